@@ -1,0 +1,90 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Reader for perf.data in both layouts (file and pipe), as written by perf
+ * from 3.x to today, and by `rstat-analyze record`.
+ *
+ * Library code: never prints. Functions return 0 or -errno; on failure
+ * perf_data__strerror() gives one line ("offset N: what is wrong") that the
+ * command prefixes with the file name.
+ */
+#ifndef RS_PERF_DATA_H
+#define RS_PERF_DATA_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "perf-event.h"
+
+struct perf_data;
+struct tep_handle;
+
+/* What the feature sections (or pipe-mode feature records) said. */
+struct perf_header_info {
+	char *hostname;
+	char *os_release;
+	char *perf_version;
+	char *arch;
+	char *cpudesc;
+	char *cmdline;		/* argv joined by spaces */
+	uint32_t nr_cpus_avail, nr_cpus_online;
+	uint64_t sample_time_start, sample_time_end;	/* 0 if absent */
+	bool pipe_mode;
+	uint64_t data_offset, data_size;
+};
+
+/* Build ids from HEADER_BUILD_ID (feature or pipe record). */
+struct perf_build_id {
+	int32_t pid;
+	uint16_t misc;
+	uint8_t id[20];
+	uint8_t size;
+	const char *filename;
+};
+
+struct perf_data_stats {
+	uint64_t nr_records;		/* all records seen in the data */
+	uint64_t nr_samples;
+	uint64_t nr_lost;		/* events lost (sum of LOST.lost) */
+	uint64_t nr_lost_samples;	/* sum of LOST_SAMPLES.lost */
+	uint64_t nr_unknown_records;	/* record types skipped */
+	uint64_t nr_unknown_features;	/* feature sections skipped */
+	uint64_t nr_compressed;		/* PERF_RECORD_COMPRESSED blocks */
+};
+
+/*
+ * Open a file ("-" for standard input, which must be the pipe layout or be
+ * refused). Reads the header, attrs and feature sections; the data is read
+ * by perf_data__process(). *pdp is set even on failure when an error
+ * message is available, and must then be deleted by the caller.
+ */
+int perf_data__open(struct perf_data **pdp, const char *path);
+/* Same over a memory buffer (fuzzing, tests); the buffer must outlive pd. */
+int perf_data__open_mem(struct perf_data **pdp, const void *buf, size_t len);
+/*
+ * Open an already opened file descriptor whose first bytes (already
+ * consumed by format sniffing) are given in prefix.
+ */
+int perf_data__open_fd(struct perf_data **pdp, int fd, const void *prefix,
+		       size_t prefix_len);
+void perf_data__delete(struct perf_data *pd);
+
+/* Deliver every event in order; see rs_event_fn. */
+int perf_data__process(struct perf_data *pd, rs_event_fn fn, void *ctx);
+
+const struct perf_header_info *perf_data__header(const struct perf_data *pd);
+const struct perf_data_stats *perf_data__stats(const struct perf_data *pd);
+uint32_t perf_data__nr_evsel(const struct perf_data *pd);
+struct rs_evsel *perf_data__evsel(const struct perf_data *pd, uint32_t idx);
+/* NULL when the recording carried no tracing data. */
+struct tep_handle *perf_data__tep(const struct perf_data *pd);
+uint32_t perf_data__nr_build_ids(const struct perf_data *pd);
+const struct perf_build_id *perf_data__build_id(const struct perf_data *pd,
+						 uint32_t idx);
+/* Last error as "offset N: what is wrong", or "" */
+const char *perf_data__strerror(const struct perf_data *pd);
+
+/* True when buf starts like a perf.data file (either layout). */
+bool perf_data__sniff(const void *buf, size_t len);
+
+#endif

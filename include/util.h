@@ -1,0 +1,41 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Small helpers shared by every module: hashing and string interning.
+ */
+#ifndef RS_UTIL_H
+#define RS_UTIL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+
+/* 64-bit hash of a byte string (FNV-1a folded through a final mixer). */
+uint64_t hash_bytes(const void *data, size_t len);
+
+/* Mixer for integer keys (splitmix64 finaliser). */
+static inline uint64_t hash_u64(uint64_t x)
+{
+	x ^= x >> 30;
+	x *= 0xbf58476d1ce4e5b9ULL;
+	x ^= x >> 27;
+	x *= 0x94d049bb133111ebULL;
+	x ^= x >> 31;
+	return x;
+}
+
+/*
+ * A string pool: each distinct string is stored once and named by a dense
+ * id (0, 1, 2, ...). Strings never move once interned, so the pointers
+ * strpool__str() returns stay valid until strpool__delete().
+ */
+struct strpool;
+
+struct strpool *strpool__new(void);
+void strpool__delete(struct strpool *sp);
+/* Returns the id (>= 0) or -ENOMEM. */
+int strpool__intern(struct strpool *sp, const char *s, size_t len);
+const char *strpool__str(const struct strpool *sp, uint32_t id);
+uint32_t strpool__count(const struct strpool *sp);
+
+#endif

@@ -1,0 +1,34 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Install with apt-get what building, testing and running rstat-analyze
+# needs (Debian 12). Does nothing when everything is present.
+set -eu
+
+packages=(
+	build-essential pkg-config
+	libtraceevent-dev libtracefs-dev libdw-dev libelf-dev libzstd-dev
+	clang libclang-rt-14-dev	# make fuzz (libFuzzer) and sanitizers
+	linux-perf			# the oracle the tests compare against
+	gnuplot-nox			# rstat-analyze plot
+	python3				# test helpers
+)
+
+missing=()
+for p in "${packages[@]}"; do
+	# dpkg-query says "install ok installed" only for a complete install.
+	if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null |
+			grep -q 'ok installed'; then
+		missing+=("$p")
+	fi
+done
+[ ${#missing[@]} -eq 0 ] && exit 0
+
+if [ "$(id -u)" -ne 0 ]; then
+	echo "install-deps: missing packages: ${missing[*]}; run as root or: sudo apt-get install ${missing[*]}" >&2
+	exit 1
+fi
+echo "install-deps: installing ${missing[*]}"
+export DEBIAN_FRONTEND=noninteractive
+apt-get update -qq
+apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null

@@ -1,0 +1,168 @@
+// SPDX-License-Identifier: GPL-2.0
+#include <math.h>
+#include <inttypes.h>
+#include <stdlib.h>
+
+#include "json.h"
+
+#define JSON_MAX_DEPTH 64
+
+struct json_writer {
+	FILE *out;
+	int depth;
+	/* Per level: has a member been written yet (comma needed)? */
+	bool used[JSON_MAX_DEPTH];
+};
+
+struct json_writer *json_writer__new(FILE *out)
+{
+	struct json_writer *jw = calloc(1, sizeof(*jw));
+
+	if (jw)
+		jw->out = out;
+	return jw;
+}
+
+void json_writer__delete(struct json_writer *jw)
+{
+	if (!jw)
+		return;
+	fputc('\n', jw->out);
+	free(jw);
+}
+
+void json_escape(FILE *out, const char *s)
+{
+	const unsigned char *p = (const unsigned char *)s;
+
+	fputc('"', out);
+	for (; *p; p++) {
+		switch (*p) {
+		case '"':
+			fputs("\\\"", out);
+			break;
+		case '\\':
+			fputs("\\\\", out);
+			break;
+		case '\n':
+			fputs("\\n", out);
+			break;
+		case '\t':
+			fputs("\\t", out);
+			break;
+		case '\r':
+			fputs("\\r", out);
+			break;
+		default:
+			/*
+			 * Control bytes are escaped; bytes >= 0x80 pass
+			 * through (names from perf.data are UTF-8 or close).
+			 */
+			if (*p < 0x20)
+				fprintf(out, "\\u%04x", *p);
+			else
+				fputc(*p, out);
+		}
+	}
+	fputc('"', out);
+}
+
+/* Comma, newline and indentation before a value, then its key. */
+static void json_member(struct json_writer *jw, const char *key)
+{
+	int i;
+
+	if (jw->depth > 0) {
+		if (jw->used[jw->depth])
+			fputc(',', jw->out);
+		fputc('\n', jw->out);
+		for (i = 0; i < jw->depth; i++)
+			fputs("  ", jw->out);
+	}
+	jw->used[jw->depth] = true;
+	if (key) {
+		json_escape(jw->out, key);
+		fputs(": ", jw->out);
+	}
+}
+
+static void json_open(struct json_writer *jw, const char *key, char c)
+{
+	json_member(jw, key);
+	fputc(c, jw->out);
+	if (jw->depth < JSON_MAX_DEPTH - 1)
+		jw->depth++;
+	jw->used[jw->depth] = false;
+}
+
+static void json_close(struct json_writer *jw, char c)
+{
+	int i;
+	bool had = jw->used[jw->depth];
+
+	if (jw->depth > 0)
+		jw->depth--;
+	if (had) {
+		fputc('\n', jw->out);
+		for (i = 0; i < jw->depth; i++)
+			fputs("  ", jw->out);
+	}
+	fputc(c, jw->out);
+}
+
+void json__object_begin(struct json_writer *jw, const char *key)
+{
+	json_open(jw, key, '{');
+}
+
+void json__object_end(struct json_writer *jw)
+{
+	json_close(jw, '}');
+}
+
+void json__array_begin(struct json_writer *jw, const char *key)
+{
+	json_open(jw, key, '[');
+}
+
+void json__array_end(struct json_writer *jw)
+{
+	json_close(jw, ']');
+}
+
+void json__string(struct json_writer *jw, const char *key, const char *val)
+{
+	json_member(jw, key);
+	if (val)
+		json_escape(jw->out, val);
+	else
+		fputs("null", jw->out);
+}
+
+void json__u64(struct json_writer *jw, const char *key, uint64_t val)
+{
+	json_member(jw, key);
+	fprintf(jw->out, "%" PRIu64, val);
+}
+
+void json__i64(struct json_writer *jw, const char *key, int64_t val)
+{
+	json_member(jw, key);
+	fprintf(jw->out, "%" PRId64, val);
+}
+
+void json__double(struct json_writer *jw, const char *key, double val)
+{
+	json_member(jw, key);
+	/* JSON has no NaN or infinity. */
+	if (isfinite(val))
+		fprintf(jw->out, "%.10g", val);
+	else
+		fputs("null", jw->out);
+}
+
+void json__bool(struct json_writer *jw, const char *key, bool val)
+{
+	json_member(jw, key);
+	fputs(val ? "true" : "false", jw->out);
+}

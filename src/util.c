@@ -1,0 +1,175 @@
+// SPDX-License-Identifier: GPL-2.0
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "util.h"
+
+uint64_t hash_bytes(const void *data, size_t len)
+{
+	const unsigned char *p = data;
+	uint64_t h = 0xcbf29ce484222325ULL;
+
+	/* Eight bytes at a time where possible: frame names are long. */
+	while (len >= 8) {
+		uint64_t w;
+
+		memcpy(&w, p, 8);
+		h = (h ^ w) * 0x100000001b3ULL;
+		h ^= h >> 29;
+		p += 8;
+		len -= 8;
+	}
+	while (len--)
+		h = (h ^ *p++) * 0x100000001b3ULL;
+	return hash_u64(h);
+}
+
+/* Strings live in large chunks so that interning does not malloc per string. */
+#define CHUNK_SIZE (64 * 1024)
+
+struct chunk {
+	struct chunk *next;
+	size_t used, size;
+	char data[];
+};
+
+struct strpool {
+	struct chunk *chunks;
+	const char **strs;	/* id -> string */
+	uint32_t *lens;
+	uint32_t count, cap;
+	uint32_t *slots;	/* open addressing: id + 1, 0 = empty */
+	uint32_t nr_slots;
+};
+
+struct strpool *strpool__new(void)
+{
+	struct strpool *sp = calloc(1, sizeof(*sp));
+
+	if (!sp)
+		return NULL;
+	sp->nr_slots = 1024;
+	sp->slots = calloc(sp->nr_slots, sizeof(*sp->slots));
+	if (!sp->slots) {
+		free(sp);
+		return NULL;
+	}
+	return sp;
+}
+
+void strpool__delete(struct strpool *sp)
+{
+	struct chunk *c, *next;
+
+	if (!sp)
+		return;
+	for (c = sp->chunks; c; c = next) {
+		next = c->next;
+		free(c);
+	}
+	free(sp->strs);
+	free(sp->lens);
+	free(sp->slots);
+	free(sp);
+}
+
+static char *pool_store(struct strpool *sp, const char *s, size_t len)
+{
+	struct chunk *c = sp->chunks;
+	char *dst;
+
+	if (!c || c->size - c->used < len + 1) {
+		size_t size = len + 1 > CHUNK_SIZE ? len + 1 : CHUNK_SIZE;
+
+		c = malloc(sizeof(*c) + size);
+		if (!c)
+			return NULL;
+		c->size = size;
+		c->used = 0;
+		c->next = sp->chunks;
+		sp->chunks = c;
+	}
+	dst = c->data + c->used;
+	memcpy(dst, s, len);
+	dst[len] = '\0';
+	c->used += len + 1;
+	return dst;
+}
+
+static int grow_slots(struct strpool *sp)
+{
+	uint32_t n = sp->nr_slots * 2, i;
+	uint32_t *slots = calloc(n, sizeof(*slots));
+
+	if (!slots)
+		return -ENOMEM;
+	for (i = 0; i < sp->count; i++) {
+		uint64_t h = hash_bytes(sp->strs[i], sp->lens[i]);
+		uint32_t j = h & (n - 1);
+
+		while (slots[j])
+			j = (j + 1) & (n - 1);
+		slots[j] = i + 1;
+	}
+	free(sp->slots);
+	sp->slots = slots;
+	sp->nr_slots = n;
+	return 0;
+}
+
+int strpool__intern(struct strpool *sp, const char *s, size_t len)
+{
+	uint64_t h;
+	uint32_t j, id;
+	char *copy;
+
+	if (len > UINT32_MAX - 1)
+		return -EINVAL;
+	h = hash_bytes(s, len);
+	for (j = h & (sp->nr_slots - 1); sp->slots[j];
+	     j = (j + 1) & (sp->nr_slots - 1)) {
+		id = sp->slots[j] - 1;
+		if (sp->lens[id] == len && !memcmp(sp->strs[id], s, len))
+			return id;
+	}
+	if (sp->count == sp->cap) {
+		uint32_t cap = sp->cap ? sp->cap * 2 : 256;
+		const char **strs = realloc(sp->strs, cap * sizeof(*strs));
+
+		if (!strs)
+			return -ENOMEM;
+		sp->strs = strs;
+		uint32_t *lens = realloc(sp->lens, cap * sizeof(*lens));
+
+		if (!lens)
+			return -ENOMEM;
+		sp->lens = lens;
+		sp->cap = cap;
+	}
+	copy = pool_store(sp, s, len);
+	if (!copy)
+		return -ENOMEM;
+	id = sp->count++;
+	sp->strs[id] = copy;
+	sp->lens[id] = len;
+	sp->slots[j] = id + 1;
+	/*
+	 * Keep the load factor under one half; a failed grow is harmless
+	 * while free slots remain.
+	 */
+	if (sp->count * 2 > sp->nr_slots && grow_slots(sp) &&
+	    sp->count + 1 >= sp->nr_slots)
+		return -ENOMEM;
+	return id;
+}
+
+const char *strpool__str(const struct strpool *sp, uint32_t id)
+{
+	return id < sp->count ? sp->strs[id] : NULL;
+}
+
+uint32_t strpool__count(const struct strpool *sp)
+{
+	return sp->count;
+}

@@ -1,0 +1,88 @@
+// SPDX-License-Identifier: GPL-2.0
+/* String interning and the JSON writer. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "json.h"
+#include "unit.h"
+#include "util.h"
+
+static void test_strpool_ids_are_dense_and_stable(void)
+{
+	struct strpool *sp = strpool__new();
+	const char *first;
+	char buf[32];
+	int i, id;
+
+	CHECK(sp != NULL);
+	CHECK_INT(strpool__intern(sp, "css_rstat_flush", 15), 0);
+	CHECK_INT(strpool__intern(sp, "memcg1_stat_format", 18), 1);
+	CHECK_INT(strpool__intern(sp, "css_rstat_flush", 15), 0);
+	/* Length, not NUL, delimits: a prefix is another string. */
+	CHECK_INT(strpool__intern(sp, "css_rstat_flush", 3), 2);
+	CHECK_STR(strpool__str(sp, 2), "css");
+	first = strpool__str(sp, 0);
+	/* Grow well past the first table and chunk sizes. */
+	for (i = 0; i < 100000; i++) {
+		snprintf(buf, sizeof(buf), "sym_%d", i);
+		id = strpool__intern(sp, buf, strlen(buf));
+		if (id != i + 3) {
+			CHECK_INT(id, i + 3);
+			break;
+		}
+	}
+	CHECK(strpool__str(sp, 0) == first);
+	CHECK_STR(strpool__str(sp, 0), "css_rstat_flush");
+	CHECK_INT(strpool__intern(sp, "sym_4242", 8), 4245);
+	CHECK_STR(strpool__str(sp, 4245), "sym_4242");
+	CHECK_U64(strpool__count(sp), 100003);
+	CHECK(strpool__str(sp, 100003) == NULL);
+	strpool__delete(sp);
+}
+
+static void test_hash_bytes_differs_on_tail(void)
+{
+	CHECK(hash_bytes("abcdefghi", 9) != hash_bytes("abcdefghj", 9));
+	CHECK(hash_bytes("abcdefgh", 8) == hash_bytes("abcdefgh", 8));
+	CHECK(hash_bytes("", 0) != hash_bytes("a", 1));
+}
+
+static void test_json_writer(void)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	struct json_writer *jw = json_writer__new(f);
+
+	json__object_begin(jw, NULL);
+	json__string(jw, "name", "a\"b\\c\n\x01");
+	json__array_begin(jw, "events");
+	json__u64(jw, NULL, 18446744073709551615ULL);
+	json__i64(jw, NULL, -1);
+	json__array_end(jw);
+	json__array_begin(jw, "empty");
+	json__array_end(jw);
+	json__bool(jw, "ok", true);
+	json__string(jw, "none", NULL);
+	json__double(jw, "half", 0.5);
+	json__object_end(jw);
+	json_writer__delete(jw);
+	fclose(f);
+	CHECK_STR(buf, "{\n"
+		  "  \"name\": \"a\\\"b\\\\c\\n\\u0001\",\n"
+		  "  \"events\": [\n"
+		  "    18446744073709551615,\n"
+		  "    -1\n"
+		  "  ],\n"
+		  "  \"empty\": [],\n"
+		  "  \"ok\": true,\n"
+		  "  \"none\": null,\n"
+		  "  \"half\": 0.5\n"
+		  "}\n");
+	free(buf);
+}
+
+UNIT_MAIN(UNIT(test_strpool_ids_are_dense_and_stable),
+	  UNIT(test_hash_bytes_differs_on_tail),
+	  UNIT(test_json_writer))

@@ -1,0 +1,114 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * A minimal unit-test harness. Each test binary defines test functions and
+ * lists them with UNIT_MAIN(); every case prints one line that tests/run.sh
+ * counts:
+ *   PASS name
+ *   FAIL name: file:line: what
+ *   SKIP name: why
+ * The binary exits 1 when any case failed.
+ */
+#ifndef RS_UNIT_H
+#define RS_UNIT_H
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct unit_case {
+	const char *name;
+	void (*fn)(void);
+};
+
+static int unit_failed;		/* failures in the current case */
+static const char *unit_skip;	/* reason when the case skipped itself */
+static const char *unit_name;
+
+#define UNIT_FAIL(fmt, ...)						\
+	do {								\
+		if (!unit_failed)					\
+			printf("FAIL %s: %s:%d: " fmt "\n", unit_name,	\
+			       __FILE__, __LINE__, ##__VA_ARGS__);	\
+		unit_failed++;						\
+	} while (0)
+
+#define CHECK(cond)							\
+	do {								\
+		if (!(cond))						\
+			UNIT_FAIL("%s", #cond);				\
+	} while (0)
+
+#define CHECK_INT(a, b)							\
+	do {								\
+		long long _a = (long long)(a), _b = (long long)(b);	\
+		if (_a != _b)						\
+			UNIT_FAIL("%s == %lld, expected %lld", #a, _a, _b); \
+	} while (0)
+
+#define CHECK_U64(a, b)							\
+	do {								\
+		uint64_t _a = (uint64_t)(a), _b = (uint64_t)(b);	\
+		if (_a != _b)						\
+			UNIT_FAIL("%s == %" PRIu64 ", expected %" PRIu64, \
+				  #a, _a, _b);				\
+	} while (0)
+
+#define CHECK_STR(a, b)							\
+	do {								\
+		const char *_a = (a), *_b = (b);			\
+		if (!_a || !_b || strcmp(_a, _b))			\
+			UNIT_FAIL("%s == \"%s\", expected \"%s\"", #a,	\
+				  _a ? _a : "(null)", _b ? _b : "(null)"); \
+	} while (0)
+
+/* Mark the running case skipped (call, then return from the case). */
+#define SKIP(why) (unit_skip = (why))
+
+static inline int unit_run(const struct unit_case *cases, size_t n)
+{
+	int bad = 0;
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		unit_name = cases[i].name;
+		unit_failed = 0;
+		unit_skip = NULL;
+		cases[i].fn();
+		if (unit_failed)
+			bad++;
+		else if (unit_skip)
+			printf("SKIP %s: %s\n", unit_name, unit_skip);
+		else
+			printf("PASS %s\n", unit_name);
+		fflush(stdout);
+	}
+	return bad ? 1 : 0;
+}
+
+#define UNIT_MAIN(...)							\
+	int main(void)							\
+	{								\
+		static const struct unit_case cases[] = { __VA_ARGS__ }; \
+		return unit_run(cases, sizeof(cases) / sizeof(cases[0])); \
+	}
+
+#define UNIT(fn) { #fn, fn }
+
+/* Directory of the repository's tests, for data files (set by run.sh). */
+static inline const char *unit_srcdir(void)
+{
+	const char *d = getenv("RS_TESTS_DIR");
+
+	return d ? d : "tests";
+}
+
+/* The bundled recordings (tests/data, copied from shared/fixtures). */
+static inline const char *unit_fixtures(void)
+{
+	const char *d = getenv("RS_FIXTURES");
+
+	return d && *d ? d : "tests/data";
+}
+
+#endif
