@@ -50,6 +50,7 @@ struct perf_data_stats {
 	uint64_t nr_unknown_records;	/* record types skipped */
 	uint64_t nr_unknown_features;	/* feature sections skipped */
 	uint64_t nr_compressed;		/* PERF_RECORD_COMPRESSED blocks */
+	uint64_t nr_unknown_id;		/* samples whose id matches no attr */
 };
 
 /*

@@ -1,0 +1,218 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Private state of the perf.data reader, shared by data.c (open, header,
+ * attrs, names), data-features.c (feature sections, tracing data) and
+ * data-process.c (records, samples, ordering, compression).
+ */
+#ifndef RS_PERF_DATA_INT_H
+#define RS_PERF_DATA_INT_H
+
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+#include <sys/types.h>
+
+#include "perf-data.h"
+
+/* User record types perf writes (tools/lib/perf/include/perf/event.h) */
+enum {
+	PD_HEADER_ATTR = 64,
+	PD_HEADER_EVENT_TYPE = 65,
+	PD_HEADER_TRACING_DATA = 66,
+	PD_HEADER_BUILD_ID = 67,
+	PD_FINISHED_ROUND = 68,
+	PD_ID_INDEX = 69,
+	PD_AUXTRACE_INFO = 70,
+	PD_AUXTRACE = 71,
+	PD_AUXTRACE_ERROR = 72,
+	PD_THREAD_MAP = 73,
+	PD_CPU_MAP = 74,
+	PD_STAT_CONFIG = 75,
+	PD_STAT = 76,
+	PD_STAT_ROUND = 77,
+	PD_EVENT_UPDATE = 78,
+	PD_TIME_CONV = 79,
+	PD_HEADER_FEATURE = 80,
+	PD_COMPRESSED = 81,
+	PD_FINISHED_INIT = 82,
+	PD_COMPRESSED2 = 83,
+	PD_USER_TYPE_MAX = 84,
+};
+
+/* Feature bits (perf's HEADER_* enum in tools/perf/util/header.h). */
+enum {
+	PD_FEAT_TRACING_DATA = 1,
+	PD_FEAT_BUILD_ID = 2,
+	PD_FEAT_HOSTNAME = 3,
+	PD_FEAT_OSRELEASE = 4,
+	PD_FEAT_VERSION = 5,
+	PD_FEAT_ARCH = 6,
+	PD_FEAT_NRCPUS = 7,
+	PD_FEAT_CPUDESC = 8,
+	PD_FEAT_CMDLINE = 11,
+	PD_FEAT_EVENT_DESC = 12,
+	PD_FEAT_SAMPLE_TIME = 21,
+	PD_FEAT_BITS = 256,
+};
+
+#define PD_MISC_BUILD_ID_SIZE	(1 << 15)
+
+/* Largest payload following a pipe-mode record we are willing to buffer. */
+#define PD_MAX_PAYLOAD		(1ULL << 30)
+
+struct pd_evsel {
+	struct rs_evsel ev;		/* what callers see; must stay first */
+	bool name_fixed;		/* from EVENT_DESC / EVENT_UPDATE */
+	/* u64 slots from the start of a sample body, -1 when absent */
+	int time_pos;
+	/* sample_id_all trailer: its length and where TIME sits in it */
+	uint32_t trailer_len;
+	int trailer_time_pos;		/* u64 slot counted from the start */
+	int id_pos;			/* perf's evsel->id_pos */
+	int is_pos;			/* perf's evsel->is_pos (from the end) */
+};
+
+struct pd_qent {
+	uint64_t time;
+	const void *rec;
+	uint64_t offset;
+	int32_t evidx;			/* -1: not resolved / not a sample */
+	uint32_t copied;		/* rec lives in the arena */
+};
+
+struct pd_chunk {
+	struct pd_chunk *next;
+	size_t used, size;
+	uint8_t data[];
+};
+
+struct pd_idmap {
+	uint64_t id;
+	uint64_t last_read;		/* PERF_SAMPLE_READ: previous value */
+	uint32_t idx1;			/* evsel index + 1, 0 = empty slot */
+};
+
+struct perf_data {
+	/* input: whole buffer in memory (mmap or caller's), else a stream */
+	const uint8_t *buf;
+	size_t len;
+	void *map;
+	size_t map_len;
+	int fd;
+	bool own_fd;
+	bool stream;
+	bool eof;
+	uint8_t *prefix;
+	size_t prefix_len, prefix_pos;
+	uint8_t *ibuf;			/* stream read buffer */
+	size_t ibuf_len, ibuf_pos;
+	uint64_t spos;			/* stream bytes consumed */
+	uint8_t *rbuf;			/* stream: current record */
+	size_t rbuf_cap;
+	uint8_t *pbuf;			/* stream: payload after a record */
+	size_t pbuf_cap;
+	bool have_pending;		/* rbuf holds a record not yet handled */
+	uint64_t pending_off;
+
+	bool pipe;
+	uint64_t pos, end;		/* in-memory cursor and data end */
+	uint64_t feat_bitmap[4];
+
+	struct perf_header_info hdr;
+	struct perf_data_stats stats;
+
+	struct pd_evsel **evsel;
+	uint32_t nr_evsel, evsel_cap;
+	struct pd_idmap *ids;
+	uint32_t ids_cap, ids_nr;
+
+	struct tep_handle *tep;
+	bool had_tracing_data;
+
+	struct perf_build_id *bids;
+	uint32_t nr_bids, bids_cap;
+	char **strs;			/* owned strings (build-id file names) */
+	uint32_t nr_strs, strs_cap;
+
+	/* ordering queue (perf's ordered_events, as an array) */
+	struct pd_qent *q, *qtmp;
+	size_t q_nr, q_cap, qtmp_cap;
+	uint64_t max_ts, next_flush;
+	struct pd_chunk *arena;
+
+	/* zstd stream state; void * keeps zstd.h out of this header */
+	void *zd;
+	uint8_t *zbuf;
+	size_t zlen, zcap;
+	uint64_t zoff;			/* offset of the block being expanded */
+	bool in_compressed;
+
+	rs_event_fn fn;
+	void *ctx;
+	bool header_done;		/* pipe: the header records are read */
+	bool processed;
+
+	char err[256];
+};
+
+static inline struct pd_evsel *pd_evsel(struct rs_evsel *ev)
+{
+	return (struct pd_evsel *)ev;
+}
+
+static inline uint64_t pd_u64(const void *p)
+{
+	uint64_t v;
+
+	memcpy(&v, p, sizeof(v));
+	return v;
+}
+
+static inline uint32_t pd_u32(const void *p)
+{
+	uint32_t v;
+
+	memcpy(&v, p, sizeof(v));
+	return v;
+}
+
+static inline uint16_t pd_u16(const void *p)
+{
+	uint16_t v;
+
+	memcpy(&v, p, sizeof(v));
+	return v;
+}
+
+/* Record the error once ("offset N: ...") and return -EINVAL. */
+int pd_err(struct perf_data *pd, uint64_t off, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+int pd_err_errno(struct perf_data *pd, int err, uint64_t off,
+		 const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+
+/* data.c */
+int pd_add_attr(struct perf_data *pd, const void *attr, size_t attr_len,
+		const void *ids, uint64_t nr_ids, uint64_t off);
+int pd_map_id(struct perf_data *pd, uint64_t id, uint32_t idx);
+int pd_id2idx(const struct perf_data *pd, uint64_t id);
+struct pd_idmap *pd_id_find(struct perf_data *pd, uint64_t id);
+void pd_finalize_evsels(struct perf_data *pd);
+int pd_keep_str(struct perf_data *pd, char *s);
+void pd_set_name(struct perf_data *pd, struct pd_evsel *e, const char *name,
+		 size_t len);
+
+/* data-features.c */
+int pd_feature(struct perf_data *pd, unsigned int feat, const uint8_t *p,
+	       uint64_t size, uint64_t off);
+int pd_tracing_data(struct perf_data *pd, const uint8_t *p, uint64_t size,
+		    uint64_t off);
+int pd_build_id_rec(struct perf_data *pd, const uint8_t *p, uint64_t size);
+
+/* data-process.c */
+ssize_t pd_sread(struct perf_data *pd, void *dst, size_t n);
+int pd_read_pipe_header(struct perf_data *pd);
+void pd_process_free(struct perf_data *pd);
+
+#endif

@@ -1,0 +1,1247 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The perf.data reader against perf's own reading of the bundled
+ * recordings, and against hand-built buffers for every sample layout
+ * bit, ordering, compression and bad input.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdbool.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include <traceevent/event-parse.h>
+#include <zstd.h>
+
+#include "perf-data.h"
+#include "unit.h"
+#include "util.h"
+
+/* ---- collecting events ---- */
+
+#define MAX_EV 4096
+
+struct got {
+	struct rs_event ev[MAX_EV];
+	char comm[MAX_EV][16];
+	int nr;
+	uint64_t kernel_markers, user_markers;
+	int stop_after;
+};
+
+static int collect(void *ctx, const struct rs_event *ev)
+{
+	struct got *g = ctx;
+	uint64_t i;
+
+	if (ev->kind == RS_EV_SAMPLE) {
+		for (i = 0; i < ev->sample.nr_callchain; i++) {
+			uint64_t ip = rs_u64(ev->sample.callchain + i);
+
+			if (ip == PERF_CONTEXT_KERNEL)
+				g->kernel_markers++;
+			else if (ip == PERF_CONTEXT_USER)
+				g->user_markers++;
+		}
+	}
+	if (g->nr < MAX_EV) {
+		g->ev[g->nr] = *ev;
+		if (ev->kind == RS_EV_COMM)
+			snprintf(g->comm[g->nr], 16, "%s", ev->comm.comm);
+		g->nr++;
+	}
+	if (g->stop_after && g->nr == g->stop_after)
+		return 42;
+	return 0;
+}
+
+static int count_only(void *ctx, const struct rs_event *ev)
+{
+	return 0;
+}
+
+static struct got *got_new(void)
+{
+	return calloc(1, sizeof(struct got));
+}
+
+static const char *fixture(const char *name)
+{
+	static char path[512];
+
+	snprintf(path, sizeof(path), "%s/%s", unit_fixtures(), name);
+	return path;
+}
+
+static struct rs_evsel *evsel_by_name(struct perf_data *pd, const char *n)
+{
+	uint32_t i;
+
+	for (i = 0; i < perf_data__nr_evsel(pd); i++)
+		if (!strcmp(perf_data__evsel(pd, i)->name, n))
+			return perf_data__evsel(pd, i);
+	return NULL;
+}
+
+/* ---- the recordings ---- */
+
+/*
+ * Expected counts come from `perf script -F event -i FILE | sort | uniq -c`
+ * with Debian's perf 6.1; the header fields from
+ * `perf report --header-only -i FILE`.
+ */
+static void test_flush_mixed(void)
+{
+	static const struct { const char *name; uint64_t n; } want[] = {
+		{ "cpu-clock", 21047 },
+		{ "cgroup:cgroup_rstat_locked", 439 },
+		{ "cgroup:cgroup_rstat_unlock", 438 },
+		{ "cgroup:cgroup_rstat_lock_contended", 0 },
+		{ "memcg:memcg_flush_stats", 440 },
+		{ "dummy:HG", 0 },
+	};
+	const struct perf_header_info *h;
+	struct perf_data *pd;
+	struct got *g = got_new();
+	size_t i;
+	int err;
+
+	err = perf_data__open(&pd, fixture("flush-mixed.data"));
+	CHECK_INT(err, 0);
+	if (err) {
+		perf_data__delete(pd);
+		free(g);
+		return;
+	}
+	h = perf_data__header(pd);
+	CHECK_STR(h->hostname, "vm");
+	CHECK_STR(h->os_release, "6.18.44-fc-v782");
+	CHECK_STR(h->perf_version, "6.1.192");
+	CHECK_STR(h->arch, "x86_64");
+	CHECK_STR(h->cpudesc, "AMD EPYC");
+	CHECK_INT(h->nr_cpus_online, 2);
+	CHECK_INT(h->nr_cpus_avail, 2);
+	/* perf prints the same words with a trailing space */
+	CHECK_STR(h->cmdline, "/usr/bin/perf record -a -g -F 2999 -e cpu-clock -e cgroup:cgroup_rstat_locked -e cgroup:cgroup_rstat_unlock -e cgroup:cgroup_rstat_lock_contended -e memcg:memcg_flush_stats -o flush-mixed.data -- ./rdm 3000 /sys/fs/cgroup/unified/rsa-test/cpu.stat /sys/fs/cgroup/memory/process_api/c92a53df71096983e58350889ad37bbb/rsa-test/memory.stat /sys/fs/cgroup/unified/rsa-test/cgroup.stat");
+	CHECK(!h->pipe_mode);
+	CHECK_U64(h->data_offset, 1064);
+	CHECK_U64(h->data_size, 2648680);
+	/* time of first/last sample: 489.647942 / 493.173756 */
+	CHECK_U64(h->sample_time_start / 1000, 489647942);
+	CHECK_U64(h->sample_time_end / 1000, 493173756);
+	CHECK(perf_data__tep(pd) != NULL);
+	CHECK_INT(perf_data__nr_evsel(pd), ARRAY_SIZE(want));
+
+	err = perf_data__process(pd, collect, g);
+	CHECK_INT(err, 0);
+	for (i = 0; i < ARRAY_SIZE(want); i++) {
+		struct rs_evsel *e = evsel_by_name(pd, want[i].name);
+
+		CHECK(e != NULL);
+		if (e)
+			CHECK_U64(e->nr_samples, want[i].n);
+	}
+	CHECK_U64(perf_data__stats(pd)->nr_samples, 22364);
+	/* perf report -D: 23013 events in all, 18 FINISHED_ROUND */
+	CHECK_U64(perf_data__stats(pd)->nr_records, 23013);
+	CHECK_U64(perf_data__stats(pd)->nr_unknown_records, 0);
+	CHECK(g->kernel_markers > 0);
+	CHECK(perf_data__nr_build_ids(pd) > 0);
+	perf_data__delete(pd);
+	free(g);
+}
+
+/* Decode the first memcg_flush_stats sample's fields through the tep. */
+static struct tep_event *memcg_tp;
+static long long memcg_id = -1, memcg_updates = -1;
+
+static int find_memcg(void *ctx, const struct rs_event *ev)
+{
+	struct tep_record r = { 0 };
+	unsigned long long v;
+
+	if (ev->kind != RS_EV_SAMPLE || ev->sample.evsel->tp != memcg_tp ||
+	    memcg_id >= 0)
+		return 0;
+	r.data = (void *)ev->sample.raw;
+	r.size = ev->sample.raw_size;
+	if (!tep_get_field_val(NULL, memcg_tp, "id", &r, &v, 0))
+		memcg_id = v;
+	if (!tep_get_field_val(NULL, memcg_tp, "stats_updates", &r, &v, 0))
+		memcg_updates = v;
+	return 0;
+}
+
+static void test_tracepoint_fields(void)
+{
+	struct perf_data *pd;
+	struct rs_evsel *e;
+
+	if (perf_data__open(&pd, fixture("flush-mixed.data"))) {
+		UNIT_FAIL("open: %s", perf_data__strerror(pd));
+		perf_data__delete(pd);
+		return;
+	}
+	e = evsel_by_name(pd, "memcg:memcg_flush_stats");
+	CHECK(e && e->tp);
+	if (e && e->tp) {
+		CHECK_STR(e->tp->system, "memcg");
+		CHECK_INT(e->tp->id, 0x2f8);
+		memcg_tp = e->tp;
+		CHECK_INT(perf_data__process(pd, find_memcg, NULL), 0);
+		/*
+		 * First line of flush-mixed.trace.txt.gz (perf script):
+		 * "memcg_id=6272 stats_updates=192" prints the id field.
+		 */
+		CHECK_INT(memcg_id, 6272);
+		CHECK_INT(memcg_updates, 192);
+	}
+	perf_data__delete(pd);
+}
+
+static void check_pipe_fixture(struct perf_data *pd)
+{
+	/* perf script -F event -i pipe-mode.data | sort | uniq -c */
+	static const struct { const char *name; uint64_t n; } want[] = {
+		{ "cpu-clock", 7 },
+		{ "cgroup:cgroup_rstat_locked", 6 },
+		{ "cgroup:cgroup_rstat_unlock", 5 },
+		{ "memcg:memcg_flush_stats", 7 },
+	};
+	const struct perf_header_info *h = perf_data__header(pd);
+	size_t i;
+
+	CHECK(h->pipe_mode);
+	CHECK_STR(h->hostname, "vm");
+	CHECK_STR(h->os_release, "6.18.44-fc-v782");
+	CHECK_STR(h->perf_version, "6.1.192");
+	CHECK_STR(h->arch, "x86_64");
+	CHECK_INT(h->nr_cpus_online, 2);
+	CHECK_STR(h->cmdline, "/usr/bin/perf record -g -F 999 -e cpu-clock -e cgroup:cgroup_rstat_locked -e cgroup:cgroup_rstat_unlock -e memcg:memcg_flush_stats -o - -- ./rdm 500 /sys/fs/cgroup/memory/process_api/c92a53df71096983e58350889ad37bbb/rsa-test/memory.stat");
+	CHECK_INT(perf_data__process(pd, count_only, NULL), 0);
+	CHECK_INT(perf_data__nr_evsel(pd), 4);
+	for (i = 0; i < ARRAY_SIZE(want); i++) {
+		struct rs_evsel *e = evsel_by_name(pd, want[i].name);
+
+		CHECK(e != NULL);
+		if (e)
+			CHECK_U64(e->nr_samples, want[i].n);
+	}
+	CHECK_U64(perf_data__stats(pd)->nr_samples, 25);
+}
+
+static void test_pipe_fixture(void)
+{
+	struct perf_data *pd;
+	int err = perf_data__open(&pd, fixture("pipe-mode.data"));
+
+	CHECK_INT(err, 0);
+	if (!err)
+		check_pipe_fixture(pd);
+	perf_data__delete(pd);
+}
+
+/* The same bytes through a real pipe, with 8 bytes already sniffed. */
+static void test_pipe_fd_prefix(void)
+{
+	struct perf_data *pd;
+	char prefix[8];
+	int fds[2], in, err;
+	pid_t pid;
+
+	in = open(fixture("pipe-mode.data"), O_RDONLY);
+	CHECK(in >= 0);
+	if (in < 0 || pipe(fds))
+		return;
+	pid = fork();
+	if (!pid) {
+		char buf[4096];
+		ssize_t n;
+
+		close(fds[0]);
+		while ((n = read(in, buf, sizeof(buf))) > 0)
+			if (write(fds[1], buf, n) != n)
+				break;
+		_exit(0);
+	}
+	close(fds[1]);
+	close(in);
+	CHECK_INT(read(fds[0], prefix, 8), 8);
+	CHECK(perf_data__sniff(prefix, 8));
+	err = perf_data__open_fd(&pd, fds[0], prefix, 8);
+	CHECK_INT(err, 0);
+	if (!err)
+		check_pipe_fixture(pd);
+	perf_data__delete(pd);
+	close(fds[0]);
+	waitpid(pid, NULL, 0);
+}
+
+/* ---- building perf.data in memory ---- */
+
+struct bb {
+	uint8_t *p;
+	size_t n, cap;
+};
+
+static void bput(struct bb *b, const void *d, size_t n)
+{
+	if (b->n + n > b->cap) {
+		b->cap = (b->n + n) * 2 + 256;
+		b->p = realloc(b->p, b->cap);
+	}
+	if (d)
+		memcpy(b->p + b->n, d, n);
+	else
+		memset(b->p + b->n, 0, n);
+	b->n += n;
+}
+
+static void b64(struct bb *b, uint64_t v) { bput(b, &v, 8); }
+static void b32(struct bb *b, uint32_t v) { bput(b, &v, 4); }
+
+static size_t rbegin(struct bb *b, uint32_t type, uint16_t misc)
+{
+	size_t at = b->n;
+	uint16_t z = 0;
+
+	b32(b, type);
+	bput(b, &misc, 2);
+	bput(b, &z, 2);
+	return at;
+}
+
+static void rend(struct bb *b, size_t at)
+{
+	uint16_t size;
+
+	while ((b->n - at) % 8)
+		bput(b, NULL, 1);
+	size = b->n - at;
+	memcpy(b->p + at + 6, &size, 2);
+}
+
+static void pipe_header(struct bb *b)
+{
+	bput(b, "PERFILE2", 8);
+	b64(b, 16);
+}
+
+static void pipe_attr(struct bb *b, const struct perf_event_attr *a,
+		      const uint64_t *ids, int nr)
+{
+	struct perf_event_attr c = *a;
+	size_t at = rbegin(b, 64, 0);
+	int i;
+
+	c.size = sizeof(c);
+	bput(b, &c, sizeof(c));
+	for (i = 0; i < nr; i++)
+		b64(b, ids[i]);
+	rend(b, at);
+}
+
+static void finished_round(struct bb *b)
+{
+	rend(b, rbegin(b, 68, 0));
+}
+
+static int open_bb(struct perf_data **pd, struct bb *b)
+{
+	return perf_data__open_mem(pd, b->p, b->n);
+}
+
+/* Every layout bit at once, each field with a value we can check. */
+static void test_sample_all_bits(void)
+{
+	struct perf_event_attr a = { 0 };
+	struct perf_data *pd;
+	struct got *g = got_new();
+	struct bb b = { 0 };
+	const struct rs_sample *s;
+	size_t at;
+	int i;
+
+	a.type = PERF_TYPE_SOFTWARE;
+	a.exclude_guest = 1;	/* as perf record sets it */
+	a.sample_type = PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP |
+		PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_ADDR |
+		PERF_SAMPLE_ID | PERF_SAMPLE_STREAM_ID | PERF_SAMPLE_CPU |
+		PERF_SAMPLE_PERIOD | PERF_SAMPLE_READ | PERF_SAMPLE_CALLCHAIN |
+		PERF_SAMPLE_RAW | PERF_SAMPLE_BRANCH_STACK |
+		PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER |
+		PERF_SAMPLE_WEIGHT_STRUCT | PERF_SAMPLE_DATA_SRC |
+		PERF_SAMPLE_TRANSACTION | PERF_SAMPLE_REGS_INTR |
+		PERF_SAMPLE_PHYS_ADDR | PERF_SAMPLE_CGROUP |
+		PERF_SAMPLE_DATA_PAGE_SIZE | PERF_SAMPLE_CODE_PAGE_SIZE |
+		PERF_SAMPLE_AUX;
+	a.read_format = PERF_FORMAT_TOTAL_TIME_ENABLED |
+			PERF_FORMAT_TOTAL_TIME_RUNNING | PERF_FORMAT_LOST;
+	a.branch_sample_type = PERF_SAMPLE_BRANCH_HW_INDEX;
+	a.sample_regs_user = 0x7;	/* 3 regs */
+	a.sample_regs_intr = 0x3;	/* 2 regs */
+
+	pipe_header(&b);
+	pipe_attr(&b, &a, (uint64_t[]){ 77 }, 1);
+	at = rbegin(&b, PERF_RECORD_SAMPLE, PERF_RECORD_MISC_USER);
+	b64(&b, 77);			/* identifier */
+	b64(&b, 0x1000);		/* ip */
+	b32(&b, 10); b32(&b, 11);	/* pid, tid */
+	b64(&b, 5000);			/* time */
+	b64(&b, 0xdead);		/* addr */
+	b64(&b, 77);			/* id */
+	b64(&b, 78);			/* stream id */
+	b32(&b, 3); b32(&b, 0);		/* cpu, res */
+	b64(&b, 1234);			/* period */
+	b64(&b, 1); b64(&b, 2); b64(&b, 3); b64(&b, 0); /* read */
+	b64(&b, 3);			/* callchain */
+	b64(&b, PERF_CONTEXT_USER); b64(&b, 0x1000); b64(&b, 0x2000);
+	b32(&b, 12); bput(&b, "rawdata....", 12); /* raw: 4 + 12 = 16 */
+	b64(&b, 2); b64(&b, 9);		/* branches, hw_idx */
+	for (i = 0; i < 6; i++)
+		b64(&b, 0x100 + i);
+	b64(&b, 2);			/* regs user abi */
+	b64(&b, 1); b64(&b, 2); b64(&b, 3);
+	b64(&b, 16); bput(&b, NULL, 16); b64(&b, 8); /* stack user */
+	b64(&b, 0xaaaa00000055ULL);	/* weight struct */
+	b64(&b, 0x42);			/* data src */
+	b64(&b, 0x43);			/* transaction */
+	b64(&b, 2); b64(&b, 4); b64(&b, 5); /* regs intr */
+	b64(&b, 0x9000);		/* phys */
+	b64(&b, 0x77);			/* cgroup */
+	b64(&b, 4096);			/* data page size */
+	b64(&b, 2 << 20);		/* code page size */
+	b64(&b, 8); b64(&b, 0);		/* aux */
+	rend(&b, at);
+
+	if (open_bb(&pd, &b)) {
+		UNIT_FAIL("open: %s", perf_data__strerror(pd));
+		goto out;
+	}
+	CHECK_INT(perf_data__process(pd, collect, g), 0);
+	CHECK_STR(perf_data__strerror(pd), "");
+	CHECK_INT(g->nr, 1);
+	s = &g->ev[0].sample;
+	CHECK_INT(g->ev[0].kind, RS_EV_SAMPLE);
+	CHECK_U64(s->id, 77);
+	CHECK_U64(s->ip, 0x1000);
+	CHECK_INT(s->pid, 10);
+	CHECK_INT(s->tid, 11);
+	CHECK_U64(s->time, 5000);
+	CHECK_U64(g->ev[0].time, 5000);
+	CHECK_U64(s->addr, 0xdead);
+	CHECK_U64(s->stream_id, 78);
+	CHECK_INT(s->cpu, 3);
+	CHECK_U64(s->period, 1234);
+	CHECK_U64(s->nr_callchain, 3);
+	CHECK_U64(g->user_markers, 1);
+	CHECK_INT(s->raw_size, 12);
+	CHECK(s->raw && !memcmp(s->raw, "rawdata", 7));
+	CHECK_U64(s->nr_branches, 2);
+	CHECK(s->branches && ((const uint64_t *)s->branches)[0] == 0x100);
+	CHECK_U64(s->weight, 0x55);
+	CHECK_U64(s->data_src, 0x42);
+	CHECK_U64(s->transaction, 0x43);
+	CHECK_U64(s->phys_addr, 0x9000);
+	CHECK_U64(s->cgroup, 0x77);
+	CHECK_U64(s->data_page_size, 4096);
+	CHECK_U64(s->code_page_size, 2 << 20);
+	CHECK_INT(s->cpumode, PERF_RECORD_MISC_USER);
+out:
+	perf_data__delete(pd);
+	free(b.p);
+	free(g);
+}
+
+/* Minimal layout: no period sampled means period 1, as perf says. */
+static void test_sample_defaults(void)
+{
+	struct perf_event_attr a = { 0 };
+	struct perf_data *pd;
+	struct got *g = got_new();
+	struct bb b = { 0 };
+	size_t at;
+
+	a.type = PERF_TYPE_HARDWARE;
+	a.config = PERF_COUNT_HW_INSTRUCTIONS;
+	a.sample_type = PERF_SAMPLE_IP;
+	a.exclude_kernel = 1;
+	a.exclude_hv = 1;
+	a.precise_ip = 2;
+	pipe_header(&b);
+	pipe_attr(&b, &a, NULL, 0);
+	at = rbegin(&b, PERF_RECORD_SAMPLE, 0);
+	b64(&b, 0x4242);
+	rend(&b, at);
+	CHECK_INT(open_bb(&pd, &b), 0);
+	CHECK_INT(perf_data__process(pd, collect, g), 0);
+	CHECK_INT(g->nr, 1);
+	CHECK_U64(g->ev[0].sample.ip, 0x4242);
+	CHECK_U64(g->ev[0].sample.period, 1);
+	CHECK_U64(g->ev[0].time, 0);
+	/* perf's evsel__name(): ":u" from the exclude bits, "pp" precise */
+	CHECK_STR(perf_data__evsel(pd, 0)->name, "instructions:upp");
+	perf_data__delete(pd);
+	free(b.p);
+	free(g);
+}
+
+static void test_names(void)
+{
+	static const struct {
+		uint32_t type;
+		uint64_t config;
+		int excl_user, excl_kernel, excl_guest;
+		const char *name;
+	} t[] = {
+		/* cpu-clock as perf record sets it: exclude_guest */
+		{ PERF_TYPE_SOFTWARE, 0, 0, 0, 1, "cpu-clock" },
+		/* no exclude_guest: perf adds ":HG", e.g. dummy:HG */
+		{ PERF_TYPE_SOFTWARE, 9, 0, 0, 0, "dummy:HG" },
+		/* cpu-clock:u recorded, as `perf evlist` names it */
+		{ PERF_TYPE_SOFTWARE, 0, 0, 1, 1, "cpu-clock:uH" },
+		{ PERF_TYPE_SOFTWARE, 2, 1, 0, 0, "page-faults:k" },
+		{ PERF_TYPE_SOFTWARE, 2, 1, 0, 1, "page-faults:kH" },
+		{ PERF_TYPE_SOFTWARE, 11, 0, 0, 1, "cgroup-switches" },
+		{ PERF_TYPE_SOFTWARE, 99, 0, 0, 1, "unknown-software" },
+		{ PERF_TYPE_HARDWARE, 0, 0, 0, 1, "cycles" },
+		{ PERF_TYPE_HARDWARE, 9, 0, 0, 1, "ref-cycles" },
+		{ PERF_TYPE_RAW, 0x1a2, 0, 0, 1, "raw 0x1a2" },
+		{ PERF_TYPE_HW_CACHE, 0x10000, 0, 0, 1, "L1-dcache-load-misses" },
+		{ PERF_TYPE_HW_CACHE, 0x0, 0, 0, 1, "L1-dcache-loads" },
+		{ PERF_TYPE_HW_CACHE, 0x10103, 0, 0, 1, "dTLB-store-misses" },
+		{ PERF_TYPE_TRACEPOINT, 5, 0, 0, 1, "unknown tracepoint" },
+		{ 42, 0, 0, 0, 1, "unknown attr type: 42" },
+	};
+	struct perf_data *pd;
+	struct bb b = { 0 };
+	size_t i;
+
+	pipe_header(&b);
+	for (i = 0; i < ARRAY_SIZE(t); i++) {
+		struct perf_event_attr a = { 0 };
+
+		a.type = t[i].type;
+		a.config = t[i].config;
+		a.exclude_user = t[i].excl_user;
+		a.exclude_kernel = t[i].excl_kernel;
+		a.exclude_guest = t[i].excl_guest;
+		/* perf record's :u and :k also exclude the hypervisor */
+		a.exclude_hv = t[i].excl_user || t[i].excl_kernel;
+		a.sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_IDENTIFIER;
+		pipe_attr(&b, &a, (uint64_t[]){ i + 1 }, 1);
+	}
+	{
+		struct perf_event_attr a = { 0 };
+
+		a.type = PERF_TYPE_BREAKPOINT;
+		a.bp_addr = 0x1234;
+		a.bp_type = 3;	/* HW_BREAKPOINT_RW */
+		a.exclude_guest = 1;
+		a.sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_IDENTIFIER;
+		pipe_attr(&b, &a, (uint64_t[]){ 100 }, 1);
+	}
+	CHECK_INT(open_bb(&pd, &b), 0);
+	for (i = 0; i < ARRAY_SIZE(t); i++)
+		CHECK_STR(perf_data__evsel(pd, i)->name, t[i].name);
+	CHECK_STR(perf_data__evsel(pd, i)->name, "mem:0x1234:rw");
+	perf_data__delete(pd);
+	free(b.p);
+}
+
+static void sample_ident(struct bb *b, uint64_t id, uint64_t ip,
+			 uint64_t time)
+{
+	size_t at = rbegin(b, PERF_RECORD_SAMPLE, PERF_RECORD_MISC_KERNEL);
+
+	b64(b, id);
+	b64(b, ip);
+	b32(b, 1); b32(b, 2);
+	b64(b, time);
+	rend(b, at);
+}
+
+static void test_multi_identifier(void)
+{
+	struct perf_event_attr a = { 0 };
+	struct perf_data *pd;
+	struct got *g = got_new();
+	struct bb b = { 0 };
+
+	a.type = PERF_TYPE_SOFTWARE;
+	a.exclude_guest = 1;	/* as perf record sets it */
+	a.sample_type = PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP |
+			PERF_SAMPLE_TID | PERF_SAMPLE_TIME;
+	pipe_header(&b);
+	pipe_attr(&b, &a, (uint64_t[]){ 5, 6 }, 2);
+	a.config = 1;
+	pipe_attr(&b, &a, (uint64_t[]){ 7 }, 1);
+	sample_ident(&b, 7, 0xa, 10);
+	sample_ident(&b, 6, 0xb, 11);
+	sample_ident(&b, 99, 0xc, 12);	/* no attr has it */
+	CHECK_INT(open_bb(&pd, &b), 0);
+	CHECK_INT(perf_data__process(pd, collect, g), 0);
+	CHECK_INT(g->nr, 2);
+	CHECK_STR(g->ev[0].sample.evsel->name, "task-clock");
+	CHECK_STR(g->ev[1].sample.evsel->name, "cpu-clock");
+	CHECK_U64(perf_data__stats(pd)->nr_unknown_id, 1);
+	perf_data__delete(pd);
+	free(b.p);
+	free(g);
+}
+
+/* PERF_SAMPLE_ID without IDENTIFIER: id found after IP, TID, TIME. */
+static void test_multi_id(void)
+{
+	struct perf_event_attr a = { 0 };
+	struct perf_data *pd;
+	struct got *g = got_new();
+	struct bb b = { 0 };
+	size_t at;
+	int i;
+
+	a.type = PERF_TYPE_SOFTWARE;
+	a.exclude_guest = 1;	/* as perf record sets it */
+	a.sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME |
+			PERF_SAMPLE_ID | PERF_SAMPLE_PERIOD;
+	pipe_header(&b);
+	pipe_attr(&b, &a, (uint64_t[]){ 20 }, 1);
+	a.config = 2;
+	pipe_attr(&b, &a, (uint64_t[]){ 21 }, 1);
+	for (i = 0; i < 3; i++) {
+		at = rbegin(&b, PERF_RECORD_SAMPLE, 0);
+		b64(&b, 0x10 + i);
+		b32(&b, 1); b32(&b, 1);
+		b64(&b, 100 + i);
+		b64(&b, i == 1 ? 21 : 20);
+		b64(&b, 1000);
+		rend(&b, at);
+	}
+	CHECK_INT(open_bb(&pd, &b), 0);
+	CHECK_INT(perf_data__process(pd, collect, g), 0);
+	CHECK_INT(g->nr, 3);
+	CHECK_STR(g->ev[1].sample.evsel->name, "page-faults");
+	CHECK_U64(perf_data__evsel(pd, 0)->nr_samples, 2);
+	CHECK_U64(perf_data__evsel(pd, 0)->total_period, 2000);
+	CHECK_U64(g->ev[1].sample.id, 21);
+	perf_data__delete(pd);
+	free(b.p);
+	free(g);
+}
+
+/* Attrs without ids: ID_INDEX tells which id belongs to which attr. */
+static void test_id_index(void)
+{
+	struct perf_event_attr a = { 0 };
+	struct perf_data *pd;
+	struct got *g = got_new();
+	struct bb b = { 0 };
+	size_t at;
+
+	a.type = PERF_TYPE_SOFTWARE;
+	a.exclude_guest = 1;	/* as perf record sets it */
+	a.sample_type = PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP;
+	pipe_header(&b);
+	pipe_attr(&b, &a, NULL, 0);
+	a.config = 1;
+	pipe_attr(&b, &a, NULL, 0);
+	at = rbegin(&b, 69, 0);
+	b64(&b, 2);
+	b64(&b, 300); b64(&b, 1); b64(&b, 0); b64(&b, 0);
+	b64(&b, 301); b64(&b, 0); b64(&b, 0); b64(&b, 0);
+	rend(&b, at);
+	at = rbegin(&b, PERF_RECORD_SAMPLE, 0);
+	b64(&b, 300); b64(&b, 1);
+	rend(&b, at);
+	CHECK_INT(open_bb(&pd, &b), 0);
+	CHECK_INT(perf_data__process(pd, collect, g), 0);
+	CHECK_INT(g->nr, 1);
+	CHECK_STR(g->ev[0].sample.evsel->name, "task-clock");
+	perf_data__delete(pd);
+	free(b.p);
+	free(g);
+}
+
+/* READ group: one sample per counter, period = increase, as perf script. */
+static void test_read_group(void)
+{
+	struct perf_event_attr a = { 0 };
+	struct perf_data *pd;
+	struct got *g = got_new();
+	struct bb b = { 0 };
+	size_t at;
+	int i;
+
+	a.type = PERF_TYPE_SOFTWARE;
+	a.exclude_guest = 1;	/* as perf record sets it */
+	a.sample_type = PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP |
+			PERF_SAMPLE_READ;
+	a.read_format = PERF_FORMAT_GROUP | PERF_FORMAT_ID |
+			PERF_FORMAT_TOTAL_TIME_ENABLED | PERF_FORMAT_LOST;
+	pipe_header(&b);
+	pipe_attr(&b, &a, (uint64_t[]){ 1 }, 1);
+	a.config = 1;
+	pipe_attr(&b, &a, (uint64_t[]){ 2 }, 1);
+	for (i = 1; i <= 2; i++) {
+		at = rbegin(&b, PERF_RECORD_SAMPLE, 0);
+		b64(&b, 1); b64(&b, 0x99);
+		b64(&b, 2); b64(&b, 555);		/* nr, enabled */
+		b64(&b, 100 * i); b64(&b, 1); b64(&b, 0); /* value id lost */
+		b64(&b, 10); b64(&b, 2); b64(&b, 0);	/* unchanged later */
+		rend(&b, at);
+	}
+	CHECK_INT(open_bb(&pd, &b), 0);
+	CHECK_INT(perf_data__process(pd, collect, g), 0);
+	CHECK_INT(g->nr, 3);
+	CHECK_U64(g->ev[0].sample.period, 100);
+	CHECK_STR(g->ev[1].sample.evsel->name, "task-clock");
+	CHECK_U64(g->ev[1].sample.period, 10);
+	CHECK_U64(g->ev[2].sample.period, 100);
+	CHECK_STR(g->ev[2].sample.evsel->name, "cpu-clock");
+	perf_data__delete(pd);
+	free(b.p);
+	free(g);
+}
+
+/* Side-band records with sample_id_all trailers, mapped by id from the end. */
+static void test_side_band(void)
+{
+	struct perf_event_attr a = { 0 };
+	struct perf_data *pd;
+	struct got *g = got_new();
+	struct bb b = { 0 };
+	size_t at;
+
+	a.type = PERF_TYPE_SOFTWARE;
+	a.sample_id_all = 1;
+	a.sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME |
+			PERF_SAMPLE_ID | PERF_SAMPLE_CPU;
+	pipe_header(&b);
+	pipe_attr(&b, &a, (uint64_t[]){ 1 }, 1);
+	a.config = 1;
+	pipe_attr(&b, &a, (uint64_t[]){ 2 }, 1);
+#define TRAILER(t) do { b32(&b, 1); b32(&b, 2); b64(&b, t); b64(&b, 2); \
+			b32(&b, 0); b32(&b, 0); } while (0)
+	at = rbegin(&b, PERF_RECORD_COMM, PERF_RECORD_MISC_COMM_EXEC);
+	b32(&b, 40); b32(&b, 41); bput(&b, "worker\0\0", 8);
+	TRAILER(300);
+	rend(&b, at);
+	at = rbegin(&b, PERF_RECORD_MMAP2, PERF_RECORD_MISC_MMAP_BUILD_ID |
+		    PERF_RECORD_MISC_USER);
+	b32(&b, 40); b32(&b, 41);
+	b64(&b, 0x400000); b64(&b, 0x1000); b64(&b, 0);
+	b32(&b, 20 | 0xab00); /* size 20, reserved byte 0xab */
+	bput(&b, "0123456789abcdefghij", 20);
+	b32(&b, 5); b32(&b, 2);			/* prot, flags */
+	bput(&b, "/bin/x\0\0", 8);
+	TRAILER(200);
+	rend(&b, at);
+	at = rbegin(&b, PERF_RECORD_FORK, 0);
+	b32(&b, 50); b32(&b, 40); b32(&b, 51); b32(&b, 41); b64(&b, 7);
+	TRAILER(100);
+	rend(&b, at);
+	at = rbegin(&b, PERF_RECORD_LOST, 0);
+	b64(&b, 2); b64(&b, 17);
+	TRAILER(0);	/* time 0: delivered at once, like perf */
+	rend(&b, at);
+	at = rbegin(&b, PERF_RECORD_LOST_SAMPLES, 0);
+	b64(&b, 3);
+	TRAILER(400);
+	rend(&b, at);
+	at = rbegin(&b, PERF_RECORD_THROTTLE, 0);
+	b64(&b, 500); b64(&b, 2); b64(&b, 0);
+	TRAILER(500);
+	rend(&b, at);
+	at = rbegin(&b, PERF_RECORD_EXIT, 0);
+	b32(&b, 50); b32(&b, 40); b32(&b, 51); b32(&b, 41); b64(&b, 7);
+	TRAILER(600);
+	rend(&b, at);
+#undef TRAILER
+	CHECK_INT(open_bb(&pd, &b), 0);
+	CHECK_INT(perf_data__process(pd, collect, g), 0);
+	CHECK_INT(g->nr, 7);
+	CHECK_INT(g->ev[0].kind, RS_EV_LOST);
+	CHECK_U64(g->ev[0].lost.lost, 17);
+	CHECK_INT(g->ev[1].kind, RS_EV_FORK);
+	CHECK_U64(g->ev[1].time, 100);
+	CHECK_INT(g->ev[1].task.ptid, 41);
+	CHECK_INT(g->ev[2].kind, RS_EV_MMAP);
+	CHECK_STR(g->ev[2].mmap.filename, "/bin/x");
+	CHECK_INT(g->ev[2].mmap.build_id_size, 20);
+	CHECK_INT(g->ev[2].mmap.build_id[0], '0');
+	CHECK_INT(g->ev[2].mmap.prot, 5);
+	CHECK_INT(g->ev[2].cpumode, PERF_RECORD_MISC_USER);
+	CHECK_INT(g->ev[3].kind, RS_EV_COMM);
+	CHECK_STR(g->comm[3], "worker");
+	CHECK(g->ev[3].comm.exec);
+	CHECK_INT(g->ev[3].comm.tid, 41);
+	CHECK_INT(g->ev[4].kind, RS_EV_LOST);
+	CHECK(g->ev[4].lost.samples);
+	CHECK_INT(g->ev[5].kind, RS_EV_THROTTLE);
+	CHECK_INT(g->ev[6].kind, RS_EV_EXIT);
+	CHECK_U64(perf_data__stats(pd)->nr_lost, 17);
+	CHECK_U64(perf_data__stats(pd)->nr_lost_samples, 3);
+	perf_data__delete(pd);
+	free(b.p);
+	free(g);
+}
+
+/*
+ * perf's rule: at each FINISHED_ROUND deliver what is not newer than the
+ * highest time seen before the previous FINISHED_ROUND.
+ */
+static void test_ordering(void)
+{
+	static const uint64_t want_ip[] = { 6, 5, 10, 2, 20, 30, 7, 40 };
+	struct perf_event_attr a = { 0 };
+	struct perf_data *pd;
+	struct got *g = got_new();
+	struct bb b = { 0 };
+	size_t i;
+
+	a.type = PERF_TYPE_SOFTWARE;
+	a.exclude_guest = 1;	/* as perf record sets it */
+	a.sample_type = PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP |
+			PERF_SAMPLE_TID | PERF_SAMPLE_TIME;
+	pipe_header(&b);
+	pipe_attr(&b, &a, (uint64_t[]){ 1 }, 1);
+	sample_ident(&b, 1, 30, 30);
+	sample_ident(&b, 1, 10, 10);
+	sample_ident(&b, 1, 6, 0);	/* no time: at once */
+	finished_round(&b);		/* flushes nothing, limit := 30 */
+	sample_ident(&b, 1, 20, 20);
+	sample_ident(&b, 1, 5, 5);
+	sample_ident(&b, 1, 40, 40);
+	sample_ident(&b, 1, 2, 10);	/* equal time: after ip 10 */
+	finished_round(&b);		/* 5 10 2 20 30, limit := 40 */
+	sample_ident(&b, 1, 7, 35);
+	CHECK_INT(open_bb(&pd, &b), 0);
+	CHECK_INT(perf_data__process(pd, collect, g), 0);
+	CHECK_INT(g->nr, ARRAY_SIZE(want_ip));
+	for (i = 0; i < ARRAY_SIZE(want_ip) && i < (size_t)g->nr; i++)
+		CHECK_U64(g->ev[i].sample.ip, want_ip[i]);
+	perf_data__delete(pd);
+	free(b.p);
+	free(g);
+}
+
+/*
+ * Recorded with `perf record -z` (file and pipe layout), see
+ * tests/data/README.md; counts from `perf script -F event`.
+ */
+static void test_recorded_compressed(void)
+{
+	static const struct { const char *file; uint64_t n; bool pipe; } t[] = {
+		{ "compressed.data", 615, false },
+		{ "pipe-compressed.data", 530, true },
+	};
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(t); i++) {
+		struct perf_data *pd;
+		struct rs_evsel *e;
+		int err = perf_data__open(&pd, fixture(t[i].file));
+
+		CHECK_INT(err, 0);
+		if (!err) {
+			CHECK_INT(perf_data__header(pd)->pipe_mode, t[i].pipe);
+			CHECK_INT(perf_data__process(pd, count_only, NULL), 0);
+			e = evsel_by_name(pd, "cpu-clock");
+			CHECK(e && e->nr_samples == t[i].n);
+			CHECK(perf_data__stats(pd)->nr_compressed > 0);
+		}
+		perf_data__delete(pd);
+	}
+}
+
+/* A callback's non-zero return stops reading and is returned. */
+static void test_stop(void)
+{
+	struct perf_data *pd;
+	struct got *g = got_new();
+
+	g->stop_after = 3;
+	CHECK_INT(perf_data__open(&pd, fixture("pipe-mode.data")), 0);
+	CHECK_INT(perf_data__process(pd, collect, g), 42);
+	CHECK_INT(g->nr, 3);
+	perf_data__delete(pd);
+	free(g);
+}
+
+static void compressed_record(struct bb *b, const void *src, size_t n,
+			      ZSTD_CCtx *cc)
+{
+	ZSTD_inBuffer in = { src, n, 0 };
+	uint8_t out[8192];
+	ZSTD_outBuffer o = { out, sizeof(out), 0 };
+	size_t at = rbegin(b, 81, 0);
+
+	uint16_t size;
+
+	ZSTD_compressStream2(cc, &o, &in, ZSTD_e_flush);
+	bput(b, out, o.pos);
+	/* perf 6.1 does not pad COMPRESSED records: the size is exact */
+	size = b->n - at;
+	memcpy(b->p + at + 6, &size, 2);
+}
+
+static void test_compressed(void)
+{
+	struct perf_event_attr a = { 0 };
+	struct perf_data *pd;
+	struct got *g = got_new();
+	struct bb b = { 0 }, inner = { 0 };
+	ZSTD_CCtx *cc = ZSTD_createCCtx();
+	size_t split, at;
+	int i;
+
+	a.type = PERF_TYPE_SOFTWARE;
+	a.exclude_guest = 1;	/* as perf record sets it */
+	a.sample_type = PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP |
+			PERF_SAMPLE_TID | PERF_SAMPLE_TIME;
+	for (i = 0; i < 50; i++)
+		sample_ident(&inner, 1, 1000 + i, 100 - i);
+	finished_round(&inner);
+	at = rbegin(&inner, 0x7777, 0);	/* unknown: counted, skipped */
+	rend(&inner, at);
+
+	pipe_header(&b);
+	pipe_attr(&b, &a, (uint64_t[]){ 1 }, 1);
+	/* a record cut in two by the block boundary */
+	split = inner.n / 2 + 4;
+	compressed_record(&b, inner.p, split, cc);
+	compressed_record(&b, inner.p + split, inner.n - split, cc);
+	sample_ident(&b, 1, 2000, 1);	/* plain, after the blocks */
+
+	CHECK_INT(open_bb(&pd, &b), 0);
+	CHECK_STR(perf_data__process(pd, collect, g) ? perf_data__strerror(pd) :
+		  "", "");
+	CHECK_INT(g->nr, 51);
+	CHECK_U64(g->ev[0].sample.ip, 2000);	/* time 1: first */
+	CHECK_U64(g->ev[1].sample.ip, 1049);
+	CHECK_U64(g->ev[50].sample.ip, 1000);
+	CHECK_U64(perf_data__stats(pd)->nr_compressed, 2);
+	CHECK_U64(perf_data__stats(pd)->nr_unknown_records, 1);
+	perf_data__delete(pd);
+
+	/* corrupt the second block: an error at that block's offset */
+	{
+		size_t off2 = 0, pos = 16;
+		char want[64];
+
+		while (pos < b.n) {
+			uint16_t sz;
+
+			memcpy(&sz, b.p + pos + 6, 2);
+			if (b.p[pos] == 81)
+				off2 = pos;
+			pos += sz;
+		}
+		memset(b.p + off2 + 8, 0xff, 16);
+		CHECK_INT(open_bb(&pd, &b), 0);
+		CHECK_INT(perf_data__process(pd, count_only, NULL), -EINVAL);
+		snprintf(want, sizeof(want), "offset %zu: corrupt compressed",
+			 off2);
+		CHECK(!strncmp(perf_data__strerror(pd), want, strlen(want)));
+		perf_data__delete(pd);
+	}
+	ZSTD_freeCCtx(cc);
+	free(inner.p);
+	free(b.p);
+	free(g);
+}
+
+static void test_unknown_records(void)
+{
+	struct perf_event_attr a = { 0 };
+	struct perf_data *pd;
+	struct bb b = { 0 };
+	size_t at;
+
+	a.sample_type = PERF_SAMPLE_IP;
+	pipe_header(&b);
+	pipe_attr(&b, &a, NULL, 0);
+	at = rbegin(&b, 60, 0);		/* a kernel type from the future */
+	b64(&b, 1);
+	rend(&b, at);
+	at = rbegin(&b, 200, 0);	/* a user type from the future */
+	rend(&b, at);
+	at = rbegin(&b, PERF_RECORD_KSYMBOL, 0); /* known, unused */
+	b64(&b, 0);
+	rend(&b, at);
+	at = rbegin(&b, PERF_RECORD_SAMPLE, 0);
+	b64(&b, 1);
+	rend(&b, at);
+	CHECK_INT(open_bb(&pd, &b), 0);
+	CHECK_INT(perf_data__process(pd, count_only, NULL), 0);
+	CHECK_U64(perf_data__stats(pd)->nr_unknown_records, 2);
+	CHECK_U64(perf_data__stats(pd)->nr_samples, 1);
+	CHECK_U64(perf_data__stats(pd)->nr_records, 5);
+	perf_data__delete(pd);
+	free(b.p);
+}
+
+/* ---- file layout built by hand ---- */
+
+/*
+ * One attr of attr_size bytes (older: shorter; newer: longer with junk
+ * beyond our struct), ids {9}, a data section with one sample, and a
+ * HOSTNAME feature.
+ */
+static void build_file(struct bb *b, uint32_t attr_size, uint64_t extra)
+{
+	struct perf_event_attr a = { 0 };
+	uint8_t abuf[512] = { 0 };
+	uint64_t ids_off, attrs_off, data_off, data_size, feat_tab;
+	size_t at;
+
+	a.type = PERF_TYPE_SOFTWARE;
+	a.size = attr_size;
+	a.sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TID;
+	memcpy(abuf, &a, attr_size < sizeof(a) ? attr_size : sizeof(a));
+	if (attr_size > sizeof(a))
+		memset(abuf + sizeof(a), 0xee, attr_size - sizeof(a));
+
+	bput(b, "PERFILE2", 8);
+	b64(b, 104);
+	b64(b, attr_size + 16);
+	ids_off = 104;
+	attrs_off = ids_off + 8;
+	data_off = attrs_off + attr_size + 16;
+	data_size = 24 + extra;
+	b64(b, attrs_off); b64(b, attr_size + 16);
+	b64(b, data_off); b64(b, data_size);
+	b64(b, 0); b64(b, 0);
+	b64(b, 1ULL << 3);	/* HOSTNAME */
+	b64(b, 0); b64(b, 0); b64(b, 0);
+	b64(b, 9);				/* ids */
+	bput(b, abuf, attr_size);
+	b64(b, ids_off); b64(b, 8);
+	at = rbegin(b, PERF_RECORD_SAMPLE, 0);
+	b64(b, 0x77);
+	b32(b, 3); b32(b, 4);
+	rend(b, at);
+	bput(b, NULL, extra);
+	feat_tab = b->n;
+	b64(b, feat_tab + 16); b64(b, 4 + 8);
+	b32(b, 8); bput(b, "myhost\0\0", 8);
+}
+
+static void test_file_attr_sizes(void)
+{
+	static const uint32_t sizes[] = { 64, 72, 104, 128, 136, 200 };
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(sizes); i++) {
+		struct perf_data *pd;
+		struct got *g = got_new();
+		struct bb b = { 0 };
+		int err;
+
+		build_file(&b, sizes[i], 0);
+		err = open_bb(&pd, &b);
+		CHECK_INT(err, 0);
+		if (!err) {
+			CHECK_STR(perf_data__header(pd)->hostname, "myhost");
+			CHECK_INT(perf_data__evsel(pd, 0)->nr_ids, 1);
+			CHECK_U64(perf_data__evsel(pd, 0)->attr.sample_type,
+				  PERF_SAMPLE_IP | PERF_SAMPLE_TID);
+			CHECK_INT(perf_data__process(pd, collect, g), 0);
+			CHECK_INT(g->nr, 1);
+			CHECK_U64(g->ev[0].sample.ip, 0x77);
+			CHECK_INT(g->ev[0].sample.tid, 4);
+		}
+		perf_data__delete(pd);
+		free(b.p);
+		free(g);
+	}
+}
+
+/* ---- bad input: an error with the right offset, never a crash ---- */
+
+static void expect_err(const void *buf, size_t len, bool at_open,
+		       const char *prefix)
+{
+	struct perf_data *pd;
+	int err = perf_data__open_mem(&pd, buf, len);
+
+	if (!at_open) {
+		if (err)
+			UNIT_FAIL("open: %s", perf_data__strerror(pd));
+		if (!err)
+			err = perf_data__process(pd, count_only, NULL);
+	}
+	CHECK(err < 0);
+	CHECK(pd != NULL);
+	if (pd && strncmp(perf_data__strerror(pd), prefix, strlen(prefix)))
+		UNIT_FAIL("error \"%s\", expected \"%s...\"",
+			  perf_data__strerror(pd), prefix);
+	perf_data__delete(pd);
+}
+
+static void test_bad_file(void)
+{
+	struct bb b = { 0 };
+	uint8_t *c;
+	char want[64];
+
+	build_file(&b, 128, 0);
+	c = malloc(b.n);
+
+	memcpy(c, b.p, b.n);
+	memcpy(c, "PERFILE3", 8);
+	expect_err(c, b.n, true, "offset 0: not a perf.data file");
+	memcpy(c, "2ELIFREP", 8);
+	expect_err(c, b.n, true, "offset 0: other-endian");
+	CHECK(perf_data__sniff(c, 8));
+	CHECK(!perf_data__sniff("PERFILE", 7));
+
+	expect_err(b.p, 50, true, "offset 50: file header truncated");
+	expect_err(b.p, 0, true, "offset 0: file too short");
+
+	memcpy(c, b.p, b.n);
+	memset(c + 16, 0, 8);			/* attr_size 0 */
+	expect_err(c, b.n, true, "offset 16: impossible attr size 0");
+	memcpy(c, b.p, b.n);
+	memset(c + 16, 0x7f, 8);		/* attr_size absurd */
+	expect_err(c, b.n, true, "offset 16: impossible attr size");
+
+	memcpy(c, b.p, b.n);
+	c[24 + 7] = 0x10;			/* attrs offset far away */
+	expect_err(c, b.n, true, "offset 24: attrs section");
+
+	/* truncated inside the data section */
+	snprintf(want, sizeof(want), "offset 40: data section");
+	expect_err(b.p, 270, true, want);
+
+	/* truncated inside the feature section */
+	expect_err(b.p, b.n - 3, true, "offset ");
+
+	/* record size 0, at the start of the data (offset 256) */
+	memcpy(c, b.p, b.n);
+	memset(c + 256 + 6, 0, 2);
+	expect_err(c, b.n, false, "offset 256: impossible record size 0");
+
+	/* record longer than the data section */
+	memcpy(c, b.p, b.n);
+	c[256 + 6] = 0xf0;
+	expect_err(c, b.n, false, "offset 256: record of 240 bytes goes beyond");
+	free(c);
+	free(b.p);
+	memset(&b, 0, sizeof(b));
+
+	/* a sample too short for IP|TID */
+	build_file(&b, 128, 0);
+	b.p[256 + 6] = 16;
+	/* keep the data size: a zero filled 8-byte record follows */
+	expect_err(b.p, b.n, false, "offset 256: sample (16 bytes");
+	free(b.p);
+}
+
+static void test_bad_pipe(void)
+{
+	struct perf_event_attr a = { 0 };
+	struct bb b = { 0 };
+	size_t at, hdr;
+	char want[80];
+
+	a.sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_CALLCHAIN;
+	pipe_header(&b);
+	pipe_attr(&b, &a, NULL, 0);
+	hdr = b.n;
+	at = rbegin(&b, PERF_RECORD_SAMPLE, 0);
+	b64(&b, 1);
+	b64(&b, 1000000);		/* callchain nr */
+	b64(&b, 1);
+	rend(&b, at);
+	snprintf(want, sizeof(want), "offset %zu: callchain of 1000000", hdr);
+	expect_err(b.p, b.n, false, want);
+
+	/* truncated in the middle of that record */
+	snprintf(want, sizeof(want), "offset %zu: record of 32 bytes", hdr);
+	expect_err(b.p, b.n - 5, true, want);
+
+	/* no attrs at all */
+	expect_err(b.p, 16, true, "offset 16: no event attributes");
+
+	/* an attr with an impossible size */
+	b.n = hdr;
+	memset(b.p + 16 + 8 + 4, 0xff, 2);
+	expect_err(b.p, b.n, true, "offset 16: impossible attr size");
+	free(b.p);
+
+	/* a tracepoint sample but no tracing data anywhere */
+	memset(&b, 0, sizeof(b));
+	a.type = PERF_TYPE_TRACEPOINT;
+	a.sample_type = PERF_SAMPLE_RAW;
+	pipe_header(&b);
+	pipe_attr(&b, &a, NULL, 0);
+	hdr = b.n;
+	at = rbegin(&b, PERF_RECORD_SAMPLE, 0);
+	b32(&b, 4); b32(&b, 0);
+	rend(&b, at);
+	snprintf(want, sizeof(want), "offset %zu: tracepoint sample", hdr);
+	expect_err(b.p, b.n, false, want);
+	free(b.p);
+}
+
+static void test_unreadable(void)
+{
+	struct perf_data *pd;
+	int err = perf_data__open(&pd, "/nonexistent/perf.data");
+
+	CHECK_INT(err, -ENOENT);
+	CHECK(pd && strstr(perf_data__strerror(pd), "cannot open"));
+	perf_data__delete(pd);
+	err = perf_data__open(&pd, "/");
+	CHECK(err < 0);
+	perf_data__delete(pd);
+}
+
+/* Every prefix of the pipe fixture: an error or success, never a crash. */
+static void test_truncations(void)
+{
+	FILE *f = fopen(fixture("pipe-mode.data"), "rb");
+	static uint8_t buf[32768];
+	size_t n, i;
+
+	CHECK(f != NULL);
+	if (!f)
+		return;
+	n = fread(buf, 1, sizeof(buf), f);
+	fclose(f);
+	for (i = 0; i < n; i += 7) {
+		struct perf_data *pd;
+		uint8_t *copy = malloc(i + 1);
+
+		memcpy(copy, buf, i);
+		if (!perf_data__open_mem(&pd, copy, i))
+			perf_data__process(pd, count_only, NULL);
+		perf_data__delete(pd);
+		free(copy);
+	}
+}
+
+UNIT_MAIN(
+	UNIT(test_flush_mixed),
+	UNIT(test_tracepoint_fields),
+	UNIT(test_pipe_fixture),
+	UNIT(test_pipe_fd_prefix),
+	UNIT(test_sample_all_bits),
+	UNIT(test_sample_defaults),
+	UNIT(test_names),
+	UNIT(test_multi_identifier),
+	UNIT(test_multi_id),
+	UNIT(test_id_index),
+	UNIT(test_read_group),
+	UNIT(test_side_band),
+	UNIT(test_ordering),
+	UNIT(test_stop),
+	UNIT(test_recorded_compressed),
+	UNIT(test_compressed),
+	UNIT(test_unknown_records),
+	UNIT(test_file_attr_sizes),
+	UNIT(test_bad_file),
+	UNIT(test_bad_pipe),
+	UNIT(test_unreadable),
+	UNIT(test_truncations),
+)
