@@ -14,6 +14,7 @@
 #define RS_SYMBOLS_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "perf-event.h"
@@ -28,6 +29,9 @@ struct rs_frame {
 	const char *dso;	/* "[kernel.kallsyms]", "[vdso]", a path, or
 				   "[unknown]" when no map covers addr */
 	bool known;		/* a symbol was found */
+	uint64_t map_addr;	/* addr as perf script prints it: relative to
+				   the file (addr - map start + pgoff) for
+				   file-backed maps, addr otherwise */
 };
 
 struct machine *machine__new(void);
@@ -38,6 +42,29 @@ void machine__delete(struct machine *m);
  * symbols get the dso "[module]" as perf names them.
  */
 int machine__load_kallsyms(struct machine *m, const char *path);
+
+/*
+ * Kernel symbols from an uncompressed vmlinux ELF image (its .symtab), as
+ * `perf script -k FILE` reads them: symbols keep their ELF sizes, so an
+ * address past a function's end is "[unknown]"; the kernel map becomes
+ * the image's .text; symbols of other sections (.init.text, ...) get the
+ * dso "[kernel.kallsyms]<section>"; addresses in no section have no map.
+ * Relocated like kallsyms, by the runtime _text of the kernel MMAP event.
+ * Module frames get no symbols from it. A build id registered for
+ * "[kernel.kallsyms]" (machine__add_build_id(), call it first) must
+ * match the image's.
+ *
+ * Returns 0, or:
+ *   -EINVAL   build id mismatch (the only source of -EINVAL here);
+ *   -ENOEXEC  not an ELF file, or an ELF without .text or _text/_stext;
+ *   -ENODATA  a stripped image: no .symtab;
+ *   -ENOENT, -EACCES, -EISDIR, ...  the file cannot be opened;
+ *   -ENOMEM.
+ *
+ * Either loader replaces the kernel symbols loaded before; on failure
+ * those stay as they were.
+ */
+int machine__load_vmlinux(struct machine *m, const char *path);
 bool machine__has_kernel_symbols(const struct machine *m);
 
 /* Side band: COMM, FORK, EXIT, MMAP/MMAP2; other kinds are ignored. */
@@ -53,5 +80,34 @@ const char *machine__comm(struct machine *m, uint32_t pid, uint32_t tid);
  */
 int machine__resolve(struct machine *m, uint32_t pid, uint32_t tid,
 		     uint16_t cpumode, uint64_t addr, struct rs_frame *frame);
+
+/*
+ * A build id the recording knew for a file (HEADER_BUILD_ID): perf refuses
+ * symbol images whose build id differs, and finds debug files and the
+ * vdso by it. Register before the file's first MMAP event. size <= 20.
+ */
+int machine__add_build_id(struct machine *m, const char *filename,
+			  const uint8_t *id, size_t size);
+
+/*
+ * Resolve a whole callchain the way perf script walks it: context markers
+ * (>= PERF_CONTEXT_MAX) switch the cpumode (KERNEL, USER, HV) and are not
+ * frames; an unknown marker ends the chain. The first entries, before any
+ * marker, use the sample's cpumode. Writes at most max frames to frames[]
+ * and returns how many, or -ENOMEM.
+ */
+int machine__resolve_callchain(struct machine *m, uint32_t pid, uint32_t tid,
+			       uint16_t cpumode, const uint64_t *chain,
+			       uint64_t nr, struct rs_frame *frames,
+			       uint32_t max);
+
+/* Counters for tests and reports. */
+struct machine_stats {
+	uint64_t lookups;	/* machine__resolve() calls */
+	uint64_t cache_hits;
+	uint64_t dsos_loaded;	/* symbol sources opened */
+	uint64_t threads;
+};
+void machine__stats(const struct machine *m, struct machine_stats *st);
 
 #endif

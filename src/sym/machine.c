@@ -1,0 +1,1082 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The recorded machine as perf's machine/thread/map model sees it: threads
+ * keyed by tid with their comm, processes' map sets shared by their
+ * threads, dsos shared by every map of one file, kernel maps from the
+ * kernel MMAP events. Names follow perf 6.1's `perf script`.
+ *
+ * Hot path: machine__resolve() finds the thread (last-hit, then a hash),
+ * the map (binary search), then looks (dso, map-relative address) up in an
+ * open-addressing cache; a hit allocates nothing.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/auxv.h>
+#include <sys/mman.h>
+#include <elf.h>
+#include <linux/perf_event.h>
+
+#include "symbols.h"
+#include "sym-internal.h"
+#include "util.h"
+
+#define BUILD_ID_MAX 20
+#define KERNEL_MMAP_PREFIX "[kernel.kallsyms]"
+#define NO_PID ((uint32_t)-1)
+
+enum dso_kind {
+	DSO_ELF,	/* a file: ELF symbols, debug files by build id */
+	DSO_VDSO,
+	DSO_JIT,	/* /tmp/perf-PID.map */
+	DSO_NOSYMS,	/* non-exec anon, heap, stack: no symbols ever */
+	DSO_KERNEL,
+	DSO_MODULE,
+	DSO_KSECTION,	/* a vmlinux section other than .text */
+};
+
+struct dso {
+	const char *name;	/* interned, as perf prints it */
+	enum dso_kind kind;
+	uint8_t bid[BUILD_ID_MAX];
+	uint8_t bid_size;
+	bool loaded;
+	struct symtab own;	/* ELF and JIT symbols */
+	const struct symtab *syms;
+	struct dso *next;	/* all dsos, for lookup and cleanup */
+};
+
+struct map {
+	uint64_t start, end, pgoff;
+	struct dso *dso;
+	bool identity;		/* anon memory: perf maps addresses 1:1 */
+};
+
+struct maps {
+	struct map *v;
+	size_t nr, cap;
+	int refcnt;
+};
+
+struct thread {
+	uint32_t pid, tid;
+	const char *comm;
+	bool comm_set;
+	struct maps *maps;
+};
+
+struct cache_ent {
+	const struct dso *dso;	/* NULL: empty slot */
+	uint64_t addr;
+	const char *sym;	/* NULL: no symbol */
+	uint64_t start;
+};
+
+struct bid_note {
+	const char *name;	/* interned */
+	uint8_t id[BUILD_ID_MAX];
+	uint8_t size;
+	struct bid_note *next;
+};
+
+struct machine {
+	struct strpool *sp;
+	const char *s_unknown, *s_kernel;
+
+	struct thread **threads;	/* open addressing on tid */
+	uint32_t nr_threads, threads_cap;
+	struct thread *last;
+
+	struct dso *dsos;
+	struct bid_note *bids;
+
+	/* Kernel. */
+	struct ksyms ks;
+	bool has_ksyms;
+	struct dso kernel;
+	bool kmap_set;			/* a kernel MMAP event was seen */
+	uint64_t kstart, kend;
+	const char *ref_name;		/* ref_reloc_sym, NULL if none */
+	uint64_t ref_addr;
+	bool kdelta_ok;
+	uint64_t kdelta;		/* file address - runtime address */
+	struct map *kmods;		/* module maps, sorted */
+	size_t nr_kmods, kmods_cap;
+	struct dso **ksec;		/* dsos of ks.secs[] (vmlinux) */
+
+	struct cache_ent *cache;
+	uint32_t cache_nr, cache_cap;
+
+	struct machine_stats stats;
+};
+
+/* ---- threads ---------------------------------------------------------- */
+
+static struct maps *maps__new(void)
+{
+	struct maps *ms = calloc(1, sizeof(*ms));
+
+	if (ms)
+		ms->refcnt = 1;
+	return ms;
+}
+
+static void maps__put(struct maps *ms)
+{
+	if (ms && --ms->refcnt == 0) {
+		free(ms->v);
+		free(ms);
+	}
+}
+
+static struct thread **thread_slot(struct machine *m, uint32_t tid)
+{
+	uint32_t mask = m->threads_cap - 1, i;
+
+	i = hash_u64(tid) & mask;
+	while (m->threads[i] && m->threads[i]->tid != tid)
+		i = (i + 1) & mask;
+	return &m->threads[i];
+}
+
+static int threads_grow(struct machine *m)
+{
+	struct thread **old = m->threads;
+	uint32_t oldcap = m->threads_cap, i;
+
+	m->threads_cap = oldcap ? oldcap * 2 : 1024;
+	m->threads = calloc(m->threads_cap, sizeof(*m->threads));
+	if (!m->threads) {
+		m->threads = old;
+		m->threads_cap = oldcap;
+		return -ENOMEM;
+	}
+	for (i = 0; i < oldcap; i++)
+		if (old[i])
+			*thread_slot(m, old[i]->tid) = old[i];
+	free(old);
+	return 0;
+}
+
+static struct thread *find_thread(struct machine *m, uint32_t tid)
+{
+	if (!m->threads_cap)
+		return NULL;
+	return *thread_slot(m, tid);
+}
+
+static const char *default_comm(struct machine *m, uint32_t tid)
+{
+	char buf[16];
+	int n = snprintf(buf, sizeof(buf), ":%d", (int)tid);
+
+	return sym_intern(m->sp, buf, n);
+}
+
+static struct thread *findnew_thread(struct machine *m, uint32_t pid,
+				     uint32_t tid);
+
+/* A thread joins its leader's maps once its pid is known (perf does too). */
+static int thread_set_pid(struct machine *m, struct thread *th, uint32_t pid)
+{
+	struct thread *leader;
+
+	th->pid = pid;
+	if (pid == th->tid || pid == NO_PID)
+		return 0;
+	leader = findnew_thread(m, pid, pid);
+	if (!leader)
+		return -ENOMEM;
+	if (th->maps == leader->maps)
+		return 0;
+	maps__put(th->maps);
+	th->maps = leader->maps;
+	th->maps->refcnt++;
+	return 0;
+}
+
+static struct thread *findnew_thread(struct machine *m, uint32_t pid,
+				     uint32_t tid)
+{
+	struct thread *th, **slot;
+
+	if (m->last && m->last->tid == tid &&
+	    (m->last->pid == pid || pid == NO_PID))
+		return m->last;
+	th = find_thread(m, tid);
+	if (th) {
+		if (th->pid == NO_PID && pid != NO_PID &&
+		    thread_set_pid(m, th, pid))
+			return NULL;
+		m->last = th;
+		return th;
+	}
+	if ((m->nr_threads + 1) * 2 > m->threads_cap && threads_grow(m))
+		return NULL;
+	th = calloc(1, sizeof(*th));
+	if (!th)
+		return NULL;
+	th->tid = tid;
+	th->pid = NO_PID;
+	th->comm = default_comm(m, tid);
+	th->maps = maps__new();
+	if (!th->comm || !th->maps) {
+		maps__put(th->maps);
+		free(th);
+		return NULL;
+	}
+	slot = thread_slot(m, tid);
+	*slot = th;
+	m->nr_threads++;
+	m->stats.threads++;
+	if (pid != NO_PID && thread_set_pid(m, th, pid))
+		return NULL;
+	m->last = th;
+	return th;
+}
+
+/* FORK onto an existing tid: perf drops the old thread first. */
+static void remove_thread(struct machine *m, struct thread *th)
+{
+	uint32_t mask = m->threads_cap - 1, i, j;
+
+	i = (uint32_t)(thread_slot(m, th->tid) - m->threads);
+	m->threads[i] = NULL;
+	m->nr_threads--;
+	/* Re-seat the rest of the probe run (linear probing delete). */
+	for (j = (i + 1) & mask; m->threads[j]; j = (j + 1) & mask) {
+		struct thread *t = m->threads[j];
+
+		m->threads[j] = NULL;
+		*thread_slot(m, t->tid) = t;
+	}
+	if (m->last == th)
+		m->last = NULL;
+	maps__put(th->maps);
+	free(th);
+}
+
+/* ---- dsos ------------------------------------------------------------- */
+
+static const struct bid_note *find_bid(struct machine *m, const char *name)
+{
+	struct bid_note *b;
+
+	for (b = m->bids; b; b = b->next)
+		if (b->name == name)
+			return b;
+	return NULL;
+}
+
+int machine__add_build_id(struct machine *m, const char *filename,
+			  const uint8_t *id, size_t size)
+{
+	const char *name;
+	struct bid_note *b;
+
+	if (!size || size > BUILD_ID_MAX)
+		return -EINVAL;
+	name = sym_intern(m->sp, filename, strlen(filename));
+	if (!name)
+		return -ENOMEM;
+	b = (struct bid_note *)find_bid(m, name);
+	if (!b) {
+		b = calloc(1, sizeof(*b));
+		if (!b)
+			return -ENOMEM;
+		b->name = name;
+		b->next = m->bids;
+		m->bids = b;
+	}
+	memcpy(b->id, id, size);
+	b->size = size;
+	return 0;
+}
+
+static struct dso *findnew_dso(struct machine *m, const char *name,
+			       enum dso_kind kind, const uint8_t *bid,
+			       size_t bid_size)
+{
+	const struct bid_note *note;
+	struct dso *d;
+
+	for (d = m->dsos; d; d = d->next) {
+		if (d->name != name)
+			continue;
+		if (bid_size && d->bid_size &&
+		    (d->bid_size != bid_size || memcmp(d->bid, bid, bid_size)))
+			continue;
+		return d;
+	}
+	d = calloc(1, sizeof(*d));
+	if (!d)
+		return NULL;
+	d->name = name;
+	d->kind = kind;
+	note = find_bid(m, name);
+	if (bid_size) {
+		memcpy(d->bid, bid, bid_size);
+		d->bid_size = bid_size;
+	} else if (note) {
+		memcpy(d->bid, note->id, note->size);
+		d->bid_size = note->size;
+	}
+	d->syms = &d->own;
+	d->next = m->dsos;
+	m->dsos = d;
+	return d;
+}
+
+/* The running process's vdso, copied: perf uses its own vdso image too. */
+static int load_own_vdso(struct machine *m, struct dso *d)
+{
+	const Elf64_Ehdr *eh = (const Elf64_Ehdr *)getauxval(AT_SYSINFO_EHDR);
+	size_t size;
+	void *copy;
+	int err;
+
+	if (!eh || memcmp(eh->e_ident, ELFMAG, SELFMAG) ||
+	    eh->e_ident[EI_CLASS] != ELFCLASS64)
+		return -ENOENT;
+	size = eh->e_shoff + (size_t)eh->e_shnum * eh->e_shentsize;
+	if (size < sizeof(*eh) || size > (1 << 24))
+		return -ENOENT;
+	copy = malloc(size);
+	if (!copy)
+		return -ENOMEM;
+	memcpy(copy, eh, size);
+	err = elf__load_mem(&d->own, copy, size, d->bid, d->bid_size, m->sp);
+	free(copy);
+	return err;
+}
+
+static void dso_load(struct machine *m, struct dso *d)
+{
+	char path[4096];
+	const char *home;
+	int i;
+
+	d->loaded = true;
+	m->stats.dsos_loaded++;
+	switch (d->kind) {
+	case DSO_ELF:
+		elf__load_dso(&d->own, d->name, d->bid, d->bid_size, m->sp);
+		break;
+	case DSO_JIT:
+		jitmap__load(&d->own, d->name, m->sp);
+		break;
+	case DSO_VDSO:
+		home = getenv("HOME");
+		if (d->bid_size && home) {
+			int n = snprintf(path, sizeof(path),
+					 "%s/.debug/.build-id/", home);
+
+			for (i = 0; i < d->bid_size; i++) {
+				n += snprintf(path + n, sizeof(path) - n,
+					      "%02x", d->bid[i]);
+				if (i == 0)
+					path[n++] = '/';
+			}
+			snprintf(path + n, sizeof(path) - n, "/vdso");
+			if (!elf__load_dso(&d->own, path, d->bid, d->bid_size,
+					   m->sp) && d->own.nr)
+				break;
+		}
+		load_own_vdso(m, d);
+		break;
+	default:
+		break;
+	}
+}
+
+/* ---- maps ------------------------------------------------------------- */
+
+static struct map *maps__find(struct map *v, size_t nr, uint64_t addr)
+{
+	size_t lo = 0, hi = nr;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (v[mid].start <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo && addr < v[lo - 1].end)
+		return &v[lo - 1];
+	return NULL;
+}
+
+static int maps__reserve(struct map **v, size_t *cap, size_t want)
+{
+	struct map *nv;
+	size_t nc;
+
+	if (want <= *cap)
+		return 0;
+	nc = *cap ? *cap * 2 : 16;
+	while (nc < want)
+		nc *= 2;
+	nv = realloc(*v, nc * sizeof(*nv));
+	if (!nv)
+		return -ENOMEM;
+	*v = nv;
+	*cap = nc;
+	return 0;
+}
+
+/*
+ * Insert as perf's maps__fixup_overlappings() + insert: whatever the new
+ * map covers is cut out of older maps, keeping their parts before and
+ * after it.
+ */
+static int maps_insert(struct map **vp, size_t *nrp, size_t *capp,
+		       const struct map *nm)
+{
+	size_t lo, hi, i, nr = *nrp, keep = 0;
+	struct map before, after;
+	bool has_before = false, has_after = false;
+	struct map *v;
+
+	if (maps__reserve(vp, capp, nr + 2))
+		return -ENOMEM;
+	v = *vp;
+	/* First map that may overlap: the last one starting below. */
+	for (lo = 0; lo < nr && v[lo].end <= nm->start; lo++)
+		;
+	for (hi = lo; hi < nr && v[hi].start < nm->end; hi++) {
+		if (v[hi].start < nm->start) {
+			before = v[hi];
+			before.end = nm->start;
+			has_before = true;
+		}
+		if (v[hi].end > nm->end) {
+			after = v[hi];
+			after.pgoff += nm->end - v[hi].start;
+			after.start = nm->end;
+			has_after = true;
+		}
+	}
+	/* Replace v[lo..hi) by [before] nm [after]. */
+	keep = has_before + 1 + has_after;
+	memmove(&v[lo + keep], &v[hi], (nr - hi) * sizeof(*v));
+	i = lo;
+	if (has_before)
+		v[i++] = before;
+	v[i++] = *nm;
+	if (has_after)
+		v[i++] = after;
+	*nrp = nr - (hi - lo) + keep;
+	return 0;
+}
+
+/* ---- events ----------------------------------------------------------- */
+
+static void cache_clear(struct machine *m)
+{
+	if (m->cache)
+		memset(m->cache, 0, m->cache_cap * sizeof(*m->cache));
+	m->cache_nr = 0;
+}
+
+static void kernel_update_delta(struct machine *m)
+{
+	uint64_t file_addr;
+
+	m->kdelta = 0;
+	m->kdelta_ok = m->has_ksyms;
+	if (m->has_ksyms && m->ref_name) {
+		/*
+		 * Without the reference symbol perf gives up on kallsyms
+		 * but reads a vmlinux unrelocated (its ref_reloc() is 0).
+		 */
+		if (ksyms__ref_addr(&m->ks, m->ref_name, &file_addr))
+			m->kdelta_ok = m->ks.vmlinux;
+		else
+			m->kdelta = file_addr - m->ref_addr;
+	}
+	cache_clear(m);
+}
+
+/* "/lib/modules/.../nf_nat-foo.ko.xz" -> "[nf_nat_foo]", as perf names it. */
+static const char *module_name(struct machine *m, const char *filename)
+{
+	const char *base = strrchr(filename, '/');
+	char buf[256];
+	size_t n, i;
+	char *dot;
+
+	if (filename[0] == '[')
+		return sym_intern(m->sp, filename, strlen(filename));
+	base = base ? base + 1 : filename;
+	n = snprintf(buf, sizeof(buf), "[%s", base);
+	if (n >= sizeof(buf) - 1)
+		n = sizeof(buf) - 2;
+	buf[n] = '\0';
+	dot = strstr(buf, ".ko");
+	if (dot)
+		*dot = '\0';
+	for (i = 1; buf[i]; i++)
+		if (buf[i] == '-')
+			buf[i] = '_';
+	n = strlen(buf);
+	buf[n++] = ']';
+	return sym_intern(m->sp, buf, n);
+}
+
+static int kernel_mmap(struct machine *m, const struct rs_mmap *mm)
+{
+	size_t plen = strlen(KERNEL_MMAP_PREFIX) - 1;
+	struct map km;
+	struct dso *d;
+	const char *name;
+
+	if (!strncmp(mm->filename, KERNEL_MMAP_PREFIX, plen)) {
+		const char *ref = strchr(mm->filename, ']');
+
+		m->kmap_set = true;
+		m->kstart = mm->start;
+		m->kend = mm->start + mm->len;
+		if (!mm->start && !mm->len)
+			m->kend = ~0ULL;
+		/* pgoff 0 means kptr_restrict hid it: no relocation. */
+		if (mm->pgoff) {
+			ref = ref ? ref + 1 : "";
+			m->ref_name = sym_intern(m->sp, ref, strlen(ref));
+			if (!m->ref_name)
+				return -ENOMEM;
+			m->ref_addr = mm->pgoff;
+		}
+		kernel_update_delta(m);
+		return 0;
+	}
+	if (mm->filename[0] != '/' && mm->filename[0] != '[')
+		return 0;
+	name = module_name(m, mm->filename);
+	if (!name)
+		return -ENOMEM;
+	d = findnew_dso(m, name, DSO_MODULE, NULL, 0);
+	if (!d)
+		return -ENOMEM;
+	d->loaded = true;
+	d->syms = m->has_ksyms ? ksyms__module(&m->ks, name) : NULL;
+	km = (struct map){ .start = mm->start, .end = mm->start + mm->len,
+			   .dso = d, .identity = true };
+	cache_clear(m);
+	return maps_insert(&m->kmods, &m->nr_kmods, &m->kmods_cap, &km);
+}
+
+static bool prefix(const char *s, const char *p)
+{
+	return !strncmp(s, p, strlen(p));
+}
+
+static int user_mmap(struct machine *m, const struct rs_mmap *mm)
+{
+	const char *fn = mm->filename;
+	bool anon, no_dso, vdso;
+	enum dso_kind kind = DSO_ELF;
+	struct thread *th;
+	struct dso *d;
+	struct map nm;
+	uint64_t pgoff = mm->pgoff;
+	const char *name;
+	char buf[32];
+
+	th = findnew_thread(m, mm->pid, mm->tid);
+	if (!th)
+		return -ENOMEM;
+	anon = !strcmp(fn, "//anon") || prefix(fn, "/dev/zero") ||
+	       prefix(fn, "/anon_hugepage") || (mm->flags & MAP_HUGETLB);
+	vdso = !strcmp(fn, "[vdso]") || !strcmp(fn, "[vdso32]") ||
+	       !strcmp(fn, "[vdsox32]");
+	no_dso = prefix(fn, "[stack") || prefix(fn, "/SYSV") ||
+		 !strcmp(fn, "[heap]");
+	if ((anon || no_dso) && (mm->prot & PROT_EXEC)) {
+		/* JIT code: perf looks for the JIT's symbol map. */
+		snprintf(buf, sizeof(buf), "/tmp/perf-%d.map",
+			 (int)(th->pid != NO_PID ? th->pid : mm->pid));
+		fn = buf;
+		kind = DSO_JIT;
+	} else if (anon || no_dso) {
+		kind = DSO_NOSYMS;
+	} else if (vdso) {
+		kind = DSO_VDSO;
+		pgoff = 0;
+		fn = "[vdso]";
+	}
+	name = sym_intern(m->sp, fn, strlen(fn));
+	if (!name)
+		return -ENOMEM;
+	d = findnew_dso(m, name, kind, mm->build_id, mm->build_id_size);
+	if (!d)
+		return -ENOMEM;
+	if (kind == DSO_NOSYMS)
+		d->loaded = true;
+	nm = (struct map){ .start = mm->start, .end = mm->start + mm->len,
+			   .pgoff = pgoff, .dso = d,
+			   .identity = anon || no_dso };
+	return maps_insert(&th->maps->v, &th->maps->nr, &th->maps->cap, &nm);
+}
+
+static int do_fork(struct machine *m, const struct rs_task *t, uint16_t misc)
+{
+	struct thread *th, *parent;
+	struct maps *pm;
+	size_t i;
+
+	parent = findnew_thread(m, t->ppid, t->ptid);
+	if (!parent)
+		return -ENOMEM;
+	th = find_thread(m, t->tid);
+	if (th) {
+		if (th == parent)
+			return 0;	/* broken record; perf complains too */
+		remove_thread(m, th);
+	}
+	th = findnew_thread(m, t->pid, t->tid);
+	if (!th)
+		return -ENOMEM;
+	if (parent->comm_set) {
+		th->comm = parent->comm;
+		th->comm_set = true;
+	}
+	if (th->pid == parent->pid || th->maps == parent->maps)
+		return 0;
+	/* Synthesized FORKs are followed by their own MMAPs: no copy. */
+	if (misc & PERF_RECORD_MISC_FORK_EXEC)
+		return 0;
+	pm = parent->maps;
+	if (maps__reserve(&th->maps->v, &th->maps->cap,
+			  th->maps->nr + pm->nr))
+		return -ENOMEM;
+	for (i = 0; i < pm->nr; i++)
+		if (maps_insert(&th->maps->v, &th->maps->nr, &th->maps->cap,
+				&pm->v[i]))
+			return -ENOMEM;
+	return 0;
+}
+
+int machine__process_event(struct machine *m, const struct rs_event *ev)
+{
+	struct thread *th;
+	const char *comm;
+	uint16_t mode = ev->cpumode & PERF_RECORD_MISC_CPUMODE_MASK;
+
+	switch (ev->kind) {
+	case RS_EV_COMM:
+		th = findnew_thread(m, ev->comm.pid, ev->comm.tid);
+		if (!th)
+			return -ENOMEM;
+		comm = sym_intern(m->sp, ev->comm.comm, strlen(ev->comm.comm));
+		if (!comm)
+			return -ENOMEM;
+		th->comm = comm;
+		th->comm_set = true;
+		return 0;
+	case RS_EV_FORK:
+		return do_fork(m, &ev->task, ev->cpumode);
+	case RS_EV_EXIT:
+		/* perf keeps exited threads: later samples still name them. */
+		return 0;
+	case RS_EV_MMAP:
+		if (!ev->mmap.filename)
+			return 0;
+		if (mode == PERF_RECORD_MISC_KERNEL ||
+		    mode == PERF_RECORD_MISC_GUEST_KERNEL)
+			return kernel_mmap(m, &ev->mmap);
+		return user_mmap(m, &ev->mmap);
+	default:
+		return 0;
+	}
+}
+
+const char *machine__comm(struct machine *m, uint32_t pid, uint32_t tid)
+{
+	struct thread *th = findnew_thread(m, pid, tid);
+
+	return th ? th->comm : m->s_unknown;
+}
+
+/* ---- resolution ------------------------------------------------------- */
+
+static int cache_grow(struct machine *m)
+{
+	struct cache_ent *old = m->cache;
+	uint32_t oldcap = m->cache_cap, i;
+
+	m->cache_cap = oldcap ? oldcap * 2 : 4096;
+	m->cache = calloc(m->cache_cap, sizeof(*m->cache));
+	if (!m->cache) {
+		m->cache = old;
+		m->cache_cap = oldcap;
+		return -ENOMEM;
+	}
+	for (i = 0; i < oldcap; i++) {
+		uint32_t mask = m->cache_cap - 1, j;
+
+		if (!old[i].dso)
+			continue;
+		j = hash_u64(old[i].addr ^ (uintptr_t)old[i].dso) & mask;
+		while (m->cache[j].dso)
+			j = (j + 1) & mask;
+		m->cache[j] = old[i];
+	}
+	free(old);
+	return 0;
+}
+
+/* Symbol of (dso, addr in the dso's symbol space), cached. */
+static int lookup(struct machine *m, struct dso *d, uint64_t addr,
+		  const char **sym, uint64_t *start)
+{
+	const struct sym_entry *e;
+	struct cache_ent *c;
+	uint32_t mask, i;
+
+	if (m->cache_cap) {
+		mask = m->cache_cap - 1;
+		i = hash_u64(addr ^ (uintptr_t)d) & mask;
+		for (c = &m->cache[i]; c->dso; c = &m->cache[i]) {
+			if (c->dso == d && c->addr == addr) {
+				m->stats.cache_hits++;
+				*sym = c->sym;
+				*start = c->start;
+				return 0;
+			}
+			i = (i + 1) & mask;
+		}
+	}
+	if (!d->loaded)
+		dso_load(m, d);
+	e = d->syms ? symtab__find(d->syms, addr) : NULL;
+	*sym = e ? e->name : NULL;
+	*start = e ? e->start : 0;
+	if ((m->cache_nr + 1) * 2 > m->cache_cap && cache_grow(m))
+		return -ENOMEM;
+	mask = m->cache_cap - 1;
+	i = hash_u64(addr ^ (uintptr_t)d) & mask;
+	while (m->cache[i].dso)
+		i = (i + 1) & mask;
+	m->cache[i] = (struct cache_ent){ .dso = d, .addr = addr,
+					  .sym = *sym, .start = *start };
+	m->cache_nr++;
+	return 0;
+}
+
+static void set_unknown(struct machine *m, struct rs_frame *f, uint64_t addr,
+			const char *dso)
+{
+	f->addr = addr;
+	f->map_addr = addr;
+	f->sym = m->s_unknown;
+	f->sym_off = 0;
+	f->dso = dso;
+	f->known = false;
+}
+
+/*
+ * Loading a vmlinux, perf remaps the kernel map onto the image's .text and
+ * gives each other section with symbols a map of its own: the extent of
+ * the kernel MMAP event no longer counts, only its relocation.
+ */
+static int resolve_vmlinux(struct machine *m, uint64_t addr,
+			   struct rs_frame *f)
+{
+	uint64_t a = addr + m->kdelta, start;
+	struct dso *d = &m->kernel;
+	const char *sym;
+	int i, err;
+
+	if (a < m->ks.text_start || a >= m->ks.text_end) {
+		i = ksyms__section(&m->ks, a);
+		if (i < 0) {
+			set_unknown(m, f, addr, m->s_unknown);
+			return 0;
+		}
+		d = m->ksec[i];
+	}
+	set_unknown(m, f, addr, d->name);
+	err = lookup(m, d, a, &sym, &start);
+	if (err)
+		return err;
+	if (sym) {
+		f->sym = sym;
+		f->sym_off = a - start;
+		f->known = true;
+	}
+	return 0;
+}
+
+static int resolve_kernel(struct machine *m, uint64_t addr,
+			  struct rs_frame *f)
+{
+	uint64_t kstart = m->kstart, kend = m->kend, a;
+	const char *sym;
+	uint64_t start;
+	struct map *km;
+	int err;
+
+	if (!m->kmap_set) {
+		/* No kernel MMAP: the whole kernel half, from the symbols. */
+		kstart = m->has_ksyms ? m->ks.first : 0;
+		kend = ~0ULL;
+	}
+	km = maps__find(m->kmods, m->nr_kmods, addr);
+	if (km) {
+		err = lookup(m, km->dso, addr, &sym, &start);
+		set_unknown(m, f, addr, km->dso->name);
+		goto found;
+	}
+	if (m->has_ksyms && m->ks.vmlinux)
+		return resolve_vmlinux(m, addr, f);
+	if (addr < kstart || addr >= kend) {
+		set_unknown(m, f, addr, m->s_unknown);
+		return 0;
+	}
+	set_unknown(m, f, addr, m->s_kernel);
+	if (!m->kdelta_ok)
+		return 0;
+	a = addr + m->kdelta;
+	err = lookup(m, &m->kernel, a, &sym, &start);
+	addr = a;
+found:
+	if (err)
+		return err;
+	if (sym) {
+		f->sym = sym;
+		f->sym_off = addr - start;
+		f->known = true;
+	}
+	return 0;
+}
+
+int machine__resolve(struct machine *m, uint32_t pid, uint32_t tid,
+		     uint16_t cpumode, uint64_t addr, struct rs_frame *f)
+{
+	const char *sym;
+	struct thread *th;
+	uint64_t start, a;
+	struct map *mp;
+	int err;
+
+	m->stats.lookups++;
+	cpumode &= PERF_RECORD_MISC_CPUMODE_MASK;
+	if (cpumode == PERF_RECORD_MISC_KERNEL)
+		return resolve_kernel(m, addr, f);
+	set_unknown(m, f, addr, m->s_unknown);
+	if (cpumode != PERF_RECORD_MISC_USER)
+		return 0;	/* guests and hypervisor: perf has no map */
+	th = findnew_thread(m, pid, tid);
+	if (!th)
+		return -ENOMEM;
+	mp = maps__find(th->maps->v, th->maps->nr, addr);
+	if (!mp)
+		return 0;
+	a = mp->identity ? addr : addr - mp->start + mp->pgoff;
+	f->map_addr = a;
+	f->dso = mp->dso->name;
+	err = lookup(m, mp->dso, a, &sym, &start);
+	if (err)
+		return err;
+	if (sym) {
+		f->sym = sym;
+		f->sym_off = a - start;
+		f->known = true;
+	}
+	return 0;
+}
+
+int machine__resolve_callchain(struct machine *m, uint32_t pid, uint32_t tid,
+			       uint16_t cpumode, const uint64_t *chain,
+			       uint64_t nr, struct rs_frame *frames,
+			       uint32_t max)
+{
+	uint32_t n = 0;
+	uint64_t i;
+	int err;
+
+	/* perf starts a callchain walk in user mode whatever the sample. */
+	(void)cpumode;
+	cpumode = PERF_RECORD_MISC_USER;
+	for (i = 0; i < nr && n < max; i++) {
+		uint64_t ip = rs_u64(&chain[i]);
+
+		if (ip >= PERF_CONTEXT_MAX) {
+			switch (ip) {
+			case PERF_CONTEXT_HV:
+				cpumode = PERF_RECORD_MISC_HYPERVISOR;
+				break;
+			case PERF_CONTEXT_KERNEL:
+				cpumode = PERF_RECORD_MISC_KERNEL;
+				break;
+			case PERF_CONTEXT_USER:
+				cpumode = PERF_RECORD_MISC_USER;
+				break;
+			default:
+				/* perf drops the whole chain here. */
+				return 0;
+			}
+			continue;
+		}
+		err = machine__resolve(m, pid, tid, cpumode, ip, &frames[n]);
+		if (err)
+			return err;
+		n++;
+	}
+	return n;
+}
+
+/* ---- lifetime --------------------------------------------------------- */
+
+struct machine *machine__new(void)
+{
+	struct machine *m = calloc(1, sizeof(*m));
+	struct thread *idle;
+
+	if (!m)
+		return NULL;
+	m->sp = strpool__new();
+	if (!m->sp)
+		goto fail;
+	m->s_unknown = sym_intern(m->sp, "[unknown]", 9);
+	m->s_kernel = sym_intern(m->sp, "[kernel.kallsyms]", 17);
+	if (!m->s_unknown || !m->s_kernel)
+		goto fail;
+	m->kernel.name = m->s_kernel;
+	m->kernel.kind = DSO_KERNEL;
+	m->kernel.loaded = true;
+	m->kend = ~0ULL;
+	/* perf registers the idle task before reading any event. */
+	idle = findnew_thread(m, 0, 0);
+	if (!idle)
+		goto fail;
+	idle->comm = sym_intern(m->sp, "swapper", 7);
+	idle->comm_set = true;
+	if (!idle->comm)
+		goto fail;
+	return m;
+fail:
+	machine__delete(m);
+	return NULL;
+}
+
+void machine__delete(struct machine *m)
+{
+	struct bid_note *b, *bn;
+	struct dso *d, *dn;
+	uint32_t i;
+
+	if (!m)
+		return;
+	for (i = 0; i < m->threads_cap; i++) {
+		if (m->threads[i]) {
+			maps__put(m->threads[i]->maps);
+			free(m->threads[i]);
+		}
+	}
+	free(m->threads);
+	for (d = m->dsos; d; d = dn) {
+		dn = d->next;
+		symtab__exit(&d->own);
+		free(d);
+	}
+	for (b = m->bids; b; b = bn) {
+		bn = b->next;
+		free(b);
+	}
+	ksyms__exit(&m->ks);
+	free(m->ksec);
+	free(m->kmods);
+	free(m->cache);
+	strpool__delete(m->sp);
+	free(m);
+}
+
+/*
+ * Make ks the kernel symbols, replacing the old ones: module and section
+ * dsos are pointed at the new tables and the cache, which holds results
+ * from the old ones, is emptied. On failure nothing changes.
+ */
+static int kernel_install(struct machine *m, struct ksyms *ks)
+{
+	struct dso **ksec = NULL;
+	struct dso *d;
+	size_t i;
+
+	if (ks->nr_secs) {
+		ksec = calloc(ks->nr_secs, sizeof(*ksec));
+		if (!ksec)
+			return -ENOMEM;
+	}
+	for (i = 0; i < ks->nr_secs; i++) {
+		ksec[i] = findnew_dso(m, ks->secs[i].dso_name, DSO_KSECTION,
+				      NULL, 0);
+		if (!ksec[i]) {
+			free(ksec);
+			return -ENOMEM;
+		}
+	}
+	/* Section dsos stay listed; only the new ones get symbols. */
+	for (d = m->dsos; d; d = d->next)
+		if (d->kind == DSO_KSECTION)
+			d->syms = NULL;
+	free(m->ksec);
+	ksyms__exit(&m->ks);
+	m->ks = *ks;
+	m->ksec = ksec;
+	m->has_ksyms = true;
+	m->kernel.syms = &m->ks.kernel;
+	for (i = 0; i < m->ks.nr_secs; i++) {
+		ksec[i]->syms = &m->ks.secs[i].syms;
+		ksec[i]->loaded = true;
+	}
+	for (d = m->dsos; d; d = d->next)
+		if (d->kind == DSO_MODULE)
+			d->syms = ksyms__module(&m->ks, d->name);
+	kernel_update_delta(m);
+	return 0;
+}
+
+int machine__load_kallsyms(struct machine *m, const char *path)
+{
+	struct ksyms ks;
+	int err;
+
+	err = ksyms__load(&ks, path, m->sp);
+	if (err)
+		return err;
+	err = kernel_install(m, &ks);
+	if (err)
+		ksyms__exit(&ks);
+	return err;
+}
+
+int machine__load_vmlinux(struct machine *m, const char *path)
+{
+	const struct bid_note *note = find_bid(m, m->s_kernel);
+	struct ksyms ks;
+	int err;
+
+	/* perf keys the kernel's build id on "[kernel.kallsyms]". */
+	err = ksyms__load_vmlinux(&ks, path, note ? note->id : NULL,
+				  note ? note->size : 0, m->sp);
+	if (err)
+		return err;
+	err = kernel_install(m, &ks);
+	if (err)
+		ksyms__exit(&ks);
+	return err;
+}
+
+bool machine__has_kernel_symbols(const struct machine *m)
+{
+	return m->has_ksyms;
+}
+
+void machine__stats(const struct machine *m, struct machine_stats *st)
+{
+	*st = m->stats;
+}

@@ -1,0 +1,121 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Internals shared by the symbolizer's files: symbol tables built the way
+ * perf builds its rbtrees (same ordering, end fix-ups and alias choice), and
+ * the loaders that fill them (kallsyms, ELF, perf-PID.map).
+ */
+#ifndef RS_SYM_INTERNAL_H
+#define RS_SYM_INTERNAL_H
+
+#include <elf.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct strpool;
+
+enum sym_bind {
+	SYM_LOCAL,
+	SYM_GLOBAL,
+	SYM_WEAK,
+};
+
+struct sym_entry {
+	uint64_t start, end;	/* [start, end); start == end: exact only */
+	const char *name;	/* interned */
+	uint32_t seq;		/* insertion order, to keep sorting stable */
+	uint8_t bind;
+	uint8_t module;		/* kallsyms: "\t[mod]" followed the name */
+};
+
+struct symtab {
+	struct sym_entry *v;
+	size_t nr, cap;
+};
+
+int symtab__push(struct symtab *t, uint64_t start, uint64_t len,
+		 const char *name, enum sym_bind bind, bool module);
+/*
+ * Sort by start (ties in insertion order, as perf's rbtree keeps them),
+ * then apply perf's symbols__fixup_end() and symbols__fixup_duplicate().
+ */
+void symtab__finish(struct symtab *t, bool is_kallsyms);
+/* Sort only (perf-PID.map files: perf applies no fix-ups to them). */
+void symtab__sort(struct symtab *t);
+const struct sym_entry *symtab__find(const struct symtab *t, uint64_t addr);
+void symtab__exit(struct symtab *t);
+
+/* Kernel symbols as perf's dso__load_kallsyms() keeps them. */
+struct kmodule_syms {
+	const char *name;	/* "[mod]", interned */
+	struct symtab syms;
+};
+
+/*
+ * A vmlinux section other than .text that holds symbols: perf gives each
+ * its own map and dso, "[kernel.kallsyms]" followed by the section name.
+ */
+struct ksection {
+	const char *dso_name;	/* "[kernel.kallsyms].init.text", interned */
+	uint64_t start, end;	/* file addresses */
+	struct symtab syms;	/* sorted only: perf fixes up no ends here */
+};
+
+struct ksyms {
+	struct symtab kernel;		/* addresses as in the file */
+	struct kmodule_syms *mods;
+	size_t nr_mods;
+	uint64_t text, stext;		/* first "_text", "_stext" */
+	bool has_text, has_stext;
+	uint64_t first;			/* lowest kernel symbol */
+	/* From a vmlinux: kernel holds .text only, which bounds the map. */
+	bool vmlinux;
+	uint64_t text_start, text_end;
+	struct ksection *secs;		/* by start */
+	size_t nr_secs;
+};
+
+int ksyms__load(struct ksyms *ks, const char *path, struct strpool *sp);
+/*
+ * Kernel symbols from a vmlinux's .symtab as perf's dso__load_sym() keeps
+ * them. bid (bid_size bytes, 0 for none) is the build id the recording
+ * has for the kernel. Returns 0, -EINVAL on a build id mismatch, -ENOEXEC
+ * when the file is no ELF kernel image, -ENODATA when it has no .symtab,
+ * or another -errno.
+ */
+int ksyms__load_vmlinux(struct ksyms *ks, const char *path,
+			const uint8_t *bid, size_t bid_size,
+			struct strpool *sp);
+void ksyms__exit(struct ksyms *ks);
+/* The vmlinux section other than .text holding addr, or -1. */
+int ksyms__section(const struct ksyms *ks, uint64_t addr);
+/* Address of a ref_reloc_sym name in the file, as perf looks it up. */
+int ksyms__ref_addr(const struct ksyms *ks, const char *name,
+		    uint64_t *addr);
+const struct symtab *ksyms__module(const struct ksyms *ks, const char *name);
+
+/* ELF symbols of a user-space dso, in file-offset space (perf's adjust). */
+int elf__load_dso(struct symtab *t, const char *path, const uint8_t *bid,
+		  size_t bid_size, struct strpool *sp);
+/* Build id of a file; returns its size (> 0), 0 when none, or -errno. */
+int elf__read_build_id(const char *path, uint8_t *bid, size_t size);
+/* Same for an open libelf handle (libelf's Elf is struct Elf). */
+struct Elf;
+int elf__build_id(struct Elf *elf, uint8_t *bid, size_t size);
+/*
+ * The symbols perf keeps (GElf_Sym is Elf64_Sym): functions, objects and
+ * visible NOTYPE labels, *is_label telling the last, which perf keeps
+ * only in some sections.
+ */
+bool elf__sym_wanted(const Elf64_Sym *s, bool *is_label);
+enum sym_bind elf__sym_bind(const Elf64_Sym *s);
+/* Same for an ELF image in memory (the vdso). */
+int elf__load_mem(struct symtab *t, const void *image, size_t size,
+		  const uint8_t *bid, size_t bid_size, struct strpool *sp);
+
+/* A perf-PID.map file: "START SIZE name" lines, hex. */
+int jitmap__load(struct symtab *t, const char *path, struct strpool *sp);
+
+const char *sym_intern(struct strpool *sp, const char *s, size_t len);
+
+#endif
