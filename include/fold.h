@@ -34,6 +34,11 @@ void fold__delete(struct fold *f);
 /*
  * Start a sample. pid is (uint32_t)-1 when unknown. has_period says
  * whether the sample header showed a period (else the count is 1).
+ * The name is what the script makes of perf script's "comm PID/TID"
+ * (pid known) or "comm TID" (pid unknown: "?"), quirks included: a TID
+ * of 0 after a PID reads as absent, giving comm-?/PID. A NULL event is
+ * kept whatever the filter (the script sees no event in a header that
+ * doesn't end with "event:", e.g. a tracepoint's with its fields).
  * Returns 1 when the sample is kept, 0 when it belongs to another event
  * (then fold__frame() and fold__end() are no-ops), -ENOMEM.
  */
@@ -48,13 +53,48 @@ int fold__frame(struct fold *f, const char *sym, const char *dso,
 		uint64_t addr);
 int fold__end(struct fold *f);
 
-/* Write "a;b;c COUNT" lines, sorted bytewise. Returns 0 or -errno. */
+/*
+ * The event filter alone: 1 when samples of this event are kept (the
+ * first event seen becomes the kept one unless opts.event_filter names
+ * it), 0 when dropped (counted in fold__nr_dropped()), -ENOMEM. A NULL
+ * event (the sample header showed none) is always kept. fold__begin()
+ * calls it; the perf script reader calls it on each header line.
+ */
+int fold__event_keep(struct fold *f, const char *event);
+
+/*
+ * For `perf script` text, where the process name is made from the text
+ * as printed: comm, pid ("PID" or NULL for "?") and tid are interned
+ * strings, no event check is made (see fold__event_keep()). When a sample
+ * is already open (a second header before the blank line), its frames are
+ * kept and only the name and period change, as in stackcollapse-perf.pl.
+ * Returns 1 or -ENOMEM.
+ */
+int fold__begin_text(struct fold *f, const char *comm, const char *pid,
+		     const char *tid, uint64_t period, bool has_period);
+/*
+ * A frame line's sym, dso (between the parentheses, "" allowed) and pc
+ * (the address as printed), all interned; pc may be NULL when the sym has
+ * no "[unknown]" in it.
+ */
+int fold__frame_text(struct fold *f, const char *sym, const char *dso,
+		     const char *pc);
+/* Drop the open sample (input ended before its blank line). */
+void fold__cancel(struct fold *f);
+
+/*
+ * Write "a;b;c COUNT" lines, sorted bytewise; stacks whose strings are
+ * equal are merged. Returns 0 or -errno.
+ */
 int fold__write(struct fold *f, FILE *out);
 
-uint64_t fold__nr_stacks(const struct fold *f);
+uint64_t fold__nr_stacks(const struct fold *f);	/* before merging */
 uint64_t fold__nr_kept(const struct fold *f);	/* samples kept */
 uint64_t fold__nr_dropped(const struct fold *f);	/* other events */
-/* The event kept (first seen or the filter), NULL before any sample. */
+/*
+ * The event kept (first seen or the filter), NULL before any sample
+ * showed an event. The string belongs to the fold.
+ */
 const char *fold__event(const struct fold *f);
 
 #endif

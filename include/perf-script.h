@@ -1,0 +1,68 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Reader of `perf script` text (its default output and the -F variants),
+ * feeding a fold with exactly the line rules of FlameGraph's
+ * stackcollapse-perf.pl: its header and frame regexes decide what a line
+ * is; lines they don't match are ignored (and counted), like the script's
+ * "Unrecognized line" warnings.
+ *
+ *	struct perf_script *ps = perf_script__new();
+ *	struct fold *f = fold__new(&opts);
+ *	err = perf_script__fold(ps, in, f, &st);
+ *	...fold__write(f, out)...
+ *	fold__delete(f);
+ *	perf_script__delete(ps);	(after the fold: it owns the strings)
+ */
+#ifndef RS_PERF_SCRIPT_H
+#define RS_PERF_SCRIPT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+struct fold;
+
+struct perf_script_stats {
+	uint64_t nr_lines;	/* lines read */
+	uint64_t nr_headers;	/* sample header lines */
+	uint64_t nr_filtered;	/* headers of another event (not kept) */
+	uint64_t nr_frames;	/* frame lines */
+	uint64_t nr_samples;	/* samples folded (ended by a blank line) */
+	uint64_t nr_comments;	/* '#' lines */
+	uint64_t nr_blank;	/* blank lines */
+	uint64_t nr_ignored;	/* lines that are none of the above */
+	uint64_t nr_nul;	/* of which lines holding NUL bytes */
+	uint64_t nr_overlong;	/* of which lines over PERF_SCRIPT_MAX_LINE */
+	uint64_t nr_unterminated; /* 1 when input ended inside a sample */
+	/* On error: the line it happened at (1-based) and what went wrong. */
+	uint64_t err_line;
+	const char *err_msg;
+};
+
+/* Longer lines are ignored (and counted): perf never prints such. */
+#define PERF_SCRIPT_MAX_LINE (16u << 20)
+
+struct perf_script;
+
+struct perf_script *perf_script__new(void);
+/* Delete after every fold fed by this reader: they keep its strings. */
+void perf_script__delete(struct perf_script *ps);
+
+/*
+ * Read `in` to its end, feeding f. Returns 0 (even when nothing in the
+ * text was a sample: check st->nr_samples), -EIO on a read error or
+ * -ENOMEM; then st->err_line and st->err_msg say where and what. st may
+ * be NULL. The reader can be used again on another input.
+ */
+int perf_script__fold(struct perf_script *ps, FILE *in, struct fold *f,
+		      struct perf_script_stats *st);
+
+/*
+ * Whether the first bytes of an input look like text rather than a
+ * perf.data file: no perf.data magic, no NUL bytes, few control bytes.
+ * An empty buffer counts as text.
+ */
+bool perf_script__sniff(const void *buf, size_t len);
+
+#endif

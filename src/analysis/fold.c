@@ -1,0 +1,806 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Folded stacks with the rules of FlameGraph's stackcollapse-perf.pl.
+ *
+ * The hot path never allocates per sample: a raw frame (sym, dso pointers,
+ * plus the address only when a rule prints it) is processed once into a
+ * short list of interned names and cached; a sample becomes an array of u32
+ * name ids that is hashed once into an open-addressing table holding the
+ * counts. Strings are joined only when the table is written.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fold.h"
+#include "util.h"
+
+/* A small open-addressing map from four u64 words to a u32 value. */
+struct kmap_ent {
+	uint64_t k[4];
+	uint32_t val;
+	uint32_t used;
+};
+
+struct kmap {
+	struct kmap_ent *ents;
+	uint32_t nr, nr_slots;
+};
+
+/* Kinds of keys, so that the two caches can never alias. */
+enum {
+	KEY_FRAME	= 1,
+	KEY_PNAME_NUM	= 2,
+	KEY_PNAME_TEXT	= 3,
+};
+
+/* One processed raw frame: n names at fc_ids[off]. */
+struct frame_ent {
+	uint32_t off, n;
+};
+
+struct stack_ent {
+	uint64_t hash;
+	uint64_t count;
+	size_t off;		/* into st_ids */
+	uint32_t len;
+};
+
+struct fold {
+	struct fold_opts opts;
+	char *filter;		/* owned copy of opts.event_filter */
+	const char *event;	/* kept event, interned in events */
+	struct strpool *events;
+	struct strpool *names;	/* processed names; the id is the frame id */
+
+	struct kmap pcache;	/* (comm, pid, tid) -> name id */
+	struct kmap fcache;	/* (sym, dso, pc, flags) -> frame_ent index */
+	struct frame_ent *frames;
+	size_t nr_frames, cap_frames;
+	uint32_t *fc_ids;
+	size_t nr_fc_ids, cap_fc_ids;
+
+	/* the sample being fed */
+	bool in_sample;
+	bool java;
+	uint32_t pname;
+	uint64_t count;
+	uint32_t *groups;	/* frame_ent indexes, leaf first */
+	size_t nr_groups, cap_groups;
+	uint32_t *key;
+	size_t cap_key;
+
+	/* the stack table */
+	struct stack_ent *stacks;
+	size_t nr_stacks, cap_stacks;
+	uint32_t *slots;	/* stack index + 1, 0 = empty */
+	size_t nr_slots;
+	uint32_t *st_ids;
+	size_t nr_st_ids, cap_st_ids;
+
+	uint64_t nr_kept, nr_dropped;
+
+	char *scratch;		/* name being built on a cache miss */
+	size_t cap_scratch;
+};
+
+static int grow(void **p, size_t *cap, size_t need, size_t size)
+{
+	size_t n = *cap ? *cap : 16;
+	void *q;
+
+	if (need <= *cap)
+		return 0;
+	while (n < need) {
+		if (n > SIZE_MAX / 2 / size)
+			return -ENOMEM;
+		n *= 2;
+	}
+	q = realloc(*p, n * size);
+	if (!q)
+		return -ENOMEM;
+	*p = q;
+	*cap = n;
+	return 0;
+}
+
+static uint64_t key_hash(const uint64_t k[4])
+{
+	return hash_u64(k[0] ^ hash_u64(k[1] ^ hash_u64(k[2] ^
+			hash_u64(k[3]))));
+}
+
+static struct kmap_ent *kmap_slot(struct kmap *m, const uint64_t k[4])
+{
+	uint32_t mask = m->nr_slots - 1;
+	uint32_t j = key_hash(k) & mask;
+
+	while (m->ents[j].used && memcmp(m->ents[j].k, k, sizeof(m->ents[j].k)))
+		j = (j + 1) & mask;
+	return &m->ents[j];
+}
+
+static int kmap_init(struct kmap *m)
+{
+	m->nr_slots = 1024;
+	m->nr = 0;
+	m->ents = calloc(m->nr_slots, sizeof(*m->ents));
+	return m->ents ? 0 : -ENOMEM;
+}
+
+/* Returns the value or -1 when absent. */
+static int64_t kmap_get(struct kmap *m, const uint64_t k[4])
+{
+	struct kmap_ent *e = kmap_slot(m, k);
+
+	return e->used ? (int64_t)e->val : -1;
+}
+
+static int kmap_put(struct kmap *m, const uint64_t k[4], uint32_t val)
+{
+	struct kmap_ent *e;
+
+	if ((m->nr + 1) * 2 > m->nr_slots) {
+		struct kmap old = *m;
+		uint32_t i;
+
+		m->nr_slots *= 2;
+		m->ents = calloc(m->nr_slots, sizeof(*m->ents));
+		if (!m->ents) {
+			*m = old;
+			return -ENOMEM;
+		}
+		for (i = 0; i < old.nr_slots; i++)
+			if (old.ents[i].used)
+				*kmap_slot(m, old.ents[i].k) = old.ents[i];
+		free(old.ents);
+	}
+	e = kmap_slot(m, k);
+	memcpy(e->k, k, sizeof(e->k));
+	e->val = val;
+	e->used = 1;
+	m->nr++;
+	return 0;
+}
+
+struct fold *fold__new(const struct fold_opts *opts)
+{
+	struct fold *f = calloc(1, sizeof(*f));
+
+	if (!f)
+		return NULL;
+	if (opts)
+		f->opts = *opts;
+	if (f->opts.event_filter) {
+		f->filter = strdup(f->opts.event_filter);
+		if (!f->filter)
+			goto err;
+		f->opts.event_filter = f->filter;
+	}
+	f->events = strpool__new();
+	f->names = strpool__new();
+	f->nr_slots = 1024;
+	f->slots = calloc(f->nr_slots, sizeof(*f->slots));
+	if (!f->events || !f->names || !f->slots ||
+	    kmap_init(&f->pcache) || kmap_init(&f->fcache))
+		goto err;
+	return f;
+err:
+	fold__delete(f);
+	return NULL;
+}
+
+void fold__delete(struct fold *f)
+{
+	if (!f)
+		return;
+	free(f->filter);
+	strpool__delete(f->events);
+	strpool__delete(f->names);
+	free(f->pcache.ents);
+	free(f->fcache.ents);
+	free(f->frames);
+	free(f->fc_ids);
+	free(f->groups);
+	free(f->key);
+	free(f->stacks);
+	free(f->slots);
+	free(f->st_ids);
+	free(f->scratch);
+	free(f);
+}
+
+/* ---- building names on a cache miss ------------------------------------ */
+
+struct sbuf {
+	struct fold *f;
+	size_t len;
+	int err;
+};
+
+static void sb_add(struct sbuf *sb, const char *s, size_t n)
+{
+	struct fold *f = sb->f;
+
+	if (sb->err)
+		return;
+	if (grow((void **)&f->scratch, &f->cap_scratch, sb->len + n + 1, 1)) {
+		sb->err = -ENOMEM;
+		return;
+	}
+	memcpy(f->scratch + sb->len, s, n);
+	sb->len += n;
+	f->scratch[sb->len] = '\0';
+}
+
+static void sb_str(struct sbuf *sb, const char *s)
+{
+	sb_add(sb, s, strlen(s));
+}
+
+static int intern_scratch(struct fold *f, size_t len)
+{
+	return strpool__intern(f->names, f->scratch ? f->scratch : "", len);
+}
+
+static bool has_substr(const char *s, size_t n, const char *needle)
+{
+	return memmem(s, n, needle, strlen(needle)) != NULL;
+}
+
+/* Perl: $mod =~ m:/tmp/perf-\d+\.map: (anywhere in the dso) */
+static bool is_jit_dso(const char *dso)
+{
+	const char *p = dso;
+
+	while ((p = strstr(p, "/tmp/perf-"))) {
+		const char *q = p + 10;
+
+		if (*q >= '0' && *q <= '9') {
+			while (*q >= '0' && *q <= '9')
+				q++;
+			if (!strncmp(q, ".map", 4))
+				return true;
+		}
+		p++;
+	}
+	return false;
+}
+
+/* Perl: $mod =~ m/(^\[|vmlinux$)/ && $mod !~ /unknown/ */
+static bool is_kernel_dso(const char *dso)
+{
+	size_t n = strlen(dso);
+
+	if (strstr(dso, "unknown"))
+		return false;
+	return dso[0] == '[' || (n >= 7 && !strcmp(dso + n - 7, "vmlinux"));
+}
+
+/* Perl: $func =~ m/\.\(.*\)\./, a Go method such as "net/http.(*Client).Do" */
+static bool looks_like_go(const char *s, size_t n)
+{
+	const char *a = memmem(s, n, ".(", 2);
+	size_t i;
+
+	if (!a)
+		return false;
+	for (i = n; i >= 2; i--) {
+		if (s[i - 2] == ')' && s[i - 1] == '.')
+			return (size_t)(&s[i - 2] - a) >= 2;
+	}
+	return false;
+}
+
+/*
+ * The per-name part of the rules, in the script's order: [unknown] -> dso
+ * basename (or the address with --addrs), tidy generic (';' -> ':', cut at
+ * the first '(' unless Go method or "(anonymous namespace)", drop quotes),
+ * tidy java, then one of the _[i] / _[k] / _[j] annotations.
+ */
+static int process_name(struct fold *f, const char *s, size_t n,
+			const char *dso, const char *pc, bool java, bool inl)
+{
+	struct sbuf sb = { .f = f };
+	char *t;
+	size_t i, o, len;
+
+	if (n == 9 && !memcmp(s, "[unknown]", 9)) {
+		const char *base = "unknown";
+
+		if (strcmp(dso, "[unknown]")) {
+			base = strrchr(dso, '/');
+			base = base ? base + 1 : dso;
+		}
+		sb_str(&sb, "[");
+		sb_str(&sb, base);
+		if (f->opts.addrs) {
+			sb_str(&sb, " <");
+			sb_str(&sb, pc);
+			sb_str(&sb, ">");
+		}
+		sb_str(&sb, "]");
+	} else {
+		sb_add(&sb, s, n);
+	}
+	if (sb.err)
+		return sb.err;
+	t = f->scratch;
+	len = sb.len;
+
+	for (i = 0; i < len; i++)
+		if (t[i] == ';')
+			t[i] = ':';
+	if (!looks_like_go(t, len)) {
+		static const char anon[] = "anonymous namespace)";
+
+		for (i = 0; i < len; i++) {
+			if (t[i] != '(')
+				continue;
+			if (len - i - 1 >= sizeof(anon) - 1 &&
+			    !memcmp(t + i + 1, anon, sizeof(anon) - 1))
+				continue;
+			len = i;
+			break;
+		}
+	}
+	for (i = o = 0; i < len; i++)
+		if (t[i] != '"' && t[i] != '\'')
+			t[o++] = t[i];
+	len = o;
+	if (java && len && t[0] == 'L' && memchr(t, '/', len)) {
+		memmove(t, t + 1, len - 1);
+		len--;
+	}
+	t[len] = '\0';
+	sb.len = len;
+
+	if (inl) {
+		if (!has_substr(t, len, "_[i]"))
+			sb_str(&sb, "_[i]");
+	} else if (f->opts.kernel && is_kernel_dso(dso)) {
+		sb_str(&sb, "_[k]");
+	} else if (f->opts.jit && is_jit_dso(dso)) {
+		if (!has_substr(t, len, "_[j]"))
+			sb_str(&sb, "_[j]");
+	}
+	if (sb.err)
+		return sb.err;
+	return intern_scratch(f, sb.len);
+}
+
+/*
+ * A raw frame: strip a trailing "+0x<hex>", skip names starting with '(',
+ * split "a->b" inline chains (Perl split: trailing empty fields dropped),
+ * then process each piece. Appends the ids to fc_ids.
+ */
+static int process_frame(struct fold *f, const char *sym, const char *dso,
+			 const char *pc, bool java, struct frame_ent *fe)
+{
+	size_t n = strlen(sym), start, end, nf = 0;
+	const char *plus = memrchr(sym, '+', n);
+	int id;
+
+	fe->off = f->nr_fc_ids;
+	fe->n = 0;
+	if (plus && n - (plus - sym) > 3 && !strncmp(plus, "+0x", 3)) {
+		const char *h = plus + 3;
+
+		while (*h && ((*h >= '0' && *h <= '9') ||
+			      (*h >= 'a' && *h <= 'f')))
+			h++;
+		if (!*h)
+			n = plus - sym;
+	}
+	if (n && sym[0] == '(')
+		return 0;
+
+	/* Field count without trailing empty fields. */
+	for (end = n; end >= 2 && sym[end - 2] == '-' && sym[end - 1] == '>';)
+		end -= 2;
+	if (!end)
+		return 0;
+	for (start = 0; start <= end; nf++) {
+		const char *arrow = memmem(sym + start, end - start, "->", 2);
+		size_t stop = arrow ? (size_t)(arrow - sym) : end;
+
+		id = process_name(f, sym + start, stop - start, dso, pc, java,
+				  nf > 0);
+		if (id < 0)
+			return id;
+		if (grow((void **)&f->fc_ids, &f->cap_fc_ids,
+			 f->nr_fc_ids + 1, sizeof(*f->fc_ids)))
+			return -ENOMEM;
+		f->fc_ids[f->nr_fc_ids++] = id;
+		fe->n++;
+		if (!arrow)
+			break;
+		start = stop + 2;
+	}
+	return 0;
+}
+
+/* ---- samples ----------------------------------------------------------- */
+
+const char *fold__event(const struct fold *f)
+{
+	return f->event;
+}
+
+int fold__event_keep(struct fold *f, const char *event)
+{
+	int id;
+
+	if (!event)
+		return 1;
+	if (f->event)
+		goto compare;
+	if (f->filter) {
+		id = strpool__intern(f->events, f->filter, strlen(f->filter));
+	} else {
+		/* By default the first event seen is the one kept. */
+		id = strpool__intern(f->events, event, strlen(event));
+	}
+	if (id < 0)
+		return id;
+	f->event = strpool__str(f->events, id);
+compare:
+	if (event == f->event || !strcmp(event, f->event))
+		return 1;
+	f->nr_dropped++;
+	return 0;
+}
+
+static int start_sample(struct fold *f, uint32_t pname_id, const char *pname,
+			uint64_t period, bool has_period)
+{
+	f->in_sample = true;
+	f->pname = pname_id;
+	f->java = !strncmp(pname, "java", 4);
+	f->count = f->opts.samples || !has_period ? 1 : period;
+	f->nr_groups = 0;
+	return 1;
+}
+
+static int pname_build(struct fold *f, const char *comm, const char *pid,
+		       const char *tid)
+{
+	struct sbuf sb = { .f = f };
+	size_t i;
+
+	sb_str(&sb, comm);
+	if (f->opts.tid || f->opts.pid) {
+		sb_str(&sb, "-");
+		sb_str(&sb, pid ? pid : "?");
+		if (f->opts.tid) {
+			sb_str(&sb, "/");
+			sb_str(&sb, tid);
+		}
+	}
+	if (sb.err)
+		return sb.err;
+	for (i = 0; i < sb.len; i++)
+		if (f->scratch[i] == ' ')
+			f->scratch[i] = '_';
+	return intern_scratch(f, sb.len);
+}
+
+int fold__begin(struct fold *f, const char *event, const char *comm,
+		uint32_t pid, uint32_t tid, uint64_t period, bool has_period)
+{
+	uint64_t k[4] = { (uintptr_t)comm, pid, tid, KEY_PNAME_NUM };
+	int64_t id;
+	int ret;
+
+	f->in_sample = false;
+	ret = fold__event_keep(f, event);
+	if (ret <= 0)
+		return ret;
+	if (!comm)
+		comm = "";
+	k[0] = (uintptr_t)comm;
+	id = kmap_get(&f->pcache, k);
+	if (id < 0) {
+		char pbuf[16], tbuf[16];
+		const char *ps = NULL;
+
+		/*
+		 * Mirror what the script makes of perf script's "comm
+		 * PID/TID" or "comm TID": a TID of 0 reads as absent.
+		 */
+		if (pid != UINT32_MAX && tid != 0) {
+			snprintf(pbuf, sizeof(pbuf), "%" PRIu32, pid);
+			ps = pbuf;
+			snprintf(tbuf, sizeof(tbuf), "%" PRIu32, tid);
+		} else if (pid != UINT32_MAX) {
+			snprintf(tbuf, sizeof(tbuf), "%" PRIu32, pid);
+		} else {
+			snprintf(tbuf, sizeof(tbuf), "%" PRIu32, tid);
+		}
+		ret = pname_build(f, comm, ps, tbuf);
+		if (ret < 0 || (ret = kmap_put(&f->pcache, k, ret)) < 0)
+			return ret;
+		id = kmap_get(&f->pcache, k);
+	}
+	return start_sample(f, id, strpool__str(f->names, id), period,
+			    has_period);
+}
+
+int fold__begin_text(struct fold *f, const char *comm, const char *pid,
+		     const char *tid, uint64_t period, bool has_period)
+{
+	uint64_t k[4] = { (uintptr_t)comm, (uintptr_t)pid, (uintptr_t)tid,
+			  KEY_PNAME_TEXT };
+	size_t nr_groups = f->in_sample ? f->nr_groups : 0;
+	int64_t id;
+	int ret;
+
+	id = kmap_get(&f->pcache, k);
+	if (id < 0) {
+		ret = pname_build(f, comm, pid, tid);
+		if (ret < 0 || (ret = kmap_put(&f->pcache, k, ret)) < 0)
+			return ret;
+		id = kmap_get(&f->pcache, k);
+	}
+	ret = start_sample(f, id, strpool__str(f->names, id), period,
+			   has_period);
+	/*
+	 * The script keeps the frames read so far when a second header
+	 * comes before the blank line: only the process name and the period
+	 * change.
+	 */
+	f->nr_groups = nr_groups;
+	return ret;
+}
+
+void fold__cancel(struct fold *f)
+{
+	f->in_sample = false;
+	f->nr_groups = 0;
+}
+
+static int add_frame(struct fold *f, const char *sym, const char *dso,
+		     uint64_t pckey, uint32_t flags, const char *pc)
+{
+	uint64_t k[4] = { (uintptr_t)sym, (uintptr_t)dso, pckey,
+			  KEY_FRAME | flags << 8 | (uint64_t)f->java << 16 };
+	int64_t idx = kmap_get(&f->fcache, k);
+	int ret;
+
+	if (idx < 0) {
+		struct frame_ent fe;
+
+		if (grow((void **)&f->frames, &f->cap_frames,
+			 f->nr_frames + 1, sizeof(*f->frames)))
+			return -ENOMEM;
+		ret = process_frame(f, sym, dso ? dso : "[unknown]", pc,
+				    f->java, &fe);
+		if (ret < 0)
+			return ret;
+		idx = f->nr_frames;
+		f->frames[f->nr_frames++] = fe;
+		ret = kmap_put(&f->fcache, k, idx);
+		if (ret < 0)
+			return ret;
+	}
+	if (grow((void **)&f->groups, &f->cap_groups, f->nr_groups + 1,
+		 sizeof(*f->groups)))
+		return -ENOMEM;
+	f->groups[f->nr_groups++] = idx;
+	return 0;
+}
+
+int fold__frame(struct fold *f, const char *sym, const char *dso,
+		uint64_t addr)
+{
+	char pc[24];
+	bool need_pc;
+
+	if (!f->in_sample)
+		return 0;
+	if (!sym)
+		sym = "[unknown]";
+	/* The address matters only where the rules print it. */
+	need_pc = f->opts.addrs && strstr(sym, "[unknown]");
+	snprintf(pc, sizeof(pc), "%" PRIx64, need_pc ? addr : 0);
+	return add_frame(f, sym, dso, need_pc ? addr : 0, 1, pc);
+}
+
+int fold__frame_text(struct fold *f, const char *sym, const char *dso,
+		     const char *pc)
+{
+	bool need_pc;
+
+	if (!f->in_sample)
+		return 0;
+	need_pc = f->opts.addrs && pc && strstr(sym, "[unknown]");
+	return add_frame(f, sym, dso, need_pc ? (uintptr_t)pc : 0, 2,
+			 need_pc ? pc : "");
+}
+
+static int stack_insert(struct fold *f, const uint32_t *key, uint32_t len,
+			uint64_t count)
+{
+	uint64_t h = hash_bytes(key, (size_t)len * sizeof(*key));
+	size_t mask = f->nr_slots - 1, j;
+	struct stack_ent *s;
+
+	for (j = h & mask; f->slots[j]; j = (j + 1) & mask) {
+		s = &f->stacks[f->slots[j] - 1];
+		if (s->hash == h && s->len == len &&
+		    !memcmp(f->st_ids + s->off, key, len * sizeof(*key))) {
+			s->count += count;
+			return 0;
+		}
+	}
+	if (f->nr_stacks >= UINT32_MAX - 1)
+		return -ENOMEM;
+	if (grow((void **)&f->stacks, &f->cap_stacks, f->nr_stacks + 1,
+		 sizeof(*f->stacks)) ||
+	    grow((void **)&f->st_ids, &f->cap_st_ids, f->nr_st_ids + len,
+		 sizeof(*f->st_ids)))
+		return -ENOMEM;
+	s = &f->stacks[f->nr_stacks];
+	s->hash = h;
+	s->count = count;
+	s->off = f->nr_st_ids;
+	s->len = len;
+	memcpy(f->st_ids + f->nr_st_ids, key, len * sizeof(*key));
+	f->nr_st_ids += len;
+	f->slots[j] = ++f->nr_stacks;
+
+	if (f->nr_stacks * 2 > f->nr_slots) {
+		size_t n = f->nr_slots * 2, i;
+		uint32_t *slots = calloc(n, sizeof(*slots));
+
+		if (!slots)
+			return 0;	/* still room: retry on the next one */
+		for (i = 0; i < f->nr_stacks; i++) {
+			for (j = f->stacks[i].hash & (n - 1); slots[j];
+			     j = (j + 1) & (n - 1))
+				;
+			slots[j] = i + 1;
+		}
+		free(f->slots);
+		f->slots = slots;
+		f->nr_slots = n;
+	}
+	return 0;
+}
+
+int fold__end(struct fold *f)
+{
+	size_t len = 1, i, g;
+	int ret;
+
+	if (!f->in_sample)
+		return 0;
+	f->in_sample = false;
+	for (g = 0; g < f->nr_groups; g++)
+		len += f->frames[f->groups[g]].n;
+	if (len > UINT32_MAX)
+		return -E2BIG;
+	if (grow((void **)&f->key, &f->cap_key, len, sizeof(*f->key)))
+		return -ENOMEM;
+	/* Root first: the last raw frame's pieces come first, in order. */
+	f->key[0] = f->pname;
+	i = 1;
+	for (g = f->nr_groups; g-- > 0;) {
+		const struct frame_ent *fe = &f->frames[f->groups[g]];
+
+		memcpy(f->key + i, f->fc_ids + fe->off,
+		       fe->n * sizeof(*f->key));
+		i += fe->n;
+	}
+	ret = stack_insert(f, f->key, len, f->count);
+	if (ret < 0)
+		return ret;
+	f->nr_kept++;
+	return 0;
+}
+
+/* ---- output ------------------------------------------------------------ */
+
+/* A cursor over the joined string of a stack, from frame k on. */
+struct cursor {
+	const struct fold *f;
+	const uint32_t *ids;
+	uint32_t len, k;
+	const char *p;
+};
+
+/* Next byte; -1 at the end of the joined string. */
+static int cursor_next(struct cursor *c)
+{
+	while (!*c->p) {
+		if (++c->k >= c->len)
+			return -1;
+		c->p = strpool__str(c->f->names, c->ids[c->k]);
+		return ';';
+	}
+	return (unsigned char)*c->p++;
+}
+
+/* Bytewise order of the joined strings, as Perl's sort with cmp. */
+static int stack_cmp(const void *pa, const void *pb, void *arg)
+{
+	const struct fold *f = arg;
+	const struct stack_ent *a = &f->stacks[*(const uint32_t *)pa];
+	const struct stack_ent *b = &f->stacks[*(const uint32_t *)pb];
+	const uint32_t *ia = f->st_ids + a->off, *ib = f->st_ids + b->off;
+	struct cursor ca, cb;
+	uint32_t k = 0;
+	int x, y;
+
+	/* Equal ids mean equal names: skip the shared prefix cheaply. */
+	while (k < a->len && k < b->len && ia[k] == ib[k])
+		k++;
+	if (k == a->len && k == b->len)
+		return 0;
+	if (k == a->len || k == b->len) {
+		/* One joined string is a prefix of the other. */
+		return k == a->len ? -1 : 1;
+	}
+	ca = (struct cursor){ f, ia, a->len, k, strpool__str(f->names, ia[k]) };
+	cb = (struct cursor){ f, ib, b->len, k, strpool__str(f->names, ib[k]) };
+	do {
+		x = cursor_next(&ca);
+		y = cursor_next(&cb);
+	} while (x == y && x >= 0);
+	return x < y ? -1 : x > y;
+}
+
+int fold__write(struct fold *f, FILE *out)
+{
+	uint32_t *order;
+	size_t i, j, k;
+
+	if (!f->nr_stacks)
+		return ferror(out) ? -EIO : 0;
+	order = malloc(f->nr_stacks * sizeof(*order));
+	if (!order)
+		return -ENOMEM;
+	for (i = 0; i < f->nr_stacks; i++)
+		order[i] = i;
+	qsort_r(order, f->nr_stacks, sizeof(*order), stack_cmp, f);
+
+	for (i = 0; i < f->nr_stacks; i = j) {
+		const struct stack_ent *s = &f->stacks[order[i]];
+		uint64_t count = s->count;
+
+		/*
+		 * Different id arrays can join to one string (a comm with
+		 * ';' in it): the script keys on the string, so merge.
+		 */
+		for (j = i + 1; j < f->nr_stacks &&
+		     !stack_cmp(&order[i], &order[j], f); j++)
+			count += f->stacks[order[j]].count;
+		for (k = 0; k < s->len; k++) {
+			if (k)
+				putc(';', out);
+			fputs(strpool__str(f->names, f->st_ids[s->off + k]),
+			      out);
+		}
+		fprintf(out, " %" PRIu64 "\n", count);
+	}
+	free(order);
+	if (fflush(out) || ferror(out))
+		return -EIO;
+	return 0;
+}
+
+uint64_t fold__nr_stacks(const struct fold *f)
+{
+	return f->nr_stacks;
+}
+
+uint64_t fold__nr_kept(const struct fold *f)
+{
+	return f->nr_kept;
+}
+
+uint64_t fold__nr_dropped(const struct fold *f)
+{
+	return f->nr_dropped;
+}

@@ -1,0 +1,453 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * `perf script` text to folded stacks.
+ *
+ * The line classification follows stackcollapse-perf.pl's Perl regexes to
+ * the letter, backtracking included, so that odd lines (comms with spaces
+ * or digits, tracepoint fields, dsos with parentheses) land where the
+ * script puts them:
+ *
+ *   header  ^(\S.+?)\s+(\d+)[/]*(\d+)*\s+       comm, pid, tid
+ *           :\s*(\d+)*\s+(\S+):\s*$            period, event
+ *   frame   ^\s*(\w+)\s*(.+) \((.*)\)          pc, sym, dso
+ *
+ * Each matcher below is written out by hand (linear time, no regex
+ * engine) with the reasoning about which match Perl picks.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fold.h"
+#include "perf-script.h"
+#include "util.h"
+
+#define READ_CHUNK (1u << 20)
+
+struct span {
+	size_t off, len;
+	bool set;
+};
+
+struct perf_script {
+	struct strpool *pool;
+	char *buf;		/* read buffer: data in [pos, end) */
+	size_t cap, pos, end;
+	bool eof;
+	bool skipping;		/* inside an overlong line */
+};
+
+struct perf_script *perf_script__new(void)
+{
+	struct perf_script *ps = calloc(1, sizeof(*ps));
+
+	if (!ps)
+		return NULL;
+	ps->pool = strpool__new();
+	ps->cap = READ_CHUNK;
+	ps->buf = malloc(ps->cap);
+	if (!ps->pool || !ps->buf) {
+		perf_script__delete(ps);
+		return NULL;
+	}
+	return ps;
+}
+
+void perf_script__delete(struct perf_script *ps)
+{
+	if (!ps)
+		return;
+	strpool__delete(ps->pool);
+	free(ps->buf);
+	free(ps);
+}
+
+/* Perl's \s, \d and \w on byte strings: ASCII only. */
+static inline bool is_ws(unsigned char c)
+{
+	return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' ||
+	       c == '\v';
+}
+
+static inline bool is_digit(unsigned char c)
+{
+	return c >= '0' && c <= '9';
+}
+
+static inline bool is_word(unsigned char c)
+{
+	return is_digit(c) || c == '_' || (c >= 'a' && c <= 'z') ||
+	       (c >= 'A' && c <= 'Z');
+}
+
+/*
+ * ^(\S.+?)\s+(\d+)[/]*(\d+)*\s+
+ *
+ * The lazy comm is the shortest prefix (two bytes at least) after which
+ * come blanks, digits, slashes, digits, a blank. Digits can't be blanks,
+ * so backtracking inside the tail never turns a failure into a match:
+ * each candidate end is checked once, and only at the start of a blank
+ * run (a later start in the same run sees the same tail).
+ */
+static bool match_header(const char *p, size_t n, struct span *comm,
+			 struct span *pid, struct span *tid)
+{
+	size_t e, f, g, h, i;
+
+	if (n < 3 || is_ws(p[0]))
+		return false;
+	for (e = 2; e < n; e++) {
+		if (!is_ws(p[e]) || (e > 2 && is_ws(p[e - 1])))
+			continue;
+		for (f = e; f < n && is_ws(p[f]); f++)
+			;
+		for (g = f; g < n && is_digit(p[g]); g++)
+			;
+		if (g == f)
+			continue;
+		for (h = g; h < n && p[h] == '/'; h++)
+			;
+		for (i = h; i < n && is_digit(p[i]); i++)
+			;
+		if (i >= n || !is_ws(p[i]))
+			continue;
+		*comm = (struct span){ 0, e, true };
+		*pid = (struct span){ f, g - f, true };
+		*tid = (struct span){ h, i - h, i > h };
+		return true;
+	}
+	return false;
+}
+
+/*
+ * :\s*(\d+)*\s+(\S+):\s*$
+ *
+ * The final ':' must be the last non-blank byte; (\S+) is the whole
+ * non-blank run before it, preceded by blanks; before those come either
+ * digits (the period), optional blanks and a ':', or directly the ':'.
+ * Only one placement of the leading ':' can fit, so leftmost-first picks
+ * that one.
+ */
+static bool match_event(const char *p, size_t n, struct span *period,
+			struct span *event)
+{
+	size_t c = n, e, j, b, k;
+
+	while (c > 0 && is_ws(p[c - 1]))
+		c--;
+	if (!c || p[--c] != ':')
+		return false;
+	for (e = c; e > 0 && !is_ws(p[e - 1]); e--)
+		;
+	if (e == c)
+		return false;
+	for (j = e; j > 0 && is_ws(p[j - 1]); j--)
+		;
+	if (j == e || j == 0)
+		return false;
+	*event = (struct span){ e, c - e, true };
+	if (p[j - 1] == ':') {
+		period->set = false;
+		return true;
+	}
+	if (!is_digit(p[j - 1]))
+		return false;
+	for (b = j; b > 0 && is_digit(p[b - 1]); b--)
+		;
+	for (k = b; k > 0 && is_ws(p[k - 1]); k--)
+		;
+	if (k == 0 || p[k - 1] != ':')
+		return false;
+	*period = (struct span){ b, j - b, true };
+	return true;
+}
+
+/*
+ * ^\s*(\w+)\s*(.+) \((.*)\)
+ *
+ * Greedy (.+) ends at the last " (" that has a ')' somewhere after it;
+ * (.*) runs to the last ')'. The start of (.+) is the latest one Perl's
+ * backtracking reaches that leaves it at least one byte: the end of the
+ * blanks after the word, or earlier, giving bytes back from the blanks and
+ * then from the word itself.
+ */
+static bool match_frame(const char *p, size_t n, struct span *pc,
+			struct span *sym, struct span *dso)
+{
+	size_t i0, i1, ew, s, q;
+	const char *rp;
+
+	for (i0 = 0; i0 < n && is_ws(p[i0]); i0++)
+		;
+	if (i0 >= n || !is_word(p[i0]))
+		return false;
+	for (i1 = i0; i1 < n && is_word(p[i1]); i1++)
+		;
+	for (ew = i1; ew < n && is_ws(p[ew]); ew++)
+		;
+	rp = memrchr(p, ')', n);
+	if (!rp || (size_t)(rp - p) < i0 + 4)
+		return false;
+	/* The last " (" at q with q + 2 <= the last ')', (.+) before it. */
+	for (q = rp - p - 2; q >= i0 + 2; q--)
+		if (p[q] == ' ' && p[q + 1] == '(')
+			break;
+	if (q < i0 + 2)
+		return false;
+	s = ew < q - 1 ? ew : q - 1;
+	*pc = (struct span){ i0, (s < i1 ? s : i1) - i0, true };
+	*sym = (struct span){ s, q - s, true };
+	*dso = (struct span){ q + 2, (size_t)(rp - p) - (q + 2), true };
+	return true;
+}
+
+static const char *intern(struct perf_script *ps, const char *p,
+			  const struct span *sp, int *err)
+{
+	int id = strpool__intern(ps->pool, p + sp->off, sp->len);
+
+	if (id < 0) {
+		*err = id;
+		return NULL;
+	}
+	return strpool__str(ps->pool, id);
+}
+
+static uint64_t parse_u64(const char *p, size_t n)
+{
+	uint64_t v = 0;
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		unsigned d = p[i] - '0';
+
+		if (v > (UINT64_MAX - d) / 10)
+			return UINT64_MAX;
+		v = v * 10 + d;
+	}
+	return v;
+}
+
+/* 0: not a header, 1: a header of another event, 2: a kept one. */
+static int do_header(struct perf_script *ps, struct fold *f, const char *p,
+		     size_t n, struct perf_script_stats *st)
+{
+	struct span comm, pid, tid, period = { 0 }, event;
+	const char *c, *ps_pid, *ps_tid, *ev = NULL;
+	bool has_period = false;
+	uint64_t val = 0;
+	int err = 0, ret;
+
+	if (!match_header(p, n, &comm, &pid, &tid))
+		return 0;
+	st->nr_headers++;
+	if (match_event(p, n, &period, &event)) {
+		ev = intern(ps, p, &event, &err);
+		if (!ev)
+			return err;
+		ret = fold__event_keep(f, ev);
+		if (ret < 0)
+			return ret;
+		if (!ret) {
+			/* The script skips the line: the sample stays open. */
+			st->nr_filtered++;
+			return 1;
+		}
+	}
+	/* Perl's "not $period" and "not $tid": undef and "0" are false. */
+	if (period.set && !(period.len == 1 && p[period.off] == '0')) {
+		has_period = true;
+		val = parse_u64(p + period.off, period.len);
+	}
+	c = intern(ps, p, &comm, &err);
+	if (tid.set && !(tid.len == 1 && p[tid.off] == '0')) {
+		ps_pid = intern(ps, p, &pid, &err);
+		ps_tid = intern(ps, p, &tid, &err);
+	} else {
+		ps_pid = NULL;
+		ps_tid = intern(ps, p, &pid, &err);
+	}
+	if (err)
+		return err;
+	ret = fold__begin_text(f, c, ps_pid, ps_tid, val, has_period);
+	return ret < 0 ? ret : 2;
+}
+
+static int do_frame(struct perf_script *ps, struct fold *f, const char *p,
+		    size_t n, bool open, struct perf_script_stats *st)
+{
+	struct span pc, sym, dso;
+	const char *s, *d, *a = NULL;
+	int err = 0;
+
+	if (!match_frame(p, n, &pc, &sym, &dso))
+		return 0;
+	st->nr_frames++;
+	if (!open)
+		return 1;
+	s = intern(ps, p, &sym, &err);
+	d = intern(ps, p, &dso, &err);
+	/* The address is printed only for [unknown] frames. */
+	if (memmem(p + sym.off, sym.len, "[unknown]", 9))
+		a = intern(ps, p, &pc, &err);
+	if (err)
+		return err;
+	err = fold__frame_text(f, s, d, a);
+	return err < 0 ? err : 1;
+}
+
+/*
+ * Next line without its '\n' in *line / *len. Returns 1, 0 at the end, or
+ * -EIO. Lines longer than PERF_SCRIPT_MAX_LINE come back with *len
+ * SIZE_MAX, once, and their bytes are dropped.
+ */
+static int next_line(struct perf_script *ps, FILE *in, char **line,
+		     size_t *len)
+{
+	for (;;) {
+		char *nl = memchr(ps->buf + ps->pos, '\n', ps->end - ps->pos);
+		size_t got;
+
+		if (nl) {
+			*line = ps->buf + ps->pos;
+			*len = nl - *line;
+			ps->pos = nl - ps->buf + 1;
+			if (ps->skipping) {
+				ps->skipping = false;
+				*len = SIZE_MAX;
+			}
+			return 1;
+		}
+		if (ps->eof) {
+			if (ps->pos == ps->end && !ps->skipping)
+				return 0;
+			*line = ps->buf + ps->pos;
+			*len = ps->skipping ? SIZE_MAX : ps->end - ps->pos;
+			ps->pos = ps->end;
+			ps->skipping = false;
+			return 1;
+		}
+		/* No '\n' in the buffer: make room and read more. */
+		if (ps->pos) {
+			memmove(ps->buf, ps->buf + ps->pos, ps->end - ps->pos);
+			ps->end -= ps->pos;
+			ps->pos = 0;
+		}
+		if (ps->end == ps->cap) {
+			if (ps->cap >= PERF_SCRIPT_MAX_LINE) {
+				/* Overlong: forget what we have of it. */
+				ps->skipping = true;
+				ps->end = 0;
+			} else {
+				char *b = realloc(ps->buf, ps->cap * 2);
+
+				if (!b)
+					return -ENOMEM;
+				ps->buf = b;
+				ps->cap *= 2;
+			}
+		}
+		got = fread(ps->buf + ps->end, 1, ps->cap - ps->end, in);
+		ps->end += got;
+		if (got == 0) {
+			if (ferror(in))
+				return -EIO;
+			ps->eof = true;
+		}
+	}
+}
+
+int perf_script__fold(struct perf_script *ps, FILE *in, struct fold *f,
+		      struct perf_script_stats *st)
+{
+	struct perf_script_stats dummy;
+	bool open = false;
+	char *p;
+	size_t n;
+	int ret;
+
+	if (!st)
+		st = &dummy;
+	memset(st, 0, sizeof(*st));
+	ps->pos = ps->end = 0;
+	ps->eof = ps->skipping = false;
+
+	while ((ret = next_line(ps, in, &p, &n)) > 0) {
+		st->nr_lines++;
+		if (n == SIZE_MAX) {
+			st->nr_overlong++;
+			st->nr_ignored++;
+			continue;
+		}
+		if (n && p[0] == '#') {
+			st->nr_comments++;
+			continue;
+		}
+		if (!n) {
+			st->nr_blank++;
+			if (open) {
+				ret = fold__end(f);
+				if (ret < 0)
+					goto err;
+				st->nr_samples++;
+				open = false;
+			}
+			continue;
+		}
+		/* perf never prints NULs; C strings can't carry them. */
+		if (memchr(p, '\0', n)) {
+			st->nr_nul++;
+			st->nr_ignored++;
+			continue;
+		}
+		ret = do_header(ps, f, p, n, st);
+		if (ret < 0)
+			goto err;
+		if (ret) {
+			/* 2: a kept header opens (or retitles) a sample. */
+			if (ret == 2)
+				open = true;
+			continue;
+		}
+		ret = do_frame(ps, f, p, n, open, st);
+		if (ret < 0)
+			goto err;
+		if (!ret)
+			st->nr_ignored++;
+	}
+	if (ret < 0)
+		goto err;
+	if (open) {
+		/* Like the script: a sample without its blank line is lost. */
+		fold__cancel(f);
+		st->nr_unterminated = 1;
+	}
+	return 0;
+err:
+	fold__cancel(f);
+	st->err_line = st->nr_lines + (ret == -EIO);
+	st->err_msg = ret == -EIO ? "read error" :
+		      ret == -ENOMEM ? "out of memory" : "cannot fold";
+	return ret;
+}
+
+bool perf_script__sniff(const void *buf, size_t len)
+{
+	const unsigned char *p = buf;
+	size_t i, bad = 0;
+
+	if (len >= 8 && (!memcmp(p, "PERFILE2", 8) ||
+			 !memcmp(p, "2ELIFREP", 8) ||
+			 !memcmp(p, "PERFFILE", 8)))
+		return false;
+	for (i = 0; i < len; i++) {
+		if (!p[i])
+			return false;
+		if (p[i] < 0x20 && !is_ws(p[i]) && p[i] != 0x1b)
+			bad++;
+		else if (p[i] == 0x7f)
+			bad++;
+	}
+	/* A stray control byte is text damage; many mean binary. */
+	return bad * 100 <= len;
+}

@@ -1,0 +1,354 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Folding rules. Every expected output below was worked out by hand from
+ * reading FlameGraph's stackcollapse-perf.pl (master) source: the rule it
+ * exercises is named in the comment above each case.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fold.h"
+#include "perf-script.h"
+#include "unit.h"
+
+/* Fold `text` as perf script output with opts; the folded lines. */
+static char *fold_text(const char *text, const struct fold_opts *opts,
+		       uint64_t *dropped)
+{
+	struct fold_opts none = { 0 };
+	struct perf_script_stats st;
+	struct perf_script *ps = perf_script__new();
+	struct fold *f = fold__new(opts ? opts : &none);
+	FILE *in = fmemopen((void *)text, strlen(text), "r");
+	char *out = NULL;
+	size_t len = 0;
+	FILE *o = open_memstream(&out, &len);
+
+	if (!ps || !f || !in || !o) {
+		UNIT_FAIL("setup");
+		return strdup("");
+	}
+	if (perf_script__fold(ps, in, f, &st))
+		UNIT_FAIL("perf_script__fold failed at line %llu",
+			  (unsigned long long)st.err_line);
+	if (fold__write(f, o))
+		UNIT_FAIL("fold__write failed");
+	if (dropped)
+		*dropped = fold__nr_dropped(f);
+	fclose(o);
+	fclose(in);
+	fold__delete(f);
+	perf_script__delete(ps);
+	return out;
+}
+
+#define CHECK_FOLD(text, opts, expect)					\
+	do {								\
+		char *_o = fold_text(text, opts, NULL);			\
+		CHECK_STR(_o, expect);					\
+		free(_o);						\
+	} while (0)
+
+#define HDR "prog 1234 [001] 100.000001:     1000 cycles: \n"
+
+/* comm is the first frame; spaces in it become '_' (tr/ /_/). */
+static void test_comm(void)
+{
+	CHECK_FOLD("V8 WorkerThread 25607 [000] 1.5:  10 cycles: \n"
+		   "\t  4005d0 main (/bin/v8)\n\n",
+		   NULL, "V8_WorkerThread;main 10\n");
+	/* Lazy comm: "a b 12 x" - the shortest comm before " DIGITS ". */
+	CHECK_FOLD("a b 12 345 1.0: 7 cycles:\n\tff f (/x)\n\n",
+		   NULL, "a_b;f 7\n");
+}
+
+/* --pid and --tid: comm-PID and comm-PID/TID; "?" when only TID shows. */
+static void test_pid_tid(void)
+{
+	struct fold_opts pid = { .pid = true }, tid = { .tid = true };
+	const char *both = "java 24636/25607 [000] 1.0: 1 cycles:\n"
+			   "\t  ff f (/x)\n\n";
+	const char *one = "java 25607 1.0: 1 cycles:\n\t  ff f (/x)\n\n";
+	/* "0/0": $3 is "0", false in Perl, so pid becomes "?". */
+	const char *zero = "swapper 0/0 [000] 1.0: 1 cycles:\n"
+			   "\t  ff f (/x)\n\n";
+
+	CHECK_FOLD(both, &pid, "java-24636;f 1\n");
+	CHECK_FOLD(both, &tid, "java-24636/25607;f 1\n");
+	CHECK_FOLD(one, &pid, "java-?;f 1\n");
+	CHECK_FOLD(one, &tid, "java-?/25607;f 1\n");
+	CHECK_FOLD(zero, &tid, "swapper-?/0;f 1\n");
+	/* Digits kept as printed, leading zeros too. */
+	CHECK_FOLD("p q 007/08 1.0: 1 cycles:\n\t  ff f (/x)\n\n", &tid,
+		   "p_q-007/08;f 1\n");
+}
+
+/* COUNT: the period when the header shows one, else 1; "0" reads as 1. */
+static void test_period(void)
+{
+	CHECK_FOLD(HDR "\t ff f (/x)\n\n" HDR "\t ff f (/x)\n\n", NULL,
+		   "prog;f 2000\n");
+	CHECK_FOLD("prog 1 [000] 1.0: cycles:\n\t ff f (/x)\n\n", NULL,
+		   "prog;f 1\n");
+	CHECK_FOLD("prog 1 [000] 1.0: 0 cycles:\n\t ff f (/x)\n\n", NULL,
+		   "prog;f 1\n");
+	/* "00" is true in Perl and numerically 0. */
+	CHECK_FOLD("prog 1 [000] 1.0: 00 cycles:\n\t ff f (/x)\n\n", NULL,
+		   "prog;f 0\n");
+	/* --samples counts samples. */
+	{
+		struct fold_opts o = { .samples = true };
+
+		CHECK_FOLD(HDR "\t ff f (/x)\n\n" HDR "\t ff f (/x)\n\n",
+			   &o, "prog;f 2\n");
+	}
+}
+
+/*
+ * Only the first event seen is kept (or --event-filter). A tracepoint
+ * header whose line doesn't end in "event:" shows no event to the script:
+ * it is kept whatever the filter, with a count of 1.
+ */
+static void test_event_filter(void)
+{
+	const char *in =
+		"pp 1 [000] 1.0: 5 cpu-clock:ppp: \n\t ff a (/x)\n\n"
+		"pp 1 [000] 1.1: 7 cycles:u: \n\t ff b (/x)\n\n"
+		"pp 1 [000] 1.2: sched:s: prev=1 next=2\n\t ff c (/x)\n\n"
+		"pp 1 [000] 1.3: 9 cpu-clock:ppp: \n\t ff a (/x)\n\n";
+	struct fold_opts o = { .event_filter = "cycles:u" };
+	uint64_t dropped = 0;
+	char *out;
+
+	out = fold_text(in, NULL, &dropped);
+	CHECK_STR(out, "pp;a 14\npp;c 1\n");
+	CHECK_U64(dropped, 1);
+	free(out);
+	out = fold_text(in, &o, &dropped);
+	CHECK_STR(out, "pp;b 7\npp;c 1\n");
+	CHECK_U64(dropped, 2);
+	free(out);
+}
+
+/*
+ * A filtered header is skipped without ending the sample before it:
+ * frames after it still join that sample (no blank line between).
+ */
+static void test_filtered_keeps_open_sample(void)
+{
+	CHECK_FOLD("pp 1 1.0: 5 cycles:\n\t ff a (/x)\n"
+		   "qq 2 1.1: 7 instructions:\n\t ff b (/x)\n\n",
+		   NULL, "pp;b;a 5\n");
+}
+
+/* A second kept header before the blank line retitles the sample. */
+static void test_two_headers(void)
+{
+	CHECK_FOLD("pp 1 1.0: 5 cycles:\n\t ff a (/x)\n"
+		   "qq 2 1.1: 7 cycles:\n\t ff b (/x)\n\n",
+		   NULL, "qq;b;a 7\n");
+}
+
+/* Frames are leaf first in the input, root first in the output. */
+static void test_order_and_sort(void)
+{
+	CHECK_FOLD(HDR "\t1 leaf (/x)\n\t2 mid (/x)\n\t3 root (/x)\n\n"
+		   HDR "\t1 Zed (/x)\n\t3 root (/x)\n\n"
+		   HDR "\t1 _u (/x)\n\t3 root (/x)\n\n",
+		   NULL,
+		   "prog;root;Zed 1000\nprog;root;_u 1000\n"
+		   "prog;root;mid;leaf 1000\n");
+}
+
+/* "+0x..." (lowercase hex, at the end) is stripped; nothing else is. */
+static void test_offset(void)
+{
+	CHECK_FOLD(HDR "\t1 a+0x1f (/x)\n\t2 b+0x1F (/x)\n\t3 c+0x (/x)\n"
+		   "\t4 d+0x1+0x2 (/x)\n\n",
+		   NULL, "prog;d+0x1;c+0x;b+0x1F;a 1000\n");
+}
+
+/* A symbol starting with '(' is skipped (after the offset strip). */
+static void test_paren_skip(void)
+{
+	CHECK_FOLD(HDR "\t1 a (/x)\n\t2 (deleted)+0x10 (/x)\n\t3 b (/x)\n\n",
+		   NULL, "prog;b;a 1000\n");
+}
+
+/* "a->b->c": separate frames, the later ones marked _[i] (once). */
+static void test_inline(void)
+{
+	CHECK_FOLD(HDR "\t1 a->b->c_[i] (/x)\n\t2 r (/x)\n\n", NULL,
+		   "prog;r;a;b_[i];c_[i] 1000\n");
+	/* Perl split: a leading empty field stays, trailing ones go. */
+	CHECK_FOLD(HDR "\t1 ->a-> (/x)\n\n", NULL, "prog;;a_[i] 1000\n");
+	/* _[i] wins over _[k]: the annotations are if/elsif. */
+	{
+		struct fold_opts o = { .kernel = true };
+
+		CHECK_FOLD(HDR "\t1 a->b ([kernel.kallsyms])\n\n", &o,
+			   "prog;a_[k];b_[i] 1000\n");
+	}
+}
+
+/* [unknown]: the dso's basename in brackets; --addrs adds <pc>. */
+static void test_unknown(void)
+{
+	struct fold_opts o = { .addrs = true };
+	const char *in = HDR "\t7f01 [unknown] (/usr/lib/libc.so.6)\n"
+			 "\t  0 [unknown] ([unknown])\n"
+			 "\t  5 [unknown]+0x10 ([vdso])\n\n";
+
+	CHECK_FOLD(in, NULL,
+		   "prog;[[vdso]];[unknown];[libc.so.6] 1000\n");
+	CHECK_FOLD(in, &o,
+		   "prog;[[vdso] <5>];[unknown <0>];[libc.so.6 <7f01>] 1000\n");
+}
+
+/* tidy generic: ';' -> ':', quotes dropped, cut at the first '('. */
+static void test_tidy_generic(void)
+{
+	CHECK_FOLD(HDR "\t1 a;b (/x)\n\t2 \"it's\" (/x)\n"
+		   "\t3 f(int, char) const (/x)\n\n",
+		   NULL, "prog;f;its;a:b 1000\n");
+}
+
+/* ...except "(anonymous namespace)" and Go methods "pkg.(*T).M". */
+static void test_anon_and_go(void)
+{
+	CHECK_FOLD(HDR "\t1 ns::(anonymous namespace)::g(int) (/x)\n"
+		   "\t2 net/http.(*Client).Do (/x)\n\n",
+		   NULL,
+		   "prog;net/http.(*Client).Do;ns::(anonymous namespace)::g 1000\n");
+}
+
+/* For process names starting "java", a leading L goes when there's '/'. */
+static void test_java(void)
+{
+	const char *sym = "\t1 Lorg/mozilla/javascript/MemberBox;.<init>"
+			  "(Ljava/lang/reflect/Method;)V (/tmp/perf-9.map)\n"
+			  "\t2 Lnoslash (/x)\n\n";
+	char in[512];
+
+	snprintf(in, sizeof(in), "java 9 1.0: 1 cycles:\n%s", sym);
+	CHECK_FOLD(in, NULL,
+		   "java;Lnoslash;org/mozilla/javascript/MemberBox:.<init> 1\n");
+	snprintf(in, sizeof(in), "javac 9 1.0: 1 cycles:\n%s", sym);
+	CHECK_FOLD(in, NULL,
+		   "javac;Lnoslash;org/mozilla/javascript/MemberBox:.<init> 1\n");
+	snprintf(in, sizeof(in), "jav 9 1.0: 1 cycles:\n%s", sym);
+	CHECK_FOLD(in, NULL,
+		   "jav;Lnoslash;Lorg/mozilla/javascript/MemberBox:.<init> 1\n");
+}
+
+/*
+ * --kernel: _[k] when the dso starts with '[' or ends in "vmlinux" and
+ * has no "unknown" in it.
+ */
+static void test_kernel(void)
+{
+	struct fold_opts o = { .kernel = true };
+
+	CHECK_FOLD(HDR "\t1 a ([kernel.kallsyms])\n\t2 b ([nf_conntrack])\n"
+		   "\t3 c (/boot/vmlinux)\n\t4 d (/boot/vmlinux.debug)\n"
+		   "\t5 e ([unknown])\n\t6 [unknown] ([vdso])\n"
+		   "\t7 f (/lib/unknown/vmlinux)\n\n",
+		   &o,
+		   "prog;f;[[vdso]]_[k];e;d;c_[k];b_[k];a_[k] 1000\n");
+}
+
+/* --jit: _[j] for dsos matching /tmp/perf-\d+\.map, not repeated. */
+static void test_jit(void)
+{
+	struct fold_opts o = { .jit = true };
+
+	CHECK_FOLD(HDR "\t1 a (/tmp/perf-123.map)\n\t2 b_[j] (/tmp/perf-1.map)\n"
+		   "\t3 c (/tmp/perf-x.map)\n\t4 d (/x/tmp/perf-7.mapfile)\n\n",
+		   &o, "prog;d_[j];c;b_[j];a_[j] 1000\n");
+}
+
+/*
+ * Frame line: greedy (.+) ends at the last " (" with a ')' after it, the
+ * dso runs to the last ')': spaces in the dso are fine, a nested " (" is
+ * not (the sym then swallows the dso's start, and is cut at its '(').
+ */
+static void test_dso_parse(void)
+{
+	struct fold_opts o = { .addrs = true };
+
+	CHECK_FOLD(HDR "\t1 [unknown] (/opt/my app/bin) junk\n\n", &o,
+		   "prog;[bin <1>] 1000\n");
+	CHECK_FOLD(HDR "\t1 [unknown] (/opt/bin (deleted))\n\n", &o,
+		   "prog;[unknown]  1000\n");
+	/* Perl backtracks into the address: "abc (x)" is pc ab, sym c. */
+	CHECK_FOLD(HDR "\tabc (x)\n\n", NULL, "prog;c 1000\n");
+}
+
+/* Comments, unrecognized lines ignored; no blank line at EOF: lost. */
+static void test_ignored_lines(void)
+{
+	CHECK_FOLD("# cmdline : perf record -g\n" HDR
+		   "\tff __mem_cgroup_flush_stats\n\t1 a (/x)\n\n"
+		   HDR "\t1 lost (/x)\n",
+		   NULL, "prog;a 1000\n");
+	/* A sample whose frames all went: the process name alone. */
+	CHECK_FOLD(HDR "\tff no_dso\n\n", NULL, "prog 1000\n");
+	/* Frames before any header are ignored. */
+	CHECK_FOLD("\t1 a (/x)\n\n", NULL, "");
+}
+
+/* Different stacks that join to one string are one line. */
+static void test_merge_equal_strings(void)
+{
+	CHECK_FOLD("ab;b 1 1.0: 1 cycles:\n\t1 f (/x)\n\n"
+		   "ab 1 1.0: 2 cycles:\n\t1 f (/x)\n\t2 b (/x)\n\n",
+		   NULL, "ab;b;f 3\n");
+	/* A one-byte comm can't be: (\S.+?) takes two bytes at least. */
+	CHECK_FOLD("a 1 1.0: 2 cycles:\n\t1 f (/x)\n\n", NULL,
+		   "a_1_1.0:;f 2\n");
+}
+
+/* The numeric API used by the perf.data path. */
+static void test_numeric_api(void)
+{
+	struct fold_opts o = { .tid = true, .addrs = true, .kernel = true };
+	struct fold *f = fold__new(&o);
+	char *out = NULL;
+	size_t len = 0;
+	FILE *m = open_memstream(&out, &len);
+
+	CHECK(f && m);
+	if (!f || !m)
+		return;
+	CHECK_INT(fold__begin(f, "cycles", "my comm", 10, 11, 5, true), 1);
+	CHECK_INT(fold__frame(f, "leaf+0x10", "[kernel.kallsyms]", 1), 0);
+	CHECK_INT(fold__frame(f, "[unknown]", NULL, 0xabc), 0);
+	CHECK_INT(fold__end(f), 0);
+	CHECK_INT(fold__begin(f, "other", "x", 1, 1, 5, true), 0);
+	CHECK_INT(fold__frame(f, "nope", "/x", 1), 0);
+	CHECK_INT(fold__end(f), 0);
+	/* Unknown pid; tid 0 with a pid reads as "?" like "0/0" text. */
+	CHECK_INT(fold__begin(f, "cycles", "idle", UINT32_MAX, 3, 0, false), 1);
+	CHECK_INT(fold__end(f), 0);
+	CHECK_INT(fold__begin(f, "cycles", "sw", 0, 0, 0, false), 1);
+	CHECK_INT(fold__end(f), 0);
+	CHECK_INT(fold__write(f, m), 0);
+	fclose(m);
+	CHECK_STR(out, "idle-?/3 1\nmy_comm-10/11;[unknown <abc>];leaf_[k] 5\n"
+		  "sw-?/0 1\n");
+	CHECK_U64(fold__nr_kept(f), 3);
+	CHECK_U64(fold__nr_dropped(f), 1);
+	CHECK_STR(fold__event(f), "cycles");
+	free(out);
+	fold__delete(f);
+}
+
+UNIT_MAIN(UNIT(test_comm), UNIT(test_pid_tid), UNIT(test_period),
+	  UNIT(test_event_filter), UNIT(test_filtered_keeps_open_sample),
+	  UNIT(test_two_headers), UNIT(test_order_and_sort),
+	  UNIT(test_offset), UNIT(test_paren_skip), UNIT(test_inline),
+	  UNIT(test_unknown), UNIT(test_tidy_generic), UNIT(test_anon_and_go),
+	  UNIT(test_java), UNIT(test_kernel), UNIT(test_jit),
+	  UNIT(test_dso_parse), UNIT(test_ignored_lines),
+	  UNIT(test_merge_equal_strings), UNIT(test_numeric_api))
