@@ -45,9 +45,13 @@ void fold__delete(struct fold *f);
 int fold__begin(struct fold *f, const char *event, const char *comm,
 		uint32_t pid, uint32_t tid, uint64_t period, bool has_period);
 /*
- * One frame: sym as perf script prints it (may carry "+0x1f"), dso as
- * printed between the parentheses ("[unknown]" or NULL when none), addr
- * the frame address.
+ * One recorded frame, as perf script would print it: sym (an offset like
+ * "+0x1f" may stay: the rules strip it), dso as printed between the
+ * parentheses ("[unknown]" when no map), or NULL where perf prints no dso
+ * at all (tracepoint callchains in the pipe layout); addr the address as
+ * printed (--addrs). Where the printed line would not split back into
+ * this sym and dso (a dso "/memfd:x (deleted)"), it is split the way the
+ * script's regex splits it.
  */
 int fold__frame(struct fold *f, const char *sym, const char *dso,
 		uint64_t addr);

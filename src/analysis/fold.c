@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "fold.h"
+#include "perf-script.h"
 #include "util.h"
 
 /* A small open-addressing map from four u64 words to a u32 value. */
@@ -33,6 +34,12 @@ enum {
 	KEY_FRAME	= 1,
 	KEY_PNAME_NUM	= 2,
 	KEY_PNAME_TEXT	= 3,
+};
+
+/* Where a frame came from: a recording or perf script text. */
+enum {
+	FRAME_RECORDED	= 1,
+	FRAME_TEXT	= 2,
 };
 
 /* One processed raw frame: n names at fc_ids[off]. */
@@ -560,6 +567,57 @@ void fold__cancel(struct fold *f)
 	f->nr_groups = 0;
 }
 
+/*
+ * A recorded frame whose printed line ("addr sym (dso)", or "addr sym"
+ * where perf prints no dso) would not split back into this sym and dso:
+ * a dso with blanks or parentheses ("/memfd:x (deleted)"), a name with
+ * parentheses, or no dso at all.
+ */
+static bool resplit_needed(const char *sym, const char *dso)
+{
+	return !dso || strpbrk(sym, "()") || strpbrk(dso, " ()");
+}
+
+/*
+ * Build the line perf script prints for a recorded frame and let the
+ * script's frame regex split it, so that the recorded path names the
+ * frame as `perf script | stackcollapse-perf.pl` would. The symbol offset
+ * is left out: the regex never splits inside it and the rules strip it.
+ */
+static int process_printed(struct fold *f, const char *sym, const char *dso,
+			   const char *pc, struct frame_ent *fe)
+{
+	struct perf_script_frame fr;
+	struct sbuf sb = { .f = f };
+	char *line, *s, *d;
+	int ret;
+
+	fe->off = f->nr_fc_ids;
+	fe->n = 0;
+	sb_str(&sb, "0 ");
+	sb_str(&sb, sym);
+	if (dso) {
+		sb_str(&sb, " (");
+		sb_str(&sb, dso);
+		sb_str(&sb, ")");
+	}
+	if (sb.err)
+		return sb.err;
+	/* No frame for the script: the line is skipped. */
+	if (!perf_script__split_frame(f->scratch, sb.len, &fr))
+		return 0;
+	line = strndup(f->scratch, sb.len);
+	if (!line)
+		return -ENOMEM;
+	s = line + fr.sym_off;
+	s[fr.sym_len] = '\0';
+	d = line + fr.dso_off;
+	d[fr.dso_len] = '\0';
+	ret = process_frame(f, s, d, pc, f->java, fe);
+	free(line);
+	return ret;
+}
+
 static int add_frame(struct fold *f, const char *sym, const char *dso,
 		     uint64_t pckey, uint32_t flags, const char *pc)
 {
@@ -574,8 +632,11 @@ static int add_frame(struct fold *f, const char *sym, const char *dso,
 		if (grow((void **)&f->frames, &f->cap_frames,
 			 f->nr_frames + 1, sizeof(*f->frames)))
 			return -ENOMEM;
-		ret = process_frame(f, sym, dso ? dso : "[unknown]", pc,
-				    f->java, &fe);
+		if (flags == FRAME_RECORDED && resplit_needed(sym, dso))
+			ret = process_printed(f, sym, dso, pc, &fe);
+		else
+			ret = process_frame(f, sym, dso ? dso : "[unknown]",
+					    pc, f->java, &fe);
 		if (ret < 0)
 			return ret;
 		idx = f->nr_frames;
@@ -603,8 +664,11 @@ int fold__frame(struct fold *f, const char *sym, const char *dso,
 		sym = "[unknown]";
 	/* The address matters only where the rules print it. */
 	need_pc = f->opts.addrs && strstr(sym, "[unknown]");
-	snprintf(pc, sizeof(pc), "%" PRIx64, need_pc ? addr : 0);
-	return add_frame(f, sym, dso, need_pc ? addr : 0, 1, pc);
+	pc[0] = '\0';
+	if (need_pc)
+		snprintf(pc, sizeof(pc), "%" PRIx64, addr);
+	return add_frame(f, sym, dso, need_pc ? addr : 0, FRAME_RECORDED,
+			 pc);
 }
 
 int fold__frame_text(struct fold *f, const char *sym, const char *dso,
@@ -615,7 +679,7 @@ int fold__frame_text(struct fold *f, const char *sym, const char *dso,
 	if (!f->in_sample)
 		return 0;
 	need_pc = f->opts.addrs && pc && strstr(sym, "[unknown]");
-	return add_frame(f, sym, dso, need_pc ? (uintptr_t)pc : 0, 2,
+	return add_frame(f, sym, dso, need_pc ? (uintptr_t)pc : 0, FRAME_TEXT,
 			 need_pc ? pc : "");
 }
 
@@ -689,6 +753,9 @@ int fold__end(struct fold *f)
 	for (g = f->nr_groups; g-- > 0;) {
 		const struct frame_ent *fe = &f->frames[f->groups[g]];
 
+		/* Skipped frames ("(...)" names) have no pieces. */
+		if (!fe->n)
+			continue;
 		memcpy(f->key + i, f->fc_ids + fe->off,
 		       fe->n * sizeof(*f->key));
 		i += fe->n;

@@ -201,6 +201,22 @@ static bool match_frame(const char *p, size_t n, struct span *pc,
 	return true;
 }
 
+bool perf_script__split_frame(const char *line, size_t n,
+			      struct perf_script_frame *fr)
+{
+	struct span pc, sym, dso;
+
+	if (!match_frame(line, n, &pc, &sym, &dso))
+		return false;
+	fr->pc_off = pc.off;
+	fr->pc_len = pc.len;
+	fr->sym_off = sym.off;
+	fr->sym_len = sym.len;
+	fr->dso_off = dso.off;
+	fr->dso_len = dso.len;
+	return true;
+}
+
 static const char *intern(struct perf_script *ps, const char *p,
 			  const struct span *sp, int *err)
 {

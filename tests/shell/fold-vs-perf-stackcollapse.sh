@@ -4,81 +4,62 @@
 # report --folded against an independent oracle: perf's own Python
 # stackcollapse (shipped with Debian's linux-perf). Its rules differ from
 # stackcollapse-perf.pl for unsymbolized frames ([unknown] vs [dso]),
-# '<', '>', a leading 'L' and annotations, and it counts samples of every
-# event but tracepoints (stackcollapse.py has no tracepoint handlers); so
-# both sides are compared with --samples, on the stacks whose frames are
-# all plain symbols, and only stacks with at least one frame. Both the
-# perf.data path and the perf script text path (-i -) are checked; the
-# text gets only the cpu-clock samples: stackcollapse-perf.pl (and so
-# rstat-analyze on text) keeps tracepoint samples, whose header lines end
-# with fields rather than "event:", whatever the event filter.
-#
-# Run from the repository root. Exit 0 pass, 1 fail, 2 skip.
+# '<', '>', a leading 'L' and annotations, and it ignores tracepoint
+# samples (no handler for them), which stackcollapse-perf.pl keeps; so both
+# sides are compared with --samples, on the stacks whose frames are all
+# plain symbols, on cpu-clock samples only:
+#  - the bundled recordings through the perf script text path, fed only
+#    the cpu-clock samples;
+#  - a recording made now without tracepoints, through both paths.
+. tests/shell/lib.sh
+need_perf
 
-BIN=${RSTAT_ANALYZE:-./rstat-analyze}
-DATA=${RS_FIXTURES:-tests/data}
-
-[ -x "$BIN" ] || { echo "skip: $BIN not built"; exit 2; }
-command -v perf >/dev/null || { echo "skip: perf not installed"; exit 2; }
-SC=
+sc=
 for d in /usr/lib/perf-core /usr/libexec/perf-core; do
 	[ -f "$d/scripts/python/stackcollapse.py" ] &&
-		SC=$d/scripts/python/stackcollapse.py
+		sc=$d/scripts/python/stackcollapse.py
 done
-[ -n "$SC" ] || { echo "skip: perf's stackcollapse.py not found"; exit 2; }
-
-tmp=$(mktemp -d) || exit 1
-trap 'rm -rf "$tmp"' EXIT
-gzip -dc "$DATA/flush-mixed.kallsyms.gz" > "$tmp/kallsyms" || exit 1
+[ -n "$sc" ] || skip "perf's stackcollapse.py is not installed"
 
 # Lines whose frames are all symbolized the same way by both tools.
 comparable() {
 	grep ';' | grep -v '[][<>(]' | grep -v ';L' | LC_ALL=C sort
 }
 
-fail=0
-for data in pipe-mode.data flush-mixed.data; do
-	f=$DATA/$data
-	[ -f "$f" ] || { echo "skip: $f missing"; exit 2; }
-	if ! perf script -i "$f" --kallsyms "$tmp/kallsyms" -s "$SC" \
-		> "$tmp/perf.folded" 2> "$tmp/perf.err"; then
-		echo "skip: perf script -s stackcollapse.py failed on $data:"
-		head -3 "$tmp/perf.err"
-		exit 2
+# check NAME FILE KALLSYMS-OPTION... : perf's fold vs ours
+check() {
+	local name=$1 f=$2 paths=$3
+	shift 3
+	perf script -i "$f" "$@" -s "$sc" >"$TMP/perf.folded" \
+		2>"$TMP/perf.err" ||
+		skip "perf script -s stackcollapse.py failed: $(head -n 1 "$TMP/perf.err")"
+	comparable <"$TMP/perf.folded" >"$TMP/expect"
+	[ "$(wc -l <"$TMP/expect")" -gt 0 ] ||
+		fail "$name: perf's fold has no symbolized stacks"
+	if [[ $paths == *data* ]]; then
+		"$RS_BIN" report --folded --samples -i "$f" "$@" \
+			>"$TMP/ours" 2>"$TMP/err" ||
+			fail "$name: report failed: $(cat "$TMP/err")"
+		comparable <"$TMP/ours" | diff -u "$TMP/expect" - |
+			head -n 20 | grep . &&
+			fail "$name: perf.data path differs from perf's stackcollapse"
 	fi
-	comparable < "$tmp/perf.folded" > "$tmp/expect"
-	# The kallsyms must symbolize the file, or the comparison is empty.
-	if ! grep -q 'pvm_irq_enable' "$tmp/expect"; then
-		echo "FAIL: $data: kallsyms did not symbolize perf's reading"
-		fail=1
-		continue
-	fi
-
-	if ! "$BIN" report --folded --samples -i "$f" \
-		--kallsyms "$tmp/kallsyms" > "$tmp/ours.data" 2> "$tmp/err"; then
-		echo "FAIL: $data: report --folded failed: $(head -1 "$tmp/err")"
-		fail=1
-	elif ! comparable < "$tmp/ours.data" | diff -u "$tmp/expect" - \
-		> "$tmp/diff"; then
-		echo "FAIL: $data: perf.data path differs from perf's stackcollapse:"
-		head -20 "$tmp/diff"
-		fail=1
-	fi
-
-	perf script -i "$f" --kallsyms "$tmp/kallsyms" 2>/dev/null |
+	perf script -i "$f" "$@" 2>/dev/null |
 		awk 'BEGIN { RS = ""; ORS = "\n\n" }
 		     { split($0, l, "\n") } l[1] ~ /cpu-clock: *$/' |
-		"$BIN" report --folded --samples -i - > "$tmp/ours.text" \
-		2> "$tmp/err"
-	if [ "${PIPESTATUS[2]}" != 0 ]; then
-		echo "FAIL: $data: report --folded -i - failed: $(head -1 "$tmp/err")"
-		fail=1
-	elif ! comparable < "$tmp/ours.text" | diff -u "$tmp/expect" - \
-		> "$tmp/diff"; then
-		echo "FAIL: $data: text path differs from perf's stackcollapse:"
-		head -20 "$tmp/diff"
-		fail=1
-	fi
-	[ $fail = 0 ] && echo "ok: $data: $(wc -l < "$tmp/expect") stacks agree"
-done
-exit $fail
+		"$RS_BIN" report --folded --samples -i - >"$TMP/ours" \
+		2>"$TMP/err" || fail "$name: text report failed: $(cat "$TMP/err")"
+	comparable <"$TMP/ours" | diff -u "$TMP/expect" - | head -n 20 |
+		grep . && fail "$name: text path differs from perf's stackcollapse"
+	echo "ok $name ($paths): $(wc -l <"$TMP/expect") stacks agree"
+}
+
+ks=$(fixture_kallsyms)
+check flush-mixed.data "$RS_FIXTURES/flush-mixed.data" text --kallsyms "$ks"
+check pipe-mode.data "$RS_FIXTURES/pipe-mode.data" text --kallsyms "$ks"
+
+perf record -q -a -g -e cpu-clock -F 1999 -o "$TMP/live.data" -- \
+	build/workloads/spin 500 >/dev/null 2>&1 ||
+	skip "perf record cannot sample cpu-clock here"
+check live "$TMP/live.data" "data and text" --kallsyms /proc/kallsyms
+exit 0

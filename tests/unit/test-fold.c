@@ -323,7 +323,7 @@ static void test_numeric_api(void)
 		return;
 	CHECK_INT(fold__begin(f, "cycles", "my comm", 10, 11, 5, true), 1);
 	CHECK_INT(fold__frame(f, "leaf+0x10", "[kernel.kallsyms]", 1), 0);
-	CHECK_INT(fold__frame(f, "[unknown]", NULL, 0xabc), 0);
+	CHECK_INT(fold__frame(f, "[unknown]", "[unknown]", 0xabc), 0);
 	CHECK_INT(fold__end(f), 0);
 	CHECK_INT(fold__begin(f, "other", "x", 1, 1, 5, true), 0);
 	CHECK_INT(fold__frame(f, "nope", "/x", 1), 0);
@@ -344,7 +344,42 @@ static void test_numeric_api(void)
 	fold__delete(f);
 }
 
-UNIT_MAIN(UNIT(test_comm), UNIT(test_pid_tid), UNIT(test_period),
+/*
+ * Recorded frames whose printed line the script splits differently from
+ * (sym, dso): perf prints "addr [unknown] (/memfd:m (deleted))", and the
+ * script's greedy regex takes "deleted" as the dso and "[unknown]
+ * (/memfd:m" as the name, cut at its '(' to "[unknown] ". Where perf
+ * prints no dso (pipe-layout tracepoint callchains), a plain name does
+ * not match the frame regex and is skipped, while "f (x)" does, as f.
+ */
+static void test_recorded_frames_split_as_printed(void)
+{
+	char *out = NULL;
+	size_t len = 0;
+	FILE *m = open_memstream(&out, &len);
+	struct fold_opts o = { 0 };
+	struct fold *f = fold__new(&o);
+
+	CHECK(f && m);
+	if (!f || !m)
+		return;
+	CHECK_INT(fold__begin(f, "cpu-clock", "a", 1, 1, 3, true), 1);
+	CHECK_INT(fold__frame(f, "[unknown]", "/memfd:m (deleted)", 1), 0);
+	CHECK_INT(fold__frame(f, "main", "/bin/a", 2), 0);
+	CHECK_INT(fold__end(f), 0);
+	CHECK_INT(fold__begin(f, NULL, "b", 1, 1, 0, false), 1);
+	CHECK_INT(fold__frame(f, "css_rstat_flush", NULL, 1), 0);
+	CHECK_INT(fold__frame(f, "f (x)", NULL, 2), 0);
+	CHECK_INT(fold__end(f), 0);
+	CHECK_INT(fold__write(f, m), 0);
+	fclose(m);
+	CHECK_STR(out, "a;main;[unknown]  3\nb;f 1\n");
+	fold__delete(f);
+	free(out);
+}
+
+UNIT_MAIN(UNIT(test_recorded_frames_split_as_printed),
+	  UNIT(test_comm), UNIT(test_pid_tid), UNIT(test_period),
 	  UNIT(test_event_filter), UNIT(test_filtered_keeps_open_sample),
 	  UNIT(test_two_headers), UNIT(test_order_and_sort),
 	  UNIT(test_offset), UNIT(test_paren_skip), UNIT(test_inline),

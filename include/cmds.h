@@ -1,0 +1,30 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Subcommand entry points (one file per subcommand: src/cmd-<name>.c) and
+ * the conventions they share: exit 0 ok, 1 failure (one line on stderr),
+ * 2 usage error.
+ */
+#ifndef RS_CMDS_H
+#define RS_CMDS_H
+
+#include <stdarg.h>
+
+enum {
+	RS_EXIT_OK = 0,
+	RS_EXIT_FAIL = 1,
+	RS_EXIT_USAGE = 2,
+};
+
+int cmd_report(int argc, char **argv);
+
+/* "rstat-analyze: <message>" on stderr: the one line a failure prints. */
+void rs_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* "rstat-analyze: note: <message>" on stderr. */
+void rs_note(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/*
+ * Flush stdout and report a write error (full disk, closed pipe) once.
+ * Returns the exit status to use: status unchanged, or RS_EXIT_FAIL.
+ */
+int rs_finish_stdout(int status);
+
+#endif

@@ -1,0 +1,693 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * rstat-analyze report: read a recording (perf.data in either layout, or
+ * `perf script` text) and print what it holds: event counts, folded stacks
+ * for flamegraph.pl, or the same as JSON.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/utsname.h>
+#include <unistd.h>
+
+#include "cmds.h"
+#include "fold.h"
+#include "json.h"
+#include "perf-data.h"
+#include "perf-script.h"
+#include "symbols.h"
+
+#define DEFAULT_INPUT "rstat.data"
+/* perf script's default --max-stack (the kernel's perf_event_max_stack). */
+#define REPORT_MAX_STACK 127
+
+enum report_mode {
+	REPORT_SUMMARY,
+	REPORT_FOLDED,
+	REPORT_JSON,
+};
+
+struct report_params {
+	const char *input;
+	const char *kallsyms;
+	const char *vmlinux;
+	enum report_mode mode;
+	struct fold_opts fold;
+	bool fold_option_seen;	/* a --folded sub-option was given */
+};
+
+/* State while folding a perf.data recording. */
+struct report_fold_ctx {
+	const struct report_params *params;
+	struct perf_data *pd;
+	struct machine *machine;
+	struct fold *fold;
+	bool kernel_checked;	/* kernel symbol source decided */
+	bool reported;		/* an error was already printed */
+	struct rs_frame frames[REPORT_MAX_STACK];
+};
+
+static const char report_usage_text[] =
+	"usage: rstat-analyze report [-i FILE|-] [--kallsyms FILE] [--vmlinux FILE]\n"
+	"                            [--folded [--pid|--tid] [--kernel|--jit|--all]\n"
+	"                                      [--addrs] [--event-filter NAME]\n"
+	"                                      [--samples]]\n"
+	"                            [--json]\n";
+
+static void report_usage(FILE *out)
+{
+	fputs(report_usage_text, out);
+}
+
+static void report_help(void)
+{
+	report_usage(stdout);
+	fputs("\n"
+	      "Read a recording made by `rstat-analyze record` or `perf record`\n"
+	      "(perf.data, file or pipe layout) or the text `perf script` prints,\n"
+	      "and report what it holds. Without an output option, a summary:\n"
+	      "the recording's header and every event's sample count.\n"
+	      "\n"
+	      "  -i, --input FILE      input; `-` reads standard input (default "
+	      DEFAULT_INPUT ")\n"
+	      "      --kallsyms FILE   kernel symbols (/proc/kallsyms format); by\n"
+	      "                        default /proc/kallsyms when the recording was\n"
+	      "                        made on the running kernel\n"
+	      "      --vmlinux FILE    kernel symbols from an uncompressed vmlinux\n"
+	      "                        (its build id must match the recording's)\n"
+	      "      --folded          folded stacks for flamegraph.pl, line for line\n"
+	      "                        as `perf script | stackcollapse-perf.pl`\n"
+	      "        --pid           first frame comm-PID\n"
+	      "        --tid           first frame comm-PID/TID\n"
+	      "        --kernel        mark kernel frames with _[k]\n"
+	      "        --jit           mark JIT frames (/tmp/perf-PID.map) with _[j]\n"
+	      "        --all           both --kernel and --jit\n"
+	      "        --addrs         keep raw addresses of unknown frames\n"
+	      "        --event-filter NAME  fold only this event (default: the\n"
+	      "                        first event seen)\n"
+	      "        --samples       count samples instead of summing periods\n"
+	      "      --json            header, events and counts as JSON\n"
+	      "  -h, --help            this text\n"
+	      "\n"
+	      "Exit status: 0 ok, 1 error (one line on stderr), 2 usage error.\n"
+	      "See rstat-analyze-report(1).\n", stdout);
+}
+
+enum {
+	OPT_KALLSYMS = 256,
+	OPT_VMLINUX,
+	OPT_FOLDED,
+	OPT_PID,
+	OPT_TID,
+	OPT_KERNEL,
+	OPT_JIT,
+	OPT_ALL,
+	OPT_ADDRS,
+	OPT_EVENT_FILTER,
+	OPT_SAMPLES,
+	OPT_JSON,
+};
+
+static const struct option report_options[] = {
+	{ "input", required_argument, NULL, 'i' },
+	{ "kallsyms", required_argument, NULL, OPT_KALLSYMS },
+	{ "vmlinux", required_argument, NULL, OPT_VMLINUX },
+	{ "folded", no_argument, NULL, OPT_FOLDED },
+	{ "pid", no_argument, NULL, OPT_PID },
+	{ "tid", no_argument, NULL, OPT_TID },
+	{ "kernel", no_argument, NULL, OPT_KERNEL },
+	{ "jit", no_argument, NULL, OPT_JIT },
+	{ "all", no_argument, NULL, OPT_ALL },
+	{ "addrs", no_argument, NULL, OPT_ADDRS },
+	{ "event-filter", required_argument, NULL, OPT_EVENT_FILTER },
+	{ "samples", no_argument, NULL, OPT_SAMPLES },
+	{ "json", no_argument, NULL, OPT_JSON },
+	{ "help", no_argument, NULL, 'h' },
+	{ NULL, 0, NULL, 0 },
+};
+
+static int set_mode(struct report_params *p, enum report_mode mode)
+{
+	if (p->mode != REPORT_SUMMARY && p->mode != mode) {
+		rs_error("report: --folded and --json do not go together");
+		return -EINVAL;
+	}
+	p->mode = mode;
+	return 0;
+}
+
+/* Returns 0, RS_EXIT_USAGE, or -1 when --help was printed. */
+static int report_parse_args(int argc, char **argv, struct report_params *p)
+{
+	int c;
+
+	memset(p, 0, sizeof(*p));
+	p->input = DEFAULT_INPUT;
+	optind = 1;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":i:h", report_options,
+				NULL)) != -1) {
+		switch (c) {
+		case 'i':
+			p->input = optarg;
+			break;
+		case OPT_KALLSYMS:
+			p->kallsyms = optarg;
+			break;
+		case OPT_VMLINUX:
+			p->vmlinux = optarg;
+			break;
+		case OPT_FOLDED:
+			if (set_mode(p, REPORT_FOLDED))
+				return RS_EXIT_USAGE;
+			break;
+		case OPT_JSON:
+			if (set_mode(p, REPORT_JSON))
+				return RS_EXIT_USAGE;
+			break;
+		case OPT_PID:
+			p->fold.pid = true;
+			p->fold_option_seen = true;
+			break;
+		case OPT_TID:
+			p->fold.tid = true;
+			p->fold_option_seen = true;
+			break;
+		case OPT_KERNEL:
+			p->fold.kernel = true;
+			p->fold_option_seen = true;
+			break;
+		case OPT_JIT:
+			p->fold.jit = true;
+			p->fold_option_seen = true;
+			break;
+		case OPT_ALL:
+			p->fold.kernel = p->fold.jit = true;
+			p->fold_option_seen = true;
+			break;
+		case OPT_ADDRS:
+			p->fold.addrs = true;
+			p->fold_option_seen = true;
+			break;
+		case OPT_EVENT_FILTER:
+			p->fold.event_filter = optarg;
+			p->fold_option_seen = true;
+			break;
+		case OPT_SAMPLES:
+			p->fold.samples = true;
+			p->fold_option_seen = true;
+			break;
+		case 'h':
+			report_help();
+			return -1;
+		case ':':
+			rs_error("report: option '%s' needs a value",
+				 argv[optind - 1]);
+			report_usage(stderr);
+			return RS_EXIT_USAGE;
+		default:
+			rs_error("report: unknown option '%s'",
+				 argv[optind - 1]);
+			report_usage(stderr);
+			return RS_EXIT_USAGE;
+		}
+	}
+	if (optind < argc) {
+		rs_error("report: unexpected argument '%s'", argv[optind]);
+		report_usage(stderr);
+		return RS_EXIT_USAGE;
+	}
+	if (p->fold_option_seen && p->mode != REPORT_FOLDED) {
+		rs_error("report: --pid, --tid, --kernel, --jit, --all, --addrs, --event-filter and --samples go with --folded");
+		return RS_EXIT_USAGE;
+	}
+	if (p->fold.event_filter && !*p->fold.event_filter) {
+		rs_error("report: --event-filter needs an event name");
+		return RS_EXIT_USAGE;
+	}
+	return 0;
+}
+
+/*
+ * The kernel symbols to use: --kallsyms, else this machine's when the
+ * recording comes from the running kernel. Decided at the first sample,
+ * since in the pipe layout the OSRELEASE feature arrives in the stream.
+ */
+static int load_kernel_symbols(struct report_fold_ctx *ctx)
+{
+	const struct perf_header_info *hdr = perf_data__header(ctx->pd);
+	struct utsname uts;
+	int err;
+
+	ctx->kernel_checked = true;
+	/* As in perf, --kallsyms wins over --vmlinux. */
+	if (!ctx->params->kallsyms && ctx->params->vmlinux) {
+		const char *path = ctx->params->vmlinux;
+
+		err = machine__load_vmlinux(ctx->machine, path);
+		if (err == -EINVAL)
+			rs_error("%s: build id differs from the recorded kernel's; give the vmlinux of the kernel that was recorded",
+				 path);
+		else if (err == -ENODATA)
+			rs_error("%s: no symbol table (stripped?); give an unstripped vmlinux or --kallsyms",
+				 path);
+		else if (err == -ENOEXEC)
+			rs_error("%s: not a vmlinux image; give the uncompressed ELF (not a bzImage) or --kallsyms",
+				 path);
+		else if (err)
+			rs_error("%s: cannot read kernel symbols: %s", path,
+				 strerror(-err));
+		ctx->reported = err != 0;
+		return err;
+	}
+	if (ctx->params->kallsyms) {
+		err = machine__load_kallsyms(ctx->machine,
+					     ctx->params->kallsyms);
+		if (err) {
+			rs_error("%s: cannot read kernel symbols: %s; pass a /proc/kallsyms copy",
+				 ctx->params->kallsyms, strerror(-err));
+			ctx->reported = true;
+			return err;
+		}
+		return 0;
+	}
+	if (uname(&uts) == 0 && hdr->os_release &&
+	    !strcmp(hdr->os_release, uts.release)) {
+		err = machine__load_kallsyms(ctx->machine, "/proc/kallsyms");
+		if (!err && machine__has_kernel_symbols(ctx->machine))
+			return 0;
+		rs_note("/proc/kallsyms gives no addresses (kptr_restrict?); kernel frames stay [unknown]");
+		return 0;
+	}
+	rs_note("recording made on kernel %s, this is %s: kernel frames stay [unknown]; pass --kallsyms FILE captured there",
+		hdr->os_release ? hdr->os_release : "(unknown)", uts.release);
+	return 0;
+}
+
+/*
+ * What perf script's default output shows for a sample of this event,
+ * which is what stackcollapse-perf.pl goes by. Hardware and software
+ * events print "period event:" at the end of the header line. Tracepoint
+ * headers end with the formatted fields instead, so the script sees no
+ * event there (the sample escapes the event filter) and no period (it
+ * counts 1); and in the pipe layout perf prints their callchain frames
+ * without a dso, which the script's frame regex then skips.
+ */
+static bool evsel_is_tracepoint(const struct rs_evsel *evsel)
+{
+	return evsel->attr.type == PERF_TYPE_TRACEPOINT &&
+	       (evsel->attr.sample_type & PERF_SAMPLE_RAW);
+}
+
+static bool evsel_shows_period(const struct rs_evsel *evsel)
+{
+	return (evsel->attr.sample_type & PERF_SAMPLE_PERIOD) &&
+	       !evsel_is_tracepoint(evsel);
+}
+
+static int fold_sample(struct report_fold_ctx *ctx, const struct rs_event *ev)
+{
+	const struct rs_sample *s = &ev->sample;
+	bool tracepoint, no_dso;
+	const char *comm;
+	int i, n, ret;
+
+	if (!ctx->kernel_checked) {
+		ret = load_kernel_symbols(ctx);
+		if (ret)
+			return ret;
+	}
+	comm = machine__comm(ctx->machine, s->pid, s->tid);
+	tracepoint = evsel_is_tracepoint(s->evsel);
+	ret = fold__begin(ctx->fold, tracepoint ? NULL : s->evsel->name, comm,
+			  s->pid, s->tid, s->period,
+			  evsel_shows_period(s->evsel));
+	if (ret <= 0)
+		return ret;
+	no_dso = tracepoint && perf_data__header(ctx->pd)->pipe_mode;
+	n = machine__resolve_callchain(ctx->machine, s->pid, s->tid,
+				       s->cpumode, s->callchain,
+				       s->nr_callchain, ctx->frames,
+				       REPORT_MAX_STACK);
+	if (n < 0)
+		return n;
+	for (i = 0; i < n; i++) {
+		/* --addrs prints the address as perf script does. */
+		ret = fold__frame(ctx->fold, ctx->frames[i].sym,
+				  no_dso ? NULL : ctx->frames[i].dso,
+				  ctx->frames[i].map_addr);
+		if (ret)
+			return ret;
+	}
+	return fold__end(ctx->fold);
+}
+
+/* Symbols are only taken from files whose build id matches the recording. */
+static void register_build_ids(struct machine *m, struct perf_data *pd)
+{
+	uint32_t i, n = perf_data__nr_build_ids(pd);
+
+	for (i = 0; i < n; i++) {
+		const struct perf_build_id *bid = perf_data__build_id(pd, i);
+
+		if (bid->filename)
+			machine__add_build_id(m, bid->filename, bid->id,
+					      bid->size);
+	}
+}
+
+static int fold_event(void *arg, const struct rs_event *ev)
+{
+	struct report_fold_ctx *ctx = arg;
+
+	if (ev->kind == RS_EV_SAMPLE)
+		return fold_sample(ctx, ev);
+	return machine__process_event(ctx->machine, ev);
+}
+
+static int count_event(void *arg, const struct rs_event *ev)
+{
+	return 0;
+}
+
+static void print_data_error(const char *input, struct perf_data *pd,
+			     int err)
+{
+	const char *msg = pd ? perf_data__strerror(pd) : "";
+
+	if (msg && *msg)
+		rs_error("%s: %s", input, msg);
+	else
+		rs_error("%s: %s", input, strerror(-err));
+}
+
+static void print_summary(const char *input, struct perf_data *pd)
+{
+	const struct perf_header_info *hdr = perf_data__header(pd);
+	const struct perf_data_stats *st = perf_data__stats(pd);
+	uint32_t i, n = perf_data__nr_evsel(pd);
+
+	printf("# recording: %s (%s layout)\n", input,
+	       hdr->pipe_mode ? "pipe" : "file");
+	if (hdr->hostname)
+		printf("# host: %s\n", hdr->hostname);
+	if (hdr->os_release)
+		printf("# kernel: %s\n", hdr->os_release);
+	if (hdr->arch)
+		printf("# arch: %s, cpus: %u online / %u available\n",
+		       hdr->arch, hdr->nr_cpus_online, hdr->nr_cpus_avail);
+	if (hdr->perf_version)
+		printf("# recorded by: perf %s\n", hdr->perf_version);
+	if (hdr->cmdline)
+		printf("# cmdline: %s\n", hdr->cmdline);
+	printf("#\n%-40s %12s %18s\n", "event", "samples", "period");
+	for (i = 0; i < n; i++) {
+		const struct rs_evsel *evsel = perf_data__evsel(pd, i);
+
+		printf("%-40s %12" PRIu64 " %18" PRIu64 "\n", evsel->name,
+		       evsel->nr_samples, evsel->total_period);
+	}
+	printf("\nlost events: %" PRIu64 ", lost samples: %" PRIu64
+	       ", unknown records: %" PRIu64 "\n",
+	       st->nr_lost, st->nr_lost_samples, st->nr_unknown_records);
+}
+
+static void print_json(struct perf_data *pd)
+{
+	const struct perf_header_info *hdr = perf_data__header(pd);
+	const struct perf_data_stats *st = perf_data__stats(pd);
+	uint32_t i, n = perf_data__nr_evsel(pd);
+	struct json_writer *jw = json_writer__new(stdout);
+
+	if (!jw)
+		return;
+	json__object_begin(jw, NULL);
+	json__object_begin(jw, "header");
+	json__string(jw, "hostname", hdr->hostname);
+	json__string(jw, "os_release", hdr->os_release);
+	json__string(jw, "perf_version", hdr->perf_version);
+	json__string(jw, "arch", hdr->arch);
+	json__u64(jw, "nr_cpus", hdr->nr_cpus_online);
+	json__u64(jw, "nr_cpus_avail", hdr->nr_cpus_avail);
+	json__string(jw, "cpudesc", hdr->cpudesc);
+	json__string(jw, "cmdline", hdr->cmdline);
+	json__bool(jw, "pipe_mode", hdr->pipe_mode);
+	if (hdr->sample_time_end) {
+		json__u64(jw, "sample_time_start", hdr->sample_time_start);
+		json__u64(jw, "sample_time_end", hdr->sample_time_end);
+	}
+	json__object_end(jw);
+	json__array_begin(jw, "events");
+	for (i = 0; i < n; i++) {
+		const struct rs_evsel *evsel = perf_data__evsel(pd, i);
+
+		json__object_begin(jw, NULL);
+		json__string(jw, "name", evsel->name);
+		json__u64(jw, "samples", evsel->nr_samples);
+		json__u64(jw, "period", evsel->total_period);
+		json__object_end(jw);
+	}
+	json__array_end(jw);
+	json__u64(jw, "samples", st->nr_samples);
+	json__u64(jw, "lost", st->nr_lost);
+	json__u64(jw, "lost_samples", st->nr_lost_samples);
+	json__u64(jw, "unknown_records", st->nr_unknown_records);
+	json__u64(jw, "records", st->nr_records);
+	json__object_end(jw);
+	json_writer__delete(jw);
+}
+
+static void note_dropped(const struct fold *fold)
+{
+	if (fold__nr_dropped(fold))
+		rs_note("folded only '%s' samples; %" PRIu64
+			" samples of other events dropped (--event-filter picks one)",
+			fold__event(fold), fold__nr_dropped(fold));
+}
+
+static int report_perf_data(const struct report_params *p,
+			    struct perf_data *pd)
+{
+	struct report_fold_ctx ctx = { .params = p, .pd = pd };
+	int status = RS_EXIT_OK;
+	int err;
+
+	if (p->mode != REPORT_FOLDED) {
+		err = perf_data__process(pd, count_event, NULL);
+		if (err) {
+			print_data_error(p->input, pd, err);
+			return RS_EXIT_FAIL;
+		}
+		if (p->mode == REPORT_JSON)
+			print_json(pd);
+		else
+			print_summary(p->input, pd);
+		return RS_EXIT_OK;
+	}
+
+	ctx.machine = machine__new();
+	ctx.fold = fold__new(&p->fold);
+	if (ctx.machine)
+		register_build_ids(ctx.machine, pd);
+	if (!ctx.machine || !ctx.fold) {
+		rs_error("report: out of memory");
+		status = RS_EXIT_FAIL;
+		goto out;
+	}
+	err = perf_data__process(pd, fold_event, &ctx);
+	if (ctx.reported) {
+		status = RS_EXIT_FAIL;
+		goto out;
+	}
+	/* What was read before a corruption is still worth printing. */
+	fold__write(ctx.fold, stdout);
+	note_dropped(ctx.fold);
+	if (err) {
+		print_data_error(p->input, pd, err);
+		status = RS_EXIT_FAIL;
+	}
+out:
+	fold__delete(ctx.fold);
+	machine__delete(ctx.machine);
+	return status;
+}
+
+/*
+ * Standard input after sniffing: the bytes already read, then the rest of
+ * the descriptor, as one stream for the text reader.
+ */
+struct prefixed_input {
+	int fd;
+	const char *prefix;
+	size_t len, pos;
+};
+
+static ssize_t prefixed_read(void *cookie, char *buf, size_t size)
+{
+	struct prefixed_input *in = cookie;
+	ssize_t n;
+
+	if (in->pos < in->len) {
+		n = in->len - in->pos < size ? in->len - in->pos : size;
+		memcpy(buf, in->prefix + in->pos, n);
+		in->pos += n;
+		return n;
+	}
+	do {
+		n = read(in->fd, buf, size);
+	} while (n < 0 && errno == EINTR);
+	return n;
+}
+
+static int report_text(const struct report_params *p, FILE *in)
+{
+	struct perf_script_stats st = { 0 };
+	struct perf_script *ps;
+	struct fold *fold;
+	int status = RS_EXIT_OK;
+	int err;
+
+	if (p->mode != REPORT_FOLDED) {
+		rs_error("%s: perf script text holds no header or event table; use --folded, or give the perf.data itself",
+			 p->input);
+		return RS_EXIT_FAIL;
+	}
+	ps = perf_script__new();
+	fold = fold__new(&p->fold);
+	if (!ps || !fold) {
+		rs_error("report: out of memory");
+		status = RS_EXIT_FAIL;
+		goto out;
+	}
+	err = perf_script__fold(ps, in, fold, &st);
+	if (err) {
+		fold__write(fold, stdout);
+		rs_error("%s: line %" PRIu64 ": %s", p->input, st.err_line,
+			 st.err_msg ? st.err_msg : strerror(-err));
+		status = RS_EXIT_FAIL;
+		goto out;
+	}
+	if (!st.nr_samples && !st.nr_filtered) {
+		rs_error("%s: no samples found in %" PRIu64
+			 " lines: not perf script output? (try `perf script -i FILE`)",
+			 p->input, st.nr_lines);
+		status = RS_EXIT_FAIL;
+		goto out;
+	}
+	fold__write(fold, stdout);
+	note_dropped(fold);
+out:
+	fold__delete(fold);
+	perf_script__delete(ps);
+	return status;
+}
+
+/* Read up to len bytes, fewer only at end of file. */
+static ssize_t read_prefix(int fd, char *buf, size_t len)
+{
+	size_t got = 0;
+	ssize_t n;
+
+	while (got < len) {
+		n = read(fd, buf + got, len - got);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return -errno;
+		if (n == 0)
+			break;
+		got += n;
+	}
+	return got;
+}
+
+static int report_input(const struct report_params *p)
+{
+	bool is_stdin = !strcmp(p->input, "-");
+	struct perf_data *pd = NULL;
+	char prefix[4096];
+	struct stat sb;
+	ssize_t n;
+	int fd, err, status;
+
+	fd = is_stdin ? STDIN_FILENO : open(p->input, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		rs_error("%s: %s; give a recording with -i FILE", p->input,
+			 strerror(errno));
+		return RS_EXIT_FAIL;
+	}
+	if (fstat(fd, &sb) == 0 && S_ISDIR(sb.st_mode)) {
+		rs_error("%s: is a directory; give a recording with -i FILE",
+			 p->input);
+		status = RS_EXIT_FAIL;
+		goto out;
+	}
+	n = read_prefix(fd, prefix, sizeof(prefix));
+	if (n < 0) {
+		rs_error("%s: %s", p->input, strerror((int)-n));
+		status = RS_EXIT_FAIL;
+		goto out;
+	}
+	if (n == 0) {
+		rs_error("%s: empty: neither a perf.data file nor perf script text",
+			 p->input);
+		status = RS_EXIT_FAIL;
+		goto out;
+	}
+
+	if (perf_data__sniff(prefix, n)) {
+		/* Regular files are mapped whole; streams read as they come. */
+		if (!is_stdin && S_ISREG(sb.st_mode))
+			err = perf_data__open(&pd, p->input);
+		else
+			err = perf_data__open_fd(&pd, fd, prefix, n);
+		if (err) {
+			print_data_error(p->input, pd, err);
+			status = RS_EXIT_FAIL;
+		} else {
+			status = report_perf_data(p, pd);
+		}
+		perf_data__delete(pd);
+	} else if (perf_script__sniff(prefix, n)) {
+		struct prefixed_input cookie = {
+			.fd = fd, .prefix = prefix, .len = n,
+		};
+		cookie_io_functions_t io = { .read = prefixed_read };
+		FILE *in = fopencookie(&cookie, "r", io);
+
+		if (!in) {
+			rs_error("report: out of memory");
+			status = RS_EXIT_FAIL;
+			goto out;
+		}
+		status = report_text(p, in);
+		fclose(in);
+	} else {
+		rs_error("%s: offset 0: neither a perf.data file (no PERFILE2 magic) nor perf script text",
+			 p->input);
+		status = RS_EXIT_FAIL;
+	}
+out:
+	if (!is_stdin)
+		close(fd);
+	return status;
+}
+
+int cmd_report(int argc, char **argv)
+{
+	struct report_params params;
+	int ret;
+
+	ret = report_parse_args(argc, argv, &params);
+	if (ret < 0)
+		return rs_finish_stdout(RS_EXIT_OK);
+	if (ret)
+		return ret;
+	return rs_finish_stdout(report_input(&params));
+}

@@ -1,0 +1,112 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * rstat-analyze: measure what cgroup statistics cost.
+ *
+ * The command table, as bpftool and perf keep theirs: each subcommand
+ * parses its own options (one getopt pass) and returns the exit status.
+ */
+#include <errno.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cmds.h"
+
+struct cmd {
+	const char *name;
+	int (*fn)(int argc, char **argv);
+	const char *summary;
+};
+
+static const struct cmd commands[] = {
+	{ "report", cmd_report,
+	  "read a recording: event counts, folded stacks, JSON" },
+};
+
+static void usage(FILE *out)
+{
+	size_t i;
+
+	fprintf(out,
+		"usage: rstat-analyze [--version] [--help] COMMAND [ARGS]\n"
+		"\n"
+		"Measure what cgroup statistics (rstat flushes) cost.\n"
+		"\n"
+		"Commands:\n");
+	for (i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+		fprintf(out, "  %-12s %s\n", commands[i].name,
+			commands[i].summary);
+	fprintf(out,
+		"\n"
+		"`rstat-analyze COMMAND --help` describes a command; the man "
+		"pages are\nrstat-analyze-COMMAND(1).\n");
+}
+
+void rs_error(const char *fmt, ...)
+{
+	va_list ap;
+
+	fflush(stdout);
+	fputs("rstat-analyze: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+}
+
+void rs_note(const char *fmt, ...)
+{
+	va_list ap;
+
+	fputs("rstat-analyze: note: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+}
+
+int rs_finish_stdout(int status)
+{
+	if (fflush(stdout) == 0 && !ferror(stdout))
+		return status;
+	/* A reader that went away (head, less) is not our failure. */
+	if (errno == EPIPE)
+		return status;
+	fprintf(stderr, "rstat-analyze: error writing output: %s\n",
+		strerror(errno ? errno : EIO));
+	return RS_EXIT_FAIL;
+}
+
+int main(int argc, char **argv)
+{
+	const char *name;
+	size_t i;
+
+	/* Write errors on a closed pipe come back as EPIPE, not a signal. */
+	signal(SIGPIPE, SIG_IGN);
+
+	if (argc < 2) {
+		usage(stderr);
+		return RS_EXIT_USAGE;
+	}
+	name = argv[1];
+	if (!strcmp(name, "--help") || !strcmp(name, "-h") ||
+	    !strcmp(name, "help")) {
+		usage(stdout);
+		return rs_finish_stdout(RS_EXIT_OK);
+	}
+	if (!strcmp(name, "--version") || !strcmp(name, "version")) {
+		printf("rstat-analyze %s\n", RS_VERSION);
+		return rs_finish_stdout(RS_EXIT_OK);
+	}
+	for (i = 0; i < sizeof(commands) / sizeof(commands[0]); i++) {
+		if (!strcmp(name, commands[i].name))
+			return commands[i].fn(argc - 1, argv + 1);
+	}
+	fprintf(stderr,
+		"rstat-analyze: '%s' is not a command; see rstat-analyze --help\n",
+		name);
+	return RS_EXIT_USAGE;
+}

@@ -1,0 +1,55 @@
+# SPDX-License-Identifier: GPL-2.0
+# Shared by the shell tests: sourced, not run. Tests run from the repository
+# root; they exit 0 (pass), 1 (fail) or 2 (skip, after printing why).
+
+RS_BIN=${RS_BIN:-$PWD/build/san/rstat-analyze}
+RS_FIXTURES=${RS_FIXTURES:-tests/data}
+export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1}
+
+TMP=$(mktemp -d /tmp/rstat-test.XXXXXX)
+trap 'rm -rf "$TMP"' EXIT
+
+fail() {
+	echo "FAIL: $*"
+	exit 1
+}
+
+skip() {
+	echo "$*"
+	exit 2
+}
+
+need_perf() {
+	command -v perf >/dev/null 2>&1 ||
+		skip "perf is not installed (Debian package linux-perf)"
+}
+
+# The fixture's kernel symbols, gunzipped once per test.
+fixture_kallsyms() {
+	[ -f "$TMP/flush-mixed.kallsyms" ] ||
+		gzip -dc "$RS_FIXTURES/flush-mixed.kallsyms.gz" \
+			>"$TMP/flush-mixed.kallsyms"
+	echo "$TMP/flush-mixed.kallsyms"
+}
+
+# Sanitizer reports must not pass for the tool's own "exit 1".
+export ASAN_OPTIONS="$ASAN_OPTIONS:exitcode=99"
+export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
+
+# expect_error STATUS PATTERN CMD...: CMD exits STATUS with exactly one line
+# on stderr that matches the extended regex PATTERN (for usage errors,
+# status 2, the usage text may follow that line).
+expect_error() {
+	local want=$1 pattern=$2 rc lines
+	shift 2
+	timeout 60 "$@" >"$TMP/stdout" 2>"$TMP/stderr"
+	rc=$?
+	[ "$rc" -eq "$want" ] ||
+		fail "$*: exit $rc, expected $want; stderr: $(head -c 2000 "$TMP/stderr")"
+	lines=$(grep -vc 'rstat-analyze: note:' "$TMP/stderr")
+	[ "$want" -eq 2 ] && lines=$(grep -c '^rstat-analyze: ' "$TMP/stderr")
+	[ "$lines" -eq 1 ] ||
+		fail "$*: $lines error lines on stderr, expected 1: $(head -c 2000 "$TMP/stderr")"
+	grep -v 'rstat-analyze: note:' "$TMP/stderr" | grep -Eq -- "$pattern" ||
+		fail "$*: stderr '$(cat "$TMP/stderr")' does not match '$pattern'"
+}

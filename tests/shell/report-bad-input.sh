@@ -1,0 +1,65 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Bad input never crashes, hangs or corrupts: each damaged perf.data, text
+# garbage and missing or unreadable input gets exit 1 and one line on
+# stderr, "rstat-analyze: FILE: offset N: what is wrong" for bad data.
+# Usage errors exit 2. The tool under test is the ASan+UBSan build.
+. tests/shell/lib.sh
+
+python3 tests/shell/corrupt.py "$RS_FIXTURES/flush-mixed.data" "$TMP/bad" \
+	>"$TMP/list" || fail "could not make the corrupted files"
+while read -r name offset; do
+	f=$TMP/bad/$name
+	if [ "$offset" = - ]; then
+		pat="^rstat-analyze: $f: offset [0-9]+: "
+	else
+		pat="^rstat-analyze: $f: offset $offset: "
+	fi
+	for mode in "" --folded --json; do
+		# shellcheck disable=SC2086
+		expect_error 1 "$pat" "$RS_BIN" report -i "$f" $mode
+	done
+	# The same bytes through a pipe.
+	expect_error 1 "^rstat-analyze: -: " \
+		sh -c "cat '$f' | '$RS_BIN' report -i - --folded"
+	echo "ok $name: $(cat "$TMP/stderr")"
+done <"$TMP/list"
+
+# A truncated pipe-layout stream.
+head -c 9000 "$RS_FIXTURES/pipe-mode.data" >"$TMP/pipe-trunc.data"
+expect_error 1 "^rstat-analyze: $TMP/pipe-trunc.data: offset [0-9]+: " \
+	"$RS_BIN" report -i "$TMP/pipe-trunc.data" --folded
+expect_error 1 "^rstat-analyze: -: offset [0-9]+: " \
+	sh -c "'$RS_BIN' report -i - --folded <'$TMP/pipe-trunc.data'"
+
+# Missing, a directory, empty, binary junk and text garbage.
+expect_error 1 "^rstat-analyze: $TMP/nope.data: .*No such file" \
+	"$RS_BIN" report -i "$TMP/nope.data"
+expect_error 1 "^rstat-analyze: $TMP: " "$RS_BIN" report -i "$TMP"
+: >"$TMP/empty"
+expect_error 1 "^rstat-analyze: $TMP/empty: " "$RS_BIN" report -i "$TMP/empty"
+head -c 65536 /dev/urandom >"$TMP/junk"
+expect_error 1 "^rstat-analyze: $TMP/junk: " \
+	"$RS_BIN" report -i "$TMP/junk" --folded
+printf 'hello world\nthis is not perf script output\n\n' >"$TMP/garbage.txt"
+expect_error 1 "^rstat-analyze: $TMP/garbage.txt: .*no samples" \
+	"$RS_BIN" report -i "$TMP/garbage.txt" --folded
+# Default input rstat.data missing in an empty directory.
+(cd "$TMP" && expect_error 1 "^rstat-analyze: rstat.data: " "$RS_BIN" report)
+
+# Kernel symbol sources that are not.
+expect_error 1 "^rstat-analyze: /etc/passwd: not a vmlinux" \
+	"$RS_BIN" report -i "$RS_FIXTURES/pipe-mode.data" --folded \
+	--vmlinux /etc/passwd
+expect_error 1 "^rstat-analyze: $TMP/none: cannot read kernel symbols" \
+	"$RS_BIN" report -i "$RS_FIXTURES/pipe-mode.data" --folded \
+	--kallsyms "$TMP/none"
+
+# Usage errors.
+expect_error 2 "unknown option" "$RS_BIN" report --no-such-option
+expect_error 2 "needs a value" "$RS_BIN" report -i
+expect_error 2 "go with --folded" "$RS_BIN" report --pid
+expect_error 2 "do not go together" "$RS_BIN" report --folded --json
+expect_error 2 "not a command" "$RS_BIN" no-such-command
+exit 0

@@ -1,0 +1,83 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Recordings made now, on this kernel, by Debian's perf: report --folded on
+# the perf.data equals the fold of `perf script` on the same file, in the
+# file layout, the pipe layout (through stdin) and zstd-compressed (-z).
+# Kernel symbols come from /proc/kallsyms by default (same kernel). The
+# workload has known symbols: its stack must appear whole.
+. tests/shell/lib.sh
+need_perf
+
+spin=build/workloads/spin
+[ -x "$spin" ] || fail "$spin not built (make tests)"
+perf record -q -e cpu-clock -F 999 -g -o "$TMP/probe.data" -- true \
+	>/dev/null 2>&1 || skip "perf record cannot sample cpu-clock here"
+
+compare() {		# compare NAME FILE [report options...]
+	local name=$1 f=$2 fields=()
+	shift 2
+	# perf script shows the PID that --pid and --tid name with -F +pid.
+	[[ " $* " == *" --pid "* || " $* " == *" --tid "* ]] && fields=(-F +pid)
+	perf script -i "$f" "${fields[@]}" >"$TMP/script.txt" 2>/dev/null ||
+		fail "$name: perf script failed"
+	"$RS_BIN" report -i "$f" --folded "$@" >"$TMP/ours" 2>"$TMP/err" ||
+		fail "$name: report failed: $(cat "$TMP/err")"
+	"$RS_BIN" report -i - --folded "$@" <"$TMP/script.txt" \
+		>"$TMP/theirs" 2>/dev/null || fail "$name: text report failed"
+	[ -s "$TMP/ours" ] || fail "$name: no stacks"
+	if ! cmp -s "$TMP/ours" "$TMP/theirs"; then
+		diff "$TMP/theirs" "$TMP/ours" | head -n 20
+		fail "$name $*: folded stacks differ from perf script's reading"
+	fi
+	echo "ok $name $*: $(wc -l <"$TMP/ours") stacks"
+}
+
+# 1. One process with known symbols, user and kernel frames.
+perf record -q -e cpu-clock -F 2999 -g -o "$TMP/spin.data" -- \
+	"$spin" 700 >/dev/null 2>&1 || fail "perf record of $spin failed"
+compare spin "$TMP/spin.data"
+grep -Eq '^spin;.*main;spin_outer;spin_inner [0-9]+$' "$TMP/ours" ||
+	fail "the workload's stack main;spin_outer;spin_inner is missing"
+compare spin "$TMP/spin.data" --pid --kernel
+compare spin "$TMP/spin.data" --tid --addrs
+grep -Eq '^spin-[0-9]+/[0-9]+;' "$TMP/ours" || fail "--tid: no comm-PID/TID"
+
+# 2. System-wide with the rstat tracepoints where this kernel has them,
+#    while something reads cpu.stat.
+events=(-e cpu-clock)
+for tp in cgroup:cgroup_rstat_locked cgroup:cgroup_rstat_unlock; do
+	[ -d "/sys/kernel/tracing/events/${tp/://}" ] && events+=(-e "$tp")
+done
+stat=/sys/fs/cgroup/unified/cpu.stat
+[ -r "$stat" ] || stat=/sys/fs/cgroup/cpu.stat
+perf record -q -a -g "${events[@]}" -F 1999 -o "$TMP/sys.data" -- \
+	sh -c "for i in \$(seq 300); do cat $stat >/dev/null; done; $spin 300" \
+	>/dev/null 2>&1 || fail "system-wide perf record failed"
+compare system-wide "$TMP/sys.data" --kernel
+if perf script -i "$TMP/sys.data" -F event 2>/dev/null |
+		grep -q 'cgroup_rstat_locked:'; then
+	compare system-wide "$TMP/sys.data" --event-filter cgroup:cgroup_rstat_locked
+else
+	echo "no cgroup_rstat_locked samples in this recording: tracepoint case not run"
+fi
+
+# 3. Pipe layout through stdin.
+perf record -q -e cpu-clock -F 1999 -g -o - -- "$spin" 300 \
+	>"$TMP/pipe.data" 2>/dev/null || fail "perf record -o - failed"
+perf script -i "$TMP/pipe.data" >"$TMP/pipe.txt" 2>/dev/null
+"$RS_BIN" report --folded -i - <"$TMP/pipe.data" >"$TMP/ours" ||
+	fail "pipe layout on stdin failed"
+"$RS_BIN" report --folded -i - <"$TMP/pipe.txt" >"$TMP/theirs"
+cmp -s "$TMP/ours" "$TMP/theirs" || { diff "$TMP/theirs" "$TMP/ours" | head; \
+	fail "pipe layout: folded stacks differ"; }
+echo "ok pipe layout on stdin: $(wc -l <"$TMP/ours") stacks"
+
+# 4. zstd-compressed records (PERF_RECORD_COMPRESSED).
+if perf record -q -z -e cpu-clock -F 1999 -g -o "$TMP/z.data" -- \
+	"$spin" 300 >/dev/null 2>&1; then
+	compare compressed "$TMP/z.data"
+else
+	echo "perf record -z unsupported by this perf: compressed case not run"
+fi
+exit 0

@@ -1,0 +1,45 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# report --json: per-event sample counts equal what `perf script -F event`
+# counts for the same file, and the header equals perf's header reading.
+. tests/shell/lib.sh
+need_perf
+
+for data in flush-mixed.data pipe-mode.data; do
+	f=$RS_FIXTURES/$data
+	"$RS_BIN" report -i "$f" --json >"$TMP/out.json" 2>"$TMP/err" ||
+		fail "report --json $data: $(cat "$TMP/err")"
+	python3 - "$TMP/out.json" >"$TMP/ours" <<'PY' || fail "$data: invalid JSON"
+import json, sys
+d = json.load(open(sys.argv[1]))
+for e in d["events"]:
+    if e["samples"]:
+        print(e["samples"], e["name"])
+PY
+	perf script -i "$f" -F event 2>/dev/null | grep -E "^ *[^[:space:]]+: *$" | sed 's/^ *//; s/: *$//' |
+		sort | uniq -c | awk '{ print $1, $2 }' | sort -k2 >"$TMP/theirs"
+	sort -k2 "$TMP/ours" >"$TMP/ours.sorted"
+	if ! cmp -s "$TMP/ours.sorted" "$TMP/theirs"; then
+		diff "$TMP/theirs" "$TMP/ours.sorted"
+		fail "$data: event counts differ from perf script -F event"
+	fi
+	cat "$TMP/ours.sorted"
+
+	# Header fields as perf report --header-only reads them.
+	perf report -i "$f" --header-only 2>/dev/null >"$TMP/hdr"
+	host=$(sed -n 's/^# hostname : //p' "$TMP/hdr")
+	rel=$(sed -n 's/^# os release : //p' "$TMP/hdr")
+	arch=$(sed -n 's/^# arch : //p' "$TMP/hdr")
+	python3 - "$TMP/out.json" "$host" "$rel" "$arch" <<'PY' ||
+import json, sys
+h = json.load(open(sys.argv[1]))["header"]
+want = dict(zip(["hostname", "os_release", "arch"], sys.argv[2:5]))
+bad = [k for k, v in want.items() if v and h.get(k) != v]
+if bad:
+    sys.exit("header mismatch: %s (ours %s, perf %s)" %
+             (bad, [h.get(k) for k in bad], [want[k] for k in bad]))
+PY
+		fail "$data: header differs from perf report --header-only"
+done
+exit 0
