@@ -55,7 +55,24 @@ int fold__begin(struct fold *f, const char *event, const char *comm,
  */
 int fold__frame(struct fold *f, const char *sym, const char *dso,
 		uint64_t addr);
+/*
+ * The same, for a caller that names each distinct (sym, dso, addr) with a
+ * number > 0 that never names anything else during the fold's life (the
+ * symbolizer's rs_frame.id): frames seen before skip all string work.
+ * id 0 means no such number.
+ */
+int fold__frame_id(struct fold *f, uint32_t id, const char *sym,
+		   const char *dso, uint64_t addr);
 int fold__end(struct fold *f);
+/*
+ * A shortcut for recorded samples, called after fold__begin(): key holds
+ * the raw callchain and everything its naming depends on (the maps
+ * versions, cpumode...). Returns 1 when a sample with the same process
+ * name and key was folded before: this one is counted on that stack and
+ * closed, with no frames to feed. Returns 0 otherwise: feed the frames,
+ * and fold__end() remembers the key. -ENOMEM.
+ */
+int fold__begin_key(struct fold *f, const uint64_t *key, uint32_t len);
 
 /*
  * The event filter alone: 1 when samples of this event are kept (the

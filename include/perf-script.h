@@ -58,6 +58,16 @@ void perf_script__delete(struct perf_script *ps);
 int perf_script__fold(struct perf_script *ps, FILE *in, struct fold *f,
 		      struct perf_script_stats *st);
 
+/*
+ * Begin a sample in f from one header line as perf script prints it, by
+ * the script's rules: for recorded samples that perf prints in a way the
+ * script reads oddly (a task that exited, tid -1). Returns 1 when the
+ * sample is kept (feed its frames, then fold__end()), 0 when it is not
+ * (another event, or no header for the script), -ENOMEM.
+ */
+int perf_script__begin_sample(struct perf_script *ps, struct fold *f,
+			      const char *line, size_t n);
+
 /* Where a frame line's parts are, as offsets into the line. */
 struct perf_script_frame {
 	size_t pc_off, pc_len;

@@ -32,6 +32,10 @@ struct rs_frame {
 	uint64_t map_addr;	/* addr as perf script prints it: relative to
 				   the file (addr - map start + pgoff) for
 				   file-backed maps, addr otherwise */
+	uint32_t id;		/* > 0: names this (sym, dso, map_addr) for
+				   the machine's life, so callers can cache
+				   per frame without hashing strings; 0: no
+				   such number (no map covered addr) */
 };
 
 struct machine *machine__new(void);
@@ -100,6 +104,15 @@ int machine__resolve_callchain(struct machine *m, uint32_t pid, uint32_t tid,
 			       uint16_t cpumode, const uint64_t *chain,
 			       uint64_t nr, struct rs_frame *frames,
 			       uint32_t max);
+
+/*
+ * What resolving the addresses of (pid, tid) depends on, as two numbers:
+ * they change whenever that thread's maps or the kernel's maps and symbols
+ * do, so a caller may reuse frames resolved under the same numbers (the
+ * report caches whole callchains this way).
+ */
+void machine__maps_version(struct machine *m, uint32_t pid, uint32_t tid,
+			   uint64_t version[2]);
 
 /* Counters for tests and reports. */
 struct machine_stats {

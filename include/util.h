@@ -13,6 +13,13 @@
 /* 64-bit hash of a byte string (FNV-1a folded through a final mixer). */
 uint64_t hash_bytes(const void *data, size_t len);
 
+/*
+ * 128-bit hash of a u64 array, for tables that keep only the hash of a
+ * long key: two independent lanes, so that a false match needs both to
+ * collide (about n^2 / 2^129 for n keys).
+ */
+void hash_words128(const uint64_t *words, size_t n, uint64_t out[2]);
+
 /* Mixer for integer keys (splitmix64 finaliser). */
 static inline uint64_t hash_u64(uint64_t x)
 {

@@ -26,6 +26,8 @@
 #define DEFAULT_INPUT "rstat.data"
 /* perf script's default --max-stack (the kernel's perf_event_max_stack). */
 #define REPORT_MAX_STACK 127
+/* Longer callchains (in words) are always named afresh. */
+#define REPORT_MAX_KEY 512
 
 enum report_mode {
 	REPORT_SUMMARY,
@@ -48,9 +50,11 @@ struct report_fold_ctx {
 	struct perf_data *pd;
 	struct machine *machine;
 	struct fold *fold;
+	struct perf_script *script;	/* names exiting tasks' samples */
 	bool kernel_checked;	/* kernel symbol source decided */
 	bool reported;		/* an error was already printed */
 	struct rs_frame frames[REPORT_MAX_STACK];
+	uint64_t chain_key[REPORT_MAX_KEY];
 };
 
 static const char report_usage_text[] =
@@ -311,6 +315,80 @@ static bool evsel_shows_period(const struct rs_evsel *evsel)
 	       !evsel_is_tracepoint(evsel);
 }
 
+/*
+ * A task sampled while exiting has pid and tid -1. perf script prints
+ * its header as ":-1    -1 [001]  3081.234458:  500250 cpu-clock:", where
+ * the script's header regex finds no tid: the process name becomes the
+ * whole text up to the time, so each such sample is a stack of its own.
+ * Print the header as perf script would (-F +pid when --pid or --tid
+ * asks for the PID) and let the script's rules read it.
+ */
+static int begin_exiting(struct report_fold_ctx *ctx,
+			 const struct rs_sample *s, const char *comm)
+{
+	uint64_t type = s->evsel->attr.sample_type;
+	char line[512], tstamp[48];
+	int n;
+
+	if (!ctx->script) {
+		ctx->script = perf_script__new();
+		if (!ctx->script)
+			return -ENOMEM;
+	}
+	if (type & PERF_SAMPLE_CALLCHAIN)
+		n = snprintf(line, sizeof(line), "%s ", comm);
+	else
+		n = snprintf(line, sizeof(line), "%16s ", comm);
+	if (ctx->params->fold.pid || ctx->params->fold.tid)
+		n += snprintf(line + n, sizeof(line) - n, "%5d/%-5d ",
+			      (int)s->pid, (int)s->tid);
+	else
+		n += snprintf(line + n, sizeof(line) - n, "%5d ", (int)s->tid);
+	if (type & PERF_SAMPLE_CPU)
+		n += snprintf(line + n, sizeof(line) - n, "[%03d] ",
+			      (int)s->cpu);
+	if (type & PERF_SAMPLE_TIME) {
+		uint64_t usecs = s->time / 1000;
+
+		snprintf(tstamp, sizeof(tstamp), "%" PRIu64 ".%06" PRIu64,
+			 usecs / 1000000, usecs % 1000000);
+		n += snprintf(line + n, sizeof(line) - n, "%12s: ", tstamp);
+	}
+	n += snprintf(line + n, sizeof(line) - n, "%10" PRIu64 " %s: ",
+		      s->period, s->evsel->name);
+	if (n >= (int)sizeof(line))
+		n = sizeof(line) - 1;
+	return perf_script__begin_sample(ctx->script, ctx->fold, line, n);
+}
+
+/*
+ * The key of a sample's callchain for fold__begin_key(): what naming its
+ * frames depends on (cpumode, whether dsos are printed, the versions of
+ * the maps involved) and the raw entries. Kernel-only chains leave the
+ * thread's maps out, so that every process shares them.
+ */
+static uint32_t chain_key(struct report_fold_ctx *ctx,
+			  const struct rs_sample *s, bool no_dso)
+{
+	uint64_t *key = ctx->chain_key, version[2], first;
+	bool user = (s->cpumode & PERF_RECORD_MISC_CPUMODE_MASK) ==
+		    PERF_RECORD_MISC_USER;
+	uint64_t i;
+
+	/* Entries before the first marker take the sample's cpumode. */
+	first = s->nr_callchain ? rs_u64(&s->callchain[0]) : 0;
+	if (s->nr_callchain && first >= PERF_CONTEXT_MAX)
+		user = false;
+	for (i = 0; i < s->nr_callchain && !user; i++)
+		user = rs_u64(&s->callchain[i]) == PERF_CONTEXT_USER;
+	machine__maps_version(ctx->machine, s->pid, s->tid, version);
+	key[0] = s->cpumode | (uint64_t)no_dso << 16;
+	key[1] = user ? version[0] : 0;
+	key[2] = version[1];
+	memcpy(key + 3, s->callchain, s->nr_callchain * sizeof(*key));
+	return s->nr_callchain + 3;
+}
+
 static int fold_sample(struct report_fold_ctx *ctx, const struct rs_event *ev)
 {
 	const struct rs_sample *s = &ev->sample;
@@ -325,12 +403,27 @@ static int fold_sample(struct report_fold_ctx *ctx, const struct rs_event *ev)
 	}
 	comm = machine__comm(ctx->machine, s->pid, s->tid);
 	tracepoint = evsel_is_tracepoint(s->evsel);
-	ret = fold__begin(ctx->fold, tracepoint ? NULL : s->evsel->name, comm,
-			  s->pid, s->tid, s->period,
-			  evsel_shows_period(s->evsel));
+	if (s->tid == (uint32_t)-1 && evsel_shows_period(s->evsel))
+		ret = begin_exiting(ctx, s, comm);
+	else
+		ret = fold__begin(ctx->fold, tracepoint ? NULL : s->evsel->name,
+				  comm, s->pid, s->tid, s->period,
+				  evsel_shows_period(s->evsel));
 	if (ret <= 0)
 		return ret;
 	no_dso = tracepoint && perf_data__header(ctx->pd)->pipe_mode;
+
+	/*
+	 * Most samples repeat a callchain seen before: fold those by their
+	 * raw addresses and skip naming their frames again.
+	 */
+	if (s->nr_callchain <= REPORT_MAX_KEY - 3) {
+		ret = fold__begin_key(ctx->fold, ctx->chain_key,
+				      chain_key(ctx, s, no_dso));
+		if (ret)
+			return ret < 0 ? ret : 0;
+	}
+
 	n = machine__resolve_callchain(ctx->machine, s->pid, s->tid,
 				       s->cpumode, s->callchain,
 				       s->nr_callchain, ctx->frames,
@@ -339,9 +432,11 @@ static int fold_sample(struct report_fold_ctx *ctx, const struct rs_event *ev)
 		return n;
 	for (i = 0; i < n; i++) {
 		/* --addrs prints the address as perf script does. */
-		ret = fold__frame(ctx->fold, ctx->frames[i].sym,
-				  no_dso ? NULL : ctx->frames[i].dso,
-				  ctx->frames[i].map_addr);
+		const struct rs_frame *fr = &ctx->frames[i];
+
+		/* Without a dso the frame is named differently: no id. */
+		ret = fold__frame_id(ctx->fold, no_dso ? 0 : fr->id, fr->sym,
+				     no_dso ? NULL : fr->dso, fr->map_addr);
 		if (ret)
 			return ret;
 	}
@@ -514,6 +609,7 @@ static int report_perf_data(const struct report_params *p,
 	}
 out:
 	fold__delete(ctx.fold);
+	perf_script__delete(ctx.script);
 	machine__delete(ctx.machine);
 	return status;
 }

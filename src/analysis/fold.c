@@ -54,6 +54,13 @@ struct stack_ent {
 	uint32_t len;
 };
 
+/* A callchain seen before: the 128-bit hash of (pname, key) -> stack. */
+struct chain_slot {
+	uint64_t h[2];
+	uint32_t stack;
+	uint32_t used;
+};
+
 struct fold {
 	struct fold_opts opts;
 	char *filter;		/* owned copy of opts.event_filter */
@@ -63,6 +70,8 @@ struct fold {
 
 	struct kmap pcache;	/* (comm, pid, tid) -> name id */
 	struct kmap fcache;	/* (sym, dso, pc, flags) -> frame_ent index */
+	uint32_t *idmap;	/* fold__frame_id(): id -> frame_ent index + 1 */
+	size_t nr_idmap;
 	struct frame_ent *frames;
 	size_t nr_frames, cap_frames;
 	uint32_t *fc_ids;
@@ -85,6 +94,12 @@ struct fold {
 	size_t nr_slots;
 	uint32_t *st_ids;
 	size_t nr_st_ids, cap_st_ids;
+
+	/* fold__begin_key(): open addressing, at most half full */
+	struct chain_slot *chains;
+	size_t nr_chains, nr_chain_slots;
+	bool pending;		/* the open sample's key awaits its stack */
+	uint64_t pending_h[2];
 
 	uint64_t nr_kept, nr_dropped;
 
@@ -207,6 +222,7 @@ void fold__delete(struct fold *f)
 	strpool__delete(f->names);
 	free(f->pcache.ents);
 	free(f->fcache.ents);
+	free(f->idmap);
 	free(f->frames);
 	free(f->fc_ids);
 	free(f->groups);
@@ -214,6 +230,7 @@ void fold__delete(struct fold *f)
 	free(f->stacks);
 	free(f->slots);
 	free(f->st_ids);
+	free(f->chains);
 	free(f->scratch);
 	free(f);
 }
@@ -463,6 +480,7 @@ static int start_sample(struct fold *f, uint32_t pname_id, const char *pname,
 			uint64_t period, bool has_period)
 {
 	f->in_sample = true;
+	f->pending = false;
 	f->pname = pname_id;
 	f->java = !strncmp(pname, "java", 4);
 	f->count = f->opts.samples || !has_period ? 1 : period;
@@ -564,6 +582,7 @@ int fold__begin_text(struct fold *f, const char *comm, const char *pid,
 void fold__cancel(struct fold *f)
 {
 	f->in_sample = false;
+	f->pending = false;
 	f->nr_groups = 0;
 }
 
@@ -618,6 +637,15 @@ static int process_printed(struct fold *f, const char *sym, const char *dso,
 	return ret;
 }
 
+static int push_group(struct fold *f, uint32_t idx)
+{
+	if (grow((void **)&f->groups, &f->cap_groups, f->nr_groups + 1,
+		 sizeof(*f->groups)))
+		return -ENOMEM;
+	f->groups[f->nr_groups++] = idx;
+	return 0;
+}
+
 static int add_frame(struct fold *f, const char *sym, const char *dso,
 		     uint64_t pckey, uint32_t flags, const char *pc)
 {
@@ -645,11 +673,7 @@ static int add_frame(struct fold *f, const char *sym, const char *dso,
 		if (ret < 0)
 			return ret;
 	}
-	if (grow((void **)&f->groups, &f->cap_groups, f->nr_groups + 1,
-		 sizeof(*f->groups)))
-		return -ENOMEM;
-	f->groups[f->nr_groups++] = idx;
-	return 0;
+	return push_group(f, idx);
 }
 
 int fold__frame(struct fold *f, const char *sym, const char *dso,
@@ -671,6 +695,35 @@ int fold__frame(struct fold *f, const char *sym, const char *dso,
 			 pc);
 }
 
+int fold__frame_id(struct fold *f, uint32_t id, const char *sym,
+		   const char *dso, uint64_t addr)
+{
+	size_t cap;
+	int ret;
+
+	if (!f->in_sample)
+		return 0;
+	/* Java processes name the same frame differently. */
+	if (!id || f->java)
+		return fold__frame(f, sym, dso, addr);
+	if (id < f->nr_idmap && f->idmap[id])
+		return push_group(f, f->idmap[id] - 1);
+	ret = fold__frame(f, sym, dso, addr);
+	if (ret)
+		return ret;
+	if (id >= f->nr_idmap) {
+		cap = f->nr_idmap;
+		if (grow((void **)&f->idmap, &cap, (size_t)id + 1,
+			 sizeof(*f->idmap)))
+			return -ENOMEM;
+		memset(f->idmap + f->nr_idmap, 0,
+		       (cap - f->nr_idmap) * sizeof(*f->idmap));
+		f->nr_idmap = cap;
+	}
+	f->idmap[id] = f->groups[f->nr_groups - 1] + 1;
+	return 0;
+}
+
 int fold__frame_text(struct fold *f, const char *sym, const char *dso,
 		     const char *pc)
 {
@@ -684,7 +737,7 @@ int fold__frame_text(struct fold *f, const char *sym, const char *dso,
 }
 
 static int stack_insert(struct fold *f, const uint32_t *key, uint32_t len,
-			uint64_t count)
+			uint64_t count, uint32_t *index)
 {
 	uint64_t h = hash_bytes(key, (size_t)len * sizeof(*key));
 	size_t mask = f->nr_slots - 1, j;
@@ -695,6 +748,7 @@ static int stack_insert(struct fold *f, const uint32_t *key, uint32_t len,
 		if (s->hash == h && s->len == len &&
 		    !memcmp(f->st_ids + s->off, key, len * sizeof(*key))) {
 			s->count += count;
+			*index = f->slots[j] - 1;
 			return 0;
 		}
 	}
@@ -713,6 +767,7 @@ static int stack_insert(struct fold *f, const uint32_t *key, uint32_t len,
 	memcpy(f->st_ids + f->nr_st_ids, key, len * sizeof(*key));
 	f->nr_st_ids += len;
 	f->slots[j] = ++f->nr_stacks;
+	*index = f->nr_stacks - 1;
 
 	if (f->nr_stacks * 2 > f->nr_slots) {
 		size_t n = f->nr_slots * 2, i;
@@ -733,9 +788,77 @@ static int stack_insert(struct fold *f, const uint32_t *key, uint32_t len,
 	return 0;
 }
 
+static struct chain_slot *chain_slot(struct fold *f, const uint64_t h[2])
+{
+	size_t mask = f->nr_chain_slots - 1, j;
+
+	for (j = h[0] & mask; f->chains[j].used; j = (j + 1) & mask)
+		if (f->chains[j].h[0] == h[0] && f->chains[j].h[1] == h[1])
+			break;
+	return &f->chains[j];
+}
+
+static int chain_insert(struct fold *f, const uint64_t h[2], uint32_t stack)
+{
+	struct chain_slot *c;
+
+	if ((f->nr_chains + 1) * 2 > f->nr_chain_slots) {
+		struct chain_slot *old = f->chains;
+		size_t i, n = f->nr_chain_slots;
+
+		f->chains = calloc(n ? n * 2 : 4096, sizeof(*f->chains));
+		if (!f->chains) {
+			f->chains = old;
+			/* Only the shortcut is lost while room remains. */
+			return f->nr_chains + 1 < n ? 0 : -ENOMEM;
+		}
+		f->nr_chain_slots = n ? n * 2 : 4096;
+		for (i = 0; i < n; i++)
+			if (old[i].used)
+				*chain_slot(f, old[i].h) = old[i];
+		free(old);
+	}
+	c = chain_slot(f, h);
+	if (!c->used) {
+		*c = (struct chain_slot){ { h[0], h[1] }, stack, 1 };
+		f->nr_chains++;
+	}
+	return 0;
+}
+
+/*
+ * Only the 128-bit hash of a key is kept: a false match, which would
+ * count a sample on another stack, needs both 64-bit lanes to collide.
+ */
+int fold__begin_key(struct fold *f, const uint64_t *key, uint32_t len)
+{
+	struct chain_slot *c;
+	uint64_t h[2];
+
+	if (!f->in_sample)
+		return 0;
+	hash_words128(key, len, h);
+	h[0] ^= hash_u64(f->pname + 1);
+	h[1] += f->pname;
+	if (f->nr_chain_slots) {
+		c = chain_slot(f, h);
+		if (c->used) {
+			f->stacks[c->stack].count += f->count;
+			f->nr_kept++;
+			f->in_sample = false;
+			return 1;
+		}
+	}
+	f->pending = true;
+	f->pending_h[0] = h[0];
+	f->pending_h[1] = h[1];
+	return 0;
+}
+
 int fold__end(struct fold *f)
 {
 	size_t len = 1, i, g;
+	uint32_t stack;
 	int ret;
 
 	if (!f->in_sample)
@@ -760,10 +883,14 @@ int fold__end(struct fold *f)
 		       fe->n * sizeof(*f->key));
 		i += fe->n;
 	}
-	ret = stack_insert(f, f->key, len, f->count);
+	ret = stack_insert(f, f->key, len, f->count, &stack);
 	if (ret < 0)
 		return ret;
 	f->nr_kept++;
+	if (f->pending) {
+		f->pending = false;
+		return chain_insert(f, f->pending_h, stack);
+	}
 	return 0;
 }
 

@@ -100,6 +100,7 @@ struct perf_data {
 	size_t len;
 	void *map;
 	size_t map_len;
+	uint64_t released;		/* map bytes given back (madvise) */
 	int fd;
 	bool own_fd;
 	bool stream;

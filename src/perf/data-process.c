@@ -14,6 +14,7 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <unistd.h>
 #include <zstd.h>
 
@@ -751,6 +752,41 @@ static int sort_queue(struct perf_data *pd)
 }
 
 /* Deliver queued records with time <= limit, keep the rest. */
+/*
+ * Pages of a mapped file that every delivered record has left behind are
+ * given back, so that resident memory stays near one round of records
+ * rather than the whole file (perf report maps a window for the same
+ * reason). Read-only private pages come back from the page cache if
+ * touched again, so nothing can read stale bytes.
+ */
+static void release_mapped(struct perf_data *pd)
+{
+	uintptr_t base = (uintptr_t)pd->map, low = (uintptr_t)pd->buf + pd->pos;
+	long page = sysconf(_SC_PAGESIZE);
+	size_t i;
+
+	if (!pd->map || page <= 0)
+		return;
+	for (i = 0; i < pd->q_nr; i++) {
+		uintptr_t r = (uintptr_t)pd->q[i].rec;
+
+		if (!pd->q[i].copied && r < low)
+			low = r;
+	}
+	/* Never the header and attrs before the data, and in big steps. */
+	if (low < base + pd->released)
+		return;
+	low = (low - base) & ~((uintptr_t)page - 1);
+	if (low < pd->released + (4u << 20))
+		return;
+	if (pd->released < pd->hdr.data_offset)
+		pd->released = pd->hdr.data_offset & ~((uint64_t)page - 1);
+	if (low > pd->released)
+		madvise((char *)pd->map + pd->released, low - pd->released,
+			MADV_DONTNEED);
+	pd->released = low;
+}
+
 static int flush(struct perf_data *pd, uint64_t limit)
 {
 	size_t i, k, rest;
@@ -772,6 +808,7 @@ static int flush(struct perf_data *pd, uint64_t limit)
 	rest = pd->q_nr - k;
 	memmove(pd->q, pd->q + k, rest * sizeof(*pd->q));
 	pd->q_nr = rest;
+	release_mapped(pd);
 
 	/* Copied records still queued move to a fresh arena. */
 	if (pd->arena) {

@@ -289,6 +289,15 @@ static int do_header(struct perf_script *ps, struct fold *f, const char *p,
 	return ret < 0 ? ret : 2;
 }
 
+int perf_script__begin_sample(struct perf_script *ps, struct fold *f,
+			      const char *line, size_t n)
+{
+	struct perf_script_stats st = { 0 };
+	int ret = do_header(ps, f, line, n, &st);
+
+	return ret < 0 ? ret : ret == 2;
+}
+
 static int do_frame(struct perf_script *ps, struct fold *f, const char *p,
 		    size_t n, bool open, struct perf_script_stats *st)
 {

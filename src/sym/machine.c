@@ -57,6 +57,7 @@ struct maps {
 	struct map *v;
 	size_t nr, cap;
 	int refcnt;
+	uint64_t version;	/* see machine__maps_version() */
 };
 
 struct thread {
@@ -71,6 +72,7 @@ struct cache_ent {
 	uint64_t addr;
 	const char *sym;	/* NULL: no symbol */
 	uint64_t start;
+	uint32_t id;		/* rs_frame.id */
 };
 
 struct bid_note {
@@ -97,6 +99,7 @@ struct machine {
 	struct dso kernel;
 	bool kmap_set;			/* a kernel MMAP event was seen */
 	uint64_t kstart, kend;
+	bool kfixed;			/* the map spans the symbols now */
 	const char *ref_name;		/* ref_reloc_sym, NULL if none */
 	uint64_t ref_addr;
 	bool kdelta_ok;
@@ -107,6 +110,10 @@ struct machine {
 
 	struct cache_ent *cache;
 	uint32_t cache_nr, cache_cap;
+
+	uint32_t last_frame_id;		/* rs_frame.id handed out last */
+	uint64_t version;		/* last version handed out */
+	uint64_t kversion;		/* the kernel maps' and symbols' */
 
 	struct machine_stats stats;
 };
@@ -226,6 +233,7 @@ static struct thread *findnew_thread(struct machine *m, uint32_t pid,
 		free(th);
 		return NULL;
 	}
+	th->maps->version = ++m->version;
 	slot = thread_slot(m, tid);
 	*slot = th;
 	m->nr_threads++;
@@ -533,6 +541,7 @@ static int kernel_mmap(struct machine *m, const struct rs_mmap *mm)
 	struct dso *d;
 	const char *name;
 
+	m->kversion = ++m->version;
 	if (!strncmp(mm->filename, KERNEL_MMAP_PREFIX, plen)) {
 		const char *ref = strchr(mm->filename, ']');
 
@@ -618,6 +627,7 @@ static int user_mmap(struct machine *m, const struct rs_mmap *mm)
 	nm = (struct map){ .start = mm->start, .end = mm->start + mm->len,
 			   .pgoff = pgoff, .dso = d,
 			   .identity = anon || no_dso };
+	th->maps->version = ++m->version;
 	return maps_insert(&th->maps->v, &th->maps->nr, &th->maps->cap, &nm);
 }
 
@@ -649,6 +659,7 @@ static int do_fork(struct machine *m, const struct rs_task *t, uint16_t misc)
 	if (misc & PERF_RECORD_MISC_FORK_EXEC)
 		return 0;
 	pm = parent->maps;
+	th->maps->version = ++m->version;
 	if (maps__reserve(&th->maps->v, &th->maps->cap,
 			  th->maps->nr + pm->nr))
 		return -ENOMEM;
@@ -730,7 +741,7 @@ static int cache_grow(struct machine *m)
 
 /* Symbol of (dso, addr in the dso's symbol space), cached. */
 static int lookup(struct machine *m, struct dso *d, uint64_t addr,
-		  const char **sym, uint64_t *start)
+		  const char **sym, uint64_t *start, uint32_t *id)
 {
 	const struct sym_entry *e;
 	struct cache_ent *c;
@@ -744,6 +755,7 @@ static int lookup(struct machine *m, struct dso *d, uint64_t addr,
 				m->stats.cache_hits++;
 				*sym = c->sym;
 				*start = c->start;
+				*id = c->id;
 				return 0;
 			}
 			i = (i + 1) & mask;
@@ -760,8 +772,11 @@ static int lookup(struct machine *m, struct dso *d, uint64_t addr,
 	i = hash_u64(addr ^ (uintptr_t)d) & mask;
 	while (m->cache[i].dso)
 		i = (i + 1) & mask;
+	/* Ids are never reused, not even after the cache is emptied. */
+	*id = m->last_frame_id < UINT32_MAX ? ++m->last_frame_id : 0;
 	m->cache[i] = (struct cache_ent){ .dso = d, .addr = addr,
-					  .sym = *sym, .start = *start };
+					  .sym = *sym, .start = *start,
+					  .id = *id };
 	m->cache_nr++;
 	return 0;
 }
@@ -775,6 +790,7 @@ static void set_unknown(struct machine *m, struct rs_frame *f, uint64_t addr,
 	f->sym_off = 0;
 	f->dso = dso;
 	f->known = false;
+	f->id = 0;
 }
 
 /*
@@ -799,7 +815,7 @@ static int resolve_vmlinux(struct machine *m, uint64_t addr,
 		d = m->ksec[i];
 	}
 	set_unknown(m, f, addr, d->name);
-	err = lookup(m, d, a, &sym, &start);
+	err = lookup(m, d, a, &sym, &start, &f->id);
 	if (err)
 		return err;
 	if (sym) {
@@ -823,11 +839,27 @@ static int resolve_kernel(struct machine *m, uint64_t addr,
 		/* No kernel MMAP: the whole kernel half, from the symbols. */
 		kstart = m->has_ksyms ? m->ks.first : 0;
 		kend = ~0ULL;
+	} else if (m->has_ksyms && !m->ks.vmlinux && m->ks.kernel.nr) {
+		/*
+		 * perf loads kallsyms at its first lookup inside the MMAP
+		 * range (_text.._etext), then stretches the map over the
+		 * symbols (map__fixup_start/end): init text past _etext
+		 * (start_kernel) names too, but not before that first load.
+		 */
+		if (!m->kfixed && addr >= kstart && addr < kend) {
+			m->kfixed = true;
+			m->kversion = ++m->version;
+		}
+		if (m->kfixed) {
+			kstart = m->ks.first - m->kdelta;
+			kend = m->ks.kernel.v[m->ks.kernel.nr - 1].end -
+			       m->kdelta;
+		}
 	}
 	km = maps__find(m->kmods, m->nr_kmods, addr);
 	if (km) {
-		err = lookup(m, km->dso, addr, &sym, &start);
 		set_unknown(m, f, addr, km->dso->name);
+		err = lookup(m, km->dso, addr, &sym, &start, &f->id);
 		goto found;
 	}
 	if (m->has_ksyms && m->ks.vmlinux)
@@ -840,7 +872,7 @@ static int resolve_kernel(struct machine *m, uint64_t addr,
 	if (!m->kdelta_ok)
 		return 0;
 	a = addr + m->kdelta;
-	err = lookup(m, &m->kernel, a, &sym, &start);
+	err = lookup(m, &m->kernel, a, &sym, &start, &f->id);
 	addr = a;
 found:
 	if (err)
@@ -878,7 +910,7 @@ int machine__resolve(struct machine *m, uint32_t pid, uint32_t tid,
 	a = mp->identity ? addr : addr - mp->start + mp->pgoff;
 	f->map_addr = a;
 	f->dso = mp->dso->name;
-	err = lookup(m, mp->dso, a, &sym, &start);
+	err = lookup(m, mp->dso, a, &sym, &start, &f->id);
 	if (err)
 		return err;
 	if (sym) {
@@ -1006,6 +1038,8 @@ static int kernel_install(struct machine *m, struct ksyms *ks)
 	struct dso *d;
 	size_t i;
 
+	m->kversion = ++m->version;
+	m->kfixed = false;
 	if (ks->nr_secs) {
 		ksec = calloc(ks->nr_secs, sizeof(*ksec));
 		if (!ksec)
@@ -1079,4 +1113,14 @@ bool machine__has_kernel_symbols(const struct machine *m)
 void machine__stats(const struct machine *m, struct machine_stats *st)
 {
 	*st = m->stats;
+}
+
+void machine__maps_version(struct machine *m, uint32_t pid, uint32_t tid,
+			   uint64_t version[2])
+{
+	struct thread *th = findnew_thread(m, pid, tid);
+
+	/* Without a thread (no memory), nothing may be taken as unchanged. */
+	version[0] = th ? th->maps->version : ++m->version;
+	version[1] = m->kversion;
 }

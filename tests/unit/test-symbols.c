@@ -192,6 +192,39 @@ static void test_kernel_relocated(void)
 	machine__delete(m);
 }
 
+/*
+ * Init text past _etext (start_kernel, in every idle stack of CPU 0): perf
+ * loads kallsyms at its first lookup inside the MMAP range and then
+ * stretches the kernel map over all symbols (map__fixup_end), so it names
+ * those frames, as `perf script --kallsyms` does on this machine's own
+ * recordings; a lookup past _etext before that first load finds no map.
+ */
+static void test_kernel_init_text(void)
+{
+	struct machine *m = fixture_machine(0);
+	struct rs_frame f;
+
+	if (!m)
+		return;
+	/* start_kernel, x86_64_start_kernel in the fixture's kallsyms. */
+	CHECK_INT(machine__resolve(m, 0, 0, PERF_RECORD_MISC_KERNEL,
+				   0xffffffff83780b10ULL + 0x73d, &f), 0);
+	CHECK_STR(f.sym, "[unknown]");
+	CHECK_STR(f.dso, "[unknown]");
+	CHECK_INT(machine__resolve(m, 0, 0, PERF_RECORD_MISC_KERNEL,
+				   0xffffffff8225fd19ULL, &f), 0);
+	CHECK_STR(f.sym, "pvm_irq_enable");
+	CHECK_INT(machine__resolve(m, 0, 0, PERF_RECORD_MISC_KERNEL,
+				   0xffffffff83780b10ULL + 0x73d, &f), 0);
+	CHECK_STR(f.sym, "start_kernel");
+	CHECK_U64(f.sym_off, 0x73d);
+	CHECK_STR(f.dso, "[kernel.kallsyms]");
+	CHECK_INT(machine__resolve(m, 0, 0, PERF_RECORD_MISC_KERNEL,
+				   0xffffffff8378d950ULL + 0xd1, &f), 0);
+	CHECK_STR(f.sym, "x86_64_start_kernel");
+	machine__delete(m);
+}
+
 static void test_kernel_unknown(void)
 {
 	struct machine *m = fixture_machine(0);
@@ -816,6 +849,7 @@ static void test_zz_cleanup(void)
 }
 
 UNIT_MAIN(UNIT(test_kernel_frames), UNIT(test_kernel_relocated),
+	  UNIT(test_kernel_init_text),
 	  UNIT(test_kernel_unknown), UNIT(test_kernel_fixture_all),
 	  UNIT(test_threads), UNIT(test_jit_map), UNIT(test_self_maps),
 	  UNIT(test_e2e_recorded), UNIT(test_e2e_fixture),
