@@ -45,16 +45,18 @@ rstat-analyze: $(CMD_OBJ) $(LIB_OBJ)
 	@echo "  LINK    $@"
 	$(Q)$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS)
 
-build/%.o: %.c $(wildcard include/*.h)
+# -MMD: each object also depends on the headers it includes (private ones
+# under src/ too), from the .d files gcc writes beside it.
+build/%.o: %.c
 	@mkdir -p $(dir $@)
 	@echo "  CC      $<"
-	$(Q)$(CC) $(BASE_CFLAGS) $(CFLAGS) -c -o $@ $<
+	$(Q)$(CC) $(BASE_CFLAGS) $(CFLAGS) -MMD -MP -c -o $@ $<
 
 # Sanitized copies of the library for the unit tests.
-build/san/%.o: %.c $(wildcard include/*.h)
+build/san/%.o: %.c
 	@mkdir -p $(dir $@)
 	@echo "  CC [san] $<"
-	$(Q)$(CC) $(BASE_CFLAGS) -O1 -g $(SAN_FLAGS) -c -o $@ $<
+	$(Q)$(CC) $(BASE_CFLAGS) -O1 -g $(SAN_FLAGS) -MMD -MP -c -o $@ $<
 
 build/san/rstat-analyze: $(CMD_SRC:%.c=build/san/%.o) $(SAN_OBJ)
 	@echo "  LINK [san] $@"
@@ -63,8 +65,8 @@ build/san/rstat-analyze: $(CMD_SRC:%.c=build/san/%.o) $(SAN_OBJ)
 build/san/tests/%: tests/unit/%.c tests/unit/unit.h $(SAN_OBJ)
 	@mkdir -p $(dir $@)
 	@echo "  CC [san] $<"
-	$(Q)$(CC) $(BASE_CFLAGS) -Itests/unit -O1 -g $(SAN_FLAGS) -o $@ $< \
-		$(SAN_OBJ) $(LDLIBS)
+	$(Q)$(CC) $(BASE_CFLAGS) -Itests/unit -O1 -g $(SAN_FLAGS) -MMD -MP \
+		-o $@ $< $(SAN_OBJ) $(LDLIBS)
 
 build/workloads/%: tests/workloads/%.c
 	@mkdir -p $(dir $@)
@@ -90,10 +92,10 @@ FUZZ_CC ?= clang
 FUZZ_FLAGS := -fsanitize=fuzzer,address,undefined -O1 -g
 EXECS ?= 100000
 
-build/fuzz/lib/%.o: %.c $(wildcard include/*.h)
+build/fuzz/lib/%.o: %.c
 	@mkdir -p $(dir $@)
 	@echo "  CC [fuzz] $<"
-	$(Q)$(FUZZ_CC) $(BASE_CFLAGS) -O1 -g \
+	$(Q)$(FUZZ_CC) $(BASE_CFLAGS) -O1 -g -MMD -MP \
 		-fsanitize=fuzzer-no-link,address,undefined -c -o $@ $<
 
 build/fuzz/%: tests/fuzz/%.c $(LIB_SRC:%.c=build/fuzz/lib/%.o)
@@ -112,6 +114,8 @@ fuzz-run: fuzz
 
 clean:
 	rm -rf build rstat-analyze
+
+-include $(shell find build -name '*.d' 2>/dev/null)
 
 .PHONY: all tests deps check demo fuzz fuzz-run clean
 .SECONDARY:

@@ -5,28 +5,40 @@
 # recording, against perf on the same file.
 #
 # Records (with perf) a system-wide cpu-clock recording with callchains,
-# 20 s at 20 kHz while both CPUs are busy in user and kernel code (about
-# 500k-800k samples), then times, RUNS times each (median wall time and
-# peak RSS):
+# 20 s at 20 kHz while both CPUs are busy (about 800k samples), under two
+# loads:
+#   steady  one CPU spinning in user space, the other reading cgroup and
+#           proc stat files in a loop without forking (few distinct stacks
+#           over and over, like a profile of a flush-heavy reader);
+#   fork    the same, but each read is a new `cat` process: thousands of
+#           short-lived processes, each with its own maps and stacks (the
+#           worst case for caching).
+# Then times, RUNS times each on the same file (median wall time and peak
+# RSS):
 #   rstat-analyze report --folded
 #   perf report --stdio --no-children -g folded,0,caller,count
 #   perf script
 #
-# Usage: scripts/bench-report.sh [-r RUNS] [-d SECONDS] [-F HZ] [-i FILE]
-#   -i FILE   reuse an existing recording instead of recording one
+# Usage: scripts/bench-report.sh [-r RUNS] [-d SECONDS] [-F HZ]
+#                                [-l steady|fork|both] [-i FILE]
+#   -i FILE   time an existing recording instead of recording
 set -eu
 cd "$(dirname "$0")/.."
 
-runs=5 secs=20 freq=20000 input=
-while getopts "r:d:F:i:" o; do
+runs=5 secs=20 freq=20000 input= loads=both
+while getopts "r:d:F:i:l:" o; do
 	case $o in
 	r) runs=$OPTARG ;;
 	d) secs=$OPTARG ;;
 	F) freq=$OPTARG ;;
 	i) input=$OPTARG ;;
-	*) echo "usage: $0 [-r RUNS] [-d SECONDS] [-F HZ] [-i FILE]" >&2; exit 2 ;;
+	l) loads=$OPTARG ;;
+	*) echo "usage: $0 [-r RUNS] [-d SECONDS] [-F HZ] [-l steady|fork|both] [-i FILE]" >&2; exit 2 ;;
 	esac
 done
+[ "$loads" = both ] && loads="steady fork"
+stat=/sys/fs/cgroup/unified/cgroup.stat
+[ -r "$stat" ] || stat=/sys/fs/cgroup/cgroup.stat
 
 command -v perf >/dev/null || { echo "bench: needs perf (linux-perf)" >&2; exit 1; }
 [ -x ./rstat-analyze ] || make -s
@@ -39,23 +51,22 @@ cleanup() {
 }
 trap cleanup EXIT INT TERM
 
-if [ -z "$input" ]; then
-	input=$work/bench.data
-	# Load: one CPU in user space, one mostly in the kernel (stat reads),
-	# so stacks have both kinds of frames.
+record() {		# record LOAD FILE
 	( while :; do :; done ) & pids+=($!)
-	( while :; do cat /proc/self/stat /sys/fs/cgroup/unified/cgroup.stat \
-		>/dev/null 2>&1; done ) & pids+=($!)
-	perf record -q -a -g -e cpu-clock -F "$freq" -o "$input" \
+	if [ "$1" = fork ]; then
+		( while :; do cat /proc/self/stat "$stat" >/dev/null 2>&1; done ) &
+	else
+		( while :; do read -r _ <"$stat"; read -r _ </proc/self/stat; done ) &
+	fi
+	pids+=($!)
+	perf record -q -a -g -e cpu-clock -F "$freq" -o "$2" \
 		-- sleep "$secs" 2>/dev/null
 	for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done
+	wait 2>/dev/null || true
 	pids=()
-fi
+}
 kallsyms=$work/kallsyms
 cp /proc/kallsyms "$kallsyms"
-samples=$(perf script -i "$input" -F event 2>/dev/null | wc -l)
-size=$(du -h "$input" | cut -f1)
-echo "input: $input ($size, $samples samples), $runs runs each"
 
 # median of the numbers on stdin
 median() { sort -n | awk '{ a[NR] = $1 } END { print a[int((NR + 1) / 2)] }'; }
@@ -73,9 +84,25 @@ measure() {
 		"$(printf '%s\n' "${m[@]}" | median)"
 }
 
-printf '%-28s %10s %14s\n' "command" "wall" "peak RSS"
-measure "rstat-analyze --folded" ./rstat-analyze report -i "$input" \
-	--kallsyms "$kallsyms" --folded
-measure "perf report -g folded" perf report -i "$input" --kallsyms \
-	"$kallsyms" --stdio --no-children -g folded,0,caller,count
-measure "perf script" perf script -i "$input" --kallsyms "$kallsyms"
+bench() {		# bench LABEL FILE
+	local samples size
+	samples=$(perf script -i "$2" -F event 2>/dev/null | wc -l)
+	size=$(du -h "$2" | cut -f1)
+	echo "== $1: $size, $samples samples, $runs runs each"
+	printf '%-28s %10s %14s\n' "command" "wall" "peak RSS"
+	measure "rstat-analyze --folded" ./rstat-analyze report -i "$2" \
+		--kallsyms "$kallsyms" --folded
+	measure "perf report -g folded" perf report -i "$2" --kallsyms \
+		"$kallsyms" --stdio --no-children -g folded,0,caller,count
+	measure "perf script" perf script -i "$2" --kallsyms "$kallsyms"
+	echo
+}
+
+if [ -n "$input" ]; then
+	bench "$input" "$input"
+	exit 0
+fi
+for load in $loads; do
+	record "$load" "$work/$load.data"
+	bench "$load load" "$work/$load.data"
+done

@@ -62,6 +62,7 @@ struct strpool {
 	struct chunk *chunks;
 	const char **strs;	/* id -> string */
 	uint32_t *lens;
+	uint32_t *hashes;	/* low bits of each string's hash, for growing */
 	uint32_t count, cap;
 	uint32_t *slots;	/* open addressing: id + 1, 0 = empty */
 	uint32_t nr_slots;
@@ -94,6 +95,7 @@ void strpool__delete(struct strpool *sp)
 	}
 	free(sp->strs);
 	free(sp->lens);
+	free(sp->hashes);
 	free(sp->slots);
 	free(sp);
 }
@@ -128,9 +130,9 @@ static int grow_slots(struct strpool *sp)
 
 	if (!slots)
 		return -ENOMEM;
+	/* Tables stay below 2^32 slots: the stored low bits suffice. */
 	for (i = 0; i < sp->count; i++) {
-		uint64_t h = hash_bytes(sp->strs[i], sp->lens[i]);
-		uint32_t j = h & (n - 1);
+		uint32_t j = sp->hashes[i] & (n - 1);
 
 		while (slots[j])
 			j = (j + 1) & (n - 1);
@@ -169,6 +171,10 @@ int strpool__intern(struct strpool *sp, const char *s, size_t len)
 		if (!lens)
 			return -ENOMEM;
 		sp->lens = lens;
+		lens = realloc(sp->hashes, cap * sizeof(*lens));
+		if (!lens)
+			return -ENOMEM;
+		sp->hashes = lens;
 		sp->cap = cap;
 	}
 	copy = pool_store(sp, s, len);
@@ -177,6 +183,7 @@ int strpool__intern(struct strpool *sp, const char *s, size_t len)
 	id = sp->count++;
 	sp->strs[id] = copy;
 	sp->lens[id] = len;
+	sp->hashes[id] = (uint32_t)h;
 	sp->slots[j] = id + 1;
 	/*
 	 * Keep the load factor under one half; a failed grow is harmless
