@@ -8,7 +8,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#ifndef ARRAY_SIZE	/* libiberty's headers define the same */
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+#endif
 
 /* 64-bit hash of a byte string (FNV-1a folded through a final mixer). */
 uint64_t hash_bytes(const void *data, size_t len);

@@ -8,6 +8,7 @@ set -eu
 packages=(
 	build-essential pkg-config
 	libtraceevent-dev libtracefs-dev libdw-dev libelf-dev libzstd-dev
+	libiberty-dev			# cplus_demangle(), as perf demangles
 	clang libclang-rt-14-dev	# make fuzz (libFuzzer) and sanitizers
 	linux-perf			# the oracle the tests compare against
 	gnuplot-nox			# rstat-analyze plot

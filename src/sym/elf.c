@@ -10,6 +10,7 @@
 #include <fcntl.h>
 #include <gelf.h>
 #include <libelf.h>
+#include <libiberty/demangle.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -121,6 +122,28 @@ int elf__read_build_id(const char *path, uint8_t *bid, size_t size)
 		elf_end(elf);
 	close(fd);
 	return ret;
+}
+
+/*
+ * User-space names as perf 6.1 prints them: it demangles with libiberty's
+ * cplus_demangle() and no options (no parameter lists), which leaves C
+ * names alone and also reads Rust's legacy mangling.
+ */
+static const char *demangled_intern(struct strpool *sp, const char *name,
+				    const char *suffix)
+{
+	char *d = cplus_demangle(name, DMGL_NO_OPTS);
+	const char *base = d ? d : name;
+	char buf[4096];
+	int len;
+
+	len = snprintf(buf, sizeof(buf), "%s%s", base, suffix);
+	free(d);
+	if (len < 0)
+		return NULL;
+	if (len >= (int)sizeof(buf))
+		len = sizeof(buf) - 1;
+	return sym_intern(sp, buf, len);
 }
 
 static Elf_Scn *find_section(Elf *elf, uint32_t type, const char *name)
@@ -308,7 +331,7 @@ static int load_syms(struct symtab *t, struct image *syms,
 		name = elf_strptr(syms->elf, sh.sh_link, s.st_name);
 		if (!name)
 			continue;
-		name = sym_intern(sp, name, strlen(name));
+		name = demangled_intern(sp, name, "");
 		if (!name)
 			return -ENOMEM;
 		err = symtab__push(t, s.st_value, s.st_size, name,
@@ -333,7 +356,6 @@ static int synth_plt(struct symtab *t, struct image *rt, struct strpool *sp)
 	uint64_t off, hdr, ent;
 	size_t i, n, added = 0;
 	GElf_Ehdr eh;
-	char buf[1024];
 
 	dynsym = find_section(rt->elf, SHT_DYNSYM, ".dynsym");
 	rel = find_section(rt->elf, SHT_RELA, ".rela.plt");
@@ -368,7 +390,6 @@ static int synth_plt(struct symtab *t, struct image *rt, struct strpool *sp)
 		const char *name;
 		uint64_t info;
 		GElf_Sym s;
-		int len;
 
 		if (rsh.sh_type == SHT_RELA) {
 			GElf_Rela r;
@@ -386,10 +407,7 @@ static int synth_plt(struct symtab *t, struct image *rt, struct strpool *sp)
 		if (!gelf_getsym(sdata, GELF_R_SYM(info), &s))
 			continue;
 		name = elf_strptr(rt->elf, dsh.sh_link, s.st_name);
-		len = snprintf(buf, sizeof(buf), "%s@plt", name ? name : "");
-		if (len >= (int)sizeof(buf))
-			len = sizeof(buf) - 1;
-		name = sym_intern(sp, buf, len);
+		name = demangled_intern(sp, name ? name : "", "@plt");
 		if (!name || symtab__push(t, off, ent, name, SYM_GLOBAL, false))
 			return -ENOMEM;
 		added++;
