@@ -53,6 +53,7 @@ struct report_fold_ctx {
 	struct perf_script *script;	/* names exiting tasks' samples */
 	bool kernel_checked;	/* kernel symbol source decided */
 	bool reported;		/* an error was already printed */
+	uint64_t nr_no_chain;	/* folded samples recorded without -g */
 	struct rs_frame frames[REPORT_MAX_STACK];
 	uint64_t chain_key[REPORT_MAX_KEY];
 };
@@ -87,7 +88,7 @@ static void report_help(void)
 	      "                        (its build id must match the recording's)\n"
 	      "      --folded          folded stacks for flamegraph.pl, line for line\n"
 	      "                        as `perf script | stackcollapse-perf.pl`\n"
-	      "        --pid           first frame comm-PID\n"
+	      "        --pid           first frame comm-PID (the recorded PID)\n"
 	      "        --tid           first frame comm-PID/TID\n"
 	      "        --kernel        mark kernel frames with _[k]\n"
 	      "        --jit           mark JIT frames (/tmp/perf-PID.map) with _[j]\n"
@@ -385,7 +386,8 @@ static uint32_t chain_key(struct report_fold_ctx *ctx,
 	key[0] = s->cpumode | (uint64_t)no_dso << 16;
 	key[1] = user ? version[0] : 0;
 	key[2] = version[1];
-	memcpy(key + 3, s->callchain, s->nr_callchain * sizeof(*key));
+	if (s->nr_callchain)
+		memcpy(key + 3, s->callchain, s->nr_callchain * sizeof(*key));
 	return s->nr_callchain + 3;
 }
 
@@ -412,6 +414,8 @@ static int fold_sample(struct report_fold_ctx *ctx, const struct rs_event *ev)
 	if (ret <= 0)
 		return ret;
 	no_dso = tracepoint && perf_data__header(ctx->pd)->pipe_mode;
+	if (!(s->evsel->attr.sample_type & PERF_SAMPLE_CALLCHAIN))
+		ctx->nr_no_chain++;
 
 	/*
 	 * Most samples repeat a callchain seen before: fold those by their
@@ -603,6 +607,14 @@ static int report_perf_data(const struct report_params *p,
 	/* What was read before a corruption is still worth printing. */
 	fold__write(ctx.fold, stdout);
 	note_dropped(ctx.fold);
+	/*
+	 * perf script prints such samples on one line with no blank line
+	 * after, so stackcollapse-perf.pl folds nothing; process names alone
+	 * say more, but say why.
+	 */
+	if (ctx.nr_no_chain)
+		rs_note("%" PRIu64 " samples have no callchain (record with -g): folded as process names alone",
+			ctx.nr_no_chain);
 	if (err) {
 		print_data_error(p->input, pd, err);
 		status = RS_EXIT_FAIL;
@@ -666,6 +678,14 @@ static int report_text(const struct report_params *p, FILE *in)
 		fold__write(fold, stdout);
 		rs_error("%s: line %" PRIu64 ": %s", p->input, st.err_line,
 			 st.err_msg ? st.err_msg : strerror(-err));
+		status = RS_EXIT_FAIL;
+		goto out;
+	}
+	if (!st.nr_samples && !st.nr_filtered &&
+	    (st.nr_headers || st.nr_frames)) {
+		/* Without -g, perf script ends no sample with a blank line. */
+		rs_error("%s: no stacks in %" PRIu64 " lines of perf script output: it prints callchains only for recordings made with -g",
+			 p->input, st.nr_lines);
 		status = RS_EXIT_FAIL;
 		goto out;
 	}

@@ -43,6 +43,14 @@ compare spin "$TMP/spin.data" --pid --kernel
 compare spin "$TMP/spin.data" --tid --addrs
 grep -Eq '^spin-[0-9]+/[0-9]+;' "$TMP/ours" || fail "--tid: no comm-PID/TID"
 
+# 1b. C++ frames: names demangled as perf prints them (no parameters).
+perf record -q -e cpu-clock -F 2999 -g -o "$TMP/cxx.data" -- \
+	build/workloads/cxx-spin 400 >/dev/null 2>&1 ||
+	fail "perf record of cxx-spin failed"
+compare c++ "$TMP/cxx.data"
+grep -Eq '^cxx-spin;.*main;twice<int>;ns::K::spin [0-9]+$' "$TMP/ours" ||
+	fail "the demangled stack main;twice<int>;ns::K::spin is missing"
+
 # 2. System-wide with the rstat tracepoints where this kernel has them,
 #    while something reads cpu.stat.
 events=(-e cpu-clock)
@@ -61,6 +69,23 @@ if perf script -i "$TMP/sys.data" -F event 2>/dev/null |
 else
 	echo "no cgroup_rstat_locked samples in this recording: tracepoint case not run"
 fi
+
+# 2b. Without callchains (no -g): process names alone, with a note; perf
+#     script's text of it has no stacks, which is said, exit 1.
+perf record -q -e cpu-clock -F 999 -o "$TMP/nog.data" -- "$spin" 200 \
+	>/dev/null 2>&1 || fail "perf record without -g failed"
+"$RS_BIN" report -i "$TMP/nog.data" --folded --samples >"$TMP/ours" \
+	2>"$TMP/err" || fail "report of a recording without -g failed"
+grep -q 'no callchain (record with -g)' "$TMP/err" ||
+	fail "no note about the missing callchains"
+n=$(perf script -i "$TMP/nog.data" -F event 2>/dev/null | wc -l)
+grep -q "^spin " "$TMP/ours" || fail "no spin process-name stack"
+[ "$(awk '{ s += $NF } END { print s }' "$TMP/ours")" = "$n" ] ||
+	fail "process-name stacks do not count all $n samples"
+perf script -i "$TMP/nog.data" >"$TMP/nog.txt" 2>/dev/null
+expect_error 1 "no stacks in .* recordings made with -g" \
+	"$RS_BIN" report -i "$TMP/nog.txt" --folded
+echo "ok without -g: $n samples as process names"
 
 # 3. Pipe layout through stdin.
 perf record -q -e cpu-clock -F 1999 -g -o - -- "$spin" 300 \
