@@ -12,27 +12,6 @@
 #include "sym-internal.h"
 #include "util.h"
 
-static size_t hex_prefix(const char *s, uint64_t *val)
-{
-	size_t n = 0;
-
-	*val = 0;
-	for (;; n++) {
-		int c = (unsigned char)s[n], d;
-
-		if (c >= '0' && c <= '9')
-			d = c - '0';
-		else if (c >= 'a' && c <= 'f')
-			d = c - 'a' + 10;
-		else if (c >= 'A' && c <= 'F')
-			d = c - 'A' + 10;
-		else
-			break;
-		*val = (*val << 4) | d;
-	}
-	return n;
-}
-
 int jitmap__load(struct symtab *t, const char *path, struct strpool *sp)
 {
 	char *line = NULL;
@@ -51,10 +30,10 @@ int jitmap__load(struct symtab *t, const char *path, struct strpool *sp)
 
 		/* perf drops the last character, newline or not. */
 		line[--len] = '\0';
-		n = hex_prefix(line, &start) + 1;
+		n = sym_parse_hex(line, &start) + 1;
 		if ((ssize_t)n + 2 >= len)
 			continue;
-		n += hex_prefix(line + n, &size) + 1;
+		n += sym_parse_hex(line + n, &size) + 1;
 		if ((ssize_t)n + 2 >= len)
 			continue;
 		name = sym_intern(sp, line + n, strlen(line + n));

@@ -35,7 +35,7 @@ static enum sym_bind type_bind(char type)
 }
 
 /* Digits as perf's hex2u64() reads them: stops at the first non-digit. */
-static size_t parse_hex(const char *s, uint64_t *val)
+size_t sym_parse_hex(const char *s, uint64_t *val)
 {
 	size_t n = 0;
 
@@ -114,7 +114,7 @@ int ksyms__load(struct ksyms *ks, const char *path, struct strpool *sp)
 
 		if (len && line[len - 1] == '\n')
 			line[--len] = '\0';
-		hl = parse_hex(line, &addr);
+		hl = sym_parse_hex(line, &addr);
 		if (!hl || line[hl] != ' ' || !line[hl + 1] ||
 		    line[hl + 2] != ' ')
 			continue;

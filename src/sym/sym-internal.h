@@ -76,6 +76,8 @@ struct ksyms {
 };
 
 int ksyms__load(struct ksyms *ks, const char *path, struct strpool *sp);
+/* Hex digits at s as perf's hex2u64() reads them; returns how many. */
+size_t sym_parse_hex(const char *s, uint64_t *val);
 /*
  * Kernel symbols from a vmlinux's .symtab as perf's dso__load_sym() keeps
  * them. bid (bid_size bytes, 0 for none) is the build id the recording

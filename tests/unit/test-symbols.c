@@ -28,44 +28,16 @@
 #define KLEN 0x1276f48ULL
 #define MAX_STACK 127	/* perf script's default --max-stack */
 
-static char tmpdir[] = "/tmp/rs-test-symbols-XXXXXX";
-static bool have_tmpdir;
-
-static const char *tmp_path(const char *name)
-{
-	static char buf[8][256];
-	static int n;
-	char *p = buf[n++ % 8];
-
-	if (!have_tmpdir && mkdtemp(tmpdir))
-		have_tmpdir = true;
-	snprintf(p, 256, "%s/%s", tmpdir, name);
-	return p;
-}
-
-static int sh(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static int sh(const char *fmt, ...)
-{
-	char cmd[2048];
-	va_list ap;
-	int r;
-
-	va_start(ap, fmt);
-	vsnprintf(cmd, sizeof(cmd), fmt, ap);
-	va_end(ap);
-	r = system(cmd);
-	return r == -1 ? -1 : WEXITSTATUS(r);
-}
 
 /* The fixture's kallsyms, gunzipped once into the temp dir. */
 static const char *fixture_kallsyms(void)
 {
-	const char *out = tmp_path("flush-mixed.kallsyms");
+	const char *out = unit_tmp_path("flush-mixed.kallsyms");
 	struct stat st;
 
 	if (!stat(out, &st))
 		return out;
-	if (sh("gzip -dc %s/flush-mixed.kallsyms.gz > %s", unit_fixtures(),
+	if (unit_sh("gzip -dc %s/flush-mixed.kallsyms.gz > %s", unit_fixtures(),
 	       out))
 		return NULL;
 	return out;
@@ -633,7 +605,7 @@ out:
 
 static bool have_perf(void)
 {
-	return !sh("perf --version >/dev/null 2>&1");
+	return !unit_sh("perf --version >/dev/null 2>&1");
 }
 
 static bool have_reader(void)
@@ -650,7 +622,7 @@ static bool have_reader(void)
 
 static void test_e2e_recorded(void)
 {
-	const char *data = tmp_path("target.data");
+	const char *data = unit_tmp_path("target.data");
 	size_t samples = 0, frames = 0, bad = 0;
 	char cmd[1024];
 	FILE *k;
@@ -667,7 +639,7 @@ static void test_e2e_recorded(void)
 		SKIP("the perf.data reader does not work yet");
 		return;
 	}
-	if (sh("perf record -q -e cpu-clock -g -o %s -- build/workloads/symbols-target 300 >/dev/null 2>&1",
+	if (unit_sh("perf record -q -e cpu-clock -g -o %s -- build/workloads/symbols-target 300 >/dev/null 2>&1",
 	       data)) {
 		SKIP("perf record failed (perf_event_paranoid?)");
 		return;
@@ -729,7 +701,7 @@ static void test_e2e_fixture(void)
  */
 static const char *big_vmlinux(void)
 {
-	const char *s = tmp_path("big.s"), *out = tmp_path("big-vmlinux");
+	const char *s = unit_tmp_path("big.s"), *out = unit_tmp_path("big-vmlinux");
 	uint64_t text = 0, etext = 0, off;
 	char line[512];
 	FILE *k, *f;
@@ -774,13 +746,13 @@ static const char *big_vmlinux(void)
 		".size start_kernel,.-start_kernel\n");
 	if (fclose(f))
 		return NULL;
-	if (sh("cd %s && printf '%%s\\n' 'ENTRY(_text)' 'SECTIONS {' "
+	if (unit_sh("cd %s && printf '%%s\\n' 'ENTRY(_text)' 'SECTIONS {' "
 	       "'. = 0x%" PRIx64 ";' '.text (NOLOAD) : { *(.text) }' "
 	       "'.init.text (NOLOAD) : { *(.init.text) }' "
 	       "'.notes : { *(.note.gnu.build-id) }' "
 	       "'/DISCARD/ : { *(.note.GNU-stack) *(.note.gnu.property) }' "
 	       "'}' > big.lds && as -o big.o big.s && "
-	       "ld -T big.lds --build-id=sha1 -o %s big.o", tmpdir, text, out))
+	       "ld -T big.lds --build-id=sha1 -o %s big.o", unit_tmpdir(), text, out))
 		return NULL;
 	return out;
 }
@@ -794,8 +766,8 @@ static const char *big_vmlinux(void)
  */
 static void test_e2e_vmlinux(void)
 {
-	const char *data = tmp_path("vmlinux.data");
-	const char *bdata = tmp_path("vmlinux-bid.data");
+	const char *data = unit_tmp_path("vmlinux.data");
+	const char *bdata = unit_tmp_path("vmlinux-bid.data");
 	size_t samples = 0, frames = 0, bad = 0;
 	const char *big;
 	char cmd[1024];
@@ -813,9 +785,9 @@ static void test_e2e_vmlinux(void)
 		SKIP("no kernel addresses in /proc/kallsyms, or no binutils");
 		return;
 	}
-	if (sh("perf record -B -q -e cpu-clock -g -o %s -- dd if=/dev/zero of=/dev/null bs=4k count=400000 >/dev/null 2>&1",
+	if (unit_sh("perf record -B -q -e cpu-clock -g -o %s -- dd if=/dev/zero of=/dev/null bs=4k count=400000 >/dev/null 2>&1",
 	       data) ||
-	    sh("perf record -q -e cpu-clock -g -o %s -- dd if=/dev/zero of=/dev/null bs=4k count=100000 >/dev/null 2>&1",
+	    unit_sh("perf record -q -e cpu-clock -g -o %s -- dd if=/dev/zero of=/dev/null bs=4k count=100000 >/dev/null 2>&1",
 	       bdata)) {
 		SKIP("perf record failed (perf_event_paranoid?)");
 		return;
@@ -839,8 +811,7 @@ static void test_e2e_vmlinux(void)
 
 static void cleanup(void)
 {
-	if (have_tmpdir)
-		sh("rm -rf %s", tmpdir);
+	unit_tmp_cleanup();
 }
 
 static void test_zz_cleanup(void)

@@ -32,34 +32,6 @@
 #define MAX_SYMS 64
 #define MAX_SECS 32
 
-static char tmpdir[] = "/tmp/rs-test-vmlinux-XXXXXX";
-static bool have_tmpdir;
-
-static const char *tmp_path(const char *name)
-{
-	static char buf[8][256];
-	static int n;
-	char *p = buf[n++ % 8];
-
-	if (!have_tmpdir && mkdtemp(tmpdir))
-		have_tmpdir = true;
-	snprintf(p, 256, "%s/%s", tmpdir, name);
-	return p;
-}
-
-static int sh(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static int sh(const char *fmt, ...)
-{
-	char cmd[4096];
-	va_list ap;
-	int r;
-
-	va_start(ap, fmt);
-	vsnprintf(cmd, sizeof(cmd), fmt, ap);
-	va_end(ap);
-	r = system(cmd);
-	return r == -1 ? -1 : WEXITSTATUS(r);
-}
 
 /*
  * The fake kernel. alias_weak shares alpha's address and size; the asm
@@ -126,18 +98,18 @@ static const char *fake_vmlinux(const char *build_id)
 	const char *out;
 
 	if (!built) {
-		if (!write_file(tmp_path("fake.c"), fake_c) ||
-		    !write_file(tmp_path("fake.lds"), fake_lds))
+		if (!write_file(unit_tmp_path("fake.c"), fake_c) ||
+		    !write_file(unit_tmp_path("fake.lds"), fake_lds))
 			return NULL;
-		if (sh("cd %s && gcc -O2 -fno-pic -mcmodel=kernel -ffreestanding -fno-stack-protector -fcf-protection=none -fno-asynchronous-unwind-tables -falign-functions=64 -c fake.c -o fake.o",
-		       tmpdir))
+		if (unit_sh("cd %s && gcc -O2 -fno-pic -mcmodel=kernel -ffreestanding -fno-stack-protector -fcf-protection=none -fno-asynchronous-unwind-tables -falign-functions=64 -c fake.c -o fake.o",
+		       unit_tmpdir()))
 			return NULL;
 		built = true;
 	}
 	snprintf(name, sizeof(name), "vmlinux-%s", build_id);
-	out = tmp_path(name);
+	out = unit_tmp_path(name);
 	if (access(out, R_OK) &&
-	    sh("cd %s && ld -T fake.lds --build-id=%s -o %s fake.o", tmpdir,
+	    unit_sh("cd %s && ld -T fake.lds --build-id=%s -o %s fake.o", unit_tmpdir(),
 	       build_id, name))
 		return NULL;
 	return out;
@@ -489,19 +461,19 @@ static void test_vmlinux_refused(void)
 {
 	struct machine *m = machine__new();
 	const char *path = fake_vmlinux("sha1");
-	const char *text = tmp_path("not-elf"), *strip = tmp_path("stripped");
+	const char *text = unit_tmp_path("not-elf"), *strip = unit_tmp_path("stripped");
 
 	if (!path) {
 		UNIT_FAIL("cannot build the fake vmlinux (gcc, ld)");
 		goto out;
 	}
-	CHECK_INT(machine__load_vmlinux(m, tmp_path("missing")), -ENOENT);
-	CHECK_INT(machine__load_vmlinux(m, tmpdir), -EISDIR);
+	CHECK_INT(machine__load_vmlinux(m, unit_tmp_path("missing")), -ENOENT);
+	CHECK_INT(machine__load_vmlinux(m, unit_tmpdir()), -EISDIR);
 	CHECK(write_file(text, "ffffffff81000000 T _text\n"));
 	CHECK_INT(machine__load_vmlinux(m, text), -ENOEXEC);
 	/* An ELF with symbols but no kernel image (no _text, no _stext). */
-	CHECK_INT(machine__load_vmlinux(m, tmp_path("fake.o")), -ENOEXEC);
-	CHECK_INT(sh("objcopy --strip-all %s %s", path, strip), 0);
+	CHECK_INT(machine__load_vmlinux(m, unit_tmp_path("fake.o")), -ENOEXEC);
+	CHECK_INT(unit_sh("objcopy --strip-all %s %s", path, strip), 0);
 	CHECK_INT(machine__load_vmlinux(m, strip), -ENODATA);
 	CHECK(!machine__has_kernel_symbols(m));
 out:
@@ -512,7 +484,7 @@ out:
 static void test_vmlinux_then_kallsyms(void)
 {
 	struct machine *m = machine__new();
-	const char *ks = tmp_path("kallsyms");
+	const char *ks = unit_tmp_path("kallsyms");
 	const struct esym *init, *alpha;
 	struct image img;
 	const char *path;
@@ -546,8 +518,7 @@ out:
 
 static void test_zz_cleanup(void)
 {
-	if (have_tmpdir)
-		sh("rm -rf %s", tmpdir);
+	unit_tmp_cleanup();
 }
 
 UNIT_MAIN(UNIT(test_vmlinux_symbols), UNIT(test_vmlinux_relocated),

@@ -12,9 +12,11 @@
 #define RS_UNIT_H
 
 #include <inttypes.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 
 struct unit_case {
 	const char *name;
@@ -109,6 +111,52 @@ static inline const char *unit_fixtures(void)
 	const char *d = getenv("RS_FIXTURES");
 
 	return d && *d ? d : "tests/data";
+}
+
+/*
+ * A scratch directory for the test binary, made on first use; a last case
+ * calls unit_tmp_cleanup() to remove it.
+ */
+static inline const char *unit_tmpdir(void)
+{
+	static char dir[] = "/tmp/rs-unit-XXXXXX";
+	static int made;
+
+	if (!made && mkdtemp(dir))
+		made = 1;
+	return dir;
+}
+
+/* DIR/name in the scratch directory (eight results live at once). */
+static inline const char *unit_tmp_path(const char *name)
+{
+	static char buf[8][256];
+	static int n;
+	char *p = buf[n++ % 8];
+
+	snprintf(p, sizeof(buf[0]), "%s/%s", unit_tmpdir(), name);
+	return p;
+}
+
+/* Run a shell command; its exit status, or -1. */
+static inline int unit_sh(const char *fmt, ...)
+	__attribute__((format(printf, 1, 2)));
+static inline int unit_sh(const char *fmt, ...)
+{
+	char cmd[4096];
+	va_list ap;
+	int r;
+
+	va_start(ap, fmt);
+	vsnprintf(cmd, sizeof(cmd), fmt, ap);
+	va_end(ap);
+	r = system(cmd);
+	return r == -1 ? -1 : WEXITSTATUS(r);
+}
+
+static inline void unit_tmp_cleanup(void)
+{
+	unit_sh("rm -rf '%s'", unit_tmpdir());
 }
 
 #endif
