@@ -19,6 +19,8 @@ int cmd_report(int argc, char **argv);
 
 /* "rstat-analyze: <message>" on stderr: the one line a failure prints. */
 void rs_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* The message of the last rs_error(), "" if none. */
+const char *rs_last_error(void);
 /* "rstat-analyze: note: <message>" on stderr. */
 void rs_note(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /*

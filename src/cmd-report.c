@@ -54,6 +54,7 @@ struct report_fold_ctx {
 	bool kernel_checked;	/* kernel symbol source decided */
 	bool reported;		/* an error was already printed */
 	uint64_t nr_no_chain;	/* folded samples recorded without -g */
+	int64_t err_offset;	/* event a consumer error happened at */
 	struct rs_frame frames[REPORT_MAX_STACK];
 	uint64_t chain_key[REPORT_MAX_KEY];
 };
@@ -247,7 +248,7 @@ static int report_parse_args(int argc, char **argv, struct report_params *p)
 static int load_kernel_symbols(struct report_fold_ctx *ctx)
 {
 	const struct perf_header_info *hdr = perf_data__header(ctx->pd);
-	struct utsname uts;
+	struct utsname uts = { 0 };
 	int err;
 
 	ctx->kernel_checked = true;
@@ -282,7 +283,9 @@ static int load_kernel_symbols(struct report_fold_ctx *ctx)
 		}
 		return 0;
 	}
-	if (uname(&uts) == 0 && hdr->os_release &&
+	if (uname(&uts))
+		strcpy(uts.release, "(unknown)");
+	if (hdr->os_release &&
 	    !strcmp(hdr->os_release, uts.release)) {
 		err = machine__load_kallsyms(ctx->machine, "/proc/kallsyms");
 		if (!err && machine__has_kernel_symbols(ctx->machine))
@@ -316,6 +319,15 @@ static bool evsel_shows_period(const struct rs_evsel *evsel)
 	       !evsel_is_tracepoint(evsel);
 }
 
+/* perf script's "[001] " CPU column. */
+static const char *cpu_field(uint32_t cpu)
+{
+	static char buf[24];
+
+	snprintf(buf, sizeof(buf), "[%03d] ", (int)cpu);
+	return buf;
+}
+
 /*
  * A task sampled while exiting has pid and tid -1. perf script prints
  * its header as ":-1    -1 [001]  3081.234458:  500250 cpu-clock:", where
@@ -328,38 +340,41 @@ static int begin_exiting(struct report_fold_ctx *ctx,
 			 const struct rs_sample *s, const char *comm)
 {
 	uint64_t type = s->evsel->attr.sample_type;
-	char line[512], tstamp[48];
-	int n;
+	char secs[32], tstamp[48] = "";
+	uint64_t usecs = s->time / 1000;
+	char *line = NULL;
+	int n, ret;
 
 	if (!ctx->script) {
 		ctx->script = perf_script__new();
 		if (!ctx->script)
 			return -ENOMEM;
 	}
-	if (type & PERF_SAMPLE_CALLCHAIN)
-		n = snprintf(line, sizeof(line), "%s ", comm);
-	else
-		n = snprintf(line, sizeof(line), "%16s ", comm);
-	if (ctx->params->fold.pid || ctx->params->fold.tid)
-		n += snprintf(line + n, sizeof(line) - n, "%5d/%-5d ",
-			      (int)s->pid, (int)s->tid);
-	else
-		n += snprintf(line + n, sizeof(line) - n, "%5d ", (int)s->tid);
-	if (type & PERF_SAMPLE_CPU)
-		n += snprintf(line + n, sizeof(line) - n, "[%03d] ",
-			      (int)s->cpu);
 	if (type & PERF_SAMPLE_TIME) {
-		uint64_t usecs = s->time / 1000;
-
-		snprintf(tstamp, sizeof(tstamp), "%" PRIu64 ".%06" PRIu64,
+		snprintf(secs, sizeof(secs), "%" PRIu64 ".%06" PRIu64,
 			 usecs / 1000000, usecs % 1000000);
-		n += snprintf(line + n, sizeof(line) - n, "%12s: ", tstamp);
+		snprintf(tstamp, sizeof(tstamp), "%12s: ", secs);
 	}
-	n += snprintf(line + n, sizeof(line) - n, "%10" PRIu64 " %s: ",
-		      s->period, s->evsel->name);
-	if (n >= (int)sizeof(line))
-		n = sizeof(line) - 1;
-	return perf_script__begin_sample(ctx->script, ctx->fold, line, n);
+	/* The comm comes from the file: any length, hence asprintf. */
+	if (ctx->params->fold.pid || ctx->params->fold.tid)
+		n = asprintf(&line, type & PERF_SAMPLE_CALLCHAIN ?
+			     "%s %5d/%-5d %s%s%10" PRIu64 " %s: " :
+			     "%16s %5d/%-5d %s%s%10" PRIu64 " %s: ",
+			     comm, (int)s->pid, (int)s->tid,
+			     type & PERF_SAMPLE_CPU ? cpu_field(s->cpu) : "",
+			     tstamp, s->period, s->evsel->name);
+	else
+		n = asprintf(&line, type & PERF_SAMPLE_CALLCHAIN ?
+			     "%s %5d %s%s%10" PRIu64 " %s: " :
+			     "%16s %5d %s%s%10" PRIu64 " %s: ",
+			     comm, (int)s->tid,
+			     type & PERF_SAMPLE_CPU ? cpu_field(s->cpu) : "",
+			     tstamp, s->period, s->evsel->name);
+	if (n < 0)
+		return -ENOMEM;
+	ret = perf_script__begin_sample(ctx->script, ctx->fold, line, n);
+	free(line);
+	return ret;
 }
 
 /*
@@ -464,10 +479,15 @@ static void register_build_ids(struct machine *m, struct perf_data *pd)
 static int fold_event(void *arg, const struct rs_event *ev)
 {
 	struct report_fold_ctx *ctx = arg;
+	int err;
 
 	if (ev->kind == RS_EV_SAMPLE)
-		return fold_sample(ctx, ev);
-	return machine__process_event(ctx->machine, ev);
+		err = fold_sample(ctx, ev);
+	else
+		err = machine__process_event(ctx->machine, ev);
+	if (err)
+		ctx->err_offset = ev->offset;
+	return err;
 }
 
 static int count_event(void *arg, const struct rs_event *ev)
@@ -475,13 +495,20 @@ static int count_event(void *arg, const struct rs_event *ev)
 	return 0;
 }
 
+/*
+ * The reader's own message names the offset; an error from the consumer
+ * (out of memory while folding) gets the offset of the event it was on.
+ */
 static void print_data_error(const char *input, struct perf_data *pd,
-			     int err)
+			     int err, int64_t offset)
 {
 	const char *msg = pd ? perf_data__strerror(pd) : "";
 
 	if (msg && *msg)
 		rs_error("%s: %s", input, msg);
+	else if (offset >= 0)
+		rs_error("%s: offset %" PRId64 ": %s", input, offset,
+			 strerror(-err));
 	else
 		rs_error("%s: %s", input, strerror(-err));
 }
@@ -573,14 +600,15 @@ static void note_dropped(const struct fold *fold)
 static int report_perf_data(const struct report_params *p,
 			    struct perf_data *pd)
 {
-	struct report_fold_ctx ctx = { .params = p, .pd = pd };
+	struct report_fold_ctx ctx = { .params = p, .pd = pd,
+				       .err_offset = -1 };
 	int status = RS_EXIT_OK;
 	int err;
 
 	if (p->mode != REPORT_FOLDED) {
 		err = perf_data__process(pd, count_event, NULL);
 		if (err) {
-			print_data_error(p->input, pd, err);
+			print_data_error(p->input, pd, err, -1);
 			return RS_EXIT_FAIL;
 		}
 		if (p->mode == REPORT_JSON)
@@ -616,7 +644,7 @@ static int report_perf_data(const struct report_params *p,
 		rs_note("%" PRIu64 " samples have no callchain (record with -g): folded as process names alone",
 			ctx.nr_no_chain);
 	if (err) {
-		print_data_error(p->input, pd, err);
+		print_data_error(p->input, pd, err, ctx.err_offset);
 		status = RS_EXIT_FAIL;
 	}
 out:
@@ -728,7 +756,7 @@ static int report_input(const struct report_params *p)
 	bool is_stdin = !strcmp(p->input, "-");
 	struct perf_data *pd = NULL;
 	char prefix[4096];
-	struct stat sb;
+	struct stat sb = { 0 };
 	ssize_t n;
 	int fd, err, status;
 
@@ -764,7 +792,7 @@ static int report_input(const struct report_params *p)
 		else
 			err = perf_data__open_fd(&pd, fd, prefix, n);
 		if (err) {
-			print_data_error(p->input, pd, err);
+			print_data_error(p->input, pd, err, -1);
 			status = RS_EXIT_FAIL;
 		} else {
 			status = report_perf_data(p, pd);
@@ -805,5 +833,17 @@ int cmd_report(int argc, char **argv)
 		return rs_finish_stdout(RS_EXIT_OK);
 	if (ret)
 		return ret;
-	return rs_finish_stdout(report_input(&params));
+	ret = report_input(&params);
+	/* In JSON mode a failure is JSON too, as bpftool does it. */
+	if (ret == RS_EXIT_FAIL && params.mode == REPORT_JSON) {
+		struct json_writer *jw = json_writer__new(stdout);
+
+		if (jw) {
+			json__object_begin(jw, NULL);
+			json__string(jw, "error", rs_last_error());
+			json__object_end(jw);
+			json_writer__delete(jw);
+		}
+	}
+	return rs_finish_stdout(ret);
 }

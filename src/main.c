@@ -44,16 +44,23 @@ static void usage(FILE *out)
 		"pages are\nrstat-analyze-COMMAND(1).\n");
 }
 
+/* The last error, for commands whose JSON output repeats it. */
+static char last_error[1024];
+
 void rs_error(const char *fmt, ...)
 {
 	va_list ap;
 
 	fflush(stdout);
-	fputs("rstat-analyze: ", stderr);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	vsnprintf(last_error, sizeof(last_error), fmt, ap);
 	va_end(ap);
-	fputc('\n', stderr);
+	fprintf(stderr, "rstat-analyze: %s\n", last_error);
+}
+
+const char *rs_last_error(void)
+{
+	return last_error;
 }
 
 void rs_note(const char *fmt, ...)
@@ -69,13 +76,24 @@ void rs_note(const char *fmt, ...)
 
 int rs_finish_stdout(int status)
 {
+	int err;
+
+	errno = 0;
 	if (fflush(stdout) == 0 && !ferror(stdout))
 		return status;
+	/*
+	 * errno is only meaningful when the flush itself failed; an earlier
+	 * failed write left just the error flag.
+	 */
+	err = errno;
 	/* A reader that went away (head, less) is not our failure. */
-	if (errno == EPIPE)
+	if (err == EPIPE)
 		return status;
-	fprintf(stderr, "rstat-analyze: error writing output: %s\n",
-		strerror(errno ? errno : EIO));
+	if (err)
+		fprintf(stderr, "rstat-analyze: error writing output: %s\n",
+			strerror(err));
+	else
+		fputs("rstat-analyze: error writing output\n", stderr);
 	return RS_EXIT_FAIL;
 }
 

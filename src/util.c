@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 #include <errno.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -144,39 +145,71 @@ static int grow_slots(struct strpool *sp)
 	return 0;
 }
 
+static int strpool_reserve(struct strpool *sp)
+{
+	uint32_t cap = sp->cap ? sp->cap * 2 : 256;
+	const char **strs;
+	uint32_t *u32;
+
+	if (sp->count < sp->cap)
+		return 0;
+	strs = realloc(sp->strs, cap * sizeof(*strs));
+	if (!strs)
+		return -ENOMEM;
+	sp->strs = strs;
+	u32 = realloc(sp->lens, cap * sizeof(*u32));
+	if (!u32)
+		return -ENOMEM;
+	sp->lens = u32;
+	u32 = realloc(sp->hashes, cap * sizeof(*u32));
+	if (!u32)
+		return -ENOMEM;
+	sp->hashes = u32;
+	sp->cap = cap;
+	return 0;
+}
+
+static uint32_t strpool_find(const struct strpool *sp, const char *s,
+			     size_t len, uint64_t h, bool *found)
+{
+	uint32_t j, id;
+
+	for (j = h & (sp->nr_slots - 1); sp->slots[j];
+	     j = (j + 1) & (sp->nr_slots - 1)) {
+		id = sp->slots[j] - 1;
+		if (sp->lens[id] == len && !memcmp(sp->strs[id], s, len)) {
+			*found = true;
+			return id;
+		}
+	}
+	*found = false;
+	return j;
+}
+
 int strpool__intern(struct strpool *sp, const char *s, size_t len)
 {
 	uint64_t h;
 	uint32_t j, id;
+	bool found;
 	char *copy;
 
 	if (len > UINT32_MAX - 1)
 		return -EINVAL;
 	h = hash_bytes(s, len);
-	for (j = h & (sp->nr_slots - 1); sp->slots[j];
-	     j = (j + 1) & (sp->nr_slots - 1)) {
-		id = sp->slots[j] - 1;
-		if (sp->lens[id] == len && !memcmp(sp->strs[id], s, len))
-			return id;
+	j = strpool_find(sp, s, len, h, &found);
+	if (found)
+		return j;
+	/*
+	 * Everything that can fail happens before the string goes in, so a
+	 * failure leaves the pool as it was. The table stays under half full.
+	 */
+	if ((sp->count + 1) * 2 > sp->nr_slots) {
+		if (grow_slots(sp))
+			return -ENOMEM;
+		j = strpool_find(sp, s, len, h, &found);
 	}
-	if (sp->count == sp->cap) {
-		uint32_t cap = sp->cap ? sp->cap * 2 : 256;
-		const char **strs = realloc(sp->strs, cap * sizeof(*strs));
-
-		if (!strs)
-			return -ENOMEM;
-		sp->strs = strs;
-		uint32_t *lens = realloc(sp->lens, cap * sizeof(*lens));
-
-		if (!lens)
-			return -ENOMEM;
-		sp->lens = lens;
-		lens = realloc(sp->hashes, cap * sizeof(*lens));
-		if (!lens)
-			return -ENOMEM;
-		sp->hashes = lens;
-		sp->cap = cap;
-	}
+	if (strpool_reserve(sp))
+		return -ENOMEM;
 	copy = pool_store(sp, s, len);
 	if (!copy)
 		return -ENOMEM;
@@ -185,13 +218,6 @@ int strpool__intern(struct strpool *sp, const char *s, size_t len)
 	sp->lens[id] = len;
 	sp->hashes[id] = (uint32_t)h;
 	sp->slots[j] = id + 1;
-	/*
-	 * Keep the load factor under one half; a failed grow is harmless
-	 * while free slots remain.
-	 */
-	if (sp->count * 2 > sp->nr_slots && grow_slots(sp) &&
-	    sp->count + 1 >= sp->nr_slots)
-		return -ENOMEM;
 	return id;
 }
 

@@ -17,7 +17,7 @@ export RS_FIXTURES=tests/data
 export RS_BIN=${RS_BIN:-$PWD/build/san/rstat-analyze}
 export RS_TOOL=$PWD/rstat-analyze
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=0}
-export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
+export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1:exitcode=99}
 filter=${1:-}
 timeout_s=${RS_TEST_TIMEOUT:-300}
 
@@ -62,8 +62,16 @@ for t in tests/shell/*.sh; do
 		passed=$((passed + 1))
 		;;
 	2)
-		echo "SKIP shell/$name: $(tail -n 1 "$out")"
-		skipped=$((skipped + 1))
+		# Only a test that said why (skip() in lib.sh) skips.
+		if tail -n 1 "$out" | grep -q '^SKIP: '; then
+			echo "SKIP shell/$name: $(tail -n 1 "$out" | cut -c7-)"
+			skipped=$((skipped + 1))
+		else
+			echo "FAIL shell/$name: exit status 2 without a reason"
+			sed 's/^/    | /' "$out" | tail -n 40
+			failures+=("shell/$name")
+			failed=$((failed + 1))
+		fi
 		;;
 	*)
 		echo "FAIL shell/$name: exit status $rc"
@@ -74,6 +82,10 @@ for t in tests/shell/*.sh; do
 	esac
 done
 
+if [ $((passed + failed + skipped)) -eq 0 ]; then
+	echo "FAIL: no test ran${filter:+ (none matches '$filter')}; build them with make tests"
+	failed=1
+fi
 if [ ${#failures[@]} -gt 0 ]; then
 	echo
 	echo "failed: ${failures[*]}"

@@ -31,12 +31,53 @@ void json_writer__delete(struct json_writer *jw)
 	free(jw);
 }
 
+/* Length of the valid UTF-8 sequence at p (2-4), or 0 if there is none. */
+static int utf8_len(const unsigned char *p)
+{
+	int n, i;
+	uint32_t c;
+
+	if (p[0] >= 0xc2 && p[0] <= 0xdf)
+		n = 2, c = p[0] & 0x1f;
+	else if (p[0] >= 0xe0 && p[0] <= 0xef)
+		n = 3, c = p[0] & 0x0f;
+	else if (p[0] >= 0xf0 && p[0] <= 0xf4)
+		n = 4, c = p[0] & 0x07;
+	else
+		return 0;
+	for (i = 1; i < n; i++) {
+		if ((p[i] & 0xc0) != 0x80)
+			return 0;
+		c = c << 6 | (p[i] & 0x3f);
+	}
+	/* Overlong forms, surrogates and values past U+10FFFF. */
+	if ((n == 3 && c < 0x800) || (n == 4 && c < 0x10000) ||
+	    (c >= 0xd800 && c <= 0xdfff) || c > 0x10ffff)
+		return 0;
+	return n;
+}
+
 void json_escape(FILE *out, const char *s)
 {
 	const unsigned char *p = (const unsigned char *)s;
+	int n;
 
 	fputc('"', out);
 	for (; *p; p++) {
+		/*
+		 * Strings from a perf.data file (hostname, cmdline) may be
+		 * any bytes: JSON must stay valid UTF-8.
+		 */
+		if (*p >= 0x80) {
+			n = utf8_len(p);
+			if (n) {
+				fwrite(p, 1, n, out);
+				p += n - 1;
+			} else {
+				fputs("\\ufffd", out);
+			}
+			continue;
+		}
 		switch (*p) {
 		case '"':
 			fputs("\\\"", out);
@@ -54,10 +95,6 @@ void json_escape(FILE *out, const char *s)
 			fputs("\\r", out);
 			break;
 		default:
-			/*
-			 * Control bytes are escaped; bytes >= 0x80 pass
-			 * through (names from perf.data are UTF-8 or close).
-			 */
 			if (*p < 0x20)
 				fprintf(out, "\\u%04x", *p);
 			else

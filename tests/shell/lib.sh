@@ -14,8 +14,10 @@ fail() {
 	exit 1
 }
 
+# run.sh counts exit 2 as a skip only after this line, so that a bash
+# syntax error or a usage error (also 2) cannot pass for one.
 skip() {
-	echo "$*"
+	echo "SKIP: $*"
 	exit 2
 }
 
@@ -34,7 +36,7 @@ fixture_kallsyms() {
 
 # Sanitizer reports must not pass for the tool's own "exit 1".
 export ASAN_OPTIONS="$ASAN_OPTIONS:exitcode=99"
-export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
+export UBSAN_OPTIONS="${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}:exitcode=99"
 
 # expect_error STATUS PATTERN CMD...: CMD exits STATUS with exactly one line
 # on stderr that matches the extended regex PATTERN (for usage errors,

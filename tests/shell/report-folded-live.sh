@@ -90,10 +90,13 @@ echo "ok without -g: $n samples as process names"
 # 3. Pipe layout through stdin.
 perf record -q -e cpu-clock -F 1999 -g -o - -- "$spin" 300 \
 	>"$TMP/pipe.data" 2>/dev/null || fail "perf record -o - failed"
-perf script -i "$TMP/pipe.data" >"$TMP/pipe.txt" 2>/dev/null
+perf script -i "$TMP/pipe.data" >"$TMP/pipe.txt" 2>/dev/null ||
+	fail "perf script of the pipe layout failed"
 "$RS_BIN" report --folded -i - <"$TMP/pipe.data" >"$TMP/ours" ||
 	fail "pipe layout on stdin failed"
-"$RS_BIN" report --folded -i - <"$TMP/pipe.txt" >"$TMP/theirs"
+"$RS_BIN" report --folded -i - <"$TMP/pipe.txt" >"$TMP/theirs" ||
+	fail "text of the pipe layout failed"
+[ -s "$TMP/ours" ] || fail "pipe layout: no stacks"
 cmp -s "$TMP/ours" "$TMP/theirs" || { diff "$TMP/theirs" "$TMP/ours" | head; \
 	fail "pipe layout: folded stacks differ"; }
 echo "ok pipe layout on stdin: $(wc -l <"$TMP/ours") stacks"

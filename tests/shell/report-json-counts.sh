@@ -35,6 +35,9 @@ PY
 import json, sys
 h = json.load(open(sys.argv[1]))["header"]
 want = dict(zip(["hostname", "os_release", "arch"], sys.argv[2:5]))
+if not all(want.values()):
+    sys.exit("perf report --header-only gave no %s" %
+             [k for k, v in want.items() if not v])
 bad = [k for k, v in want.items() if v and h.get(k) != v]
 if bad:
     sys.exit("header mismatch: %s (ours %s, perf %s)" %

@@ -83,6 +83,22 @@ static void test_json_writer(void)
 	free(buf);
 }
 
-UNIT_MAIN(UNIT(test_strpool_ids_are_dense_and_stable),
+/* Any bytes in, valid UTF-8 out: bad sequences become U+FFFD. */
+static void test_json_utf8(void)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	json_escape(f, "caf\xc3\xa9 \xff \xc0\xaf \xed\xa0\x80 \xe2\x82 \xf0\x9f\x98\x80");
+	fclose(f);
+	CHECK_STR(buf, "\"caf\xc3\xa9 \\ufffd \\ufffd\\ufffd "
+		  "\\ufffd\\ufffd\\ufffd \\ufffd\\ufffd "
+		  "\xf0\x9f\x98\x80\"");
+	free(buf);
+}
+
+UNIT_MAIN(UNIT(test_json_utf8),
+	  UNIT(test_strpool_ids_are_dense_and_stable),
 	  UNIT(test_hash_bytes_differs_on_tail),
 	  UNIT(test_json_writer))
