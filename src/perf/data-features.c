@@ -133,7 +133,7 @@ static int event_desc(struct perf_data *pd, struct cur *c)
 		uint32_t nr_ids;
 		char *name;
 		const uint8_t *ids;
-		int idx = -1;
+		int idx = -1, err;
 
 		take(c, sz);
 		nr_ids = take32(c);
@@ -150,7 +150,12 @@ static int event_desc(struct perf_data *pd, struct cur *c)
 		if (idx < 0 && !nr_ids && i < pd->nr_evsel)
 			idx = i;
 		if (idx >= 0 && !pd->evsel[idx]->name_fixed) {
-			pd_set_name(pd, pd->evsel[idx], name, strlen(name));
+			err = pd_set_name(pd, pd->evsel[idx], name,
+					  strlen(name));
+			if (err) {
+				free(name);
+				return err;
+			}
 			pd->evsel[idx]->name_fixed = true;
 		}
 		free(name);
@@ -287,7 +292,8 @@ static void tp_parse_printk(struct tep_handle *tep, struct cur *c)
 
 	if (!p || !sz)
 		return;
-	s = malloc(sz + 2);	/* a newline may be added, and the NUL */
+	/* a newline may be added, and the NUL; size_t: sz may be ~0U */
+	s = malloc((size_t)sz + 2);
 	if (!s)
 		return;
 	o = s;
@@ -406,8 +412,7 @@ int pd_tracing_data(struct perf_data *pd, const uint8_t *p, uint64_t size,
 	}
 	pd->tep = tep;
 	pd->had_tracing_data = true;
-	pd_finalize_evsels(pd);
-	return 0;
+	return pd_finalize_evsels(pd);
 }
 
 int pd_feature(struct perf_data *pd, unsigned int feat, const uint8_t *p,

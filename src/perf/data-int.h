@@ -78,15 +78,24 @@ struct pd_qent {
 	uint64_t time;
 	const void *rec;
 	uint64_t offset;
+	struct pd_chunk *chunk;		/* arena chunk of rec, or NULL */
 	int32_t evidx;			/* -1: not resolved / not a sample */
-	uint32_t copied;		/* rec lives in the arena */
 };
 
 struct pd_chunk {
 	struct pd_chunk *next;
 	size_t used, size;
+	size_t live;			/* queued records still in here */
 	uint8_t data[];
 };
+
+/*
+ * Bounds of the ordering queue: past either, the older half is delivered
+ * early (perf's OE_FLUSH__HALF), so that a compressed block, a pipe with no
+ * FINISHED_ROUND or a file without rounds cannot take memory without end.
+ */
+#define PD_QUEUE_MAX_NR		(4U << 20)	/* entries */
+#define PD_QUEUE_MAX_BYTES	(256U << 20)	/* entries and arena */
 
 struct pd_idmap {
 	uint64_t id;
@@ -141,7 +150,9 @@ struct perf_data {
 	struct pd_qent *q, *qtmp;
 	size_t q_nr, q_cap, qtmp_cap;
 	uint64_t max_ts, next_flush;
-	struct pd_chunk *arena;
+	struct pd_chunk *arena;		/* newest chunk first */
+	size_t arena_bytes;
+	size_t q_max_nr, q_max_bytes;	/* PD_QUEUE_MAX_*, or a test's */
 
 	/* zstd stream state; void * keeps zstd.h out of this header */
 	void *zd;
@@ -199,10 +210,10 @@ int pd_add_attr(struct perf_data *pd, const void *attr, size_t attr_len,
 int pd_map_id(struct perf_data *pd, uint64_t id, uint32_t idx);
 int pd_id2idx(const struct perf_data *pd, uint64_t id);
 struct pd_idmap *pd_id_find(struct perf_data *pd, uint64_t id);
-void pd_finalize_evsels(struct perf_data *pd);
+int pd_finalize_evsels(struct perf_data *pd);
 int pd_keep_str(struct perf_data *pd, char *s);
-void pd_set_name(struct perf_data *pd, struct pd_evsel *e, const char *name,
-		 size_t len);
+int pd_set_name(struct perf_data *pd, struct pd_evsel *e, const char *name,
+		size_t len);
 
 /* data-features.c */
 int pd_feature(struct perf_data *pd, unsigned int feat, const uint8_t *p,

@@ -9,6 +9,7 @@
  * seen before the *previous* round is delivered, sorted by time (stable,
  * file order for equal times); at the end everything is delivered.
  * Records without a timestamp (0 or ~0) are delivered at once, as perf does.
+ * A queue past its memory bound delivers its older half early.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -634,12 +635,24 @@ static int deliver(struct perf_data *pd, const uint8_t *rec, uint64_t off,
 
 /* ---- the ordering queue ---- */
 
-static void *arena_alloc(struct perf_data *pd, size_t n)
+/*
+ * Records that must outlive the buffer they were read into (stream,
+ * decompressed) are copied into chunks. Each chunk counts the queued
+ * records in it and is freed when that drops to zero, so a record that
+ * stays queued across rounds is copied once, not at every flush.
+ */
+static bool arena_has_room(const struct perf_data *pd, size_t n)
+{
+	return pd->arena && pd->arena->size - pd->arena->used >= n;
+}
+
+static void *arena_alloc(struct perf_data *pd, size_t n,
+			 struct pd_chunk **chunk)
 {
 	struct pd_chunk *c = pd->arena;
 	void *p;
 
-	if (!c || c->size - c->used < n) {
+	if (!arena_has_room(pd, n)) {
 		size_t sz = n > ARENA_CHUNK ? n : ARENA_CHUNK;
 
 		c = malloc(sizeof(*c) + sz);
@@ -647,14 +660,37 @@ static void *arena_alloc(struct perf_data *pd, size_t n)
 			return NULL;
 		c->size = sz;
 		c->used = 0;
+		c->live = 0;
 		c->next = pd->arena;
 		pd->arena = c;
+		pd->arena_bytes += sz;
 	}
 	p = c->data + c->used;
 	c->used += (n + 7) & ~(size_t)7;
 	if (c->used > c->size)
 		c->used = c->size;
+	c->live++;
+	*chunk = c;
 	return p;
+}
+
+/* Free the chunks no queued record is in; an empty newest one is reused. */
+static void arena_sweep(struct perf_data *pd)
+{
+	struct pd_chunk **pp = &pd->arena, *c;
+
+	while ((c = *pp)) {
+		if (c->live) {
+			pp = &c->next;
+		} else if (c == pd->arena) {
+			c->used = 0;
+			pp = &c->next;
+		} else {
+			*pp = c->next;
+			pd->arena_bytes -= c->size;
+			free(c);
+		}
+	}
 }
 
 static void arena_free(struct pd_chunk *c)
@@ -667,11 +703,38 @@ static void arena_free(struct pd_chunk *c)
 	}
 }
 
+static int flush_half(struct perf_data *pd);
+
+/* Memory the queued records take: their entries and the arena. */
+static size_t queue_bytes(const struct perf_data *pd)
+{
+	return pd->q_nr * sizeof(*pd->q) + pd->arena_bytes;
+}
+
 static int queue(struct perf_data *pd, const uint8_t *rec, uint64_t off,
 		 uint64_t time, int evidx, bool copy)
 {
+	struct pd_chunk *chunk = NULL;
 	struct pd_qent *q;
+	int err;
 
+	if (copy) {
+		uint16_t size = pd_u16(rec + 6);
+		void *d;
+
+		/* only a new chunk adds memory: make room before taking one */
+		while (pd->q_nr && !arena_has_room(pd, size) &&
+		       queue_bytes(pd) + ARENA_CHUNK > pd->q_max_bytes) {
+			err = flush_half(pd);
+			if (err)
+				return err;
+		}
+		d = arena_alloc(pd, size, &chunk);
+		if (!d)
+			return -ENOMEM;
+		memcpy(d, rec, size);
+		rec = d;
+	}
 	if (pd->q_nr == pd->q_cap) {
 		size_t cap = pd->q_cap ? pd->q_cap * 2 : 4096;
 		struct pd_qent *n = realloc(pd->q, cap * sizeof(*n));
@@ -682,23 +745,17 @@ static int queue(struct perf_data *pd, const uint8_t *rec, uint64_t off,
 		pd->q_cap = cap;
 	}
 	q = &pd->q[pd->q_nr];
-	if (copy) {
-		uint16_t size = pd_u16(rec + 6);
-		void *d = arena_alloc(pd, size);
-
-		if (!d)
-			return -ENOMEM;
-		memcpy(d, rec, size);
-		rec = d;
-	}
 	q->time = time;
 	q->rec = rec;
 	q->offset = off;
 	q->evidx = evidx;
-	q->copied = copy;
+	q->chunk = chunk;
 	pd->q_nr++;
 	if (time > pd->max_ts)
 		pd->max_ts = time;
+	/* entries of a mapped file are the memory: bound them too */
+	if (pd->q_nr >= pd->q_max_nr || queue_bytes(pd) > pd->q_max_bytes)
+		return flush_half(pd);
 	return 0;
 }
 
@@ -738,26 +795,27 @@ static int sort_queue(struct perf_data *pd)
 			break;
 	if (i >= pd->q_nr)
 		return 0;
-	if (pd->qtmp_cap < pd->q_nr) {
+	/* msort() never holds more than half of the entries in tmp */
+	if (pd->qtmp_cap < pd->q_nr / 2 + 1) {
 		free(pd->qtmp);
-		pd->qtmp = malloc(pd->q_cap * sizeof(*pd->qtmp));
+		pd->qtmp = malloc((pd->q_cap / 2 + 1) * sizeof(*pd->qtmp));
 		if (!pd->qtmp) {
 			pd->qtmp_cap = 0;
 			return -ENOMEM;
 		}
-		pd->qtmp_cap = pd->q_cap;
+		pd->qtmp_cap = pd->q_cap / 2 + 1;
 	}
 	msort(pd->q, pd->qtmp, pd->q_nr);
 	return 0;
 }
 
-/* Deliver queued records with time <= limit, keep the rest. */
 /*
  * Pages of a mapped file that every delivered record has left behind are
  * given back, so that resident memory stays near one round of records
  * rather than the whole file (perf report maps a window for the same
  * reason). Read-only private pages come back from the page cache if
- * touched again, so nothing can read stale bytes.
+ * touched again, so nothing can read stale bytes. A file truncated while
+ * we read it makes such a touch SIGBUS; perf has the same exposure.
  */
 static void release_mapped(struct perf_data *pd)
 {
@@ -770,7 +828,7 @@ static void release_mapped(struct perf_data *pd)
 	for (i = 0; i < pd->q_nr; i++) {
 		uintptr_t r = (uintptr_t)pd->q[i].rec;
 
-		if (!pd->q[i].copied && r < low)
+		if (!pd->q[i].chunk && r < low)
 			low = r;
 	}
 	/* Never the header and attrs before the data, and in big steps. */
@@ -787,9 +845,33 @@ static void release_mapped(struct perf_data *pd)
 	pd->released = low;
 }
 
+/* Deliver the first k records of the sorted queue, keep the rest. */
+static int deliver_queued(struct perf_data *pd, size_t k)
+{
+	size_t i, rest;
+	int err;
+
+	for (i = 0; i < k; i++) {
+		const struct pd_qent *q = &pd->q[i];
+
+		err = deliver(pd, q->rec, q->offset, q->evidx);
+		if (err)
+			return err;
+		if (q->chunk)
+			q->chunk->live--;
+	}
+	rest = pd->q_nr - k;
+	memmove(pd->q, pd->q + k, rest * sizeof(*pd->q));
+	pd->q_nr = rest;
+	release_mapped(pd);
+	arena_sweep(pd);
+	return 0;
+}
+
+/* Deliver queued records with time <= limit, keep the rest. */
 static int flush(struct perf_data *pd, uint64_t limit)
 {
-	size_t i, k, rest;
+	size_t k;
 	int err;
 
 	if (!pd->q_nr)
@@ -799,40 +881,22 @@ static int flush(struct perf_data *pd, uint64_t limit)
 		return err;
 	for (k = 0; k < pd->q_nr && pd->q[k].time <= limit; k++)
 		;
-	for (i = 0; i < k; i++) {
-		err = deliver(pd, pd->q[i].rec, pd->q[i].offset,
-			      pd->q[i].evidx);
-		if (err)
-			return err;
-	}
-	rest = pd->q_nr - k;
-	memmove(pd->q, pd->q + k, rest * sizeof(*pd->q));
-	pd->q_nr = rest;
-	release_mapped(pd);
+	return deliver_queued(pd, k);
+}
 
-	/* Copied records still queued move to a fresh arena. */
-	if (pd->arena) {
-		struct pd_chunk *old = pd->arena;
+/*
+ * The queue reached its bound: deliver the older half now, as perf's
+ * ordered_events does (OE_FLUSH__HALF) when over its memory limit. A
+ * record older than those arriving later is then out of order, which
+ * only a round far beyond what perf record writes can cause.
+ */
+static int flush_half(struct perf_data *pd)
+{
+	int err = sort_queue(pd);
 
-		pd->arena = NULL;
-		for (i = 0; i < rest; i++) {
-			uint16_t size;
-			void *d;
-
-			if (!pd->q[i].copied)
-				continue;
-			size = pd_u16((const uint8_t *)pd->q[i].rec + 6);
-			d = arena_alloc(pd, size);
-			if (!d) {
-				arena_free(old);
-				return -ENOMEM;
-			}
-			memcpy(d, pd->q[i].rec, size);
-			pd->q[i].rec = d;
-		}
-		arena_free(old);
-	}
-	return 0;
+	if (err)
+		return err;
+	return deliver_queued(pd, (pd->q_nr + 1) / 2);
 }
 
 /* ---- records ---- */
@@ -896,19 +960,18 @@ static int header_attr(struct perf_data *pd, const uint8_t *rec, uint16_t size,
 	if (asz < PERF_ATTR_SIZE_VER0 || asz > size - 8u)
 		return pd_err(pd, off, "impossible attr size %u in HEADER_ATTR",
 			      asz);
-	if (pd_add_attr(pd, rec + 8, asz, rec + 8 + asz,
-			(size - 8 - asz) / 8, off))
-		return pd->err[0] ? -EINVAL : -ENOMEM;
-	pd_finalize_evsels(pd);
-	return 0;
+	/* names only the new evsel: a full pass per attr is quadratic */
+	return pd_add_attr(pd, rec + 8, asz, rec + 8 + asz,
+			   (size - 8 - asz) / 8, off);
 }
 
-static void id_index(struct perf_data *pd, const uint8_t *rec, uint16_t size)
+static int id_index(struct perf_data *pd, const uint8_t *rec, uint16_t size)
 {
 	uint64_t nr, i;
+	int err;
 
 	if (size < 16)
-		return;
+		return 0;
 	nr = pd_u64(rec + 8);
 	if (nr > (size - 16u) / 32)
 		nr = (size - 16u) / 32;
@@ -916,26 +979,33 @@ static void id_index(struct perf_data *pd, const uint8_t *rec, uint16_t size)
 		const uint8_t *ent = rec + 16 + i * 32;
 		uint64_t idx = pd_u64(ent + 8);
 
-		if (idx < pd->nr_evsel)
-			pd_map_id(pd, pd_u64(ent), idx);
+		if (idx >= pd->nr_evsel)
+			continue;
+		err = pd_map_id(pd, pd_u64(ent), idx);
+		if (err)
+			return err;
 	}
+	return 0;
 }
 
-static void event_update(struct perf_data *pd, const uint8_t *rec,
-			 uint16_t size)
+static int event_update(struct perf_data *pd, const uint8_t *rec,
+			uint16_t size)
 {
 	const char *name;
-	int idx;
+	int idx, err;
 
 	/* only PERF_EVENT_UPDATE__NAME (2) matters for us */
 	if (size < 25 || pd_u64(rec + 8) != 2)
-		return;
+		return 0;
 	idx = pd_id2idx(pd, pd_u64(rec + 16));
 	name = rec_str(rec + 24, rec + size);
 	if (idx < 0 || !name)
-		return;
-	pd_set_name(pd, pd->evsel[idx], name, strlen(name));
+		return 0;
+	err = pd_set_name(pd, pd->evsel[idx], name, strlen(name));
+	if (err)
+		return err;
 	pd->evsel[idx]->name_fixed = true;
+	return 0;
 }
 
 static int process_zbuf(struct perf_data *pd)
@@ -1061,14 +1131,12 @@ static int user_record(struct perf_data *pd, const uint8_t *rec, uint64_t off)
 		}
 		err = pd_feature(pd, n, rec + 16, size - 16, off);
 		if (!err && (n == PD_FEAT_EVENT_DESC))
-			pd_finalize_evsels(pd);
+			err = pd_finalize_evsels(pd);
 		return err;
 	case PD_ID_INDEX:
-		id_index(pd, rec, size);
-		return 0;
+		return id_index(pd, rec, size);
 	case PD_EVENT_UPDATE:
-		event_update(pd, rec, size);
-		return 0;
+		return event_update(pd, rec, size);
 	case PD_AUXTRACE:
 		if (size < 16)
 			return pd_err(pd, off, "AUXTRACE record of %u bytes is too short",
@@ -1162,7 +1230,8 @@ int pd_read_pipe_header(struct perf_data *pd)
 		if (ret)
 			break;
 	}
-	pd_finalize_evsels(pd);
+	if (ret >= 0)
+		ret = pd_finalize_evsels(pd);
 	pd->header_done = true;
 	if (ret < 0)
 		return ret;

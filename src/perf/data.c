@@ -191,6 +191,8 @@ static void compute_positions(struct pd_evsel *e)
 	e->trailer_len = idx * 8;
 }
 
+static int finalize_evsel(struct perf_data *pd, struct pd_evsel *e);
+
 int pd_add_attr(struct perf_data *pd, const void *attr, size_t attr_len,
 		const void *ids, uint64_t nr_ids, uint64_t off)
 {
@@ -235,6 +237,16 @@ int pd_add_attr(struct perf_data *pd, const void *attr, size_t attr_len,
 		e->ev.nr_ids = nr_ids;
 	}
 	compute_positions(e);
+	/*
+	 * Named at once, so that no evsel is ever seen without a name, and
+	 * only this one: renaming them all per attr is quadratic in a pipe.
+	 */
+	err = finalize_evsel(pd, e);
+	if (err) {
+		free(e->ev.ids);
+		free(e);
+		return err;
+	}
 	pd->evsel[pd->nr_evsel++] = e;
 	for (i = 0; i < nr_ids; i++) {
 		err = pd_map_id(pd, e->ev.ids[i], e->ev.idx);
@@ -372,39 +384,51 @@ static void derive_name(const struct pd_evsel *e, char *bf, size_t size)
 		add_modifiers(a, bf + r, size - r);
 }
 
-void pd_set_name(struct perf_data *pd, struct pd_evsel *e, const char *name,
-		 size_t len)
+/* On failure the previous name stays. */
+int pd_set_name(struct perf_data *pd, struct pd_evsel *e, const char *name,
+		size_t len)
 {
 	char *s = strndup(name, len);
 
 	if (!s)
-		return;
+		return -ENOMEM;
 	free(e->ev.name);
 	e->ev.name = s;
+	return 0;
+}
+
+/* Tracepoint format and derived name of one evsel. */
+static int finalize_evsel(struct perf_data *pd, struct pd_evsel *e)
+{
+	char bf[160];
+
+	if (e->ev.attr.type == PERF_TYPE_TRACEPOINT && pd->tep &&
+	    !e->ev.tp && e->ev.attr.config <= INT32_MAX)
+		e->ev.tp = tep_find_event(pd->tep, e->ev.attr.config);
+	if (e->name_fixed)
+		return 0;
+	derive_name(e, bf, sizeof(bf));
+	if (e->ev.name && !strcmp(e->ev.name, bf))
+		return 0;
+	return pd_set_name(pd, e, bf, strlen(bf));
 }
 
 /*
  * Attach tracepoint formats and give every evsel without a recorded name
- * the one perf would derive. Called again when tracing data or attrs
- * arrive later in a pipe.
+ * the one perf would derive. Called again when tracing data or event
+ * descriptions arrive later in a pipe.
  */
-void pd_finalize_evsels(struct perf_data *pd)
+int pd_finalize_evsels(struct perf_data *pd)
 {
-	char bf[160];
 	uint32_t i;
+	int err;
 
 	for (i = 0; i < pd->nr_evsel; i++) {
-		struct pd_evsel *e = pd->evsel[i];
-
-		if (e->ev.attr.type == PERF_TYPE_TRACEPOINT && pd->tep &&
-		    !e->ev.tp && e->ev.attr.config <= INT32_MAX)
-			e->ev.tp = tep_find_event(pd->tep, e->ev.attr.config);
-		if (e->name_fixed)
-			continue;
-		derive_name(e, bf, sizeof(bf));
-		if (!e->ev.name || strcmp(e->ev.name, bf))
-			pd_set_name(pd, e, bf, strlen(bf));
+		err = finalize_evsel(pd, pd->evsel[i]);
+		if (err)
+			return err;
 	}
+	return 0;
 }
 
 /* ---- file layout ---- */
@@ -417,7 +441,7 @@ static bool in_file(const struct perf_data *pd, uint64_t off, uint64_t size)
 static int read_attrs(struct perf_data *pd, uint64_t attr_size,
 		      uint64_t off, uint64_t size)
 {
-	uint64_t nr, i;
+	uint64_t nr, i, total_ids = 0;
 	int err;
 
 	if (attr_size < PERF_ATTR_SIZE_VER0 + 16 || attr_size > MAX_ATTR_SIZE)
@@ -439,6 +463,14 @@ static int read_attrs(struct perf_data *pd, uint64_t attr_size,
 			return pd_err(pd, a + attr_size - 16,
 				      "ids of attr %" PRIu64 " are beyond the end of the file",
 				      i);
+		/*
+		 * Attrs may all name the same ids; each would copy and map
+		 * them, quadratic in the file size. perf writes each id once.
+		 */
+		total_ids += ids_size / 8;
+		if (total_ids > pd->len / 8)
+			return pd_err(pd, a + attr_size - 16,
+				      "ids sections hold more ids than the file has room for");
 		err = pd_add_attr(pd, p, attr_size - 16, pd->buf + ids_off,
 				  ids_size / 8, a);
 		if (err)
@@ -509,7 +541,9 @@ static int open_file_layout(struct perf_data *pd)
 	err = read_features(pd, data_off + data_size);
 	if (err)
 		return err;
-	pd_finalize_evsels(pd);
+	err = pd_finalize_evsels(pd);
+	if (err)
+		return err;
 	pd->header_done = true;
 	return 0;
 }
@@ -552,8 +586,11 @@ static struct perf_data *pd_alloc(void)
 {
 	struct perf_data *pd = calloc(1, sizeof(*pd));
 
-	if (pd)
+	if (pd) {
 		pd->fd = -1;
+		pd->q_max_nr = PD_QUEUE_MAX_NR;
+		pd->q_max_bytes = PD_QUEUE_MAX_BYTES;
+	}
 	return pd;
 }
 

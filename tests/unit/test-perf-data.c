@@ -8,6 +8,7 @@
 #include <fcntl.h>
 #include <stdbool.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 #include <traceevent/event-parse.h>
 #include <zstd.h>
@@ -15,6 +16,31 @@
 #include "perf-data.h"
 #include "unit.h"
 #include "util.h"
+/* the queue bounds, lowered below to test them at a small size */
+#include "../../src/perf/data-int.h"
+
+/*
+ * strndup() that fails once, on the Nth call from when it is armed: the
+ * reader must then report -ENOMEM, never leave an event without a name.
+ */
+static int strndup_fail_in = -1;
+
+char *strndup(const char *s, size_t n)
+{
+	size_t len = strnlen(s, n);
+	char *d;
+
+	if (strndup_fail_in >= 0 && !strndup_fail_in--) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	d = malloc(len + 1);
+	if (d) {
+		memcpy(d, s, len);
+		d[len] = 0;
+	}
+	return d;
+}
 
 /* ---- collecting events ---- */
 
@@ -950,6 +976,195 @@ static void test_compressed(void)
 	free(g);
 }
 
+/* Every COMPRESSED record with at most 16 KiB of the input. */
+static void compressed_all(struct bb *b, const struct bb *inner,
+			   ZSTD_CCtx *cc)
+{
+	size_t i, n;
+
+	for (i = 0; i < inner->n; i += n) {
+		n = inner->n - i < 16384 ? inner->n - i : 16384;
+		compressed_record(b, inner->p + i, n, cc);
+	}
+}
+
+struct qwatch {
+	struct perf_data *pd;
+	uint64_t ip[64];
+	int nr;
+	size_t max_q_nr, max_arena;
+	const uint8_t *rec20;		/* where the time 20 record sits */
+	bool moved;
+};
+
+static int watch_queue(void *ctx, const struct rs_event *ev)
+{
+	struct qwatch *w = ctx;
+	struct perf_data *pd = w->pd;
+	size_t i;
+
+	if (pd->q_nr > w->max_q_nr)
+		w->max_q_nr = pd->q_nr;
+	if (pd->arena_bytes > w->max_arena)
+		w->max_arena = pd->arena_bytes;
+	if (w->nr < (int)ARRAY_SIZE(w->ip))
+		w->ip[w->nr] = ev->sample.ip;
+	w->nr++;
+	if (ev->sample.ip == 10) {
+		for (i = 0; i < pd->q_nr; i++)
+			if (pd->q[i].time == 20)
+				w->rec20 = pd->q[i].rec;
+	}
+	/* an empty callchain points at the end of the 48-byte sample */
+	if (ev->sample.ip == 20 && w->rec20 &&
+	    (const uint8_t *)ev->sample.callchain != w->rec20 + 48)
+		w->moved = true;
+	return 0;
+}
+
+/*
+ * Without FINISHED_ROUND nothing would be delivered before the end: past
+ * its bound the queue delivers its older half (perf's OE_FLUSH__HALF).
+ */
+static void test_queue_bound(void)
+{
+	static const uint64_t want_ip[] = {
+		13, 14, 15, 16, 9, 10, 11, 12, 5, 6, 7, 8, 1, 2, 3, 4,
+		17, 18, 19, 20,
+	};
+	struct perf_event_attr a = { 0 };
+	struct qwatch w = { 0 };
+	struct perf_data *pd;
+	struct bb b = { 0 }, inner = { 0 };
+	ZSTD_CCtx *cc = ZSTD_createCCtx();
+	size_t at, i;
+
+	a.type = PERF_TYPE_SOFTWARE;
+	a.sample_type = PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP |
+			PERF_SAMPLE_TID | PERF_SAMPLE_TIME;
+	pipe_header(&b);
+	pipe_attr(&b, &a, (uint64_t[]){ 1 }, 1);
+	for (i = 20; i >= 1; i--)
+		sample_ident(&b, 1, i, i);
+	CHECK_INT(open_bb(&pd, &b), 0);
+	pd->q_max_nr = 8;
+	w.pd = pd;
+	CHECK_INT(perf_data__process(pd, watch_queue, &w), 0);
+	CHECK_INT(w.nr, ARRAY_SIZE(want_ip));
+	CHECK(w.max_q_nr <= 8);
+	for (i = 0; i < ARRAY_SIZE(want_ip) && i < (size_t)w.nr; i++)
+		CHECK_U64(w.ip[i], want_ip[i]);
+	perf_data__delete(pd);
+
+	/* copied records (here decompressed): the arena is bounded too */
+	b.n = 0;
+	pipe_header(&b);
+	pipe_attr(&b, &a, (uint64_t[]){ 1 }, 1);
+	for (i = 1000; i >= 1; i--) {
+		at = rbegin(&inner, PERF_RECORD_SAMPLE, 0);
+		b64(&inner, 1);
+		b64(&inner, i);
+		b32(&inner, 1); b32(&inner, 2);
+		b64(&inner, i);
+		bput(&inner, NULL, 4000);
+		rend(&inner, at);
+	}
+	compressed_all(&b, &inner, cc);
+	CHECK_INT(open_bb(&pd, &b), 0);
+	pd->q_max_bytes = 2 << 20;
+	memset(&w, 0, sizeof(w));
+	w.pd = pd;
+	CHECK_INT(perf_data__process(pd, watch_queue, &w), 0);
+	CHECK_INT(w.nr, 1000);
+	CHECK(w.max_arena > 0 && w.max_arena <= pd->q_max_bytes);
+	CHECK_INT(pd->q_nr, 0);
+	perf_data__delete(pd);
+	ZSTD_freeCCtx(cc);
+	free(inner.p);
+	free(b.p);
+}
+
+/*
+ * A copied record that stays queued over a FINISHED_ROUND stays where it
+ * is: copying what is left at every flush makes long rounds quadratic.
+ */
+static void test_queue_no_recopy(void)
+{
+	static const uint64_t t[] = { 10, 15, 0, 12, 20, 0, 18, 25, 0 };
+	static const uint64_t want_ip[] = { 10, 12, 15, 18, 20, 25 };
+	struct perf_event_attr a = { 0 };
+	struct qwatch w = { 0 };
+	struct perf_data *pd;
+	struct bb b = { 0 }, inner = { 0 };
+	ZSTD_CCtx *cc = ZSTD_createCCtx();
+	size_t at, i;
+
+	a.type = PERF_TYPE_SOFTWARE;
+	a.sample_type = PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP |
+			PERF_SAMPLE_TID | PERF_SAMPLE_TIME |
+			PERF_SAMPLE_CALLCHAIN;
+	pipe_header(&b);
+	pipe_attr(&b, &a, (uint64_t[]){ 1 }, 1);
+	for (i = 0; i < ARRAY_SIZE(t); i++) {
+		if (!t[i]) {
+			finished_round(&inner);
+			continue;
+		}
+		at = rbegin(&inner, PERF_RECORD_SAMPLE, 0);
+		b64(&inner, 1);
+		b64(&inner, t[i]);
+		b32(&inner, 1); b32(&inner, 2);
+		b64(&inner, t[i]);
+		b64(&inner, 0);		/* callchain nr */
+		rend(&inner, at);
+	}
+	compressed_all(&b, &inner, cc);
+	CHECK_INT(open_bb(&pd, &b), 0);
+	w.pd = pd;
+	CHECK_INT(perf_data__process(pd, watch_queue, &w), 0);
+	CHECK_INT(w.nr, ARRAY_SIZE(want_ip));
+	for (i = 0; i < ARRAY_SIZE(want_ip) && i < (size_t)w.nr; i++)
+		CHECK_U64(w.ip[i], want_ip[i]);
+	CHECK(w.rec20 != NULL);
+	CHECK(!w.moved);
+	perf_data__delete(pd);
+	ZSTD_freeCCtx(cc);
+	free(inner.p);
+	free(b.p);
+}
+
+/* Each HEADER_ATTR names its own evsel only: no quadratic renaming. */
+static void test_pipe_many_attrs(void)
+{
+	struct perf_event_attr a = { 0 };
+	struct timespec t0, t1;
+	struct perf_data *pd;
+	struct bb b = { 0 };
+	double secs;
+	uint32_t i;
+	int err;
+
+	a.type = PERF_TYPE_SOFTWARE;
+	a.sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TID;
+	pipe_header(&b);
+	for (i = 0; i < 20000; i++)
+		pipe_attr(&b, &a, NULL, 0);
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	err = open_bb(&pd, &b);
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	CHECK_INT(err, 0);
+	/* 15 s and more when every attr renamed all the evsels before it */
+	secs = (t1.tv_sec - t0.tv_sec) + (t1.tv_nsec - t0.tv_nsec) / 1e9;
+	if (secs > 3)
+		UNIT_FAIL("20000 attrs took %.1f s", secs);
+	if (!err) {
+		CHECK_INT(perf_data__nr_evsel(pd), 20000);
+		CHECK_STR(perf_data__evsel(pd, 19999)->name, "cpu-clock:HG");
+	}
+	perf_data__delete(pd);
+	free(b.p);
+}
+
 static void test_unknown_records(void)
 {
 	struct perf_event_attr a = { 0 };
@@ -1056,6 +1271,55 @@ static void test_file_attr_sizes(void)
 	}
 }
 
+/* An event name that cannot be allocated is -ENOMEM, never a NULL name. */
+static void test_name_enomem(void)
+{
+	struct perf_event_attr a = { 0 };
+	struct perf_data *pd;
+	struct bb b = { 0 };
+	size_t at;
+	int k, err;
+
+	/* file layout: names, then the HOSTNAME feature */
+	build_file(&b, 128, 0);
+	for (k = 0; k < 4; k++) {
+		strndup_fail_in = k;
+		err = open_bb(&pd, &b);
+		strndup_fail_in = -1;
+		if (err)
+			CHECK_INT(err, -ENOMEM);
+		else
+			CHECK(perf_data__evsel(pd, 0)->name != NULL);
+		perf_data__delete(pd);
+	}
+	free(b.p);
+
+	/* EVENT_UPDATE naming an event among the data */
+	memset(&b, 0, sizeof(b));
+	a.type = PERF_TYPE_SOFTWARE;
+	a.sample_type = PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP |
+			PERF_SAMPLE_TID | PERF_SAMPLE_TIME;
+	pipe_header(&b);
+	pipe_attr(&b, &a, (uint64_t[]){ 5 }, 1);
+	sample_ident(&b, 5, 1, 1);
+	at = rbegin(&b, 78, 0);
+	b64(&b, 2);			/* PERF_EVENT_UPDATE__NAME */
+	b64(&b, 5);
+	bput(&b, "renamed", 8);
+	rend(&b, at);
+	CHECK_INT(open_bb(&pd, &b), 0);
+	strndup_fail_in = 0;
+	CHECK_INT(perf_data__process(pd, count_only, NULL), -ENOMEM);
+	strndup_fail_in = -1;
+	CHECK(perf_data__evsel(pd, 0)->name != NULL);
+	perf_data__delete(pd);
+	CHECK_INT(open_bb(&pd, &b), 0);
+	CHECK_INT(perf_data__process(pd, count_only, NULL), 0);
+	CHECK_STR(perf_data__evsel(pd, 0)->name, "renamed");
+	perf_data__delete(pd);
+	free(b.p);
+}
+
 /* ---- bad input: an error with the right offset, never a crash ---- */
 
 static void expect_err(const void *buf, size_t len, bool at_open,
@@ -1134,6 +1398,50 @@ static void test_bad_file(void)
 	b.p[256 + 6] = 16;
 	/* keep the data size: a zero filled 8-byte record follows */
 	expect_err(b.p, b.n, false, "offset 256: sample (16 bytes");
+	free(b.p);
+}
+
+/* Attrs all naming one ids section would copy and map it once each. */
+static void test_ids_aliased(void)
+{
+	struct perf_event_attr a = { 0 };
+	uint64_t attrs_off = 104, ids_off, i;
+	struct perf_data *pd;
+	struct bb b = { 0 };
+	char want[96];
+	int n;
+
+	a.type = PERF_TYPE_SOFTWARE;
+	a.size = sizeof(a);
+	a.sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_ID;
+	for (n = 2; n <= 3; n++) {
+		b.n = 0;
+		ids_off = attrs_off + n * (sizeof(a) + 16);
+		bput(&b, "PERFILE2", 8);
+		b64(&b, 104);
+		b64(&b, sizeof(a) + 16);
+		b64(&b, attrs_off); b64(&b, n * (sizeof(a) + 16));
+		b64(&b, ids_off + 48 * 8); b64(&b, 0);	/* empty data */
+		b64(&b, 0); b64(&b, 0);
+		bput(&b, NULL, 32);
+		for (i = 0; i < (uint64_t)n; i++) {
+			bput(&b, &a, sizeof(a));
+			b64(&b, ids_off); b64(&b, 48 * 8);
+		}
+		for (i = 0; i < 48; i++)
+			b64(&b, 100 + i);
+		/* 2 x 48 ids fit in the file (776 bytes), 3 x 48 do not */
+		if (n == 2) {
+			CHECK_STR(open_bb(&pd, &b) ? perf_data__strerror(pd) :
+				  "", "");
+			perf_data__delete(pd);
+			continue;
+		}
+		snprintf(want, sizeof(want),
+			 "offset %" PRIu64 ": ids sections hold more ids",
+			 attrs_off + 2 * (sizeof(a) + 16) + sizeof(a));
+		expect_err(b.p, b.n, true, want);
+	}
 	free(b.p);
 }
 
@@ -1238,9 +1546,14 @@ UNIT_MAIN(
 	UNIT(test_stop),
 	UNIT(test_recorded_compressed),
 	UNIT(test_compressed),
+	UNIT(test_queue_bound),
+	UNIT(test_queue_no_recopy),
+	UNIT(test_pipe_many_attrs),
 	UNIT(test_unknown_records),
 	UNIT(test_file_attr_sizes),
+	UNIT(test_name_enomem),
 	UNIT(test_bad_file),
+	UNIT(test_ids_aliased),
 	UNIT(test_bad_pipe),
 	UNIT(test_unreadable),
 	UNIT(test_truncations),
