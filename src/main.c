@@ -78,12 +78,11 @@ int rs_finish_stdout(int status)
 {
 	int err;
 
-	errno = 0;
 	if (fflush(stdout) == 0 && !ferror(stdout))
 		return status;
 	/*
-	 * errno is only meaningful when the flush itself failed; an earlier
-	 * failed write left just the error flag.
+	 * A failed flush sets errno; a write that failed earlier left only
+	 * the error flag, and its errno if nothing changed errno since.
 	 */
 	err = errno;
 	/* A reader that went away (head, less) is not our failure. */

@@ -56,6 +56,15 @@ expect_error 1 "^rstat-analyze: $TMP/none: cannot read kernel symbols" \
 	"$RS_BIN" report -i "$RS_FIXTURES/pipe-mode.data" --folded \
 	--kallsyms "$TMP/none"
 
+# Output that cannot be written is an error; a reader that goes away is
+# not (head closes the pipe early).
+expect_error 1 "error writing output: No space left" \
+	sh -c "'$RS_BIN' report -i '$RS_FIXTURES/pipe-mode.data' >/dev/full"
+"$RS_BIN" report -i "$RS_FIXTURES/flush-mixed.data" --folded --all --addrs \
+	--kallsyms "$(fixture_kallsyms)" 2>"$TMP/err" |
+	head -n 1 >/dev/null
+[ "${PIPESTATUS[0]}" -eq 0 ] || fail "report failed when its reader closed the pipe: $(cat "$TMP/err")"
+
 # Usage errors.
 expect_error 2 "unknown option" "$RS_BIN" report --no-such-option
 expect_error 2 "needs a value" "$RS_BIN" report -i
