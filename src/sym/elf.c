@@ -21,8 +21,6 @@
 #include "sym-internal.h"
 #include "util.h"
 
-#define BUILD_ID_MAX 20
-
 struct image {
 	int fd;
 	Elf *elf;
@@ -178,7 +176,7 @@ static int image_init(struct image *img, int fd, Elf *elf,
 		uint8_t got[BUILD_ID_MAX];
 		int n = elf_build_id(elf, got, sizeof(got));
 
-		if (n <= 0 || (size_t)n != bid_size || memcmp(got, bid, n))
+		if (n <= 0 || !sym_bid_equal(bid, bid_size, got, n))
 			goto fail;
 	}
 	img->has_symtab = find_section(elf, SHT_SYMTAB, ".symtab");
@@ -449,12 +447,26 @@ static void hex(char *out, const uint8_t *bid, size_t n)
 	out[2 * n] = '\0';
 }
 
+int elf__build_id_cache_path(char *out, size_t size, const uint8_t *bid,
+			     size_t bid_size, const char *base)
+{
+	char bidhex[2 * BUILD_ID_MAX + 1];
+	const char *home = getenv("HOME");
+
+	if (!bid_size || bid_size > BUILD_ID_MAX || !home)
+		return -ENOENT;
+	hex(bidhex, bid, bid_size);
+	snprintf(out, size, "%s/.debug/.build-id/%.2s/%s/%s", home, bidhex,
+		 bidhex + 2, base);
+	return 0;
+}
+
 /* Candidate images in perf 6.1's binary_type_symtab order. */
 static int next_candidate(int k, const char *path, const uint8_t *bid,
 			  size_t bid_size, char *out, size_t size)
 {
 	char bidhex[2 * BUILD_ID_MAX + 1], dir[PATH_MAX], link[PATH_MAX];
-	const char *slash = strrchr(path, '/'), *home;
+	const char *slash = strrchr(path, '/');
 	static const char * const dlfmt[] = {
 		"%.0s%s", "%s/%s", "%s/.debug/%s", "/usr/lib/debug%s/%s",
 	};
@@ -472,11 +484,9 @@ static int next_candidate(int k, const char *path, const uint8_t *bid,
 		return 0;
 	case 4:				/* BUILD_ID_CACHE */
 	case 5:				/* BUILD_ID_CACHE_DEBUGINFO */
-		home = getenv("HOME");
-		if (!bid_size || !home)
+		if (elf__build_id_cache_path(out, size, bid, bid_size,
+					     k == 4 ? "elf" : "debug"))
 			return -1;
-		snprintf(out, size, "%s/.debug/.build-id/%.2s/%s/%s", home,
-			 bidhex, bidhex + 2, k == 4 ? "elf" : "debug");
 		return 0;
 	case 6:				/* FEDORA_DEBUGINFO */
 		snprintf(out, size, "/usr/lib/debug%s.debug", path);

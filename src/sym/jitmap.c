@@ -5,12 +5,50 @@
  * digits stop at the first non-hex character, short lines are skipped.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "sym-internal.h"
 #include "util.h"
+
+/*
+ * Anyone may create /tmp/perf-PID.map: take only a regular file owned by
+ * us or root, as perf does. O_NONBLOCK keeps a FIFO planted there from
+ * blocking the open until a writer comes.
+ */
+static FILE *open_map(const char *path, int *err)
+{
+	struct stat st;
+	FILE *f;
+	int fd;
+
+	fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	if (fd < 0) {
+		*err = -errno;
+		return NULL;
+	}
+	if (fstat(fd, &st)) {
+		*err = -errno;
+		close(fd);
+		return NULL;
+	}
+	if (!S_ISREG(st.st_mode) ||
+	    (st.st_uid != geteuid() && st.st_uid != 0)) {
+		*err = S_ISREG(st.st_mode) ? -EPERM : -EINVAL;
+		close(fd);
+		return NULL;
+	}
+	f = fdopen(fd, "r");
+	if (!f) {
+		*err = -errno;
+		close(fd);
+	}
+	return f;
+}
 
 int jitmap__load(struct symtab *t, const char *path, struct strpool *sp)
 {
@@ -20,9 +58,9 @@ int jitmap__load(struct symtab *t, const char *path, struct strpool *sp)
 	FILE *f;
 	int err = 0;
 
-	f = fopen(path, "re");
+	f = open_map(path, &err);
 	if (!f)
-		return -errno;
+		return err;
 	while (!err && (len = getline(&line, &cap, f)) > 0) {
 		uint64_t start, size;
 		const char *name;

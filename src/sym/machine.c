@@ -22,7 +22,6 @@
 #include "sym-internal.h"
 #include "util.h"
 
-#define BUILD_ID_MAX 20
 #define KERNEL_MMAP_PREFIX "[kernel.kallsyms]"
 #define NO_PID ((uint32_t)-1)
 
@@ -53,9 +52,16 @@ struct map {
 	bool identity;		/* anon memory: perf maps addresses 1:1 */
 };
 
-struct maps {
+/* Sorted, non-overlapping maps; shared copy-on-write by forked processes. */
+struct map_vec {
 	struct map *v;
 	size_t nr, cap;
+	int refcnt;
+};
+
+/* A process's maps, shared by its threads. */
+struct maps {
+	struct map_vec *mv;
 	int refcnt;
 	uint64_t version;	/* see machine__maps_version() */
 };
@@ -120,19 +126,34 @@ struct machine {
 
 /* ---- threads ---------------------------------------------------------- */
 
+static void map_vec__put(struct map_vec *mv)
+{
+	if (mv && --mv->refcnt == 0) {
+		free(mv->v);
+		free(mv);
+	}
+}
+
 static struct maps *maps__new(void)
 {
 	struct maps *ms = calloc(1, sizeof(*ms));
 
-	if (ms)
-		ms->refcnt = 1;
+	if (!ms)
+		return NULL;
+	ms->mv = calloc(1, sizeof(*ms->mv));
+	if (!ms->mv) {
+		free(ms);
+		return NULL;
+	}
+	ms->refcnt = 1;
+	ms->mv->refcnt = 1;
 	return ms;
 }
 
 static void maps__put(struct maps *ms)
 {
 	if (ms && --ms->refcnt == 0) {
-		free(ms->v);
+		map_vec__put(ms->mv);
 		free(ms);
 	}
 }
@@ -312,8 +333,10 @@ static struct dso *findnew_dso(struct machine *m, const char *name,
 	for (d = m->dsos; d; d = d->next) {
 		if (d->name != name)
 			continue;
+		/* Either may be the other padded (sym_bid_equal()). */
 		if (bid_size && d->bid_size &&
-		    (d->bid_size != bid_size || memcmp(d->bid, bid, bid_size)))
+		    !sym_bid_equal(d->bid, d->bid_size, bid, bid_size) &&
+		    !sym_bid_equal(bid, bid_size, d->bid, d->bid_size))
 			continue;
 		return d;
 	}
@@ -336,7 +359,11 @@ static struct dso *findnew_dso(struct machine *m, const char *name,
 	return d;
 }
 
-/* The running process's vdso, copied: perf uses its own vdso image too. */
+/*
+ * The running process's vdso, copied: perf uses its own vdso image too.
+ * A recording from another kernel had another vdso: when it gave one
+ * build id for [vdso], elf__load_mem() takes only an image with that id.
+ */
 static int load_own_vdso(struct machine *m, struct dso *d)
 {
 	const Elf64_Ehdr *eh = (const Elf64_Ehdr *)getauxval(AT_SYSINFO_EHDR);
@@ -362,8 +389,6 @@ static int load_own_vdso(struct machine *m, struct dso *d)
 static void dso_load(struct machine *m, struct dso *d)
 {
 	char path[4096];
-	const char *home;
-	int i;
 
 	d->loaded = true;
 	m->stats.dsos_loaded++;
@@ -375,22 +400,11 @@ static void dso_load(struct machine *m, struct dso *d)
 		jitmap__load(&d->own, d->name, m->sp);
 		break;
 	case DSO_VDSO:
-		home = getenv("HOME");
-		if (d->bid_size && home) {
-			int n = snprintf(path, sizeof(path),
-					 "%s/.debug/.build-id/", home);
-
-			for (i = 0; i < d->bid_size; i++) {
-				n += snprintf(path + n, sizeof(path) - n,
-					      "%02x", d->bid[i]);
-				if (i == 0)
-					path[n++] = '/';
-			}
-			snprintf(path + n, sizeof(path) - n, "/vdso");
-			if (!elf__load_dso(&d->own, path, d->bid, d->bid_size,
-					   m->sp) && d->own.nr)
-				break;
-		}
+		if (!elf__build_id_cache_path(path, sizeof(path), d->bid,
+					      d->bid_size, "vdso") &&
+		    !elf__load_dso(&d->own, path, d->bid, d->bid_size,
+				   m->sp) && d->own.nr)
+			break;
 		load_own_vdso(m, d);
 		break;
 	default:
@@ -451,9 +465,25 @@ static int maps_insert(struct map **vp, size_t *nrp, size_t *capp,
 	if (maps__reserve(vp, capp, nr + 2))
 		return -ENOMEM;
 	v = *vp;
-	/* First map that may overlap: the last one starting below. */
-	for (lo = 0; lo < nr && v[lo].end <= nm->start; lo++)
-		;
+	/* Most new mappings land above the others: keep an MMAP storm O(n). */
+	if (!nr || v[nr - 1].end <= nm->start) {
+		v[nr] = *nm;
+		*nrp = nr + 1;
+		return 0;
+	}
+	/*
+	 * First map that may overlap: the first ending above the new start
+	 * (maps do not overlap, so their ends are sorted too).
+	 */
+	lo = 0;
+	hi = nr;
+	while (lo < hi) {
+		i = lo + (hi - lo) / 2;
+		if (v[i].end <= nm->start)
+			lo = i + 1;
+		else
+			hi = i;
+	}
 	for (hi = lo; hi < nr && v[hi].start < nm->end; hi++) {
 		if (v[hi].start < nm->start) {
 			before = v[hi];
@@ -477,6 +507,30 @@ static int maps_insert(struct map **vp, size_t *nrp, size_t *capp,
 	if (has_after)
 		v[i++] = after;
 	*nrp = nr - (hi - lo) + keep;
+	return 0;
+}
+
+/* Before a process's maps change: a copy of its own if forks share them. */
+static int maps__unshare(struct maps *ms)
+{
+	struct map_vec *mv = ms->mv, *nv;
+
+	if (mv->refcnt == 1)
+		return 0;
+	nv = calloc(1, sizeof(*nv));
+	if (!nv)
+		return -ENOMEM;
+	/* Room for the insert that follows (it may split a map). */
+	if (maps__reserve(&nv->v, &nv->cap, mv->nr + 2)) {
+		free(nv);
+		return -ENOMEM;
+	}
+	if (mv->nr)
+		memcpy(nv->v, mv->v, mv->nr * sizeof(*nv->v));
+	nv->nr = mv->nr;
+	nv->refcnt = 1;
+	mv->refcnt--;
+	ms->mv = nv;
 	return 0;
 }
 
@@ -588,6 +642,7 @@ static int user_mmap(struct machine *m, const struct rs_mmap *mm)
 	bool anon, no_dso, vdso;
 	enum dso_kind kind = DSO_ELF;
 	struct thread *th;
+	struct map_vec *mv;
 	struct dso *d;
 	struct map nm;
 	uint64_t pgoff = mm->pgoff;
@@ -628,13 +683,16 @@ static int user_mmap(struct machine *m, const struct rs_mmap *mm)
 			   .pgoff = pgoff, .dso = d,
 			   .identity = anon || no_dso };
 	th->maps->version = ++m->version;
-	return maps_insert(&th->maps->v, &th->maps->nr, &th->maps->cap, &nm);
+	if (maps__unshare(th->maps))
+		return -ENOMEM;
+	mv = th->maps->mv;
+	return maps_insert(&mv->v, &mv->nr, &mv->cap, &nm);
 }
 
 static int do_fork(struct machine *m, const struct rs_task *t, uint16_t misc)
 {
 	struct thread *th, *parent;
-	struct maps *pm;
+	struct map_vec *pv, *mv;
 	size_t i;
 
 	parent = findnew_thread(m, t->ppid, t->ptid);
@@ -658,14 +716,27 @@ static int do_fork(struct machine *m, const struct rs_task *t, uint16_t misc)
 	/* Synthesized FORKs are followed by their own MMAPs: no copy. */
 	if (misc & PERF_RECORD_MISC_FORK_EXEC)
 		return 0;
-	pm = parent->maps;
+	pv = parent->maps->mv;
 	th->maps->version = ++m->version;
-	if (maps__reserve(&th->maps->v, &th->maps->cap,
-			  th->maps->nr + pm->nr))
+	/*
+	 * The child's maps are the parent's as they are now: share them, the
+	 * first MMAP into either side copies (maps__unshare()). A fork is
+	 * O(1), and a fork storm of a big process costs no memory.
+	 */
+	if (!th->maps->mv->nr) {
+		map_vec__put(th->maps->mv);
+		th->maps->mv = pv;
+		pv->refcnt++;
+		return 0;
+	}
+	/* The child joined a process that has maps already: merge. */
+	if (maps__unshare(th->maps))
 		return -ENOMEM;
-	for (i = 0; i < pm->nr; i++)
-		if (maps_insert(&th->maps->v, &th->maps->nr, &th->maps->cap,
-				&pm->v[i]))
+	mv = th->maps->mv;
+	if (maps__reserve(&mv->v, &mv->cap, mv->nr + pv->nr))
+		return -ENOMEM;
+	for (i = 0; i < pv->nr; i++)
+		if (maps_insert(&mv->v, &mv->nr, &mv->cap, &pv->v[i]))
 			return -ENOMEM;
 	return 0;
 }
@@ -793,6 +864,17 @@ static void set_unknown(struct machine *m, struct rs_frame *f, uint64_t addr,
 	f->id = 0;
 }
 
+/* addr (in the dso's symbol space) falls in sym, which starts at start. */
+static void set_sym(struct rs_frame *f, const char *sym, uint64_t addr,
+		    uint64_t start)
+{
+	if (sym) {
+		f->sym = sym;
+		f->sym_off = addr - start;
+		f->known = true;
+	}
+}
+
 /*
  * Loading a vmlinux, perf remaps the kernel map onto the image's .text and
  * gives each other section with symbols a map of its own: the extent of
@@ -818,11 +900,7 @@ static int resolve_vmlinux(struct machine *m, uint64_t addr,
 	err = lookup(m, d, a, &sym, &start, &f->id);
 	if (err)
 		return err;
-	if (sym) {
-		f->sym = sym;
-		f->sym_off = a - start;
-		f->known = true;
-	}
+	set_sym(f, sym, a, start);
 	return 0;
 }
 
@@ -877,11 +955,7 @@ static int resolve_kernel(struct machine *m, uint64_t addr,
 found:
 	if (err)
 		return err;
-	if (sym) {
-		f->sym = sym;
-		f->sym_off = addr - start;
-		f->known = true;
-	}
+	set_sym(f, sym, addr, start);
 	return 0;
 }
 
@@ -904,7 +978,7 @@ int machine__resolve(struct machine *m, uint32_t pid, uint32_t tid,
 	th = findnew_thread(m, pid, tid);
 	if (!th)
 		return -ENOMEM;
-	mp = maps__find(th->maps->v, th->maps->nr, addr);
+	mp = maps__find(th->maps->mv->v, th->maps->mv->nr, addr);
 	if (!mp)
 		return 0;
 	a = mp->identity ? addr : addr - mp->start + mp->pgoff;
@@ -913,11 +987,7 @@ int machine__resolve(struct machine *m, uint32_t pid, uint32_t tid,
 	err = lookup(m, mp->dso, a, &sym, &start, &f->id);
 	if (err)
 		return err;
-	if (sym) {
-		f->sym = sym;
-		f->sym_off = a - start;
-		f->known = true;
-	}
+	set_sym(f, sym, a, start);
 	return 0;
 }
 

@@ -11,8 +11,34 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
+
+/* Longest build id perf records (SHA-1); shorter ones exist (MD5, ...). */
+#define BUILD_ID_MAX 20
 
 struct strpool;
+
+/*
+ * perf's dso__build_id_equal(): want (recorded) matches got (from a file)
+ * when they are equal, or when want is got padded with zeros to
+ * BUILD_ID_MAX bytes, as old perf.data files without
+ * PERF_RECORD_MISC_BUILD_ID_SIZE store a shorter id.
+ */
+static inline bool sym_bid_equal(const uint8_t *want, size_t wsize,
+				 const uint8_t *got, size_t gsize)
+{
+	size_t i;
+
+	if (wsize > gsize && wsize == BUILD_ID_MAX) {
+		if (memcmp(want, got, gsize))
+			return false;
+		for (i = gsize; i < wsize; i++)
+			if (want[i])
+				return false;
+		return true;
+	}
+	return wsize == gsize && !memcmp(want, got, wsize);
+}
 
 enum sym_bind {
 	SYM_LOCAL,
@@ -111,11 +137,22 @@ int elf__build_id(struct Elf *elf, uint8_t *bid, size_t size);
  */
 bool elf__sym_wanted(const Elf64_Sym *s, bool *is_label);
 enum sym_bind elf__sym_bind(const Elf64_Sym *s);
+/*
+ * perf's build-id cache file for bid: "$HOME/.debug/.build-id/xx/yyy/base"
+ * (base "elf", "debug" or "vdso"). Returns 0, or -ENOENT when there is
+ * no build id or no $HOME.
+ */
+int elf__build_id_cache_path(char *out, size_t size, const uint8_t *bid,
+			     size_t bid_size, const char *base);
 /* Same for an ELF image in memory (the vdso). */
 int elf__load_mem(struct symtab *t, const void *image, size_t size,
 		  const uint8_t *bid, size_t bid_size, struct strpool *sp);
 
-/* A perf-PID.map file: "START SIZE name" lines, hex. */
+/*
+ * A perf-PID.map file: "START SIZE name" lines, hex. Only a regular file
+ * owned by the user or root is read: -EINVAL for another file type,
+ * -EPERM for another owner.
+ */
 int jitmap__load(struct symtab *t, const char *path, struct strpool *sp);
 
 const char *sym_intern(struct strpool *sp, const char *s, size_t len);

@@ -29,7 +29,6 @@
 #include "sym-internal.h"
 #include "util.h"
 
-#define BUILD_ID_MAX 20
 #define KERNEL_DSO "[kernel.kallsyms]"
 
 #define SEC_NONE	(-2)	/* no symbol placed yet */
@@ -42,26 +41,6 @@ struct secinfo {
 	bool label_ok;		/* perf's elf_sec__filter() */
 	int tab;		/* SEC_TEXT, SEC_NONE or an index in secs */
 };
-
-/*
- * perf's dso__build_id_equal(): old perf.data files pad a shorter build
- * id with zeros to 20 bytes.
- */
-static bool bid_equal(const uint8_t *want, size_t wsize, const uint8_t *got,
-		      size_t gsize)
-{
-	size_t i;
-
-	if (wsize > gsize && wsize == BUILD_ID_MAX) {
-		if (memcmp(want, got, gsize))
-			return false;
-		for (i = gsize; i < wsize; i++)
-			if (want[i])
-				return false;
-		return true;
-	}
-	return wsize == gsize && !memcmp(want, got, wsize);
-}
 
 static struct secinfo *read_sections(Elf *elf, size_t *nr)
 {
@@ -235,7 +214,7 @@ static int load_image(struct ksyms *ks, Elf *elf, const uint8_t *bid,
 		uint8_t got[BUILD_ID_MAX];
 		int n = elf__build_id(elf, got, sizeof(got));
 
-		if (n <= 0 || !bid_equal(bid, bid_size, got, n))
+		if (n <= 0 || !sym_bid_equal(bid, bid_size, got, n))
 			return -EINVAL;
 	}
 	si = read_sections(elf, &nsec);

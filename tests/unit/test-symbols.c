@@ -13,9 +13,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/auxv.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 #include <linux/perf_event.h>
 
@@ -23,6 +25,7 @@
 #include "symbols.h"
 #include "unit.h"
 #include "util.h"
+#include "../../src/sym/sym-internal.h"
 
 #define KTEXT 0xffffffff81000000ULL
 #define KLEN 0x1276f48ULL
@@ -420,6 +423,61 @@ static void test_jit_map(void)
 	machine__delete(m);
 }
 
+/*
+ * Anyone can plant a FIFO at /tmp/perf-PID.map: opening it for reading
+ * would wait for a writer forever. The alarm turns a hang into a failure.
+ */
+static void test_jit_map_fifo(void)
+{
+	const char *fifo = unit_tmp_path("perf-fifo.map");
+	const char *reg = unit_tmp_path("perf-reg.map");
+	struct strpool *sp = strpool__new();
+	struct symtab t = { 0 };
+	struct machine *m;
+	struct rs_frame f;
+	char path[64];
+	FILE *fp;
+	int pid = 900000 + (getpid() % 90000) + 1;
+
+	CHECK(sp);
+	unlink(fifo);
+	CHECK_INT(mkfifo(fifo, 0600), 0);
+	alarm(20);
+	CHECK_INT(jitmap__load(&t, fifo, sp), -EINVAL);
+	CHECK_U64(t.nr, 0);
+	CHECK_INT(jitmap__load(&t, unit_tmpdir(), sp), -EINVAL);
+	/* A regular file of ours still loads. */
+	fp = fopen(reg, "w");
+	CHECK(fp);
+	if (fp) {
+		fprintf(fp, "1000 10 jitted\n");
+		fclose(fp);
+	}
+	CHECK_INT(jitmap__load(&t, reg, sp), 0);
+	CHECK_U64(t.nr, 1);
+	symtab__exit(&t);
+	strpool__delete(sp);
+
+	/* Through the machine: the map's frames stay [unknown]. */
+	snprintf(path, sizeof(path), "/tmp/perf-%d.map", pid);
+	unlink(path);
+	if (mkfifo(path, 0600)) {
+		alarm(0);
+		return;
+	}
+	m = machine__new();
+	mmap_ev(m, pid, pid, 0x7f0000000000ULL, 0x10000, 0,
+		PROT_READ | PROT_EXEC, "//anon");
+	CHECK_INT(machine__resolve(m, pid, pid, PERF_RECORD_MISC_USER,
+				   0x7f0000001010ULL, &f), 0);
+	CHECK_STR(f.sym, "[unknown]");
+	CHECK_STR(f.dso, path);
+	CHECK(!f.known);
+	alarm(0);
+	unlink(path);
+	machine__delete(m);
+}
+
 __attribute__((noinline)) int rs_test_symbols_probe(int x)
 {
 	return x * 3 + 1;
@@ -470,6 +528,198 @@ static void test_self_maps(void)
 	CHECK(f.known);
 	CHECK(strstr(f.dso, "libc.so.6") != NULL);
 	machine__delete(m);
+}
+
+static void check_dso(struct machine *m, uint32_t pid, uint64_t addr,
+		      const char *dso, uint64_t map_addr)
+{
+	struct rs_frame f;
+
+	CHECK_INT(machine__resolve(m, pid, pid, PERF_RECORD_MISC_USER, addr,
+				   &f), 0);
+	CHECK_STR(f.dso, dso);
+	CHECK_U64(f.map_addr, map_addr);
+}
+
+/* Forked processes share the parent's maps until either side maps more. */
+static void test_fork_maps(void)
+{
+	struct machine *m = machine__new();
+	uint64_t vp[2], vc[2], v[2];
+
+	mmap_ev(m, 10, 10, 0x400000, 0x1000, 0, PROT_EXEC, "/nonexistent/a");
+	mmap_ev(m, 10, 10, 0x600000, 0x1000, 0, PROT_EXEC, "/nonexistent/b");
+	task_ev(m, RS_EV_FORK, 11, 11, 10, 10);
+	machine__maps_version(m, 10, 10, vp);
+	machine__maps_version(m, 11, 11, vc);
+	CHECK(vp[0] != vc[0]);
+	check_dso(m, 11, 0x600010, "/nonexistent/b", 0x10);
+	/* Into the child: the parent keeps its maps and its version. */
+	mmap_ev(m, 11, 11, 0x500000, 0x200000, 0x1000, PROT_EXEC,
+		"/nonexistent/c");
+	check_dso(m, 11, 0x600010, "/nonexistent/c", 0x101010);
+	check_dso(m, 11, 0x400010, "/nonexistent/a", 0x10);
+	check_dso(m, 10, 0x600010, "/nonexistent/b", 0x10);
+	check_dso(m, 10, 0x500010, "[unknown]", 0x500010);
+	machine__maps_version(m, 10, 10, v);
+	CHECK_U64(v[0], vp[0]);
+	machine__maps_version(m, 11, 11, v);
+	CHECK(v[0] != vc[0]);
+	/* Into the parent, a second child sharing them: a split of a. */
+	task_ev(m, RS_EV_FORK, 12, 12, 10, 10);
+	machine__maps_version(m, 12, 12, vc);
+	mmap_ev(m, 10, 10, 0x400800, 0x100, 0x5000, PROT_EXEC,
+		"/nonexistent/d");
+	check_dso(m, 10, 0x400810, "/nonexistent/d", 0x5010);
+	check_dso(m, 10, 0x400010, "/nonexistent/a", 0x10);
+	check_dso(m, 10, 0x400910, "/nonexistent/a", 0x910);
+	check_dso(m, 12, 0x400810, "/nonexistent/a", 0x810);
+	check_dso(m, 11, 0x400810, "/nonexistent/a", 0x810);
+	machine__maps_version(m, 12, 12, v);
+	CHECK_U64(v[0], vc[0]);
+	machine__maps_version(m, 10, 10, v);
+	CHECK(v[0] != vp[0]);
+	/* Between two maps, overlapping both. */
+	mmap_ev(m, 10, 10, 0x400880, 0x200000, 0, PROT_EXEC,
+		"/nonexistent/e");
+	check_dso(m, 10, 0x400810, "/nonexistent/d", 0x5010);
+	check_dso(m, 10, 0x600010, "/nonexistent/e", 0x1ff790);
+	check_dso(m, 10, 0x600880, "/nonexistent/b", 0x880);
+	check_dso(m, 12, 0x600010, "/nonexistent/b", 0x10);
+	machine__delete(m);
+}
+
+/*
+ * 20000 maps at rising addresses, then 40 forks: copying the maps one
+ * insert at a time was quadratic (seconds); appending and sharing is not.
+ */
+static void test_fork_storm(void)
+{
+	struct machine *m = machine__new();
+	uint64_t last = 0x10000 + 19999 * 0x2000ULL;
+	clock_t t0 = clock();
+	uint32_t i;
+
+	for (i = 0; i < 20000; i++)
+		mmap_ev(m, 1, 1, 0x10000 + i * 0x2000ULL, 0x1000, 0,
+			PROT_EXEC, "/nonexistent/lib.so");
+	for (i = 0; i < 40; i++)
+		task_ev(m, RS_EV_FORK, 100 + i, 100 + i, 1, 1);
+	CHECK((double)(clock() - t0) / CLOCKS_PER_SEC < 1.0);
+	check_dso(m, 139, last + 8, "/nonexistent/lib.so", 8);
+	check_dso(m, 139, last + 0x1008, "[unknown]", last + 0x1008);
+	machine__delete(m);
+}
+
+static const struct sym_entry *find_sym(const struct symtab *t,
+					const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < t->nr; i++)
+		if (!strcmp(t->v[i].name, name))
+			return &t->v[i];
+	return NULL;
+}
+
+/*
+ * perf.data files older than PERF_RECORD_MISC_BUILD_ID_SIZE pad shorter
+ * build ids with zeros to 20 bytes: perf still takes the file.
+ */
+static void test_padded_build_id(void)
+{
+	const char *src = unit_tmp_path("padded.c");
+	const char *lib = unit_tmp_path("libpadded.so");
+	uint8_t id[BUILD_ID_MAX] = { 0 };
+	const struct sym_entry *e;
+	struct symtab t = { 0 };
+	struct strpool *sp;
+	struct machine *m;
+	struct rs_frame f;
+	uint64_t off = 0;
+
+	if (unit_sh("printf 'int rs_padded_fn(int x) { return x * 7; }\n' > %s && cc -shared -fPIC -O1 -Wl,--build-id=md5 -o %s %s",
+		    src, lib, src)) {
+		SKIP("no C compiler");
+		return;
+	}
+	CHECK_INT(elf__read_build_id(lib, id, sizeof(id)), 16);
+	sp = strpool__new();
+	CHECK(sp);
+	CHECK_INT(elf__load_dso(&t, lib, id, BUILD_ID_MAX, sp), 0);
+	e = find_sym(&t, "rs_padded_fn");
+	CHECK(e);
+	if (e)
+		off = e->start;
+	symtab__exit(&t);
+
+	m = machine__new();
+	CHECK_INT(machine__add_build_id(m, lib, id, BUILD_ID_MAX), 0);
+	mmap_ev(m, 20, 20, 0x10000000, 0x100000, 0, PROT_EXEC, lib);
+	CHECK_INT(machine__resolve(m, 20, 20, PERF_RECORD_MISC_USER,
+				   0x10000000 + off + 1, &f), 0);
+	CHECK_STR(f.sym, "rs_padded_fn");
+	CHECK_U64(f.sym_off, 1);
+	machine__delete(m);
+
+	/* Padding that is not zeros makes another id. */
+	id[BUILD_ID_MAX - 1] = 1;
+	memset(&t, 0, sizeof(t));
+	CHECK(elf__load_dso(&t, lib, id, BUILD_ID_MAX, sp) < 0);
+	CHECK_U64(t.nr, 0);
+	symtab__exit(&t);
+	strpool__delete(sp);
+}
+
+/*
+ * The running vdso names [vdso] frames only when the recording gave no
+ * build id for it or the same one: another kernel's vdso differs.
+ */
+static void test_vdso_build_id(void)
+{
+	unsigned long long s = 0, e = 0;
+	uint8_t other[BUILD_ID_MAX];
+	char line[512];
+	int pass, known;
+	FILE *fp;
+
+	fp = fopen("/proc/self/maps", "r");
+	while (fp && fgets(line, sizeof(line), fp))
+		if (strstr(line, "[vdso]") &&
+		    sscanf(line, "%llx-%llx", &s, &e) == 2)
+			break;
+	if (fp)
+		fclose(fp);
+	if (!getauxval(AT_SYSINFO_EHDR) || s != getauxval(AT_SYSINFO_EHDR) ||
+	    e <= s) {
+		SKIP("no vdso");
+		return;
+	}
+	memset(other, 0xab, sizeof(other));
+	for (pass = 0; pass < 2; pass++) {
+		struct machine *m = machine__new();
+		struct rs_frame f;
+		uint64_t a;
+
+		if (pass)
+			CHECK_INT(machine__add_build_id(m, "[vdso]", other,
+							sizeof(other)), 0);
+		mmap_ev(m, 30, 30, s, e - s, 0, PROT_READ | PROT_EXEC,
+			"[vdso]");
+		known = 0;
+		for (a = s; a < e; a += 4) {
+			CHECK_INT(machine__resolve(m, 30, 30,
+						   PERF_RECORD_MISC_USER, a,
+						   &f), 0);
+			CHECK_STR(f.dso, "[vdso]");
+			known += f.known;
+		}
+		if (pass)
+			CHECK_INT(known, 0);
+		else
+			CHECK(known > 0);
+		machine__delete(m);
+	}
 }
 
 /* ---- end to end: perf.data -> our frames vs perf script ------------- */
@@ -822,6 +1072,9 @@ static void test_zz_cleanup(void)
 UNIT_MAIN(UNIT(test_kernel_frames), UNIT(test_kernel_relocated),
 	  UNIT(test_kernel_init_text),
 	  UNIT(test_kernel_unknown), UNIT(test_kernel_fixture_all),
-	  UNIT(test_threads), UNIT(test_jit_map), UNIT(test_self_maps),
+	  UNIT(test_threads), UNIT(test_jit_map), UNIT(test_jit_map_fifo),
+	  UNIT(test_fork_maps), UNIT(test_fork_storm),
+	  UNIT(test_padded_build_id), UNIT(test_vdso_build_id),
+	  UNIT(test_self_maps),
 	  UNIT(test_e2e_recorded), UNIT(test_e2e_fixture),
 	  UNIT(test_e2e_vmlinux), UNIT(test_zz_cleanup))
