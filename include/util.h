@@ -34,6 +34,13 @@ static inline uint64_t hash_u64(uint64_t x)
 }
 
 /*
+ * Make room for need elements of size bytes in the array *p of *cap
+ * elements, doubling (from 16); overflow-checked. 0 or -ENOMEM, and the
+ * array is untouched on failure.
+ */
+int grow_array(void **p, size_t *cap, size_t need, size_t size);
+
+/*
  * A string pool: each distinct string is stored once and named by a dense
  * id (0, 1, 2, ...). Strings never move once interned, so the pointers
  * strpool__str() returns stay valid until strpool__delete().

@@ -50,6 +50,26 @@ void hash_words128(const uint64_t *words, size_t n, uint64_t out[2])
 	out[1] = hash_u64(b + a);
 }
 
+int grow_array(void **p, size_t *cap, size_t need, size_t size)
+{
+	size_t n = *cap ? *cap : 16;
+	void *q;
+
+	if (need <= *cap)
+		return 0;
+	while (n < need) {
+		if (n > SIZE_MAX / 2 / size)
+			return -ENOMEM;
+		n *= 2;
+	}
+	q = realloc(*p, n * size);
+	if (!q)
+		return -ENOMEM;
+	*p = q;
+	*cap = n;
+	return 0;
+}
+
 /* Strings live in large chunks so that interning does not malloc per string. */
 #define CHUNK_SIZE (64 * 1024)
 

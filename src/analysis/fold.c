@@ -107,26 +107,6 @@ struct fold {
 	size_t cap_scratch;
 };
 
-static int grow(void **p, size_t *cap, size_t need, size_t size)
-{
-	size_t n = *cap ? *cap : 16;
-	void *q;
-
-	if (need <= *cap)
-		return 0;
-	while (n < need) {
-		if (n > SIZE_MAX / 2 / size)
-			return -ENOMEM;
-		n *= 2;
-	}
-	q = realloc(*p, n * size);
-	if (!q)
-		return -ENOMEM;
-	*p = q;
-	*cap = n;
-	return 0;
-}
-
 static uint64_t key_hash(const uint64_t k[4])
 {
 	return hash_u64(k[0] ^ hash_u64(k[1] ^ hash_u64(k[2] ^
@@ -249,7 +229,7 @@ static void sb_add(struct sbuf *sb, const char *s, size_t n)
 
 	if (sb->err)
 		return;
-	if (grow((void **)&f->scratch, &f->cap_scratch, sb->len + n + 1, 1)) {
+	if (grow_array((void **)&f->scratch, &f->cap_scratch, sb->len + n + 1, 1)) {
 		sb->err = -ENOMEM;
 		return;
 	}
@@ -433,7 +413,7 @@ static int process_frame(struct fold *f, const char *sym, const char *dso,
 				  nf > 0);
 		if (id < 0)
 			return id;
-		if (grow((void **)&f->fc_ids, &f->cap_fc_ids,
+		if (grow_array((void **)&f->fc_ids, &f->cap_fc_ids,
 			 f->nr_fc_ids + 1, sizeof(*f->fc_ids)))
 			return -ENOMEM;
 		f->fc_ids[f->nr_fc_ids++] = id;
@@ -639,7 +619,7 @@ static int process_printed(struct fold *f, const char *sym, const char *dso,
 
 static int push_group(struct fold *f, uint32_t idx)
 {
-	if (grow((void **)&f->groups, &f->cap_groups, f->nr_groups + 1,
+	if (grow_array((void **)&f->groups, &f->cap_groups, f->nr_groups + 1,
 		 sizeof(*f->groups)))
 		return -ENOMEM;
 	f->groups[f->nr_groups++] = idx;
@@ -657,7 +637,7 @@ static int add_frame(struct fold *f, const char *sym, const char *dso,
 	if (idx < 0) {
 		struct frame_ent fe;
 
-		if (grow((void **)&f->frames, &f->cap_frames,
+		if (grow_array((void **)&f->frames, &f->cap_frames,
 			 f->nr_frames + 1, sizeof(*f->frames)))
 			return -ENOMEM;
 		if (flags == FRAME_RECORDED && resplit_needed(sym, dso))
@@ -713,7 +693,7 @@ int fold__frame_id(struct fold *f, uint32_t id, const char *sym,
 		return ret;
 	if (id >= f->nr_idmap) {
 		cap = f->nr_idmap;
-		if (grow((void **)&f->idmap, &cap, (size_t)id + 1,
+		if (grow_array((void **)&f->idmap, &cap, (size_t)id + 1,
 			 sizeof(*f->idmap)))
 			return -ENOMEM;
 		memset(f->idmap + f->nr_idmap, 0,
@@ -754,9 +734,9 @@ static int stack_insert(struct fold *f, const uint32_t *key, uint32_t len,
 	}
 	if (f->nr_stacks >= UINT32_MAX - 1)
 		return -ENOMEM;
-	if (grow((void **)&f->stacks, &f->cap_stacks, f->nr_stacks + 1,
+	if (grow_array((void **)&f->stacks, &f->cap_stacks, f->nr_stacks + 1,
 		 sizeof(*f->stacks)) ||
-	    grow((void **)&f->st_ids, &f->cap_st_ids, f->nr_st_ids + len,
+	    grow_array((void **)&f->st_ids, &f->cap_st_ids, f->nr_st_ids + len,
 		 sizeof(*f->st_ids)))
 		return -ENOMEM;
 	s = &f->stacks[f->nr_stacks];
@@ -868,7 +848,7 @@ int fold__end(struct fold *f)
 		len += f->frames[f->groups[g]].n;
 	if (len > UINT32_MAX)
 		return -E2BIG;
-	if (grow((void **)&f->key, &f->cap_key, len, sizeof(*f->key)))
+	if (grow_array((void **)&f->key, &f->cap_key, len, sizeof(*f->key)))
 		return -ENOMEM;
 	/* Root first: the last raw frame's pieces come first, in order. */
 	f->key[0] = f->pname;

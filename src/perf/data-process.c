@@ -20,6 +20,7 @@
 #include <zstd.h>
 
 #include "data-int.h"
+#include "util.h"
 
 #define IBUF_SIZE	(256 * 1024)
 #define ZBUF_SIZE	(512 * 1024)	/* > largest record (64 KiB) */
@@ -735,15 +736,9 @@ static int queue(struct perf_data *pd, const uint8_t *rec, uint64_t off,
 		memcpy(d, rec, size);
 		rec = d;
 	}
-	if (pd->q_nr == pd->q_cap) {
-		size_t cap = pd->q_cap ? pd->q_cap * 2 : 4096;
-		struct pd_qent *n = realloc(pd->q, cap * sizeof(*n));
-
-		if (!n)
-			return -ENOMEM;
-		pd->q = n;
-		pd->q_cap = cap;
-	}
+	if (grow_array((void **)&pd->q, &pd->q_cap, pd->q_nr + 1,
+		       sizeof(*pd->q)))
+		return -ENOMEM;
 	q = &pd->q[pd->q_nr];
 	q->time = time;
 	q->rec = rec;

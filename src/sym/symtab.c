@@ -26,15 +26,8 @@ int symtab__push(struct symtab *t, uint64_t start, uint64_t len,
 {
 	struct sym_entry *e;
 
-	if (t->nr == t->cap) {
-		size_t cap = t->cap ? t->cap * 2 : 256;
-		struct sym_entry *v = realloc(t->v, cap * sizeof(*v));
-
-		if (!v)
-			return -ENOMEM;
-		t->v = v;
-		t->cap = cap;
-	}
+	if (grow_array((void **)&t->v, &t->cap, t->nr + 1, sizeof(*t->v)))
+		return -ENOMEM;
 	e = &t->v[t->nr];
 	e->start = start;
 	e->end = start + len;
