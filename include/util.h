@@ -54,4 +54,20 @@ int strpool__intern(struct strpool *sp, const char *s, size_t len);
 const char *strpool__str(const struct strpool *sp, uint32_t id);
 uint32_t strpool__count(const struct strpool *sp);
 
+/*
+ * A map from a two-word key to a 32-bit value: open addressing, at most
+ * half full. Keys are either exact (a pointer and an index) or the 128-bit
+ * hash of a long key (hash_words128()), which tables keep instead of the
+ * key itself.
+ */
+struct keymap;
+struct keymap *keymap__new(void);
+void keymap__delete(struct keymap *km);
+/* 1 and *val set when the key is present, 0 when not. */
+int keymap__find(const struct keymap *km, const uint64_t key[2],
+		 uint32_t *val);
+/* Set the key's value (replacing any); 0 or -ENOMEM. */
+int keymap__set(struct keymap *km, const uint64_t key[2], uint32_t val);
+uint32_t keymap__count(const struct keymap *km);
+
 #endif

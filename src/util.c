@@ -250,3 +250,99 @@ uint32_t strpool__count(const struct strpool *sp)
 {
 	return sp->count;
 }
+
+struct keymap_slot {
+	uint64_t key[2];
+	uint32_t val;
+	bool used;
+};
+
+struct keymap {
+	struct keymap_slot *slots;
+	size_t mask;		/* slots - 1; 0 before the first insert */
+	uint32_t count;
+};
+
+struct keymap *keymap__new(void)
+{
+	return calloc(1, sizeof(struct keymap));
+}
+
+void keymap__delete(struct keymap *km)
+{
+	if (!km)
+		return;
+	free(km->slots);
+	free(km);
+}
+
+static size_t keymap_slot(const struct keymap *km, const uint64_t key[2])
+{
+	size_t i = hash_u64(key[0] ^ rotl64(key[1], 32)) & km->mask;
+
+	while (km->slots[i].used && (km->slots[i].key[0] != key[0] ||
+				     km->slots[i].key[1] != key[1]))
+		i = (i + 1) & km->mask;
+	return i;
+}
+
+int keymap__find(const struct keymap *km, const uint64_t key[2],
+		 uint32_t *val)
+{
+	size_t i;
+
+	if (!km->slots)
+		return 0;
+	i = keymap_slot(km, key);
+	if (!km->slots[i].used)
+		return 0;
+	*val = km->slots[i].val;
+	return 1;
+}
+
+static int keymap_grow(struct keymap *km)
+{
+	size_t n = km->slots ? (km->mask + 1) * 2 : 64, i;
+	struct keymap old = *km;
+
+	if (n > SIZE_MAX / sizeof(*km->slots) || n > (size_t)UINT32_MAX * 2)
+		return -ENOMEM;
+	km->slots = calloc(n, sizeof(*km->slots));
+	if (!km->slots) {
+		km->slots = old.slots;
+		return -ENOMEM;
+	}
+	km->mask = n - 1;
+	for (i = 0; old.slots && i <= old.mask; i++)
+		if (old.slots[i].used)
+			km->slots[keymap_slot(km, old.slots[i].key)] =
+				old.slots[i];
+	free(old.slots);
+	return 0;
+}
+
+int keymap__set(struct keymap *km, const uint64_t key[2], uint32_t val)
+{
+	size_t i;
+	int err;
+
+	if (!km->slots || (size_t)km->count + 1 > (km->mask + 1) / 2) {
+		err = keymap_grow(km);
+		if (err)
+			return err;
+	}
+	i = keymap_slot(km, key);
+	if (!km->slots[i].used) {
+		km->slots[i].used = true;
+		km->slots[i].key[0] = key[0];
+		km->slots[i].key[1] = key[1];
+		km->count++;
+	}
+	km->slots[i].val = val;
+	return 0;
+}
+
+uint32_t keymap__count(const struct keymap *km)
+{
+	return km->count;
+}
