@@ -1,0 +1,171 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Stack classification: the rules applied to every frame of a sample's
+ * stack. Frame names come interned, so each distinct name is matched
+ * against the rules once and its outcome cached by pointer.
+ */
+#include <errno.h>
+#include <limits.h>
+#include <stdint.h>
+#include <stdlib.h>
+
+#include "rules.h"
+#include "util.h"
+
+struct cache_entry {
+	const char *key;	/* NULL: empty slot */
+	struct rs_rule_match m;
+};
+
+struct classifier {
+	const struct rules *rules;
+	struct cache_entry *slots;
+	uint32_t nr_slots, count;
+};
+
+struct classifier *classifier__new(const struct rules *r)
+{
+	struct classifier *c = calloc(1, sizeof(*c));
+
+	if (!c)
+		return NULL;
+	c->rules = r;
+	c->nr_slots = 1024;
+	c->slots = calloc(c->nr_slots, sizeof(*c->slots));
+	if (!c->slots) {
+		free(c);
+		return NULL;
+	}
+	return c;
+}
+
+void classifier__delete(struct classifier *c)
+{
+	if (!c)
+		return;
+	free(c->slots);
+	free(c);
+}
+
+static uint32_t slot_of(const char *key, uint32_t nr_slots)
+{
+	return hash_u64((uintptr_t)key) & (nr_slots - 1);
+}
+
+static int grow(struct classifier *c)
+{
+	uint32_t n = c->nr_slots * 2, i, j;
+	struct cache_entry *slots;
+
+	if (n < c->nr_slots)
+		return -ENOMEM;
+	slots = calloc(n, sizeof(*slots));
+	if (!slots)
+		return -ENOMEM;
+	for (i = 0; i < c->nr_slots; i++) {
+		if (!c->slots[i].key)
+			continue;
+		for (j = slot_of(c->slots[i].key, n); slots[j].key;
+		     j = (j + 1) & (n - 1))
+			;
+		slots[j] = c->slots[i];
+	}
+	free(c->slots);
+	c->slots = slots;
+	c->nr_slots = n;
+	return 0;
+}
+
+/* The rule outcome for one frame name; no match reads as role none. */
+static int lookup(struct classifier *c, const char *sym,
+		  const struct rs_rule_match **out)
+{
+	static const struct rs_rule_match nothing = {
+		RS_ROLE_NONE, RS_CAT_OTHER, RS_TRIG_NONE
+	};
+	struct cache_entry *e;
+	uint32_t j;
+
+	if (!sym) {
+		*out = &nothing;
+		return 0;
+	}
+	for (j = slot_of(sym, c->nr_slots); c->slots[j].key;
+	     j = (j + 1) & (c->nr_slots - 1)) {
+		if (c->slots[j].key == sym) {
+			*out = &c->slots[j].m;
+			return 0;
+		}
+	}
+	/* Kept under half full, so probing always finds an empty slot. */
+	if ((c->count + 1) * 2 > c->nr_slots) {
+		if (grow(c))
+			return -ENOMEM;
+		for (j = slot_of(sym, c->nr_slots); c->slots[j].key;
+		     j = (j + 1) & (c->nr_slots - 1))
+			;
+	}
+	e = &c->slots[j];
+	if (!rules__match(c->rules, sym, &e->m))
+		e->m = nothing;
+	e->key = sym;
+	c->count++;
+	*out = &e->m;
+	return 0;
+}
+
+/* Subsystems whose frames can say whose flush a core frame is doing. */
+static bool names_subsystem(const struct rs_rule_match *m)
+{
+	if (m->role != RS_ROLE_IN && m->role != RS_ROLE_CALLER)
+		return false;
+	return m->category == RS_CAT_MEMORY || m->category == RS_CAT_IO ||
+	       m->category == RS_CAT_BASE || m->category == RS_CAT_BPF;
+}
+
+int classifier__classify(struct classifier *c, const char *const *syms,
+			 uint32_t n, struct rs_stack_class *out)
+{
+	const struct rs_rule_match *m;
+	bool resolving = false;	/* core found, its subsystem not yet */
+	bool leaf_irq = false;
+	uint32_t i;
+	int ret;
+
+	out->category = RS_CAT_OTHER;
+	out->trigger = RS_TRIG_NONE;
+	out->skid = false;
+	out->category_frame = -1;
+	out->trigger_frame = -1;
+	if (n > INT_MAX)
+		return -EINVAL;
+	for (i = 0; i < n; i++) {
+		ret = lookup(c, syms[i], &m);
+		if (ret)
+			return ret;
+		if (i == 0 && m->role == RS_ROLE_IRQ_ENABLE)
+			leaf_irq = true;
+		/* Outermost wins: the frame that started it all asked. */
+		if (m->trigger != RS_TRIG_NONE) {
+			out->trigger = m->trigger;
+			out->trigger_frame = i;
+		}
+		if (out->category_frame < 0) {
+			if (m->role != RS_ROLE_IN)
+				continue;
+			out->category = m->category;
+			out->category_frame = i;
+			resolving = m->category == RS_CAT_CORE;
+		} else if (resolving && names_subsystem(m)) {
+			/*
+			 * From 6.16 each subsystem has its own tree, and the
+			 * caller is all that tells them apart; before, the
+			 * callbacks beneath already did.
+			 */
+			out->category = m->category;
+			resolving = false;
+		}
+	}
+	out->skid = leaf_irq && rs_category_is_flush(out->category);
+	return 0;
+}
