@@ -16,11 +16,15 @@
 #include <sys/utsname.h>
 #include <unistd.h>
 
+#include "analysis.h"
+#include "attrib.h"
 #include "cmds.h"
 #include "fold.h"
 #include "json.h"
 #include "perf-data.h"
 #include "perf-script.h"
+#include "report-out.h"
+#include "rules.h"
 #include "symbols.h"
 
 #define DEFAULT_INPUT "rstat.data"
@@ -29,19 +33,40 @@
 /* Longer callchains (in words) are always named afresh. */
 #define REPORT_MAX_KEY 512
 
+/* --span options kept, at most; more is surely a mistake. */
+#define REPORT_MAX_SPANS 32
+
 enum report_mode {
-	REPORT_SUMMARY,
+	REPORT_TEXT,
 	REPORT_FOLDED,
 	REPORT_JSON,
+	REPORT_CSV,
 };
 
 struct report_params {
 	const char *input;
 	const char *kallsyms;
 	const char *vmlinux;
+	const char *rules_file;
 	enum report_mode mode;
 	struct fold_opts fold;
 	bool fold_option_seen;	/* a --folded sub-option was given */
+	bool rules_dump;
+	bool hist;
+	uint64_t divisor;	/* --unit: ns per unit */
+	const char *unit;	/* "nsecs", "usecs", "msecs" */
+	struct analysis_span spans[REPORT_MAX_SPANS];
+	char *span_text[REPORT_MAX_SPANS];	/* START,END split in place */
+	uint32_t nr_spans;
+};
+
+/* What finding kernel symbols needs; shared by folding and analysis. */
+struct kernel_syms_ctx {
+	const struct report_params *params;
+	struct perf_data *pd;
+	struct machine *machine;
+	bool kernel_checked;	/* kernel symbol source decided */
+	bool reported;		/* an error was already printed */
 };
 
 /* State while folding a perf.data recording. */
@@ -49,10 +74,9 @@ struct report_fold_ctx {
 	const struct report_params *params;
 	struct perf_data *pd;
 	struct machine *machine;
+	struct kernel_syms_ctx ksyms;
 	struct fold *fold;
 	struct perf_script *script;	/* names exiting tasks' samples */
-	bool kernel_checked;	/* kernel symbol source decided */
-	bool reported;		/* an error was already printed */
 	uint64_t nr_no_chain;	/* folded samples recorded without -g */
 	int64_t err_offset;	/* event a consumer error happened at */
 	struct rs_frame frames[REPORT_MAX_STACK];
@@ -61,10 +85,12 @@ struct report_fold_ctx {
 
 static const char report_usage_text[] =
 	"usage: rstat-analyze report [-i FILE|-] [--kallsyms FILE] [--vmlinux FILE]\n"
-	"                            [--folded [--pid|--tid] [--kernel|--jit|--all]\n"
-	"                                      [--addrs] [--event-filter NAME]\n"
-	"                                      [--samples]]\n"
-	"                            [--json]\n";
+	"                            [--rules FILE] [--hist] [--unit ns|us|ms]\n"
+	"                            [--span START,END]... [--json | --csv]\n"
+	"       rstat-analyze report [-i FILE|-] --folded [--pid|--tid]\n"
+	"                            [--kernel|--jit|--all] [--addrs]\n"
+	"                            [--event-filter NAME] [--samples]\n"
+	"       rstat-analyze report [--rules FILE] --rules-dump\n";
 
 static void report_usage(FILE *out)
 {
@@ -76,9 +102,10 @@ static void report_help(void)
 	report_usage(stdout);
 	fputs("\n"
 	      "Read a recording made by `rstat-analyze record` or `perf record`\n"
-	      "(perf.data, file or pipe layout) or the text `perf script` prints,\n"
-	      "and report what it holds. Without an output option, a summary:\n"
-	      "the recording's header and every event's sample count.\n"
+	      "(perf.data, file or pipe layout) and say which subsystem's rstat\n"
+	      "flush spent the samples, who asked for each flush, and how long\n"
+	      "the flush lock was held: attribution, trigger and span tables,\n"
+	      "then every event's count.\n"
 	      "\n"
 	      "  -i, --input FILE      input; `-` reads standard input (default "
 	      DEFAULT_INPUT ")\n"
@@ -87,6 +114,14 @@ static void report_help(void)
 	      "                        made on the running kernel\n"
 	      "      --vmlinux FILE    kernel symbols from an uncompressed vmlinux\n"
 	      "                        (its build id must match the recording's)\n"
+	      "      --rules FILE      add or override classification rules\n"
+	      "      --rules-dump      print the rule table in use and exit\n"
+	      "      --hist            add log2 histograms (funclatency format)\n"
+	      "      --unit UNIT       ns, us (default) or ms for times\n"
+	      "      --span START,END  latency from each START event to the next\n"
+	      "                        END event of the same task (repeatable)\n"
+	      "      --json            everything as one JSON object\n"
+	      "      --csv             the tables as CSV blocks\n"
 	      "      --folded          folded stacks for flamegraph.pl, line for line\n"
 	      "                        as `perf script | stackcollapse-perf.pl`\n"
 	      "        --pid           first frame comm-PID (the recorded PID)\n"
@@ -98,7 +133,6 @@ static void report_help(void)
 	      "        --event-filter NAME  fold only this event (default: the\n"
 	      "                        first event seen)\n"
 	      "        --samples       count samples instead of summing periods\n"
-	      "      --json            header, events and counts as JSON\n"
 	      "  -h, --help            this text\n"
 	      "\n"
 	      "Exit status: 0 ok, 1 error (one line on stderr), 2 usage error.\n"
@@ -118,6 +152,12 @@ enum {
 	OPT_EVENT_FILTER,
 	OPT_SAMPLES,
 	OPT_JSON,
+	OPT_CSV,
+	OPT_RULES,
+	OPT_RULES_DUMP,
+	OPT_HIST,
+	OPT_UNIT,
+	OPT_SPAN,
 };
 
 static const struct option report_options[] = {
@@ -134,18 +174,81 @@ static const struct option report_options[] = {
 	{ "event-filter", required_argument, NULL, OPT_EVENT_FILTER },
 	{ "samples", no_argument, NULL, OPT_SAMPLES },
 	{ "json", no_argument, NULL, OPT_JSON },
+	{ "csv", no_argument, NULL, OPT_CSV },
+	{ "rules", required_argument, NULL, OPT_RULES },
+	{ "rules-dump", no_argument, NULL, OPT_RULES_DUMP },
+	{ "hist", no_argument, NULL, OPT_HIST },
+	{ "unit", required_argument, NULL, OPT_UNIT },
+	{ "span", required_argument, NULL, OPT_SPAN },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
 
 static int set_mode(struct report_params *p, enum report_mode mode)
 {
-	if (p->mode != REPORT_SUMMARY && p->mode != mode) {
-		rs_error("report: --folded and --json do not go together");
+	if (p->mode != REPORT_TEXT && p->mode != mode) {
+		rs_error("report: --folded, --json and --csv do not go together");
 		return -EINVAL;
 	}
 	p->mode = mode;
 	return 0;
+}
+
+static int set_unit(struct report_params *p, const char *unit)
+{
+	if (!strcmp(unit, "ns")) {
+		p->divisor = 1;
+		p->unit = "nsecs";
+	} else if (!strcmp(unit, "us")) {
+		p->divisor = 1000;
+		p->unit = "usecs";
+	} else if (!strcmp(unit, "ms")) {
+		p->divisor = 1000000;
+		p->unit = "msecs";
+	} else {
+		rs_error("report: --unit '%s': use ns, us or ms", unit);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/* START,END: two non-empty event names. */
+static int add_span(struct report_params *p, const char *arg)
+{
+	char *text, *comma;
+
+	if (p->nr_spans == REPORT_MAX_SPANS) {
+		rs_error("report: at most %d --span options",
+			 REPORT_MAX_SPANS);
+		return -EINVAL;
+	}
+	text = strdup(arg);
+	if (!text) {
+		rs_error("report: out of memory");
+		return -ENOMEM;
+	}
+	comma = strchr(text, ',');
+	if (!comma || comma == text || !comma[1] || strchr(comma + 1, ',')) {
+		rs_error("report: --span '%s': give two event names as START,END (e.g. probe:L26,probe:L31)",
+			 arg);
+		free(text);
+		return -EINVAL;
+	}
+	*comma = '\0';
+	p->span_text[p->nr_spans] = text;
+	p->spans[p->nr_spans].start = text;
+	p->spans[p->nr_spans].end = comma + 1;
+	p->nr_spans++;
+	return 0;
+}
+
+static void report_params_free(struct report_params *p)
+{
+	uint32_t i;
+
+	for (i = 0; i < p->nr_spans; i++)
+		free(p->span_text[i]);
+	p->nr_spans = 0;
 }
 
 /* Returns 0, RS_EXIT_USAGE, or -1 when --help was printed. */
@@ -155,6 +258,8 @@ static int report_parse_args(int argc, char **argv, struct report_params *p)
 
 	memset(p, 0, sizeof(*p));
 	p->input = DEFAULT_INPUT;
+	p->divisor = 1000;
+	p->unit = "usecs";
 	optind = 1;
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, ":i:h", report_options,
@@ -175,6 +280,27 @@ static int report_parse_args(int argc, char **argv, struct report_params *p)
 			break;
 		case OPT_JSON:
 			if (set_mode(p, REPORT_JSON))
+				return RS_EXIT_USAGE;
+			break;
+		case OPT_CSV:
+			if (set_mode(p, REPORT_CSV))
+				return RS_EXIT_USAGE;
+			break;
+		case OPT_RULES:
+			p->rules_file = optarg;
+			break;
+		case OPT_RULES_DUMP:
+			p->rules_dump = true;
+			break;
+		case OPT_HIST:
+			p->hist = true;
+			break;
+		case OPT_UNIT:
+			if (set_unit(p, optarg))
+				return RS_EXIT_USAGE;
+			break;
+		case OPT_SPAN:
+			if (add_span(p, optarg))
 				return RS_EXIT_USAGE;
 			break;
 		case OPT_PID:
@@ -237,6 +363,14 @@ static int report_parse_args(int argc, char **argv, struct report_params *p)
 		rs_error("report: --event-filter needs an event name");
 		return RS_EXIT_USAGE;
 	}
+	if (p->mode == REPORT_FOLDED && (p->hist || p->nr_spans)) {
+		rs_error("report: --hist and --span do not go with --folded");
+		return RS_EXIT_USAGE;
+	}
+	if (p->rules_dump && p->mode != REPORT_TEXT) {
+		rs_error("report: --rules-dump prints the rule table alone");
+		return RS_EXIT_USAGE;
+	}
 	return 0;
 }
 
@@ -245,7 +379,7 @@ static int report_parse_args(int argc, char **argv, struct report_params *p)
  * recording comes from the running kernel. Decided at the first sample,
  * since in the pipe layout the OSRELEASE feature arrives in the stream.
  */
-static int load_kernel_symbols(struct report_fold_ctx *ctx)
+static int load_kernel_symbols(struct kernel_syms_ctx *ctx)
 {
 	const struct perf_header_info *hdr = perf_data__header(ctx->pd);
 	struct utsname uts = { 0 };
@@ -413,8 +547,8 @@ static int fold_sample(struct report_fold_ctx *ctx, const struct rs_event *ev)
 	const char *comm;
 	int i, n, ret;
 
-	if (!ctx->kernel_checked) {
-		ret = load_kernel_symbols(ctx);
+	if (!ctx->ksyms.kernel_checked) {
+		ret = load_kernel_symbols(&ctx->ksyms);
 		if (ret)
 			return ret;
 	}
@@ -490,11 +624,6 @@ static int fold_event(void *arg, const struct rs_event *ev)
 	return err;
 }
 
-static int count_event(void *arg, const struct rs_event *ev)
-{
-	return 0;
-}
-
 /*
  * The reader's own message names the offset; an error from the consumer
  * (out of memory while folding) gets the offset of the event it was on.
@@ -513,47 +642,13 @@ static void print_data_error(const char *input, struct perf_data *pd,
 		rs_error("%s: %s", input, strerror(-err));
 }
 
-static void print_summary(const char *input, struct perf_data *pd)
+/* The report-core keys: header, events and reader counters. */
+static void json_header(struct json_writer *jw, struct perf_data *pd)
 {
 	const struct perf_header_info *hdr = perf_data__header(pd);
 	const struct perf_data_stats *st = perf_data__stats(pd);
 	uint32_t i, n = perf_data__nr_evsel(pd);
 
-	printf("# recording: %s (%s layout)\n", input,
-	       hdr->pipe_mode ? "pipe" : "file");
-	if (hdr->hostname)
-		printf("# host: %s\n", hdr->hostname);
-	if (hdr->os_release)
-		printf("# kernel: %s\n", hdr->os_release);
-	if (hdr->arch)
-		printf("# arch: %s, cpus: %u online / %u available\n",
-		       hdr->arch, hdr->nr_cpus_online, hdr->nr_cpus_avail);
-	if (hdr->perf_version)
-		printf("# recorded by: perf %s\n", hdr->perf_version);
-	if (hdr->cmdline)
-		printf("# cmdline: %s\n", hdr->cmdline);
-	printf("#\n%-40s %12s %18s\n", "event", "samples", "period");
-	for (i = 0; i < n; i++) {
-		const struct rs_evsel *evsel = perf_data__evsel(pd, i);
-
-		printf("%-40s %12" PRIu64 " %18" PRIu64 "\n", evsel->name,
-		       evsel->nr_samples, evsel->total_period);
-	}
-	printf("\nlost events: %" PRIu64 ", lost samples: %" PRIu64
-	       ", unknown records: %" PRIu64 "\n",
-	       st->nr_lost, st->nr_lost_samples, st->nr_unknown_records);
-}
-
-static void print_json(struct perf_data *pd)
-{
-	const struct perf_header_info *hdr = perf_data__header(pd);
-	const struct perf_data_stats *st = perf_data__stats(pd);
-	uint32_t i, n = perf_data__nr_evsel(pd);
-	struct json_writer *jw = json_writer__new(stdout);
-
-	if (!jw)
-		return;
-	json__object_begin(jw, NULL);
 	json__object_begin(jw, "header");
 	json__string(jw, "hostname", hdr->hostname);
 	json__string(jw, "os_release", hdr->os_release);
@@ -585,8 +680,6 @@ static void print_json(struct perf_data *pd)
 	json__u64(jw, "lost_samples", st->nr_lost_samples);
 	json__u64(jw, "unknown_records", st->nr_unknown_records);
 	json__u64(jw, "records", st->nr_records);
-	json__object_end(jw);
-	json_writer__delete(jw);
 }
 
 static void note_dropped(const struct fold *fold)
@@ -597,28 +690,192 @@ static void note_dropped(const struct fold *fold)
 			fold__event(fold), fold__nr_dropped(fold));
 }
 
+/* State while analysing a perf.data recording. */
+struct report_an_ctx {
+	struct kernel_syms_ctx ksyms;
+	const struct rules *rules;
+	struct analysis *an;	/* made at the first sample */
+	int64_t err_offset;
+};
+
+static int analyse_event(void *arg, const struct rs_event *ev)
+{
+	struct report_an_ctx *ctx = arg;
+	const struct report_params *p = ctx->ksyms.params;
+	int err;
+
+	if (ev->kind == RS_EV_SAMPLE && !ctx->an) {
+		/*
+		 * In the pipe layout OSRELEASE, which says what the lock
+		 * events' cpu field means, comes in the stream: wait for
+		 * the first sample.
+		 */
+		struct analysis_opts o = {
+			.rules = ctx->rules,
+			.spans = p->spans,
+			.nr_spans = p->nr_spans,
+			.os_release = perf_data__header(ctx->ksyms.pd)->os_release,
+		};
+
+		err = load_kernel_symbols(&ctx->ksyms);
+		if (err)
+			return err;
+		ctx->an = analysis__new(&o, ctx->ksyms.machine);
+		if (!ctx->an)
+			err = -ENOMEM;
+	}
+	if (ctx->an)
+		err = analysis__event(ctx->an, ev);
+	else
+		err = machine__process_event(ctx->ksyms.machine, ev);
+	if (err)
+		ctx->err_offset = ev->offset;
+	return err;
+}
+
+/* Names of the recording's events, for a message. */
+static void list_events(struct perf_data *pd, char *buf, size_t len)
+{
+	uint32_t i, n = perf_data__nr_evsel(pd);
+	size_t used = 0;
+
+	buf[0] = '\0';
+	for (i = 0; i < n && used + 1 < len; i++)
+		used += snprintf(buf + used, len - used, "%s%s", i ? ", " : "",
+				 perf_data__evsel(pd, i)->name);
+}
+
+static void note_skid(struct analysis *an)
+{
+	struct attrib *at = analysis__attrib(an);
+	uint32_t i;
+
+	for (i = 0; i < attrib__nr_events(at); i++) {
+		const struct attrib_event *ev = attrib__event(at, i);
+
+		if (!ev->clock || !ev->skid.samples)
+			continue;
+		rs_note("%s cannot sample while IRQs are off: %.1f%% of its flush samples are skid at the IRQ re-enable point; per-callback attribution inside the lock needs a PMU event (cycles), the lock hold times are the precise figure",
+			ev->name, 100.0 * ev->skid.period / ev->flush.period);
+		return;
+	}
+}
+
+static int print_analysis(const struct report_params *p, struct perf_data *pd,
+			  struct analysis *an)
+{
+	struct report_out ro = {
+		.input = p->input, .pd = pd, .an = an,
+		.divisor = p->divisor, .unit = p->unit, .hist = p->hist,
+	};
+	struct json_writer *jw;
+
+	if (p->mode == REPORT_CSV)
+		return report_out__csv(stdout, &ro);
+	if (p->mode == REPORT_TEXT)
+		return report_out__text(stdout, &ro);
+	jw = json_writer__new(stdout);
+	if (!jw)
+		return -ENOMEM;
+	json__object_begin(jw, NULL);
+	json_header(jw, pd);
+	report_out__json(jw, &ro);
+	json__object_end(jw);
+	json_writer__delete(jw);
+	return 0;
+}
+
+static int report_analysis(const struct report_params *p,
+			   struct perf_data *pd, const struct rules *rules)
+{
+	struct report_an_ctx ctx = { .rules = rules, .err_offset = -1 };
+	struct analysis_opts empty = { .rules = rules, .spans = p->spans,
+				       .nr_spans = p->nr_spans };
+	int status = RS_EXIT_OK;
+	char events[512];
+	bool start;
+	int err, idx;
+
+	ctx.ksyms.params = p;
+	ctx.ksyms.pd = pd;
+	ctx.ksyms.machine = machine__new();
+	if (!ctx.ksyms.machine) {
+		rs_error("report: out of memory");
+		return RS_EXIT_FAIL;
+	}
+	register_build_ids(ctx.ksyms.machine, pd);
+	err = perf_data__process(pd, analyse_event, &ctx);
+	if (ctx.ksyms.reported) {
+		status = RS_EXIT_FAIL;
+		goto out;
+	}
+	if (err) {
+		/* Half a report would mislead: say where the data broke. */
+		print_data_error(p->input, pd, err, ctx.err_offset);
+		status = RS_EXIT_FAIL;
+		goto out;
+	}
+	/* A recording with no sample still gets its header and counts. */
+	if (!ctx.an)
+		ctx.an = analysis__new(&empty, ctx.ksyms.machine);
+	if (!ctx.an || analysis__finish(ctx.an)) {
+		rs_error("report: out of memory");
+		status = RS_EXIT_FAIL;
+		goto out;
+	}
+	idx = analysis__unmatched_span(ctx.an, &start);
+	if (idx >= 0) {
+		list_events(pd, events, sizeof(events));
+		rs_error("%s: --span %s,%s: no sample of '%s' in the recording (its events: %s)",
+			 p->input, p->spans[idx].start, p->spans[idx].end,
+			 start ? p->spans[idx].start : p->spans[idx].end,
+			 events);
+		status = RS_EXIT_FAIL;
+		goto out;
+	}
+	if (analysis__nr_bad_raw(ctx.an))
+		rs_note("%" PRIu64 " tracepoint samples too short for their fields were left out",
+			analysis__nr_bad_raw(ctx.an));
+	if (analysis__sampled_tracepoint(ctx.an)) {
+		const struct rs_evsel *tp =
+			analysis__sampled_tracepoint(ctx.an);
+
+		rs_note("%s was sampled (%" PRIu64 " of %" PRIu64
+			" hits recorded: perf record -F and -c apply to tracepoints): spans may pair events of different rounds; record tracepoints with -c 1",
+			tp->name, tp->nr_samples, tp->total_period);
+	}
+	if (analysis__nr_no_chain(ctx.an))
+		rs_note("%" PRIu64 " samples have no callchain (record with -g): only their sampled function was classified",
+			analysis__nr_no_chain(ctx.an));
+	/* Notes first: on a terminal they would land inside the tables. */
+	note_skid(ctx.an);
+	err = print_analysis(p, pd, ctx.an);
+	if (err == -ENOMEM) {
+		rs_error("report: out of memory");
+		status = RS_EXIT_FAIL;
+		goto out;
+	}
+out:
+	analysis__delete(ctx.an);
+	machine__delete(ctx.ksyms.machine);
+	return status;
+}
+
 static int report_perf_data(const struct report_params *p,
-			    struct perf_data *pd)
+			    struct perf_data *pd, const struct rules *rules)
 {
 	struct report_fold_ctx ctx = { .params = p, .pd = pd,
 				       .err_offset = -1 };
 	int status = RS_EXIT_OK;
 	int err;
 
-	if (p->mode != REPORT_FOLDED) {
-		err = perf_data__process(pd, count_event, NULL);
-		if (err) {
-			print_data_error(p->input, pd, err, -1);
-			return RS_EXIT_FAIL;
-		}
-		if (p->mode == REPORT_JSON)
-			print_json(pd);
-		else
-			print_summary(p->input, pd);
-		return RS_EXIT_OK;
-	}
+	if (p->mode != REPORT_FOLDED)
+		return report_analysis(p, pd, rules);
 
 	ctx.machine = machine__new();
+	ctx.ksyms.params = p;
+	ctx.ksyms.pd = pd;
+	ctx.ksyms.machine = ctx.machine;
 	ctx.fold = fold__new(&p->fold);
 	if (ctx.machine)
 		register_build_ids(ctx.machine, pd);
@@ -628,7 +885,7 @@ static int report_perf_data(const struct report_params *p,
 		goto out;
 	}
 	err = perf_data__process(pd, fold_event, &ctx);
-	if (ctx.reported) {
+	if (ctx.ksyms.reported) {
 		status = RS_EXIT_FAIL;
 		goto out;
 	}
@@ -690,7 +947,7 @@ static int report_text(const struct report_params *p, FILE *in)
 	int err;
 
 	if (p->mode != REPORT_FOLDED) {
-		rs_error("%s: perf script text holds no header or event table; use --folded, or give the perf.data itself",
+		rs_error("%s: perf script text holds no tracepoint formats or periods to attribute; use --folded, or give the perf.data itself",
 			 p->input);
 		return RS_EXIT_FAIL;
 	}
@@ -751,7 +1008,8 @@ static ssize_t read_prefix(int fd, char *buf, size_t len)
 	return got;
 }
 
-static int report_input(const struct report_params *p)
+static int report_input(const struct report_params *p,
+			const struct rules *rules)
 {
 	bool is_stdin = !strcmp(p->input, "-");
 	struct perf_data *pd = NULL;
@@ -795,7 +1053,7 @@ static int report_input(const struct report_params *p)
 			print_data_error(p->input, pd, err, -1);
 			status = RS_EXIT_FAIL;
 		} else {
-			status = report_perf_data(p, pd);
+			status = report_perf_data(p, pd, rules);
 		}
 		perf_data__delete(pd);
 	} else if (perf_script__sniff(prefix, n)) {
@@ -826,14 +1084,35 @@ out:
 int cmd_report(int argc, char **argv)
 {
 	struct report_params params;
+	struct rules *rules = NULL;
 	int ret;
 
 	ret = report_parse_args(argc, argv, &params);
-	if (ret < 0)
+	if (ret < 0) {
+		report_params_free(&params);
 		return rs_finish_stdout(RS_EXIT_OK);
-	if (ret)
+	}
+	if (ret) {
+		report_params_free(&params);
 		return ret;
-	ret = report_input(&params);
+	}
+	rules = rules__new();
+	if (!rules) {
+		rs_error("report: out of memory");
+		ret = RS_EXIT_FAIL;
+		goto out;
+	}
+	if (params.rules_file && rules__load_file(rules, params.rules_file)) {
+		rs_error("%s", rules__strerror(rules));
+		ret = RS_EXIT_FAIL;
+		goto out;
+	}
+	if (params.rules_dump) {
+		ret = rules__dump(rules, stdout) ? RS_EXIT_FAIL : RS_EXIT_OK;
+		goto out;
+	}
+	ret = report_input(&params, rules);
+out:
 	/* In JSON mode a failure is JSON too, as bpftool does it. */
 	if (ret == RS_EXIT_FAIL && params.mode == REPORT_JSON) {
 		struct json_writer *jw = json_writer__new(stdout);
@@ -845,5 +1124,7 @@ int cmd_report(int argc, char **argv)
 			json_writer__delete(jw);
 		}
 	}
+	rules__delete(rules);
+	report_params_free(&params);
 	return rs_finish_stdout(ret);
 }

@@ -22,7 +22,7 @@ struct cmd {
 
 static const struct cmd commands[] = {
 	{ "report", cmd_report,
-	  "read a recording: event counts, folded stacks, JSON" },
+	  "which flush spent the cycles, who asked, lock hold times" },
 };
 
 static void usage(FILE *out)

@@ -1,0 +1,33 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Renderers of the attribution report: text tables that fit 80 columns,
+ * JSON (members added to an open object) and CSV. They take finished
+ * aggregates and print to the stream they are given.
+ */
+#ifndef RS_REPORT_OUT_H
+#define RS_REPORT_OUT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+struct analysis;
+struct json_writer;
+struct perf_data;
+
+struct report_out {
+	const char *input;		/* name shown in the header */
+	struct perf_data *pd;		/* header, evsels, stats */
+	struct analysis *an;
+	uint64_t divisor;		/* ns per display unit */
+	const char *unit;		/* "nsecs", "usecs", "msecs" */
+	bool hist;			/* text/CSV: add the histograms */
+};
+
+/* 0, or -errno of a failed write. */
+int report_out__text(FILE *out, const struct report_out *ro);
+int report_out__csv(FILE *out, const struct report_out *ro);
+/* Adds "attribution", "triggers", ... to the object jw has open. */
+void report_out__json(struct json_writer *jw, const struct report_out *ro);
+
+#endif

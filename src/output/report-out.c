@@ -1,0 +1,988 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The attribution report as text tables (80 columns, ready to paste into
+ * an email), JSON and CSV. Every table has the same rows in the three
+ * forms; the text form leaves out empty rows.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analysis.h"
+#include "attrib.h"
+#include "json.h"
+#include "perf-data.h"
+#include "report-out.h"
+#include "rules.h"
+#include "spans.h"
+
+#define TOP_COMMS 10
+#define TOP_STACKS 8
+#define TEXT_WIDTH 80
+/* MEMCG_CHARGE_BATCH from v6.1 (32 before). */
+#define MEMCG_CHARGE_BATCH 64
+
+/* Subsystems in table order: the categories, then "unknown". */
+static const int subsys_order[] = {
+	RS_CAT_MEMORY, RS_CAT_IO, RS_CAT_BASE, RS_CAT_BPF, RS_CAT_CORE, -1,
+};
+
+static const char *subsys_name(int subsys)
+{
+	return subsys < 0 ? "unknown" : rs_category_name(subsys);
+}
+
+static double pct(uint64_t part, uint64_t whole)
+{
+	return whole ? 100.0 * part / whole : 0.0;
+}
+
+static double share(uint64_t part, uint64_t whole)
+{
+	return whole ? (double)part / whole : 0.0;
+}
+
+/* A time in the display unit, with the digits that unit deserves. */
+static void fmt_time(char *buf, size_t len, uint64_t ns,
+		     const struct report_out *ro)
+{
+	double v = (double)ns / ro->divisor;
+
+	if (ro->divisor == 1)
+		snprintf(buf, len, "%" PRIu64, ns);
+	else if (ro->divisor == 1000)
+		snprintf(buf, len, "%.1f", v);
+	else
+		snprintf(buf, len, "%.3f", v);
+}
+
+static const char *unit_short(const struct report_out *ro)
+{
+	return ro->divisor == 1 ? "ns" : ro->divisor == 1000 ? "us" : "ms";
+}
+
+/*
+ * Text too long for one line, broken after a separator (';' in stacks,
+ * ' ' in command lines) into lines of at most width columns, each
+ * continuation indented by indent. A piece longer than a line is cut
+ * where it must be.
+ */
+static void text_wrap(FILE *out, const char *text, char sep, int first,
+		      int width, const char *indent)
+{
+	int avail = width - first, len;
+	const char *p = text;
+
+	while ((len = strlen(p)) > avail && avail > 0) {
+		int cut = avail;
+
+		while (cut > 0 && p[cut - 1] != sep)
+			cut--;
+		if (!cut)
+			cut = avail;
+		/* A space separator ends the line unprinted. */
+		fprintf(out, "%.*s\n%s", cut - (sep == ' ' && p[cut - 1] == ' '),
+			p, indent);
+		p += cut;
+		avail = width - (int)strlen(indent);
+	}
+	fprintf(out, "%s\n", p);
+}
+
+/* --- header and event counts ------------------------------------------ */
+
+static void text_header(FILE *out, const struct report_out *ro)
+{
+	const struct perf_header_info *hdr = perf_data__header(ro->pd);
+	uint64_t first, last;
+
+	analysis__time_range(ro->an, &first, &last);
+	fprintf(out, "# rstat-analyze report: %s (%s layout)\n", ro->input,
+		hdr->pipe_mode ? "pipe" : "file");
+	fprintf(out, "# host: %s, kernel: %s, arch: %s, cpus: %u\n",
+		hdr->hostname ? hdr->hostname : "?",
+		hdr->os_release ? hdr->os_release : "?",
+		hdr->arch ? hdr->arch : "?", hdr->nr_cpus_online);
+	if (last > first)
+		fprintf(out, "# duration: %.3f s\n", (last - first) / 1e9);
+	if (hdr->perf_version)
+		fprintf(out, "# recorded by: perf %s\n", hdr->perf_version);
+	if (hdr->cmdline) {
+		fputs("# cmdline: ", out);
+		text_wrap(out, hdr->cmdline, ' ', 11, TEXT_WIDTH, "#   ");
+	}
+}
+
+static void text_counts(FILE *out, const struct report_out *ro)
+{
+	const struct perf_data_stats *st = perf_data__stats(ro->pd);
+	uint32_t i, n = perf_data__nr_evsel(ro->pd);
+
+	fprintf(out, "\nEvent counts\n%-46s %12s %18s\n", "event", "samples",
+		"period");
+	for (i = 0; i < n; i++) {
+		const struct rs_evsel *evsel = perf_data__evsel(ro->pd, i);
+
+		fprintf(out, "%-46s %12" PRIu64 " %18" PRIu64 "\n",
+			evsel->name, evsel->nr_samples, evsel->total_period);
+	}
+	fprintf(out, "lost events: %" PRIu64 ", lost samples: %" PRIu64
+		", unknown records: %" PRIu64 "\n", st->nr_lost,
+		st->nr_lost_samples, st->nr_unknown_records);
+}
+
+/* --- attribution -------------------------------------------------------- */
+
+static int text_attrib_event(FILE *out, const struct report_out *ro,
+			     uint32_t idx)
+{
+	const struct attrib_event *ev = attrib__event(analysis__attrib(ro->an),
+						      idx);
+	struct attrib_keyed top[TOP_COMMS > TOP_STACKS ? TOP_COMMS :
+				TOP_STACKS];
+	int c, t, n, i;
+
+	fprintf(out, "\nAttribution of %s: %" PRIu64 " samples, %" PRIu64
+		" (%.1f%%) in flushes\n", ev->name, ev->total.samples,
+		ev->flush.samples, pct(ev->flush.period, ev->total.period));
+	fprintf(out, "%-12s %10s %20s %8s %8s\n", "category", "samples",
+		"period", "% all", "% flush");
+	for (c = 0; c < RS_CAT__NR; c++) {
+		const struct attrib_row *r = &ev->cat[c];
+
+		if (!r->samples)
+			continue;
+		fprintf(out, "%-12s %10" PRIu64 " %20" PRIu64 " %8.2f ",
+			rs_category_name(c), r->samples, r->period,
+			pct(r->period, ev->total.period));
+		if (rs_category_is_flush(c))
+			fprintf(out, "%8.2f\n", pct(r->period,
+						    ev->flush.period));
+		else
+			fprintf(out, "%8s\n", "-");
+	}
+	if (!ev->flush.samples)
+		return 0;
+
+	fprintf(out, "\nFlush triggers (who asked), %s\n", ev->name);
+	fprintf(out, "%-17s %10s %20s %8s\n", "trigger", "samples", "period",
+		"% flush");
+	for (t = 0; t < RS_TRIG__NR; t++) {
+		const struct attrib_row *r = &ev->trig[t];
+
+		if (r->samples)
+			fprintf(out, "%-17s %10" PRIu64 " %20" PRIu64
+				" %8.2f\n", rs_trigger_name(t), r->samples,
+				r->period, pct(r->period, ev->flush.period));
+	}
+
+	fprintf(out, "\nCategory x trigger, %s\n", ev->name);
+	fprintf(out, "%-12s %-17s %10s %20s %8s\n", "category", "trigger",
+		"samples", "period", "% flush");
+	for (c = 0; c < RS_CAT__NR; c++)
+		for (t = 0; t < RS_TRIG__NR; t++) {
+			const struct attrib_row *r = &ev->cross[c][t];
+
+			if (r->samples)
+				fprintf(out, "%-12s %-17s %10" PRIu64
+					" %20" PRIu64 " %8.2f\n",
+					rs_category_name(c),
+					rs_trigger_name(t), r->samples,
+					r->period,
+					pct(r->period, ev->flush.period));
+		}
+
+	n = attrib__top_comms(analysis__attrib(ro->an), idx, top, TOP_COMMS);
+	if (n < 0)
+		return n;
+	fprintf(out, "\nFlushing processes, %s (top %d of %u)\n", ev->name,
+		n, attrib__nr_comms(analysis__attrib(ro->an), idx));
+	fprintf(out, "%-29s %10s %20s %8s\n", "comm", "samples", "period",
+		"% flush");
+	for (i = 0; i < n; i++)
+		fprintf(out, "%-29.29s %10" PRIu64 " %20" PRIu64 " %8.2f\n",
+			top[i].name, top[i].row.samples, top[i].row.period,
+			pct(top[i].row.period, ev->flush.period));
+
+	n = attrib__top_stacks(analysis__attrib(ro->an), idx, top,
+			       TOP_STACKS);
+	if (n < 0)
+		return n;
+	fprintf(out, "\nTop flush stacks, %s (trigger first, leaf last)\n",
+		ev->name);
+	fprintf(out, "%7s %10s  %s\n", "% flush", "samples", "stack");
+	for (i = 0; i < n; i++) {
+		fprintf(out, "%7.2f %10" PRIu64 "  ",
+			pct(top[i].row.period, ev->flush.period),
+			top[i].row.samples);
+		text_wrap(out, top[i].name, ';', 20, TEXT_WIDTH,
+			  "                    ");
+	}
+	if (ev->clock && ev->skid.samples)
+		fprintf(out, "\nskid: %.1f%% of the flush samples of %s sit at an IRQ re-enable\npoint: time with IRQs off is charged there (see the lock hold times below)\n",
+			pct(ev->skid.period, ev->flush.period), ev->name);
+	return 0;
+}
+
+/* --- spans -------------------------------------------------------------- */
+
+static void text_hist_row(FILE *out, const struct report_out *ro,
+			  const char *name, struct hist *h, int width)
+{
+	char v[6][24];
+
+	fmt_time(v[0], sizeof(v[0]), hist__total(h), ro);
+	fmt_time(v[1], sizeof(v[1]), hist__min(h), ro);
+	fmt_time(v[2], sizeof(v[2]), hist__percentile(h, 50), ro);
+	fmt_time(v[3], sizeof(v[3]), hist__percentile(h, 90), ro);
+	fmt_time(v[4], sizeof(v[4]), hist__percentile(h, 99), ro);
+	fmt_time(v[5], sizeof(v[5]), hist__max(h), ro);
+	fprintf(out, "%-*.*s %7" PRIu64 " %11s %8s %8s %8s %8s %8s\n", width,
+		width, name, hist__count(h), v[0], v[1], v[2], v[3], v[4],
+		v[5]);
+}
+
+static void text_hist_head(FILE *out, const struct report_out *ro,
+			   const char *first, int width)
+{
+	fprintf(out, "%-*s %7s %11s %8s %8s %8s %8s %8s\n", width, first,
+		"count", "total", "min", "p50", "p90", "p99", "max");
+	(void)ro;
+}
+
+static void text_locks(FILE *out, const struct report_out *ro)
+{
+	struct spans *sp = analysis__spans(ro->an);
+	const struct rs_evsel *sampled =
+		analysis__sampled_tracepoint(ro->an);
+	const struct spans_cgroup *cg;
+	const struct spans_lock_cpu *lc;
+	struct spans_counts c;
+	size_t nr, i;
+	char a[24], b[24];
+	unsigned int k;
+
+	spans__counts(sp, &c);
+	if (!c.locked && !c.unlocked && !c.contended)
+		return;
+	fprintf(out, "\nLock hold time (cgroup_rstat_locked -> unlock), %s\n",
+		unit_short(ro));
+	text_hist_head(out, ro, "subsystem", 10);
+	for (k = 0; k < sizeof(subsys_order) / sizeof(*subsys_order); k++) {
+		struct hist *h = spans__hold_hist(sp, subsys_order[k]);
+
+		if (h && hist__count(h))
+			text_hist_row(out, ro, subsys_name(subsys_order[k]),
+				      h, 10);
+	}
+	fprintf(out, "pairs: %" PRIu64 "; locked without unlock: %" PRIu64
+		", unlock without locked: %" PRIu64 "\n", c.pairs,
+		c.unmatched_start, c.unmatched_end);
+	if (sampled)
+		fprintf(out, "caution: %s recorded %" PRIu64 " of %" PRIu64
+			" hits (sampled): pairs\nmay join different lock rounds; record tracepoints with -c 1\n",
+			sampled->name, sampled->nr_samples,
+			sampled->total_period);
+
+	if (c.contended || c.wait_pairs) {
+		fprintf(out, "\nLock wait time (lock_contended -> locked), %s\n",
+			unit_short(ro));
+		text_hist_head(out, ro, "subsystem", 10);
+		for (k = 0; k < sizeof(subsys_order) / sizeof(*subsys_order);
+		     k++) {
+			struct hist *h = spans__wait_hist(sp,
+							  subsys_order[k]);
+
+			if (h && hist__count(h))
+				text_hist_row(out, ro,
+					      subsys_name(subsys_order[k]),
+					      h, 10);
+		}
+		fprintf(out, "waits: %" PRIu64 "; unmatched: %" PRIu64
+			" contended, %" PRIu64 " locked\n", c.wait_pairs,
+			c.wait_unmatched_start, c.wait_unmatched_end);
+	} else {
+		fprintf(out, "no contended lock (lock wait time 0)\n");
+	}
+
+	if (c.flushes) {
+		fprintf(out, "\nWork per flush (one task's run of locks in one flush), %s\n",
+			unit_short(ro));
+		text_hist_head(out, ro, "subsystem", 10);
+		for (k = 0; k < sizeof(subsys_order) / sizeof(*subsys_order);
+		     k++) {
+			const struct spans_flush *f =
+				spans__flush(sp, subsys_order[k]);
+
+			if (f && f->flushes)
+				text_hist_row(out, ro,
+					      subsys_name(subsys_order[k]),
+					      f->duration, 10);
+		}
+		fprintf(out, "%-10s %7s %11s %8s %8s %8s\n", "subsystem",
+			"flushes", "locks", "cpus avg", "cpus max",
+			"hold/fl");
+		for (k = 0; k < sizeof(subsys_order) / sizeof(*subsys_order);
+		     k++) {
+			const struct spans_flush *f =
+				spans__flush(sp, subsys_order[k]);
+
+			if (!f || !f->flushes)
+				continue;
+			fmt_time(a, sizeof(a), f->hold_ns / f->flushes, ro);
+			fprintf(out, "%-10s %7" PRIu64 " %11" PRIu64
+				" %8.1f %8" PRIu64 " %8s\n",
+				subsys_name(subsys_order[k]), f->flushes,
+				f->locks,
+				(double)hist__total(f->cpus) / f->flushes,
+				hist__max(f->cpus), a);
+		}
+	}
+
+	if (!spans__cgroups(sp, &cg, &nr) && nr) {
+		fprintf(out, "\nLocks per cgroup (root 0: the v2 hierarchy), %s\n",
+			unit_short(ro));
+		fprintf(out, "%5s %6s %20s %10s %12s %10s\n", "root", "level",
+			"id", "locks", "hold total", "hold max");
+		for (i = 0; i < nr && i < 20; i++) {
+			fmt_time(a, sizeof(a), cg[i].hold_ns, ro);
+			fmt_time(b, sizeof(b), cg[i].max_hold_ns, ro);
+			fprintf(out, "%5d %6d %20" PRIu64 " %10" PRIu64
+				" %12s %10s\n", cg[i].root, cg[i].level,
+				cg[i].cgroup_id, cg[i].locks, a, b);
+		}
+		if (nr > 20)
+			fprintf(out, "(%zu more cgroups)\n", nr - 20);
+	}
+	if (!spans__lock_cpus(sp, &lc, &nr) && nr) {
+		fprintf(out, "\nLocks by the events' cpu field, %s\n",
+			unit_short(ro));
+		fprintf(out, "%5s %8s %10s %9s  %s\n", "cpu", "locks",
+			"hold total", "hold max", "meaning");
+		for (i = 0; i < nr; i++) {
+			fmt_time(a, sizeof(a), lc[i].hold_ns, ro);
+			fmt_time(b, sizeof(b), lc[i].max_hold_ns, ro);
+			fprintf(out, "%5d %8" PRIu64 " %10s %9s  %.42s\n",
+				lc[i].lock_cpu, lc[i].locks, a, b,
+				lc[i].meaning);
+		}
+	}
+}
+
+static void text_memcg(FILE *out, const struct report_out *ro)
+{
+	const struct spans_memcg *m = spans__memcg(analysis__spans(ro->an));
+	const struct perf_header_info *hdr = perf_data__header(ro->pd);
+
+	if (!m || !m->requested)
+		return;
+	fprintf(out, "\nmemcg_flush_stats: %" PRIu64 " requested, %" PRIu64
+		" performed (%" PRIu64 " forced), %" PRIu64 " skipped\n",
+		m->requested, m->performed, m->forced, m->skipped);
+	fprintf(out, "stats_updates: p50 %" PRIu64 ", p90 %" PRIu64
+		", p99 %" PRIu64 ", max %" PRIu64,
+		hist__percentile(m->updates, 50),
+		hist__percentile(m->updates, 90),
+		hist__percentile(m->updates, 99), hist__max(m->updates));
+	if (hdr->nr_cpus_online)
+		fprintf(out, "; flush threshold %d x %u cpus = %u",
+			MEMCG_CHARGE_BATCH, hdr->nr_cpus_online,
+			MEMCG_CHARGE_BATCH * hdr->nr_cpus_online);
+	fputc('\n', out);
+}
+
+static void text_user_spans(FILE *out, const struct report_out *ro)
+{
+	struct spans *sp = analysis__spans(ro->an);
+	int i, n = spans__nr_user(sp);
+
+	if (!n)
+		return;
+	fprintf(out, "\nSpans, %s\n", unit_short(ro));
+	text_hist_head(out, ro, "span", 18);
+	for (i = 0; i < n; i++) {
+		const struct spans_user *u = spans__user(sp, i);
+		char name[128];
+
+		snprintf(name, sizeof(name), "%s,%s", u->start, u->end);
+		text_hist_row(out, ro, name, u->hist, 18);
+	}
+	for (i = 0; i < n; i++) {
+		const struct spans_user *u = spans__user(sp, i);
+
+		if (u->unmatched_start || u->unmatched_end)
+			fprintf(out, "%s,%s: %" PRIu64 " starts without end, %"
+				PRIu64 " ends without start\n", u->start,
+				u->end, u->unmatched_start, u->unmatched_end);
+	}
+}
+
+static void text_hists(FILE *out, const struct report_out *ro)
+{
+	struct spans *sp = analysis__spans(ro->an);
+	const struct spans_memcg *m = spans__memcg(sp);
+	unsigned int k;
+	int i, n;
+
+	for (k = 0; k < sizeof(subsys_order) / sizeof(*subsys_order); k++) {
+		struct hist *h = spans__hold_hist(sp, subsys_order[k]);
+
+		if (h && hist__count(h)) {
+			fprintf(out, "\nlock hold, %s:\n",
+				subsys_name(subsys_order[k]));
+			hist__print(h, out, ro->divisor, ro->unit);
+		}
+	}
+	for (k = 0; k < sizeof(subsys_order) / sizeof(*subsys_order); k++) {
+		struct hist *h = spans__wait_hist(sp, subsys_order[k]);
+
+		if (h && hist__count(h)) {
+			fprintf(out, "\nlock wait, %s:\n",
+				subsys_name(subsys_order[k]));
+			hist__print(h, out, ro->divisor, ro->unit);
+		}
+	}
+	for (k = 0; k < sizeof(subsys_order) / sizeof(*subsys_order); k++) {
+		const struct spans_flush *f = spans__flush(sp,
+							   subsys_order[k]);
+
+		if (f && f->flushes) {
+			fprintf(out, "\nflush duration, %s:\n",
+				subsys_name(subsys_order[k]));
+			hist__print(f->duration, out, ro->divisor, ro->unit);
+		}
+	}
+	n = spans__nr_user(sp);
+	for (i = 0; i < n; i++) {
+		const struct spans_user *u = spans__user(sp, i);
+
+		fprintf(out, "\nspan %s,%s:\n", u->start, u->end);
+		hist__print(u->hist, out, ro->divisor, ro->unit);
+	}
+	if (m && hist__count(m->updates)) {
+		fprintf(out, "\nmemcg_flush_stats stats_updates:\n");
+		hist__print(m->updates, out, 1, "updates");
+	}
+}
+
+int report_out__text(FILE *out, const struct report_out *ro)
+{
+	struct attrib *at = analysis__attrib(ro->an);
+	uint32_t i;
+	int err;
+
+	text_header(out, ro);
+	for (i = 0; i < attrib__nr_events(at); i++) {
+		err = text_attrib_event(out, ro, i);
+		if (err)
+			return err;
+	}
+	if (!attrib__nr_events(at))
+		fprintf(out, "\nno sampling event (cycles, cpu-clock...): no attribution\n");
+	text_locks(out, ro);
+	text_memcg(out, ro);
+	text_user_spans(out, ro);
+	text_counts(out, ro);
+	if (ro->hist)
+		text_hists(out, ro);
+	return 0;
+}
+
+/* --- JSON --------------------------------------------------------------- */
+
+static void json_hist(struct json_writer *jw, struct hist *h)
+{
+	struct hist_bucket b[HIST_MAX_BUCKETS];
+	int i, n = hist__buckets(h, 1, b, HIST_MAX_BUCKETS);
+
+	json__array_begin(jw, "hist");
+	for (i = 0; i < n; i++) {
+		json__object_begin(jw, NULL);
+		json__u64(jw, "low", b[i].low);
+		json__u64(jw, "high", b[i].high);
+		json__u64(jw, "count", b[i].count);
+		json__object_end(jw);
+	}
+	json__array_end(jw);
+}
+
+static void json_span(struct json_writer *jw, const char *name,
+		      const char *subsys, struct hist *h)
+{
+	json__object_begin(jw, NULL);
+	json__string(jw, "name", name);
+	json__string(jw, "subsystem", subsys);
+	json__u64(jw, "count", hist__count(h));
+	json__u64(jw, "total_ns", hist__total(h));
+	json__u64(jw, "min_ns", hist__min(h));
+	json__u64(jw, "max_ns", hist__max(h));
+	json__u64(jw, "p50_ns", hist__percentile(h, 50));
+	json__u64(jw, "p90_ns", hist__percentile(h, 90));
+	json__u64(jw, "p99_ns", hist__percentile(h, 99));
+	json_hist(jw, h);
+}
+
+static void json_attrib(struct json_writer *jw, const struct report_out *ro)
+{
+	struct attrib *at = analysis__attrib(ro->an);
+	uint32_t i, n = attrib__nr_events(at);
+	struct attrib_keyed *top;
+	int c, t, k, nk;
+
+	json__array_begin(jw, "attribution");
+	for (i = 0; i < n; i++) {
+		const struct attrib_event *ev = attrib__event(at, i);
+
+		for (c = 0; c < RS_CAT__NR; c++) {
+			if (!ev->cat[c].samples)
+				continue;
+			json__object_begin(jw, NULL);
+			json__string(jw, "event", ev->name);
+			json__string(jw, "category", rs_category_name(c));
+			json__u64(jw, "samples", ev->cat[c].samples);
+			json__u64(jw, "period", ev->cat[c].period);
+			json__double(jw, "share", share(ev->cat[c].period,
+							ev->total.period));
+			if (rs_category_is_flush(c))
+				json__double(jw, "flush_share",
+					     share(ev->cat[c].period,
+						   ev->flush.period));
+			else
+				json__string(jw, "flush_share", NULL);
+			json__object_end(jw);
+		}
+	}
+	json__array_end(jw);
+
+	json__array_begin(jw, "triggers");
+	for (i = 0; i < n; i++) {
+		const struct attrib_event *ev = attrib__event(at, i);
+
+		for (t = 0; t < RS_TRIG__NR; t++) {
+			if (!ev->trig[t].samples)
+				continue;
+			json__object_begin(jw, NULL);
+			json__string(jw, "event", ev->name);
+			json__string(jw, "trigger", rs_trigger_name(t));
+			json__u64(jw, "samples", ev->trig[t].samples);
+			json__u64(jw, "period", ev->trig[t].period);
+			json__double(jw, "share", share(ev->trig[t].period,
+							ev->flush.period));
+			json__object_end(jw);
+		}
+	}
+	json__array_end(jw);
+
+	json__array_begin(jw, "category_triggers");
+	for (i = 0; i < n; i++) {
+		const struct attrib_event *ev = attrib__event(at, i);
+
+		for (c = 0; c < RS_CAT__NR; c++)
+			for (t = 0; t < RS_TRIG__NR; t++) {
+				const struct attrib_row *r = &ev->cross[c][t];
+
+				if (!r->samples)
+					continue;
+				json__object_begin(jw, NULL);
+				json__string(jw, "event", ev->name);
+				json__string(jw, "category",
+					     rs_category_name(c));
+				json__string(jw, "trigger",
+					     rs_trigger_name(t));
+				json__u64(jw, "samples", r->samples);
+				json__u64(jw, "period", r->period);
+				json__double(jw, "share",
+					     share(r->period,
+						   ev->flush.period));
+				json__object_end(jw);
+			}
+	}
+	json__array_end(jw);
+
+	for (k = 0; k < 2; k++) {
+		json__array_begin(jw, k ? "flush_stacks" : "flush_comms");
+		for (i = 0; i < n; i++) {
+			const struct attrib_event *ev = attrib__event(at, i);
+			uint32_t max = k ? attrib__nr_stacks(at, i) :
+				       attrib__nr_comms(at, i);
+			int j;
+
+			top = max ? calloc(max, sizeof(*top)) : NULL;
+			if (!top)
+				continue;
+			nk = k ? attrib__top_stacks(at, i, top, max) :
+			     attrib__top_comms(at, i, top, max);
+			for (j = 0; j < nk; j++) {
+				json__object_begin(jw, NULL);
+				json__string(jw, "event", ev->name);
+				json__string(jw, k ? "stack" : "comm",
+					     top[j].name);
+				json__u64(jw, "samples", top[j].row.samples);
+				json__u64(jw, "period", top[j].row.period);
+				json__double(jw, "share",
+					     share(top[j].row.period,
+						   ev->flush.period));
+				json__object_end(jw);
+			}
+			free(top);
+		}
+		json__array_end(jw);
+	}
+
+	/* One skid figure: the first clock event's (perf records one). */
+	for (i = 0; i < n; i++)
+		if (attrib__event(at, i)->clock)
+			break;
+	if (i < n) {
+		const struct attrib_event *ev = attrib__event(at, i);
+
+		json__object_begin(jw, "skid");
+		json__string(jw, "event", ev->name);
+		json__u64(jw, "samples", ev->skid.samples);
+		json__u64(jw, "flush_samples", ev->flush.samples);
+		json__double(jw, "fraction", share(ev->skid.period,
+						   ev->flush.period));
+		json__object_end(jw);
+	} else {
+		json__string(jw, "skid", NULL);
+	}
+}
+
+static void json_spans(struct json_writer *jw, const struct report_out *ro)
+{
+	struct spans *sp = analysis__spans(ro->an);
+	const struct spans_cgroup *cg;
+	const struct spans_lock_cpu *lc;
+	const struct spans_memcg *m;
+	struct spans_counts c;
+	unsigned int k;
+	size_t nr, i;
+	int u, n;
+
+	json__array_begin(jw, "spans");
+	for (k = 0; k < sizeof(subsys_order) / sizeof(*subsys_order); k++) {
+		int s = subsys_order[k];
+		struct hist *h = spans__hold_hist(sp, s);
+		const struct spans_flush *f;
+
+		if (h && hist__count(h)) {
+			json_span(jw, "lock-hold", subsys_name(s), h);
+			json__object_end(jw);
+		}
+		h = spans__wait_hist(sp, s);
+		if (h && hist__count(h)) {
+			json_span(jw, "lock-wait", subsys_name(s), h);
+			json__object_end(jw);
+		}
+		f = spans__flush(sp, s);
+		if (f && f->flushes) {
+			json_span(jw, "flush", subsys_name(s), f->duration);
+			json__u64(jw, "locks", f->locks);
+			json__u64(jw, "hold_ns", f->hold_ns);
+			json__u64(jw, "cpus_walked_total",
+				  hist__total(f->cpus));
+			json__u64(jw, "cpus_walked_max", hist__max(f->cpus));
+			json__object_end(jw);
+		}
+	}
+	n = spans__nr_user(sp);
+	for (u = 0; u < n; u++) {
+		const struct spans_user *us = spans__user(sp, u);
+		char name[256];
+
+		snprintf(name, sizeof(name), "%s,%s", us->start, us->end);
+		json_span(jw, name, NULL, us->hist);
+		json__u64(jw, "unmatched_start", us->unmatched_start);
+		json__u64(jw, "unmatched_end", us->unmatched_end);
+		json__object_end(jw);
+	}
+	json__array_end(jw);
+
+	spans__counts(sp, &c);
+	json__object_begin(jw, "locks");
+	json__u64(jw, "locked", c.locked);
+	json__u64(jw, "unlocked", c.unlocked);
+	json__u64(jw, "contended", c.contended);
+	json__u64(jw, "pairs", c.pairs);
+	json__u64(jw, "unmatched_start", c.unmatched_start);
+	json__u64(jw, "unmatched_end", c.unmatched_end);
+	json__u64(jw, "wait_pairs", c.wait_pairs);
+	json__u64(jw, "wait_unmatched_start", c.wait_unmatched_start);
+	json__u64(jw, "wait_unmatched_end", c.wait_unmatched_end);
+	json__u64(jw, "flushes", c.flushes);
+	/* Only one hit in several recorded: pairs are not to be trusted. */
+	json__string(jw, "sampled_event",
+		     analysis__sampled_tracepoint(ro->an) ?
+		     analysis__sampled_tracepoint(ro->an)->name : NULL);
+	json__object_end(jw);
+
+	json__array_begin(jw, "lock_cgroups");
+	if (!spans__cgroups(sp, &cg, &nr))
+		for (i = 0; i < nr; i++) {
+			json__object_begin(jw, NULL);
+			json__i64(jw, "root", cg[i].root);
+			json__u64(jw, "id", cg[i].cgroup_id);
+			json__i64(jw, "level", cg[i].level);
+			json__u64(jw, "locks", cg[i].locks);
+			json__u64(jw, "pairs", cg[i].pairs);
+			json__u64(jw, "hold_ns", cg[i].hold_ns);
+			json__u64(jw, "max_hold_ns", cg[i].max_hold_ns);
+			json__object_end(jw);
+		}
+	json__array_end(jw);
+
+	json__array_begin(jw, "lock_cpus");
+	if (!spans__lock_cpus(sp, &lc, &nr))
+		for (i = 0; i < nr; i++) {
+			json__object_begin(jw, NULL);
+			json__i64(jw, "cpu", lc[i].lock_cpu);
+			json__u64(jw, "locks", lc[i].locks);
+			json__u64(jw, "pairs", lc[i].pairs);
+			json__u64(jw, "hold_ns", lc[i].hold_ns);
+			json__u64(jw, "max_hold_ns", lc[i].max_hold_ns);
+			json__string(jw, "meaning", lc[i].meaning);
+			json__object_end(jw);
+		}
+	json__array_end(jw);
+
+	m = spans__memcg(sp);
+	if (m && m->requested) {
+		json__object_begin(jw, "memcg_flush_stats");
+		json__u64(jw, "requested", m->requested);
+		json__u64(jw, "performed", m->performed);
+		json__u64(jw, "forced", m->forced);
+		json__u64(jw, "skipped", m->skipped);
+		json__u64(jw, "negative_updates", m->negative);
+		json__object_begin(jw, "stats_updates");
+		json__u64(jw, "count", hist__count(m->updates));
+		json__u64(jw, "min", hist__min(m->updates));
+		json__u64(jw, "max", hist__max(m->updates));
+		json__u64(jw, "p50", hist__percentile(m->updates, 50));
+		json__u64(jw, "p90", hist__percentile(m->updates, 90));
+		json__u64(jw, "p99", hist__percentile(m->updates, 99));
+		json_hist(jw, m->updates);
+		json__object_end(jw);
+		json__object_end(jw);
+	} else {
+		json__string(jw, "memcg_flush_stats", NULL);
+	}
+}
+
+void report_out__json(struct json_writer *jw, const struct report_out *ro)
+{
+	uint32_t i, n = perf_data__nr_evsel(ro->pd);
+
+	json_attrib(jw, ro);
+	json_spans(jw, ro);
+	json__array_begin(jw, "counts");
+	for (i = 0; i < n; i++) {
+		const struct rs_evsel *evsel = perf_data__evsel(ro->pd, i);
+
+		json__object_begin(jw, NULL);
+		json__string(jw, "event", evsel->name);
+		json__u64(jw, "count", evsel->nr_samples);
+		json__object_end(jw);
+	}
+	json__array_end(jw);
+}
+
+/* --- CSV ---------------------------------------------------------------- */
+
+/* RFC 4180 quoting, only where needed. */
+static void csv_str(FILE *out, const char *s)
+{
+	if (!strpbrk(s, ",\"\r\n")) {
+		fputs(s, out);
+		return;
+	}
+	fputc('"', out);
+	for (; *s; s++) {
+		if (*s == '"')
+			fputc('"', out);
+		fputc(*s, out);
+	}
+	fputc('"', out);
+}
+
+static void csv_hist_row(FILE *out, const char *table, const char *name,
+			 const char *subsys, struct hist *h)
+{
+	fprintf(out, "%s,", table);
+	csv_str(out, name);
+	fprintf(out, ",%s,%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64
+		",%" PRIu64 ",%" PRIu64 ",%" PRIu64 "\n", subsys,
+		hist__count(h), hist__total(h), hist__min(h), hist__max(h),
+		hist__percentile(h, 50), hist__percentile(h, 90),
+		hist__percentile(h, 99));
+}
+
+static void csv_buckets(FILE *out, const char *name, const char *subsys,
+			struct hist *h)
+{
+	struct hist_bucket b[HIST_MAX_BUCKETS];
+	int i, n = hist__buckets(h, 1, b, HIST_MAX_BUCKETS);
+
+	for (i = 0; i < n; i++) {
+		fputs("hist,", out);
+		csv_str(out, name);
+		fprintf(out, ",%s,%" PRIu64 ",%" PRIu64 ",%" PRIu64 "\n",
+			subsys, b[i].low, b[i].high, b[i].count);
+	}
+}
+
+/*
+ * Several tables, each a header line then its rows, separated by a blank
+ * line; the first column names the table so that rows stay
+ * self-describing when the blocks are concatenated or grepped.
+ */
+int report_out__csv(FILE *out, const struct report_out *ro)
+{
+	struct attrib *at = analysis__attrib(ro->an);
+	struct spans *sp = analysis__spans(ro->an);
+	uint32_t i, n = attrib__nr_events(at), ne;
+	unsigned int k;
+	int c, t, u;
+
+	fputs("table,event,category,samples,period,share,flush_share\n", out);
+	for (i = 0; i < n; i++) {
+		const struct attrib_event *ev = attrib__event(at, i);
+
+		for (c = 0; c < RS_CAT__NR; c++) {
+			if (!ev->cat[c].samples)
+				continue;
+			fputs("attribution,", out);
+			csv_str(out, ev->name);
+			fprintf(out, ",%s,%" PRIu64 ",%" PRIu64 ",%.6f,",
+				rs_category_name(c), ev->cat[c].samples,
+				ev->cat[c].period,
+				share(ev->cat[c].period, ev->total.period));
+			if (rs_category_is_flush(c))
+				fprintf(out, "%.6f", share(ev->cat[c].period,
+							   ev->flush.period));
+			fputc('\n', out);
+		}
+	}
+	fputs("\ntable,event,trigger,samples,period,share\n", out);
+	for (i = 0; i < n; i++) {
+		const struct attrib_event *ev = attrib__event(at, i);
+
+		for (t = 0; t < RS_TRIG__NR; t++) {
+			if (!ev->trig[t].samples)
+				continue;
+			fputs("triggers,", out);
+			csv_str(out, ev->name);
+			fprintf(out, ",%s,%" PRIu64 ",%" PRIu64 ",%.6f\n",
+				rs_trigger_name(t), ev->trig[t].samples,
+				ev->trig[t].period,
+				share(ev->trig[t].period, ev->flush.period));
+		}
+	}
+	fputs("\ntable,event,category,trigger,samples,period,share\n", out);
+	for (i = 0; i < n; i++) {
+		const struct attrib_event *ev = attrib__event(at, i);
+
+		for (c = 0; c < RS_CAT__NR; c++)
+			for (t = 0; t < RS_TRIG__NR; t++) {
+				const struct attrib_row *r = &ev->cross[c][t];
+
+				if (!r->samples)
+					continue;
+				fputs("category_triggers,", out);
+				csv_str(out, ev->name);
+				fprintf(out, ",%s,%s,%" PRIu64 ",%" PRIu64
+					",%.6f\n", rs_category_name(c),
+					rs_trigger_name(t), r->samples,
+					r->period,
+					share(r->period, ev->flush.period));
+			}
+	}
+	fputs("\ntable,event,comm,samples,period,share\n", out);
+	for (i = 0; i < n; i++) {
+		const struct attrib_event *ev = attrib__event(at, i);
+		uint32_t max = attrib__nr_comms(at, i);
+		struct attrib_keyed *top = max ? calloc(max, sizeof(*top)) :
+					   NULL;
+		int j, nk;
+
+		if (!top)
+			continue;
+		nk = attrib__top_comms(at, i, top, max);
+		for (j = 0; j < nk; j++) {
+			fputs("flush_comms,", out);
+			csv_str(out, ev->name);
+			fputc(',', out);
+			csv_str(out, top[j].name);
+			fprintf(out, ",%" PRIu64 ",%" PRIu64 ",%.6f\n",
+				top[j].row.samples, top[j].row.period,
+				share(top[j].row.period, ev->flush.period));
+		}
+		free(top);
+	}
+
+	fputs("\ntable,name,subsystem,count,total_ns,min_ns,max_ns,p50_ns,p90_ns,p99_ns\n",
+	      out);
+	for (k = 0; k < sizeof(subsys_order) / sizeof(*subsys_order); k++) {
+		int s = subsys_order[k];
+		struct hist *h = spans__hold_hist(sp, s);
+		const struct spans_flush *f = spans__flush(sp, s);
+
+		if (h && hist__count(h))
+			csv_hist_row(out, "spans", "lock-hold",
+				     subsys_name(s), h);
+		h = spans__wait_hist(sp, s);
+		if (h && hist__count(h))
+			csv_hist_row(out, "spans", "lock-wait",
+				     subsys_name(s), h);
+		if (f && f->flushes)
+			csv_hist_row(out, "spans", "flush", subsys_name(s),
+				     f->duration);
+	}
+	for (u = 0; u < spans__nr_user(sp); u++) {
+		const struct spans_user *us = spans__user(sp, u);
+		char name[256];
+
+		snprintf(name, sizeof(name), "%s,%s", us->start, us->end);
+		csv_hist_row(out, "spans", name, "", us->hist);
+	}
+
+	fputs("\ntable,event,count\n", out);
+	ne = perf_data__nr_evsel(ro->pd);
+	for (i = 0; i < ne; i++) {
+		const struct rs_evsel *evsel = perf_data__evsel(ro->pd, i);
+
+		fputs("counts,", out);
+		csv_str(out, evsel->name);
+		fprintf(out, ",%" PRIu64 "\n", evsel->nr_samples);
+	}
+
+	if (ro->hist) {
+		fputs("\ntable,name,subsystem,low_ns,high_ns,count\n", out);
+		for (k = 0; k < sizeof(subsys_order) / sizeof(*subsys_order);
+		     k++) {
+			int s = subsys_order[k];
+			struct hist *h = spans__hold_hist(sp, s);
+			const struct spans_flush *f = spans__flush(sp, s);
+
+			if (h && hist__count(h))
+				csv_buckets(out, "lock-hold", subsys_name(s),
+					    h);
+			h = spans__wait_hist(sp, s);
+			if (h && hist__count(h))
+				csv_buckets(out, "lock-wait", subsys_name(s),
+					    h);
+			if (f && f->flushes)
+				csv_buckets(out, "flush", subsys_name(s),
+					    f->duration);
+		}
+		for (u = 0; u < spans__nr_user(sp); u++) {
+			const struct spans_user *us = spans__user(sp, u);
+			char name[256];
+
+			snprintf(name, sizeof(name), "%s,%s", us->start,
+				 us->end);
+			csv_buckets(out, name, "", us->hist);
+		}
+	}
+	return ferror(out) ? -EIO : 0;
+}
