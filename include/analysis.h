@@ -71,10 +71,11 @@ int analysis__unmatched_span(const struct analysis *an, bool *start);
 uint64_t analysis__nr_no_chain(const struct analysis *an);
 
 /*
- * The first paired event (lock tracepoints, memcg_flush_stats, span
- * events) recorded in sampling mode (-F, or -c above 1): only one hit in
- * several was recorded, so pairs may join different rounds. NULL when
- * every one recorded each hit.
+ * A paired event (lock tracepoints, memcg_flush_stats, span events)
+ * recorded in sampling mode (-F, or -c above 1): only one hit in several
+ * was recorded, so pairs may join different rounds. A lock tracepoint
+ * when one is sampled, else the first such event; NULL when every one
+ * recorded each hit.
  */
 const struct rs_evsel *analysis__sampled_tracepoint(const struct analysis *an);
 

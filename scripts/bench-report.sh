@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # Benchmark (not a test): how fast `report --folded` reads and folds a large
-# recording, against perf on the same file.
+# recording, against perf on the same file, and what attribution (the
+# default `report`) costs next to folding.
 #
 # Records (with perf) a system-wide cpu-clock recording with callchains,
 # 20 s at 20 kHz while both CPUs are busy (about 800k samples), under two
@@ -16,6 +17,7 @@
 # Then times, RUNS times each on the same file (median wall time and peak
 # RSS):
 #   rstat-analyze report --folded
+#   rstat-analyze report            (attribution; target: <= 1.5x --folded)
 #   perf report --stdio --no-children -g folded,0,caller,count
 #   perf script
 #
@@ -92,6 +94,8 @@ bench() {		# bench LABEL FILE
 	printf '%-28s %10s %14s\n' "command" "wall" "peak RSS"
 	measure "rstat-analyze --folded" ./rstat-analyze report -i "$2" \
 		--kallsyms "$kallsyms" --folded
+	measure "rstat-analyze attribution" ./rstat-analyze report -i "$2" \
+		--kallsyms "$kallsyms"
 	measure "perf report -g folded" perf report -i "$2" --kallsyms \
 		"$kallsyms" --stdio --no-children -g folded,0,caller,count
 	measure "perf script" perf script -i "$2" --kallsyms "$kallsyms"

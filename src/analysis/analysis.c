@@ -78,7 +78,8 @@ struct analysis {
 	uint64_t first_time, last_time;
 	uint64_t nr_bad_raw;
 	uint64_t nr_no_chain;
-	const struct rs_evsel *sampled_tp; /* first paired event sampled */
+	const struct rs_evsel *sampled_tp; /* a paired event sampled */
+	enum evsel_role sampled_role;
 	struct rs_frame frames[AN_MAX_STACK];
 	const char *syms[AN_MAX_STACK];
 	uint64_t key[AN_MAX_KEY];
@@ -253,6 +254,19 @@ static int add_index(int32_t **arr, uint32_t *nr, int32_t idx)
 	return 0;
 }
 
+static bool is_lock_role(enum evsel_role role)
+{
+	return role == ROLE_LOCKED || role == ROLE_UNLOCK ||
+	       role == ROLE_CONTENDED;
+}
+
+/* Whether a sampled event of this role should be the one reported. */
+static bool prefer_sampled(const struct analysis *an, enum evsel_role role)
+{
+	return !an->sampled_tp ||
+	       (is_lock_role(role) && !is_lock_role(an->sampled_role));
+}
+
 static int setup_evsel(struct analysis *an, struct evsel_info *info,
 		       const struct rs_evsel *evsel)
 {
@@ -294,9 +308,11 @@ static int setup_evsel(struct analysis *an, struct evsel_info *info,
 	 * the same lock round.
 	 */
 	if (info->role != ROLE_SAMPLING && info->role != ROLE_OTHER &&
-	    !an->sampled_tp &&
-	    (evsel->attr.freq || evsel->attr.sample_period > 1))
+	    (evsel->attr.freq || evsel->attr.sample_period > 1) &&
+	    prefer_sampled(an, info->role)) {
 		an->sampled_tp = evsel;
+		an->sampled_role = info->role;
+	}
 	for (i = 0; i < an->opts.nr_spans; i++) {
 		if (name_matches(name, an->opts.spans[i].start)) {
 			err = add_index(&info->span_start, &info->nr_span_start,
@@ -312,9 +328,12 @@ static int setup_evsel(struct analysis *an, struct evsel_info *info,
 			an->span_end_seen[i] = true;
 		}
 	}
-	if (!an->sampled_tp && (info->nr_span_start || info->nr_span_end) &&
-	    (evsel->attr.freq || evsel->attr.sample_period > 1))
+	if (prefer_sampled(an, info->role) &&
+	    (info->nr_span_start || info->nr_span_end) &&
+	    (evsel->attr.freq || evsel->attr.sample_period > 1)) {
 		an->sampled_tp = evsel;
+		an->sampled_role = info->role;
+	}
 	return 0;
 }
 
