@@ -79,6 +79,13 @@ uint32_t perf_data__nr_evsel(const struct perf_data *pd);
 struct rs_evsel *perf_data__evsel(const struct perf_data *pd, uint32_t idx);
 /* NULL when the recording carried no tracing data. */
 struct tep_handle *perf_data__tep(const struct perf_data *pd);
+/*
+ * The /proc/kallsyms text a recording embedded in its TRACING_DATA (as
+ * `rstat-analyze record` does; perf leaves it empty): 0 and *text, *len
+ * (NUL-terminated, valid until perf_data__delete()), or -ENOENT.
+ */
+int perf_data__kallsyms(const struct perf_data *pd, const char **text,
+			size_t *len);
 uint32_t perf_data__nr_build_ids(const struct perf_data *pd);
 const struct perf_build_id *perf_data__build_id(const struct perf_data *pd,
 						 uint32_t idx);

@@ -46,6 +46,12 @@ void machine__delete(struct machine *m);
  * symbols get the dso "[module]" as perf names them.
  */
 int machine__load_kallsyms(struct machine *m, const char *path);
+/*
+ * The same from text in memory (/proc/kallsyms format, len bytes, need not
+ * end in a NUL), e.g. what perf_data__kallsyms() gives.
+ */
+int machine__load_kallsyms_buf(struct machine *m, const char *text,
+			       size_t len);
 
 /*
  * Kernel symbols from an uncompressed vmlinux ELF image (its .symtab), as

@@ -379,12 +379,37 @@ static int parse_tracing(struct perf_data *pd, struct tep_handle *tep,
 	if (c->bad)
 		return -EINVAL;
 	/*
-	 * kallsyms (empty in what perf writes) is skipped; printk formats
-	 * only help printing, so losing them is tolerated.
+	 * kallsyms is empty in what perf writes; `rstat-analyze record`
+	 * puts the kernel's text symbols there so that a report elsewhere
+	 * names kernel frames. Kept as a copy: in a pipe the payload buffer
+	 * is reused. Printk formats only help printing, so losing them is
+	 * tolerated.
 	 */
 	sz = take32(c);
-	take(c, sz);
+	hp = take(c, sz);
+	if (hp && sz && !pd->kallsyms) {
+		char *ks = malloc((size_t)sz + 1);
+
+		if (!ks || pd_keep_str(pd, ks)) {
+			free(ks);
+			return -ENOMEM;
+		}
+		memcpy(ks, hp, sz);
+		ks[sz] = 0;
+		pd->kallsyms = ks;
+		pd->kallsyms_len = sz;
+	}
 	tp_parse_printk(tep, c);
+	return 0;
+}
+
+int perf_data__kallsyms(const struct perf_data *pd, const char **text,
+			size_t *len)
+{
+	if (!pd->kallsyms)
+		return -ENOENT;
+	*text = pd->kallsyms;
+	*len = pd->kallsyms_len;
 	return 0;
 }
 

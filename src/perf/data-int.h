@@ -140,6 +140,8 @@ struct perf_data {
 
 	struct tep_handle *tep;
 	bool had_tracing_data;
+	const char *kallsyms;		/* TRACING_DATA's, in strs; or NULL */
+	size_t kallsyms_len;
 
 	struct perf_build_id *bids;
 	uint32_t nr_bids, bids_cap;

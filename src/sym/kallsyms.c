@@ -91,7 +91,7 @@ static int add_module_sym(struct ksyms *ks, const char *mod,
  * Module symbols carry their module in the name until the split; keep
  * the module aside, indexed by the entry's seq.
  */
-int ksyms__load(struct ksyms *ks, const char *path, struct strpool *sp)
+static int ksyms__load_stream(struct ksyms *ks, FILE *f, struct strpool *sp)
 {
 	struct symtab all = { 0 };
 	const char **mods = NULL;
@@ -99,13 +99,8 @@ int ksyms__load(struct ksyms *ks, const char *path, struct strpool *sp)
 	char *line = NULL;
 	size_t cap = 0;
 	ssize_t len;
-	FILE *f;
 	int err = 0;
 
-	memset(ks, 0, sizeof(*ks));
-	f = fopen(path, "re");
-	if (!f)
-		return -errno;
 	while ((len = getline(&line, &cap, f)) >= 0) {
 		const char *name, *mod = NULL;
 		char *tab, type;
@@ -172,7 +167,6 @@ int ksyms__load(struct ksyms *ks, const char *path, struct strpool *sp)
 	if (!err && ferror(f))
 		err = -EIO;
 	free(line);
-	fclose(f);
 	if (err)
 		goto out;
 
@@ -199,6 +193,42 @@ out:
 	symtab__exit(&all);
 	if (err)
 		ksyms__exit(ks);
+	return err;
+}
+
+int ksyms__load(struct ksyms *ks, const char *path, struct strpool *sp)
+{
+	FILE *f;
+	int err;
+
+	memset(ks, 0, sizeof(*ks));
+	f = fopen(path, "re");
+	if (!f)
+		return -errno;
+	err = ksyms__load_stream(ks, f, sp);
+	fclose(f);
+	return err;
+}
+
+/*
+ * The same text held in memory (the kallsyms a recording embedded in its
+ * TRACING_DATA): read through a memory stream so both parse alike.
+ */
+int ksyms__load_buf(struct ksyms *ks, const char *text, size_t len,
+		    struct strpool *sp)
+{
+	FILE *f;
+	int err;
+
+	memset(ks, 0, sizeof(*ks));
+	/* fmemopen() refuses a zero size; an empty file has no symbols */
+	if (!len)
+		return -ENOENT;
+	f = fmemopen((void *)text, len, "r");
+	if (!f)
+		return -errno;
+	err = ksyms__load_stream(ks, f, sp);
+	fclose(f);
 	return err;
 }
 

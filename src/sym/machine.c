@@ -1158,6 +1158,21 @@ int machine__load_kallsyms(struct machine *m, const char *path)
 	return err;
 }
 
+int machine__load_kallsyms_buf(struct machine *m, const char *text,
+			       size_t len)
+{
+	struct ksyms ks;
+	int err;
+
+	err = ksyms__load_buf(&ks, text, len, m->sp);
+	if (err)
+		return err;
+	err = kernel_install(m, &ks);
+	if (err)
+		ksyms__exit(&ks);
+	return err;
+}
+
 int machine__load_vmlinux(struct machine *m, const char *path)
 {
 	const struct bid_note *note = find_bid(m, m->s_kernel);

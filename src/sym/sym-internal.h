@@ -102,6 +102,8 @@ struct ksyms {
 };
 
 int ksyms__load(struct ksyms *ks, const char *path, struct strpool *sp);
+int ksyms__load_buf(struct ksyms *ks, const char *text, size_t len,
+		    struct strpool *sp);
 /* Hex digits at s as perf's hex2u64() reads them; returns how many. */
 size_t sym_parse_hex(const char *s, uint64_t *val);
 /*

@@ -1,0 +1,335 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Records perf record synthesizes before the ring data (perf's
+ * synthetic-events.c): the kernel and module maps, and for what already
+ * runs a COMM per thread and an MMAP2 per executable mapping. The kernel
+ * only reports maps and names that change while recording; without these
+ * the frames of a process started earlier would not symbolize.
+ *
+ * Like perf's, the sample_id_all trailer of these records is zeroed: id 0
+ * means the first event to perf and to our reader, time 0 sorts first.
+ */
+#include <ctype.h>
+#include <dirent.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+
+#include "perf-writer.h"
+
+#define KERNEL_MMAP_NAME	"[kernel.kallsyms]"
+
+/* Big enough for an MMAP2 with a PATH_MAX name and any trailer. */
+struct rec {
+	union {
+		struct perf_event_header h;
+		uint64_t align;
+		uint8_t b[8192];
+	};
+};
+
+/* Finish a record whose fixed part and name take n bytes, and write it. */
+static int emit(struct perf_writer *w, struct rec *r, size_t n)
+{
+	size_t id = perf_writer__id_hdr_size(w);
+
+	n = (n + 7) & ~(size_t)7;
+	if (n + id > sizeof(r->b) || n + id > UINT16_MAX)
+		return 0;	/* cannot happen for names we build; skip */
+	memset(r->b + n, 0, id);
+	r->h.size = n + id;
+	return perf_writer__write(w, r->b, n + id);
+}
+
+/*
+ * Copy a NUL-terminated name at off, zero-padded to 8 bytes as the
+ * kernel and perf do; returns the end.
+ */
+static size_t put_name(struct rec *r, size_t off, const char *name)
+{
+	size_t n = strlen(name) + 1, end;
+
+	if (n > 4096)
+		n = 4096;
+	end = (off + n + 7) & ~(size_t)7;
+	memset(r->b + off, 0, end - off);
+	memcpy(r->b + off, name, n - 1);
+	return end;
+}
+
+static int mmap_kernel(struct perf_writer *w, uint64_t start, uint64_t len,
+		       uint64_t pgoff, const char *name)
+{
+	struct rec r;
+	uint32_t pid = (uint32_t)-1, tid = 0;
+
+	memset(&r.h, 0, sizeof(r.h));
+	r.h.type = PERF_RECORD_MMAP;
+	r.h.misc = PERF_RECORD_MISC_KERNEL;
+	memcpy(r.b + 8, &pid, 4);
+	memcpy(r.b + 12, &tid, 4);
+	memcpy(r.b + 16, &start, 8);
+	memcpy(r.b + 24, &len, 8);
+	memcpy(r.b + 32, &pgoff, 8);
+	return emit(w, &r, put_name(&r, 40, name));
+}
+
+int synthesize__kernel_mmap(struct perf_writer *w)
+{
+	uint64_t text = 0, stext = 0, etext = 0, start, len;
+	bool have_text = false, have_stext = false;
+	char *line = NULL, name[64];
+	size_t cap = 0;
+	FILE *f;
+	int err;
+
+	f = fopen("/proc/kallsyms", "re");
+	while (f && getline(&line, &cap, f) > 0) {
+		char *sp = strchr(line, ' ');
+		uint64_t addr;
+
+		if (!sp || !sp[1] || sp[2] != ' ' ||
+		    (toupper((unsigned char)sp[1]) != 'T' &&
+		     toupper((unsigned char)sp[1]) != 'W'))
+			continue;
+		addr = strtoull(line, NULL, 16);
+		if (!have_text && !strcmp(sp + 3, "_text\n")) {
+			text = addr;
+			have_text = true;
+		} else if (!have_stext && !strcmp(sp + 3, "_stext\n")) {
+			stext = addr;
+			have_stext = true;
+		} else if (!etext && !strcmp(sp + 3, "_etext\n")) {
+			etext = addr;
+		}
+	}
+	free(line);
+	if (f)
+		fclose(f);
+	/* perf's reference symbols, in its order of preference */
+	if (!have_text && have_stext)
+		text = stext;
+	snprintf(name, sizeof(name), "%s%s", KERNEL_MMAP_NAME,
+		 !have_text && have_stext ? "_stext" : "_text");
+	start = text;
+	/* perf ends the map at _etext, else at the end of the space */
+	len = etext > text ? etext - text : ~0ULL - text;
+	err = mmap_kernel(w, start, len, text, name);
+	if (err)
+		return err;
+
+	f = fopen("/proc/modules", "re");
+	if (!f)
+		return 0;	/* no modules (built without them) */
+	line = NULL;
+	cap = 0;
+	while (getline(&line, &cap, f) > 0) {
+		char mod[64], mname[80];
+		unsigned long size;
+		uint64_t addr;
+
+		if (sscanf(line, "%63s %lu %*s %*s %*s %" SCNx64, mod, &size,
+			   &addr) != 3 || !addr)
+			continue;	/* hidden by kptr_restrict */
+		snprintf(mname, sizeof(mname), "[%s]", mod);
+		err = mmap_kernel(w, addr, size, 0, mname);
+		if (err)
+			break;
+	}
+	free(line);
+	fclose(f);
+	return err;
+}
+
+/* ---- threads ---- */
+
+static int comm_rec(struct perf_writer *w, uint32_t pid, uint32_t tid,
+		    const char *comm)
+{
+	struct rec r;
+
+	memset(&r.h, 0, sizeof(r.h));
+	r.h.type = PERF_RECORD_COMM;
+	memcpy(r.b + 8, &pid, 4);
+	memcpy(r.b + 12, &tid, 4);
+	return emit(w, &r, put_name(&r, 16, comm));
+}
+
+static int mmap2_rec(struct perf_writer *w, uint32_t pid, uint64_t start,
+		     uint64_t end, const char *perm, uint64_t pgoff,
+		     uint32_t maj, uint32_t min, uint64_t ino,
+		     const char *name)
+{
+	uint32_t prot = 0, flags;
+	uint64_t len = end - start, gen = 0;
+	struct rec r;
+
+	if (perm[0] == 'r')
+		prot |= PROT_READ;
+	if (perm[1] == 'w')
+		prot |= PROT_WRITE;
+	if (perm[2] == 'x')
+		prot |= PROT_EXEC;
+	flags = perm[3] == 's' ? MAP_SHARED : MAP_PRIVATE;
+	memset(&r.h, 0, sizeof(r.h));
+	r.h.type = PERF_RECORD_MMAP2;
+	r.h.misc = PERF_RECORD_MISC_USER;
+	memcpy(r.b + 8, &pid, 4);
+	memcpy(r.b + 12, &pid, 4);
+	memcpy(r.b + 16, &start, 8);
+	memcpy(r.b + 24, &len, 8);
+	memcpy(r.b + 32, &pgoff, 8);
+	memcpy(r.b + 40, &maj, 4);
+	memcpy(r.b + 44, &min, 4);
+	memcpy(r.b + 48, &ino, 8);
+	memcpy(r.b + 56, &gen, 8);
+	memcpy(r.b + 64, &prot, 4);
+	memcpy(r.b + 68, &flags, 4);
+	return emit(w, &r, put_name(&r, 72, name));
+}
+
+/* Executable mappings of tgid; a vanished process has none. */
+static int process_maps(struct perf_writer *w, int tgid)
+{
+	char path[64], *line = NULL;
+	size_t cap = 0;
+	ssize_t n;
+	FILE *f;
+	int err = 0;
+
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/maps", tgid, tgid);
+	f = fopen(path, "re");
+	if (!f)
+		return 0;
+	while (!err && (n = getline(&line, &cap, f)) > 0) {
+		uint64_t start, end, pgoff, ino;
+		unsigned int maj, min;
+		char perm[5];
+		const char *name;
+		int at = 0;
+
+		if (line[n - 1] == '\n')
+			line[--n] = 0;
+		if (sscanf(line, "%" SCNx64 "-%" SCNx64 " %4s %" SCNx64
+			   " %x:%x %" SCNu64 " %n", &start, &end, perm, &pgoff,
+			   &maj, &min, &ino, &at) < 7 || !at)
+			continue;
+		if (strlen(perm) < 4 || perm[2] != 'x' || end <= start)
+			continue;
+		name = line + at;
+		/* perf's names for what has no file */
+		if (!*name || !strncmp(name, "/anon_hugepage", 14))
+			name = "//anon";
+		err = mmap2_rec(w, tgid, start, end, perm, pgoff, maj, min,
+				ino, name);
+	}
+	free(line);
+	fclose(f);
+	return err;
+}
+
+static bool read_comm(int tgid, int tid, char *comm, size_t size)
+{
+	char path[64];
+	size_t n;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/comm", tgid, tid);
+	f = fopen(path, "re");
+	if (!f)
+		return false;
+	n = fread(comm, 1, size - 1, f);
+	fclose(f);
+	if (!n)
+		return false;
+	comm[n] = 0;
+	if (comm[n - 1] == '\n')
+		comm[n - 1] = 0;
+	return true;
+}
+
+static int numeric(const char *s)
+{
+	char *end;
+	long v;
+
+	if (!isdigit((unsigned char)*s))
+		return -1;
+	v = strtol(s, &end, 10);
+	return *end || v <= 0 || v > INT32_MAX ? -1 : (int)v;
+}
+
+/* COMM for each thread of tgid, then its maps, as perf orders them. */
+static int process(struct perf_writer *w, int tgid)
+{
+	char path[64], comm[32];
+	struct dirent *de;
+	DIR *d;
+	int err = 0;
+
+	snprintf(path, sizeof(path), "/proc/%d/task", tgid);
+	d = opendir(path);
+	if (!d)
+		return 0;	/* gone meanwhile */
+	while (!err && (de = readdir(d))) {
+		int tid = numeric(de->d_name);
+
+		if (tid < 0 || !read_comm(tgid, tid, comm, sizeof(comm)))
+			continue;
+		err = comm_rec(w, tgid, tid, comm);
+	}
+	closedir(d);
+	if (err)
+		return err;
+	return process_maps(w, tgid);
+}
+
+/* The process (thread group) pid belongs to; -ESRCH when none. */
+static int tgid_of(pid_t pid)
+{
+	char path[64], *line = NULL;
+	size_t cap = 0;
+	int tgid = -ESRCH;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/status", pid);
+	f = fopen(path, "re");
+	if (!f)
+		return -ESRCH;
+	while (getline(&line, &cap, f) > 0) {
+		if (!strncmp(line, "Tgid:", 5)) {
+			tgid = atoi(line + 5);
+			break;
+		}
+	}
+	free(line);
+	fclose(f);
+	return tgid > 0 ? tgid : -ESRCH;
+}
+
+int synthesize__threads(struct perf_writer *w, pid_t pid)
+{
+	struct dirent *de;
+	DIR *d;
+	int err = 0;
+
+	if (pid != -1) {
+		int tgid = tgid_of(pid);
+
+		return tgid < 0 ? tgid : process(w, tgid);
+	}
+	d = opendir("/proc");
+	if (!d)
+		return -errno;
+	while (!err && (de = readdir(d))) {
+		int tgid = numeric(de->d_name);
+
+		if (tgid > 0)
+			err = process(w, tgid);
+	}
+	closedir(d);
+	return err;
+}

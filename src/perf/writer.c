@@ -1,0 +1,859 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * perf.data writer, file layout (perf's header.c):
+ *
+ *   header (104 bytes, written last)
+ *   data: the records, as the kernel and synthesis wrote them
+ *   feature table: one {offset, size} per feature bit set, right after
+ *                  the data (perf looks for it there), then the sections
+ *   ids of every attr, then the attrs with their ids sections
+ *
+ * perf puts the attrs before the data; we put them after so that ids
+ * opened late (a CPU coming online, a process forking with inherit off)
+ * can still be added. perf reads them through the header wherever they
+ * are.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/utsname.h>
+#include <unistd.h>
+
+#include "perf-writer.h"
+
+#define PW_MAGIC		0x32454c4946524550ULL	/* "PERFILE2" */
+#define PW_HEADER_SIZE		104
+#define PW_BUF_SIZE		(1U << 20)
+/* perf pads header strings to this (NAME_ALIGN in header.c) */
+#define PW_NAME_ALIGN		64
+/* the largest attr perf 6.1 reads; it refuses bigger ones */
+#define PW_ATTR_SIZE_VER7	128
+#define PW_FINISHED_ROUND	68
+#define PW_MISC_BUILD_ID_SIZE	(1 << 15)
+
+/* Feature bits (perf's HEADER_* enum) */
+enum {
+	FEAT_TRACING_DATA = 1,
+	FEAT_BUILD_ID = 2,
+	FEAT_HOSTNAME = 3,
+	FEAT_OSRELEASE = 4,
+	FEAT_VERSION = 5,
+	FEAT_ARCH = 6,
+	FEAT_NRCPUS = 7,
+	FEAT_CPUDESC = 8,
+	FEAT_CMDLINE = 11,
+	FEAT_EVENT_DESC = 12,
+	FEAT_SAMPLE_TIME = 21,
+	FEAT_BITS = 256,
+};
+
+struct pw_event {
+	struct perf_event_attr attr;
+	char *name;
+	uint64_t *ids;
+	uint32_t nr_ids;
+};
+
+struct pw_build_id {
+	int32_t pid;
+	uint16_t misc;
+	uint8_t id[20];
+	uint8_t size;
+	char *filename;
+};
+
+/* A growing memory buffer; an allocation failure sticks in oom. */
+struct mbuf {
+	uint8_t *p;
+	size_t len, cap;
+	bool oom;
+};
+
+struct perf_writer {
+	int fd;
+	uint64_t data_size;		/* written and buffered */
+	uint8_t *buf;			/* data not yet written */
+	size_t used;
+	bool data_started, finished;
+
+	struct pw_event *ev;
+	uint32_t nr_ev;
+
+	char **argv;
+	int argc;
+	bool have_time;
+	uint64_t first_time, last_time;
+	uint8_t *tracing;
+	size_t tracing_len;
+	struct pw_build_id *bids;
+	uint32_t nr_bids;
+
+	int err;			/* first failure, sticky */
+	char errbuf[256];
+};
+
+static int set_err(struct perf_writer *w, int err, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static int set_err(struct perf_writer *w, int err, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(w->errbuf, sizeof(w->errbuf), fmt, ap);
+	va_end(ap);
+	return err;
+}
+
+/* An I/O failure: every later call returns it too. */
+static int io_err(struct perf_writer *w, int err, const char *what)
+{
+	if (!w->err) {
+		w->err = err;
+		set_err(w, err, "%s: %s", what, strerror(-err));
+	}
+	return w->err;
+}
+
+static int write_all(int fd, const void *p, size_t n)
+{
+	const uint8_t *b = p;
+
+	while (n) {
+		ssize_t r = write(fd, b, n);
+
+		if (r < 0) {
+			if (errno == EINTR)
+				continue;
+			return -errno;
+		}
+		if (!r)
+			return -EIO;
+		b += r;
+		n -= r;
+	}
+	return 0;
+}
+
+static void mput(struct mbuf *b, const void *src, size_t n)
+{
+	if (b->oom || !n)
+		return;
+	if (b->len + n > b->cap) {
+		size_t cap = b->cap ? b->cap : 4096;
+		uint8_t *np;
+
+		while (cap < b->len + n)
+			cap *= 2;
+		np = realloc(b->p, cap);
+		if (!np) {
+			b->oom = true;
+			return;
+		}
+		b->p = np;
+		b->cap = cap;
+	}
+	memcpy(b->p + b->len, src, n);
+	b->len += n;
+}
+
+static void mzero(struct mbuf *b, size_t n)
+{
+	static const uint8_t z[PW_NAME_ALIGN];
+
+	while (n) {
+		size_t k = n < sizeof(z) ? n : sizeof(z);
+
+		mput(b, z, k);
+		n -= k;
+	}
+}
+
+static void mput32(struct mbuf *b, uint32_t v)
+{
+	mput(b, &v, sizeof(v));
+}
+
+static void mput64(struct mbuf *b, uint64_t v)
+{
+	mput(b, &v, sizeof(v));
+}
+
+/* perf's do_write_string(): u32 padded length, the string, zeros. */
+static void mput_str(struct mbuf *b, const char *s)
+{
+	size_t n = strlen(s) + 1;
+	size_t len = (n + PW_NAME_ALIGN - 1) & ~(size_t)(PW_NAME_ALIGN - 1);
+
+	mput32(b, len);
+	mput(b, s, n);
+	mzero(b, len - n);
+}
+
+int perf_writer__open(struct perf_writer **wp, const char *path)
+{
+	struct perf_writer *w;
+	int err;
+
+	*wp = NULL;
+	w = calloc(1, sizeof(*w));
+	if (!w)
+		return -ENOMEM;
+	w->buf = malloc(PW_BUF_SIZE);
+	if (!w->buf) {
+		free(w);
+		return -ENOMEM;
+	}
+	w->fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	if (w->fd < 0) {
+		err = -errno;
+		free(w->buf);
+		free(w);
+		return err;
+	}
+	/*
+	 * The header is written by finish(), when its sizes are known:
+	 * until then the file starts with zeros and no reader takes a
+	 * half-written recording for a whole one. Seeking also refuses a
+	 * pipe early (the file layout needs to come back to the start).
+	 */
+	if (lseek(w->fd, PW_HEADER_SIZE, SEEK_SET) < 0) {
+		err = -errno;
+		close(w->fd);
+		free(w->buf);
+		free(w);
+		return err;
+	}
+	*wp = w;
+	return 0;
+}
+
+void perf_writer__delete(struct perf_writer *w)
+{
+	uint32_t i;
+
+	if (!w)
+		return;
+	if (w->fd >= 0)
+		close(w->fd);
+	free(w->buf);
+	for (i = 0; i < w->nr_ev; i++) {
+		free(w->ev[i].name);
+		free(w->ev[i].ids);
+	}
+	free(w->ev);
+	for (i = 0; i < (uint32_t)w->argc; i++)
+		free(w->argv[i]);
+	free(w->argv);
+	free(w->tracing);
+	for (i = 0; i < w->nr_bids; i++)
+		free(w->bids[i].filename);
+	free(w->bids);
+	free(w);
+}
+
+const char *perf_writer__strerror(const struct perf_writer *w)
+{
+	return w ? w->errbuf : "";
+}
+
+static int usable(struct perf_writer *w)
+{
+	if (w->err)
+		return w->err;
+	if (w->finished)
+		return set_err(w, -EINVAL, "the recording is already finished");
+	return 0;
+}
+
+int perf_writer__set_ids(struct perf_writer *w, uint32_t idx,
+			 const uint64_t *ids, uint32_t nr_ids)
+{
+	uint64_t *n = NULL;
+	int err = usable(w);
+
+	if (err)
+		return err;
+	if (idx >= w->nr_ev)
+		return set_err(w, -EINVAL, "no event %u", idx);
+	if (nr_ids) {
+		n = malloc(nr_ids * sizeof(*n));
+		if (!n)
+			return -ENOMEM;
+		memcpy(n, ids, nr_ids * sizeof(*n));
+	}
+	free(w->ev[idx].ids);
+	w->ev[idx].ids = n;
+	w->ev[idx].nr_ids = nr_ids;
+	return 0;
+}
+
+int perf_writer__add_event(struct perf_writer *w,
+			   const struct perf_event_attr *attr,
+			   const char *name, const uint64_t *ids,
+			   uint32_t nr_ids)
+{
+	struct pw_event *ev;
+	int err = usable(w);
+
+	if (err)
+		return err;
+	if (w->data_started)
+		return set_err(w, -EINVAL,
+			       "events must be added before any data");
+	if (w->nr_ev && !!attr->sample_id_all != !!w->ev[0].attr.sample_id_all)
+		return set_err(w, -EINVAL,
+			       "all events must agree on sample_id_all, as perf requires");
+	ev = realloc(w->ev, (w->nr_ev + 1) * sizeof(*ev));
+	if (!ev)
+		return -ENOMEM;
+	w->ev = ev;
+	ev = &w->ev[w->nr_ev];
+	memset(ev, 0, sizeof(*ev));
+	ev->attr = *attr;
+	ev->attr.size = sizeof(ev->attr);
+	if (name) {
+		ev->name = strdup(name);
+		if (!ev->name)
+			return -ENOMEM;
+	}
+	w->nr_ev++;
+	err = perf_writer__set_ids(w, w->nr_ev - 1, ids, nr_ids);
+	if (err) {
+		free(ev->name);
+		w->nr_ev--;
+	}
+	return err;
+}
+
+size_t perf_writer__id_hdr_size(const struct perf_writer *w)
+{
+	uint64_t st;
+	size_t n = 0;
+
+	if (!w->nr_ev || !w->ev[0].attr.sample_id_all)
+		return 0;
+	st = w->ev[0].attr.sample_type;
+	/* perf's __evlist__id_hdr_size() */
+	if (st & PERF_SAMPLE_TID)
+		n += 8;
+	if (st & PERF_SAMPLE_TIME)
+		n += 8;
+	if (st & PERF_SAMPLE_ID)
+		n += 8;
+	if (st & PERF_SAMPLE_STREAM_ID)
+		n += 8;
+	if (st & PERF_SAMPLE_CPU)
+		n += 8;
+	if (st & PERF_SAMPLE_IDENTIFIER)
+		n += 8;
+	return n;
+}
+
+static int flush(struct perf_writer *w)
+{
+	int err;
+
+	if (!w->used)
+		return 0;
+	err = write_all(w->fd, w->buf, w->used);
+	if (err)
+		return io_err(w, err, "writing the data");
+	w->used = 0;
+	return 0;
+}
+
+int perf_writer__write(struct perf_writer *w, const void *buf, size_t len)
+{
+	int err = usable(w);
+
+	if (err)
+		return err;
+	w->data_started = true;
+	if (len > PW_BUF_SIZE - w->used) {
+		err = flush(w);
+		if (err)
+			return err;
+		/* a big chunk goes straight to the file, not through buf */
+		if (len >= PW_BUF_SIZE) {
+			err = write_all(w->fd, buf, len);
+			if (err)
+				return io_err(w, err, "writing the data");
+			w->data_size += len;
+			return 0;
+		}
+	}
+	memcpy(w->buf + w->used, buf, len);
+	w->used += len;
+	w->data_size += len;
+	return 0;
+}
+
+int perf_writer__finished_round(struct perf_writer *w)
+{
+	struct perf_event_header h = {
+		.type = PW_FINISHED_ROUND,
+		.size = sizeof(h),
+	};
+
+	return perf_writer__write(w, &h, sizeof(h));
+}
+
+uint64_t perf_writer__data_size(const struct perf_writer *w)
+{
+	return w->data_size;
+}
+
+int perf_writer__set_cmdline(struct perf_writer *w, int argc, char **argv)
+{
+	char **v;
+	int i;
+
+	if (argc < 0)
+		return -EINVAL;
+	v = calloc(argc ? argc : 1, sizeof(*v));
+	if (!v)
+		return -ENOMEM;
+	for (i = 0; i < argc; i++) {
+		v[i] = strdup(argv[i] ? argv[i] : "");
+		if (!v[i]) {
+			while (i--)
+				free(v[i]);
+			free(v);
+			return -ENOMEM;
+		}
+	}
+	for (i = 0; i < w->argc; i++)
+		free(w->argv[i]);
+	free(w->argv);
+	w->argv = v;
+	w->argc = argc;
+	return 0;
+}
+
+int perf_writer__set_sample_time(struct perf_writer *w, uint64_t first,
+				 uint64_t last)
+{
+	w->have_time = true;
+	w->first_time = first;
+	w->last_time = last;
+	return 0;
+}
+
+int perf_writer__set_tracing(struct perf_writer *w,
+			     const char *const *tracepoints, size_t n,
+			     bool kallsyms)
+{
+	uint8_t *td = NULL;
+	size_t len = 0;
+	int err;
+
+	if (n || kallsyms) {
+		err = perf_tracing_data__build(tracepoints, n, kallsyms, &td,
+					       &len, w->errbuf,
+					       sizeof(w->errbuf));
+		if (err)
+			return err;
+	}
+	free(w->tracing);
+	w->tracing = td;
+	w->tracing_len = len;
+	return 0;
+}
+
+int perf_writer__add_build_id(struct perf_writer *w, int32_t pid,
+			      uint16_t misc, const uint8_t *id, size_t size,
+			      const char *filename)
+{
+	struct pw_build_id *b;
+
+	if (size > sizeof(b->id) || !filename)
+		return set_err(w, -EINVAL, "bad build id for %s",
+			       filename ? filename : "(null)");
+	b = realloc(w->bids, (w->nr_bids + 1) * sizeof(*b));
+	if (!b)
+		return -ENOMEM;
+	w->bids = b;
+	b = &w->bids[w->nr_bids];
+	memset(b, 0, sizeof(*b));
+	b->filename = strdup(filename);
+	if (!b->filename)
+		return -ENOMEM;
+	b->pid = pid;
+	b->misc = misc;
+	memcpy(b->id, id, size);
+	b->size = size;
+	w->nr_bids++;
+	return 0;
+}
+
+/* ---- host facts ---- */
+
+/* The GNU build id note of the running kernel, 0 or -errno. */
+static int kernel_build_id(uint8_t *id, size_t *size)
+{
+	uint8_t notes[4096];
+	size_t len = 0, off = 0;
+	ssize_t r;
+	int fd = open("/sys/kernel/notes", O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0)
+		return -errno;
+	while (len < sizeof(notes) &&
+	       (r = read(fd, notes + len, sizeof(notes) - len)) > 0)
+		len += r;
+	close(fd);
+	/* Elf{32,64}_Nhdr are alike: namesz, descsz, type; 4-aligned */
+	while (off + 12 <= len) {
+		uint32_t nsz, dsz, type;
+		size_t name, desc;
+
+		memcpy(&nsz, notes + off, 4);
+		memcpy(&dsz, notes + off + 4, 4);
+		memcpy(&type, notes + off + 8, 4);
+		name = off + 12;
+		desc = name + ((nsz + 3) & ~3U);
+		if (desc > len || dsz > len - desc)
+			break;
+		if (type == 3 && nsz == 4 && !memcmp(notes + name, "GNU", 4) &&
+		    dsz && dsz <= 20) {
+			memcpy(id, notes + desc, dsz);
+			*size = dsz;
+			return 0;
+		}
+		off = desc + ((dsz + 3) & ~3U);
+	}
+	return -ENOENT;
+}
+
+/* "model name" of /proc/cpuinfo, runs of blanks squeezed as perf does. */
+static char *cpu_desc(void)
+{
+	char *line = NULL, *out = NULL;
+	size_t cap = 0;
+	FILE *f = fopen("/proc/cpuinfo", "re");
+
+	if (!f)
+		return NULL;
+	while (getline(&line, &cap, f) > 0) {
+		char *p, *o;
+
+		if (strncmp(line, "model name", 10))
+			continue;
+		p = strchr(line, ':');
+		if (!p)
+			break;
+		for (p++; *p == ' ' || *p == '\t'; p++)
+			;
+		out = o = strdup(p);
+		if (!out)
+			break;
+		for (; *p && *p != '\n'; p++) {
+			bool blank = *p == ' ' || *p == '\t';
+
+			if (blank && (o == out || o[-1] == ' '))
+				continue;
+			*o++ = blank ? ' ' : *p;
+		}
+		while (o > out && o[-1] == ' ')
+			o--;
+		*o = 0;
+		break;
+	}
+	free(line);
+	fclose(f);
+	return out;
+}
+
+/* ---- features ---- */
+
+struct feat {
+	size_t off, len;	/* within the sections buffer */
+};
+
+static size_t attr_file_size(const struct perf_writer *w)
+{
+	size_t sz = sizeof(struct perf_event_attr);
+	uint32_t i;
+
+	/*
+	 * perf 6.1 refuses attrs bigger than its own (128 bytes); fields
+	 * past those it does not know are zero in what we open, so cut.
+	 */
+	if (sz <= PW_ATTR_SIZE_VER7)
+		return sz;
+	for (i = 0; i < w->nr_ev; i++) {
+		const uint8_t *a = (const uint8_t *)&w->ev[i].attr;
+		size_t j;
+
+		for (j = PW_ATTR_SIZE_VER7; j < sz; j++)
+			if (a[j])
+				return sz;
+	}
+	return PW_ATTR_SIZE_VER7;
+}
+
+static void put_attr(const struct perf_writer *w, struct mbuf *b,
+		     const struct pw_event *ev)
+{
+	struct perf_event_attr a = ev->attr;
+
+	a.size = attr_file_size(w);
+	mput(b, &a, a.size);
+}
+
+/*
+ * perf names events from EVENT_DESC through their first id; an entry
+ * without ids would make perf 6.1 read past it, and one without a name
+ * would name the event "". Without those, perf derives the names.
+ */
+static bool event_desc_ok(const struct perf_writer *w)
+{
+	uint32_t i;
+
+	for (i = 0; i < w->nr_ev; i++)
+		if (!w->ev[i].name || !w->ev[i].nr_ids)
+			return false;
+	return w->nr_ev > 0;
+}
+
+static void put_cmdline(const struct perf_writer *w, struct mbuf *b)
+{
+	char buf[4096];
+	size_t len = 0, i;
+	uint32_t nr = 0;
+	ssize_t r;
+	int fd, k;
+
+	if (w->argv) {
+		mput32(b, w->argc);
+		for (k = 0; k < w->argc; k++)
+			mput_str(b, w->argv[k]);
+		return;
+	}
+	/* not set: our own command line, as perf writes its own */
+	fd = open("/proc/self/cmdline", O_RDONLY | O_CLOEXEC);
+	if (fd >= 0) {
+		while (len < sizeof(buf) - 1 &&
+		       (r = read(fd, buf + len, sizeof(buf) - 1 - len)) > 0)
+			len += r;
+		close(fd);
+	}
+	buf[len] = 0;
+	for (i = 0; i < len; i += strlen(buf + i) + 1)
+		nr++;
+	mput32(b, nr);
+	for (i = 0; i < len; i += strlen(buf + i) + 1)
+		mput_str(b, buf + i);
+}
+
+static void put_build_id(struct mbuf *b, int32_t pid, uint16_t misc,
+			 const uint8_t *id, uint8_t size, const char *name)
+{
+	size_t n = strlen(name) + 1;
+	size_t len = (n + PW_NAME_ALIGN - 1) & ~(size_t)(PW_NAME_ALIGN - 1);
+	uint8_t bid[24] = { 0 };
+	struct perf_event_header h = {
+		.type = 0,
+		.misc = misc | PW_MISC_BUILD_ID_SIZE,
+		.size = sizeof(h) + 4 + sizeof(bid) + len,
+	};
+
+	memcpy(bid, id, size);
+	bid[20] = size;
+	mput(b, &h, sizeof(h));
+	mput(b, &pid, 4);
+	mput(b, bid, sizeof(bid));
+	mput(b, name, n);
+	mzero(b, len - n);
+}
+
+static void put_build_ids(const struct perf_writer *w, struct mbuf *b)
+{
+	bool have_kernel = false;
+	uint8_t id[20];
+	size_t size = 0;
+	uint32_t i;
+
+	for (i = 0; i < w->nr_bids; i++) {
+		const struct pw_build_id *e = &w->bids[i];
+
+		if (!strcmp(e->filename, "[kernel.kallsyms]"))
+			have_kernel = true;
+	}
+	/* perf puts the kernel's first; old readers look for it there */
+	if (!have_kernel && !kernel_build_id(id, &size))
+		put_build_id(b, -1, PERF_RECORD_MISC_KERNEL, id, size,
+			     "[kernel.kallsyms]");
+	for (i = 0; i < w->nr_bids; i++) {
+		const struct pw_build_id *e = &w->bids[i];
+
+		put_build_id(b, e->pid, e->misc, e->id, e->size, e->filename);
+	}
+}
+
+/* One feature's payload into b; false when it is left out. */
+static bool put_feature(const struct perf_writer *w, struct mbuf *b,
+			unsigned int feat, const struct utsname *u)
+{
+	uint32_t i, j;
+	char *s;
+
+	switch (feat) {
+	case FEAT_TRACING_DATA:
+		if (!w->tracing)
+			return false;
+		mput(b, w->tracing, w->tracing_len);
+		return true;
+	case FEAT_BUILD_ID: {
+		size_t before = b->len;
+
+		put_build_ids(w, b);
+		return b->len != before;
+	}
+	case FEAT_HOSTNAME:
+		mput_str(b, u->nodename);
+		return true;
+	case FEAT_OSRELEASE:
+		mput_str(b, u->release);
+		return true;
+	case FEAT_VERSION:
+		/* who wrote the file: perf only prints this string */
+		mput_str(b, "rstat-analyze " RS_VERSION);
+		return true;
+	case FEAT_ARCH:
+		mput_str(b, u->machine);
+		return true;
+	case FEAT_NRCPUS:
+		mput32(b, sysconf(_SC_NPROCESSORS_CONF));
+		mput32(b, sysconf(_SC_NPROCESSORS_ONLN));
+		return true;
+	case FEAT_CPUDESC:
+		s = cpu_desc();
+		if (!s)
+			return false;
+		mput_str(b, s);
+		free(s);
+		return true;
+	case FEAT_CMDLINE:
+		put_cmdline(w, b);
+		return true;
+	case FEAT_EVENT_DESC:
+		if (!event_desc_ok(w))
+			return false;
+		mput32(b, w->nr_ev);
+		mput32(b, attr_file_size(w));
+		for (i = 0; i < w->nr_ev; i++) {
+			const struct pw_event *ev = &w->ev[i];
+
+			put_attr(w, b, ev);
+			mput32(b, ev->nr_ids);
+			mput_str(b, ev->name);
+			for (j = 0; j < ev->nr_ids; j++)
+				mput64(b, ev->ids[j]);
+		}
+		return true;
+	case FEAT_SAMPLE_TIME:
+		if (!w->have_time)
+			return false;
+		mput64(b, w->first_time);
+		mput64(b, w->last_time);
+		return true;
+	}
+	return false;
+}
+
+int perf_writer__finish(struct perf_writer *w)
+{
+	static const unsigned int feats[] = {
+		FEAT_TRACING_DATA, FEAT_BUILD_ID, FEAT_HOSTNAME,
+		FEAT_OSRELEASE, FEAT_VERSION, FEAT_ARCH, FEAT_NRCPUS,
+		FEAT_CPUDESC, FEAT_CMDLINE, FEAT_EVENT_DESC, FEAT_SAMPLE_TIME,
+	};
+	struct feat sec[sizeof(feats) / sizeof(feats[0])];
+	uint64_t bitmap[FEAT_BITS / 64] = { 0 };
+	uint8_t hdr[PW_HEADER_SIZE];
+	struct mbuf b = { 0 }, tail = { 0 };
+	uint64_t table, base, ids_off, attrs_off, v;
+	size_t asz, nr = 0, i;
+	struct utsname u;
+	uint32_t e;
+	int err = usable(w);
+
+	if (err)
+		return err;
+	if (!w->nr_ev)
+		return set_err(w, -EINVAL, "no events to write");
+	err = flush(w);
+	if (err)
+		return err;
+	if (uname(&u))
+		memset(&u, 0, sizeof(u));
+
+	/* feature sections, in bit order as perf reads them */
+	for (i = 0; i < sizeof(feats) / sizeof(feats[0]); i++) {
+		size_t before = b.len;
+
+		if (!put_feature(w, &b, feats[i], &u)) {
+			b.len = before;
+			continue;
+		}
+		sec[nr].off = before;
+		sec[nr].len = b.len - before;
+		bitmap[feats[i] / 64] |= 1ULL << (feats[i] % 64);
+		nr++;
+	}
+	table = PW_HEADER_SIZE + w->data_size;
+	base = table + nr * 16;
+	for (i = 0; i < nr; i++) {
+		mput64(&tail, base + sec[i].off);
+		mput64(&tail, sec[i].len);
+	}
+	mput(&tail, b.p, b.len);
+
+	/* ids, then the attrs pointing at them */
+	asz = attr_file_size(w);
+	ids_off = table + tail.len;
+	v = ids_off;
+	for (e = 0; e < w->nr_ev; e++)
+		mput(&tail, w->ev[e].ids, w->ev[e].nr_ids * 8);
+	attrs_off = table + tail.len;
+	for (e = 0; e < w->nr_ev; e++) {
+		put_attr(w, &tail, &w->ev[e]);
+		mput64(&tail, v);
+		mput64(&tail, w->ev[e].nr_ids * 8);
+		v += w->ev[e].nr_ids * 8;
+	}
+	free(b.p);
+	if (tail.oom) {
+		free(tail.p);
+		return set_err(w, -ENOMEM, "out of memory writing the header");
+	}
+	err = write_all(w->fd, tail.p, tail.len);
+	free(tail.p);
+	if (err)
+		return io_err(w, err, "writing the features");
+
+	memset(hdr, 0, sizeof(hdr));
+	v = PW_MAGIC;
+	memcpy(hdr, &v, 8);
+	v = PW_HEADER_SIZE;
+	memcpy(hdr + 8, &v, 8);
+	v = asz + 16;
+	memcpy(hdr + 16, &v, 8);
+	memcpy(hdr + 24, &attrs_off, 8);
+	v = (uint64_t)w->nr_ev * (asz + 16);
+	memcpy(hdr + 32, &v, 8);
+	v = PW_HEADER_SIZE;
+	memcpy(hdr + 40, &v, 8);
+	memcpy(hdr + 48, &w->data_size, 8);
+	/* event_types (56..71): unused since perf 3.x, left zero */
+	memcpy(hdr + 72, bitmap, sizeof(bitmap));
+	if (pwrite(w->fd, hdr, sizeof(hdr), 0) != sizeof(hdr))
+		return io_err(w, errno ? -errno : -EIO, "writing the header");
+	w->finished = true;
+	return 0;
+}
