@@ -23,6 +23,8 @@ struct cmd {
 static const struct cmd commands[] = {
 	{ "report", cmd_report,
 	  "which flush spent the cycles, who asked, lock hold times" },
+	{ "probe", cmd_probe,
+	  "what can be probed: source lines of a function" },
 };
 
 static void usage(FILE *out)

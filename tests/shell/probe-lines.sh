@@ -1,0 +1,82 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# probe --lines equals `perf probe -L` byte for byte on the loop workload,
+# --resolve places one point per marker line, the kernel path without
+# debuginfo fails with one line, and usage errors exit 2.
+. tests/shell/lib.sh
+
+LOOP=build/workloads/loop
+[ -x "$LOOP" ] || skip "$LOOP not built (make tests)"
+
+# The marker lines, relative to loop_body's line as perf counts them.
+decl=$(grep -n '^[^ 	].* loop_body(' tests/workloads/loop.c | cut -d: -f1)
+body=$(grep -n 'PROBE: body \*/' tests/workloads/loop.c | cut -d: -f1)
+end=$(grep -n 'PROBE: body-end \*/' tests/workloads/loop.c | cut -d: -f1)
+[ -n "$decl" ] && [ -n "$body" ] && [ -n "$end" ] ||
+	fail "markers not found in tests/workloads/loop.c"
+
+for f in loop_body loop_leaf main; do
+	"$RS_BIN" probe --lines $f --binary "$LOOP" >"$TMP/ours" ||
+		fail "probe --lines $f failed"
+	grep -q "^ *$((body - decl))  .*PROBE: body \*/" "$TMP/ours" ||
+		[ $f != loop_body ] || fail "marker line not numbered $((body - decl))"
+done
+
+# perf as the oracle, when it can read the binary.
+if command -v perf >/dev/null 2>&1 &&
+	perf probe -x "$LOOP" -L loop_leaf >/dev/null 2>&1; then
+	for f in loop_body loop_leaf main; do
+		"$RS_BIN" probe --lines $f --binary "$LOOP" >"$TMP/ours"
+		perf probe -x "$LOOP" -L $f >"$TMP/perf" 2>/dev/null
+		cmp -s "$TMP/ours" "$TMP/perf" ||
+			fail "probe --lines $f differs from perf probe -L: $(diff "$TMP/ours" "$TMP/perf" | head -20)"
+	done
+	echo "ok: --lines equals perf probe -L"
+else
+	echo "note: perf probe -L unavailable, not compared"
+fi
+
+# One point per marker, on the marker's line.
+for rl in $((body - decl)) $((end - decl)); do
+	"$RS_BIN" probe --resolve "loop_body:$rl" --binary "$LOOP" \
+		>"$TMP/res" || fail "probe --resolve loop_body:$rl failed"
+	[ "$(wc -l <"$TMP/res")" -eq 1 ] ||
+		fail "loop_body:$rl: $(wc -l <"$TMP/res") points, expected 1"
+	grep -Eq "^p probe_loop:loop_body_L$rl func=loop_body vaddr=0x[0-9a-f]+ offset=0x[0-9a-f]+ source=.*loop.c:$((decl + rl))\$" "$TMP/res" ||
+		fail "loop_body:$rl: unexpected $(cat "$TMP/res")"
+done
+"$RS_BIN" probe --resolve 'loop_leaf%return' -x "$LOOP" >"$TMP/res" ||
+	fail "probe --resolve loop_leaf%return failed"
+grep -q '^r probe_loop:loop_leaf__return func=loop_leaf ' "$TMP/res" ||
+	fail "loop_leaf%return: $(cat "$TMP/res")"
+
+expect_error 1 'no line 99 in loop_body' \
+	"$RS_BIN" probe --resolve loop_body:99 --binary "$LOOP"
+expect_error 1 'no function no_such_func' \
+	"$RS_BIN" probe --lines no_such_func --binary "$LOOP"
+
+# The kernel: without debuginfo, one line naming where it looked.
+if v=$(ls /usr/lib/debug/boot/vmlinux-"$(uname -r)" \
+	/usr/lib/debug/lib/modules/"$(uname -r)"/vmlinux \
+	/lib/modules/"$(uname -r)"/build/vmlinux \
+	/boot/vmlinux-"$(uname -r)" 2>/dev/null | head -1) && [ -n "$v" ]; then
+	echo "note: $v exists; not testing the missing-debuginfo error"
+else
+	expect_error 1 "no kernel debuginfo .*/usr/lib/debug/boot/vmlinux-$(uname -r).*linux-image-$(uname -r)-dbg.*doctor" \
+		"$RS_BIN" probe --lines css_rstat_flush
+fi
+
+# Usage errors.
+expect_error 2 'give one of --lines' "$RS_BIN" probe
+expect_error 2 'give one of --lines' "$RS_BIN" probe --lines a --resolve b
+expect_error 2 'do not go together' \
+	"$RS_BIN" probe --lines f --binary a --vmlinux b
+expect_error 2 "unknown option '--bogus'" "$RS_BIN" probe --bogus
+expect_error 2 "needs a value" "$RS_BIN" probe --lines
+expect_error 2 "unexpected argument" "$RS_BIN" probe --lines f extra
+expect_error 2 "use FUNC, FUNC%return" \
+	"$RS_BIN" probe --resolve 'loop_body%entry' --binary "$LOOP"
+"$RS_BIN" probe --help | grep -q '^usage: rstat-analyze probe' ||
+	fail "probe --help"
+exit 0
