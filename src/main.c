@@ -25,6 +25,8 @@ static const struct cmd commands[] = {
 	  "which flush spent the cycles, who asked, lock hold times" },
 	{ "probe", cmd_probe,
 	  "what can be probed: source lines of a function" },
+	{ "doctor", cmd_doctor,
+	  "what this kernel supports, and what to do where it doesn't" },
 };
 
 static void usage(FILE *out)

@@ -1,0 +1,730 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * rstat-analyze doctor: what this kernel offers for measuring rstat flushes
+ * (privileges, sampling, probes, tracing, cgroups) and what to do where
+ * something is missing. It is a report: it exits 0 whatever it finds, and
+ * changes nothing on the machine (no mounts, no probe events).
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cmds.h"
+#include "json.h"
+#include "kfeatures.h"
+
+#define DOCTOR_COLS 80
+/* Where values start: two spaces of indent and the label column. */
+#define DOCTOR_LABEL_WIDTH 20
+#define DOCTOR_HINT_PREFIX "    -> "
+
+struct doctor_params {
+	bool json;
+};
+
+static const char doctor_usage_text[] =
+	"usage: rstat-analyze doctor [--json]\n";
+
+static void doctor_usage(FILE *out)
+{
+	fputs(doctor_usage_text, out);
+}
+
+static void doctor_help(void)
+{
+	doctor_usage(stdout);
+	fputs("\n"
+	      "Say what this kernel and this user can do for `record` and\n"
+	      "`probe`: privileges, the cycles PMU event, kprobes (record\n"
+	      "--probe) and uprobes (record --uprobe), a vmlinux with debuginfo,\n"
+	      "tracefs and each rstat tracepoint, BTF, and the cgroup layout\n"
+	      "with where memory, cpu and io statistics live. Every missing item\n"
+	      "gets a line saying what to do. Nothing is changed: tracefs is not\n"
+	      "mounted, no probe is created.\n"
+	      "\n"
+	      "      --json            the same as one JSON object\n"
+	      "  -h, --help            this text\n"
+	      "\n"
+	      "Exit status: 0 when the report was made (whatever it says),\n"
+	      "1 on an internal failure, 2 usage error.\n"
+	      "See rstat-analyze-doctor(1).\n", stdout);
+}
+
+enum {
+	OPT_JSON = 256,
+};
+
+static const struct option doctor_options[] = {
+	{ "json", no_argument, NULL, OPT_JSON },
+	{ "help", no_argument, NULL, 'h' },
+	{ NULL, 0, NULL, 0 },
+};
+
+/* Returns 0, RS_EXIT_USAGE, or -1 when --help was printed. */
+static int doctor_parse_args(int argc, char **argv, struct doctor_params *p)
+{
+	int c;
+
+	memset(p, 0, sizeof(*p));
+	optind = 1;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":h", doctor_options,
+				NULL)) != -1) {
+		switch (c) {
+		case OPT_JSON:
+			p->json = true;
+			break;
+		case 'h':
+			doctor_help();
+			return -1;
+		case ':':
+			rs_error("doctor: option '%s' needs a value",
+				 argv[optind - 1]);
+			doctor_usage(stderr);
+			return RS_EXIT_USAGE;
+		default:
+			rs_error("doctor: unknown option '%s'",
+				 argv[optind - 1]);
+			doctor_usage(stderr);
+			return RS_EXIT_USAGE;
+		}
+	}
+	if (optind < argc) {
+		rs_error("doctor: unexpected argument '%s'", argv[optind]);
+		doctor_usage(stderr);
+		return RS_EXIT_USAGE;
+	}
+	return 0;
+}
+
+/* What the report needs beside the probed features. */
+struct doctor_ctx {
+	const struct kfeatures *kf;
+	int version;		/* of the running kernel, -1 unknown */
+	bool tracefs_readable;
+	const char *memcg_where;	/* "v1", "v2" or NULL */
+	const char *memcg_path;
+	bool io_v2;
+	const char *blkio_v1;		/* mount of blkio on v1, NULL */
+	bool cpu_v2;
+};
+
+/* Whether word is in the space-separated list. */
+static bool word_in(const char *list, const char *word)
+{
+	size_t len = strlen(word);
+	const char *p = list;
+
+	if (!list)
+		return false;
+	while ((p = strstr(p, word))) {
+		if ((p == list || p[-1] == ' ') &&
+		    (p[len] == ' ' || p[len] == '\0'))
+			return true;
+		p += len;
+	}
+	return false;
+}
+
+static const char *v1_mount(const struct kfeatures *kf, const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < kf->nr_v1; i++)
+		if (!strcmp(kf->v1[i].name, name))
+			return kf->v1[i].mount;
+	return NULL;
+}
+
+static void doctor_ctx_init(struct doctor_ctx *c, const struct kfeatures *kf)
+{
+	memset(c, 0, sizeof(*c));
+	c->kf = kf;
+	c->version = kfeatures__version(kf->release);
+	c->tracefs_readable = kf->tracefs &&
+			      !access(kf->tracefs, R_OK | X_OK);
+	if (word_in(kf->v2_controllers, "memory")) {
+		c->memcg_where = "v2";
+		c->memcg_path = kf->cgroup_v2_mount;
+	} else if (v1_mount(kf, "memory")) {
+		c->memcg_where = "v1";
+		c->memcg_path = v1_mount(kf, "memory");
+	}
+	c->io_v2 = word_in(kf->v2_controllers, "io");
+	c->blkio_v1 = v1_mount(kf, "blkio");
+	c->cpu_v2 = kf->cgroup_v2_mount != NULL;
+}
+
+/*
+ * Whether a tracepoint's absence is explained by the kernel release:
+ * then it is no problem and gets no advice.
+ */
+static bool tp_expected(const struct doctor_ctx *c,
+			const struct kf_tracepoint *tp)
+{
+	if (c->version < 0)
+		return true;
+	return c->version >= tp->since &&
+	       (!tp->until || c->version <= tp->until);
+}
+
+/*
+ * Whether a line may break at the space p[i]: not inside `...` or $(...),
+ * so that a command in a hint can be copied whole.
+ */
+static bool can_break(const char *p, int i)
+{
+	int tick = 0, paren = 0, j;
+
+	if (p[i] != ' ')
+		return false;
+	for (j = 0; j < i; j++) {
+		if (p[j] == '`')
+			tick ^= 1;
+		else if (p[j] == '$' && p[j + 1] == '(')
+			paren++;
+		else if (p[j] == ')' && paren)
+			paren--;
+	}
+	return !tick && !paren;
+}
+
+/*
+ * Print text from column col, wrapped at word boundaries to fit
+ * DOCTOR_COLS, continuation lines indented to indent.
+ */
+static void put_wrapped(const char *text, int col, int indent)
+{
+	const char *p = text;
+
+	while (*p) {
+		int room = DOCTOR_COLS - col;
+		int len = strlen(p);
+		int cut;
+
+		if (len <= room) {
+			fputs(p, stdout);
+			break;
+		}
+		for (cut = room; cut > 0 && !can_break(p, cut); cut--)
+			;
+		if (cut == 0) {
+			/* One word longer than the line: let it run over. */
+			for (cut = room; p[cut] && !can_break(p, cut); cut++)
+				;
+			if (!p[cut]) {
+				fputs(p, stdout);
+				break;
+			}
+		}
+		printf("%.*s\n%*s", cut, p, indent, "");
+		p += cut;
+		while (*p == ' ')
+			p++;
+		col = indent;
+	}
+	putchar('\n');
+}
+
+static void item(int width, const char *label, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+static void item(int width, const char *label, const char *fmt, ...)
+{
+	char value[1024];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(value, sizeof(value), fmt, ap);
+	va_end(ap);
+	printf("  %-*s ", width, label);
+	put_wrapped(value, 3 + width, 3 + width);
+}
+
+static void hint(const char *text)
+{
+	fputs(DOCTOR_HINT_PREFIX, stdout);
+	put_wrapped(text, strlen(DOCTOR_HINT_PREFIX),
+		    strlen(DOCTOR_HINT_PREFIX));
+}
+
+static const char *paranoid_meaning(int level)
+{
+	if (level == INT_MIN)
+		return "unknown";
+	if (level <= -1)
+		return "no restrictions for users";
+	if (level == 0)
+		return "users may profile the kernel and whole CPUs";
+	if (level == 1)
+		return "users may profile the kernel in their own tasks";
+	if (level == 2)
+		return "users may profile their own tasks, user space only";
+	return "users may not use perf_event_open";
+}
+
+static const char *kptr_meaning(int level)
+{
+	switch (level) {
+	case INT_MIN:
+		return "unknown";
+	case 0:
+		return "kernel addresses shown per perf_event_paranoid";
+	case 1:
+		return "kernel addresses shown to CAP_SYSLOG only";
+	default:
+		return "kernel addresses hidden from everyone";
+	}
+}
+
+static void text_privileges(const struct doctor_ctx *c)
+{
+	const struct kfeatures *kf = c->kf;
+	const int w = DOCTOR_LABEL_WIDTH;
+	bool privileged = kf->root || kf->cap_perfmon;
+
+	puts("privileges");
+	if (kf->root)
+		item(w, "root", "yes");
+	else
+		item(w, "root", "no (euid %u)", (unsigned int)geteuid());
+	if (!kf->root)
+		hint(kfeatures__advice(KF_FEAT_ROOT));
+	item(w, "CAP_PERFMON", "%s", kf->cap_perfmon ?
+	     "yes (CAP_PERFMON or CAP_SYS_ADMIN effective)" : "no");
+	if (kf->paranoid == INT_MIN)
+		item(w, "perf_event_paranoid", "unknown (no %s)",
+		     "/proc/sys/kernel/perf_event_paranoid");
+	else
+		item(w, "perf_event_paranoid", "%d: %s%s", kf->paranoid,
+		     paranoid_meaning(kf->paranoid),
+		     privileged ? "; you are exempt" : "");
+	if (!privileged && (kf->paranoid == INT_MIN || kf->paranoid > 0))
+		hint(kfeatures__advice(KF_FEAT_PARANOID));
+	if (kf->kptr_restrict == INT_MIN)
+		item(w, "kptr_restrict", "unknown");
+	else
+		item(w, "kptr_restrict", "%d: %s", kf->kptr_restrict,
+		     kptr_meaning(kf->kptr_restrict));
+	item(w, "kallsyms addresses", "%s",
+	     kf->kallsyms_addrs == KF_YES ? "yes (this process sees them)" :
+	     kf->kallsyms_addrs == KF_NO ? "no (zeros for this process)" :
+	     "unknown (/proc/kallsyms unreadable)");
+	if (kf->kallsyms_addrs != KF_YES)
+		hint(kfeatures__advice(KF_FEAT_KPTR_RESTRICT));
+}
+
+static void text_sampling(const struct doctor_ctx *c)
+{
+	const struct kfeatures *kf = c->kf;
+	const int w = DOCTOR_LABEL_WIDTH;
+
+	puts("sampling");
+	switch (kf->pmu_cycles) {
+	case KF_YES:
+		item(w, "PMU cycles", "yes: record samples cycles");
+		break;
+	case KF_NO:
+		item(w, "PMU cycles",
+		     "no: record falls back to cpu-clock; skid inside IRQ-off regions");
+		hint("for cycles, give the machine a PMU (a VM: QEMU -cpu host, or the hypervisor's vPMU setting); the tracepoints' lock hold times stay exact either way");
+		break;
+	default:
+		item(w, "PMU cycles", "unknown: perf_event_open: %s",
+		     strerror(kf->pmu_cycles_errno));
+		hint("perf_event_open was refused (perf_event_paranoid 3, or seccomp in a container): run as root, outside the container's seccomp profile");
+		break;
+	}
+}
+
+/* "yes", "no", or why it is unknown. */
+static const char *tracefs_file_value(const struct doctor_ctx *c,
+				      enum kf_state s)
+{
+	if (s != KF_UNKNOWN)
+		return kf_state__str(s);
+	if (!c->kf->tracefs)
+		return "unknown (tracefs not mounted)";
+	return "unknown (tracefs not readable)";
+}
+
+static void text_probes(const struct doctor_ctx *c)
+{
+	const struct kfeatures *kf = c->kf;
+	const int w = DOCTOR_LABEL_WIDTH;
+
+	puts("probes");
+	item(w, "kprobe PMU", "%s", kf_state__str(kf->kprobe_pmu));
+	item(w, "kprobe_events", "%s",
+	     tracefs_file_value(c, kf->kprobe_events));
+	/* The PMU comes with CONFIG_KPROBE_EVENTS: its absence decides. */
+	if (kf->kprobe_pmu == KF_NO && kf->kprobe_events != KF_YES)
+		hint(kfeatures__advice(KF_FEAT_KPROBES));
+	item(w, "uprobe PMU", "%s", kf_state__str(kf->uprobe_pmu));
+	item(w, "uprobe_events", "%s",
+	     tracefs_file_value(c, kf->uprobe_events));
+	if (kf->uprobe_pmu == KF_NO && kf->uprobe_events != KF_YES)
+		hint(kfeatures__advice(KF_FEAT_UPROBES));
+	if (kf->vmlinux) {
+		item(w, "vmlinux debuginfo", "%s", kf->vmlinux);
+	} else {
+		item(w, "vmlinux debuginfo",
+		     "none (for --probe FUNC:LINE and `probe --lines`)");
+		hint(kfeatures__advice(KF_FEAT_VMLINUX));
+	}
+}
+
+static void text_tracing(const struct doctor_ctx *c)
+{
+	const struct kfeatures *kf = c->kf;
+	const int w = DOCTOR_LABEL_WIDTH;
+	bool missing = false, unknown = false;
+	int tw = 0;
+	size_t i;
+
+	puts("tracing");
+	if (kf->tracefs && c->tracefs_readable) {
+		item(w, "tracefs", "%s", kf->tracefs);
+	} else if (kf->tracefs) {
+		item(w, "tracefs", "%s (not readable by this user)",
+		     kf->tracefs);
+	} else if (kf->tracefs_mountable) {
+		item(w, "tracefs", "not mounted, mountable");
+	} else {
+		item(w, "tracefs", "not in this kernel (CONFIG_TRACING)");
+	}
+	if (!kf->tracefs && kf->tracefs_mountable)
+		hint(kfeatures__advice(KF_FEAT_TRACEFS));
+
+	for (i = 0; i < KF_NR_TRACEPOINTS; i++) {
+		int len = strlen(kf->tracepoints[i].name);
+
+		if (len > tw)
+			tw = len;
+	}
+	for (i = 0; i < KF_NR_TRACEPOINTS; i++) {
+		const struct kf_tracepoint *tp = &kf->tracepoints[i];
+		const char *state = tp->state == KF_YES ? "yes" :
+				    tp->state == KF_NO ? "no" : "unknown";
+
+		if (tp->state == KF_NO && tp_expected(c, tp))
+			missing = true;
+		if (tp->state == KF_UNKNOWN)
+			unknown = true;
+		item(tw, tp->name, "%s (%s)", state, tp->kernels);
+	}
+	if (missing)
+		hint(kfeatures__advice(KF_FEAT_TRACEPOINTS));
+	/* Users were told to be root above; root may still be refused. */
+	if (unknown && kf->tracefs && kf->root)
+		hint("tracefs refused root: check its mount options and any LSM policy");
+	item(w, "BTF", "%s", kf->btf == KF_YES ?
+	     "yes (/sys/kernel/btf/vmlinux)" : kf_state__str(kf->btf));
+	if (kf->btf != KF_YES)
+		hint(kfeatures__advice(KF_FEAT_BTF));
+}
+
+static const char *layout_meaning(enum kf_cgroup_layout l)
+{
+	switch (l) {
+	case KF_CG_V1:
+		return "v1: controllers on v1 hierarchies, no v2";
+	case KF_CG_V2:
+		return "v2: one unified hierarchy";
+	case KF_CG_HYBRID:
+		return "hybrid: controllers on v1, a v2 hierarchy beside";
+	default:
+		return "none: no cgroup file system mounted";
+	}
+}
+
+static void text_cgroups(const struct doctor_ctx *c)
+{
+	const struct kfeatures *kf = c->kf;
+	const int w = DOCTOR_LABEL_WIDTH;
+
+	puts("cgroups");
+	item(w, "layout", "%s", layout_meaning(kf->cgroup_layout));
+	item(w, "v2 mount", "%s", kf->cgroup_v2_mount ? kf->cgroup_v2_mount :
+	     "none");
+	if (kf->cgroup_v2_mount)
+		item(w, "v2 controllers", "%s",
+		     kf->v2_controllers && *kf->v2_controllers ?
+		     kf->v2_controllers : "none");
+	item(w, "v1 controllers", "%s",
+	     kf->v1_controllers && *kf->v1_controllers ?
+	     kf->v1_controllers : "none");
+
+	if (c->memcg_where) {
+		item(w, "memory.stat", "%s: %s/.../memory.stat", c->memcg_where,
+		     c->memcg_path);
+	} else {
+		item(w, "memory.stat", "none (no memory controller)");
+		hint(kfeatures__advice(KF_FEAT_MEMCG));
+	}
+	if (c->cpu_v2) {
+		item(w, "cpu.stat", "v2: %s/.../cpu.stat (base stats%s)",
+		     kf->cgroup_v2_mount,
+		     word_in(kf->v2_controllers, "cpu") ?
+		     " and the cpu controller's" : "");
+	} else {
+		item(w, "cpu.stat",
+		     "none (v2 only; v1 cpuacct files do not flush rstat)");
+		hint(kfeatures__advice(KF_FEAT_CGROUP_V2));
+	}
+	if (c->io_v2) {
+		item(w, "io.stat", "v2: %s/.../io.stat", kf->cgroup_v2_mount);
+	} else if (c->blkio_v1) {
+		item(w, "io.stat",
+		     "none: the io controller is blkio on v1 (%s)",
+		     c->blkio_v1);
+		hint("io.stat flushes need the io controller on v2: boot with cgroup_no_v1=blkio, then echo +io > cgroup.subtree_control");
+	} else {
+		item(w, "io.stat", "none (no io controller)");
+		if (kf->cgroup_v2_mount)
+			hint("echo +io > cgroup.subtree_control of the parent cgroup for io.stat");
+		else
+			hint(kfeatures__advice(KF_FEAT_CGROUP_V2));
+	}
+}
+
+static void doctor_text(const struct doctor_ctx *c)
+{
+	printf("rstat-analyze doctor: kernel %s\n",
+	       c->kf->release ? c->kf->release : "unknown");
+	text_privileges(c);
+	text_sampling(c);
+	text_probes(c);
+	text_tracing(c);
+	text_cgroups(c);
+}
+
+/* true/false, or null when unknown. */
+static void json_state(struct json_writer *jw, const char *key,
+		       enum kf_state s)
+{
+	if (s == KF_UNKNOWN)
+		json__string(jw, key, NULL);
+	else
+		json__bool(jw, key, s == KF_YES);
+}
+
+static void json_int_or_null(struct json_writer *jw, const char *key, int v)
+{
+	if (v == INT_MIN)
+		json__string(jw, key, NULL);
+	else
+		json__i64(jw, key, v);
+}
+
+/* A space-separated list as an array; null for a NULL list. */
+static void json_words(struct json_writer *jw, const char *key,
+		       const char *list)
+{
+	const char *p = list;
+
+	if (!list) {
+		json__string(jw, key, NULL);
+		return;
+	}
+	json__array_begin(jw, key);
+	while (*p) {
+		size_t len = strcspn(p, " ");
+		char word[256];
+
+		if (len && len < sizeof(word)) {
+			memcpy(word, p, len);
+			word[len] = '\0';
+			json__string(jw, NULL, word);
+		}
+		p += len;
+		while (*p == ' ')
+			p++;
+	}
+	json__array_end(jw);
+}
+
+static void json_stat(struct json_writer *jw, const char *key,
+		      const char *hierarchy, const char *path)
+{
+	if (!hierarchy) {
+		json__string(jw, key, NULL);
+		return;
+	}
+	json__object_begin(jw, key);
+	json__string(jw, "hierarchy", hierarchy);
+	json__string(jw, "path", path);
+	json__object_end(jw);
+}
+
+static void json_hint(struct json_writer *jw, const char *feature,
+		      const char *text)
+{
+	json__object_begin(jw, NULL);
+	json__string(jw, "feature", feature);
+	json__string(jw, "hint", text);
+	json__object_end(jw);
+}
+
+/* The hints the text report prints, for scripts that act on them. */
+static void json_hints(struct json_writer *jw, const struct doctor_ctx *c)
+{
+	const struct kfeatures *kf = c->kf;
+	bool privileged = kf->root || kf->cap_perfmon;
+	bool missing = false;
+	size_t i;
+
+	for (i = 0; i < KF_NR_TRACEPOINTS; i++)
+		if (kf->tracepoints[i].state == KF_NO &&
+		    tp_expected(c, &kf->tracepoints[i]))
+			missing = true;
+	json__array_begin(jw, "hints");
+	if (!kf->root)
+		json_hint(jw, "root", kfeatures__advice(KF_FEAT_ROOT));
+	if (!privileged && (kf->paranoid == INT_MIN || kf->paranoid > 0))
+		json_hint(jw, "perf_event_paranoid",
+			  kfeatures__advice(KF_FEAT_PARANOID));
+	if (kf->kallsyms_addrs != KF_YES)
+		json_hint(jw, "kallsyms_addresses",
+			  kfeatures__advice(KF_FEAT_KPTR_RESTRICT));
+	if (kf->pmu_cycles != KF_YES)
+		json_hint(jw, "pmu_cycles",
+			  kfeatures__advice(KF_FEAT_PMU_CYCLES));
+	if (kf->kprobe_pmu == KF_NO && kf->kprobe_events != KF_YES)
+		json_hint(jw, "kprobes", kfeatures__advice(KF_FEAT_KPROBES));
+	if (kf->uprobe_pmu == KF_NO && kf->uprobe_events != KF_YES)
+		json_hint(jw, "uprobes", kfeatures__advice(KF_FEAT_UPROBES));
+	if (!kf->vmlinux)
+		json_hint(jw, "vmlinux", kfeatures__advice(KF_FEAT_VMLINUX));
+	if (!kf->tracefs && kf->tracefs_mountable)
+		json_hint(jw, "tracefs", kfeatures__advice(KF_FEAT_TRACEFS));
+	if (missing)
+		json_hint(jw, "tracepoints",
+			  kfeatures__advice(KF_FEAT_TRACEPOINTS));
+	if (kf->btf != KF_YES)
+		json_hint(jw, "btf", kfeatures__advice(KF_FEAT_BTF));
+	if (!c->memcg_where)
+		json_hint(jw, "memory_controller",
+			  kfeatures__advice(KF_FEAT_MEMCG));
+	if (!kf->cgroup_v2_mount)
+		json_hint(jw, "cgroup_v2",
+			  kfeatures__advice(KF_FEAT_CGROUP_V2));
+	json__array_end(jw);
+}
+
+static int doctor_json(const struct doctor_ctx *c)
+{
+	const struct kfeatures *kf = c->kf;
+	struct json_writer *jw = json_writer__new(stdout);
+	size_t i;
+
+	if (!jw) {
+		rs_error("doctor: out of memory");
+		return RS_EXIT_FAIL;
+	}
+	json__object_begin(jw, NULL);
+	json__string(jw, "release", kf->release);
+	json__bool(jw, "root", kf->root);
+	json__u64(jw, "euid", geteuid());
+	json__bool(jw, "cap_perfmon", kf->cap_perfmon);
+	json_int_or_null(jw, "perf_event_paranoid", kf->paranoid);
+	json_int_or_null(jw, "kptr_restrict", kf->kptr_restrict);
+	json_state(jw, "kallsyms_addresses", kf->kallsyms_addrs);
+	json_state(jw, "pmu_cycles", kf->pmu_cycles);
+	json__string(jw, "sampling_event",
+		     kf->pmu_cycles == KF_YES ? "cycles" : "cpu-clock");
+	json_state(jw, "kprobe_pmu", kf->kprobe_pmu);
+	json_state(jw, "kprobe_events", kf->kprobe_events);
+	json_state(jw, "uprobe_pmu", kf->uprobe_pmu);
+	json_state(jw, "uprobe_events", kf->uprobe_events);
+	json__string(jw, "vmlinux", kf->vmlinux);
+	json__string(jw, "tracefs", kf->tracefs);
+	json__bool(jw, "tracefs_mountable", kf->tracefs_mountable);
+	json__bool(jw, "tracefs_readable", c->tracefs_readable);
+	json__array_begin(jw, "tracepoints");
+	for (i = 0; i < KF_NR_TRACEPOINTS; i++) {
+		const struct kf_tracepoint *tp = &kf->tracepoints[i];
+
+		json__object_begin(jw, NULL);
+		json__string(jw, "name", tp->name);
+		json_state(jw, "present", tp->state);
+		json__string(jw, "kernels", tp->kernels);
+		json__object_end(jw);
+	}
+	json__array_end(jw);
+	json_state(jw, "btf", kf->btf);
+	json__string(jw, "cgroup_layout",
+		     kf_cgroup_layout__str(kf->cgroup_layout));
+	json__string(jw, "cgroup_v2_mount", kf->cgroup_v2_mount);
+	json_words(jw, "v2_controllers", kf->v2_controllers);
+	json__array_begin(jw, "v1_controllers");
+	for (i = 0; i < kf->nr_v1; i++) {
+		json__object_begin(jw, NULL);
+		json__string(jw, "name", kf->v1[i].name);
+		json__string(jw, "mount", kf->v1[i].mount);
+		json__object_end(jw);
+	}
+	json__array_end(jw);
+	json_stat(jw, "memory_stat", c->memcg_where, c->memcg_path);
+	json_stat(jw, "cpu_stat", c->cpu_v2 ? "v2" : NULL,
+		  kf->cgroup_v2_mount);
+	json_stat(jw, "io_stat", c->io_v2 ? "v2" : NULL, kf->cgroup_v2_mount);
+	json_hints(jw, c);
+	json__object_end(jw);
+	json_writer__delete(jw);
+	return RS_EXIT_OK;
+}
+
+static int __cmd_doctor(const struct doctor_params *p)
+{
+	struct doctor_ctx ctx;
+	struct kfeatures kf;
+	int status;
+	int err;
+
+	err = kfeatures__probe(&kf);
+	if (err) {
+		rs_error("doctor: probing the kernel's features: %s",
+			 strerror(-err));
+		return RS_EXIT_FAIL;
+	}
+	doctor_ctx_init(&ctx, &kf);
+	if (p->json) {
+		status = doctor_json(&ctx);
+	} else {
+		doctor_text(&ctx);
+		status = RS_EXIT_OK;
+	}
+	kfeatures__free(&kf);
+	return status;
+}
+
+int cmd_doctor(int argc, char **argv)
+{
+	struct doctor_params params;
+	int ret;
+
+	ret = doctor_parse_args(argc, argv, &params);
+	if (ret == -1)
+		return rs_finish_stdout(RS_EXIT_OK);
+	if (ret)
+		return ret;
+	ret = __cmd_doctor(&params);
+	/* In JSON mode a failure is JSON too, as bpftool does it. */
+	if (ret == RS_EXIT_FAIL && params.json) {
+		struct json_writer *jw = json_writer__new(stdout);
+
+		if (jw) {
+			json__object_begin(jw, NULL);
+			json__string(jw, "error", rs_last_error());
+			json__object_end(jw);
+			json_writer__delete(jw);
+		}
+	}
+	return rs_finish_stdout(ret);
+}
