@@ -15,6 +15,7 @@ enum {
 	RS_EXIT_USAGE = 2,
 };
 
+int cmd_record(int argc, char **argv);
 int cmd_report(int argc, char **argv);
 int cmd_probe(int argc, char **argv);
 int cmd_doctor(int argc, char **argv);

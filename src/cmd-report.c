@@ -383,6 +383,8 @@ static int load_kernel_symbols(struct kernel_syms_ctx *ctx)
 {
 	const struct perf_header_info *hdr = perf_data__header(ctx->pd);
 	struct utsname uts = { 0 };
+	const char *text;
+	size_t len;
 	int err;
 
 	ctx->kernel_checked = true;
@@ -416,6 +418,16 @@ static int load_kernel_symbols(struct kernel_syms_ctx *ctx)
 			return err;
 		}
 		return 0;
+	}
+	/*
+	 * A recording made by `record` carries the kernel's text symbols
+	 * (the kallsyms section of its tracing data): they are the ones the
+	 * addresses were taken with, even on another machine.
+	 */
+	if (!perf_data__kallsyms(ctx->pd, &text, &len)) {
+		err = machine__load_kallsyms_buf(ctx->machine, text, len);
+		if (!err && machine__has_kernel_symbols(ctx->machine))
+			return 0;
 	}
 	if (uname(&uts))
 		strcpy(uts.release, "(unknown)");

@@ -21,6 +21,8 @@ struct cmd {
 };
 
 static const struct cmd commands[] = {
+	{ "record", cmd_record,
+	  "record samples, rstat tracepoints and probes into a perf.data" },
 	{ "report", cmd_report,
 	  "which flush spent the cycles, who asked, lock hold times" },
 	{ "probe", cmd_probe,

@@ -106,8 +106,11 @@ static void text_header(FILE *out, const struct report_out *ro)
 		hdr->arch ? hdr->arch : "?", hdr->nr_cpus_online);
 	if (last > first)
 		fprintf(out, "# duration: %.3f s\n", (last - first) / 1e9);
+	/* Our own recordings say "rstat-analyze VERSION" there. */
 	if (hdr->perf_version)
-		fprintf(out, "# recorded by: perf %s\n", hdr->perf_version);
+		fprintf(out, "# recorded by: %s%s\n",
+			strncmp(hdr->perf_version, "rstat-analyze", 13) ?
+			"perf " : "", hdr->perf_version);
 	if (hdr->cmdline) {
 		fputs("# cmdline: ", out);
 		text_wrap(out, hdr->cmdline, ' ', 11, TEXT_WIDTH, "#   ");

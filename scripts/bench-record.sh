@@ -1,0 +1,91 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Benchmark (not a test): what recording costs the recorder itself.
+# The same workload is recorded by `perf record` and by `rstat-analyze
+# record`, system-wide with callchains at the same rate and with the same
+# tracepoints recorded at every hit, and for each recorder this prints its
+# own CPU time (user + sys of the recorder process) per sample written, its
+# peak RSS and the records it lost.
+#
+# Workload: both CPUs busy: one spinning in user space, one reading the v2
+# root's cpu.stat in a loop (rstat flushes, lock tracepoints).
+#
+# Usage: scripts/bench-record.sh [-r RUNS] [-d SECONDS] [-F HZ]
+set -eu
+cd "$(dirname "$0")/.."
+
+runs=3 secs=10 freq=4999
+while getopts "r:d:F:" o; do
+	case $o in
+	r) runs=$OPTARG ;;
+	d) secs=$OPTARG ;;
+	F) freq=$OPTARG ;;
+	*) echo "usage: $0 [-r RUNS] [-d SECONDS] [-F HZ]" >&2; exit 2 ;;
+	esac
+done
+command -v perf >/dev/null || { echo "bench: needs perf (linux-perf)" >&2; exit 1; }
+[ -x ./rstat-analyze ] || make -s
+stat=/sys/fs/cgroup/unified/cpu.stat
+[ -r "$stat" ] || stat=/sys/fs/cgroup/cpu.stat
+work=$(mktemp -d /tmp/rstat-bench-record.XXXXXX)
+pids=()
+cleanup() {
+	for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done
+	wait 2>/dev/null || true
+	rm -rf "$work"
+}
+trap cleanup EXIT INT TERM
+
+# The tracepoints rstat-analyze records by default, every hit (-c 1 per
+# event for perf: -F would otherwise sample them too).
+tps=()
+for d in /sys/kernel/tracing/events/cgroup/cgroup_rstat_* \
+	/sys/kernel/tracing/events/memcg/memcg_flush_stats; do
+	[ -d "$d" ] || continue
+	tps+=(-e "$(basename "$(dirname "$d")"):$(basename "$d")/period=1/")
+done
+
+load() {
+	( while :; do :; done ) & pids+=($!)
+	( while :; do read -r _ <"$stat"; done ) & pids+=($!)
+}
+unload() {
+	for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done
+	wait 2>/dev/null || true
+	pids=()
+}
+
+median() { sort -n | awk '{ a[NR] = $1 } END { print a[int((NR + 1) / 2)] }'; }
+
+# measure NAME FILE CMD...: CPU seconds, peak KiB, samples, lost
+measure() {
+	local name=$1 file=$2 i cpu=() rss=() per=() lost=()
+	shift 2
+	for ((i = 0; i < runs; i++)); do
+		rm -f "$file"
+		load
+		/usr/bin/time -f '%U %S %M' -o "$work/time" "$@" \
+			>/dev/null 2>"$work/err" || { cat "$work/err"; exit 1; }
+		unload
+		read -r u s k <"$work/time"
+		n=$(perf script -i "$file" -F event 2>/dev/null | wc -l)
+		l=$(perf report -i "$file" --stats 2>/dev/null |
+			awk '/LOST/ { s += $NF } END { print s + 0 }')
+		c=$(awk -v u="$u" -v s="$s" 'BEGIN { print u + s }')
+		cpu+=("$c") rss+=("$k") lost+=("$l")
+		per+=("$(awk -v c="$c" -v n="$n" 'BEGIN { printf "%.2f", n ? c * 1e6 / n : 0 }')")
+		echo "  $name run $i: $n samples, ${c}s CPU, ${k} KiB, $l lost" >&2
+	done
+	printf '%-22s %10s us %10s KiB %8s\n' "$name" \
+		"$(printf '%s\n' "${per[@]}" | median)" \
+		"$(printf '%s\n' "${rss[@]}" | median)" \
+		"$(printf '%s\n' "${lost[@]}" | median)"
+}
+
+echo "== system-wide, -g, $freq Hz, ${#tps[@]} tracepoints, ${secs}s, $runs runs (medians)"
+printf '%-22s %13s %14s %8s\n' recorder "CPU/sample" "peak RSS" lost
+measure "perf record" "$work/perf.data" perf record -q -a -g -F "$freq" \
+	-e cpu-clock "${tps[@]}" -o "$work/perf.data" -- sleep "$secs"
+measure "rstat-analyze record" "$work/rs.data" ./rstat-analyze record -q \
+	-a -F "$freq" -e cpu-clock -o "$work/rs.data" -d "$secs"

@@ -1,0 +1,1108 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * rstat-analyze record: sample the CPUs (or a process, a cgroup, a command)
+ * with callchains, record every rstat tracepoint this kernel has and any
+ * probe points asked for, and write a perf.data that perf itself reads.
+ *
+ * Events are opened before the output file is created, so a kernel that
+ * lacks something fails before anything is written. Probes go through the
+ * kprobe and uprobe PMUs: the kernel removes them when the file descriptors
+ * close, so no exit path (not even SIGKILL) leaves one behind. A command
+ * run with `--` dies with the recorder (PR_SET_PDEATHSIG).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cmds.h"
+#include "evlist.h"
+#include "perf-writer.h"
+#include "probe.h"
+
+#define DEFAULT_OUTPUT "rstat.data"
+#define DEFAULT_FREQ 4999
+#define MAX_EVENT_ARGS 64
+/* How often the rings are drained when no wakeup comes, in ms. */
+#define POLL_MS 100
+
+enum record_target {
+	TARGET_ALL,
+	TARGET_PID,
+	TARGET_CGROUP,
+	TARGET_CMD,
+};
+
+struct record_params {
+	const char *output;
+	enum record_target target;
+	bool target_given;
+	pid_t pid;
+	const char *cgroup;
+	char **cmd;			/* argv of -- CMD */
+	unsigned int freq;
+	double duration;		/* seconds, 0: until stopped */
+	const char *vmlinux;
+	unsigned int mmap_pages;
+	bool quiet;
+	const char *events[MAX_EVENT_ARGS];
+	unsigned int nr_events;
+	const char *probes[MAX_EVENT_ARGS];
+	unsigned int nr_probes;
+	const char *uprobes[MAX_EVENT_ARGS];
+	unsigned int nr_uprobes;
+};
+
+/* Strings an attr points to (probe paths, symbols) until the events open. */
+struct record_strings {
+	char *s[MAX_EVENT_ARGS * 4];
+	unsigned int n;
+};
+
+static volatile sig_atomic_t record_stop;
+
+static void record_signal(int sig)
+{
+	record_stop = sig;
+}
+
+static const char record_usage_text[] =
+	"usage: rstat-analyze record [-o FILE] [-a | -p PID | --cgroup PATH | -- CMD ARGS...]\n"
+	"                            [-F HZ] [-e EVENT]... [--probe SPEC]...\n"
+	"                            [--uprobe BINARY:SPEC]... [-d SECONDS]\n"
+	"                            [--vmlinux FILE] [-m PAGES] [-q]\n";
+
+static void record_usage(FILE *out)
+{
+	fputs(record_usage_text, out);
+}
+
+static void record_help(void)
+{
+	record_usage(stdout);
+	fputs("\n"
+	      "Record what rstat flushes cost: samples with kernel and user\n"
+	      "callchains (cycles, or cpu-clock where the PMU has no cycles),\n"
+	      "every rstat tracepoint this kernel has, and probe points, into\n"
+	      "a perf.data file that `perf script` and `rstat-analyze report`\n"
+	      "read. An existing output is renamed to FILE.old.\n"
+	      "\n"
+	      "  -o, --output FILE     output (default " DEFAULT_OUTPUT ")\n"
+	      "  -a, --all-cpus        every CPU, every task (default)\n"
+	      "  -p, --pid PID         a running process and its threads\n"
+	      "      --cgroup PATH     tasks of a cgroup (a path, or a name under\n"
+	      "                        the v2 or perf_event mount)\n"
+	      "  -- CMD ARGS...        run CMD and record it (from its exec)\n"
+	      "  -F, --freq HZ         sampling frequency (default 4999)\n"
+	      "  -e, --event EVENT     add a tracepoint (sys:name) or replace the\n"
+	      "                        sampling event (cycles, cpu-clock, rNNN...)\n"
+	      "      --probe SPEC      kernel probe: FUNC, FUNC%return, FUNC:RLN,\n"
+	      "                        SRC:ALN, FUNC+OFF (lines need debuginfo)\n"
+	      "      --uprobe BINARY:SPEC  the same in a user-space binary\n"
+	      "  -d, --duration SECS   stop after SECS seconds\n"
+	      "      --vmlinux FILE    kernel image with debuginfo for --probe\n"
+	      "  -m, --mmap-pages N    ring buffer data pages per CPU (power of 2)\n"
+	      "  -q, --quiet           no progress line, no summary\n"
+	      "  -h, --help            this text\n"
+	      "\n"
+	      "Ctrl-C or SIGTERM stops the recording cleanly.\n"
+	      "Exit status: 0 ok, 1 error (one line on stderr), 2 usage error.\n"
+	      "See rstat-analyze-record(1) and `rstat-analyze doctor`.\n",
+	      stdout);
+}
+
+enum {
+	OPT_CGROUP = 256,
+	OPT_PROBE,
+	OPT_UPROBE,
+	OPT_VMLINUX,
+};
+
+static const struct option record_options[] = {
+	{ "output", required_argument, NULL, 'o' },
+	{ "all-cpus", no_argument, NULL, 'a' },
+	{ "pid", required_argument, NULL, 'p' },
+	{ "cgroup", required_argument, NULL, OPT_CGROUP },
+	{ "freq", required_argument, NULL, 'F' },
+	{ "event", required_argument, NULL, 'e' },
+	{ "probe", required_argument, NULL, OPT_PROBE },
+	{ "uprobe", required_argument, NULL, OPT_UPROBE },
+	{ "duration", required_argument, NULL, 'd' },
+	{ "vmlinux", required_argument, NULL, OPT_VMLINUX },
+	{ "mmap-pages", required_argument, NULL, 'm' },
+	{ "quiet", no_argument, NULL, 'q' },
+	{ "help", no_argument, NULL, 'h' },
+	{ NULL, 0, NULL, 0 },
+};
+
+static int set_target(struct record_params *p, enum record_target t)
+{
+	if (p->target_given && p->target != t) {
+		rs_error("record: -a, -p, --cgroup and -- CMD are exclusive");
+		return -EINVAL;
+	}
+	p->target = t;
+	p->target_given = true;
+	return 0;
+}
+
+static int add_arg(const char **arr, unsigned int *n, const char *arg,
+		   const char *opt)
+{
+	if (*n == MAX_EVENT_ARGS) {
+		rs_error("record: at most %d %s options", MAX_EVENT_ARGS, opt);
+		return -E2BIG;
+	}
+	arr[(*n)++] = arg;
+	return 0;
+}
+
+static int parse_uint(const char *s, unsigned long max, unsigned long *out)
+{
+	char *end;
+
+	errno = 0;
+	*out = strtoul(s, &end, 10);
+	if (errno || end == s || *end || *s == '-' || *out > max)
+		return -EINVAL;
+	return 0;
+}
+
+/* Returns 0, RS_EXIT_USAGE, or -1 when --help was printed. */
+static int record_parse_args(int argc, char **argv, struct record_params *p)
+{
+	unsigned long v;
+	char *end;
+	int c;
+
+	memset(p, 0, sizeof(*p));
+	p->output = DEFAULT_OUTPUT;
+	p->freq = DEFAULT_FREQ;
+	optind = 1;
+	opterr = 0;
+	/* '+': stop at the command's name, whose options are its own. */
+	while ((c = getopt_long(argc, argv, "+:o:ap:F:e:d:m:qh",
+				record_options, NULL)) != -1) {
+		switch (c) {
+		case 'o':
+			p->output = optarg;
+			break;
+		case 'a':
+			if (set_target(p, TARGET_ALL))
+				return RS_EXIT_USAGE;
+			break;
+		case 'p':
+			if (parse_uint(optarg, INT_MAX, &v) || !v) {
+				rs_error("record: -p '%s': give a process id",
+					 optarg);
+				return RS_EXIT_USAGE;
+			}
+			if (set_target(p, TARGET_PID))
+				return RS_EXIT_USAGE;
+			p->pid = v;
+			break;
+		case OPT_CGROUP:
+			if (set_target(p, TARGET_CGROUP))
+				return RS_EXIT_USAGE;
+			p->cgroup = optarg;
+			break;
+		case 'F':
+			if (parse_uint(optarg, 1000000, &v) || !v) {
+				rs_error("record: -F '%s': give a frequency in Hz (1 to 1000000)",
+					 optarg);
+				return RS_EXIT_USAGE;
+			}
+			p->freq = v;
+			break;
+		case 'e':
+			if (add_arg(p->events, &p->nr_events, optarg, "-e"))
+				return RS_EXIT_USAGE;
+			break;
+		case OPT_PROBE:
+			if (add_arg(p->probes, &p->nr_probes, optarg,
+				    "--probe"))
+				return RS_EXIT_USAGE;
+			break;
+		case OPT_UPROBE:
+			if (add_arg(p->uprobes, &p->nr_uprobes, optarg,
+				    "--uprobe"))
+				return RS_EXIT_USAGE;
+			break;
+		case 'd':
+			errno = 0;
+			p->duration = strtod(optarg, &end);
+			if (errno || end == optarg || *end ||
+			    !(p->duration > 0) || p->duration > 1e7) {
+				rs_error("record: -d '%s': give a duration in seconds",
+					 optarg);
+				return RS_EXIT_USAGE;
+			}
+			break;
+		case OPT_VMLINUX:
+			p->vmlinux = optarg;
+			break;
+		case 'm':
+			if (parse_uint(optarg, 1UL << 20, &v) || !v ||
+			    (v & (v - 1))) {
+				rs_error("record: -m '%s': give a power of 2 number of pages",
+					 optarg);
+				return RS_EXIT_USAGE;
+			}
+			p->mmap_pages = v;
+			break;
+		case 'q':
+			p->quiet = true;
+			break;
+		case 'h':
+			record_help();
+			return -1;
+		case ':':
+			rs_error("record: option '%s' needs a value",
+				 argv[optind - 1]);
+			record_usage(stderr);
+			return RS_EXIT_USAGE;
+		default:
+			rs_error("record: unknown option '%s'",
+				 argv[optind - 1]);
+			record_usage(stderr);
+			return RS_EXIT_USAGE;
+		}
+	}
+	if (optind < argc) {
+		if (set_target(p, TARGET_CMD))
+			return RS_EXIT_USAGE;
+		p->cmd = argv + optind;
+	}
+	if (!strcmp(p->output, "-")) {
+		rs_error("record: -o -: only the file layout is written; give a file name");
+		return RS_EXIT_USAGE;
+	}
+	if (!*p->output) {
+		rs_error("record: -o needs a file name");
+		return RS_EXIT_USAGE;
+	}
+	return 0;
+}
+
+/* --- events ------------------------------------------------------------- */
+
+static const uint64_t sample_base = PERF_SAMPLE_IP | PERF_SAMPLE_TID |
+				    PERF_SAMPLE_TIME | PERF_SAMPLE_CPU |
+				    PERF_SAMPLE_PERIOD | PERF_SAMPLE_CALLCHAIN;
+
+static int add_evsel(struct evlist *el, struct perf_event_attr *attr,
+		     const char *name)
+{
+	struct evsel *e = evsel__new(attr, name);
+
+	if (!e || evlist__add(el, e)) {
+		evsel__delete(e);
+		rs_error("record: out of memory");
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+/* Once per event: samples at a rate, or every hit of a tracepoint/probe. */
+static void set_sampling(struct perf_event_attr *attr,
+			 const struct record_params *p)
+{
+	attr->sample_type |= sample_base;
+	if (attr->type == PERF_TYPE_TRACEPOINT)
+		attr->sample_type |= PERF_SAMPLE_RAW;
+	if (attr->type == PERF_TYPE_HARDWARE ||
+	    attr->type == PERF_TYPE_SOFTWARE ||
+	    attr->type == PERF_TYPE_HW_CACHE || attr->type == PERF_TYPE_RAW) {
+		attr->freq = 1;
+		attr->sample_freq = p->freq;
+	} else {
+		/*
+		 * Every hit: perf record -F would sample tracepoints too,
+		 * and consecutive lock events would then belong to
+		 * different rounds.
+		 */
+		attr->freq = 0;
+		attr->sample_period = 1;
+	}
+	if (p->target == TARGET_PID || p->target == TARGET_CMD)
+		attr->inherit = 1;
+	if (p->target == TARGET_CMD)
+		attr->enable_on_exec = 1;
+}
+
+static bool is_sampling_type(uint32_t type)
+{
+	return type == PERF_TYPE_HARDWARE || type == PERF_TYPE_SOFTWARE ||
+	       type == PERF_TYPE_HW_CACHE || type == PERF_TYPE_RAW;
+}
+
+/* The sampling event: -e's, else cycles where the PMU has it. */
+static int add_sampling_events(struct evlist *el,
+			       const struct record_params *p)
+{
+	struct perf_event_attr attr;
+	unsigned int i, added = 0;
+	char *name = NULL;
+	int err;
+
+	for (i = 0; i < p->nr_events; i++) {
+		err = events__parse(p->events[i], &attr, &name);
+		if (err || !is_sampling_type(attr.type)) {
+			free(name);
+			name = NULL;
+			continue;
+		}
+		set_sampling(&attr, p);
+		err = add_evsel(el, &attr, name);
+		free(name);
+		name = NULL;
+		if (err)
+			return err;
+		added++;
+	}
+	if (added)
+		return 0;
+
+	err = events__parse("cycles", &attr, &name);
+	if (!err && !events__supported(&attr, &err)) {
+		free(name);
+		name = NULL;
+		rs_note("this machine's PMU has no cycles event: sampling cpu-clock instead (IRQ-off time skids to the IRQ re-enable point; see rstat-analyze doctor)");
+		err = events__parse("cpu-clock", &attr, &name);
+	}
+	if (err) {
+		rs_error("record: cannot set up the sampling event: %s",
+			 strerror(-err));
+		return err;
+	}
+	set_sampling(&attr, p);
+	err = add_evsel(el, &attr, name);
+	free(name);
+	return err;
+}
+
+static bool name_listed(char **names, size_t n, const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (!strcmp(names[i], name))
+			return true;
+	return false;
+}
+
+/*
+ * Every rstat tracepoint this kernel has, then the -e tracepoints; their
+ * names go to *tps for the TRACING_DATA feature.
+ */
+static int add_tracepoints(struct evlist *el, const struct record_params *p,
+			   char ***tps, size_t *nr_tps)
+{
+	static const char *const globs[] = {
+		"cgroup:cgroup_rstat_*", "memcg:memcg_flush_stats",
+	};
+	struct perf_event_attr attr;
+	char **names = NULL, **all;
+	size_t n, i, total = 0;
+	char *name;
+	unsigned int g;
+	int err;
+
+	all = calloc(MAX_EVENT_ARGS * 2 + 64, sizeof(*all));
+	if (!all)
+		goto nomem;
+	for (g = 0; g < sizeof(globs) / sizeof(*globs); g++) {
+		err = events__tracepoints(globs[g], &names, &n);
+		if (err == -ENOENT && g == 0) {
+			rs_error("record: tracefs is not mounted: mount -t tracefs nodev /sys/kernel/tracing (see rstat-analyze doctor)");
+			goto fail;
+		}
+		for (i = 0; !err && i < n && total < 64; i++) {
+			all[total] = strdup(names[i]);
+			if (!all[total])
+				goto nomem;
+			total++;
+		}
+		events__free_names(names);
+		names = NULL;
+	}
+	if (!total)
+		rs_note("this kernel has no rstat tracepoints (cgroup:cgroup_rstat_* came in v6.10): recording samples only");
+
+	for (i = 0; i < p->nr_events; i++) {
+		err = events__parse(p->events[i], &attr, &name);
+		if (err) {
+			rs_error("record: -e %s: %s; list tracepoints with `ls /sys/kernel/tracing/events`",
+				 p->events[i], err == -ENOENT ?
+				 "no such event on this kernel" :
+				 "not an event name (sys:name, cycles, cpu-clock, rNNN)");
+			goto fail;
+		}
+		if (attr.type != PERF_TYPE_TRACEPOINT ||
+		    name_listed(all, total, name)) {
+			free(name);
+			continue;
+		}
+		all[total++] = name;
+	}
+
+	for (i = 0; i < total; i++) {
+		err = events__parse(all[i], &attr, &name);
+		if (err) {
+			rs_error("record: %s: cannot read its id from tracefs: %s",
+				 all[i], strerror(-err));
+			goto fail;
+		}
+		set_sampling(&attr, p);
+		err = add_evsel(el, &attr, name);
+		free(name);
+		if (err)
+			goto fail;
+	}
+	*tps = all;
+	*nr_tps = total;
+	return 0;
+nomem:
+	rs_error("record: out of memory");
+	err = -ENOMEM;
+fail:
+	events__free_names(names);
+	for (i = 0; all && i < total; i++)
+		free(all[i]);
+	free(all);
+	return err ? err : -EINVAL;
+}
+
+static char *keep_string(struct record_strings *rs, const char *s)
+{
+	char *copy;
+
+	if (rs->n == sizeof(rs->s) / sizeof(*rs->s))
+		return NULL;
+	copy = strdup(s);
+	if (copy)
+		rs->s[rs->n++] = copy;
+	return copy;
+}
+
+static int add_probe_points(struct evlist *el, const struct record_params *p,
+			    struct probe_point *pts, size_t n,
+			    const char *path, bool kernel,
+			    struct record_strings *rs)
+{
+	struct perf_event_attr attr;
+	char name[512];
+	size_t i;
+	int err;
+
+	for (i = 0; i < n; i++) {
+		const char *target = kernel ? keep_string(rs, pts[i].func) :
+				     path;
+
+		if (!target) {
+			rs_error("record: out of memory");
+			return -ENOMEM;
+		}
+		err = kernel ? events__kprobe_attr(target, pts[i].offset,
+						   pts[i].retprobe, &attr) :
+		      events__uprobe_attr(target, pts[i].offset,
+					  pts[i].retprobe, &attr);
+		if (err)
+			return err;
+		set_sampling(&attr, p);
+		snprintf(name, sizeof(name), "%s:%s", pts[i].group,
+			 pts[i].event);
+		err = add_evsel(el, &attr, name);
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+static void no_kprobes(const char *spec)
+{
+	rs_error("record: --probe %s: this kernel has no kprobe PMU (CONFIG_KPROBE_EVENTS), so kernel probes cannot be placed; --uprobe works for user space; see rstat-analyze doctor",
+		 spec);
+}
+
+/*
+ * FUNC, FUNC%return and FUNC+OFF need no debuginfo: the kprobe PMU takes
+ * a symbol and an offset. Lines need the DWARF of the running kernel.
+ */
+static int add_kernel_probe(struct evlist *el, const struct record_params *p,
+			    const char *spec, struct record_strings *rs)
+{
+	struct perf_event_attr probe_attr;
+	struct probe_point *pts = NULL;
+	char errbuf[256] = "", *vmlinux;
+	size_t n = 0;
+	int err;
+
+	/* Whether kprobes exist at all, before asking for debuginfo. */
+	if (events__kprobe_attr("schedule", 0, false, &probe_attr) == -ENOENT) {
+		no_kprobes(spec);
+		return -ENOENT;
+	}
+	vmlinux = p->vmlinux ? strdup(p->vmlinux) : probe__find_vmlinux();
+	if (!vmlinux && (strchr(spec, ':') || strchr(spec, '@'))) {
+		rs_error("record: --probe %s: a source line needs the kernel's debuginfo: none found (install linux-image-$(uname -r)-dbg or give --vmlinux; see rstat-analyze doctor)",
+			 spec);
+		return -ENOENT;
+	}
+	if (vmlinux) {
+		err = probe__resolve(vmlinux, true, spec, &pts, &n, errbuf,
+				     sizeof(errbuf));
+		if (err) {
+			rs_error("record: --probe %s: %s", spec,
+				 *errbuf ? errbuf : strerror(-err));
+			free(vmlinux);
+			return err;
+		}
+	} else {
+		/* Without DWARF: FUNC[%return] or FUNC+OFF, named as perf. */
+		struct probe_point pt = { 0 };
+		char func[256], ev[300];
+		unsigned long long off = 0;
+		const char *plus = strchr(spec, '+');
+		const char *pct = strchr(spec, '%');
+		size_t len = plus ? (size_t)(plus - spec) :
+			     pct ? (size_t)(pct - spec) : strlen(spec);
+
+		if (!len || len >= sizeof(func) ||
+		    (pct && strcmp(pct, "%return")) ||
+		    (plus && sscanf(plus + 1, "%lli", &off) != 1)) {
+			rs_error("record: --probe %s: give FUNC, FUNC%%return, FUNC+OFF, FUNC:RLN or SRC:ALN",
+				 spec);
+			return -EINVAL;
+		}
+		memcpy(func, spec, len);
+		func[len] = '\0';
+		if (pct)
+			snprintf(ev, sizeof(ev), "%s__return", func);
+		else if (plus)
+			snprintf(ev, sizeof(ev), "%s_%llu", func, off);
+		else
+			snprintf(ev, sizeof(ev), "%s", func);
+		pt.func = func;
+		pt.event = ev;
+		pt.group = "probe";
+		pt.offset = off;
+		pt.retprobe = pct != NULL;
+		return add_probe_points(el, p, &pt, 1, NULL, true, rs);
+	}
+	err = add_probe_points(el, p, pts, n, NULL, true, rs);
+	if (err == -ENOENT)
+		no_kprobes(spec);
+	probe__free_points(pts, n);
+	free(vmlinux);
+	return err;
+}
+
+static int add_user_probe(struct evlist *el, const struct record_params *p,
+			  const char *arg, struct record_strings *rs)
+{
+	const char *colon = strchr(arg, ':');
+	struct probe_point *pts = NULL;
+	char errbuf[256] = "", *bin, *path;
+	size_t n = 0;
+	int err;
+
+	if (!colon || colon == arg || !colon[1]) {
+		rs_error("record: --uprobe %s: give BINARY:SPEC (e.g. ./loop:loop_body:3)",
+			 arg);
+		return -EINVAL;
+	}
+	bin = strndup(arg, colon - arg);
+	if (!bin) {
+		rs_error("record: out of memory");
+		return -ENOMEM;
+	}
+	/* The kernel resolves the path itself: make it absolute. */
+	path = realpath(bin, NULL);
+	if (!path) {
+		rs_error("record: --uprobe %s: %s: %s", arg, bin,
+			 strerror(errno));
+		free(bin);
+		return -ENOENT;
+	}
+	free(bin);
+	err = probe__resolve(path, false, colon + 1, &pts, &n, errbuf,
+			     sizeof(errbuf));
+	if (err) {
+		rs_error("record: --uprobe %s: %s", arg,
+			 *errbuf ? errbuf : strerror(-err));
+		free(path);
+		return err;
+	}
+	if (!keep_string(rs, path)) {
+		rs_error("record: out of memory");
+		err = -ENOMEM;
+	} else {
+		err = add_probe_points(el, p, pts, n, rs->s[rs->n - 1], false,
+				       rs);
+		if (err == -ENOENT)
+			rs_error("record: --uprobe %s: this kernel has no uprobe PMU (CONFIG_UPROBE_EVENTS); see rstat-analyze doctor",
+				 arg);
+	}
+	probe__free_points(pts, n);
+	free(path);
+	return err;
+}
+
+/* --- the command to run ------------------------------------------------- */
+
+struct child {
+	pid_t pid;
+	int go_fd;		/* write end: release the child to exec */
+	int err_fd;		/* read end: errno of a failed exec */
+};
+
+static bool in_path(const char *cmd)
+{
+	const char *path = getenv("PATH");
+	char buf[PATH_MAX];
+	const char *p, *q;
+
+	if (strchr(cmd, '/'))
+		return access(cmd, X_OK) == 0;
+	if (!path)
+		path = "/usr/local/bin:/usr/bin:/bin";
+	for (p = path; ; p = q + 1) {
+		q = strchrnul(p, ':');
+		snprintf(buf, sizeof(buf), "%.*s/%s", (int)(q - p), p, cmd);
+		if (q > p && access(buf, X_OK) == 0)
+			return true;
+		if (!*q)
+			return false;
+	}
+}
+
+/*
+ * Fork CMD stopped before exec: the events are opened on its pid with
+ * enable_on_exec, then it is released. It dies with the recorder.
+ */
+static int child_start(struct child *c, char **argv)
+{
+	int go[2], errp[2];
+	char x;
+
+	if (!in_path(argv[0])) {
+		rs_error("record: %s: command not found (or not executable)",
+			 argv[0]);
+		return -ENOENT;
+	}
+	if (pipe2(go, O_CLOEXEC))
+		return -errno;
+	if (pipe2(errp, O_CLOEXEC)) {
+		close(go[0]);
+		close(go[1]);
+		return -errno;
+	}
+	c->pid = fork();
+	if (c->pid < 0) {
+		int err = -errno;
+
+		close(go[0]);
+		close(go[1]);
+		close(errp[0]);
+		close(errp[1]);
+		return err;
+	}
+	if (c->pid == 0) {
+		int e;
+
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		if (getppid() == 1)
+			_exit(127);
+		close(go[1]);
+		close(errp[0]);
+		signal(SIGINT, SIG_DFL);
+		signal(SIGTERM, SIG_DFL);
+		if (read(go[0], &x, 1) != 1)
+			_exit(127);
+		execvp(argv[0], argv);
+		e = errno;
+		if (write(errp[1], &e, sizeof(e)) < 0)
+			_exit(127);
+		_exit(127);
+	}
+	close(go[0]);
+	close(errp[1]);
+	c->go_fd = go[1];
+	c->err_fd = errp[0];
+	return 0;
+}
+
+/* Let it exec; 0, or the -errno of a failed exec. */
+static int child_go(struct child *c, char **argv)
+{
+	ssize_t n;
+	int e = 0;
+
+	if (write(c->go_fd, "x", 1) != 1)
+		return -EPIPE;
+	close(c->go_fd);
+	c->go_fd = -1;
+	do {
+		n = read(c->err_fd, &e, sizeof(e));
+	} while (n < 0 && errno == EINTR);
+	close(c->err_fd);
+	c->err_fd = -1;
+	if (n == sizeof(e)) {
+		rs_error("record: %s: %s", argv[0], strerror(e));
+		return -e;
+	}
+	return 0;
+}
+
+/* Stop and reap the child, whatever state it is in. */
+static void child_stop(struct child *c)
+{
+	int i, status;
+
+	if (c->go_fd >= 0)
+		close(c->go_fd);
+	if (c->err_fd >= 0)
+		close(c->err_fd);
+	c->go_fd = c->err_fd = -1;
+	if (c->pid <= 0)
+		return;
+	if (waitpid(c->pid, &status, WNOHANG) == c->pid) {
+		c->pid = 0;
+		return;
+	}
+	kill(c->pid, SIGTERM);
+	for (i = 0; i < 50; i++) {
+		if (waitpid(c->pid, &status, WNOHANG) == c->pid) {
+			c->pid = 0;
+			return;
+		}
+		usleep(10000);
+	}
+	kill(c->pid, SIGKILL);
+	waitpid(c->pid, &status, 0);
+	c->pid = 0;
+}
+
+/* --- recording ---------------------------------------------------------- */
+
+struct record_ctx {
+	struct perf_writer *writer;
+	int err;
+};
+
+static int write_chunk(void *arg, const void *buf, size_t len)
+{
+	struct record_ctx *ctx = arg;
+
+	ctx->err = perf_writer__write(ctx->writer, buf, len);
+	return ctx->err;
+}
+
+static double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+static void progress(const struct record_params *p, struct evlist *el,
+		     struct perf_writer *w, double elapsed, bool last)
+{
+	struct evlist_stats st;
+
+	evlist__stats(el, &st);
+	fprintf(stderr, "\rrecording: %.0f s, %" PRIu64 " samples, %" PRIu64
+		" lost, %.1f MB%s", elapsed, st.samples,
+		st.lost + st.lost_samples,
+		perf_writer__data_size(w) / 1e6, last ? "\n" : "   ");
+}
+
+/* perf's rule: never overwrite a recording silently. */
+static int rotate_output(const char *path)
+{
+	struct stat sb;
+	char *old;
+	int err = 0;
+
+	if (stat(path, &sb))
+		return errno == ENOENT ? 0 : -errno;
+	if (!S_ISREG(sb.st_mode) || !sb.st_size)
+		return 0;
+	if (asprintf(&old, "%s.old", path) < 0)
+		return -ENOMEM;
+	if (rename(path, old))
+		err = -errno;
+	free(old);
+	return err;
+}
+
+static int open_target(const struct record_params *p,
+		       struct evlist_target *t, pid_t child)
+{
+	static const char *const mounts[] = {
+		"/sys/fs/cgroup", "/sys/fs/cgroup/unified",
+		"/sys/fs/cgroup/perf_event",
+	};
+	char path[PATH_MAX];
+	unsigned int i;
+
+	memset(t, 0, sizeof(*t));
+	t->cgroup_fd = -1;
+	switch (p->target) {
+	case TARGET_ALL:
+		t->kind = EVLIST_TARGET_CPUS;
+		return 0;
+	case TARGET_PID:
+		t->kind = EVLIST_TARGET_PID;
+		t->pid = p->pid;
+		if (kill(p->pid, 0) && errno == ESRCH) {
+			rs_error("record: -p %d: no such process", p->pid);
+			return -ESRCH;
+		}
+		return 0;
+	case TARGET_CMD:
+		t->kind = EVLIST_TARGET_PID;
+		t->pid = child;
+		return 0;
+	case TARGET_CGROUP:
+		t->kind = EVLIST_TARGET_CGROUP;
+		if (p->cgroup[0] == '/') {
+			t->cgroup_fd = open(p->cgroup,
+					    O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		} else {
+			for (i = 0; i < sizeof(mounts) / sizeof(*mounts) &&
+			     t->cgroup_fd < 0; i++) {
+				snprintf(path, sizeof(path), "%s/%s",
+					 mounts[i], p->cgroup);
+				t->cgroup_fd = open(path, O_RDONLY |
+						    O_DIRECTORY | O_CLOEXEC);
+			}
+		}
+		if (t->cgroup_fd < 0) {
+			rs_error("record: --cgroup %s: %s; give the cgroup's directory (v2, or v1 perf_event)",
+				 p->cgroup, strerror(errno));
+			return -ENOENT;
+		}
+		return 0;
+	}
+	return -EINVAL;
+}
+
+static void install_signals(void)
+{
+	struct sigaction sa;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = record_signal;
+	/* No SA_RESTART: poll() must return at once. */
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
+}
+
+static int record_loop(const struct record_params *p, struct evlist *el,
+		       struct perf_writer *w, struct child *child)
+{
+	struct record_ctx ctx = { .writer = w };
+	bool tty = !p->quiet && isatty(STDERR_FILENO);
+	double start = now_s(), last_progress = start, t;
+	bool hup = false, done = false;
+	int ret, status;
+
+	while (!done) {
+		ret = evlist__poll(el, POLL_MS, &hup);
+		if (ret < 0 && ret != -EINTR) {
+			rs_error("record: poll: %s", strerror(-ret));
+			return ret;
+		}
+		if (evlist__drain(el, write_chunk, &ctx) ||
+		    perf_writer__finished_round(w))
+			goto write_error;
+		t = now_s();
+		if (record_stop || hup ||
+		    (p->duration && t - start >= p->duration))
+			done = true;
+		if (child->pid > 0 &&
+		    waitpid(child->pid, &status, WNOHANG) == child->pid) {
+			child->pid = 0;
+			done = true;
+		}
+		if (tty && (t - last_progress >= 1 || done)) {
+			progress(p, el, w, t - start, false);
+			last_progress = t;
+		}
+	}
+	evlist__disable(el);
+	if (evlist__drain(el, write_chunk, &ctx) ||
+	    perf_writer__finished_round(w))
+		goto write_error;
+	if (tty)
+		progress(p, el, w, now_s() - start, true);
+	return 0;
+write_error:
+	rs_error("record: %s: %s", p->output, ctx.err ?
+		 strerror(-ctx.err) : perf_writer__strerror(w));
+	return ctx.err ? ctx.err : -EIO;
+}
+
+static int record_run(const struct record_params *p, int argc, char **argv)
+{
+	struct record_strings rs = { .n = 0 };
+	struct child child = { .pid = 0, .go_fd = -1, .err_fd = -1 };
+	struct evlist_target target = { .cgroup_fd = -1 };
+	struct perf_writer *w = NULL;
+	struct evlist_stats st;
+	struct evlist *el;
+	char **tps = NULL;
+	size_t nr_tps = 0, i;
+	unsigned int k;
+	bool created = false;
+	int status = RS_EXIT_FAIL, err;
+
+	el = evlist__new();
+	if (!el) {
+		rs_error("record: out of memory");
+		return RS_EXIT_FAIL;
+	}
+	if (add_sampling_events(el, p) || add_tracepoints(el, p, &tps, &nr_tps))
+		goto out;
+	for (k = 0; k < p->nr_probes; k++)
+		if (add_kernel_probe(el, p, p->probes[k], &rs))
+			goto out;
+	for (k = 0; k < p->nr_uprobes; k++)
+		if (add_user_probe(el, p, p->uprobes[k], &rs))
+			goto out;
+
+	install_signals();
+	if (p->target == TARGET_CMD) {
+		err = child_start(&child, p->cmd);
+		if (err) {
+			if (err != -ENOENT)
+				rs_error("record: cannot start %s: %s",
+					 p->cmd[0], strerror(-err));
+			goto out;
+		}
+	}
+	if (open_target(p, &target, child.pid))
+		goto out;
+	/* The wakeup watermark depends on the ring size: set it first. */
+	err = evlist__set_mmap_pages(el, p->mmap_pages);
+	if (!err)
+		err = evlist__open(el, &target);
+	if (err) {
+		rs_error("record: %s; see rstat-analyze doctor",
+			 evlist__strerror(el));
+		goto out;
+	}
+	err = evlist__mmap(el, 0);
+	if (err) {
+		rs_error("record: cannot map the ring buffers: %s%s",
+			 strerror(-err), err == -EPERM || err == -ENOMEM ?
+			 " (locked memory limit: try a smaller -m or ulimit -l)" :
+			 "");
+		goto out;
+	}
+
+	err = rotate_output(p->output);
+	if (!err)
+		err = perf_writer__open(&w, p->output);
+	if (err) {
+		rs_error("%s: cannot create: %s", p->output, strerror(-err));
+		goto out;
+	}
+	created = true;
+	for (i = 0; i < evlist__nr(el); i++) {
+		struct evsel *e = evlist__evsel(el, i);
+		uint32_t nr_ids;
+		const uint64_t *ids = evsel__ids(e, &nr_ids);
+
+		err = perf_writer__add_event(w, evsel__attr(e), evsel__name(e),
+					     ids, nr_ids);
+		if (err)
+			goto write_error;
+	}
+	/* The whole command line: argv is main()'s past "rstat-analyze". */
+	err = perf_writer__set_cmdline(w, argc + 1, argv - 1);
+	if (!err)
+		err = perf_writer__set_tracing(w, (const char *const *)tps,
+					       nr_tps, true);
+	if (!err)
+		err = synthesize__kernel_mmap(w);
+	if (!err)
+		err = synthesize__threads(w, p->target == TARGET_PID ? p->pid :
+					  p->target == TARGET_CMD ? child.pid :
+					  -1);
+	if (err)
+		goto write_error;
+
+	if (p->target == TARGET_CMD) {
+		if (child_go(&child, p->cmd))
+			goto out;
+	} else {
+		err = evlist__enable(el);
+		if (err) {
+			rs_error("record: cannot enable the events: %s",
+				 strerror(-err));
+			goto out;
+		}
+	}
+	if (record_loop(p, el, w, &child))
+		goto out;
+	err = perf_writer__finish(w);
+	if (err)
+		goto write_error;
+	evlist__stats(el, &st);
+	if (st.lost || st.lost_samples)
+		rs_note("%" PRIu64 " events and %" PRIu64 " samples were lost (rings full): drain faster with a larger -m, or lower -F",
+			st.lost, st.lost_samples);
+	if (!p->quiet)
+		fprintf(stderr, "rstat-analyze: recorded %" PRIu64
+			" samples (%.1f MB) in %s\n", st.samples,
+			perf_writer__data_size(w) / 1e6, p->output);
+	status = RS_EXIT_OK;
+	goto out;
+write_error:
+	rs_error("%s: %s", p->output, *perf_writer__strerror(w) ?
+		 perf_writer__strerror(w) : strerror(-err));
+out:
+	child_stop(&child);
+	evlist__delete(el);
+	if (target.cgroup_fd >= 0 && p->target == TARGET_CGROUP)
+		close(target.cgroup_fd);
+	perf_writer__delete(w);
+	/* A file cut short by an error would mislead: remove it. */
+	if (created && status != RS_EXIT_OK)
+		unlink(p->output);
+	for (i = 0; i < nr_tps; i++)
+		free(tps[i]);
+	free(tps);
+	for (k = 0; k < rs.n; k++)
+		free(rs.s[k]);
+	return status;
+}
+
+int cmd_record(int argc, char **argv)
+{
+	struct record_params params;
+	int ret;
+
+	ret = record_parse_args(argc, argv, &params);
+	if (ret < 0)
+		return rs_finish_stdout(RS_EXIT_OK);
+	if (ret)
+		return ret;
+	return record_run(&params, argc, argv);
+}

@@ -1,0 +1,58 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Probe points that fire an exact number of times: record -- a
+# deterministic loop (tests/workloads/loop.c, N iterations) with uprobes on
+# two lines of its loop body, on a function and on its return. Each must
+# count exactly N hits, in report's counts and in perf script's reading of
+# the same file, and --span between the two body lines must give exactly
+# N spans with nothing unmatched.
+. tests/shell/lib.sh
+
+[ "$(id -u)" -eq 0 ] || skip "needs root (uprobes through perf_event_open)"
+[ -d /sys/bus/event_source/devices/uprobe ] ||
+	skip "this kernel has no uprobe PMU (CONFIG_UPROBE_EVENTS)"
+need_perf
+loop=$PWD/build/workloads/loop
+[ -x "$loop" ] || fail "$loop is not built (make tests builds it)"
+
+n=12345
+out=$TMP/loop.data
+"$RS_BIN" record -q -o "$out" \
+	--uprobe "$loop:loop_body:5" --uprobe "$loop:loop_body:7" \
+	--uprobe "$loop:loop_leaf" --uprobe "$loop:loop_leaf%return" \
+	-- "$loop" $n >/dev/null 2>"$TMP/err" ||
+	fail "record --uprobe: $(cat "$TMP/err")"
+
+perf script -i "$out" -F event >"$TMP/events" 2>"$TMP/perf.err" ||
+	fail "perf script: $(head -3 "$TMP/perf.err")"
+[ -s "$TMP/perf.err" ] && fail "perf script warns: $(head -3 "$TMP/perf.err")"
+sed 's/^ *//; s/: *$//' "$TMP/events" | sort | uniq -c |
+	awk '{ print $2, $1 }' >"$TMP/theirs"
+
+"$RS_BIN" report -i "$out" --json \
+	--span probe_loop:loop_body_L5,probe_loop:loop_body_L7 \
+	--span probe_loop:loop_leaf,probe_loop:loop_leaf__return \
+	>"$TMP/out.json" 2>"$TMP/err" || fail "report: $(cat "$TMP/err")"
+python3 - "$TMP/out.json" "$TMP/theirs" $n <<'PY' || fail "probe counts are not exact"
+import json, sys
+d = json.load(open(sys.argv[1]))
+n = int(sys.argv[3])
+perf = dict((l.split()[0], int(l.split()[1])) for l in open(sys.argv[2]))
+counts = {c["event"]: c["count"] for c in d["counts"]}
+for ev in ("probe_loop:loop_body_L5", "probe_loop:loop_body_L7",
+           "probe_loop:loop_leaf", "probe_loop:loop_leaf__return"):
+    if counts.get(ev) != n:
+        sys.exit("%s: report counts %s, expected %d" % (ev, counts.get(ev), n))
+    if perf.get(ev) != n:
+        sys.exit("%s: perf script counts %s, expected %d" % (ev, perf.get(ev), n))
+spans = {s["name"]: s for s in d["spans"]}
+for name in ("probe_loop:loop_body_L5,probe_loop:loop_body_L7",
+             "probe_loop:loop_leaf,probe_loop:loop_leaf__return"):
+    s = spans.get(name)
+    if not s or s["count"] != n or s["unmatched_start"] or s["unmatched_end"]:
+        sys.exit("span %s: %s, expected %d spans, none unmatched" % (name, s, n))
+    if not 0 < s["min_ns"] <= s["p50_ns"] <= s["max_ns"]:
+        sys.exit("span %s: implausible times %s" % (name, s))
+print("%d hits on each probe, %d spans each, in report and perf script" % (n, n))
+PY
