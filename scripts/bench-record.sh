@@ -8,8 +8,10 @@
 # own CPU time (user + sys of the recorder process) per sample written, its
 # peak RSS and the records it lost.
 #
-# Workload: both CPUs busy: one spinning in user space, one reading the v2
-# root's cpu.stat in a loop (rstat flushes, lock tracepoints).
+# Workload: both CPUs busy: one spinning in user space inside a cgroup of
+# the benchmark's own, one reading that cgroup's parent's cpu.stat in a
+# loop (an rstat flush per read: about 70k lock tracepoint hits a second
+# on the development VM, on top of the samples).
 #
 # Usage: scripts/bench-record.sh [-r RUNS] [-d SECONDS] [-F HZ]
 set -eu
@@ -26,29 +28,34 @@ while getopts "r:d:F:" o; do
 done
 command -v perf >/dev/null || { echo "bench: needs perf (linux-perf)" >&2; exit 1; }
 [ -x ./rstat-analyze ] || make -s
-stat=/sys/fs/cgroup/unified/cpu.stat
-[ -r "$stat" ] || stat=/sys/fs/cgroup/cpu.stat
+v2=/sys/fs/cgroup/unified
+[ -f $v2/cgroup.controllers ] || v2=/sys/fs/cgroup
+cg=$v2/rstat-analyze-bench-record-$$
 work=$(mktemp -d /tmp/rstat-bench-record.XXXXXX)
 pids=()
 cleanup() {
 	for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done
 	wait 2>/dev/null || true
+	rmdir "$cg/busy" "$cg" 2>/dev/null || true
 	rm -rf "$work"
 }
 trap cleanup EXIT INT TERM
 
-# The tracepoints rstat-analyze records by default, every hit (-c 1 per
-# event for perf: -F would otherwise sample them too).
+# The tracepoints rstat-analyze records by default, every hit: perf gets
+# -c 1 for them (-F would sample them too) and the rate as a term of
+# cpu-clock.
 tps=()
 for d in /sys/kernel/tracing/events/cgroup/cgroup_rstat_* \
 	/sys/kernel/tracing/events/memcg/memcg_flush_stats; do
 	[ -d "$d" ] || continue
-	tps+=(-e "$(basename "$(dirname "$d")"):$(basename "$d")/period=1/")
+	tps+=(-e "$(basename "$(dirname "$d")"):$(basename "$d")")
 done
 
+mkdir -p "$cg/busy"
 load() {
-	( while :; do :; done ) & pids+=($!)
-	( while :; do read -r _ <"$stat"; done ) & pids+=($!)
+	sh -c 'echo $$ >"$1/cgroup.procs" && exec sh -c "while :; do :; done"' \
+		sh "$cg/busy" & pids+=($!)
+	( while :; do read -r _ <"$cg/cpu.stat"; done ) & pids+=($!)
 }
 unload() {
 	for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done
@@ -83,9 +90,10 @@ measure() {
 		"$(printf '%s\n' "${lost[@]}" | median)"
 }
 
-echo "== system-wide, -g, $freq Hz, ${#tps[@]} tracepoints, ${secs}s, $runs runs (medians)"
+echo "== system-wide, -g, $freq Hz, $((${#tps[@]} / 2)) tracepoints, ${secs}s, $runs runs (medians)"
 printf '%-22s %13s %14s %8s\n' recorder "CPU/sample" "peak RSS" lost
-measure "perf record" "$work/perf.data" perf record -q -a -g -F "$freq" \
-	-e cpu-clock "${tps[@]}" -o "$work/perf.data" -- sleep "$secs"
+measure "perf record" "$work/perf.data" perf record -q -a -g -c 1 \
+	-e "cpu-clock/freq=$freq/" "${tps[@]}" -o "$work/perf.data" \
+	-- sleep "$secs"
 measure "rstat-analyze record" "$work/rs.data" ./rstat-analyze record -q \
 	-a -F "$freq" -e cpu-clock -o "$work/rs.data" -d "$secs"
