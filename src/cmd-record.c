@@ -392,6 +392,27 @@ static int add_sampling_events(struct evlist *el,
 	return err;
 }
 
+/*
+ * The side band rides on the first event, as in perf: process names (and
+ * renames at exec), memory maps with their build ids where the kernel
+ * gives them, forks and exits. Without them no user frame of a process
+ * started during the recording would be named.
+ */
+static void set_side_band(struct evlist *el)
+{
+	struct perf_event_attr *attr;
+
+	if (!evlist__nr(el))
+		return;
+	attr = evsel__attr(evlist__evsel(el, 0));
+	attr->mmap = 1;
+	attr->mmap2 = 1;
+	attr->comm = 1;
+	attr->comm_exec = 1;
+	attr->task = 1;
+	attr->mmap_data = 0;
+}
+
 static bool name_listed(char **names, size_t n, const char *name)
 {
 	size_t i;
@@ -985,6 +1006,7 @@ static int record_run(const struct record_params *p, int argc, char **argv)
 	for (k = 0; k < p->nr_uprobes; k++)
 		if (add_user_probe(el, p, p->uprobes[k], &rs))
 			goto out;
+	set_side_band(el);
 
 	install_signals();
 	if (p->target == TARGET_CMD) {

@@ -6,7 +6,9 @@
 # two lines of its loop body, on a function and on its return. Each must
 # count exactly N hits, in report's counts and in perf script's reading of
 # the same file, and --span between the two body lines must give exactly
-# N spans with nothing unmatched.
+# N spans with nothing unmatched. The loop starts during the recording, so
+# its frames are named only if its MMAP2 records were recorded: perf
+# script and report must both name loop_body in the uprobe callchains.
 . tests/shell/lib.sh
 
 [ "$(id -u)" -eq 0 ] || skip "needs root (uprobes through perf_event_open)"
@@ -56,3 +58,9 @@ for name in ("probe_loop:loop_body_L5,probe_loop:loop_body_L7",
         sys.exit("span %s: implausible times %s" % (name, s))
 print("%d hits on each probe, %d spans each, in report and perf script" % (n, n))
 PY
+perf script -i "$out" 2>/dev/null | grep -q 'loop_leaf+0x[0-9a-f]* (.*/loop)' ||
+	fail "perf script does not name the loop's frames (no MMAP2 recorded?)"
+"$RS_BIN" report -i "$out" --folded --event-filter probe_loop:loop_leaf \
+	2>/dev/null | grep -q '^loop;.*main;loop_body;loop_leaf ' ||
+	fail "report --folded does not name the loop's frames: $("$RS_BIN" report -i "$out" --folded 2>&1 | head -3)"
+echo "the loop's frames are named from the recorded maps"
