@@ -20,7 +20,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <dirent.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -375,13 +377,18 @@ static int add_sampling_events(struct evlist *el,
 		return 0;
 
 	err = events__parse("cycles", &attr, &name);
-	if (!err && !events__supported(&attr, &err)) {
+	/*
+	 * Only a PMU without cycles falls back; a refusal (EACCES under
+	 * perf_event_paranoid) is reported when the events open.
+	 */
+	if (!err && !events__supported(&attr, &err) &&
+	    (err == -ENOENT || err == -ENODEV || err == -EOPNOTSUPP)) {
 		free(name);
 		name = NULL;
 		rs_note("this machine's PMU has no cycles event: sampling cpu-clock instead (IRQ-off time skids to the IRQ re-enable point; see rstat-analyze doctor)");
 		err = events__parse("cpu-clock", &attr, &name);
 	}
-	if (err) {
+	if (err && err != -EACCES && err != -EPERM) {
 		rs_error("record: cannot set up the sampling event: %s",
 			 strerror(-err));
 		return err;
@@ -447,6 +454,11 @@ static int add_tracepoints(struct evlist *el, const struct record_params *p,
 		err = events__tracepoints(globs[g], &names, &n);
 		if (err == -ENOENT && g == 0) {
 			rs_error("record: tracefs is not mounted: mount -t tracefs nodev /sys/kernel/tracing (see rstat-analyze doctor)");
+			goto fail;
+		}
+		if ((err == -EACCES || err == -EPERM) && g == 0) {
+			rs_error("record: tracefs is not readable here (%s): run as root to record the rstat tracepoints (see rstat-analyze doctor)",
+				 strerror(-err));
 			goto fail;
 		}
 		for (i = 0; !err && i < n && total < 64; i++) {
@@ -715,6 +727,7 @@ static bool in_path(const char *cmd)
  */
 static int child_start(struct child *c, char **argv)
 {
+	pid_t parent = getpid();
 	int go[2], errp[2];
 	char x;
 
@@ -741,15 +754,24 @@ static int child_start(struct child *c, char **argv)
 		return err;
 	}
 	if (c->pid == 0) {
-		int e;
+		sigset_t none;
+		int e, sig;
 
 		prctl(PR_SET_PDEATHSIG, SIGKILL);
-		if (getppid() == 1)
+		/* The recorder died before PDEATHSIG was set (it may be 1). */
+		if (getppid() != parent)
 			_exit(127);
 		close(go[1]);
 		close(errp[0]);
-		signal(SIGINT, SIG_DFL);
-		signal(SIGTERM, SIG_DFL);
+		/*
+		 * The command gets the signal dispositions it would get from
+		 * a shell: main() ignores SIGPIPE, and ignored signals stay
+		 * ignored across exec.
+		 */
+		for (sig = 1; sig < NSIG; sig++)
+			signal(sig, SIG_DFL);
+		sigemptyset(&none);
+		sigprocmask(SIG_SETMASK, &none, NULL);
 		if (read(go[0], &x, 1) != 1)
 			_exit(127);
 		execvp(argv[0], argv);
@@ -771,8 +793,11 @@ static int child_go(struct child *c, char **argv)
 	ssize_t n;
 	int e = 0;
 
-	if (write(c->go_fd, "x", 1) != 1)
+	if (write(c->go_fd, "x", 1) != 1) {
+		rs_error("record: %s: the command's process died before its exec",
+			 argv[0]);
 		return -EPIPE;
+	}
 	close(c->go_fd);
 	c->go_fd = -1;
 	do {
@@ -787,32 +812,83 @@ static int child_go(struct child *c, char **argv)
 	return 0;
 }
 
-/* Stop and reap the child, whatever state it is in. */
+/*
+ * Signal every descendant of the recorder: the command, and whatever it
+ * started (the recorder is their subreaper, so even orphans of the
+ * command are among them). Returns how many were signalled.
+ */
+static int signal_descendants(int sig)
+{
+	pid_t queue[4096];
+	unsigned int head = 0, tail = 0;
+	char path[64];
+	int n = 0;
+
+	queue[tail++] = getpid();
+	while (head < tail) {
+		pid_t pid = queue[head++];
+		struct dirent *de;
+		DIR *tasks;
+
+		snprintf(path, sizeof(path), "/proc/%d/task", pid);
+		tasks = opendir(path);
+		while (tasks && (de = readdir(tasks))) {
+			FILE *f;
+			int child;
+
+			if (de->d_name[0] == '.')
+				continue;
+			snprintf(path, sizeof(path), "/proc/%d/task/%.16s/children",
+				 pid, de->d_name);
+			f = fopen(path, "re");
+			while (f && fscanf(f, "%d", &child) == 1 &&
+			       tail < sizeof(queue) / sizeof(*queue))
+				queue[tail++] = child;
+			if (f)
+				fclose(f);
+		}
+		if (tasks)
+			closedir(tasks);
+		if (pid != getpid() && !kill(pid, sig))
+			n++;
+	}
+	return n;
+}
+
+/* Reap every exited child without blocking; true when none is left. */
+static bool reap_children(struct child *c)
+{
+	int status;
+	pid_t pid;
+
+	while ((pid = waitpid(-1, &status, WNOHANG)) > 0)
+		if (pid == c->pid)
+			c->pid = 0;
+	return pid < 0 && errno == ECHILD;
+}
+
+/*
+ * Stop the command and everything it started, whatever state they are
+ * in: SIGTERM, half a second to exit, then SIGKILL; reap them all.
+ */
 static void child_stop(struct child *c)
 {
-	int i, status;
+	int i;
 
 	if (c->go_fd >= 0)
 		close(c->go_fd);
 	if (c->err_fd >= 0)
 		close(c->err_fd);
 	c->go_fd = c->err_fd = -1;
-	if (c->pid <= 0)
+	if (reap_children(c))
 		return;
-	if (waitpid(c->pid, &status, WNOHANG) == c->pid) {
-		c->pid = 0;
-		return;
-	}
-	kill(c->pid, SIGTERM);
-	for (i = 0; i < 50; i++) {
-		if (waitpid(c->pid, &status, WNOHANG) == c->pid) {
-			c->pid = 0;
-			return;
-		}
+	signal_descendants(SIGTERM);
+	for (i = 0; i < 50 && !reap_children(c); i++)
+		usleep(10000);
+	for (i = 0; i < 100 && !reap_children(c); i++) {
+		signal_descendants(SIGKILL);
 		usleep(10000);
 	}
-	kill(c->pid, SIGKILL);
-	waitpid(c->pid, &status, 0);
 	c->pid = 0;
 }
 
@@ -851,21 +927,28 @@ static void progress(const struct record_params *p, struct evlist *el,
 		perf_writer__data_size(w) / 1e6, last ? "\n" : "   ");
 }
 
-/* perf's rule: never overwrite a recording silently. */
-static int rotate_output(const char *path)
+/*
+ * perf's rule: never overwrite a recording silently. Returns 1 when the
+ * old one became FILE.old, 0 when there was none; undo puts it back.
+ */
+static int rotate_output(const char *path, bool undo)
 {
 	struct stat sb;
 	char *old;
 	int err = 0;
 
-	if (stat(path, &sb))
-		return errno == ENOENT ? 0 : -errno;
-	if (!S_ISREG(sb.st_mode) || !sb.st_size)
-		return 0;
 	if (asprintf(&old, "%s.old", path) < 0)
 		return -ENOMEM;
-	if (rename(path, old))
-		err = -errno;
+	if (undo) {
+		if (rename(old, path) && errno != ENOENT)
+			err = -errno;
+		free(old);
+		return err;
+	}
+	if (stat(path, &sb))
+		err = errno == ENOENT ? 0 : -errno;
+	else if (S_ISREG(sb.st_mode) && sb.st_size)
+		err = rename(path, old) ? -errno : 1;
 	free(old);
 	return err;
 }
@@ -974,8 +1057,13 @@ static int record_loop(const struct record_params *p, struct evlist *el,
 		progress(p, el, w, now_s() - start, true);
 	return 0;
 write_error:
-	rs_error("record: %s: %s", p->output, ctx.err ?
-		 strerror(-ctx.err) : perf_writer__strerror(w));
+	if (ctx.err || *perf_writer__strerror(w))
+		rs_error("record: %s: %s", p->output, ctx.err ?
+			 strerror(-ctx.err) : perf_writer__strerror(w));
+	else
+		rs_error("record: reading the ring buffers: %s",
+			 *evlist__strerror(el) ? evlist__strerror(el) :
+			 "corrupt ring (head ran past tail)");
 	return ctx.err ? ctx.err : -EIO;
 }
 
@@ -991,8 +1079,18 @@ static int record_run(const struct record_params *p, int argc, char **argv)
 	size_t nr_tps = 0, i;
 	unsigned int k;
 	bool created = false;
-	int status = RS_EXIT_FAIL, err;
+	int status = RS_EXIT_FAIL, err, rotated;
+	struct rlimit nofile;
 
+	/*
+	 * One fd per event and CPU (and thread, with -p): on a big machine
+	 * that passes the usual soft limit of 1024. Use the hard limit.
+	 */
+	if (!getrlimit(RLIMIT_NOFILE, &nofile) &&
+	    nofile.rlim_cur < nofile.rlim_max) {
+		nofile.rlim_cur = nofile.rlim_max;
+		setrlimit(RLIMIT_NOFILE, &nofile);
+	}
 	el = evlist__new();
 	if (!el) {
 		rs_error("record: out of memory");
@@ -1010,6 +1108,8 @@ static int record_run(const struct record_params *p, int argc, char **argv)
 
 	install_signals();
 	if (p->target == TARGET_CMD) {
+		/* Orphans of the command come to us, to be stopped at the end. */
+		prctl(PR_SET_CHILD_SUBREAPER, 1);
 		err = child_start(&child, p->cmd);
 		if (err) {
 			if (err != -ENOENT)
@@ -1031,16 +1131,17 @@ static int record_run(const struct record_params *p, int argc, char **argv)
 	}
 	err = evlist__mmap(el, 0);
 	if (err) {
-		rs_error("record: cannot map the ring buffers: %s%s",
-			 strerror(-err), err == -EPERM || err == -ENOMEM ?
-			 " (locked memory limit: try a smaller -m or ulimit -l)" :
-			 "");
+		rs_error("record: cannot map the ring buffers: %s",
+			 *evlist__strerror(el) ? evlist__strerror(el) :
+			 strerror(-err));
 		goto out;
 	}
 
-	err = rotate_output(p->output);
-	if (!err)
-		err = perf_writer__open(&w, p->output);
+	rotated = rotate_output(p->output, false);
+	err = rotated < 0 ? rotated : perf_writer__open(&w, p->output);
+	/* Put the old recording back where it was. */
+	if (err && rotated > 0)
+		rotate_output(p->output, true);
 	if (err) {
 		rs_error("%s: cannot create: %s", p->output, strerror(-err));
 		goto out;

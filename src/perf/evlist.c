@@ -311,9 +311,13 @@ void evlist__delete(struct evlist *el)
 /* ---- open ----------------------------------------------------------- */
 
 /* "0-3,5,7-8" (the sysfs cpu list format) into a sorted array. */
+/* A range list of alternate CPUs of a huge machine takes tens of KiB. */
+#define ONLINE_MAX (64 << 10)
+
 static int read_online_cpus(int **cpus, uint32_t *nr)
 {
-	char buf[4096], *p, *end;
+	static char buf[ONLINE_MAX];
+	char *p, *end;
 	size_t cap = 0;
 	ssize_t len;
 	int fd, err;

@@ -578,26 +578,39 @@ struct feat {
 	size_t off, len;	/* within the sections buffer */
 };
 
-static size_t attr_file_size(const struct perf_writer *w)
+/* Whether every event's attr is zero from byte 'from' on. */
+static bool attrs_zero_from(const struct perf_writer *w, size_t from)
 {
-	size_t sz = sizeof(struct perf_event_attr);
+	size_t sz = sizeof(struct perf_event_attr), j;
 	uint32_t i;
 
-	/*
-	 * perf 6.1 refuses attrs bigger than its own (128 bytes); fields
-	 * past those it does not know are zero in what we open, so cut.
-	 */
-	if (sz <= PW_ATTR_SIZE_VER7)
-		return sz;
 	for (i = 0; i < w->nr_ev; i++) {
 		const uint8_t *a = (const uint8_t *)&w->ev[i].attr;
-		size_t j;
 
-		for (j = PW_ATTR_SIZE_VER7; j < sz; j++)
+		for (j = from; j < sz; j++)
 			if (a[j])
-				return sz;
+				return false;
 	}
-	return PW_ATTR_SIZE_VER7;
+	return true;
+}
+
+/*
+ * perf refuses attrs bigger than its own: 128 bytes for perf 6.1, 120 or
+ * less for perf 5.12 and older (Debian 11, RHEL 8). Write the smallest
+ * published attr size (PERF_ATTR_SIZE_VER0..) past which every event's
+ * attr is zero, so that older perfs read what newer fields we don't use.
+ */
+static size_t attr_file_size(const struct perf_writer *w)
+{
+	static const size_t sizes[] = { 64, 72, 80, 96, 104, 112, 120, 128,
+					136 };
+	size_t sz = sizeof(struct perf_event_attr);
+	unsigned int k;
+
+	for (k = 0; k < sizeof(sizes) / sizeof(*sizes); k++)
+		if (sizes[k] < sz && attrs_zero_from(w, sizes[k]))
+			return sizes[k];
+	return sz;
 }
 
 static void put_attr(const struct perf_writer *w, struct mbuf *b,

@@ -71,3 +71,23 @@ for i in $(seq 1 9); do
 	fi
 	echo "run $i: SIG$sig after ${delay}s, exit $rc: clean"
 done
+
+# What the command starts dies with it too, even a grandchild that
+# ignores SIGTERM and SIGINT, once the recorder is stopped.
+"$RS_BIN" record -q -o "$TMP/g.data" -- sh -c \
+	"trap '' TERM INT; $TMP/$marker 31 & $TMP/$marker 32" 2>"$TMP/err" &
+rec=$!
+sleep 1.5
+kill -TERM $rec
+wait $rec || fail "record stopped by SIGTERM: exit $?: $(cat "$TMP/err")"
+sleep 0.2
+pgrep -fa "$marker" && fail "a grandchild of the recorded command survived"
+echo "grandchildren stopped"
+
+# The command runs with the signal dispositions a shell would give it:
+# SIGPIPE is not ignored (the recorder itself ignores it).
+"$RS_BIN" record -q -o "$TMP/p.data" -- sh -c 'yes | head -1' \
+	>/dev/null 2>"$TMP/err" || fail "record -- yes | head: $(cat "$TMP/err")"
+grep -q "Broken pipe" "$TMP/err" &&
+	fail "the recorded command ran with SIGPIPE ignored: $(cat "$TMP/err")"
+echo "the command's signals are its own"
