@@ -1,0 +1,2073 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Bench results: the builder the command fills, its JSON form
+ * (docs/bench-results.md) and terminal form, and a strict reader of the
+ * JSON form for compare.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/utsname.h>
+
+#include "bench-results.h"
+#include "json.h"
+#include "util.h"
+
+#ifndef RS_VERSION
+#define RS_VERSION "unknown"
+#endif
+
+struct metric {
+	struct bench_metric pub;
+	/* Every value, when known: what the terminal histogram is made of. */
+	uint64_t *all;
+	size_t nr_all;
+};
+
+struct rep {
+	struct bench_rep_time t;
+	struct metric *m;
+	size_t nr, cap;
+};
+
+struct bench_results {
+	char *scenario, *tool_version;
+	struct bench_param *params;
+	size_t nr_params, cap_params;
+	bool has_prov;
+	struct bench_provenance prov;
+	char **skipped;
+	size_t nr_skipped, cap_skipped;
+	struct rep *reps;
+	size_t nr_reps, cap_reps;
+	char *recording;
+};
+
+/* --- builder --------------------------------------------------------- */
+
+struct bench_results *bench_results__new(const char *scenario)
+{
+	struct bench_results *r;
+
+	if (!scenario)
+		return NULL;
+	r = calloc(1, sizeof(*r));
+	if (!r)
+		return NULL;
+	r->scenario = strdup(scenario);
+	r->tool_version = strdup(RS_VERSION);
+	if (!r->scenario || !r->tool_version) {
+		bench_results__delete(r);
+		return NULL;
+	}
+	return r;
+}
+
+static void strv_free(const char *const *v, size_t n)
+{
+	size_t i;
+
+	if (!v)
+		return;
+	for (i = 0; i < n; i++)
+		free((char *)v[i]);
+	free((void *)v);
+}
+
+/* A copy of n strings; an empty vector is a non-NULL one. */
+static char **strv_dup(const char *const *v, size_t n)
+{
+	char **c = calloc(n ? n : 1, sizeof(*c));
+	size_t i;
+
+	if (!c)
+		return NULL;
+	for (i = 0; i < n; i++) {
+		c[i] = v[i] ? strdup(v[i]) : NULL;
+		if (!c[i]) {
+			strv_free((const char *const *)c, i);
+			return NULL;
+		}
+	}
+	return c;
+}
+
+static void param_clear(struct bench_param *p)
+{
+	free((char *)p->str);
+	strv_free(p->strv, p->nr_strv);
+	p->str = NULL;
+	p->strv = NULL;
+	p->nr_strv = 0;
+}
+
+static void prov_clear(struct bench_provenance *p)
+{
+	free((char *)p->hostname);
+	free((char *)p->kernel);
+	free((char *)p->kernel_version);
+	free((char *)p->arch);
+	free((char *)p->cgroup_layout);
+	free((char *)p->command_line);
+	strv_free(p->v2_controllers, p->nr_v2_controllers);
+	strv_free(p->v1_controllers, p->nr_v1_controllers);
+	memset(p, 0, sizeof(*p));
+}
+
+static void metric_clear(struct metric *m)
+{
+	free((char *)m->pub.name);
+	free((char *)m->pub.unit);
+	free((char *)m->pub.file);
+	free((void *)m->pub.buckets);
+	free((void *)m->pub.samples);
+	free(m->all);
+}
+
+void bench_results__delete(struct bench_results *r)
+{
+	size_t i, j;
+
+	if (!r)
+		return;
+	free(r->scenario);
+	free(r->tool_version);
+	for (i = 0; i < r->nr_params; i++) {
+		free((char *)r->params[i].key);
+		param_clear(&r->params[i]);
+	}
+	free(r->params);
+	prov_clear(&r->prov);
+	strv_free((const char *const *)r->skipped, r->nr_skipped);
+	for (i = 0; i < r->nr_reps; i++) {
+		for (j = 0; j < r->reps[i].nr; j++)
+			metric_clear(&r->reps[i].m[j]);
+		free(r->reps[i].m);
+	}
+	free(r->reps);
+	free(r->recording);
+	free(r);
+}
+
+/* The parameter named key, cleared for a new value, or a new one. */
+static struct bench_param *param_slot(struct bench_results *r,
+				      const char *key)
+{
+	struct bench_param *p;
+	size_t i;
+
+	for (i = 0; i < r->nr_params; i++) {
+		if (!strcmp(r->params[i].key, key)) {
+			param_clear(&r->params[i]);
+			return &r->params[i];
+		}
+	}
+	if (grow_array((void **)&r->params, &r->cap_params, r->nr_params + 1,
+		       sizeof(*r->params)))
+		return NULL;
+	p = &r->params[r->nr_params];
+	memset(p, 0, sizeof(*p));
+	p->key = strdup(key);
+	if (!p->key)
+		return NULL;
+	r->nr_params++;
+	return p;
+}
+
+int bench_results__param_str(struct bench_results *r, const char *key,
+			     const char *value)
+{
+	struct bench_param *p;
+	char *s;
+
+	if (!key || !value)
+		return -EINVAL;
+	s = strdup(value);
+	if (!s)
+		return -ENOMEM;
+	p = param_slot(r, key);
+	if (!p) {
+		free(s);
+		return -ENOMEM;
+	}
+	p->type = BENCH_PARAM_STR;
+	p->str = s;
+	return 0;
+}
+
+int bench_results__param_u64(struct bench_results *r, const char *key,
+			     uint64_t value)
+{
+	struct bench_param *p;
+
+	if (!key)
+		return -EINVAL;
+	p = param_slot(r, key);
+	if (!p)
+		return -ENOMEM;
+	p->type = BENCH_PARAM_U64;
+	p->u64 = value;
+	return 0;
+}
+
+int bench_results__param_double(struct bench_results *r, const char *key,
+				double value)
+{
+	struct bench_param *p;
+
+	if (!key || !isfinite(value))
+		return -EINVAL;
+	p = param_slot(r, key);
+	if (!p)
+		return -ENOMEM;
+	p->type = BENCH_PARAM_DOUBLE;
+	p->dbl = value;
+	return 0;
+}
+
+int bench_results__param_bool(struct bench_results *r, const char *key,
+			      bool value)
+{
+	struct bench_param *p;
+
+	if (!key)
+		return -EINVAL;
+	p = param_slot(r, key);
+	if (!p)
+		return -ENOMEM;
+	p->type = BENCH_PARAM_BOOL;
+	p->b = value;
+	return 0;
+}
+
+int bench_results__param_strv(struct bench_results *r, const char *key,
+			      const char *const *values, size_t n)
+{
+	struct bench_param *p;
+	char **v;
+	size_t i;
+
+	if (!key || (n && !values))
+		return -EINVAL;
+	for (i = 0; i < n; i++)
+		if (!values[i])
+			return -EINVAL;
+	v = strv_dup(values, n);
+	if (!v)
+		return -ENOMEM;
+	p = param_slot(r, key);
+	if (!p) {
+		strv_free((const char *const *)v, n);
+		return -ENOMEM;
+	}
+	p->type = BENCH_PARAM_STRV;
+	p->strv = (const char *const *)v;
+	p->nr_strv = n;
+	return 0;
+}
+
+static bool layout_ok(const char *s)
+{
+	return s && (!strcmp(s, "v2") || !strcmp(s, "v1") ||
+		     !strcmp(s, "hybrid") || !strcmp(s, "none"));
+}
+
+static bool counts_ok(const struct bench_cgroup_counts *c)
+{
+	return c->v2_live >= -1 && c->v2_dying >= -1 && c->v1_memory >= -1;
+}
+
+int bench_results__provenance(struct bench_results *r,
+			      const struct bench_provenance *p)
+{
+	struct bench_provenance n = { 0 };
+	struct utsname u;
+	char host[256];
+	long cpus;
+	size_t i;
+
+	if (!p || !layout_ok(p->cgroup_layout) || !counts_ok(&p->before) ||
+	    !counts_ok(&p->after) ||
+	    (p->nr_v2_controllers && !p->v2_controllers) ||
+	    (p->nr_v1_controllers && !p->v1_controllers))
+		return -EINVAL;
+	for (i = 0; i < p->nr_v2_controllers; i++)
+		if (!p->v2_controllers[i])
+			return -EINVAL;
+	for (i = 0; i < p->nr_v1_controllers; i++)
+		if (!p->v1_controllers[i])
+			return -EINVAL;
+	if (uname(&u) < 0)
+		return -errno;
+	if (gethostname(host, sizeof(host)) < 0)
+		snprintf(host, sizeof(host), "%s", u.nodename);
+	host[sizeof(host) - 1] = '\0';
+	cpus = sysconf(_SC_NPROCESSORS_ONLN);
+	n.hostname = strdup(host);
+	n.kernel = strdup(u.release);
+	n.kernel_version = strdup(u.version);
+	n.arch = strdup(u.machine);
+	n.cpus = cpus > 0 ? (unsigned int)cpus : 1;
+	n.cgroup_layout = strdup(p->cgroup_layout);
+	n.v2_controllers = (const char *const *)strv_dup(p->v2_controllers,
+							 p->nr_v2_controllers);
+	n.nr_v2_controllers = p->nr_v2_controllers;
+	n.v1_controllers = (const char *const *)strv_dup(p->v1_controllers,
+							 p->nr_v1_controllers);
+	n.nr_v1_controllers = p->nr_v1_controllers;
+	n.before = p->before;
+	n.after = p->after;
+	n.started = p->started ? p->started : time(NULL);
+	n.finished = p->finished ? p->finished : time(NULL);
+	n.command_line = strdup(p->command_line ? p->command_line : "");
+	if (!n.hostname || !n.kernel || !n.kernel_version || !n.arch ||
+	    !n.cgroup_layout || !n.v2_controllers || !n.v1_controllers ||
+	    !n.command_line) {
+		prov_clear(&n);
+		return -ENOMEM;
+	}
+	prov_clear(&r->prov);
+	r->prov = n;
+	r->has_prov = true;
+	return 0;
+}
+
+int bench_results__skip(struct bench_results *r, const char *why)
+{
+	char *s;
+
+	if (!why)
+		return -EINVAL;
+	if (grow_array((void **)&r->skipped, &r->cap_skipped,
+		       r->nr_skipped + 1, sizeof(*r->skipped)))
+		return -ENOMEM;
+	s = strdup(why);
+	if (!s)
+		return -ENOMEM;
+	r->skipped[r->nr_skipped++] = s;
+	return 0;
+}
+
+static bool time_ok(double s)
+{
+	return isfinite(s) && s >= 0;
+}
+
+int bench_results__rep_begin(struct bench_results *r, double real_s,
+			     double user_s, double sys_s)
+{
+	struct rep *rep;
+
+	if (!time_ok(real_s) || !time_ok(user_s) || !time_ok(sys_s))
+		return -EINVAL;
+	if (grow_array((void **)&r->reps, &r->cap_reps, r->nr_reps + 1,
+		       sizeof(*r->reps)))
+		return -ENOMEM;
+	rep = &r->reps[r->nr_reps++];
+	memset(rep, 0, sizeof(*rep));
+	rep->t.real_s = real_s;
+	rep->t.user_s = user_s;
+	rep->t.sys_s = sys_s;
+	return 0;
+}
+
+static bool same_file(const char *a, const char *b)
+{
+	return (!a && !b) || (a && b && !strcmp(a, b));
+}
+
+/* A new metric in the current repetition, its strings copied. */
+static int metric_add(struct bench_results *r, const char *name,
+		      const char *unit, const char *file, bool lower,
+		      struct metric **out)
+{
+	struct metric *m;
+	struct rep *rep;
+	size_t i;
+
+	if (!r->nr_reps || !name || !unit)
+		return -EINVAL;
+	rep = &r->reps[r->nr_reps - 1];
+	for (i = 0; i < rep->nr; i++)
+		if (!strcmp(rep->m[i].pub.name, name) &&
+		    same_file(rep->m[i].pub.file, file))
+			return -EEXIST;
+	if (grow_array((void **)&rep->m, &rep->cap, rep->nr + 1,
+		       sizeof(*rep->m)))
+		return -ENOMEM;
+	m = &rep->m[rep->nr];
+	memset(m, 0, sizeof(*m));
+	m->pub.name = strdup(name);
+	m->pub.unit = strdup(unit);
+	m->pub.file = file ? strdup(file) : NULL;
+	m->pub.lower_is_better = lower;
+	if (!m->pub.name || !m->pub.unit || (file && !m->pub.file)) {
+		metric_clear(m);
+		return -ENOMEM;
+	}
+	rep->nr++;
+	*out = m;
+	return 0;
+}
+
+int bench_results__rep_metric_hist(struct bench_results *r, const char *name,
+				   const char *unit, const char *file,
+				   bool lower_is_better, struct hist *h,
+				   const uint64_t *values, size_t n)
+{
+	struct hist_bucket *b = NULL;
+	uint64_t *all = NULL, *s = NULL;
+	double mean = 0, m2 = 0, d;
+	size_t i, ns;
+	struct metric *m;
+	int nb, err;
+
+	if (!h || hist__count(h) != n || (n && !values))
+		return -EINVAL;
+	nb = hist__buckets(h, 1, NULL, 0);
+	if (nb < 0)
+		return nb;
+	ns = n < BENCH_RESULTS_MAX_SAMPLES ? n : BENCH_RESULTS_MAX_SAMPLES;
+	if (n) {
+		b = calloc((size_t)nb ? (size_t)nb : 1, sizeof(*b));
+		all = malloc(n * sizeof(*all));
+		s = malloc(ns * sizeof(*s));
+		if (!b || !all || !s) {
+			err = -ENOMEM;
+			goto fail;
+		}
+		hist__buckets(h, 1, b, nb);
+		memcpy(all, values, n * sizeof(*all));
+		for (i = 0; i < ns; i++)
+			s[i] = values[(uint64_t)i * n / ns];
+		/* Welford: no cancellation for large, close values. */
+		for (i = 0; i < n; i++) {
+			d = (double)values[i] - mean;
+			mean += d / (double)(i + 1);
+			m2 += d * ((double)values[i] - mean);
+		}
+	}
+	err = metric_add(r, name, unit, file, lower_is_better, &m);
+	if (err)
+		goto fail;
+	m->pub.is_hist = true;
+	m->pub.count = n;
+	m->pub.min = hist__min(h);
+	m->pub.max = hist__max(h);
+	m->pub.p50 = hist__percentile(h, 50);
+	m->pub.p90 = hist__percentile(h, 90);
+	m->pub.p99 = hist__percentile(h, 99);
+	m->pub.mean = mean;
+	m->pub.stddev = n > 1 ? sqrt(m2 / (double)(n - 1)) : 0;
+	m->pub.buckets = b;
+	m->pub.nr_buckets = n ? (size_t)nb : 0;
+	m->pub.samples = s;
+	m->pub.nr_samples = ns;
+	m->all = all;
+	m->nr_all = n;
+	return 0;
+fail:
+	free(b);
+	free(all);
+	free(s);
+	return err;
+}
+
+int bench_results__rep_metric_value(struct bench_results *r, const char *name,
+				    const char *unit, bool lower_is_better,
+				    double value)
+{
+	struct metric *m;
+	int err;
+
+	if (!isfinite(value))
+		return -EINVAL;
+	err = metric_add(r, name, unit, NULL, lower_is_better, &m);
+	if (err)
+		return err;
+	m->pub.value = value;
+	return 0;
+}
+
+int bench_results__set_recording(struct bench_results *r, const char *file)
+{
+	char *s;
+
+	if (!file)
+		return -EINVAL;
+	s = strdup(file);
+	if (!s)
+		return -ENOMEM;
+	free(r->recording);
+	r->recording = s;
+	return 0;
+}
+
+/* --- JSON ------------------------------------------------------------ */
+
+static void iso_time(time_t t, char *buf, size_t len)
+{
+	struct tm tm;
+
+	if (!gmtime_r(&t, &tm) ||
+	    !strftime(buf, len, "%Y-%m-%dT%H:%M:%SZ", &tm))
+		snprintf(buf, len, "1970-01-01T00:00:00Z");
+}
+
+static void write_count(struct json_writer *jw, const char *key, int64_t v)
+{
+	if (v < 0)
+		json__string(jw, key, NULL);
+	else
+		json__i64(jw, key, v);
+}
+
+static void write_counts(struct json_writer *jw, const char *key,
+			 const struct bench_cgroup_counts *c)
+{
+	json__object_begin(jw, key);
+	write_count(jw, "v2_live", c->v2_live);
+	write_count(jw, "v2_dying", c->v2_dying);
+	write_count(jw, "v1_memory", c->v1_memory);
+	json__object_end(jw);
+}
+
+static void write_strv(struct json_writer *jw, const char *key,
+		       const char *const *v, size_t n)
+{
+	size_t i;
+
+	json__array_begin(jw, key);
+	for (i = 0; i < n; i++)
+		json__string(jw, NULL, v[i]);
+	json__array_end(jw);
+}
+
+static void write_param(struct json_writer *jw, const struct bench_param *p)
+{
+	switch (p->type) {
+	case BENCH_PARAM_STR:
+		json__string(jw, p->key, p->str);
+		break;
+	case BENCH_PARAM_U64:
+		json__u64(jw, p->key, p->u64);
+		break;
+	case BENCH_PARAM_DOUBLE:
+		json__double(jw, p->key, p->dbl);
+		break;
+	case BENCH_PARAM_BOOL:
+		json__bool(jw, p->key, p->b);
+		break;
+	case BENCH_PARAM_STRV:
+		write_strv(jw, p->key, p->strv, p->nr_strv);
+		break;
+	}
+}
+
+static void write_prov(struct json_writer *jw, const struct bench_provenance *p)
+{
+	char t[32];
+
+	json__object_begin(jw, "provenance");
+	json__string(jw, "hostname", p->hostname);
+	json__string(jw, "kernel", p->kernel);
+	json__string(jw, "kernel_version", p->kernel_version);
+	json__string(jw, "arch", p->arch);
+	json__u64(jw, "cpus", p->cpus);
+	json__string(jw, "cgroup_layout", p->cgroup_layout);
+	write_strv(jw, "v2_controllers", p->v2_controllers,
+		   p->nr_v2_controllers);
+	write_strv(jw, "v1_controllers", p->v1_controllers,
+		   p->nr_v1_controllers);
+	write_counts(jw, "cgroups_before", &p->before);
+	write_counts(jw, "cgroups_after", &p->after);
+	iso_time(p->started, t, sizeof(t));
+	json__string(jw, "started", t);
+	iso_time(p->finished, t, sizeof(t));
+	json__string(jw, "finished", t);
+	json__string(jw, "command_line", p->command_line);
+	json__object_end(jw);
+}
+
+static void write_metric(struct json_writer *jw, const struct bench_metric *m)
+{
+	size_t i;
+
+	json__object_begin(jw, NULL);
+	json__string(jw, "name", m->name);
+	json__string(jw, "kind", m->is_hist ? "hist" : "value");
+	json__string(jw, "unit", m->unit);
+	json__string(jw, "better", m->lower_is_better ? "lower" : "higher");
+	json__string(jw, "file", m->file);
+	if (!m->is_hist) {
+		json__double(jw, "value", m->value);
+		json__object_end(jw);
+		return;
+	}
+	json__u64(jw, "count", m->count);
+	json__u64(jw, "min", m->min);
+	json__u64(jw, "p50", m->p50);
+	json__u64(jw, "p90", m->p90);
+	json__u64(jw, "p99", m->p99);
+	json__u64(jw, "max", m->max);
+	json__double(jw, "mean", m->mean);
+	json__double(jw, "stddev", m->stddev);
+	json__array_begin(jw, "hist");
+	for (i = 0; i < m->nr_buckets; i++) {
+		json__object_begin(jw, NULL);
+		json__u64(jw, "low", m->buckets[i].low);
+		json__u64(jw, "high", m->buckets[i].high);
+		json__u64(jw, "count", m->buckets[i].count);
+		json__object_end(jw);
+	}
+	json__array_end(jw);
+	json__array_begin(jw, "samples");
+	for (i = 0; i < m->nr_samples; i++)
+		json__u64(jw, NULL, m->samples[i]);
+	json__array_end(jw);
+	json__object_end(jw);
+}
+
+int bench_results__write(struct bench_results *r, FILE *out)
+{
+	struct json_writer *jw;
+	size_t i, j;
+
+	if (!r->nr_reps)
+		return -EINVAL;
+	jw = json_writer__new(out);
+	if (!jw)
+		return -ENOMEM;
+	json__object_begin(jw, NULL);
+	json__string(jw, "schema", BENCH_RESULTS_SCHEMA);
+	json__string(jw, "scenario", r->scenario);
+	json__string(jw, "tool_version", r->tool_version);
+	json__object_begin(jw, "params");
+	for (i = 0; i < r->nr_params; i++)
+		write_param(jw, &r->params[i]);
+	json__object_end(jw);
+	if (r->has_prov)
+		write_prov(jw, &r->prov);
+	else
+		json__string(jw, "provenance", NULL);
+	write_strv(jw, "skipped", (const char *const *)r->skipped,
+		   r->nr_skipped);
+	json__array_begin(jw, "repetitions");
+	for (i = 0; i < r->nr_reps; i++) {
+		json__object_begin(jw, NULL);
+		json__u64(jw, "index", i);
+		json__object_begin(jw, "time");
+		json__double(jw, "real_s", r->reps[i].t.real_s);
+		json__double(jw, "user_s", r->reps[i].t.user_s);
+		json__double(jw, "sys_s", r->reps[i].t.sys_s);
+		json__object_end(jw);
+		json__array_begin(jw, "metrics");
+		for (j = 0; j < r->reps[i].nr; j++)
+			write_metric(jw, &r->reps[i].m[j].pub);
+		json__array_end(jw);
+		json__object_end(jw);
+	}
+	json__array_end(jw);
+	if (r->recording) {
+		json__object_begin(jw, "recording");
+		json__string(jw, "file", r->recording);
+		json__object_end(jw);
+	} else {
+		json__string(jw, "recording", NULL);
+	}
+	json__object_end(jw);
+	json_writer__delete(jw);
+	if (fflush(out) || ferror(out))
+		return -EIO;
+	return 0;
+}
+
+/* --- terminal -------------------------------------------------------- */
+
+static void print_time(FILE *out, const char *what, double s)
+{
+	long min = (long)(s / 60);
+
+	/* time(1) style, as quoted on the lists: "real 0m6.080s". */
+	fprintf(out, "%s %ldm%.3fs\n", what, min, s - 60.0 * (double)min);
+}
+
+/*
+ * A distribution: funclatency's histogram with its avg and percentile
+ * lines, and the minimum. A file read back may hold a subsample only: its
+ * histogram is then of the samples, and the exact figures follow.
+ */
+static int print_hist(FILE *out, const struct metric *m, uint64_t div,
+		      const char *label)
+{
+	const struct bench_metric *p = &m->pub;
+	const uint64_t *v = m->all ? m->all : p->samples;
+	size_t i, n = m->all ? m->nr_all : p->nr_samples;
+	bool exact = n == p->count;
+	struct hist *h;
+	int err = 0;
+
+	if (!exact)
+		fprintf(out, "(histogram of %zu of the %" PRIu64
+			" values, evenly spaced)\n", n, p->count);
+	h = hist__new();
+	if (!h)
+		return -ENOMEM;
+	for (i = 0; i < n && !err; i++)
+		err = hist__add(h, v[i]);
+	if (!err)
+		err = hist__print(h, out, div, label);
+	hist__delete(h);
+	if (err)
+		return err;
+	if (exact)
+		fprintf(out, "min = %" PRIu64 " %s\n", p->min / div, label);
+	else
+		fprintf(out, "all %" PRIu64 " values: min = %" PRIu64
+			", p50 = %" PRIu64 ", p90 = %" PRIu64 ", p99 = %"
+			PRIu64 ", max = %" PRIu64 " %s\n", p->count,
+			p->min / div, p->p50 / div, p->p90 / div,
+			p->p99 / div, p->max / div, label);
+	return 0;
+}
+
+static void print_value(FILE *out, const struct bench_metric *m)
+{
+	fprintf(out, "\n%s: %.6g %s (%s is better)\n", m->name, m->value,
+		m->unit, m->lower_is_better ? "lower" : "higher");
+}
+
+/* min, mean, max and sample standard deviation of n figures. */
+static void print_row(FILE *out, const char *label, const double *x,
+		      size_t n)
+{
+	double lo = x[0], hi = x[0], sum = 0, ss = 0, mean;
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		lo = x[i] < lo ? x[i] : lo;
+		hi = x[i] > hi ? x[i] : hi;
+		sum += x[i];
+	}
+	mean = sum / (double)n;
+	for (i = 0; i < n; i++)
+		ss += (x[i] - mean) * (x[i] - mean);
+	fprintf(out, "%-31.31s %11.6g %11.6g %11.6g %11.6g\n", label, lo, mean,
+		hi, n > 1 ? sqrt(ss / (double)(n - 1)) : 0.0);
+}
+
+static const struct metric *rep_find(const struct rep *rep, const char *name,
+				     const char *file)
+{
+	size_t i;
+
+	for (i = 0; i < rep->nr; i++)
+		if (!strcmp(rep->m[i].pub.name, name) &&
+		    same_file(rep->m[i].pub.file, file))
+			return &rep->m[i];
+	return NULL;
+}
+
+/*
+ * A metric that every repetition has: one row for a single figure, else a
+ * heading and a row each for p50, p99 and the mean.
+ */
+static void print_summary_metric(FILE *out, const struct bench_results *r,
+				 const struct bench_metric *m, double *x,
+				 uint64_t div, const char *label)
+{
+	static const char *const qs[] = { "  p50", "  p99", "  mean" };
+	const struct bench_metric *o;
+	char what[64];
+	size_t i, q;
+
+	if (m->is_hist)
+		fprintf(out, "%s%s%s (%s)\n", m->name, m->file ? " " : "",
+			m->file ? m->file : "", label);
+	for (q = 0; q < (m->is_hist ? ARRAY_SIZE(qs) : 1); q++) {
+		for (i = 0; i < r->nr_reps; i++) {
+			o = &rep_find(&r->reps[i], m->name, m->file)->pub;
+			if (!m->is_hist)
+				x[i] = o->value;
+			else if (q == 0)
+				x[i] = (double)o->p50 / (double)div;
+			else if (q == 1)
+				x[i] = (double)o->p99 / (double)div;
+			else
+				x[i] = o->mean / (double)div;
+		}
+		if (!m->is_hist)
+			snprintf(what, sizeof(what), "%s (%s)", m->name,
+				 m->unit);
+		print_row(out, m->is_hist ? qs[q] : what, x, r->nr_reps);
+	}
+}
+
+static void print_summary(FILE *out, const struct bench_results *r,
+			  uint64_t div, const char *label)
+{
+	const struct bench_metric *m;
+	size_t i, j, nr = r->nr_reps;
+	double *x = calloc(nr, sizeof(*x));
+	bool everywhere;
+
+	if (!x)
+		return;
+	fprintf(out, "\nSummary of %zu repetitions\n", nr);
+	fprintf(out, "%-31s %11s %11s %11s %11s\n", "", "min", "mean", "max",
+		"stddev");
+	for (i = 0; i < nr; i++)
+		x[i] = r->reps[i].t.real_s;
+	print_row(out, "real (s)", x, nr);
+	for (i = 0; i < nr; i++)
+		x[i] = r->reps[i].t.user_s;
+	print_row(out, "user (s)", x, nr);
+	for (i = 0; i < nr; i++)
+		x[i] = r->reps[i].t.sys_s;
+	print_row(out, "sys (s)", x, nr);
+	for (j = 0; j < r->reps[0].nr; j++) {
+		m = &r->reps[0].m[j].pub;
+		everywhere = true;
+		for (i = 1; i < nr; i++) {
+			const struct metric *o = rep_find(&r->reps[i], m->name,
+							  m->file);
+
+			if (!o || o->pub.is_hist != m->is_hist)
+				everywhere = false;
+		}
+		if (everywhere)
+			print_summary_metric(out, r, m, x,
+					     m->is_hist &&
+					     !strcmp(m->unit, "ns") ? div : 1,
+					     m->is_hist &&
+					     !strcmp(m->unit, "ns") ? label :
+					     m->unit);
+	}
+	free(x);
+}
+
+int bench_results__print(struct bench_results *r, FILE *out,
+			 uint64_t unit_divisor, const char *unit_label)
+{
+	const struct metric *m;
+	size_t i, j;
+	bool ns;
+	int err;
+
+	if (!unit_divisor || !unit_label)
+		return -EINVAL;
+	fprintf(out, "%s: %zu repetition%s\n", r->scenario, r->nr_reps,
+		r->nr_reps == 1 ? "" : "s");
+	for (i = 0; i < r->nr_skipped; i++)
+		fprintf(out, "skipped: %s\n", r->skipped[i]);
+	for (i = 0; i < r->nr_reps; i++) {
+		fprintf(out, "\nRepetition %zu of %zu\n", i + 1, r->nr_reps);
+		print_time(out, "real", r->reps[i].t.real_s);
+		print_time(out, "user", r->reps[i].t.user_s);
+		print_time(out, "sys", r->reps[i].t.sys_s);
+		for (j = 0; j < r->reps[i].nr; j++) {
+			m = &r->reps[i].m[j];
+			if (!m->pub.is_hist) {
+				print_value(out, &m->pub);
+				continue;
+			}
+			ns = !strcmp(m->pub.unit, "ns");
+			fprintf(out, "\n%s%s%s:\n", m->pub.name,
+				m->pub.file ? " " : "",
+				m->pub.file ? m->pub.file : "");
+			err = print_hist(out, m, ns ? unit_divisor : 1,
+					 ns ? unit_label : m->pub.unit);
+			if (err)
+				return err;
+		}
+	}
+	if (r->nr_reps > 1)
+		print_summary(out, r, unit_divisor, unit_label);
+	if (r->recording)
+		fprintf(out, "\nrecording: %s\n", r->recording);
+	if (fflush(out) || ferror(out))
+		return -EIO;
+	return 0;
+}
+
+/* --- accessors ------------------------------------------------------- */
+
+const char *bench_results__scenario(const struct bench_results *r)
+{
+	return r->scenario;
+}
+
+const char *bench_results__tool_version(const struct bench_results *r)
+{
+	return r->tool_version;
+}
+
+const struct bench_provenance *
+bench_results__get_provenance(const struct bench_results *r)
+{
+	return r->has_prov ? &r->prov : NULL;
+}
+
+size_t bench_results__nr_skipped(const struct bench_results *r)
+{
+	return r->nr_skipped;
+}
+
+const char *bench_results__skipped(const struct bench_results *r, size_t i)
+{
+	return i < r->nr_skipped ? r->skipped[i] : NULL;
+}
+
+const char *bench_results__recording(const struct bench_results *r)
+{
+	return r->recording;
+}
+
+size_t bench_results__nr_params(const struct bench_results *r)
+{
+	return r->nr_params;
+}
+
+const struct bench_param *bench_results__param(const struct bench_results *r,
+					       size_t i)
+{
+	return i < r->nr_params ? &r->params[i] : NULL;
+}
+
+const struct bench_param *
+bench_results__param_find(const struct bench_results *r, const char *key)
+{
+	size_t i;
+
+	for (i = 0; i < r->nr_params; i++)
+		if (!strcmp(r->params[i].key, key))
+			return &r->params[i];
+	return NULL;
+}
+
+int bench_param__format(const struct bench_param *p, char *buf, size_t len)
+{
+	size_t i, used = 0;
+	int n;
+
+	switch (p->type) {
+	case BENCH_PARAM_STR:
+		return snprintf(buf, len, "%s", p->str);
+	case BENCH_PARAM_U64:
+		return snprintf(buf, len, "%" PRIu64, p->u64);
+	case BENCH_PARAM_DOUBLE:
+		return snprintf(buf, len, "%.10g", p->dbl);
+	case BENCH_PARAM_BOOL:
+		return snprintf(buf, len, "%s", p->b ? "true" : "false");
+	case BENCH_PARAM_STRV:
+		if (len)
+			buf[0] = '\0';
+		for (i = 0; i < p->nr_strv; i++) {
+			n = snprintf(buf + (used < len ? used : len),
+				     used < len ? len - used : 0, "%s%s",
+				     i ? "," : "", p->strv[i]);
+			if (n < 0)
+				return n;
+			used += (size_t)n;
+		}
+		return (int)used;
+	}
+	return -EINVAL;
+}
+
+size_t bench_results__nr_reps(const struct bench_results *r)
+{
+	return r->nr_reps;
+}
+
+const struct bench_rep_time *
+bench_results__rep_time(const struct bench_results *r, size_t rep)
+{
+	return rep < r->nr_reps ? &r->reps[rep].t : NULL;
+}
+
+size_t bench_results__nr_metrics(const struct bench_results *r, size_t rep)
+{
+	return rep < r->nr_reps ? r->reps[rep].nr : 0;
+}
+
+const struct bench_metric *
+bench_results__metric(const struct bench_results *r, size_t rep, size_t i)
+{
+	if (rep >= r->nr_reps || i >= r->reps[rep].nr)
+		return NULL;
+	return &r->reps[rep].m[i].pub;
+}
+
+const struct bench_metric *
+bench_results__metric_find(const struct bench_results *r, size_t rep,
+			   const char *name, const char *file)
+{
+	const struct metric *m;
+
+	if (rep >= r->nr_reps)
+		return NULL;
+	m = rep_find(&r->reps[rep], name, file);
+	return m ? &m->pub : NULL;
+}
+
+/* --- reading: a strict JSON parser ----------------------------------- */
+
+/*
+ * Bounds, so that no input makes the reader use unbounded stack or
+ * memory: results nest 6 deep, and the largest runs (tens of repetitions
+ * of a few files at 10000 samples) are a few million values.
+ */
+#define JSON_MAX_DEPTH		32
+#define JSON_MAX_SIZE		(64u << 20)
+#define JSON_MAX_NODES		(4u << 20)
+
+enum jtype { J_NULL, J_BOOL, J_NUM, J_STR, J_ARR, J_OBJ };
+
+struct jnode {
+	unsigned char type;
+	bool b;
+	bool is_uint;		/* J_NUM: a non-negative integer, in u */
+	unsigned int line;
+	uint32_t nr;		/* J_ARR, J_OBJ */
+	union {
+		struct {
+			uint64_t u;
+			double d;
+		};
+		char *s;
+		struct {
+			struct jnode *kids;
+			char **keys;	/* J_OBJ */
+		};
+	};
+};
+
+struct jparser {
+	const char *p, *end;
+	unsigned int line;
+	size_t nodes;
+	char msg[160];
+	unsigned int err_line;
+};
+
+static int jfail(struct jparser *jp, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+static int jfail(struct jparser *jp, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (!jp->msg[0]) {
+		va_start(ap, fmt);
+		vsnprintf(jp->msg, sizeof(jp->msg), fmt, ap);
+		va_end(ap);
+		jp->err_line = jp->line;
+	}
+	return -EINVAL;
+}
+
+static void jnode_free(struct jnode *n)
+{
+	uint32_t i;
+
+	if (n->type == J_STR) {
+		free(n->s);
+	} else if (n->type == J_ARR || n->type == J_OBJ) {
+		for (i = 0; i < n->nr; i++) {
+			jnode_free(&n->kids[i]);
+			if (n->type == J_OBJ)
+				free(n->keys[i]);
+		}
+		free(n->kids);
+		free(n->keys);
+	}
+	n->type = J_NULL;
+}
+
+static void skip_ws(struct jparser *jp)
+{
+	while (jp->p < jp->end) {
+		if (*jp->p == '\n')
+			jp->line++;
+		else if (*jp->p != ' ' && *jp->p != '\t' && *jp->p != '\r')
+			return;
+		jp->p++;
+	}
+}
+
+/* Length of the valid UTF-8 sequence at p (2-4 bytes), or 0. */
+static int utf8_seq(const unsigned char *p, const unsigned char *end)
+{
+	uint32_t c;
+	int n, i;
+
+	if (p[0] >= 0xc2 && p[0] <= 0xdf)
+		n = 2, c = p[0] & 0x1f;
+	else if (p[0] >= 0xe0 && p[0] <= 0xef)
+		n = 3, c = p[0] & 0x0f;
+	else if (p[0] >= 0xf0 && p[0] <= 0xf4)
+		n = 4, c = p[0] & 0x07;
+	else
+		return 0;
+	if (end - p < n)
+		return 0;
+	for (i = 1; i < n; i++) {
+		if ((p[i] & 0xc0) != 0x80)
+			return 0;
+		c = c << 6 | (p[i] & 0x3f);
+	}
+	if ((n == 3 && c < 0x800) || (n == 4 && c < 0x10000) ||
+	    (c >= 0xd800 && c <= 0xdfff) || c > 0x10ffff)
+		return 0;
+	return n;
+}
+
+static int hex4(const char *p, uint32_t *out)
+{
+	uint32_t v = 0;
+	int i;
+
+	for (i = 0; i < 4; i++) {
+		v <<= 4;
+		if (p[i] >= '0' && p[i] <= '9')
+			v |= (uint32_t)(p[i] - '0');
+		else if (p[i] >= 'a' && p[i] <= 'f')
+			v |= (uint32_t)(p[i] - 'a' + 10);
+		else if (p[i] >= 'A' && p[i] <= 'F')
+			v |= (uint32_t)(p[i] - 'A' + 10);
+		else
+			return -1;
+	}
+	*out = v;
+	return 0;
+}
+
+static size_t put_utf8(char *o, uint32_t c)
+{
+	if (c < 0x80) {
+		o[0] = (char)c;
+		return 1;
+	}
+	if (c < 0x800) {
+		o[0] = (char)(0xc0 | c >> 6);
+		o[1] = (char)(0x80 | (c & 0x3f));
+		return 2;
+	}
+	if (c < 0x10000) {
+		o[0] = (char)(0xe0 | c >> 12);
+		o[1] = (char)(0x80 | (c >> 6 & 0x3f));
+		o[2] = (char)(0x80 | (c & 0x3f));
+		return 3;
+	}
+	o[0] = (char)(0xf0 | c >> 18);
+	o[1] = (char)(0x80 | (c >> 12 & 0x3f));
+	o[2] = (char)(0x80 | (c >> 6 & 0x3f));
+	o[3] = (char)(0x80 | (c & 0x3f));
+	return 4;
+}
+
+/* A string literal at jp->p (the opening quote), decoded into *out. */
+static int parse_string(struct jparser *jp, char **out)
+{
+	const char *start = ++jp->p, *q;
+	uint32_t c, lo;
+	char *s, *o;
+	int n;
+
+	/* Escapes only shrink: the raw length bounds the decoded one. */
+	for (q = start; q < jp->end && *q != '"'; q++)
+		if (*q == '\\' && q + 1 < jp->end)
+			q++;
+	if (q >= jp->end)
+		return jfail(jp, "unterminated string");
+	s = malloc((size_t)(q - start) + 1);
+	if (!s)
+		return -ENOMEM;
+	o = s;
+	while (jp->p < q) {
+		unsigned char ch = (unsigned char)*jp->p;
+
+		if (ch < 0x20) {
+			free(s);
+			return jfail(jp, "control character in a string");
+		}
+		if (ch >= 0x80) {
+			n = utf8_seq((const unsigned char *)jp->p,
+				     (const unsigned char *)q);
+			if (!n) {
+				free(s);
+				return jfail(jp, "invalid UTF-8 in a string");
+			}
+			memcpy(o, jp->p, (size_t)n);
+			o += n;
+			jp->p += n;
+			continue;
+		}
+		if (ch != '\\') {
+			*o++ = (char)ch;
+			jp->p++;
+			continue;
+		}
+		jp->p++;
+		switch (*jp->p) {
+		case '"': case '\\': case '/':
+			*o++ = *jp->p;
+			break;
+		case 'b': *o++ = '\b'; break;
+		case 'f': *o++ = '\f'; break;
+		case 'n': *o++ = '\n'; break;
+		case 'r': *o++ = '\r'; break;
+		case 't': *o++ = '\t'; break;
+		case 'u':
+			if (q - jp->p < 5 || hex4(jp->p + 1, &c))
+				goto bad_escape;
+			jp->p += 4;
+			if (c >= 0xdc00 && c <= 0xdfff)
+				goto bad_escape;
+			if (c >= 0xd800 && c <= 0xdbff) {
+				if (q - jp->p < 7 || jp->p[1] != '\\' ||
+				    jp->p[2] != 'u' || hex4(jp->p + 3, &lo) ||
+				    lo < 0xdc00 || lo > 0xdfff)
+					goto bad_escape;
+				c = 0x10000 + ((c - 0xd800) << 10) +
+				    (lo - 0xdc00);
+				jp->p += 6;
+			}
+			/* C strings: an embedded NUL would cut them. */
+			if (!c)
+				goto bad_escape;
+			o += put_utf8(o, c);
+			break;
+		default:
+			goto bad_escape;
+		}
+		jp->p++;
+	}
+	*o = '\0';
+	jp->p = q + 1;
+	*out = s;
+	return 0;
+bad_escape:
+	free(s);
+	return jfail(jp, "invalid escape in a string");
+}
+
+static bool is_digit(char c)
+{
+	return c >= '0' && c <= '9';
+}
+
+/*
+ * A number, to the JSON grammar. Non-negative integers are kept exactly
+ * (up to UINT64_MAX); every number also as the nearest double, which
+ * must be finite.
+ */
+static int parse_number(struct jparser *jp, struct jnode *n)
+{
+	const char *s = jp->p, *p = s;
+	bool frac = false, neg = false;
+	char buf[64], *endp;
+	uint64_t u = 0;
+
+	if (*p == '-') {
+		neg = true;
+		p++;
+	}
+	if (p >= jp->end || !is_digit(*p))
+		return jfail(jp, "invalid number");
+	if (*p == '0' && p + 1 < jp->end && is_digit(p[1]))
+		return jfail(jp, "invalid number (leading zero)");
+	while (p < jp->end && is_digit(*p)) {
+		if (u > (UINT64_MAX - (uint64_t)(*p - '0')) / 10)
+			return jfail(jp, "number out of range");
+		u = u * 10 + (uint64_t)(*p - '0');
+		p++;
+	}
+	if (p < jp->end && *p == '.') {
+		frac = true;
+		p++;
+		if (p >= jp->end || !is_digit(*p))
+			return jfail(jp, "invalid number");
+		while (p < jp->end && is_digit(*p))
+			p++;
+	}
+	if (p < jp->end && (*p == 'e' || *p == 'E')) {
+		frac = true;
+		p++;
+		if (p < jp->end && (*p == '+' || *p == '-'))
+			p++;
+		if (p >= jp->end || !is_digit(*p))
+			return jfail(jp, "invalid number");
+		while (p < jp->end && is_digit(*p))
+			p++;
+	}
+	if ((size_t)(p - s) >= sizeof(buf))
+		return jfail(jp, "number too long");
+	memcpy(buf, s, (size_t)(p - s));
+	buf[p - s] = '\0';
+	n->type = J_NUM;
+	n->d = strtod(buf, &endp);
+	if (endp != buf + (p - s) || !isfinite(n->d))
+		return jfail(jp, "number out of range");
+	n->is_uint = !neg && !frac;
+	n->u = n->is_uint ? u : 0;
+	jp->p = p;
+	return 0;
+}
+
+static bool match_word(struct jparser *jp, const char *w)
+{
+	size_t len = strlen(w);
+
+	if ((size_t)(jp->end - jp->p) < len || memcmp(jp->p, w, len))
+		return false;
+	jp->p += len;
+	return true;
+}
+
+static int parse_value(struct jparser *jp, struct jnode *n, int depth);
+
+/* Elements of an array or members of an object, after the bracket. */
+static int parse_container(struct jparser *jp, struct jnode *n, int depth)
+{
+	bool obj = n->type == J_OBJ;
+	char close = obj ? '}' : ']';
+	size_t cap = 0, kcap = 0;
+	struct jnode kid;
+	char *key = NULL;
+	uint32_t i;
+	int err;
+
+	jp->p++;
+	skip_ws(jp);
+	if (jp->p < jp->end && *jp->p == close) {
+		jp->p++;
+		return 0;
+	}
+	for (;;) {
+		skip_ws(jp);
+		if (obj) {
+			if (jp->p >= jp->end || *jp->p != '"')
+				return jfail(jp, "expected a member name");
+			err = parse_string(jp, &key);
+			if (err)
+				return err;
+			for (i = 0; i < n->nr; i++) {
+				if (!strcmp(n->keys[i], key)) {
+					err = jfail(jp,
+						    "duplicate member \"%s\"",
+						    key);
+					free(key);
+					return err;
+				}
+			}
+			skip_ws(jp);
+			if (jp->p >= jp->end || *jp->p != ':') {
+				free(key);
+				return jfail(jp, "expected ':'");
+			}
+			jp->p++;
+		}
+		memset(&kid, 0, sizeof(kid));
+		err = parse_value(jp, &kid, depth + 1);
+		if (!err && grow_array((void **)&n->kids, &cap, n->nr + 1,
+				       sizeof(*n->kids)))
+			err = -ENOMEM;
+		if (!err && obj && grow_array((void **)&n->keys, &kcap,
+					      n->nr + 1, sizeof(*n->keys)))
+			err = -ENOMEM;
+		if (err) {
+			jnode_free(&kid);
+			free(key);
+			return err;
+		}
+		n->kids[n->nr] = kid;
+		if (obj)
+			n->keys[n->nr] = key;
+		key = NULL;
+		n->nr++;
+		skip_ws(jp);
+		if (jp->p < jp->end && *jp->p == ',') {
+			jp->p++;
+			continue;
+		}
+		if (jp->p < jp->end && *jp->p == close) {
+			jp->p++;
+			return 0;
+		}
+		if (jp->p >= jp->end)
+			return jfail(jp, "unexpected end of input");
+		return jfail(jp, obj ? "expected ',' or '}'" :
+				       "expected ',' or ']'");
+	}
+}
+
+static int parse_value(struct jparser *jp, struct jnode *n, int depth)
+{
+	skip_ws(jp);
+	n->line = jp->line;
+	if (depth > JSON_MAX_DEPTH)
+		return jfail(jp, "nested deeper than %d", JSON_MAX_DEPTH);
+	if (++jp->nodes > JSON_MAX_NODES)
+		return jfail(jp, "more than %u values", JSON_MAX_NODES);
+	if (jp->p >= jp->end)
+		return jfail(jp, "unexpected end of input");
+	switch (*jp->p) {
+	case '{':
+		n->type = J_OBJ;
+		return parse_container(jp, n, depth);
+	case '[':
+		n->type = J_ARR;
+		return parse_container(jp, n, depth);
+	case '"':
+		n->type = J_STR;
+		return parse_string(jp, &n->s);
+	case 't':
+	case 'f':
+	case 'n':
+		if (match_word(jp, "true")) {
+			n->type = J_BOOL;
+			n->b = true;
+			return 0;
+		}
+		if (match_word(jp, "false")) {
+			n->type = J_BOOL;
+			return 0;
+		}
+		if (match_word(jp, "null"))
+			return 0;
+		return jfail(jp, "invalid literal");
+	default:
+		if (*jp->p == '-' || is_digit(*jp->p))
+			return parse_number(jp, n);
+		return jfail(jp, "unexpected character '%c'", *jp->p);
+	}
+}
+
+/* --- reading: from the JSON tree to the results ---------------------- */
+
+struct reader {
+	const char *name;
+	char *err;
+	size_t errlen;
+};
+
+static int bad(struct reader *rd, const struct jnode *n, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+static int bad(struct reader *rd, const struct jnode *n, const char *fmt, ...)
+{
+	char msg[200];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	if (rd->errlen)
+		snprintf(rd->err, rd->errlen, "%s: line %u: %s", rd->name,
+			 n->line, msg);
+	return -EINVAL;
+}
+
+static const struct jnode *member(const struct jnode *obj, const char *key)
+{
+	uint32_t i;
+
+	for (i = 0; i < obj->nr; i++)
+		if (!strcmp(obj->keys[i], key))
+			return &obj->kids[i];
+	return NULL;
+}
+
+/*
+ * obj must be an object with exactly the members named in keys (NULL
+ * terminated); those after the first NULL-terminated list in opt are
+ * optional.
+ */
+static int check_object(struct reader *rd, const struct jnode *obj,
+			const char *what, const char *const *keys,
+			const char *const *opt)
+{
+	const char *const *k;
+	uint32_t i;
+	bool known;
+
+	if (obj->type != J_OBJ)
+		return bad(rd, obj, "%s: expected an object", what);
+	for (i = 0; i < obj->nr; i++) {
+		known = false;
+		for (k = keys; *k && !known; k++)
+			known = !strcmp(*k, obj->keys[i]);
+		for (k = opt; k && *k && !known; k++)
+			known = !strcmp(*k, obj->keys[i]);
+		if (!known)
+			return bad(rd, &obj->kids[i],
+				   "%s: unknown member \"%s\"", what,
+				   obj->keys[i]);
+	}
+	for (k = keys; *k; k++)
+		if (!member(obj, *k))
+			return bad(rd, obj, "%s: missing \"%s\"", what, *k);
+	return 0;
+}
+
+static int get_str(struct reader *rd, const struct jnode *obj,
+		   const char *key, bool nullable, char **out)
+{
+	const struct jnode *n = member(obj, key);
+
+	*out = NULL;
+	if (nullable && n->type == J_NULL)
+		return 0;
+	if (n->type != J_STR)
+		return bad(rd, n, "\"%s\": expected a string%s", key,
+			   nullable ? " or null" : "");
+	*out = strdup(n->s);
+	return *out ? 0 : -ENOMEM;
+}
+
+static int get_u64(struct reader *rd, const struct jnode *obj,
+		   const char *key, uint64_t *out)
+{
+	const struct jnode *n = member(obj, key);
+
+	if (n->type != J_NUM || !n->is_uint)
+		return bad(rd, n, "\"%s\": expected a non-negative integer",
+			   key);
+	*out = n->u;
+	return 0;
+}
+
+static int get_double(struct reader *rd, const struct jnode *obj,
+		      const char *key, bool nonneg, double *out)
+{
+	const struct jnode *n = member(obj, key);
+
+	if (n->type != J_NUM || (nonneg && n->d < 0))
+		return bad(rd, n, "\"%s\": expected a %snumber", key,
+			   nonneg ? "non-negative " : "");
+	*out = n->d;
+	return 0;
+}
+
+static int get_strv(struct reader *rd, const struct jnode *n,
+		    const char *key, const char *const **out, size_t *nr)
+{
+	char **v;
+	uint32_t i;
+
+	if (n->type != J_ARR)
+		return bad(rd, n, "\"%s\": expected an array of strings", key);
+	for (i = 0; i < n->nr; i++)
+		if (n->kids[i].type != J_STR)
+			return bad(rd, &n->kids[i],
+				   "\"%s\": expected an array of strings", key);
+	v = calloc(n->nr ? n->nr : 1, sizeof(*v));
+	if (!v)
+		return -ENOMEM;
+	for (i = 0; i < n->nr; i++) {
+		v[i] = strdup(n->kids[i].s);
+		if (!v[i]) {
+			strv_free((const char *const *)v, i);
+			return -ENOMEM;
+		}
+	}
+	*out = (const char *const *)v;
+	*nr = n->nr;
+	return 0;
+}
+
+static int read_params(struct reader *rd, struct bench_results *r,
+		       const struct jnode *obj)
+{
+	const struct jnode *n;
+	const char *const *v;
+	uint32_t i;
+	size_t nr;
+	int err;
+
+	if (obj->type != J_OBJ)
+		return bad(rd, obj, "\"params\": expected an object");
+	for (i = 0; i < obj->nr; i++) {
+		n = &obj->kids[i];
+		switch (n->type) {
+		case J_STR:
+			err = bench_results__param_str(r, obj->keys[i], n->s);
+			break;
+		case J_NUM:
+			err = n->is_uint ?
+			      bench_results__param_u64(r, obj->keys[i], n->u) :
+			      bench_results__param_double(r, obj->keys[i],
+							  n->d);
+			break;
+		case J_BOOL:
+			err = bench_results__param_bool(r, obj->keys[i], n->b);
+			break;
+		case J_ARR:
+			err = get_strv(rd, n, obj->keys[i], &v, &nr);
+			if (err)
+				return err;
+			err = bench_results__param_strv(r, obj->keys[i], v, nr);
+			strv_free(v, nr);
+			break;
+		default:
+			return bad(rd, n,
+				   "param \"%s\": expected a string, number, boolean or array of strings",
+				   obj->keys[i]);
+		}
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+static int read_count(struct reader *rd, const struct jnode *obj,
+		      const char *key, int64_t *out)
+{
+	const struct jnode *n = member(obj, key);
+
+	if (n->type == J_NULL) {
+		*out = -1;
+		return 0;
+	}
+	if (n->type != J_NUM || !n->is_uint || n->u > INT64_MAX)
+		return bad(rd, n, "\"%s\": expected a count or null", key);
+	*out = (int64_t)n->u;
+	return 0;
+}
+
+static int read_counts(struct reader *rd, const struct jnode *obj,
+		       const char *key, struct bench_cgroup_counts *c)
+{
+	static const char *const keys[] = {
+		"v2_live", "v2_dying", "v1_memory", NULL
+	};
+	const struct jnode *n = member(obj, key);
+	int err;
+
+	err = check_object(rd, n, key, keys, NULL);
+	if (!err)
+		err = read_count(rd, n, "v2_live", &c->v2_live);
+	if (!err)
+		err = read_count(rd, n, "v2_dying", &c->v2_dying);
+	if (!err)
+		err = read_count(rd, n, "v1_memory", &c->v1_memory);
+	return err;
+}
+
+/* "2026-11-30T20:00:00Z", exactly as written. */
+static int read_time(struct reader *rd, const struct jnode *obj,
+		     const char *key, time_t *out)
+{
+	const struct jnode *n = member(obj, key);
+	struct tm tm = { 0 };
+	int y, mo, d, h, mi, s, len = 0;
+
+	if (n->type != J_STR ||
+	    sscanf(n->s, "%4d-%2d-%2dT%2d:%2d:%2dZ%n", &y, &mo, &d, &h, &mi,
+		   &s, &len) != 6 || len != 20 || strlen(n->s) != 20 ||
+	    y < 1970 || mo < 1 || mo > 12 || d < 1 || d > 31 || h > 23 ||
+	    mi > 59 || s > 60 || h < 0 || mi < 0 || s < 0)
+		return bad(rd, n,
+			   "\"%s\": expected a UTC time as YYYY-MM-DDTHH:MM:SSZ",
+			   key);
+	tm.tm_year = y - 1900;
+	tm.tm_mon = mo - 1;
+	tm.tm_mday = d;
+	tm.tm_hour = h;
+	tm.tm_min = mi;
+	tm.tm_sec = s;
+	*out = timegm(&tm);
+	return 0;
+}
+
+static int read_prov(struct reader *rd, struct bench_results *r,
+		     const struct jnode *n)
+{
+	static const char *const keys[] = {
+		"hostname", "kernel", "kernel_version", "arch", "cpus",
+		"cgroup_layout", "v2_controllers", "v1_controllers",
+		"cgroups_before", "cgroups_after", "started", "finished",
+		"command_line", NULL
+	};
+	struct bench_provenance *p = &r->prov;
+	uint64_t cpus;
+	int err;
+
+	if (n->type == J_NULL)
+		return 0;
+	err = check_object(rd, n, "provenance", keys, NULL);
+	if (err)
+		return err;
+	r->has_prov = true;
+	if ((err = get_str(rd, n, "hostname", false, (char **)&p->hostname)) ||
+	    (err = get_str(rd, n, "kernel", false, (char **)&p->kernel)) ||
+	    (err = get_str(rd, n, "kernel_version", false,
+			   (char **)&p->kernel_version)) ||
+	    (err = get_str(rd, n, "arch", false, (char **)&p->arch)) ||
+	    (err = get_u64(rd, n, "cpus", &cpus)) ||
+	    (err = get_str(rd, n, "cgroup_layout", false,
+			   (char **)&p->cgroup_layout)) ||
+	    (err = get_strv(rd, member(n, "v2_controllers"), "v2_controllers",
+			    &p->v2_controllers, &p->nr_v2_controllers)) ||
+	    (err = get_strv(rd, member(n, "v1_controllers"), "v1_controllers",
+			    &p->v1_controllers, &p->nr_v1_controllers)) ||
+	    (err = read_counts(rd, n, "cgroups_before", &p->before)) ||
+	    (err = read_counts(rd, n, "cgroups_after", &p->after)) ||
+	    (err = read_time(rd, n, "started", &p->started)) ||
+	    (err = read_time(rd, n, "finished", &p->finished)) ||
+	    (err = get_str(rd, n, "command_line", false,
+			   (char **)&p->command_line)))
+		return err;
+	if (cpus < 1 || cpus > UINT32_MAX)
+		return bad(rd, member(n, "cpus"), "\"cpus\": out of range");
+	p->cpus = (unsigned int)cpus;
+	if (!layout_ok(p->cgroup_layout))
+		return bad(rd, member(n, "cgroup_layout"),
+			   "\"cgroup_layout\": expected v2, v1, hybrid or none");
+	return 0;
+}
+
+static int read_better(struct reader *rd, const struct jnode *m, bool *lower)
+{
+	const struct jnode *n = member(m, "better");
+
+	if (n->type == J_STR && !strcmp(n->s, "lower"))
+		*lower = true;
+	else if (n->type == J_STR && !strcmp(n->s, "higher"))
+		*lower = false;
+	else
+		return bad(rd, n,
+			   "\"better\": expected \"lower\" or \"higher\"");
+	return 0;
+}
+
+static int read_hist_rows(struct reader *rd, struct bench_metric *p,
+			  const struct jnode *a)
+{
+	static const char *const keys[] = { "low", "high", "count", NULL };
+	struct hist_bucket *b;
+	uint64_t sum = 0;
+	uint32_t i;
+	int err;
+
+	if (a->type != J_ARR)
+		return bad(rd, a, "\"hist\": expected an array");
+	b = calloc(a->nr ? a->nr : 1, sizeof(*b));
+	if (!b)
+		return -ENOMEM;
+	p->buckets = b;
+	p->nr_buckets = a->nr;
+	for (i = 0; i < a->nr; i++) {
+		err = check_object(rd, &a->kids[i], "hist row", keys, NULL);
+		if (!err)
+			err = get_u64(rd, &a->kids[i], "low", &b[i].low);
+		if (!err)
+			err = get_u64(rd, &a->kids[i], "high", &b[i].high);
+		if (!err)
+			err = get_u64(rd, &a->kids[i], "count", &b[i].count);
+		if (err)
+			return err;
+		if (b[i].low > b[i].high ||
+		    (i && b[i].low <= b[i - 1].high))
+			return bad(rd, &a->kids[i],
+				   "hist row: bounds out of order");
+		if (b[i].count > p->count - sum)
+			return bad(rd, &a->kids[i],
+				   "hist: more values than \"count\"");
+		sum += b[i].count;
+	}
+	if (sum != p->count)
+		return bad(rd, a, "hist: %" PRIu64 " values, \"count\" is %"
+			   PRIu64, sum, p->count);
+	return 0;
+}
+
+static int read_samples(struct reader *rd, struct bench_metric *p,
+			const struct jnode *a)
+{
+	uint64_t want = p->count < BENCH_RESULTS_MAX_SAMPLES ?
+			p->count : BENCH_RESULTS_MAX_SAMPLES;
+	uint64_t *s;
+	uint32_t i;
+
+	if (a->type != J_ARR)
+		return bad(rd, a, "\"samples\": expected an array");
+	if (a->nr != want)
+		return bad(rd, a, "\"samples\": %u values, expected %" PRIu64,
+			   a->nr, want);
+	s = malloc((a->nr ? a->nr : 1) * sizeof(*s));
+	if (!s)
+		return -ENOMEM;
+	p->samples = s;
+	p->nr_samples = a->nr;
+	for (i = 0; i < a->nr; i++) {
+		if (a->kids[i].type != J_NUM || !a->kids[i].is_uint)
+			return bad(rd, &a->kids[i],
+				   "\"samples\": expected non-negative integers");
+		s[i] = a->kids[i].u;
+	}
+	return 0;
+}
+
+static int read_metric(struct reader *rd, struct bench_results *r,
+		       const struct jnode *m)
+{
+	static const char *const value_keys[] = {
+		"name", "kind", "unit", "better", "file", "value", NULL
+	};
+	static const char *const hist_keys[] = {
+		"name", "kind", "unit", "better", "file", "count", "min",
+		"p50", "p90", "p99", "max", "mean", "stddev", "hist",
+		"samples", NULL
+	};
+	const struct jnode *kind;
+	struct rep *rep = &r->reps[r->nr_reps - 1];
+	struct bench_metric *p;
+	struct metric *x;
+	bool hist;
+	int err;
+
+	if (m->type != J_OBJ)
+		return bad(rd, m, "metric: expected an object");
+	kind = member(m, "kind");
+	if (!kind)
+		return bad(rd, m, "metric: missing \"kind\"");
+	if (kind->type != J_STR ||
+	    (strcmp(kind->s, "hist") && strcmp(kind->s, "value")))
+		return bad(rd, kind,
+			   "\"kind\": expected \"hist\" or \"value\"");
+	hist = !strcmp(kind->s, "hist");
+	err = check_object(rd, m, "metric", hist ? hist_keys : value_keys,
+			   NULL);
+	if (err)
+		return err;
+	if (grow_array((void **)&rep->m, &rep->cap, rep->nr + 1,
+		       sizeof(*rep->m)))
+		return -ENOMEM;
+	x = &rep->m[rep->nr++];
+	memset(x, 0, sizeof(*x));
+	p = &x->pub;
+	p->is_hist = hist;
+	if ((err = get_str(rd, m, "name", false, (char **)&p->name)) ||
+	    (err = get_str(rd, m, "unit", false, (char **)&p->unit)) ||
+	    (err = get_str(rd, m, "file", true, (char **)&p->file)) ||
+	    (err = read_better(rd, m, &p->lower_is_better)))
+		return err;
+	if (rep_find(rep, p->name, p->file) != x)
+		return bad(rd, m, "metric \"%s\" appears twice", p->name);
+	if (!hist) {
+		err = get_double(rd, m, "value", false, &p->value);
+		return err;
+	}
+	if ((err = get_u64(rd, m, "count", &p->count)) ||
+	    (err = get_u64(rd, m, "min", &p->min)) ||
+	    (err = get_u64(rd, m, "p50", &p->p50)) ||
+	    (err = get_u64(rd, m, "p90", &p->p90)) ||
+	    (err = get_u64(rd, m, "p99", &p->p99)) ||
+	    (err = get_u64(rd, m, "max", &p->max)) ||
+	    (err = get_double(rd, m, "mean", true, &p->mean)) ||
+	    (err = get_double(rd, m, "stddev", true, &p->stddev)))
+		return err;
+	if (p->min > p->p50 || p->p50 > p->p90 || p->p90 > p->p99 ||
+	    p->p99 > p->max)
+		return bad(rd, m,
+			   "metric \"%s\": min <= p50 <= p90 <= p99 <= max does not hold",
+			   p->name);
+	err = read_hist_rows(rd, p, member(m, "hist"));
+	if (!err)
+		err = read_samples(rd, p, member(m, "samples"));
+	return err;
+}
+
+static int read_rep(struct reader *rd, struct bench_results *r,
+		    const struct jnode *n)
+{
+	static const char *const keys[] = { "index", "time", "metrics", NULL };
+	static const char *const tkeys[] = {
+		"real_s", "user_s", "sys_s", NULL
+	};
+	const struct jnode *t, *ms;
+	double real, user, sys;
+	uint64_t index;
+	uint32_t i;
+	int err;
+
+	err = check_object(rd, n, "repetition", keys, NULL);
+	if (err)
+		return err;
+	err = get_u64(rd, n, "index", &index);
+	if (err)
+		return err;
+	if (index != r->nr_reps)
+		return bad(rd, member(n, "index"),
+			   "\"index\": %" PRIu64 ", expected %zu", index,
+			   r->nr_reps);
+	t = member(n, "time");
+	if ((err = check_object(rd, t, "time", tkeys, NULL)) ||
+	    (err = get_double(rd, t, "real_s", true, &real)) ||
+	    (err = get_double(rd, t, "user_s", true, &user)) ||
+	    (err = get_double(rd, t, "sys_s", true, &sys)))
+		return err;
+	err = bench_results__rep_begin(r, real, user, sys);
+	if (err)
+		return err;
+	ms = member(n, "metrics");
+	if (ms->type != J_ARR)
+		return bad(rd, ms, "\"metrics\": expected an array");
+	for (i = 0; i < ms->nr; i++) {
+		err = read_metric(rd, r, &ms->kids[i]);
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+static int read_top(struct reader *rd, struct bench_results *r,
+		    const struct jnode *top)
+{
+	static const char *const keys[] = {
+		"schema", "scenario", "tool_version", "params", "provenance",
+		"skipped", "repetitions", "recording", NULL
+	};
+	static const char *const rkeys[] = { "file", NULL };
+	const struct jnode *n, *reps;
+	const char *const *v;
+	size_t nr, i;
+	int err;
+
+	/* The version first: another one is not a list of odd members. */
+	if (top->type != J_OBJ)
+		return bad(rd, top, "results: expected an object");
+	n = member(top, "schema");
+	if (!n || n->type != J_STR || strcmp(n->s, BENCH_RESULTS_SCHEMA))
+		return bad(rd, n ? n : top, "\"schema\": expected \"%s\"",
+			   BENCH_RESULTS_SCHEMA);
+	err = check_object(rd, top, "results", keys, NULL);
+	if (err)
+		return err;
+	free(r->scenario);
+	free(r->tool_version);
+	r->tool_version = NULL;
+	if ((err = get_str(rd, top, "scenario", false, &r->scenario)) ||
+	    (err = get_str(rd, top, "tool_version", false, &r->tool_version)))
+		return err;
+	err = read_params(rd, r, member(top, "params"));
+	if (!err)
+		err = read_prov(rd, r, member(top, "provenance"));
+	if (err)
+		return err;
+	err = get_strv(rd, member(top, "skipped"), "skipped", &v, &nr);
+	if (err)
+		return err;
+	for (i = 0; i < nr && !err; i++)
+		err = bench_results__skip(r, v[i]);
+	strv_free(v, nr);
+	if (err)
+		return err;
+	reps = member(top, "repetitions");
+	if (reps->type != J_ARR || !reps->nr)
+		return bad(rd, reps,
+			   "\"repetitions\": expected a non-empty array");
+	for (i = 0; i < reps->nr; i++) {
+		err = read_rep(rd, r, &reps->kids[i]);
+		if (err)
+			return err;
+	}
+	n = member(top, "recording");
+	if (n->type == J_NULL)
+		return 0;
+	err = check_object(rd, n, "recording", rkeys, NULL);
+	if (!err)
+		err = get_str(rd, n, "file", false, &r->recording);
+	return err;
+}
+
+int bench_results__read_mem(struct bench_results **out, const char *buf,
+			    size_t len, const char *name, char *errbuf,
+			    size_t errlen)
+{
+	struct reader rd = { name ? name : "(input)", errbuf, errlen };
+	struct jparser jp = { buf, buf + len, 1, 0, "", 1 };
+	struct jnode top = { 0 };
+	struct bench_results *r;
+	int err;
+
+	*out = NULL;
+	if (errlen)
+		errbuf[0] = '\0';
+	if (len > JSON_MAX_SIZE) {
+		top.line = 1;
+		return bad(&rd, &top, "larger than %u bytes", JSON_MAX_SIZE);
+	}
+	err = parse_value(&jp, &top, 0);
+	if (!err) {
+		skip_ws(&jp);
+		if (jp.p != jp.end)
+			err = jfail(&jp, "trailing data after the JSON value");
+	}
+	if (err) {
+		jnode_free(&top);
+		if (err == -EINVAL) {
+			top.line = jp.err_line;
+			bad(&rd, &top, "%s", jp.msg);
+		}
+		return err;
+	}
+	r = bench_results__new("");
+	if (!r) {
+		jnode_free(&top);
+		return -ENOMEM;
+	}
+	err = read_top(&rd, r, &top);
+	jnode_free(&top);
+	if (err) {
+		bench_results__delete(r);
+		return err;
+	}
+	*out = r;
+	return 0;
+}
+
+int bench_results__read(struct bench_results **out, const char *path,
+			char *errbuf, size_t errlen)
+{
+	size_t n = 0, cap = 0;
+	char *buf = NULL;
+	size_t k;
+	FILE *f;
+	int err;
+
+	*out = NULL;
+	if (errlen)
+		errbuf[0] = '\0';
+	f = fopen(path, "r");
+	if (!f) {
+		err = -errno;
+		snprintf(errbuf, errlen, "%s: %s", path, strerror(-err));
+		return err;
+	}
+	/* Up to one byte past the limit: enough to tell it was exceeded. */
+	do {
+		if (n == cap && grow_array((void **)&buf, &cap, n + 65536, 1)) {
+			free(buf);
+			fclose(f);
+			return -ENOMEM;
+		}
+		k = fread(buf + n, 1, cap - n, f);
+		n += k;
+	} while (k && n <= JSON_MAX_SIZE);
+	if (ferror(f)) {
+		err = -EIO;
+		snprintf(errbuf, errlen, "%s: read error", path);
+	} else {
+		err = bench_results__read_mem(out, buf ? buf : "", n, path,
+					      errbuf, errlen);
+	}
+	free(buf);
+	fclose(f);
+	return err;
+}
