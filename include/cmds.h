@@ -18,6 +18,7 @@ enum {
 int cmd_record(int argc, char **argv);
 int cmd_report(int argc, char **argv);
 int cmd_probe(int argc, char **argv);
+int cmd_bench(int argc, char **argv);
 int cmd_doctor(int argc, char **argv);
 
 /* "rstat-analyze: <message>" on stderr: the one line a failure prints. */

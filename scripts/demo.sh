@@ -1,30 +1,25 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# The main job on a built-in default: report on the bundled recording of a
-# flush-heavy workload (tests/data/flush-mixed.data, see its README): which
-# subsystem's flush spent the samples, who asked, the lock hold times with
-# their histograms, then the heaviest folded kernel stacks inside a flush.
+# The main job on its built-in defaults: `rstat-analyze bench` with no
+# argument runs the stat-read experiment (26 busy child cgroups, a reader
+# of the parent's stat files) while recording, prints the timed results,
+# then the attribution report of the recording. It runs in a scratch
+# directory (the recording lands there) and needs root, for cgroups and
+# system-wide recording; without root it says so and reports on the
+# bundled recording of the same kind of workload instead.
 set -eu
 cd "$(dirname "$0")/.."
+bin=$PWD/rstat-analyze
+work=$(mktemp -d /tmp/rstat-demo.XXXXXX)
+trap 'rm -rf "$work"' EXIT
 
-data=tests/data/flush-mixed.data
-kallsyms=$(mktemp /tmp/rstat-demo-kallsyms.XXXXXX)
-trap 'rm -f "$kallsyms"' EXIT
-gzip -dc tests/data/flush-mixed.kallsyms.gz >"$kallsyms"
-
-echo "== rstat-analyze report -i $data --kallsyms KALLSYMS --hist"
-./rstat-analyze report -i "$data" --kallsyms "$kallsyms" --hist
-echo
-folded=$(./rstat-analyze report -i "$data" --kallsyms "$kallsyms" \
-	--folded --kernel --event-filter cpu-clock)
-heaviest() {
-	# COUNT then the leaf end of the stack (the count is the last field;
-	# frames may hold spaces), to fit a terminal.
-	awk '{ i = match($0, / [0-9]+$/); s = substr($0, 1, i - 1)
-	       if (length(s) > 100) s = "..." substr(s, length(s) - 99)
-	       printf "%12s  %s\n", substr($0, i + 1), s }' |
-		sort -k1,1nr -s | head -n "$1"
-}
-echo "== report --folded --kernel: the 10 heaviest stacks inside css_rstat_flush"
-grep 'css_rstat_flush' <<<"$folded" | heaviest 10
+if [ "$(id -u)" -eq 0 ]; then
+	echo "== rstat-analyze bench"
+	(cd "$work" && "$bin" bench)
+	exit
+fi
+echo "demo: bench needs root (cgroups, system-wide recording); reporting on the bundled recording instead" >&2
+gzip -dc tests/data/flush-mixed.kallsyms.gz >"$work/kallsyms"
+echo "== rstat-analyze report -i tests/data/flush-mixed.data --hist"
+"$bin" report -i tests/data/flush-mixed.data --kallsyms "$work/kallsyms" --hist

@@ -321,7 +321,12 @@ static int probe_tracefs(struct kfeatures *kf)
 		return 0;
 	if (!first)
 		return -ENOMEM;
-	path = tracefs_tracing_dir();
+	/*
+	 * libtracefs prefers /sys/kernel/tracing when several are mounted;
+	 * ask it only when we may read tracefs: as another user its
+	 * tracefs_tracing_dir() leaks the path it could not check.
+	 */
+	path = geteuid() == 0 ? tracefs_tracing_dir() : NULL;
 	if (path && strcmp(path, first)) {
 		free(first);
 		first = strdup(path);

@@ -25,6 +25,8 @@ static const struct cmd commands[] = {
 	  "record samples, rstat tracepoints and probes into a perf.data" },
 	{ "report", cmd_report,
 	  "which flush spent the cycles, who asked, lock hold times" },
+	{ "bench", cmd_bench,
+	  "run a published rstat experiment: timed, recorded, repeatable" },
 	{ "probe", cmd_probe,
 	  "what can be probed: source lines of a function" },
 	{ "doctor", cmd_doctor,

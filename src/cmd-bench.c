@@ -1,0 +1,1364 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * rstat-analyze bench: the published rstat experiments as scenarios with
+ * parameters, run in cgroups the run owns, timed, optionally recorded,
+ * with every repetition's figures kept for `compare`.
+ *
+ * Everything the run creates (cgroups, workload processes, work files,
+ * the recorder) is undone on every exit path: normal end, error, SIGINT,
+ * SIGTERM. Workloads and the recorder also die with the bench process
+ * (PR_SET_PDEATHSIG), and a later run removes the cgroups and work files
+ * a SIGKILLed run left.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "bench-cgroup.h"
+#include "bench-results.h"
+#include "bench-workload.h"
+#include "cmds.h"
+#include "hist.h"
+#include "kfeatures.h"
+
+#define MAX_FILES 8
+#define MAX_PROCS 4096
+#define WORK_PREFIX "/var/tmp/" BENCH_CG_PREFIX
+#define CHURN_FILE_BYTES (64ULL << 20)
+#define CHURN_ANON_BYTES (4ULL << 20)
+#define CHARGE_BYTES (64ULL << 10)
+#define FAULT_BYTES (16ULL << 20)
+#define WARMUP_MS 300
+
+enum scenario { SC_STAT_READ, SC_MANY_CGROUPS, SC_PIPE, SC_FAULT };
+
+static const char *const scenario_names[] = {
+	"stat-read", "many-cgroups", "pipe", "fault",
+};
+
+enum updater { UPD_MEMORY, UPD_CPU, UPD_BOTH };
+
+static const char *const updater_names[] = { "memory", "cpu", "both" };
+
+struct bench_params {
+	enum scenario scenario;
+	bool main_job;		/* no argument at all */
+	unsigned int reps;
+	bool record;
+	const char *json;
+	const char *outdir;
+	const char *root;
+	bool keep;
+	unsigned int children;	/* 0: the scenario's default */
+	unsigned int depth;
+	enum updater updater;
+	uint64_t memory_max;	/* 0: none */
+	char *files[MAX_FILES];
+	unsigned int nr_files;
+	uint64_t reads;
+	bool interleave;
+	unsigned int cgroups;
+	uint64_t round_trips;
+	double duration;
+	int argc;
+	char **argv;
+};
+
+/* What the run holds, for the one cleanup path. */
+struct bench_run {
+	const struct bench_params *p;
+	struct bench_cg *cg;
+	struct bench_results *res;
+	struct bench_proc *procs[MAX_PROCS];
+	unsigned int nr_procs;
+	pid_t recorder;
+	char workdir[PATH_MAX];
+	char recording[PATH_MAX];
+	struct bench_cgroup_counts before;
+	time_t started;
+	unsigned int nr_cpus;
+};
+
+static volatile sig_atomic_t bench_stop;
+
+static void bench_signal(int sig)
+{
+	bench_stop = sig;
+}
+
+static const char bench_usage_text[] =
+	"usage: rstat-analyze bench [stat-read|many-cgroups|pipe|fault] [-r N]\n"
+	"                           [--record] [--json FILE] [-o DIR] [--root PATH]\n"
+	"                           [--keep] [scenario options]\n";
+
+static void bench_usage(FILE *out)
+{
+	fputs(bench_usage_text, out);
+}
+
+static void bench_help(void)
+{
+	bench_usage(stdout);
+	fputs("\n"
+	      "Run a published rstat experiment in cgroups of the run's own,\n"
+	      "time it, keep every repetition's figures. With no argument at\n"
+	      "all: stat-read --record with small defaults, then the report.\n"
+	      "\n"
+	      "  -r, --repeat N        repetitions (default 1)\n"
+	      "      --record          record while it runs (rstat.data beside the\n"
+	      "                        results) and print the report after\n"
+	      "      --json FILE       write the results as JSON\n"
+	      "  -o, --output-dir DIR  write DIR/results.json (and DIR/rstat.data)\n"
+	      "      --root PATH       create the run's cgroups under PATH\n"
+	      "      --keep            leave the run's cgroups for inspection\n"
+	      "\n"
+	      "stat-read: busy children, a reader of the parent's stat files\n"
+	      "      --children N      child cgroups (default 26)\n"
+	      "      --depth D         levels down to the children (default 1)\n"
+	      "      --updater KIND    memory, cpu or both (default both)\n"
+	      "      --memory-max SIZE limit the parent (K/M/G), swap off\n"
+	      "      --files LIST      stat files to read (default cgroup.stat,\n"
+	      "                        cpu.stat, memory.stat, io.stat)\n"
+	      "      --reads N         reads of each file (default 1000)\n"
+	      "      --interleave      every file each round (default)\n"
+	      "      --discrete        all reads of one file, then the next\n"
+	      "many-cgroups: memory.stat of a parent of many charged memcgs\n"
+	      "      --cgroups K       memory cgroups (default 2500)\n"
+	      "      --reads N         reads (default 1000)\n"
+	      "pipe: ping-pong over pipes in a 3-level nest, PSI on and off\n"
+	      "      --round-trips N   round trips (default 100000)\n"
+	      "fault: page-fault-heavy updaters\n"
+	      "      --children N      updaters (default: the number of CPUs)\n"
+	      "      --duration SECS   how long they run (default 3)\n"
+	      "  -h, --help            this text\n"
+	      "\n"
+	      "Exit status: 0 ok, 1 error or interrupted (one line on stderr),\n"
+	      "2 usage error. See rstat-analyze-bench(1).\n", stdout);
+}
+
+enum {
+	OPT_RECORD = 256,
+	OPT_JSON,
+	OPT_ROOT,
+	OPT_KEEP,
+	OPT_CHILDREN,
+	OPT_DEPTH,
+	OPT_UPDATER,
+	OPT_MEMORY_MAX,
+	OPT_FILES,
+	OPT_READS,
+	OPT_INTERLEAVE,
+	OPT_DISCRETE,
+	OPT_CGROUPS,
+	OPT_ROUND_TRIPS,
+	OPT_DURATION,
+};
+
+static const struct option bench_options[] = {
+	{ "repeat", required_argument, NULL, 'r' },
+	{ "record", no_argument, NULL, OPT_RECORD },
+	{ "json", required_argument, NULL, OPT_JSON },
+	{ "output-dir", required_argument, NULL, 'o' },
+	{ "root", required_argument, NULL, OPT_ROOT },
+	{ "keep", no_argument, NULL, OPT_KEEP },
+	{ "children", required_argument, NULL, OPT_CHILDREN },
+	{ "depth", required_argument, NULL, OPT_DEPTH },
+	{ "updater", required_argument, NULL, OPT_UPDATER },
+	{ "memory-max", required_argument, NULL, OPT_MEMORY_MAX },
+	{ "files", required_argument, NULL, OPT_FILES },
+	{ "reads", required_argument, NULL, OPT_READS },
+	{ "interleave", no_argument, NULL, OPT_INTERLEAVE },
+	{ "discrete", no_argument, NULL, OPT_DISCRETE },
+	{ "cgroups", required_argument, NULL, OPT_CGROUPS },
+	{ "round-trips", required_argument, NULL, OPT_ROUND_TRIPS },
+	{ "duration", required_argument, NULL, OPT_DURATION },
+	{ "help", no_argument, NULL, 'h' },
+	{ NULL, 0, NULL, 0 },
+};
+
+static int parse_count(const char *opt, const char *s, uint64_t max,
+		       uint64_t *out)
+{
+	char *end;
+
+	errno = 0;
+	*out = strtoull(s, &end, 10);
+	if (errno || end == s || *end || *s == '-' || !*out || *out > max) {
+		rs_error("bench: %s '%s': give a number from 1 to %" PRIu64,
+			 opt, s, max);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/* SIZE with an optional K, M or G suffix (powers of 1024). */
+static int parse_size(const char *s, uint64_t *out)
+{
+	unsigned long long v;
+	char *end;
+	int shift = 0;
+
+	errno = 0;
+	v = strtoull(s, &end, 10);
+	if (errno || end == s || *s == '-')
+		goto bad;
+	switch (*end) {
+	case 'k': case 'K': shift = 10; end++; break;
+	case 'm': case 'M': shift = 20; end++; break;
+	case 'g': case 'G': shift = 30; end++; break;
+	}
+	if (*end || !v || v > (UINT64_MAX >> shift))
+		goto bad;
+	*out = (uint64_t)v << shift;
+	return 0;
+bad:
+	rs_error("bench: --memory-max '%s': give a size like 512M", s);
+	return -EINVAL;
+}
+
+static int parse_files(struct bench_params *p, char *list)
+{
+	char *tok, *save = NULL;
+
+	p->nr_files = 0;
+	for (tok = strtok_r(list, ",", &save); tok;
+	     tok = strtok_r(NULL, ",", &save)) {
+		if (p->nr_files == MAX_FILES || strchr(tok, '/') ||
+		    !strcmp(tok, "..") || !strcmp(tok, ".")) {
+			rs_error("bench: --files: give at most %d file names of the parent cgroup, comma-separated",
+				 MAX_FILES);
+			return -EINVAL;
+		}
+		p->files[p->nr_files++] = tok;
+	}
+	if (!p->nr_files) {
+		rs_error("bench: --files needs at least one file name");
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/* Returns 0, RS_EXIT_USAGE, or -1 when --help was printed. */
+static int bench_parse_args(int argc, char **argv, struct bench_params *p)
+{
+	static char *default_files[] = {
+		"cgroup.stat", "cpu.stat", "memory.stat", "io.stat",
+	};
+	uint64_t v;
+	char *end;
+	unsigned int i;
+	int c;
+
+	memset(p, 0, sizeof(*p));
+	p->reps = 1;
+	p->depth = 1;
+	p->updater = UPD_BOTH;
+	p->reads = 0;
+	p->interleave = true;
+	p->cgroups = 2500;
+	p->round_trips = 100000;
+	p->duration = 3;
+	p->argc = argc;
+	p->argv = argv;
+	for (i = 0; i < sizeof(default_files) / sizeof(*default_files); i++)
+		p->files[p->nr_files++] = default_files[i];
+	if (argc == 1) {
+		/* The main job: small enough for a minute on 2 CPUs. */
+		p->main_job = true;
+		p->record = true;
+		p->children = 26;
+		p->reads = 2000;
+		return 0;
+	}
+	optind = 1;
+	opterr = 0;
+	if (argc > 1 && argv[1][0] != '-') {
+		for (i = 0; i < sizeof(scenario_names) /
+			       sizeof(*scenario_names); i++)
+			if (!strcmp(argv[1], scenario_names[i]))
+				break;
+		if (i == sizeof(scenario_names) / sizeof(*scenario_names)) {
+			rs_error("bench: '%s' is not a scenario: stat-read, many-cgroups, pipe or fault",
+				 argv[1]);
+			bench_usage(stderr);
+			return RS_EXIT_USAGE;
+		}
+		p->scenario = i;
+		optind = 2;
+	}
+	while ((c = getopt_long(argc, argv, ":r:o:h", bench_options,
+				NULL)) != -1) {
+		switch (c) {
+		case 'r':
+			if (parse_count("-r", optarg, 1000, &v))
+				return RS_EXIT_USAGE;
+			p->reps = v;
+			break;
+		case OPT_RECORD:
+			p->record = true;
+			break;
+		case OPT_JSON:
+			p->json = optarg;
+			break;
+		case 'o':
+			p->outdir = optarg;
+			break;
+		case OPT_ROOT:
+			p->root = optarg;
+			break;
+		case OPT_KEEP:
+			p->keep = true;
+			break;
+		case OPT_CHILDREN:
+			if (parse_count("--children", optarg, 1000, &v))
+				return RS_EXIT_USAGE;
+			p->children = v;
+			break;
+		case OPT_DEPTH:
+			if (parse_count("--depth", optarg, 16, &v))
+				return RS_EXIT_USAGE;
+			p->depth = v;
+			break;
+		case OPT_UPDATER:
+			for (i = 0; i < 3; i++)
+				if (!strcmp(optarg, updater_names[i]))
+					break;
+			if (i == 3) {
+				rs_error("bench: --updater '%s': give memory, cpu or both",
+					 optarg);
+				return RS_EXIT_USAGE;
+			}
+			p->updater = i;
+			break;
+		case OPT_MEMORY_MAX:
+			if (parse_size(optarg, &p->memory_max))
+				return RS_EXIT_USAGE;
+			break;
+		case OPT_FILES:
+			if (parse_files(p, optarg))
+				return RS_EXIT_USAGE;
+			break;
+		case OPT_READS:
+			if (parse_count("--reads", optarg, 100000000, &v))
+				return RS_EXIT_USAGE;
+			p->reads = v;
+			break;
+		case OPT_INTERLEAVE:
+			p->interleave = true;
+			break;
+		case OPT_DISCRETE:
+			p->interleave = false;
+			break;
+		case OPT_CGROUPS:
+			if (parse_count("--cgroups", optarg, 100000, &v))
+				return RS_EXIT_USAGE;
+			p->cgroups = v;
+			break;
+		case OPT_ROUND_TRIPS:
+			if (parse_count("--round-trips", optarg, 1000000000,
+					&v))
+				return RS_EXIT_USAGE;
+			p->round_trips = v;
+			break;
+		case OPT_DURATION:
+			errno = 0;
+			p->duration = strtod(optarg, &end);
+			if (errno || end == optarg || *end ||
+			    !(p->duration > 0) || p->duration > 86400) {
+				rs_error("bench: --duration '%s': give seconds",
+					 optarg);
+				return RS_EXIT_USAGE;
+			}
+			break;
+		case 'h':
+			bench_help();
+			return -1;
+		case ':':
+			rs_error("bench: option '%s' needs a value",
+				 argv[optind - 1]);
+			bench_usage(stderr);
+			return RS_EXIT_USAGE;
+		default:
+			rs_error("bench: unknown option '%s'",
+				 argv[optind - 1]);
+			bench_usage(stderr);
+			return RS_EXIT_USAGE;
+		}
+	}
+	if (optind < argc) {
+		rs_error("bench: unexpected argument '%s' (the scenario comes first)",
+			 argv[optind]);
+		return RS_EXIT_USAGE;
+	}
+	if (!p->reads)
+		p->reads = 1000;
+	if (!p->children)
+		p->children = p->scenario == SC_FAULT ? 0 : 26;
+	return 0;
+}
+
+/* --- processes ---------------------------------------------------------- */
+
+static int add_proc(struct bench_run *run, struct bench_proc *proc)
+{
+	if (!proc) {
+		rs_error("bench: cannot start a workload process: %s",
+			 strerror(errno));
+		return -errno;
+	}
+	if (run->nr_procs == MAX_PROCS) {
+		bench_proc__delete(proc);
+		rs_error("bench: more than %d workload processes", MAX_PROCS);
+		return -E2BIG;
+	}
+	run->procs[run->nr_procs++] = proc;
+	return 0;
+}
+
+static void stop_procs(struct bench_run *run)
+{
+	unsigned int i;
+
+	for (i = 0; i < run->nr_procs; i++)
+		bench_proc__delete(run->procs[i]);
+	run->nr_procs = 0;
+}
+
+/* Spawn fn in cgroup rel and let it run. */
+static int start_in(struct bench_run *run, const char *rel,
+		    int (*fn)(void *), void *arg, struct bench_proc **out)
+{
+	struct bench_proc *proc = bench_proc__spawn(fn, arg);
+	int err = add_proc(run, proc);
+
+	if (err)
+		return err;
+	if (rel) {
+		err = bench_cg__join(run->cg, rel, bench_proc__pid(proc));
+		if (err) {
+			rs_error("bench: cannot move a workload into %s: %s",
+				 rel, *bench_cg__error(run->cg) ?
+				 bench_cg__error(run->cg) : strerror(-err));
+			return err;
+		}
+	}
+	/* Updaters yield to the measured task, as in the seeds' runs. */
+	if (fn == wl_cpu_spin || fn == wl_memory_churn)
+		setpriority(PRIO_PROCESS, bench_proc__pid(proc), 19);
+	err = bench_proc__start(proc);
+	if (err) {
+		rs_error("bench: cannot start a workload: %s", strerror(-err));
+		return err;
+	}
+	if (out)
+		*out = proc;
+	return 0;
+}
+
+/* Wait for a started process; -EINTR when the run is being stopped. */
+static int wait_proc(struct bench_proc *proc, struct rusage *ru,
+		     double *real_s)
+{
+	int status, err;
+
+	for (;;) {
+		err = bench_proc__wait(proc, &status, ru, real_s);
+		if (err != -EINTR)
+			break;
+		if (bench_stop)
+			return -EINTR;
+	}
+	if (err)
+		return err;
+	if (!WIFEXITED(status) || WEXITSTATUS(status)) {
+		if (bench_stop)
+			return -EINTR;
+		rs_error("bench: a workload failed: %s",
+			 WIFEXITED(status) ? strerror(WEXITSTATUS(status)) :
+			 strsignal(WTERMSIG(status)));
+		return -EIO;
+	}
+	return 0;
+}
+
+/* Sleep ms, cut short when the run is being stopped. */
+static int nap(double ms)
+{
+	struct timespec ts = {
+		.tv_sec = (time_t)(ms / 1000),
+		.tv_nsec = (long)((ms - (time_t)(ms / 1000) * 1000) * 1e6),
+	};
+
+	while (nanosleep(&ts, &ts) && errno == EINTR)
+		if (bench_stop)
+			return -EINTR;
+	return bench_stop ? -EINTR : 0;
+}
+
+static double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+/* --- recording ---------------------------------------------------------- */
+
+/*
+ * The recorder is `rstat-analyze record` itself, in a child: the same
+ * events as record, and a recording perf reads. It gets SIGINT to stop,
+ * also when the bench process dies (PDEATHSIG), so the file is complete.
+ */
+static int start_recorder(struct bench_run *run)
+{
+	pid_t parent = getpid();
+	double t0;
+	pid_t pid;
+	int status;
+
+	if (run->p->outdir)
+		snprintf(run->recording, sizeof(run->recording),
+			 "%s/rstat.data", run->p->outdir);
+	else
+		snprintf(run->recording, sizeof(run->recording), "rstat.data");
+	if (!access(run->recording, F_OK)) {
+		char old[PATH_MAX + 8];
+
+		/* As record does: the previous recording becomes .old. */
+		snprintf(old, sizeof(old), "%s.old", run->recording);
+		rename(run->recording, old);
+	}
+	pid = fork();
+	if (pid < 0)
+		return -errno;
+	if (pid == 0) {
+		prctl(PR_SET_PDEATHSIG, SIGINT);
+		if (getppid() != parent)
+			_exit(127);
+		signal(SIGINT, SIG_DFL);
+		signal(SIGTERM, SIG_DFL);
+		execl("/proc/self/exe", "rstat-analyze", "record", "-q", "-a",
+		      "-o", run->recording, (char *)NULL);
+		_exit(127);
+	}
+	run->recorder = pid;
+	/* Recording starts once its output exists (events open first). */
+	for (t0 = now_s(); now_s() - t0 < 15; ) {
+		if (!access(run->recording, F_OK))
+			return nap(200);
+		if (waitpid(pid, &status, WNOHANG) == pid) {
+			run->recorder = 0;
+			rs_error("bench: --record: the recorder failed (run `rstat-analyze record -d 1` to see why)");
+			return -EIO;
+		}
+		if (nap(20))
+			return -EINTR;
+	}
+	rs_error("bench: --record: the recorder did not start within 15 s");
+	return -ETIMEDOUT;
+}
+
+static int stop_recorder(struct bench_run *run)
+{
+	int status = 0, i;
+
+	if (run->recorder <= 0)
+		return 0;
+	kill(run->recorder, SIGINT);
+	for (i = 0; i < 3000; i++) {
+		if (waitpid(run->recorder, &status, WNOHANG) == run->recorder)
+			break;
+		usleep(10000);
+	}
+	if (i == 3000) {
+		kill(run->recorder, SIGKILL);
+		waitpid(run->recorder, &status, 0);
+	}
+	run->recorder = 0;
+	return WIFEXITED(status) && !WEXITSTATUS(status) ? 0 : -EIO;
+}
+
+static void print_report(const char *file)
+{
+	pid_t pid;
+	int status;
+
+	fflush(stdout);
+	pid = fork();
+	if (pid == 0) {
+		execl("/proc/self/exe", "rstat-analyze", "report", "-i", file,
+		      (char *)NULL);
+		_exit(127);
+	}
+	if (pid > 0)
+		while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+			;
+}
+
+/* --- scenarios ---------------------------------------------------------- */
+
+static int add_hist_metric(struct bench_run *run, const char *file,
+			   const uint64_t *lat, size_t n)
+{
+	struct hist *h = hist__new();
+	size_t i;
+	int err = h ? 0 : -ENOMEM;
+
+	for (i = 0; !err && i < n; i++)
+		err = hist__add(h, lat[i]);
+	if (!err)
+		err = bench_results__rep_metric_hist(run->res, "read_ns", "ns",
+						     file, true, h, lat, n);
+	hist__delete(h);
+	return err;
+}
+
+/*
+ * One reader run: reads files reads times (interleaved or one after the
+ * other) from outside the measured tree; its time(1) figures are the
+ * repetition's, each file's read latencies a metric.
+ */
+static int run_reader(struct bench_run *run, char **paths, char **names,
+		      unsigned int nr, uint64_t reads, bool interleave)
+{
+	size_t slots = reads * nr, size = slots * sizeof(uint64_t) +
+		       sizeof(uint64_t) + sizeof(int);
+	struct wl_reader rd = {
+		.files = paths, .nr_files = nr, .reads = reads,
+		.interleave = interleave,
+	};
+	struct bench_proc *proc;
+	struct rusage ru;
+	double real;
+	uint64_t *lat, *one;
+	unsigned int f;
+	uint64_t r;
+	void *shm;
+	int err;
+
+	shm = bench_shared__alloc(size);
+	if (!shm) {
+		rs_error("bench: out of memory for %zu read timings", slots);
+		return -ENOMEM;
+	}
+	rd.lat_ns = shm;
+	rd.done = (uint64_t *)shm + slots;
+	rd.err = (int *)(rd.done + 1);
+	one = malloc(reads * sizeof(*one));
+	err = one ? start_in(run, NULL, wl_reader, &rd, &proc) : -ENOMEM;
+	if (!err)
+		err = wait_proc(proc, &ru, &real);
+	if (!err && (*rd.err || *rd.done != slots)) {
+		rs_error("bench: the reader stopped after %" PRIu64 " of %zu reads: %s",
+			 *rd.done, slots, strerror(*rd.err ? *rd.err : EIO));
+		err = -EIO;
+	}
+	if (!err)
+		err = bench_results__rep_begin(run->res, real,
+				ru.ru_utime.tv_sec + ru.ru_utime.tv_usec / 1e6,
+				ru.ru_stime.tv_sec + ru.ru_stime.tv_usec / 1e6);
+	for (f = 0; !err && f < nr; f++) {
+		lat = rd.lat_ns;
+		for (r = 0; r < reads; r++)
+			one[r] = interleave ? lat[r * nr + f] :
+				 lat[f * reads + r];
+		err = add_hist_metric(run, names[f], one, reads);
+	}
+	if (!err)
+		err = bench_results__rep_metric_value(run->res, "reads_per_s",
+						      "1/s", false,
+						      slots / real);
+	free(one);
+	bench_shared__free(shm, size);
+	return err;
+}
+
+/* "d1/d2/.../c<i>" for a child at the given depth. */
+static void child_rel(char *buf, size_t len, unsigned int depth,
+		      unsigned int i)
+{
+	size_t used = 0;
+	unsigned int d;
+
+	buf[0] = '\0';
+	for (d = 1; d < depth && used < len; d++)
+		used += snprintf(buf + used, len - used, "d%u/", d);
+	if (used < len)
+		snprintf(buf + used, len - used, "c%u", i);
+}
+
+static int note_skip(struct bench_run *run, const char *fmt, const char *a,
+		     const char *b)
+{
+	char line[512];
+
+	snprintf(line, sizeof(line), fmt, a, b);
+	rs_note("%s", line);
+	return bench_results__skip(run->res, line);
+}
+
+static int scenario_stat_read(struct bench_run *run)
+{
+	const struct bench_params *p = run->p;
+	static struct wl_memory mem;
+	char rel[256], *paths[MAX_FILES], *names[MAX_FILES];
+	char churn[PATH_MAX + 16], val[32];
+	bool have_mem = bench_cg__has(run->cg, BENCH_CTRL_MEMORY);
+	unsigned int i, nr = 0, rep;
+	int err = 0;
+
+	for (i = 0; i < p->nr_files; i++) {
+		const char *f = p->files[i];
+		enum bench_ctrl c = !strncmp(f, "memory.", 7) ?
+				    BENCH_CTRL_MEMORY :
+				    !strncmp(f, "io.", 3) ? BENCH_CTRL_IO :
+				    BENCH_CTRL_BASE;
+		char *path = bench_cg__has(run->cg, c) ?
+			     bench_cg__path(run->cg, c, "", f) : NULL;
+
+		if (!path || access(path, R_OK)) {
+			err = note_skip(run, "%s: not read: %s", f,
+					bench_cg__has(run->cg, c) ?
+					"no such file in this cgroup" :
+					bench_cg__why_not(run->cg, c));
+			free(path);
+			if (err)
+				goto out;
+			continue;
+		}
+		paths[nr] = path;
+		names[nr++] = (char *)f;
+	}
+	if (!nr) {
+		rs_error("bench: none of the stat files to read exists here");
+		err = -ENOENT;
+		goto out;
+	}
+	if (p->memory_max) {
+		snprintf(val, sizeof(val), "%" PRIu64, p->memory_max);
+		if (!have_mem)
+			err = note_skip(run, "%s: not set: %s", "--memory-max",
+					bench_cg__why_not(run->cg,
+							  BENCH_CTRL_MEMORY));
+		else if (bench_cg__write(run->cg, BENCH_CTRL_MEMORY, "",
+					 "memory.max", val) ||
+			 bench_cg__write(run->cg, BENCH_CTRL_MEMORY, "",
+					 "memory.swap.max", "0"))
+			err = note_skip(run, "%s: could not be set: %s",
+					"--memory-max",
+					bench_cg__error(run->cg));
+		if (err)
+			goto out;
+	}
+	if (p->updater != UPD_CPU && !have_mem) {
+		err = note_skip(run, "%s: %s", "memory updaters",
+				bench_cg__why_not(run->cg, BENCH_CTRL_MEMORY));
+		if (err)
+			goto out;
+	}
+	snprintf(churn, sizeof(churn), "%s/churn", run->workdir);
+	if (p->updater != UPD_CPU && have_mem) {
+		err = bench_sparse_file(churn, CHURN_FILE_BYTES);
+		if (err) {
+			rs_error("bench: %s: %s", churn, strerror(-err));
+			goto out;
+		}
+		mem.anon = true;
+		mem.pagecache = true;
+		mem.anon_bytes = CHURN_ANON_BYTES;
+		mem.file = churn;
+		mem.file_bytes = CHURN_FILE_BYTES;
+	}
+	for (i = 1; i <= p->children; i++) {
+		child_rel(rel, sizeof(rel), p->depth, i);
+		err = bench_cg__mkdir(run->cg, rel);
+		if (err) {
+			rs_error("bench: cannot create cgroup %s: %s", rel,
+				 bench_cg__error(run->cg));
+			goto out;
+		}
+		if (p->updater != UPD_MEMORY)
+			err = start_in(run, rel, wl_cpu_spin, NULL, NULL);
+		if (!err && p->updater != UPD_CPU && have_mem)
+			err = start_in(run, rel, wl_memory_churn, &mem, NULL);
+		if (err)
+			goto out;
+	}
+	err = nap(WARMUP_MS);
+	for (rep = 0; !err && rep < p->reps; rep++)
+		err = run_reader(run, paths, names, nr, p->reads,
+				 p->interleave);
+out:
+	for (i = 0; i < nr; i++)
+		free(paths[i]);
+	return err;
+}
+
+static int scenario_many_cgroups(struct bench_run *run)
+{
+	const struct bench_params *p = run->p;
+	struct wl_charge charge = { .bytes = CHARGE_BYTES };
+	char rel[32], file[PATH_MAX + 32], *path, *name = "memory.stat";
+	struct bench_proc *proc;
+	unsigned int i, rep;
+	int err = 0;
+
+	if (!bench_cg__has(run->cg, BENCH_CTRL_MEMORY)) {
+		rs_error("bench: many-cgroups needs the memory controller: %s",
+			 bench_cg__why_not(run->cg, BENCH_CTRL_MEMORY));
+		return -ENOENT;
+	}
+	for (i = 1; i <= p->cgroups && !bench_stop; i++) {
+		snprintf(rel, sizeof(rel), "m%u", i);
+		snprintf(file, sizeof(file), "%s/charge-%u", run->workdir, i);
+		err = bench_cg__mkdir(run->cg, rel);
+		if (err) {
+			rs_error("bench: cannot create cgroup %s: %s", rel,
+				 bench_cg__error(run->cg));
+			return err;
+		}
+		/* One at a time: each writes its own file, charged to it. */
+		charge.file = file;
+		err = start_in(run, rel, wl_charge, &charge, &proc);
+		if (!err)
+			err = wait_proc(proc, NULL, NULL);
+		if (err)
+			return err;
+		bench_proc__delete(proc);
+		run->nr_procs--;
+	}
+	if (bench_stop)
+		return -EINTR;
+	path = bench_cg__path(run->cg, BENCH_CTRL_MEMORY, "", "memory.stat");
+	if (!path)
+		return -ENOMEM;
+	for (rep = 0; !err && rep < p->reps; rep++)
+		err = run_reader(run, &path, &name, 1, p->reads, true);
+	free(path);
+	return err;
+}
+
+static int set_pressure(struct bench_run *run, const char *const *rels,
+			const char *val)
+{
+	unsigned int i;
+	int err = 0;
+
+	for (i = 0; !err && i < 3; i++)
+		err = bench_cg__write(run->cg, BENCH_CTRL_BASE, rels[i],
+				      "cgroup.pressure", val);
+	return err;
+}
+
+static int scenario_pipe(struct bench_run *run)
+{
+	static const char *const rels[] = { "l1", "l1/l2", "l1/l2/l3" };
+	static const char *const metric[] = {
+		"round_trips_per_s_psi_on", "round_trips_per_s_psi_off",
+		"round_trips_per_s",
+	};
+	const struct bench_params *p = run->p;
+	double *seconds = bench_shared__alloc(sizeof(double));
+	struct wl_pipe pipe = { .round_trips = p->round_trips,
+				.seconds = seconds };
+	double real, tot_real, tot_user, tot_sys, value[2];
+	struct bench_proc *proc;
+	struct rusage ru;
+	unsigned int rep, v, nv;
+	bool psi;
+	char *path;
+	int err;
+
+	if (!seconds)
+		return -ENOMEM;
+	err = bench_cg__mkdir(run->cg, "l1/l2/l3");
+	if (err) {
+		rs_error("bench: cannot create cgroup l1/l2/l3: %s",
+			 bench_cg__error(run->cg));
+		goto out;
+	}
+	path = bench_cg__path(run->cg, BENCH_CTRL_BASE, "l1", "cgroup.pressure");
+	psi = path && !access(path, W_OK);
+	free(path);
+	if (!psi) {
+		err = note_skip(run, "%s: %s", "PSI on/off",
+				"PSI can't be toggled per cgroup here (no cgroup.pressure: needs a v2 hierarchy, CONFIG_PSI and v6.x)");
+		if (err)
+			goto out;
+	}
+	nv = psi ? 2 : 1;
+	for (rep = 0; !err && rep < p->reps; rep++) {
+		tot_real = tot_user = tot_sys = 0;
+		for (v = 0; !err && v < nv; v++) {
+			if (psi) {
+				err = set_pressure(run, rels, v ? "0" : "1");
+				if (err) {
+					rs_error("bench: cannot write cgroup.pressure: %s",
+						 bench_cg__error(run->cg));
+					break;
+				}
+			}
+			*seconds = 0;
+			err = start_in(run, "l1/l2/l3", wl_pipe_pingpong, &pipe,
+				       &proc);
+			if (!err)
+				err = wait_proc(proc, &ru, &real);
+			if (err)
+				break;
+			tot_real += real;
+			tot_user += ru.ru_utime.tv_sec +
+				    ru.ru_utime.tv_usec / 1e6;
+			tot_sys += ru.ru_stime.tv_sec +
+				   ru.ru_stime.tv_usec / 1e6;
+			value[v] = *seconds > 0 ? p->round_trips / *seconds : 0;
+		}
+		if (!err)
+			err = bench_results__rep_begin(run->res, tot_real,
+						       tot_user, tot_sys);
+		for (v = 0; !err && v < nv; v++)
+			err = bench_results__rep_metric_value(run->res,
+					metric[psi ? v : 2], "1/s", false,
+					value[v]);
+	}
+	if (psi)
+		set_pressure(run, rels, "1");
+out:
+	bench_shared__free(seconds, sizeof(double));
+	return err;
+}
+
+static int scenario_fault(struct bench_run *run)
+{
+	const struct bench_params *p = run->p;
+	unsigned int n = p->children ? p->children : run->nr_cpus, i, rep;
+	size_t size = n * sizeof(uint64_t) + sizeof(int);
+	uint64_t *faults = bench_shared__alloc(size), total;
+	volatile int *stop = (volatile int *)(faults + n);
+	struct wl_fault *wl = calloc(n, sizeof(*wl));
+	struct bench_proc **procs = calloc(n, sizeof(*procs));
+	double t0, real, user, sys;
+	struct rusage ru;
+	char rel[32];
+	int err = 0;
+
+	if (!faults || !wl || !procs) {
+		err = -ENOMEM;
+		goto out;
+	}
+	if (!bench_cg__has(run->cg, BENCH_CTRL_MEMORY)) {
+		err = note_skip(run, "%s: %s",
+				"memcg charges of the faults",
+				bench_cg__why_not(run->cg, BENCH_CTRL_MEMORY));
+		if (err)
+			goto out;
+	}
+	for (i = 1; i <= n; i++) {
+		snprintf(rel, sizeof(rel), "f%u", i);
+		err = bench_cg__mkdir(run->cg, rel);
+		if (err) {
+			rs_error("bench: cannot create cgroup %s: %s", rel,
+				 bench_cg__error(run->cg));
+			goto out;
+		}
+	}
+	for (rep = 0; !err && rep < p->reps; rep++) {
+		memset(faults, 0, size);
+		t0 = now_s();
+		for (i = 0; !err && i < n; i++) {
+			snprintf(rel, sizeof(rel), "f%u", i + 1);
+			wl[i].bytes = FAULT_BYTES;
+			wl[i].faults = &faults[i];
+			wl[i].stop = stop;
+			err = start_in(run, rel, wl_fault, &wl[i], &procs[i]);
+		}
+		if (!err)
+			err = nap(p->duration * 1000);
+		*stop = 1;
+		real = now_s() - t0;
+		user = sys = 0;
+		total = 0;
+		for (i = 0; i < n && procs[i]; i++) {
+			int e = wait_proc(procs[i], &ru, NULL);
+
+			if (!err)
+				err = e;
+			user += ru.ru_utime.tv_sec + ru.ru_utime.tv_usec / 1e6;
+			sys += ru.ru_stime.tv_sec + ru.ru_stime.tv_usec / 1e6;
+			total += faults[i];
+		}
+		if (!err)
+			err = bench_results__rep_begin(run->res, real, user,
+						       sys);
+		if (!err)
+			err = bench_results__rep_metric_value(run->res,
+					"faults_per_s", "1/s", false,
+					total / real);
+		/* The finished workers go; the cgroups stay for the next. */
+		stop_procs(run);
+		memset(procs, 0, n * sizeof(*procs));
+	}
+out:
+	free(wl);
+	free(procs);
+	if (faults)
+		bench_shared__free(faults, size);
+	return err;
+}
+
+/* --- the run ------------------------------------------------------------ */
+
+static void install_signals(void)
+{
+	struct sigaction sa;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = bench_signal;
+	/* No SA_RESTART: waits must return to look at bench_stop. */
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
+}
+
+static int rm_tree(const char *path)
+{
+	struct dirent *de;
+	char sub[PATH_MAX];
+	DIR *d = opendir(path);
+
+	while (d && (de = readdir(d))) {
+		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
+			continue;
+		snprintf(sub, sizeof(sub), "%s/%s", path, de->d_name);
+		unlink(sub);
+	}
+	if (d)
+		closedir(d);
+	return rmdir(path) && errno != ENOENT ? -errno : 0;
+}
+
+/* Work directories of runs whose process is gone. */
+static void cleanup_stale_workdirs(void)
+{
+	const char *dir = "/var/tmp", *pre = BENCH_CG_PREFIX;
+	char path[PATH_MAX];
+	struct dirent *de;
+	DIR *d = opendir(dir);
+	long pid;
+	char *end;
+
+	while (d && (de = readdir(d))) {
+		if (strncmp(de->d_name, pre, strlen(pre)))
+			continue;
+		pid = strtol(de->d_name + strlen(pre), &end, 10);
+		if (*end || pid <= 0 || pid == getpid() ||
+		    !(kill(pid, 0) && errno == ESRCH))
+			continue;
+		snprintf(path, sizeof(path), "%s/%s", dir, de->d_name);
+		rm_tree(path);
+	}
+	if (d)
+		closedir(d);
+}
+
+static void split_words(const char *s, const char **out, size_t *n,
+			size_t max, char *buf, size_t len)
+{
+	char *tok, *save = NULL;
+
+	*n = 0;
+	if (!s)
+		return;
+	snprintf(buf, len, "%s", s);
+	for (tok = strtok_r(buf, " ", &save); tok && *n < max;
+	     tok = strtok_r(NULL, " ", &save))
+		out[(*n)++] = tok;
+}
+
+static int set_params(struct bench_run *run)
+{
+	const struct bench_params *p = run->p;
+	struct bench_results *r = run->res;
+	const char *files[MAX_FILES];
+	unsigned int i;
+	int err;
+
+	err = bench_results__param_u64(r, "repetitions", p->reps);
+	err = err ?: bench_results__param_bool(r, "record", p->record);
+	err = err ?: bench_results__param_str(r, "root",
+					      p->root ? p->root : "");
+	switch (p->scenario) {
+	case SC_STAT_READ:
+		for (i = 0; i < p->nr_files; i++)
+			files[i] = p->files[i];
+		err = err ?: bench_results__param_u64(r, "children",
+						      p->children);
+		err = err ?: bench_results__param_u64(r, "depth", p->depth);
+		err = err ?: bench_results__param_str(r, "updater",
+						      updater_names[p->updater]);
+		err = err ?: bench_results__param_u64(r, "memory_max",
+						      p->memory_max);
+		err = err ?: bench_results__param_strv(r, "files", files,
+						       p->nr_files);
+		err = err ?: bench_results__param_u64(r, "reads", p->reads);
+		err = err ?: bench_results__param_str(r, "order",
+						      p->interleave ?
+						      "interleave" :
+						      "discrete");
+		break;
+	case SC_MANY_CGROUPS:
+		err = err ?: bench_results__param_u64(r, "cgroups",
+						      p->cgroups);
+		err = err ?: bench_results__param_u64(r, "reads", p->reads);
+		err = err ?: bench_results__param_u64(r, "charge_bytes",
+						      CHARGE_BYTES);
+		break;
+	case SC_PIPE:
+		err = err ?: bench_results__param_u64(r, "round_trips",
+						      p->round_trips);
+		break;
+	case SC_FAULT:
+		err = err ?: bench_results__param_u64(r, "children",
+				p->children ? p->children : run->nr_cpus);
+		err = err ?: bench_results__param_double(r, "duration_s",
+							 p->duration);
+		err = err ?: bench_results__param_u64(r, "bytes",
+						      FAULT_BYTES);
+		break;
+	}
+	return err;
+}
+
+static int set_provenance(struct bench_run *run)
+{
+	struct bench_provenance prov = { 0 };
+	struct bench_cg_counts after;
+	struct kfeatures kf = { 0 };
+	const char *v2[64], *v1[64];
+	char b2[1024], b1[1024], cmd[2048];
+	size_t used = 0;
+	int i, err;
+
+	err = kfeatures__probe(&kf);
+	if (err)
+		return err;
+	split_words(kf.v2_controllers, v2, &prov.nr_v2_controllers, 64, b2,
+		    sizeof(b2));
+	split_words(kf.v1_controllers, v1, &prov.nr_v1_controllers, 64, b1,
+		    sizeof(b1));
+	prov.v2_controllers = v2;
+	prov.v1_controllers = v1;
+	prov.cgroup_layout = bench_cg__layout(run->cg);
+	prov.before = run->before;
+	if (!bench_cg__counts(run->cg, &after)) {
+		prov.after.v2_live = after.v2_live;
+		prov.after.v2_dying = after.v2_dying;
+		prov.after.v1_memory = after.v1_memory_cgroups;
+	} else {
+		prov.after.v2_live = prov.after.v2_dying = -1;
+		prov.after.v1_memory = -1;
+	}
+	prov.started = run->started;
+	prov.finished = time(NULL);
+	cmd[0] = '\0';
+	used = snprintf(cmd, sizeof(cmd), "rstat-analyze");
+	for (i = 0; i < run->p->argc && used < sizeof(cmd); i++)
+		used += snprintf(cmd + used, sizeof(cmd) - used, " %s",
+				 run->p->argv[i]);
+	prov.command_line = cmd;
+	err = bench_results__provenance(run->res, &prov);
+	kfeatures__free(&kf);
+	return err;
+}
+
+static int write_results(struct bench_run *run)
+{
+	char path[PATH_MAX];
+	const char *file = run->p->json;
+	FILE *out;
+	int err;
+
+	if (run->p->outdir) {
+		snprintf(path, sizeof(path), "%s/results.json", run->p->outdir);
+		file = path;
+	}
+	if (!file)
+		return 0;
+	out = fopen(file, "we");
+	if (!out) {
+		rs_error("%s: cannot create: %s", file, strerror(errno));
+		return -errno;
+	}
+	err = bench_results__write(run->res, out);
+	if (fclose(out) && !err)
+		err = -errno;
+	if (err) {
+		rs_error("%s: %s", file, strerror(-err));
+		unlink(file);
+	}
+	return err;
+}
+
+static unsigned int scenario_need(const struct bench_params *p)
+{
+	unsigned int need = BENCH_NEED(BENCH_CTRL_BASE), i;
+
+	switch (p->scenario) {
+	case SC_STAT_READ:
+		if (p->updater != UPD_CPU || p->memory_max)
+			need |= BENCH_NEED(BENCH_CTRL_MEMORY);
+		for (i = 0; i < p->nr_files; i++) {
+			if (!strncmp(p->files[i], "memory.", 7))
+				need |= BENCH_NEED(BENCH_CTRL_MEMORY);
+			if (!strncmp(p->files[i], "io.", 3))
+				need |= BENCH_NEED(BENCH_CTRL_IO);
+		}
+		break;
+	case SC_MANY_CGROUPS:
+	case SC_FAULT:
+		need |= BENCH_NEED(BENCH_CTRL_MEMORY);
+		break;
+	case SC_PIPE:
+		break;
+	}
+	return need;
+}
+
+static int bench_run(const struct bench_params *p)
+{
+	struct bench_run run = { .p = p };
+	struct bench_cg_opts o = {
+		.root = p->root, .keep = p->keep, .need = scenario_need(p),
+	};
+	struct bench_cg_counts c;
+	char errbuf[512] = "";
+	unsigned int removed = 0;
+	int err, status = RS_EXIT_FAIL;
+	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+
+	run.nr_cpus = ncpu > 0 ? ncpu : 1;
+	run.started = time(NULL);
+	install_signals();
+	if (bench_cg__cleanup_stale(p->root, &removed, errbuf,
+				    sizeof(errbuf)) && *errbuf)
+		rs_note("leftovers of earlier runs: %s", errbuf);
+	else if (removed)
+		rs_note("removed the cgroups of %u earlier run%s that did not finish",
+			removed, removed > 1 ? "s" : "");
+	cleanup_stale_workdirs();
+	if (p->outdir && mkdir(p->outdir, 0755) && errno != EEXIST) {
+		rs_error("%s: cannot create: %s", p->outdir, strerror(errno));
+		return RS_EXIT_FAIL;
+	}
+	err = bench_cg__new(&run.cg, &o, errbuf, sizeof(errbuf));
+	if (err) {
+		rs_error("bench: %s", *errbuf ? errbuf : strerror(-err));
+		return RS_EXIT_FAIL;
+	}
+	if (!bench_cg__counts(run.cg, &c)) {
+		run.before.v2_live = c.v2_live;
+		run.before.v2_dying = c.v2_dying;
+		run.before.v1_memory = c.v1_memory_cgroups;
+	} else {
+		run.before.v2_live = run.before.v2_dying = -1;
+		run.before.v1_memory = -1;
+	}
+	snprintf(run.workdir, sizeof(run.workdir), WORK_PREFIX "%d",
+		 (int)getpid());
+	if (mkdir(run.workdir, 0700)) {
+		rs_error("%s: cannot create: %s", run.workdir,
+			 strerror(errno));
+		run.workdir[0] = '\0';
+		goto out;
+	}
+	run.res = bench_results__new(scenario_names[p->scenario]);
+	if (!run.res || set_params(&run)) {
+		rs_error("bench: out of memory");
+		goto out;
+	}
+	if (p->record && start_recorder(&run))
+		goto out;
+
+	switch (p->scenario) {
+	case SC_STAT_READ:
+		err = scenario_stat_read(&run);
+		break;
+	case SC_MANY_CGROUPS:
+		err = scenario_many_cgroups(&run);
+		break;
+	case SC_PIPE:
+		err = scenario_pipe(&run);
+		break;
+	case SC_FAULT:
+		err = scenario_fault(&run);
+		break;
+	}
+	stop_procs(&run);
+	if (stop_recorder(&run) && !err && !bench_stop) {
+		rs_error("bench: --record: the recorder failed; see %s",
+			 run.recording);
+		err = -EIO;
+	}
+	if (bench_stop) {
+		rs_error("bench: interrupted by %s: removed what the run created",
+			 strsignal(bench_stop));
+		goto out;
+	}
+	if (err) {
+		if (err == -ENOMEM)
+			rs_error("bench: out of memory");
+		goto out;
+	}
+	if (p->record)
+		bench_results__set_recording(run.res, run.recording);
+	if (set_provenance(&run) || write_results(&run))
+		goto out;
+	printf("# rstat-analyze bench %s: %u repetition%s, cgroups %s\n",
+	       scenario_names[p->scenario], p->reps, p->reps > 1 ? "s" : "",
+	       bench_cg__layout(run.cg));
+	bench_results__print(run.res, stdout, 1000, "usecs");
+	status = RS_EXIT_OK;
+out:
+	stop_procs(&run);
+	stop_recorder(&run);
+	if (run.cg && bench_cg__destroy(run.cg)) {
+		rs_error("bench: %s", bench_cg__error(run.cg));
+		status = RS_EXIT_FAIL;
+	}
+	bench_cg__delete(run.cg);
+	if (*run.workdir)
+		rm_tree(run.workdir);
+	if (status == RS_EXIT_OK && p->record) {
+		printf("\n");
+		print_report(run.recording);
+	}
+	bench_results__delete(run.res);
+	return status;
+}
+
+int cmd_bench(int argc, char **argv)
+{
+	struct bench_params params;
+	int ret;
+
+	ret = bench_parse_args(argc, argv, &params);
+	if (ret < 0)
+		return rs_finish_stdout(RS_EXIT_OK);
+	if (ret)
+		return ret;
+	return rs_finish_stdout(bench_run(&params));
+}
