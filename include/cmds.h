@@ -20,6 +20,9 @@ int cmd_report(int argc, char **argv);
 int cmd_probe(int argc, char **argv);
 int cmd_bench(int argc, char **argv);
 int cmd_doctor(int argc, char **argv);
+int cmd_compare(int argc, char **argv);
+int cmd_diff_folded(int argc, char **argv);
+int cmd_plot(int argc, char **argv);
 
 /* "rstat-analyze: <message>" on stderr: the one line a failure prints. */
 void rs_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

@@ -31,6 +31,12 @@ static const struct cmd commands[] = {
 	  "what can be probed: source lines of a function" },
 	{ "doctor", cmd_doctor,
 	  "what this kernel supports, and what to do where it doesn't" },
+	{ "compare", cmd_compare,
+	  "before/after tables: mmtests statistics, Welch's t, ministat" },
+	{ "diff-folded", cmd_diff_folded,
+	  "two profiles as differential input for flamegraph.pl" },
+	{ "plot", cmd_plot,
+	  "gnuplot charts: latency, CDFs, attribution, lock timeline" },
 };
 
 static void usage(FILE *out)

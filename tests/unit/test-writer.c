@@ -373,7 +373,13 @@ static void check_ours(const char *path, const struct plan *p)
 	CHECK(h->hostname && *h->hostname);
 	CHECK(h->os_release && *h->os_release);
 	CHECK(h->arch && *h->arch);
-	CHECK_STR(h->perf_version, "rstat-analyze " RS_VERSION);
+	/*
+	 * The version itself comes from `git describe` when writer.o was
+	 * built, which need not be when this test was: check the form.
+	 */
+	CHECK(h->perf_version &&
+	      !strncmp(h->perf_version, "rstat-analyze ", 14) &&
+	      h->perf_version[14]);
 	CHECK(h->nr_cpus_online > 0);
 	CHECK_U64(h->sample_time_start, 1000000000ULL);
 	if (!strstr(h->cmdline ? h->cmdline : "", "rstat-analyze record -o"))
@@ -439,8 +445,7 @@ static void check_perf(const char *path, const struct plan *p)
 		CHECK(strstr(out, "# nrcpus online : ") != NULL);
 		CHECK(strstr(out, "# cmdline : rstat-analyze record -o"));
 		CHECK(strstr(out, "# event : name = cpu-clock,"));
-		snprintf(want, sizeof(want),
-			 "# perf version : rstat-analyze %s", RS_VERSION);
+		snprintf(want, sizeof(want), "# perf version : rstat-analyze ");
 		CHECK(strstr(out, want) != NULL);
 	}
 	free(out);

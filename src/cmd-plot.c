@@ -1,0 +1,1700 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * rstat-analyze plot: gnuplot charts of one or more runs. The data goes to
+ * OUT.dat and the script to OUT.gp beside the image, both kept, and
+ * gnuplot (a program, run with an argv) draws the image from them.
+ *
+ * Inputs are bench results files (docs/bench-results.md), `report --json`
+ * output, or recordings (perf.data, for --kind timeline).
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <traceevent/event-parse.h>
+
+#include "bench-results.h"
+#include "cmds.h"
+#include "gnuplot.h"
+#include "perf-data.h"
+#include "util.h"
+
+#define PLOT_MAX_INPUTS 64
+#define PLOT_MAX_SIZE 10000
+/* report --json files are small; refuse anything absurd. */
+#define PLOT_MAX_JSON (64u << 20)
+#define JSON_MAX_DEPTH 64
+
+enum plot_kind {
+	PLOT_HIST,
+	PLOT_CDF,
+	PLOT_BARS,
+	PLOT_TIMELINE,
+};
+
+struct plot_params {
+	const char *inputs[PLOT_MAX_INPUTS];
+	int nr_inputs;
+	const char *output;
+	enum plot_kind kind;
+	const char *title;
+	unsigned int width, height;
+	char *metric;		/* --metric NAME[:QUAL], split in place */
+	const char *metric_qual;
+	bool normalize;
+};
+
+/* One curve or group of bars: an input, or one distribution of it. */
+struct series {
+	char *name;
+	char *unit;		/* of the values: "ns", or a bench unit */
+	uint64_t buckets[HIST_MAX_BUCKETS];	/* by bucket index */
+	uint64_t *samples;	/* cdf: exact values, when known */
+	size_t nr_samples;
+	double *x, *y;		/* timeline points; bars: y per segment */
+	size_t nr_points;
+};
+
+struct plot_ctx {
+	const struct plot_params *p;
+	struct series *series;
+	size_t nr_series, cap_series;
+	/* bars: the stacked segments, in first-seen order */
+	char **segs;
+	size_t nr_segs, cap_segs;
+	char *bar_unit;		/* bars: "%", or a bench unit */
+};
+
+static const char plot_usage_text[] =
+	"usage: rstat-analyze plot INPUT... -o OUT.png|OUT.svg\n"
+	"                          [--kind hist|cdf|bars|timeline] [--title T]\n"
+	"                          [--size WxH] [--metric NAME[:QUAL]] [--normalize]\n";
+
+static void plot_usage(FILE *out)
+{
+	fputs(plot_usage_text, out);
+}
+
+static void plot_help(void)
+{
+	plot_usage(stdout);
+	fputs("\n"
+	      "Chart one or more runs with gnuplot. The data (OUT.dat) and the\n"
+	      "script (OUT.gp) are kept beside the image: restyle and rerun with\n"
+	      "`gnuplot OUT.gp` from the same directory.\n"
+	      "\n"
+	      "INPUT is a bench results file (bench --json), `report --json`\n"
+	      "output, or, for --kind timeline, a recording (perf.data).\n"
+	      "\n"
+	      "  -o, --output FILE     the image: .png (pngcairo) or .svg\n"
+	      "  -k, --kind KIND       hist: log2 latency histograms (default)\n"
+	      "                        cdf: latency CDFs (bench samples, else buckets)\n"
+	      "                        bars: stacked attribution shares (report) or\n"
+	      "                        per-metric means (bench), one bar per input\n"
+	      "                        timeline: flush lock hold times over the\n"
+	      "                        recording (cgroup_rstat_locked/unlock pairs)\n"
+	      "  -t, --title TEXT      the chart's title\n"
+	      "  -s, --size WxH        image size in pixels (default 800x500)\n"
+	      "  -m, --metric NAME[:QUAL]  only this distribution: a bench metric\n"
+	      "                        and its stat file, a report span and its\n"
+	      "                        subsystem; for bars of report output, the\n"
+	      "                        event\n"
+	      "  -n, --normalize       hist: shares instead of counts\n"
+	      "  -h, --help            this text\n"
+	      "\n"
+	      "Exit status: 0 ok, 1 error (one line on stderr), 2 usage error.\n"
+	      "See rstat-analyze-plot(1).\n", stdout);
+}
+
+static const struct option plot_options[] = {
+	{ "output", required_argument, NULL, 'o' },
+	{ "kind", required_argument, NULL, 'k' },
+	{ "title", required_argument, NULL, 't' },
+	{ "size", required_argument, NULL, 's' },
+	{ "metric", required_argument, NULL, 'm' },
+	{ "normalize", no_argument, NULL, 'n' },
+	{ "help", no_argument, NULL, 'h' },
+	{ NULL, 0, NULL, 0 },
+};
+
+static int parse_size(const char *s, unsigned int *w, unsigned int *h)
+{
+	char *end;
+	unsigned long a, b;
+
+	if (*s < '0' || *s > '9')
+		return -EINVAL;
+	a = strtoul(s, &end, 10);
+	if (*end != 'x' || end[1] < '0' || end[1] > '9')
+		return -EINVAL;
+	b = strtoul(end + 1, &end, 10);
+	if (*end || !a || !b || a > PLOT_MAX_SIZE || b > PLOT_MAX_SIZE)
+		return -EINVAL;
+	*w = a;
+	*h = b;
+	return 0;
+}
+
+/* Returns 0, RS_EXIT_USAGE, or -1 when --help was printed. */
+static int plot_parse_args(int argc, char **argv, struct plot_params *p)
+{
+	enum gnuplot_term term;
+	char *colon;
+	int c;
+
+	memset(p, 0, sizeof(*p));
+	p->width = 800;
+	p->height = 500;
+	optind = 1;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "-:o:k:t:s:m:nh", plot_options,
+				NULL)) != -1) {
+		switch (c) {
+		case 1:
+			if (p->nr_inputs == PLOT_MAX_INPUTS) {
+				rs_error("plot: at most %d inputs",
+					 PLOT_MAX_INPUTS);
+				return RS_EXIT_USAGE;
+			}
+			p->inputs[p->nr_inputs++] = optarg;
+			break;
+		case 'o':
+			p->output = optarg;
+			break;
+		case 'k':
+			if (!strcmp(optarg, "hist")) {
+				p->kind = PLOT_HIST;
+			} else if (!strcmp(optarg, "cdf")) {
+				p->kind = PLOT_CDF;
+			} else if (!strcmp(optarg, "bars")) {
+				p->kind = PLOT_BARS;
+			} else if (!strcmp(optarg, "timeline")) {
+				p->kind = PLOT_TIMELINE;
+			} else {
+				rs_error("plot: --kind '%s': use hist, cdf, bars or timeline",
+					 optarg);
+				return RS_EXIT_USAGE;
+			}
+			break;
+		case 't':
+			p->title = optarg;
+			break;
+		case 's':
+			if (parse_size(optarg, &p->width, &p->height)) {
+				rs_error("plot: --size '%s': give WIDTHxHEIGHT in pixels, 1 to %d each (e.g. 800x500)",
+					 optarg, PLOT_MAX_SIZE);
+				return RS_EXIT_USAGE;
+			}
+			break;
+		case 'm':
+			free(p->metric);
+			p->metric = strdup(optarg);
+			if (!p->metric) {
+				rs_error("plot: out of memory");
+				return RS_EXIT_FAIL;
+			}
+			break;
+		case 'n':
+			p->normalize = true;
+			break;
+		case 'h':
+			plot_help();
+			return -1;
+		case ':':
+			rs_error("plot: option '%s' needs a value",
+				 argv[optind - 1]);
+			plot_usage(stderr);
+			return RS_EXIT_USAGE;
+		default:
+			rs_error("plot: unknown option '%s'", argv[optind - 1]);
+			plot_usage(stderr);
+			return RS_EXIT_USAGE;
+		}
+	}
+	for (; optind < argc; optind++) {
+		if (p->nr_inputs == PLOT_MAX_INPUTS) {
+			rs_error("plot: at most %d inputs", PLOT_MAX_INPUTS);
+			return RS_EXIT_USAGE;
+		}
+		p->inputs[p->nr_inputs++] = argv[optind];
+	}
+	if (!p->nr_inputs) {
+		rs_error("plot: give at least one input");
+		plot_usage(stderr);
+		return RS_EXIT_USAGE;
+	}
+	if (!p->output) {
+		rs_error("plot: give the image with -o OUT.png or -o OUT.svg");
+		plot_usage(stderr);
+		return RS_EXIT_USAGE;
+	}
+	if (gnuplot__term_for(p->output, &term)) {
+		rs_error("plot: -o '%s': the image must end in .png or .svg",
+			 p->output);
+		return RS_EXIT_USAGE;
+	}
+	if (p->metric) {
+		colon = strchr(p->metric, ':');
+		if (colon && p->kind != PLOT_BARS) {
+			*colon = '\0';
+			p->metric_qual = colon + 1;
+		}
+		if (!*p->metric) {
+			rs_error("plot: --metric needs a name");
+			return RS_EXIT_USAGE;
+		}
+	}
+	if (p->normalize && p->kind != PLOT_HIST) {
+		rs_error("plot: --normalize goes with --kind hist");
+		return RS_EXIT_USAGE;
+	}
+	return 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* A small JSON reader for `report --json` output.                     */
+
+enum jtype { J_NULL, J_BOOL, J_NUM, J_STR, J_ARR, J_OBJ };
+
+struct jv {
+	enum jtype type;
+	bool b;
+	double num;
+	uint64_t u;		/* J_NUM: exact when is_u64 */
+	bool is_u64;
+	char *str;
+	struct jv *items;	/* J_ARR, J_OBJ (values) */
+	char **keys;		/* J_OBJ */
+	size_t n;
+};
+
+struct jparse {
+	const char *p, *end, *start;
+	char err[128];
+};
+
+static void jv_free(struct jv *v)
+{
+	size_t i;
+
+	for (i = 0; i < v->n; i++) {
+		jv_free(&v->items[i]);
+		if (v->keys)
+			free(v->keys[i]);
+	}
+	free(v->items);
+	free(v->keys);
+	free(v->str);
+}
+
+static int jerr(struct jparse *jp, const char *what)
+{
+	int line = 1;
+	const char *q;
+
+	for (q = jp->start; q < jp->p && q < jp->end; q++)
+		line += *q == '\n';
+	snprintf(jp->err, sizeof(jp->err), "line %d: %s", line, what);
+	return -EINVAL;
+}
+
+static void jws(struct jparse *jp)
+{
+	while (jp->p < jp->end && (*jp->p == ' ' || *jp->p == '\t' ||
+				   *jp->p == '\n' || *jp->p == '\r'))
+		jp->p++;
+}
+
+static int jhex4(const char *s, unsigned int *out)
+{
+	unsigned int v = 0;
+	int i;
+
+	for (i = 0; i < 4; i++) {
+		char c = s[i];
+
+		v <<= 4;
+		if (c >= '0' && c <= '9')
+			v |= c - '0';
+		else if (c >= 'a' && c <= 'f')
+			v |= c - 'a' + 10;
+		else if (c >= 'A' && c <= 'F')
+			v |= c - 'A' + 10;
+		else
+			return -EINVAL;
+	}
+	*out = v;
+	return 0;
+}
+
+static int jstring(struct jparse *jp, char **out)
+{
+	size_t cap = 16, len = 0;
+	char *s = malloc(cap);
+	unsigned int c, lo;
+
+	if (!s)
+		return -ENOMEM;
+	jp->p++;	/* the opening quote */
+	for (;;) {
+		if (len + 5 > cap) {
+			char *n = realloc(s, cap * 2);
+
+			if (!n) {
+				free(s);
+				return -ENOMEM;
+			}
+			s = n;
+			cap *= 2;
+		}
+		if (jp->p >= jp->end) {
+			free(s);
+			return jerr(jp, "unterminated string");
+		}
+		c = (unsigned char)*jp->p++;
+		if (c == '"')
+			break;
+		if (c < 0x20) {
+			free(s);
+			return jerr(jp, "control character in a string");
+		}
+		if (c != '\\') {
+			s[len++] = c;
+			continue;
+		}
+		if (jp->p >= jp->end) {
+			free(s);
+			return jerr(jp, "unterminated string");
+		}
+		c = *jp->p++;
+		switch (c) {
+		case '"': case '\\': case '/':
+			s[len++] = c;
+			break;
+		case 'b': s[len++] = '\b'; break;
+		case 'f': s[len++] = '\f'; break;
+		case 'n': s[len++] = '\n'; break;
+		case 'r': s[len++] = '\r'; break;
+		case 't': s[len++] = '\t'; break;
+		case 'u':
+			if (jp->end - jp->p < 4 || jhex4(jp->p, &c))
+				goto bad;
+			jp->p += 4;
+			if (c >= 0xd800 && c < 0xdc00) {
+				if (jp->end - jp->p < 6 || jp->p[0] != '\\' ||
+				    jp->p[1] != 'u' || jhex4(jp->p + 2, &lo) ||
+				    lo < 0xdc00 || lo > 0xdfff)
+					goto bad;
+				jp->p += 6;
+				c = 0x10000 + ((c - 0xd800) << 10) +
+				    (lo - 0xdc00);
+			} else if (c >= 0xdc00 && c < 0xe000) {
+				goto bad;
+			}
+			/* A NUL would cut the name short: refuse it. */
+			if (!c)
+				goto bad;
+			if (c < 0x80) {
+				s[len++] = c;
+			} else if (c < 0x800) {
+				s[len++] = 0xc0 | c >> 6;
+				s[len++] = 0x80 | (c & 0x3f);
+			} else if (c < 0x10000) {
+				s[len++] = 0xe0 | c >> 12;
+				s[len++] = 0x80 | ((c >> 6) & 0x3f);
+				s[len++] = 0x80 | (c & 0x3f);
+			} else {
+				s[len++] = 0xf0 | c >> 18;
+				s[len++] = 0x80 | ((c >> 12) & 0x3f);
+				s[len++] = 0x80 | ((c >> 6) & 0x3f);
+				s[len++] = 0x80 | (c & 0x3f);
+			}
+			break;
+		default:
+			goto bad;
+		}
+	}
+	s[len] = '\0';
+	*out = s;
+	return 0;
+bad:
+	free(s);
+	return jerr(jp, "bad escape in a string");
+}
+
+static int jvalue(struct jparse *jp, struct jv *v, int depth);
+
+static int jcontainer(struct jparse *jp, struct jv *v, int depth)
+{
+	bool obj = *jp->p == '{';
+	char close = obj ? '}' : ']';
+	size_t cap = 0;
+	int err;
+
+	v->type = obj ? J_OBJ : J_ARR;
+	if (depth >= JSON_MAX_DEPTH)
+		return jerr(jp, "nested too deep");
+	jp->p++;
+	jws(jp);
+	if (jp->p < jp->end && *jp->p == close) {
+		jp->p++;
+		return 0;
+	}
+	for (;;) {
+		char *key = NULL;
+
+		jws(jp);
+		if (obj) {
+			if (jp->p >= jp->end || *jp->p != '"')
+				return jerr(jp, "expected a member name");
+			err = jstring(jp, &key);
+			if (err)
+				return err;
+			jws(jp);
+			if (jp->p >= jp->end || *jp->p != ':') {
+				free(key);
+				return jerr(jp, "expected ':'");
+			}
+			jp->p++;
+		}
+		if (v->n == cap) {
+			size_t ncap = cap ? cap * 2 : 8;
+			struct jv *ni = realloc(v->items, ncap * sizeof(*ni));
+
+			if (!ni) {
+				free(key);
+				return -ENOMEM;
+			}
+			v->items = ni;
+			if (obj) {
+				char **nk = realloc(v->keys,
+						    ncap * sizeof(*nk));
+
+				if (!nk) {
+					free(key);
+					return -ENOMEM;
+				}
+				v->keys = nk;
+			}
+			cap = ncap;
+		}
+		memset(&v->items[v->n], 0, sizeof(v->items[0]));
+		if (obj)
+			v->keys[v->n] = key;
+		v->n++;
+		err = jvalue(jp, &v->items[v->n - 1], depth + 1);
+		if (err)
+			return err;
+		jws(jp);
+		if (jp->p < jp->end && *jp->p == ',') {
+			jp->p++;
+			continue;
+		}
+		if (jp->p < jp->end && *jp->p == close) {
+			jp->p++;
+			return 0;
+		}
+		return jerr(jp, obj ? "expected ',' or '}'" :
+				      "expected ',' or ']'");
+	}
+}
+
+static int jnumber(struct jparse *jp, struct jv *v)
+{
+	const char *s = jp->p;
+	char buf[64], *end;
+	size_t len;
+
+	while (jp->p < jp->end && strchr("+-0123456789.eE", *jp->p))
+		jp->p++;
+	len = jp->p - s;
+	if (!len || len >= sizeof(buf))
+		return jerr(jp, "bad number");
+	memcpy(buf, s, len);
+	buf[len] = '\0';
+	v->type = J_NUM;
+	errno = 0;
+	v->num = strtod(buf, &end);
+	if (*end || errno == ERANGE)
+		return jerr(jp, "bad number");
+	if (buf[0] >= '0' && buf[0] <= '9' && !strpbrk(buf, ".eE")) {
+		errno = 0;
+		v->u = strtoull(buf, &end, 10);
+		v->is_u64 = !*end && errno != ERANGE;
+	}
+	return 0;
+}
+
+static int jvalue(struct jparse *jp, struct jv *v, int depth)
+{
+	jws(jp);
+	if (jp->p >= jp->end)
+		return jerr(jp, "unexpected end of input");
+	switch (*jp->p) {
+	case '{':
+	case '[':
+		return jcontainer(jp, v, depth);
+	case '"':
+		v->type = J_STR;
+		return jstring(jp, &v->str);
+	case 't':
+	case 'f':
+	case 'n': {
+		static const char *const words[] = { "true", "false", "null" };
+		size_t i;
+
+		for (i = 0; i < 3; i++) {
+			size_t l = strlen(words[i]);
+
+			if ((size_t)(jp->end - jp->p) >= l &&
+			    !memcmp(jp->p, words[i], l)) {
+				jp->p += l;
+				v->type = i == 2 ? J_NULL : J_BOOL;
+				v->b = i == 0;
+				return 0;
+			}
+		}
+		return jerr(jp, "unexpected word");
+	}
+	default:
+		return jnumber(jp, v);
+	}
+}
+
+static const struct jv *jget(const struct jv *obj, const char *key)
+{
+	size_t i;
+
+	if (!obj || obj->type != J_OBJ)
+		return NULL;
+	for (i = 0; i < obj->n; i++)
+		if (!strcmp(obj->keys[i], key))
+			return &obj->items[i];
+	return NULL;
+}
+
+static const char *jstr(const struct jv *obj, const char *key)
+{
+	const struct jv *v = jget(obj, key);
+
+	return v && v->type == J_STR ? v->str : NULL;
+}
+
+/* ------------------------------------------------------------------ */
+
+static int read_file(const char *path, char **bufp, size_t *lenp)
+{
+	struct stat sb;
+	FILE *f = fopen(path, "r");
+	char *buf;
+	size_t len;
+	int err;
+
+	if (!f)
+		return -errno;
+	if (fstat(fileno(f), &sb)) {
+		err = -errno;
+		fclose(f);
+		return err;
+	}
+	if (S_ISDIR(sb.st_mode)) {
+		fclose(f);
+		return -EISDIR;
+	}
+	buf = malloc(PLOT_MAX_JSON + 1);
+	if (!buf) {
+		fclose(f);
+		return -ENOMEM;
+	}
+	len = fread(buf, 1, PLOT_MAX_JSON + 1, f);
+	err = ferror(f) ? -EIO : 0;
+	fclose(f);
+	if (!err && len > PLOT_MAX_JSON)
+		err = -EFBIG;
+	if (err) {
+		free(buf);
+		return err;
+	}
+	buf[len] = '\0';
+	*bufp = buf;
+	*lenp = len;
+	return 0;
+}
+
+static struct series *series_add(struct plot_ctx *ctx, const char *input,
+				 const char *what, const char *unit)
+{
+	struct series *s;
+	size_t len;
+
+	if (grow_array((void **)&ctx->series, &ctx->cap_series,
+		       ctx->nr_series + 1, sizeof(*ctx->series)))
+		return NULL;
+	s = &ctx->series[ctx->nr_series];
+	memset(s, 0, sizeof(*s));
+	len = strlen(input) + (what ? strlen(what) + 2 : 0) + 1;
+	s->name = malloc(len);
+	if (!s->name)
+		return NULL;
+	if (what)
+		snprintf(s->name, len, "%s: %s", input, what);
+	else
+		snprintf(s->name, len, "%s", input);
+	/* The input's strings go with it: keep a copy. */
+	s->unit = strdup(unit ? unit : "");
+	if (!s->unit) {
+		free(s->name);
+		return NULL;
+	}
+	ctx->nr_series++;
+	return s;
+}
+
+static void series_free(struct series *s)
+{
+	free(s->name);
+	free(s->unit);
+	free(s->samples);
+	free(s->x);
+	free(s->y);
+}
+
+/* The bucket index of a log2 row {low, high}: 1 for {0, 1}. */
+static int row_index(uint64_t low)
+{
+	return low ? hist__bucket_index(low) : 1;
+}
+
+static int add_buckets(struct series *s, const struct hist_bucket *b,
+		       size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		int idx = row_index(b[i].low);
+
+		if (idx >= HIST_MAX_BUCKETS)
+			return -EINVAL;
+		s->buckets[idx] += b[i].count;
+	}
+	return 0;
+}
+
+static int add_samples(struct series *s, const uint64_t *v, size_t n)
+{
+	uint64_t *ns;
+
+	if (!n)
+		return 0;
+	ns = realloc(s->samples, (s->nr_samples + n) * sizeof(*ns));
+	if (!ns)
+		return -ENOMEM;
+	memcpy(ns + s->nr_samples, v, n * sizeof(*ns));
+	s->samples = ns;
+	s->nr_samples += n;
+	return 0;
+}
+
+/* The index of a bar segment by label, added when new; -ENOMEM. */
+static int seg_index(struct plot_ctx *ctx, const char *label)
+{
+	size_t i;
+
+	for (i = 0; i < ctx->nr_segs; i++)
+		if (!strcmp(ctx->segs[i], label))
+			return i;
+	if (grow_array((void **)&ctx->segs, &ctx->cap_segs, ctx->nr_segs + 1,
+		       sizeof(*ctx->segs)))
+		return -ENOMEM;
+	ctx->segs[ctx->nr_segs] = strdup(label);
+	if (!ctx->segs[ctx->nr_segs])
+		return -ENOMEM;
+	return ctx->nr_segs++;
+}
+
+static int bar_set(struct plot_ctx *ctx, struct series *s, const char *label,
+		   double value)
+{
+	int idx = seg_index(ctx, label);
+	size_t i;
+
+	if (idx < 0)
+		return idx;
+	if ((size_t)idx >= s->nr_points) {
+		double *ny = realloc(s->y, (idx + 1) * sizeof(*ny));
+
+		if (!ny)
+			return -ENOMEM;
+		for (i = s->nr_points; i <= (size_t)idx; i++)
+			ny[i] = 0;
+		s->y = ny;
+		s->nr_points = idx + 1;
+	}
+	s->y[idx] += value;
+	return 0;
+}
+
+static int set_bar_unit(struct plot_ctx *ctx, const char *input,
+			const char *unit)
+{
+	if (!ctx->bar_unit) {
+		ctx->bar_unit = strdup(unit);
+		return ctx->bar_unit ? 0 : -ENOMEM;
+	}
+	if (strcmp(ctx->bar_unit, unit)) {
+		rs_error("%s: bars in %s next to bars in %s: plot inputs of one kind (or pick one metric with --metric)",
+			 input, unit, ctx->bar_unit);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static bool metric_wanted(const struct plot_params *p, const char *name,
+			  const char *qual)
+{
+	if (!p->metric)
+		return true;
+	if (strcmp(p->metric, name))
+		return false;
+	return !p->metric_qual || (qual && !strcmp(p->metric_qual, qual));
+}
+
+static int metric_label(char *buf, size_t len, const struct bench_metric *m)
+{
+	return snprintf(buf, len, "%s%s%s", m->name, m->file ? " " : "",
+			m->file ? m->file : "");
+}
+
+/*
+ * A bench results file: each distribution (name, file), summed over the
+ * repetitions; or, for bars, each metric's mean over them.
+ */
+static int load_bench(struct plot_ctx *ctx, const char *input)
+{
+	const struct plot_params *p = ctx->p;
+	struct bench_results *r;
+	struct series *bar = NULL;
+	char err[512], label[256];
+	size_t rep, i, found = 0;
+	int ret;
+
+	ret = bench_results__read(&r, input, err, sizeof(err));
+	if (ret) {
+		if (ret == -ENOMEM)
+			rs_error("plot: out of memory");
+		else
+			rs_error("%s", err);
+		return -EINVAL;
+	}
+	if (p->kind == PLOT_BARS) {
+		bar = series_add(ctx, input, NULL, NULL);
+		if (!bar)
+			goto nomem;
+	}
+	/* The metrics of the first repetition name the series. */
+	for (i = 0; i < bench_results__nr_metrics(r, 0); i++) {
+		const struct bench_metric *m0 = bench_results__metric(r, 0, i);
+		struct series *s = NULL;
+		double sum = 0;
+		size_t nr = 0;
+
+		if (!metric_wanted(p, m0->name, m0->file))
+			continue;
+		/* Bars of single figures only when asked for by name. */
+		if (!m0->is_hist && (p->kind != PLOT_BARS || !p->metric))
+			continue;
+		found++;
+		metric_label(label, sizeof(label), m0);
+		if (bar) {
+			ret = set_bar_unit(ctx, input, m0->unit);
+			if (ret)
+				goto out;
+		} else {
+			s = series_add(ctx, input, label, m0->unit);
+			if (!s)
+				goto nomem;
+		}
+		for (rep = 0; rep < bench_results__nr_reps(r); rep++) {
+			const struct bench_metric *m =
+				bench_results__metric_find(r, rep, m0->name,
+							   m0->file);
+
+			if (!m || m->is_hist != m0->is_hist)
+				continue;
+			if (bar) {
+				sum += m->is_hist ? m->mean : m->value;
+				nr++;
+				continue;
+			}
+			if (add_buckets(s, m->buckets, m->nr_buckets))
+				goto bad_hist;
+			/* The samples of each repetition, in order. */
+			if (add_samples(s, m->samples, m->nr_samples))
+				goto nomem;
+		}
+		if (bar && nr && bar_set(ctx, bar, label, sum / nr))
+			goto nomem;
+	}
+	if (!found) {
+		if (p->metric)
+			rs_error("%s: no metric '%s%s%s' (a distribution, or for bars any metric)",
+				 input, p->metric, p->metric_qual ? ":" : "",
+				 p->metric_qual ? p->metric_qual : "");
+		else
+			rs_error("%s: no distribution metrics to plot",
+				 input);
+		ret = -EINVAL;
+	}
+	goto out;
+bad_hist:
+	rs_error("%s: a histogram row beyond 2^64", input);
+	ret = -EINVAL;
+	goto out;
+nomem:
+	rs_error("plot: out of memory");
+	ret = -ENOMEM;
+out:
+	bench_results__delete(r);
+	return ret;
+}
+
+/* report --json: spans' hist rows, or the attribution shares. */
+static int load_report(struct plot_ctx *ctx, const char *input,
+		       const struct jv *root)
+{
+	const struct plot_params *p = ctx->p;
+	const struct jv *arr;
+	const char *first_event = NULL;
+	size_t i, j, found = 0;
+	struct series *bar;
+	int ret;
+
+	if (p->kind == PLOT_BARS) {
+		arr = jget(root, "attribution");
+		if (!arr || arr->type != J_ARR) {
+			rs_error("%s: no \"attribution\" array: not report --json output", input);
+			return -EINVAL;
+		}
+		ret = set_bar_unit(ctx, input, "%");
+		if (ret)
+			return ret;
+		bar = series_add(ctx, input, NULL, NULL);
+		if (!bar)
+			goto nomem;
+		/*
+		 * The flush categories' shares of the flush samples: of all
+		 * samples they are slivers beside "other". Without any
+		 * flush sample, the shares of all samples.
+		 */
+		for (j = 0; j < 2 && !found; j++)
+		for (i = 0; i < arr->n; i++) {
+			const struct jv *a = &arr->items[i];
+			const char *ev = jstr(a, "event");
+			const char *cat = jstr(a, "category");
+			const struct jv *share = jget(a, j ? "share" :
+						     "flush_share");
+
+			if (!j && (!share || share->type != J_NUM))
+				continue;
+			if (!ev || !cat || !share || share->type != J_NUM) {
+				rs_error("%s: attribution row %zu lacks event, category or share",
+					 input, i);
+				return -EINVAL;
+			}
+			/* One event's shares per bar: the asked or first. */
+			if (p->metric ? strcmp(ev, p->metric) :
+			    (first_event && strcmp(ev, first_event)))
+				continue;
+			first_event = ev;
+			found++;
+			if (bar_set(ctx, bar, cat, share->num * 100))
+				goto nomem;
+		}
+		if (!found) {
+			rs_error(p->metric ? "%s: no attribution for event '%s'" :
+				 "%s: empty attribution%s", input,
+				 p->metric ? p->metric : "");
+			return -EINVAL;
+		}
+		return 0;
+	}
+	arr = jget(root, "spans");
+	if (!arr || arr->type != J_ARR) {
+		rs_error("%s: no \"spans\" array: not report --json output",
+			 input);
+		return -EINVAL;
+	}
+	for (i = 0; i < arr->n; i++) {
+		const struct jv *sp = &arr->items[i];
+		const char *name = jstr(sp, "name");
+		const char *sub = jstr(sp, "subsystem");
+		const struct jv *hist = jget(sp, "hist");
+		char what[256];
+		struct series *s;
+
+		if (!name || !hist || hist->type != J_ARR) {
+			rs_error("%s: span %zu lacks a name or hist", input,
+				 i);
+			return -EINVAL;
+		}
+		if (!metric_wanted(p, name, sub))
+			continue;
+		snprintf(what, sizeof(what), "%s%s%s", name, sub ? " " : "",
+			 sub ? sub : "");
+		s = series_add(ctx, input, what, "ns");
+		if (!s)
+			goto nomem;
+		found++;
+		for (j = 0; j < hist->n; j++) {
+			const struct jv *low = jget(&hist->items[j], "low");
+			const struct jv *cnt = jget(&hist->items[j], "count");
+			struct hist_bucket b;
+
+			if (!low || !cnt || !low->is_u64 || !cnt->is_u64) {
+				rs_error("%s: span '%s': hist row %zu lacks low or count",
+					 input, what, j);
+				return -EINVAL;
+			}
+			b.low = low->u;
+			b.count = cnt->u;
+			if (add_buckets(s, &b, 1)) {
+				rs_error("%s: span '%s': a hist row beyond 2^64",
+					 input, what);
+				return -EINVAL;
+			}
+		}
+	}
+	if (!found) {
+		if (p->metric)
+			rs_error("%s: no span '%s%s%s'", input, p->metric,
+				 p->metric_qual ? ":" : "",
+				 p->metric_qual ? p->metric_qual : "");
+		else
+			rs_error("%s: no spans (record the rstat tracepoints, or give --span to report)",
+				 input);
+		return -EINVAL;
+	}
+	return 0;
+nomem:
+	rs_error("plot: out of memory");
+	return -ENOMEM;
+}
+
+/* ------------------------------------------------------------------ */
+/* timeline: lock hold times from a recording.                          */
+
+struct tl_field {
+	int offset, size;
+	bool is_signed, present;
+};
+
+struct tl_open {
+	uint64_t key;		/* tid << 32 | cpu */
+	uint64_t time;
+	int64_t root, id, cpu;
+};
+
+struct tl_ctx {
+	struct series *s;
+	const struct rs_evsel *locked, *unlock;
+	struct tl_field f[2][3];	/* [locked/unlock][root, id, cpu] */
+	struct tl_open *open;
+	size_t nr_open, cap_open;
+	uint64_t first;
+	bool have_first;
+	size_t cap_points;
+	uint64_t nr_bad;
+};
+
+static void tl_find(const struct rs_evsel *evsel, struct tl_field *f,
+		    const char *name)
+{
+	struct tep_format_field *field;
+
+	memset(f, 0, sizeof(*f));
+	if (!evsel->tp)
+		return;
+	field = tep_find_field(evsel->tp, name);
+	/* Plain integers of 1 to 8 bytes only. */
+	if (!field || (field->flags & (TEP_FIELD_IS_ARRAY |
+				       TEP_FIELD_IS_STRING |
+				       TEP_FIELD_IS_DYNAMIC)) ||
+	    field->size <= 0 || field->size > 8 || field->offset < 0)
+		return;
+	f->offset = field->offset;
+	f->size = field->size;
+	f->is_signed = field->flags & TEP_FIELD_IS_SIGNED;
+	f->present = true;
+}
+
+/* false when the field is absent or beyond the sample's raw data. */
+static bool tl_read(const struct rs_sample *s, const struct tl_field *f,
+		    int64_t *val)
+{
+	const unsigned char *p = s->raw;
+	uint64_t u = 0;
+	int i;
+
+	if (!f->present || !p ||
+	    (uint64_t)f->offset + (uint64_t)f->size > s->raw_size)
+		return false;
+	/* Recorded on this architecture: little endian (x86, arm64). */
+	for (i = 0; i < f->size; i++)
+		u |= (uint64_t)p[f->offset + i] << (8 * i);
+	if (f->is_signed && f->size < 8 && (u >> (f->size * 8 - 1)) & 1)
+		u |= ~0ULL << (f->size * 8);
+	*val = (int64_t)u;
+	return true;
+}
+
+static int tl_point(struct tl_ctx *ctx, double x, double y)
+{
+	struct series *s = ctx->s;
+
+	if (s->nr_points == ctx->cap_points) {
+		size_t ncap = ctx->cap_points ? ctx->cap_points * 2 : 256;
+		double *nx = realloc(s->x, ncap * sizeof(*nx));
+
+		if (!nx)
+			return -ENOMEM;
+		s->x = nx;
+		nx = realloc(s->y, ncap * sizeof(*nx));
+		if (!nx)
+			return -ENOMEM;
+		s->y = nx;
+		ctx->cap_points = ncap;
+	}
+	s->x[s->nr_points] = x;
+	s->y[s->nr_points] = y;
+	s->nr_points++;
+	return 0;
+}
+
+/*
+ * As report pairs them: a locked opens a hold for its (task, CPU), the
+ * next unlock there closes it when root, id and cpu fields agree; an
+ * unpaired event is dropped, never paired across.
+ */
+static int tl_event(void *arg, const struct rs_event *ev)
+{
+	struct tl_ctx *ctx = arg;
+	const struct rs_sample *s = &ev->sample;
+	int side, i;
+	int64_t v[3];
+	uint64_t key;
+	size_t k;
+
+	if (ev->kind != RS_EV_SAMPLE || !s->evsel || !s->evsel->name)
+		return 0;
+	if (!strcmp(s->evsel->name, "cgroup:cgroup_rstat_locked"))
+		side = 0;
+	else if (!strcmp(s->evsel->name, "cgroup:cgroup_rstat_unlock"))
+		side = 1;
+	else
+		return 0;
+	if (side == 0 && ctx->locked != s->evsel) {
+		ctx->locked = s->evsel;
+		tl_find(s->evsel, &ctx->f[0][0], "root");
+		tl_find(s->evsel, &ctx->f[0][1], "id");
+		tl_find(s->evsel, &ctx->f[0][2], "cpu");
+	} else if (side == 1 && ctx->unlock != s->evsel) {
+		ctx->unlock = s->evsel;
+		tl_find(s->evsel, &ctx->f[1][0], "root");
+		tl_find(s->evsel, &ctx->f[1][1], "id");
+		tl_find(s->evsel, &ctx->f[1][2], "cpu");
+	}
+	for (i = 0; i < 3; i++) {
+		if (!tl_read(s, &ctx->f[side][i], &v[i])) {
+			ctx->nr_bad++;
+			return 0;
+		}
+	}
+	if (!ctx->have_first) {
+		ctx->first = s->time;
+		ctx->have_first = true;
+	}
+	key = (uint64_t)s->tid << 32 | s->cpu;
+	for (k = 0; k < ctx->nr_open; k++)
+		if (ctx->open[k].key == key)
+			break;
+	if (side == 0) {
+		if (k == ctx->nr_open) {
+			if (grow_array((void **)&ctx->open, &ctx->cap_open,
+				       ctx->nr_open + 1, sizeof(*ctx->open)))
+				return -ENOMEM;
+			ctx->nr_open++;
+		}
+		/* A second locked replaces an unclosed one. */
+		ctx->open[k] = (struct tl_open){ key, s->time, v[0], v[1],
+						 v[2] };
+		return 0;
+	}
+	if (k == ctx->nr_open)
+		return 0;
+	{
+		struct tl_open o = ctx->open[k];
+
+		ctx->open[k] = ctx->open[--ctx->nr_open];
+		if (o.root != v[0] || o.id != v[1] || o.cpu != v[2] ||
+		    s->time < o.time || o.time < ctx->first)
+			return 0;
+		return tl_point(ctx, (o.time - ctx->first) / 1e9,
+				(s->time - o.time) / 1e3);
+	}
+}
+
+static int load_recording(struct plot_ctx *ctx, const char *input)
+{
+	struct tl_ctx tl = { 0 };
+	struct perf_data *pd = NULL;
+	const char *msg;
+	int err;
+
+	if (ctx->p->kind != PLOT_TIMELINE) {
+		rs_error("%s: a recording plots only as --kind timeline; for the others give `report --json` output of it",
+			 input);
+		return -EINVAL;
+	}
+	tl.s = series_add(ctx, input, NULL, "us");
+	if (!tl.s) {
+		rs_error("plot: out of memory");
+		return -ENOMEM;
+	}
+	err = perf_data__open(&pd, input);
+	if (!err)
+		err = perf_data__process(pd, tl_event, &tl);
+	if (err) {
+		msg = pd ? perf_data__strerror(pd) : "";
+		if (err == -ENOMEM)
+			rs_error("plot: out of memory");
+		else if (msg && *msg)
+			rs_error("%s: %s", input, msg);
+		else
+			rs_error("%s: %s", input, strerror(-err));
+		err = -EINVAL;
+	} else if (!tl.s->nr_points) {
+		rs_error("%s: no cgroup:cgroup_rstat_locked/unlock pairs with root, id and cpu fields: record them with `rstat-analyze record`",
+			 input);
+		err = -EINVAL;
+	}
+	free(tl.open);
+	perf_data__delete(pd);
+	return err;
+}
+
+static int load_input(struct plot_ctx *ctx, const char *input)
+{
+	struct jparse jp = { 0 };
+	struct jv root = { 0 };
+	const struct jv *err_member;
+	char *buf = NULL;
+	size_t len = 0;
+	int ret;
+
+	ret = read_file(input, &buf, &len);
+	if (ret == -EFBIG) {
+		/* Too big for JSON: a recording, or nothing we read. */
+		ret = 0;
+		buf = NULL;
+		len = 0;
+		if (ctx->p->kind == PLOT_TIMELINE)
+			return load_recording(ctx, input);
+		rs_error("%s: over %u MiB: neither bench results nor report --json output",
+			 input, PLOT_MAX_JSON >> 20);
+		return -EINVAL;
+	}
+	if (ret) {
+		rs_error("%s: %s", input, strerror(-ret));
+		return ret;
+	}
+	if (perf_data__sniff(buf, len)) {
+		free(buf);
+		return load_recording(ctx, input);
+	}
+	if (ctx->p->kind == PLOT_TIMELINE) {
+		rs_error("%s: not a recording (no PERFILE2 magic): --kind timeline reads perf.data",
+			 input);
+		ret = -EINVAL;
+		goto out;
+	}
+	jp.p = jp.start = buf;
+	jp.end = buf + len;
+	ret = jvalue(&jp, &root, 0);
+	if (!ret) {
+		jws(&jp);
+		if (jp.p != jp.end)
+			ret = jerr(&jp, "trailing data after the document");
+	}
+	if (ret == -ENOMEM) {
+		rs_error("plot: out of memory");
+		goto out;
+	}
+	if (ret) {
+		rs_error("%s: %s: neither bench results, report --json output nor a recording",
+			 input, jp.err);
+		goto out;
+	}
+	if (root.type != J_OBJ) {
+		rs_error("%s: not a JSON object: neither bench results nor report --json output",
+			 input);
+		ret = -EINVAL;
+		goto out;
+	}
+	if (jget(&root, "schema")) {
+		ret = load_bench(ctx, input);
+		goto out;
+	}
+	err_member = jget(&root, "error");
+	if (err_member && err_member->type == J_STR) {
+		rs_error("%s: report failed when it was written: %s", input,
+			 err_member->str);
+		ret = -EINVAL;
+		goto out;
+	}
+	ret = load_report(ctx, input, &root);
+out:
+	jv_free(&root);
+	free(buf);
+	return ret;
+}
+
+/* ------------------------------------------------------------------ */
+/* Writing OUT.dat and OUT.gp.                                          */
+
+struct display_unit {
+	double div;
+	const char *label;
+};
+
+/* Nanoseconds shown in the unit that keeps numbers readable. */
+static struct display_unit pick_unit(const char *unit, double max)
+{
+	if (!unit || strcmp(unit, "ns"))
+		return (struct display_unit){ 1, unit ? unit : "" };
+	if (max < 1e4)
+		return (struct display_unit){ 1, "ns" };
+	if (max < 1e7)
+		return (struct display_unit){ 1e3, "us" };
+	return (struct display_unit){ 1e6, "ms" };
+}
+
+/* All series in one unit, or an error naming the odd one. */
+static int check_units(const struct plot_ctx *ctx)
+{
+	size_t i;
+
+	for (i = 1; i < ctx->nr_series; i++) {
+		if (strcmp(ctx->series[i].unit, ctx->series[0].unit)) {
+			rs_error("%s: in %s, %s in %s: plot distributions of one unit (pick one with --metric)",
+				 ctx->series[i].name, ctx->series[i].unit,
+				 ctx->series[0].name, ctx->series[0].unit);
+			return -EINVAL;
+		}
+	}
+	return 0;
+}
+
+static void bucket_bounds(int idx, uint64_t *low, uint64_t *high)
+{
+	*low = idx <= 1 ? 0 : 1ULL << (idx - 1);
+	*high = idx == 64 ? UINT64_MAX : (1ULL << idx) - 1;
+}
+
+static void plot_titles(FILE *gp, const struct plot_ctx *ctx, size_t i)
+{
+	fputs(" title ", gp);
+	gnuplot__quote(gp, ctx->series[i].name);
+}
+
+/* A bucket bound for a label: whole numbers from 100, else 3 digits. */
+static void print_bound(FILE *out, double v)
+{
+	if (v >= 100)
+		fprintf(out, "%.0f", v);
+	else
+		fprintf(out, "%.3g", v);
+}
+
+static int write_hist(const struct plot_ctx *ctx, FILE *dat, FILE *gp,
+		      const char *dat_name)
+{
+	const struct plot_params *p = ctx->p;
+	int lo = HIST_MAX_BUCKETS, hi = -1, b;
+	uint64_t low, high;
+	struct display_unit du;
+	size_t i;
+
+	if (check_units(ctx))
+		return -EINVAL;
+	for (i = 0; i < ctx->nr_series; i++) {
+		for (b = 0; b < HIST_MAX_BUCKETS; b++) {
+			if (!ctx->series[i].buckets[b])
+				continue;
+			lo = b < lo ? b : lo;
+			hi = b > hi ? b : hi;
+		}
+	}
+	if (hi < 0) {
+		rs_error("%s: every histogram is empty: nothing to plot",
+			 ctx->series[0].name);
+		return -EINVAL;
+	}
+	/* Values of 0 are counted in the first row, {0, 1}. */
+	if (lo == 0)
+		lo = 1;
+	/* The unit of the smallest row keeps every label short. */
+	bucket_bounds(lo, &low, &high);
+	du = pick_unit(ctx->series[0].unit, (double)high * 10);
+	fprintf(dat, "# rstat-analyze plot --kind hist: log2 buckets in %s; columns: bucket index, label, then %s per series in the order of OUT.gp's plot\n",
+		du.label, p->normalize ? "share" : "count");
+	for (b = lo; b <= hi; b++) {
+		bucket_bounds(b, &low, &high);
+		fprintf(dat, "%d \"", b);
+		print_bound(dat, low / du.div);
+		fputc('-', dat);
+		print_bound(dat, high / du.div);
+		fputc('"', dat);
+		for (i = 0; i < ctx->nr_series; i++) {
+			const struct series *s = &ctx->series[i];
+			uint64_t n = s->buckets[b] + (b == 1 ? s->buckets[0] : 0);
+
+			if (p->normalize) {
+				uint64_t total = 0;
+				int k;
+
+				for (k = 0; k < HIST_MAX_BUCKETS; k++)
+					total += s->buckets[k];
+				fprintf(dat, " %.10g", total ? (double)n / total : 0);
+			} else {
+				fprintf(dat, " %" PRIu64, n);
+			}
+		}
+		fputc('\n', dat);
+	}
+	fputs("set style data histograms\n"
+	      "set style histogram clustered gap 1\n"
+	      "set style fill solid 0.85 border -1\n"
+	      "set xtics rotate by -45 scale 0 nomirror\n"
+	      "set grid ytics\n"
+	      "set yrange [0:*]\n"
+	      "set key top right\n", gp);
+	fprintf(gp, "set xlabel \"log2 bucket (%s)\"\n", du.label);
+	fprintf(gp, "set ylabel \"%s\"\n", p->normalize ? "share" : "count");
+	fputs("plot ", gp);
+	for (i = 0; i < ctx->nr_series; i++) {
+		if (i)
+			fputs(", \\\n     ", gp);
+		gnuplot__quote(gp, dat_name);
+		if (i)
+			fprintf(gp, " using %zu", i + 3);
+		else
+			fputs(" using 3:xtic(2)", gp);
+		plot_titles(gp, ctx, i);
+	}
+	fputc('\n', gp);
+	return 0;
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static int write_cdf(const struct plot_ctx *ctx, FILE *dat, FILE *gp,
+		     const char *dat_name)
+{
+	struct display_unit du;
+	double max = 0;
+	bool positive = true;
+	size_t i, j;
+	int b;
+
+	if (check_units(ctx))
+		return -EINVAL;
+	for (i = 0; i < ctx->nr_series; i++) {
+		struct series *s = &ctx->series[i];
+		uint64_t total = 0, low, high;
+
+		if (s->nr_samples) {
+			qsort(s->samples, s->nr_samples, sizeof(*s->samples),
+			      cmp_u64);
+			max = fmax(max, s->samples[s->nr_samples - 1]);
+			positive &= s->samples[0] > 0;
+			continue;
+		}
+		for (b = 0; b < HIST_MAX_BUCKETS; b++) {
+			total += s->buckets[b];
+			if (s->buckets[b]) {
+				bucket_bounds(b, &low, &high);
+				max = fmax(max, high);
+			}
+		}
+		if (!total) {
+			rs_error("%s: an empty distribution has no CDF",
+				 s->name);
+			return -EINVAL;
+		}
+	}
+	du = pick_unit(ctx->series[0].unit, max);
+	fprintf(dat, "# rstat-analyze plot --kind cdf: one block per series (gnuplot index 0, 1, ...); columns: value (%s), fraction of values <= it\n",
+		du.label);
+	for (i = 0; i < ctx->nr_series; i++) {
+		const struct series *s = &ctx->series[i];
+		uint64_t total = 0, cum = 0, low, high;
+
+		fprintf(dat, "%s# series %zu\n", i ? "\n\n" : "", i);
+		if (s->nr_samples) {
+			/* Exact: one step per distinct value. */
+			for (j = 0; j < s->nr_samples; j++) {
+				if (j + 1 < s->nr_samples &&
+				    s->samples[j + 1] == s->samples[j])
+					continue;
+				fprintf(dat, "%.10g %.10g\n",
+					s->samples[j] / du.div,
+					(double)(j + 1) / s->nr_samples);
+			}
+			continue;
+		}
+		for (b = 0; b < HIST_MAX_BUCKETS; b++)
+			total += s->buckets[b];
+		/* From buckets: all of a row counts as reached at its top. */
+		for (b = 0; b < HIST_MAX_BUCKETS; b++) {
+			if (!s->buckets[b])
+				continue;
+			cum += s->buckets[b];
+			bucket_bounds(b < 1 ? 1 : b, &low, &high);
+			fprintf(dat, "%.10g %.10g\n", high / du.div,
+				(double)cum / total);
+		}
+	}
+	fputs("set grid\n"
+	      "set key bottom right\n"
+	      "set yrange [0:1]\n"
+	      "set ylabel \"fraction of values <= x\"\n", gp);
+	fprintf(gp, "set xlabel \"latency (%s)\"\n", du.label);
+	/* Latencies span decades; a log axis needs no zero values. */
+	if (positive)
+		fputs("set logscale x\n", gp);
+	fputs("plot ", gp);
+	for (i = 0; i < ctx->nr_series; i++) {
+		if (i)
+			fputs(", \\\n     ", gp);
+		gnuplot__quote(gp, dat_name);
+		fprintf(gp, " index %zu using 1:2 with steps lw 2", i);
+		plot_titles(gp, ctx, i);
+	}
+	fputc('\n', gp);
+	return 0;
+}
+
+static int write_bars(const struct plot_ctx *ctx, FILE *dat, FILE *gp,
+		      const char *dat_name)
+{
+	struct display_unit du;
+	double max = 0;
+	size_t i, j;
+
+	for (i = 0; i < ctx->nr_series; i++)
+		for (j = 0; j < ctx->series[i].nr_points; j++)
+			max = fmax(max, ctx->series[i].y[j]);
+	du = pick_unit(ctx->bar_unit, max);
+	fprintf(dat, "# rstat-analyze plot --kind bars: one row per input (the xtics of OUT.gp); columns: index, then one per segment (%s) in the order of OUT.gp's plot\n",
+		du.label);
+	for (i = 0; i < ctx->nr_series; i++) {
+		const struct series *s = &ctx->series[i];
+
+		fprintf(dat, "%zu", i);
+		for (j = 0; j < ctx->nr_segs; j++)
+			fprintf(dat, " %.10g",
+				j < s->nr_points ? s->y[j] / du.div : 0);
+		fputc('\n', dat);
+	}
+	fputs("set style data histograms\n"
+	      "set style histogram rowstacked\n"
+	      "set style fill solid 0.85 border -1\n"
+	      "set boxwidth 0.6\n"
+	      "set grid ytics\n"
+	      "set yrange [0:*]\n"
+	      "set key outside right top\n"
+	      "set xtics nomirror rotate by -20 (", gp);
+	/* Input names go in the script, quoted: they may hold anything. */
+	for (i = 0; i < ctx->nr_series; i++) {
+		if (i)
+			fputs(", ", gp);
+		gnuplot__quote(gp, ctx->series[i].name);
+		fprintf(gp, " %zu", i);
+	}
+	fputs(")\n", gp);
+	if (!strcmp(du.label, "%"))
+		fputs("set ylabel \"share of the event's flush samples (%)\"\n", gp);
+	else
+		fprintf(gp, "set ylabel \"mean (%s)\"\n", du.label);
+	fputs("plot ", gp);
+	for (j = 0; j < ctx->nr_segs; j++) {
+		if (j)
+			fputs(", \\\n     ", gp);
+		gnuplot__quote(gp, dat_name);
+		fprintf(gp, " using %zu title ", j + 2);
+		gnuplot__quote(gp, ctx->segs[j]);
+	}
+	fputc('\n', gp);
+	return 0;
+}
+
+static int write_timeline(const struct plot_ctx *ctx, FILE *dat, FILE *gp,
+			  const char *dat_name)
+{
+	size_t i, j;
+
+	fputs("# rstat-analyze plot --kind timeline: one block per recording (gnuplot index 0, 1, ...); columns: lock time since the first lock event (s), hold time (us)\n",
+	      dat);
+	for (i = 0; i < ctx->nr_series; i++) {
+		const struct series *s = &ctx->series[i];
+
+		fprintf(dat, "%s# series %zu\n", i ? "\n\n" : "", i);
+		for (j = 0; j < s->nr_points; j++)
+			fprintf(dat, "%.10g %.10g\n", s->x[j], s->y[j]);
+	}
+	fputs("set grid\n"
+	      "set key top right\n"
+	      "set xlabel \"time since the first lock event (s)\"\n"
+	      "set ylabel \"lock hold time (us)\"\n"
+	      "set yrange [0:*]\n", gp);
+	fputs("plot ", gp);
+	for (i = 0; i < ctx->nr_series; i++) {
+		if (i)
+			fputs(", \\\n     ", gp);
+		gnuplot__quote(gp, dat_name);
+		fprintf(gp, " index %zu using 1:2 with points pt 7 ps 0.6", i);
+		plot_titles(gp, ctx, i);
+	}
+	fputc('\n', gp);
+	return 0;
+}
+
+static int close_checked(FILE *f, const char *name, int ret)
+{
+	bool bad = ferror(f);
+
+	if (fclose(f) || bad) {
+		if (!ret)
+			rs_error("%s: cannot write: %s", name,
+				 strerror(errno ? errno : EIO));
+		return ret ? ret : -EIO;
+	}
+	return ret;
+}
+
+static int plot_write_and_run(const struct plot_ctx *ctx)
+{
+	const struct plot_params *p = ctx->p;
+	char *gp_name = gnuplot__companion(p->output, ".gp");
+	char *dat_name = gnuplot__companion(p->output, ".dat");
+	FILE *gp = NULL, *dat = NULL;
+	enum gnuplot_term term;
+	char err[512];
+	int ret = 0;
+
+	if (!gp_name || !dat_name) {
+		rs_error("plot: out of memory");
+		ret = -ENOMEM;
+		goto out;
+	}
+	gnuplot__term_for(p->output, &term);
+	dat = fopen(dat_name, "w");
+	if (!dat) {
+		ret = -errno;
+		rs_error("%s: %s", dat_name, strerror(-ret));
+		goto out;
+	}
+	gp = fopen(gp_name, "w");
+	if (!gp) {
+		ret = -errno;
+		rs_error("%s: %s", gp_name, strerror(-ret));
+		goto out;
+	}
+	fputs("# Written by rstat-analyze plot; restyle and rerun with `gnuplot FILE.gp`\n# from the directory plot ran in (the paths below are as it was given them).\n",
+	      gp);
+	ret = gnuplot__preamble(gp, term, p->width, p->height, p->output,
+				p->title);
+	if (ret)
+		goto out;
+	switch (p->kind) {
+	case PLOT_HIST:
+		ret = write_hist(ctx, dat, gp, dat_name);
+		break;
+	case PLOT_CDF:
+		ret = write_cdf(ctx, dat, gp, dat_name);
+		break;
+	case PLOT_BARS:
+		ret = write_bars(ctx, dat, gp, dat_name);
+		break;
+	case PLOT_TIMELINE:
+		ret = write_timeline(ctx, dat, gp, dat_name);
+		break;
+	}
+out:
+	if (dat)
+		ret = close_checked(dat, dat_name, ret);
+	if (gp)
+		ret = close_checked(gp, gp_name, ret);
+	if (ret)
+		goto done;
+	ret = gnuplot__run(gp_name, err, sizeof(err));
+	if (ret == -ENOENT)
+		rs_error("gnuplot not found on PATH: install it (Debian: apt-get install gnuplot-nox), then rerun, or run `gnuplot %s` yourself",
+			 gp_name);
+	else if (ret == -EIO)
+		rs_error("gnuplot failed on %s: %s", gp_name, err);
+	else if (ret)
+		rs_error("cannot run gnuplot: %s", strerror(-ret));
+done:
+	free(gp_name);
+	free(dat_name);
+	return ret;
+}
+
+int cmd_plot(int argc, char **argv)
+{
+	struct plot_params params;
+	struct plot_ctx ctx = { .p = &params };
+	size_t i;
+	int ret, status = RS_EXIT_OK;
+
+	ret = plot_parse_args(argc, argv, &params);
+	if (ret < 0) {
+		free(params.metric);
+		return rs_finish_stdout(RS_EXIT_OK);
+	}
+	if (ret) {
+		free(params.metric);
+		return ret;
+	}
+	for (i = 0; i < (size_t)params.nr_inputs; i++) {
+		if (load_input(&ctx, params.inputs[i])) {
+			status = RS_EXIT_FAIL;
+			goto out;
+		}
+	}
+	if (plot_write_and_run(&ctx))
+		status = RS_EXIT_FAIL;
+out:
+	for (i = 0; i < ctx.nr_series; i++)
+		series_free(&ctx.series[i]);
+	free(ctx.series);
+	for (i = 0; i < ctx.nr_segs; i++)
+		free(ctx.segs[i]);
+	free(ctx.segs);
+	free(ctx.bar_unit);
+	free(params.metric);
+	return rs_finish_stdout(status);
+}

@@ -1,0 +1,954 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Renderers of `rstat-analyze compare` (include/compare-out.h).
+ *
+ * The text table is mmtests' compare-kernels layout, column for column:
+ * "%-9s" statistic, " %-Ns" metric, then per side "%12.2f" and
+ * " (%7.2f%%)", the parentheses of the mean row replaced by '*' when
+ * Welch's test finds the difference significant. A side's column is 23
+ * characters, so at 72 columns a table holds the first side and as many
+ * others as fit; more sides repeat the first in further tables rather
+ * than wrap, which email quoting would turn into noise.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "compare-out.h"
+#include "json.h"
+
+enum stat_row {
+	ST_MIN, ST_Q1, ST_Q2, ST_Q3, ST_P1, ST_P5, ST_P10, ST_P90, ST_P95,
+	ST_P99, ST_MAX, ST_MEAN, ST_STDDEV, ST_CV, ST__NR,
+};
+
+static const char *const stat_names[ST__NR] = {
+	"Min", "1st-qrtle", "2nd-qrtle", "3rd-qrtle", "Max-1", "Max-5",
+	"Max-10", "Max-90", "Max-95", "Max-99", "Max", NULL, "Stddev",
+	"CoeffVar",
+};
+
+/* JSON/CSV keys of the same rows. */
+static const char *const stat_keys[ST__NR] = {
+	"min", "p25", "p50", "p75", "p1", "p5", "p10", "p90", "p95", "p99",
+	"max", NULL, "stddev", "coeffvar",
+};
+
+#define STAT_WIDTH 9		/* "1st-qrtle" */
+#define SIDE_WIDTH 23		/* "%12.2f" + " (%7.2f%%)" */
+
+static const char *stat_name(const struct compare_metric *m, int st)
+{
+	if (st == ST_MEAN)
+		return m->hmean ? "Hmean" : "Amean";
+	return stat_names[st];
+}
+
+static const char *stat_key(const struct compare_metric *m, int st)
+{
+	if (st == ST_MEAN)
+		return m->hmean ? "hmean" : "amean";
+	return stat_keys[st];
+}
+
+static double stat_value(const struct compare_metric *m, size_t side, int st)
+{
+	const struct stats_summary *s = &m->sum[side];
+	static const int pct[] = { [ST_Q1] = 25, [ST_Q2] = 50, [ST_Q3] = 75,
+		[ST_P1] = 1, [ST_P5] = 5, [ST_P10] = 10, [ST_P90] = 90,
+		[ST_P95] = 95, [ST_P99] = 99 };
+
+	switch (st) {
+	case ST_MIN:
+		return s->min;
+	case ST_MAX:
+		return s->max;
+	case ST_MEAN:
+		return m->hmean ? s->hmean : s->amean;
+	case ST_STDDEV:
+		return s->stddev;
+	case ST_CV:
+		return s->coeffvar;
+	default:
+		return s->pct[pct[st]];
+	}
+}
+
+/* mmtests compares spread with pndiff whatever the metric: less is better. */
+static double stat_delta(const struct compare_metric *m, size_t side, int st)
+{
+	bool lower = st == ST_STDDEV || st == ST_CV ? true : m->lower_is_better;
+
+	return stats__pdiff(stat_value(m, side, st), stat_value(m, 0, st),
+			    lower);
+}
+
+static bool stat_significant(const struct compare_metric *m, size_t side,
+			     int st)
+{
+	return st == ST_MEAN && side > 0 && m->welch[side].significant;
+}
+
+static size_t label_width(const struct compare *c)
+{
+	size_t i, w = 4;
+
+	for (i = 0; i < c->nr_metrics; i++)
+		if (strlen(c->metrics[i].label) > w)
+			w = strlen(c->metrics[i].label);
+	return w;
+}
+
+/*
+ * How many sides after the first one table holds when the columns
+ * before them take lead characters (at least one).
+ */
+static size_t sides_per_table(size_t lead, size_t col)
+{
+	size_t k = 1;
+
+	while (lead + col * (k + 2) <= COMPARE_TEXT_WIDTH)
+		k++;
+	return k;
+}
+
+/* Side indexes of table t: 0, then its share of the others. */
+static size_t table_sides(const struct compare *c, size_t per, size_t t,
+			  size_t *idx)
+{
+	size_t n = 0, i;
+
+	idx[n++] = 0;
+	for (i = 1 + t * per; i < c->nr_sides && i < 1 + (t + 1) * per; i++)
+		idx[n++] = i;
+	return n;
+}
+
+static size_t nr_tables(const struct compare *c, size_t per)
+{
+	return (c->nr_sides - 1 + per - 1) / per;
+}
+
+static void text_header(FILE *out, const struct compare *c, size_t lead,
+			const size_t *idx, size_t n, size_t col)
+{
+	size_t i;
+
+	fprintf(out, "%*s", (int)lead, "");
+	for (i = 0; i < n; i++) {
+		const char *l = c->labels[idx[i]];
+		int len = (int)strlen(l);
+
+		/* A long label keeps its end, where runs usually differ. */
+		if (len > (int)col - 1)
+			l += len - (col - 1);
+		fprintf(out, "%*s", (int)col, l);
+	}
+	fputc('\n', out);
+}
+
+static void text_delta(FILE *out, double delta, bool sig, bool first)
+{
+	if (first)
+		delta = 0;
+	if (sig)
+		fprintf(out, " *%7.2f%%*", delta);
+	else
+		fprintf(out, " (%7.2f%%)", delta);
+}
+
+static void text_summary(FILE *out, const struct compare *c)
+{
+	size_t lw = label_width(c), lead = STAT_WIDTH + 1 + lw;
+	size_t per = sides_per_table(lead, SIDE_WIDTH);
+	size_t t, i, k, n, *idx = calloc(c->nr_sides, sizeof(*idx));
+	int st;
+
+	if (!idx)
+		return;
+	for (t = 0; t < nr_tables(c, per); t++) {
+		n = table_sides(c, per, t, idx);
+		if (t)
+			fputc('\n', out);
+		text_header(out, c, lead, idx, n, SIDE_WIDTH);
+		for (st = 0; st < ST__NR; st++)
+			for (i = 0; i < c->nr_metrics; i++) {
+				const struct compare_metric *m =
+					&c->metrics[i];
+
+				fprintf(out, "%-*s %-*s", STAT_WIDTH,
+					stat_name(m, st), (int)lw, m->label);
+				for (k = 0; k < n; k++) {
+					fprintf(out, "%12.2f",
+						stat_value(m, idx[k], st));
+					text_delta(out,
+						   stat_delta(m, idx[k], st),
+						   stat_significant(m, idx[k],
+								    st),
+						   !idx[k]);
+				}
+				fputc('\n', out);
+			}
+	}
+	free(idx);
+}
+
+/* As time(1) prints a duration: "0m6.080s". */
+static void fmt_time(char *buf, size_t len, double s)
+{
+	long min = (long)(s / 60);
+
+	snprintf(buf, len, "%ldm%.3fs", min, s - min * 60.0);
+}
+
+static double time_value(const struct compare_time *t, int row)
+{
+	return row == 0 ? t->real_s : row == 1 ? t->user_s : t->sys_s;
+}
+
+static const char *const time_rows[] = { "real", "user", "sys" };
+
+static void text_time(FILE *out, const struct compare *c)
+{
+	size_t lead = STAT_WIDTH + 1 + label_width(c);
+	size_t per = sides_per_table(lead, SIDE_WIDTH);
+	size_t t, k, n, *idx = calloc(c->nr_sides, sizeof(*idx));
+	char buf[64];
+	int row;
+
+	if (!idx)
+		return;
+	fprintf(out, "\ntime(1), mean over each side's repetitions (");
+	for (k = 0; k < c->nr_sides; k++)
+		fprintf(out, "%s%zu", k ? ", " : "", c->time[k].n);
+	fprintf(out, "):\n");
+	for (t = 0; t < nr_tables(c, per); t++) {
+		n = table_sides(c, per, t, idx);
+		if (t)
+			fputc('\n', out);
+		text_header(out, c, lead, idx, n, SIDE_WIDTH);
+		for (row = 0; row < 3; row++) {
+			fprintf(out, "%-*s", (int)lead, time_rows[row]);
+			for (k = 0; k < n; k++) {
+				const struct compare_time *tm =
+					&c->time[idx[k]];
+
+				fmt_time(buf, sizeof(buf),
+					 time_value(tm, row));
+				fprintf(out, "%12s", buf);
+				text_delta(out, stats__pdiff(
+						   time_value(tm, row),
+						   time_value(&c->time[0], row),
+						   true), false, !idx[k]);
+			}
+			fputc('\n', out);
+		}
+	}
+	free(idx);
+}
+
+/* ministat's symbols for its data sets. */
+static const char ministat_sym[] = "x+*%#@O";
+
+static char side_sym(size_t side)
+{
+	return side < sizeof(ministat_sym) - 1 ? ministat_sym[side] : '?';
+}
+
+static void ministat_row(FILE *out, const struct stats_summary *s, char sym)
+{
+	fprintf(out, "%c %5zu %10.6g %10.6g %10.6g %10.6g %10.6g\n", sym,
+		s->n, s->min, s->max, s->ministat_median, s->amean,
+		s->stddev);
+}
+
+static void text_ministat(FILE *out, const struct compare *c)
+{
+	size_t i, k;
+
+	for (i = 0; i < c->nr_metrics; i++) {
+		const struct compare_metric *m = &c->metrics[i];
+
+		fprintf(out, "\nministat %s:\n", m->label);
+		for (k = 0; k < c->nr_sides; k++)
+			fprintf(out, "%c %s\n", side_sym(k), c->labels[k]);
+		fprintf(out, "      N        Min        Max     Median"
+			"        Avg     Stddev\n");
+		ministat_row(out, &m->sum[0], side_sym(0));
+		for (k = 1; k < c->nr_sides; k++) {
+			ministat_row(out, &m->sum[k], side_sym(k));
+			stats__ministat_print(out, &m->ministat[k]);
+		}
+	}
+}
+
+static const char *welch_note(const struct stats_welch *w)
+{
+	switch (w->verdict) {
+	case STATS_WELCH_TOO_FEW:
+		return "one value on a side, no variance: no test";
+	case STATS_WELCH_EXACT_SAME:
+		return "no variance, same means: not significant";
+	case STATS_WELCH_EXACT_DIFFERENT:
+		return "no variance, means differ: significant";
+	default:
+		return NULL;
+	}
+}
+
+static void text_notes(FILE *out, const struct compare *c)
+{
+	size_t i, k;
+	bool head = false;
+
+	for (i = 0; i < c->nr_metrics; i++)
+		for (k = 1; k < c->nr_sides; k++) {
+			const char *note = welch_note(&c->metrics[i].welch[k]);
+
+			if (!note)
+				continue;
+			if (!head)
+				fputc('\n', out);
+			head = true;
+			fprintf(out, "Welch %s, %s: %s\n", c->metrics[i].label,
+				c->labels[k], note);
+		}
+}
+
+/* --- profiles ------------------------------------------------------------ */
+
+#define SHARE_NAME_WIDTH 24
+#define SHARE_WIDTH 18		/* "%9.2f%%" + " (%+5.1f)" */
+
+static void text_shares(FILE *out, const struct compare *c, const char *what,
+			const struct compare_share *rows, size_t nr)
+{
+	size_t per = sides_per_table(SHARE_NAME_WIDTH, SHARE_WIDTH);
+	size_t t, i, k, n, *idx = calloc(c->nr_sides, sizeof(*idx));
+	const char *event = NULL;
+
+	if (!idx)
+		return;
+	for (t = 0; t < nr_tables(c, per); t++) {
+		n = table_sides(c, per, t, idx);
+		event = NULL;
+		for (i = 0; i < nr; i++) {
+			const struct compare_share *r = &rows[i];
+
+			if (!event || strcmp(event, r->event)) {
+				event = r->event;
+				fprintf(out, "\n%s, share of %s (pp: points"
+					" against %s):\n", what, event,
+					c->labels[0]);
+				text_header(out, c, SHARE_NAME_WIDTH, idx, n,
+					    SHARE_WIDTH);
+			}
+			fprintf(out, "%-*s", SHARE_NAME_WIDTH, r->name);
+			for (k = 0; k < n; k++) {
+				double v = r->share[idx[k]];
+				double b = r->share[0];
+
+				if (isnan(v))
+					fprintf(out, "%10s", "-");
+				else
+					fprintf(out, "%9.2f%%", v * 100);
+				if (isnan(v) || isnan(b))
+					fprintf(out, "%8s", "");
+				else
+					fprintf(out, " (%+5.1f)",
+						idx[k] ? (v - b) * 100 : 0.0);
+			}
+			fputc('\n', out);
+		}
+	}
+	free(idx);
+}
+
+static void span_range(const struct compare *c, const struct compare_span *s,
+		       int *lo, int *hi)
+{
+	size_t k;
+	int b;
+
+	*lo = COMPARE_MAX_BUCKETS;
+	*hi = -1;
+	for (k = 0; k < c->nr_sides; k++)
+		for (b = 0; b < COMPARE_MAX_BUCKETS; b++)
+			if (s->side[k].present && s->side[k].bucket[b]) {
+				if (b < *lo)
+					*lo = b;
+				if (b > *hi)
+					*hi = b;
+			}
+}
+
+/* Bucket b (0-based row of hist__buckets()): its low and high in ns. */
+static void bucket_bounds(int b, uint64_t *low, uint64_t *high)
+{
+	*low = b ? UINT64_C(1) << b : 0;
+	*high = b == 63 ? UINT64_MAX : (UINT64_C(1) << (b + 1)) - 1;
+	if (!b)
+		*high = 1;
+}
+
+static void text_spans(FILE *out, const struct compare *c)
+{
+	size_t i, k;
+	int row, b, lo, hi;
+
+	for (i = 0; i < c->nr_spans; i++) {
+		const struct compare_span *s = &c->spans[i];
+
+		fprintf(out, "\nspan %s%s%s%s, nsecs:\n", s->name,
+			s->subsystem ? " (" : "", s->subsystem ? s->subsystem :
+			"", s->subsystem ? ")" : "");
+		fprintf(out, "%-10s", "");
+		for (k = 0; k < c->nr_sides; k++)
+			fprintf(out, "%*.*s", SIDE_WIDTH, SIDE_WIDTH - 1,
+				c->labels[k]);
+		fputc('\n', out);
+		for (row = 0; row < 4; row++) {
+			static const char *const names[] = {
+				"count", "p50", "p90", "p99" };
+
+			fprintf(out, "%-10s", names[row]);
+			for (k = 0; k < c->nr_sides; k++) {
+				const struct compare_span_side *d = &s->side[k];
+				const struct compare_span_side *b0 =
+					&s->side[0];
+				uint64_t v = row == 0 ? d->count : row == 1 ?
+					d->p50 : row == 2 ? d->p90 : d->p99;
+				uint64_t bv = row == 0 ? b0->count : row == 1 ?
+					b0->p50 : row == 2 ? b0->p90 : b0->p99;
+
+				if (!d->present) {
+					fprintf(out, "%12s%11s", "-", "");
+					continue;
+				}
+				fprintf(out, "%12" PRIu64, v);
+				/* Counts are not better or worse. */
+				if (row == 0 || !b0->present)
+					fprintf(out, "%11s", "");
+				else
+					text_delta(out, stats__pdiff(v, bv,
+								     true),
+						   false, !k);
+			}
+			fputc('\n', out);
+		}
+		span_range(c, s, &lo, &hi);
+		if (lo <= hi) {
+			fprintf(out, "%-25s:", "nsecs");
+			for (k = 0; k < c->nr_sides; k++)
+				fprintf(out, " %10.10s", c->labels[k]);
+			fputc('\n', out);
+		}
+		for (b = lo; b <= hi; b++) {
+			uint64_t low, high;
+			char range[48];
+
+			bucket_bounds(b, &low, &high);
+			snprintf(range, sizeof(range), "%" PRIu64 " -> %"
+				 PRIu64, low, high);
+			fprintf(out, "%-25s:", range);
+			for (k = 0; k < c->nr_sides; k++)
+				fprintf(out, " %10" PRIu64,
+					s->side[k].present ?
+					s->side[k].bucket[b] : 0);
+			fputc('\n', out);
+		}
+	}
+}
+
+int compare_out__text(FILE *out, const struct compare *c)
+{
+	if (c->title)
+		fprintf(out, "%s\n", c->title);
+	else if (c->profile)
+		fprintf(out, "report --json profiles\n");
+	if (c->profile) {
+		text_shares(out, c, "Attribution", c->categories,
+			    c->nr_categories);
+		text_shares(out, c, "Triggers", c->triggers, c->nr_triggers);
+		text_spans(out, c);
+	} else {
+		text_summary(out, c);
+		text_notes(out, c);
+		text_time(out, c);
+		text_ministat(out, c);
+	}
+	return ferror(out) ? -EIO : 0;
+}
+
+/* --- markdown ------------------------------------------------------------ */
+
+static void md_cell_delta(FILE *out, double d, bool sig)
+{
+	if (sig)
+		fprintf(out, " **%.2f%%** |", d);
+	else
+		fprintf(out, " %.2f%% |", d);
+}
+
+static void md_sides_header(FILE *out, const struct compare *c,
+			    const char *first)
+{
+	size_t k;
+
+	fprintf(out, "| %s |", first);
+	for (k = 0; k < c->nr_sides; k++)
+		fprintf(out, " %s | %s %% |", c->labels[k], c->labels[k]);
+	fprintf(out, "\n|---|");
+	for (k = 0; k < c->nr_sides; k++)
+		fprintf(out, "--:|--:|");
+	fputc('\n', out);
+}
+
+static void md_bench(FILE *out, const struct compare *c)
+{
+	size_t i, k;
+	int st, row;
+	char buf[64];
+
+	fprintf(out, "Percentages: positive is better. **Bold**: Welch's"
+		" t-test finds the difference of means significant (5%%).\n\n");
+	fprintf(out, "| Stat | Metric |");
+	for (k = 0; k < c->nr_sides; k++)
+		fprintf(out, " %s | %s %% |", c->labels[k], c->labels[k]);
+	fprintf(out, "\n|---|---|");
+	for (k = 0; k < c->nr_sides; k++)
+		fprintf(out, "--:|--:|");
+	fputc('\n', out);
+	for (st = 0; st < ST__NR; st++)
+		for (i = 0; i < c->nr_metrics; i++) {
+			const struct compare_metric *m = &c->metrics[i];
+
+			fprintf(out, "| %s | %s |", stat_name(m, st),
+				m->label);
+			for (k = 0; k < c->nr_sides; k++) {
+				fprintf(out, " %.2f |", stat_value(m, k, st));
+				md_cell_delta(out, k ? stat_delta(m, k, st) : 0,
+					      stat_significant(m, k, st));
+			}
+			fputc('\n', out);
+		}
+
+	fprintf(out, "\ntime(1), means:\n\n");
+	md_sides_header(out, c, "time");
+	for (row = 0; row < 3; row++) {
+		fprintf(out, "| %s |", time_rows[row]);
+		for (k = 0; k < c->nr_sides; k++) {
+			fmt_time(buf, sizeof(buf),
+				 time_value(&c->time[k], row));
+			fprintf(out, " %s |", buf);
+			md_cell_delta(out, k ? stats__pdiff(
+					time_value(&c->time[k], row),
+					time_value(&c->time[0], row), true) : 0,
+				      false);
+		}
+		fputc('\n', out);
+	}
+
+	fprintf(out, "\n```\n");
+	text_ministat(out, c);
+	text_notes(out, c);
+	fprintf(out, "```\n");
+}
+
+static void md_shares(FILE *out, const struct compare *c, const char *what,
+		      const struct compare_share *rows, size_t nr)
+{
+	size_t i, k;
+
+	fprintf(out, "\n%s (share of samples; deltas in percentage points):"
+		"\n\n", what);
+	fprintf(out, "| Event | Name |");
+	for (k = 0; k < c->nr_sides; k++)
+		fprintf(out, " %s | %s pp |", c->labels[k], c->labels[k]);
+	fprintf(out, "\n|---|---|");
+	for (k = 0; k < c->nr_sides; k++)
+		fprintf(out, "--:|--:|");
+	fputc('\n', out);
+	for (i = 0; i < nr; i++) {
+		fprintf(out, "| %s | %s |", rows[i].event, rows[i].name);
+		for (k = 0; k < c->nr_sides; k++) {
+			double v = rows[i].share[k], b = rows[i].share[0];
+
+			if (isnan(v))
+				fprintf(out, " - |");
+			else
+				fprintf(out, " %.2f%% |", v * 100);
+			if (!k || isnan(v) || isnan(b))
+				fprintf(out, " |");
+			else
+				fprintf(out, " %+.2f |", (v - b) * 100);
+		}
+		fputc('\n', out);
+	}
+}
+
+int compare_out__markdown(FILE *out, const struct compare *c)
+{
+	if (c->title)
+		fprintf(out, "### %s\n\n", c->title);
+	if (c->profile) {
+		md_shares(out, c, "Attribution", c->categories,
+			  c->nr_categories);
+		md_shares(out, c, "Triggers", c->triggers, c->nr_triggers);
+		fprintf(out, "\n```\n");
+		text_spans(out, c);
+		fprintf(out, "```\n");
+	} else {
+		md_bench(out, c);
+	}
+	return ferror(out) ? -EIO : 0;
+}
+
+/* --- CSV ----------------------------------------------------------------- */
+
+/* RFC 4180: quote a field holding a comma, quote, CR or LF. */
+static void csv_field(FILE *out, const char *s, bool last)
+{
+	if (!s)
+		s = "";
+	if (strpbrk(s, ",\"\r\n")) {
+		fputc('"', out);
+		for (; *s; s++) {
+			if (*s == '"')
+				fputc('"', out);
+			fputc(*s, out);
+		}
+		fputc('"', out);
+	} else {
+		fputs(s, out);
+	}
+	fputs(last ? "\r\n" : ",", out);
+}
+
+static void csv_num(FILE *out, double v, bool last)
+{
+	char buf[64] = "";
+
+	if (isfinite(v))
+		snprintf(buf, sizeof(buf), "%.10g", v);
+	csv_field(out, buf, last);
+}
+
+static void csv_row(FILE *out, const char *block, const char *row,
+		    const char *metric, const char *side, double value,
+		    double delta, int sig)
+{
+	csv_field(out, block, false);
+	csv_field(out, row, false);
+	csv_field(out, metric, false);
+	csv_field(out, side, false);
+	csv_num(out, value, false);
+	csv_num(out, delta, false);
+	csv_field(out, sig < 0 ? "" : sig ? "yes" : "no", true);
+}
+
+static void csv_bench(FILE *out, const struct compare *c)
+{
+	size_t i, k;
+	int st, row;
+
+	for (st = 0; st < ST__NR; st++)
+		for (i = 0; i < c->nr_metrics; i++) {
+			const struct compare_metric *m = &c->metrics[i];
+
+			for (k = 0; k < c->nr_sides; k++)
+				csv_row(out, "summary", stat_name(m, st),
+					m->label, c->labels[k],
+					stat_value(m, k, st),
+					k ? stat_delta(m, k, st) : 0,
+					st == ST_MEAN && k ?
+					stat_significant(m, k, st) : -1);
+		}
+	for (row = 0; row < 3; row++)
+		for (k = 0; k < c->nr_sides; k++)
+			csv_row(out, "time", time_rows[row], "", c->labels[k],
+				time_value(&c->time[k], row),
+				k ? stats__pdiff(time_value(&c->time[k], row),
+						 time_value(&c->time[0], row),
+						 true) : 0, -1);
+	for (i = 0; i < c->nr_metrics; i++) {
+		const struct compare_metric *m = &c->metrics[i];
+
+		for (k = 1; k < c->nr_sides; k++) {
+			const struct stats_welch *w = &m->welch[k];
+			const struct stats_ministat *ms = &m->ministat[k];
+
+			csv_row(out, "welch", "t", m->label, c->labels[k],
+				w->t, NAN, w->significant);
+			csv_row(out, "welch", "df", m->label, c->labels[k],
+				w->df, NAN, w->significant);
+			csv_row(out, "welch", "p", m->label, c->labels[k],
+				w->p, NAN, w->significant);
+			csv_row(out, "ministat", "difference", m->label,
+				c->labels[k], ms->too_few ? NAN : ms->diff,
+				ms->too_few ? NAN : ms->pct, ms->significant);
+			csv_row(out, "ministat", "error", m->label,
+				c->labels[k], ms->too_few ? NAN : ms->err,
+				ms->too_few ? NAN : ms->pct_err,
+				ms->significant);
+			csv_row(out, "ministat", "pooled_s", m->label,
+				c->labels[k], ms->too_few ? NAN : ms->pooled_s,
+				NAN, ms->significant);
+		}
+	}
+}
+
+static void csv_shares(FILE *out, const struct compare *c, const char *block,
+		       const struct compare_share *rows, size_t nr)
+{
+	char name[512];
+	size_t i, k;
+
+	for (i = 0; i < nr; i++) {
+		snprintf(name, sizeof(name), "%s", rows[i].name);
+		for (k = 0; k < c->nr_sides; k++) {
+			double v = rows[i].share[k], b = rows[i].share[0];
+
+			csv_row(out, block, rows[i].event, name, c->labels[k],
+				v * 100, k && !isnan(b) ? (v - b) * 100 : NAN,
+				-1);
+		}
+	}
+}
+
+static void csv_spans(FILE *out, const struct compare *c)
+{
+	static const char *const names[] = { "count", "p50", "p90", "p99" };
+	char name[512];
+	size_t i, k;
+	int row;
+
+	for (i = 0; i < c->nr_spans; i++) {
+		const struct compare_span *s = &c->spans[i];
+
+		snprintf(name, sizeof(name), "%s%s%s", s->name,
+			 s->subsystem ? " " : "",
+			 s->subsystem ? s->subsystem : "");
+		for (row = 0; row < 4; row++)
+			for (k = 0; k < c->nr_sides; k++) {
+				const struct compare_span_side *d = &s->side[k];
+				uint64_t v = row == 0 ? d->count : row == 1 ?
+					d->p50 : row == 2 ? d->p90 : d->p99;
+				const struct compare_span_side *b0 =
+					&s->side[0];
+				uint64_t bv = row == 0 ? b0->count : row == 1 ?
+					b0->p50 : row == 2 ? b0->p90 : b0->p99;
+
+				csv_row(out, "span", names[row], name,
+					c->labels[k], d->present ? v : NAN,
+					k && row && d->present && b0->present ?
+					stats__pdiff(v, bv, true) : NAN, -1);
+			}
+	}
+}
+
+/*
+ * One table, a row per figure: the first column names the block
+ * (summary, time, welch, ministat; category, trigger, span for profiles),
+ * delta is the percentage against the first side (percentage points for
+ * shares), significant is yes/no where a test applies.
+ */
+int compare_out__csv(FILE *out, const struct compare *c)
+{
+	fputs("block,row,metric,side,value,delta,significant\r\n", out);
+	if (c->profile) {
+		csv_shares(out, c, "category", c->categories,
+			   c->nr_categories);
+		csv_shares(out, c, "trigger", c->triggers, c->nr_triggers);
+		csv_spans(out, c);
+	} else {
+		csv_bench(out, c);
+	}
+	return ferror(out) ? -EIO : 0;
+}
+
+/* --- JSON ---------------------------------------------------------------- */
+
+static const char *verdict_name(enum stats_welch_verdict v)
+{
+	switch (v) {
+	case STATS_WELCH_DIFFERENT:
+		return "different";
+	case STATS_WELCH_TOO_FEW:
+		return "too-few";
+	case STATS_WELCH_EXACT_SAME:
+		return "no-variance-same";
+	case STATS_WELCH_EXACT_DIFFERENT:
+		return "no-variance-different";
+	default:
+		return "same";
+	}
+}
+
+static void json_metric(struct json_writer *jw, const struct compare *c,
+			const struct compare_metric *m)
+{
+	size_t k;
+	int st;
+
+	json__object_begin(jw, NULL);
+	json__string(jw, "label", m->label);
+	json__string(jw, "name", m->name);
+	json__string(jw, "file", m->file);
+	json__string(jw, "unit", m->display_unit);
+	json__string(jw, "better", m->lower_is_better ? "lower" : "higher");
+	json__array_begin(jw, "sides");
+	for (k = 0; k < c->nr_sides; k++) {
+		json__object_begin(jw, NULL);
+		json__string(jw, "side", c->labels[k]);
+		json__u64(jw, "n", m->sum[k].n);
+		for (st = 0; st < ST__NR; st++)
+			json__double(jw, stat_key(m, st), stat_value(m, k, st));
+		json__object_begin(jw, "delta_pct");
+		for (st = 0; st < ST__NR; st++)
+			json__double(jw, stat_key(m, st),
+				     k ? stat_delta(m, k, st) : 0);
+		json__object_end(jw);
+		if (k) {
+			const struct stats_welch *w = &m->welch[k];
+			const struct stats_ministat *ms = &m->ministat[k];
+
+			json__object_begin(jw, "welch");
+			json__string(jw, "verdict", verdict_name(w->verdict));
+			json__bool(jw, "significant", w->significant);
+			json__double(jw, "t", w->t);
+			json__double(jw, "df", w->df);
+			json__double(jw, "p", w->p);
+			json__double(jw, "critical", w->crit);
+			json__object_end(jw);
+			json__object_begin(jw, "ministat");
+			json__bool(jw, "significant", ms->significant);
+			json__bool(jw, "too_few", ms->too_few);
+			json__double(jw, "difference", ms->too_few ? NAN :
+				     ms->diff);
+			json__double(jw, "error", ms->too_few ? NAN :
+				     ms->err);
+			json__double(jw, "difference_pct", ms->too_few ? NAN :
+				     ms->pct);
+			json__double(jw, "error_pct", ms->too_few ? NAN :
+				     ms->pct_err);
+			json__double(jw, "pooled_s", ms->too_few ? NAN :
+				     ms->pooled_s);
+			json__object_end(jw);
+		}
+		json__object_end(jw);
+	}
+	json__array_end(jw);
+	json__object_end(jw);
+}
+
+static void json_shares(struct json_writer *jw, const struct compare *c,
+			const char *key, const struct compare_share *rows,
+			size_t nr)
+{
+	size_t i, k;
+
+	json__array_begin(jw, key);
+	for (i = 0; i < nr; i++) {
+		json__object_begin(jw, NULL);
+		json__string(jw, "event", rows[i].event);
+		json__string(jw, "name", rows[i].name);
+		json__array_begin(jw, "share");
+		for (k = 0; k < c->nr_sides; k++)
+			json__double(jw, NULL, rows[i].share[k]);
+		json__array_end(jw);
+		json__object_end(jw);
+	}
+	json__array_end(jw);
+}
+
+static void json_spans(struct json_writer *jw, const struct compare *c)
+{
+	size_t i, k;
+	int b, lo, hi;
+
+	json__array_begin(jw, "spans");
+	for (i = 0; i < c->nr_spans; i++) {
+		const struct compare_span *s = &c->spans[i];
+
+		json__object_begin(jw, NULL);
+		json__string(jw, "name", s->name);
+		json__string(jw, "subsystem", s->subsystem);
+		span_range(c, s, &lo, &hi);
+		json__array_begin(jw, "sides");
+		for (k = 0; k < c->nr_sides; k++) {
+			const struct compare_span_side *d = &s->side[k];
+
+			if (!d->present) {
+				json__string(jw, NULL, NULL);
+				continue;
+			}
+			json__object_begin(jw, NULL);
+			json__u64(jw, "count", d->count);
+			json__u64(jw, "p50_ns", d->p50);
+			json__u64(jw, "p90_ns", d->p90);
+			json__u64(jw, "p99_ns", d->p99);
+			json__array_begin(jw, "hist");
+			for (b = lo; b <= hi; b++) {
+				uint64_t low, high;
+
+				bucket_bounds(b, &low, &high);
+				json__object_begin(jw, NULL);
+				json__u64(jw, "low", low);
+				json__u64(jw, "high", high);
+				json__u64(jw, "count", d->bucket[b]);
+				json__object_end(jw);
+			}
+			json__array_end(jw);
+			json__object_end(jw);
+		}
+		json__array_end(jw);
+		json__object_end(jw);
+	}
+	json__array_end(jw);
+}
+
+void compare_out__json(struct json_writer *jw, const struct compare *c)
+{
+	size_t i, k;
+	int row;
+
+	json__object_begin(jw, NULL);
+	json__string(jw, "kind", c->profile ? "profile" : "bench");
+	json__string(jw, "title", c->title);
+	json__array_begin(jw, "sides");
+	for (k = 0; k < c->nr_sides; k++)
+		json__string(jw, NULL, c->labels[k]);
+	json__array_end(jw);
+	if (c->profile) {
+		json_shares(jw, c, "attribution", c->categories,
+			    c->nr_categories);
+		json_shares(jw, c, "triggers", c->triggers, c->nr_triggers);
+		json_spans(jw, c);
+	} else {
+		json__double(jw, "alpha", COMPARE_ALPHA);
+		json__array_begin(jw, "metrics");
+		for (i = 0; i < c->nr_metrics; i++)
+			json_metric(jw, c, &c->metrics[i]);
+		json__array_end(jw);
+		json__array_begin(jw, "time");
+		for (k = 0; k < c->nr_sides; k++) {
+			json__object_begin(jw, NULL);
+			json__string(jw, "side", c->labels[k]);
+			json__u64(jw, "repetitions", c->time[k].n);
+			for (row = 0; row < 3; row++) {
+				char key[16];
+
+				snprintf(key, sizeof(key), "%s_s",
+					 time_rows[row]);
+				json__double(jw, key,
+					     time_value(&c->time[k], row));
+			}
+			json__object_end(jw);
+		}
+		json__array_end(jw);
+	}
+	json__object_end(jw);
+}

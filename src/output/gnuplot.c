@@ -1,0 +1,247 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * gnuplot scripts and running gnuplot on them (include/gnuplot.h).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "gnuplot.h"
+
+static const char *extension(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+	const char *dot = strrchr(path, '.');
+
+	if (!dot || (slash && dot < slash) || dot == path ||
+	    (slash && dot == slash + 1))
+		return NULL;
+	return dot;
+}
+
+int gnuplot__term_for(const char *image, enum gnuplot_term *term)
+{
+	const char *ext = extension(image);
+
+	if (ext && !strcasecmp(ext, ".png")) {
+		*term = GNUPLOT_PNG;
+		return 0;
+	}
+	if (ext && !strcasecmp(ext, ".svg")) {
+		*term = GNUPLOT_SVG;
+		return 0;
+	}
+	return -EINVAL;
+}
+
+char *gnuplot__companion(const char *image, const char *ext)
+{
+	const char *dot = extension(image);
+	size_t base = dot ? (size_t)(dot - image) : strlen(image);
+	char *s = malloc(base + strlen(ext) + 1);
+
+	if (!s)
+		return NULL;
+	memcpy(s, image, base);
+	strcpy(s + base, ext);
+	return s;
+}
+
+void gnuplot__quote(FILE *out, const char *s)
+{
+	const unsigned char *p;
+
+	fputc('"', out);
+	for (p = (const unsigned char *)s; *p; p++) {
+		switch (*p) {
+		case '"':
+			fputs("\\\"", out);
+			break;
+		case '\\':
+			fputs("\\\\", out);
+			break;
+		case '\n':
+			fputs("\\n", out);
+			break;
+		case '\t':
+			fputs("\\t", out);
+			break;
+		default:
+			/*
+			 * gnuplot reads \ooo in double-quoted strings; a raw
+			 * control character (a CR) would end or corrupt the
+			 * script line.
+			 */
+			if (*p < 0x20 || *p == 0x7f)
+				fprintf(out, "\\%03o", *p);
+			else
+				fputc(*p, out);
+		}
+	}
+	fputc('"', out);
+}
+
+int gnuplot__preamble(FILE *gp, enum gnuplot_term term, unsigned int width,
+		      unsigned int height, const char *image,
+		      const char *title)
+{
+	fprintf(gp, "set terminal %s noenhanced size %u,%u\n",
+		term == GNUPLOT_PNG ? "pngcairo" : "svg", width, height);
+	fputs("set output ", gp);
+	gnuplot__quote(gp, image);
+	fputc('\n', gp);
+	if (title) {
+		fputs("set title ", gp);
+		gnuplot__quote(gp, title);
+		fputc('\n', gp);
+	}
+	return ferror(gp) ? -EIO : 0;
+}
+
+/* The line of gnuplot's stderr worth showing, without its newline. */
+static void pick_error_line(const char *text, char *errbuf, size_t errlen)
+{
+	const char *line = NULL, *p, *end;
+	size_t len;
+
+	/* gnuplot echoes the bad command first; its message names the line. */
+	for (p = text; *p; p = end + (*end == '\n')) {
+		end = strchrnul(p, '\n');
+		if (end == p)
+			continue;
+		if (!line)
+			line = p;
+		if (memmem(p, end - p, "line ", 5) &&
+		    memchr(p, ':', end - p)) {
+			line = p;
+			break;
+		}
+	}
+	if (!line) {
+		snprintf(errbuf, errlen, "gnuplot failed and printed nothing");
+		return;
+	}
+	len = strchrnul(line, '\n') - line;
+	/* Leading blanks of the echoed command say nothing. */
+	while (len && (*line == ' ' || *line == '\t')) {
+		line++;
+		len--;
+	}
+	snprintf(errbuf, errlen, "%.*s", (int)len, line);
+}
+
+static void child(const char *script, int err_fd, int status_fd)
+{
+	char *argv[] = { "gnuplot", (char *)script, NULL };
+	int null_fd = open("/dev/null", O_RDWR);
+	int e;
+
+	if (null_fd >= 0) {
+		dup2(null_fd, STDIN_FILENO);
+		dup2(null_fd, STDOUT_FILENO);
+	}
+	dup2(err_fd, STDERR_FILENO);
+	signal(SIGPIPE, SIG_DFL);
+	execvp(argv[0], argv);
+	/* status_fd is close-on-exec: reaching here means exec failed. */
+	e = errno;
+	if (write(status_fd, &e, sizeof(e)) < 0)
+		_exit(127);
+	_exit(127);
+}
+
+int gnuplot__run(const char *script, char *errbuf, size_t errlen)
+{
+	int err_pipe[2], status_pipe[2];
+	char *text = NULL;
+	size_t len = 0, cap = 0;
+	int exec_errno = 0, wstatus = 0, ret = 0;
+	ssize_t n;
+	pid_t pid;
+
+	if (errlen)
+		errbuf[0] = '\0';
+	if (pipe2(err_pipe, O_CLOEXEC))
+		return -errno;
+	if (pipe2(status_pipe, O_CLOEXEC)) {
+		ret = -errno;
+		close(err_pipe[0]);
+		close(err_pipe[1]);
+		return ret;
+	}
+	pid = fork();
+	if (pid < 0) {
+		ret = -errno;
+		close(err_pipe[0]);
+		close(err_pipe[1]);
+		close(status_pipe[0]);
+		close(status_pipe[1]);
+		return ret;
+	}
+	if (pid == 0)
+		child(script, err_pipe[1], status_pipe[1]);
+	close(err_pipe[1]);
+	close(status_pipe[1]);
+
+	/* All of stderr, so that gnuplot never blocks on a full pipe. */
+	for (;;) {
+		if (len + 4096 + 1 > cap) {
+			size_t ncap = cap ? cap * 2 : 8192;
+			char *t = realloc(text, ncap);
+
+			if (!t) {
+				ret = -ENOMEM;
+				break;
+			}
+			text = t;
+			cap = ncap;
+		}
+		n = read(err_pipe[0], text + len, cap - len - 1);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;
+		/* Only the start matters; keep reading but not storing. */
+		if (len < 65536)
+			len += n;
+	}
+	if (text)
+		text[len] = '\0';
+	close(err_pipe[0]);
+	do {
+		n = read(status_pipe[0], &exec_errno, sizeof(exec_errno));
+	} while (n < 0 && errno == EINTR);
+	if (n != sizeof(exec_errno))
+		exec_errno = 0;
+	close(status_pipe[0]);
+	while (waitpid(pid, &wstatus, 0) < 0) {
+		if (errno != EINTR) {
+			if (!ret)
+				ret = -errno;
+			break;
+		}
+	}
+	if (ret)
+		goto out;
+	if (exec_errno) {
+		ret = exec_errno == ENOENT ? -ENOENT : -exec_errno;
+		goto out;
+	}
+	if (!WIFEXITED(wstatus) || WEXITSTATUS(wstatus)) {
+		if (WIFSIGNALED(wstatus) && (!text || !*text))
+			snprintf(errbuf, errlen, "gnuplot killed by signal %d",
+				 WTERMSIG(wstatus));
+		else
+			pick_error_line(text ? text : "", errbuf, errlen);
+		ret = -EIO;
+	}
+out:
+	free(text);
+	return ret;
+}

@@ -1,0 +1,119 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# plot: every kind writes an image of the asked size (PNG: signature and
+# IHDR; SVG: width/height attributes), keeps OUT.gp and OUT.dat that rerun
+# in gnuplot to the same size, escapes titles, and fails in one line when
+# gnuplot is missing or failing, or an input is bad.
+. tests/shell/lib.sh
+
+command -v gnuplot >/dev/null 2>&1 ||
+	skip "gnuplot is not installed (Debian package gnuplot-nox)"
+
+D=$RS_FIXTURES/plot
+data=$RS_FIXTURES/flush-mixed.data
+for f in "$D/before.json" "$D/after.json"; do
+	python3 tests/shell/bench-schema.py docs/bench-results.schema.json \
+		"$f" || fail "$f does not follow the schema"
+done
+"$RS_BIN" report -i "$data" --kallsyms "$(fixture_kallsyms)" --json \
+	>"$TMP/report.json" 2>/dev/null || fail "report --json"
+
+# check_image FILE W H
+check_image() {
+	python3 - "$@" <<'PY' || fail "$1: not a ${2}x${3} image"
+import struct, sys
+import xml.etree.ElementTree as ET
+path, w, h = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
+data = open(path, "rb").read()
+if path.endswith(".png"):
+    assert data[:8] == b"\x89PNG\r\n\x1a\n", "PNG signature"
+    assert data[12:16] == b"IHDR", "IHDR first"
+    gw, gh = struct.unpack(">II", data[16:24])
+else:
+    root = ET.fromstring(data)
+    assert root.tag.endswith("svg"), root.tag
+    gw, gh = int(root.get("width")), int(root.get("height"))
+assert (gw, gh) == (w, h), "%dx%d" % (gw, gh)
+PY
+}
+
+# plot KIND EXT SIZE INPUT...: plot, check, rerun the kept script.
+plot() {
+	local kind=$1 ext=$2 size=$3 w h out
+	shift 3
+	w=${size%x*} h=${size#*x}
+	out=$TMP/$kind-$RANDOM.$ext
+	"$RS_BIN" plot "$@" -o "$out" --kind "$kind" --size "$size" \
+		2>"$TMP/err" || fail "plot --kind $kind $*: $(cat "$TMP/err")"
+	check_image "$out" "$w" "$h"
+	[ -s "${out%.*}.gp" ] && [ -s "${out%.*}.dat" ] ||
+		fail "$kind: OUT.gp or OUT.dat not kept"
+	rm "$out"
+	gnuplot "${out%.*}.gp" 2>"$TMP/err" || fail "rerun $kind: $(cat "$TMP/err")"
+	check_image "$out" "$w" "$h"
+	echo "ok $kind $ext $size"
+}
+
+plot hist png 640x480 "$D/before.json" "$D/after.json"
+plot hist svg 800x500 "$TMP/report.json"
+plot hist png 700x400 "$D/before.json" "$TMP/report.json" --normalize
+plot hist svg 640x480 "$TMP/report.json" --metric lock-hold
+plot cdf svg 900x600 "$D/before.json" "$D/after.json"
+plot cdf png 800x500 "$TMP/report.json" --metric lock-hold:base
+plot bars png 500x500 "$TMP/report.json" "$TMP/report.json"
+plot bars svg 640x400 "$D/before.json" "$D/after.json"
+plot timeline png 1000x400 "$data"
+plot timeline svg 800x500 "$data"
+
+# A title with quotes, a backslash and a newline stays one gnuplot string.
+title='say "hi" \ there
+next'
+"$RS_BIN" plot "$D/before.json" -o "$TMP/t.svg" --title "$title" \
+	2>"$TMP/err" || fail "title with quotes: $(cat "$TMP/err")"
+check_image "$TMP/t.svg" 800 500
+python3 - "$TMP/t.svg" <<'PY' || fail "title not drawn as given"
+import sys
+s = open(sys.argv[1]).read()
+assert 'say &quot;hi&quot; \\ there' in s or 'say "hi" \\ there' in s, "title"
+PY
+# So does an input name with quotes and a backslash.
+cp "$D/after.json" "$TMP/a \"b\" \\c.json"
+plot hist png 800x500 "$TMP/a \"b\" \\c.json"
+
+# No gnuplot on PATH: one line saying what to install, exit 1.
+mkdir "$TMP/empty"
+expect_error 1 "install .*gnuplot-nox" env PATH="$TMP/empty" \
+	"$RS_BIN" plot "$D/before.json" -o "$TMP/x.png"
+# gnuplot failing: its first error line in ours.
+printf '#!/bin/sh\necho "\\"x.gp\\" line 3: broken terminal" >&2\nexit 1\n' \
+	>"$TMP/empty/gnuplot"
+chmod +x "$TMP/empty/gnuplot"
+expect_error 1 "gnuplot failed .*line 3: broken terminal" env \
+	PATH="$TMP/empty" "$RS_BIN" plot "$D/before.json" -o "$TMP/x.png"
+
+# Bad inputs: one line, exit 1.
+expect_error 1 "$TMP/nope: No such file" "$RS_BIN" plot "$TMP/nope" \
+	-o "$TMP/x.png"
+printf '{"spans": [' >"$TMP/trunc.json"
+expect_error 1 "trunc.json: line 1" "$RS_BIN" plot "$TMP/trunc.json" \
+	-o "$TMP/x.png"
+sed 's/"count": 40/"count": 41/' "$D/before.json" >"$TMP/badcount.json"
+expect_error 1 "badcount.json" "$RS_BIN" plot "$TMP/badcount.json" \
+	-o "$TMP/x.png"
+expect_error 1 "not a recording" "$RS_BIN" plot "$D/before.json" \
+	-o "$TMP/x.png" --kind timeline
+expect_error 1 "only as --kind timeline" "$RS_BIN" plot "$data" \
+	-o "$TMP/x.png" --kind hist
+expect_error 1 "no metric" "$RS_BIN" plot "$D/before.json" \
+	-o "$TMP/x.png" --metric nothing
+expect_error 1 "x.png.dat|nodir" "$RS_BIN" plot "$D/before.json" \
+	-o "$TMP/nodir/x.png"
+# Usage: exit 2.
+expect_error 2 "png or .svg" "$RS_BIN" plot "$D/before.json" -o "$TMP/x.jpg"
+expect_error 2 "--size" "$RS_BIN" plot "$D/before.json" -o "$TMP/x.png" \
+	--size 0x10
+expect_error 2 "--kind" "$RS_BIN" plot "$D/before.json" -o "$TMP/x.png" \
+	--kind pie
+expect_error 2 "-o OUT.png" "$RS_BIN" plot "$D/before.json"
+exit 0
