@@ -13,6 +13,7 @@ packages=(
 	linux-perf			# the oracle the tests compare against
 	gnuplot-nox			# rstat-analyze plot
 	python3				# test helpers
+	debhelper dpkg-dev		# the .deb (dpkg-buildpackage)
 )
 
 missing=()
