@@ -15,6 +15,7 @@
 
 #include "bench-results.h"
 #include "cmds.h"
+#include "json-read.h"
 #include "compare-out.h"
 #include "hist.h"
 #include "json.h"
@@ -310,287 +311,24 @@ fail:
 	return NULL;
 }
 
-/* --- a small JSON reader, for `report --json` profiles -------------------- */
-
-enum jtype { J_NULL, J_BOOL, J_NUM, J_STR, J_ARR, J_OBJ };
-
-struct jv {
-	enum jtype type;
-	double num;
-	char *str;
-	struct jv *items;	/* elements, or members' values */
-	char **keys;		/* J_OBJ */
-	size_t n;
-};
-
-struct jreader {
-	const char *p, *end, *name;
-	unsigned long line;
-	char *errbuf;
-	size_t errlen;
-};
-
-static int jerr(struct jreader *r, const char *what)
-{
-	snprintf(r->errbuf, r->errlen, "%s: line %lu: %s", r->name, r->line,
-		 what);
-	return -EINVAL;
-}
-
-static void jv_free(struct jv *v)
-{
-	size_t i;
-
-	if (v->type == J_ARR || v->type == J_OBJ) {
-		for (i = 0; i < v->n; i++) {
-			jv_free(&v->items[i]);
-			if (v->keys)
-				free(v->keys[i]);
-		}
-		free(v->items);
-		free(v->keys);
-	}
-	free(v->str);
-	memset(v, 0, sizeof(*v));
-}
-
-static void jws(struct jreader *r)
-{
-	while (r->p < r->end && strchr(" \t\r\n", *r->p)) {
-		if (*r->p == '\n')
-			r->line++;
-		r->p++;
-	}
-}
-
-static int jvalue(struct jreader *r, struct jv *v, int depth);
-
-/* A string: escapes decoded, \u kept to the Basic Latin the tool writes. */
-static int jstring(struct jreader *r, char **out)
-{
-	size_t cap = 16, len = 0;
-	char *s = malloc(cap);
-
-	if (!s)
-		return -ENOMEM;
-	r->p++;
-	while (r->p < r->end && *r->p != '"') {
-		char c = *r->p++;
-
-		if ((unsigned char)c < 0x20) {
-			free(s);
-			return jerr(r, "control character in a string");
-		}
-		if (c == '\\') {
-			if (r->p >= r->end)
-				break;
-			c = *r->p++;
-			switch (c) {
-			case 'n': c = '\n'; break;
-			case 't': c = '\t'; break;
-			case 'r': c = '\r'; break;
-			case 'b': c = '\b'; break;
-			case 'f': c = '\f'; break;
-			case '"': case '\\': case '/': break;
-			case 'u': {
-				unsigned int u;
-
-				if (r->end - r->p < 4 ||
-				    sscanf(r->p, "%4x", &u) != 1 || !u ||
-				    u > 0x7f) {
-					free(s);
-					return jerr(r,
-						    "unsupported \\u escape");
-				}
-				r->p += 4;
-				c = (char)u;
-				break;
-			}
-			default:
-				free(s);
-				return jerr(r, "bad escape in a string");
-			}
-		}
-		if (len + 2 > cap) {
-			char *n = realloc(s, cap *= 2);
-
-			if (!n) {
-				free(s);
-				return -ENOMEM;
-			}
-			s = n;
-		}
-		s[len++] = c;
-	}
-	if (r->p >= r->end) {
-		free(s);
-		return jerr(r, "unterminated string");
-	}
-	r->p++;
-	s[len] = '\0';
-	*out = s;
-	return 0;
-}
-
-static int jpush(struct jv *v, size_t *cap)
-{
-	if (v->n == *cap) {
-		size_t nc = *cap ? *cap * 2 : 8;
-		struct jv *items = realloc(v->items, nc * sizeof(*items));
-
-		if (!items)
-			return -ENOMEM;
-		v->items = items;
-		if (v->type == J_OBJ) {
-			char **keys = realloc(v->keys, nc * sizeof(*keys));
-
-			if (!keys)
-				return -ENOMEM;
-			v->keys = keys;
-		}
-		*cap = nc;
-	}
-	memset(&v->items[v->n], 0, sizeof(v->items[0]));
-	if (v->keys)
-		v->keys[v->n] = NULL;
-	v->n++;
-	return 0;
-}
-
-static int jcontainer(struct jreader *r, struct jv *v, int depth)
-{
-	char close = *r->p == '[' ? ']' : '}';
-	size_t cap = 0;
-	int err;
-
-	v->type = close == ']' ? J_ARR : J_OBJ;
-	r->p++;
-	jws(r);
-	if (r->p < r->end && *r->p == close) {
-		r->p++;
-		return 0;
-	}
-	for (;;) {
-		err = jpush(v, &cap);
-		if (err)
-			return err;
-		jws(r);
-		if (v->type == J_OBJ) {
-			if (r->p >= r->end || *r->p != '"')
-				return jerr(r, "expected a member name");
-			err = jstring(r, &v->keys[v->n - 1]);
-			if (err)
-				return err;
-			jws(r);
-			if (r->p >= r->end || *r->p != ':')
-				return jerr(r, "expected ':'");
-			r->p++;
-		}
-		err = jvalue(r, &v->items[v->n - 1], depth + 1);
-		if (err)
-			return err;
-		jws(r);
-		if (r->p < r->end && *r->p == ',') {
-			r->p++;
-			continue;
-		}
-		if (r->p < r->end && *r->p == close) {
-			r->p++;
-			return 0;
-		}
-		return jerr(r, close == ']' ? "expected ',' or ']'" :
-			    "expected ',' or '}'");
-	}
-}
-
-static int jvalue(struct jreader *r, struct jv *v, int depth)
-{
-	char *end;
-
-	if (depth > COMPARE_MAX_DEPTH)
-		return jerr(r, "nested too deep");
-	jws(r);
-	if (r->p >= r->end)
-		return jerr(r, "unexpected end of input");
-	switch (*r->p) {
-	case '{':
-	case '[':
-		return jcontainer(r, v, depth);
-	case '"':
-		v->type = J_STR;
-		return jstring(r, &v->str);
-	case 't':
-	case 'f':
-	case 'n': {
-		static const char *const words[] = { "true", "false", "null" };
-		size_t i;
-
-		for (i = 0; i < 3; i++) {
-			size_t len = strlen(words[i]);
-
-			if ((size_t)(r->end - r->p) >= len &&
-			    !strncmp(r->p, words[i], len)) {
-				r->p += len;
-				v->type = i == 2 ? J_NULL : J_BOOL;
-				v->num = i == 0;
-				return 0;
-			}
-		}
-		return jerr(r, "unexpected word");
-	}
-	default:
-		/* The buffer ends in a NUL, so strtod stops in it. */
-		v->num = strtod(r->p, &end);
-		if (end == r->p || !isfinite(v->num))
-			return jerr(r, "expected a value");
-		v->type = J_NUM;
-		r->p = end;
-		return 0;
-	}
-}
-
+/*
+ * report --json profiles are read with the shared tree reader; its
+ * message gets the file name in front.
+ */
 static int jparse(const char *buf, size_t len, const char *name,
 		  struct jv *root, char *errbuf, size_t errlen)
 {
-	struct jreader r = { buf, buf + len, name, 1, errbuf, errlen };
-	int err;
+	char msg[160];
+	int err = jv__parse(buf, len, root, msg, sizeof(msg));
 
-	memset(root, 0, sizeof(*root));
-	err = jvalue(&r, root, 0);
-	if (!err) {
-		jws(&r);
-		if (r.p != r.end)
-			err = jerr(&r, "trailing data after the document");
-	}
-	if (err == -ENOMEM)
-		snprintf(errbuf, errlen, "%s: out of memory", name);
 	if (err)
-		jv_free(root);
+		snprintf(errbuf, errlen, "%s: %s", name, msg);
 	return err;
-}
-
-static const struct jv *jget(const struct jv *o, const char *key)
-{
-	size_t i;
-
-	if (!o || o->type != J_OBJ)
-		return NULL;
-	for (i = 0; i < o->n; i++)
-		if (!strcmp(o->keys[i], key))
-			return &o->items[i];
-	return NULL;
-}
-
-static const char *jstr(const struct jv *o, const char *key)
-{
-	const struct jv *v = jget(o, key);
-
-	return v && v->type == J_STR ? v->str : NULL;
 }
 
 static bool jnum(const struct jv *o, const char *key, double *out)
 {
-	const struct jv *v = jget(o, key);
+	const struct jv *v = jv__get(o, key);
 
 	if (!v || v->type != J_NUM)
 		return false;
@@ -673,12 +411,12 @@ static int load_input(struct input *in)
 	if (ret)
 		return ret;
 	if (!jparse(buf, len, in->path, &in->doc, jerrbuf, sizeof(jerrbuf)) &&
-	    jget(&in->doc, "attribution") && jget(&in->doc, "triggers")) {
+	    jv__get(&in->doc, "attribution") && jv__get(&in->doc, "triggers")) {
 		in->kind = IN_PROFILE;
 		free(buf);
 		return 0;
 	}
-	jv_free(&in->doc);
+	jv__free(&in->doc);
 	in->kind = IN_BENCH;
 	ret = bench_results__read_mem(&in->res, buf, len, in->path, err,
 				      sizeof(err));
@@ -1013,7 +751,7 @@ static int add_shares(const struct input *in, const char *key,
 		      const char *name_key, struct compare_share **rows,
 		      size_t *nr, size_t nr_sides)
 {
-	const struct jv *arr = jget(&in->doc, key);
+	const struct jv *arr = jv__get(&in->doc, key);
 	size_t i;
 
 	if (!arr || arr->type != J_ARR) {
@@ -1023,7 +761,7 @@ static int add_shares(const struct input *in, const char *key,
 	}
 	for (i = 0; i < arr->n; i++) {
 		const struct jv *o = &arr->items[i];
-		const char *ev = jstr(o, "event"), *name = jstr(o, name_key);
+		const char *ev = jv__str(o, "event"), *name = jv__str(o, name_key);
 		struct compare_share *r;
 		double share;
 
@@ -1060,8 +798,8 @@ static int bucket_of(uint64_t low, uint64_t high)
 static int add_span(struct compare *c, const struct input *in,
 		    const struct jv *o, size_t idx, size_t *files_on_side)
 {
-	const char *name = jstr(o, "name"), *subsys = jstr(o, "subsystem");
-	const struct jv *hist = jget(o, "hist");
+	const char *name = jv__str(o, "name"), *subsys = jv__str(o, "subsystem");
+	const struct jv *hist = jv__get(o, "hist");
 	struct compare_span *sp = NULL, *nsp;
 	struct compare_span_side *d;
 	double count, p50, p90, p99;
@@ -1158,7 +896,7 @@ static int build_profile(struct compare *c, const struct input *in,
 	for (i = 0; i < nr_in; i++)
 		files[in[i].side]++;
 	for (i = 0; i < nr_in && !err; i++) {
-		const struct jv *spans = jget(&in[i].doc, "spans");
+		const struct jv *spans = jv__get(&in[i].doc, "spans");
 
 		err = add_shares(&in[i], "attribution", "category",
 				 &c->categories, &c->nr_categories,
@@ -1293,7 +1031,7 @@ out:
 	compare_free(&c);
 	for (i = 0; i < p->nr_files; i++) {
 		bench_results__delete(in[i].res);
-		jv_free(&in[i].doc);
+		jv__free(&in[i].doc);
 	}
 	free(in);
 	return ret;
