@@ -552,8 +552,13 @@ static int start_recorder(struct bench_run *run)
 			_exit(127);
 		signal(SIGINT, SIG_DFL);
 		signal(SIGTERM, SIG_DFL);
+		/*
+		 * A flushing reader makes 100k lock events a second with
+		 * callchains, while the workloads compete for the CPU the
+		 * recorder drains on: 4 MiB rings rather than 1.
+		 */
 		execl("/proc/self/exe", "rstat-analyze", "record", "-q", "-a",
-		      "-o", run->recording, (char *)NULL);
+		      "-m", "1024", "-o", run->recording, (char *)NULL);
 		_exit(127);
 	}
 	run->recorder = pid;
