@@ -455,6 +455,7 @@ static int load_bench(struct plot_ctx *ctx, const char *input)
 	struct series *bar = NULL;
 	char err[512], label[256];
 	size_t rep, i, found = 0;
+	bool has_hist = false;
 	int ret;
 
 	ret = bench_results__read(&r, input, err, sizeof(err));
@@ -470,6 +471,8 @@ static int load_bench(struct plot_ctx *ctx, const char *input)
 		if (!bar)
 			goto nomem;
 	}
+	for (i = 0; i < bench_results__nr_metrics(r, 0); i++)
+		has_hist |= bench_results__metric(r, 0, i)->is_hist;
 	/* The metrics of the first repetition name the series. */
 	for (i = 0; i < bench_results__nr_metrics(r, 0); i++) {
 		const struct bench_metric *m0 = bench_results__metric(r, 0, i);
@@ -479,8 +482,12 @@ static int load_bench(struct plot_ctx *ctx, const char *input)
 
 		if (!metric_wanted(p, m0->name, m0->file))
 			continue;
-		/* Bars of single figures only when asked for by name. */
-		if (!m0->is_hist && (p->kind != PLOT_BARS || !p->metric))
+		/*
+		 * Bars of single figures when asked for by name, or when the
+		 * run has nothing else (fault: faults/s; pipe: round trips).
+		 */
+		if (!m0->is_hist &&
+		    (p->kind != PLOT_BARS || (!p->metric && has_hist)))
 			continue;
 		found++;
 		metric_label(label, sizeof(label), m0);

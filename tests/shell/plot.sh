@@ -63,6 +63,16 @@ plot cdf svg 900x600 "$D/before.json" "$D/after.json"
 plot cdf png 800x500 "$TMP/report.json" --metric lock-hold:base
 plot bars png 500x500 "$TMP/report.json" "$TMP/report.json"
 plot bars svg 640x400 "$D/before.json" "$D/after.json"
+# A run with single figures only (as fault and pipe write): its rates.
+python3 - "$D/before.json" "$TMP/rates.json" <<'PY' || fail "rates.json"
+import json, sys
+d = json.load(open(sys.argv[1]))
+for r in d["repetitions"]:
+    r["metrics"] = [m for m in r["metrics"] if m["kind"] == "value"]
+    assert r["metrics"], "before.json has no single figure"
+json.dump(d, open(sys.argv[2], "w"))
+PY
+plot bars png 500x400 "$TMP/rates.json"
 plot timeline png 1000x400 "$data"
 plot timeline svg 800x500 "$data"
 
