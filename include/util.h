@@ -5,6 +5,7 @@
 #ifndef RS_UTIL_H
 #define RS_UTIL_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -69,5 +70,27 @@ int keymap__find(const struct keymap *km, const uint64_t key[2],
 /* Set the key's value (replacing any); 0 or -ENOMEM. */
 int keymap__set(struct keymap *km, const uint64_t key[2], uint32_t val);
 uint32_t keymap__count(const struct keymap *km);
+
+/*
+ * A growable byte buffer that remembers running out of memory, so that a
+ * writer can put many fields and check once (oom) at the end.
+ */
+struct bytebuf {
+	uint8_t *p;
+	size_t len, cap;
+	bool oom;
+};
+
+void bytebuf__put(struct bytebuf *b, const void *src, size_t n);
+
+static inline void bytebuf__put32(struct bytebuf *b, uint32_t v)
+{
+	bytebuf__put(b, &v, sizeof(v));
+}
+
+static inline void bytebuf__put64(struct bytebuf *b, uint64_t v)
+{
+	bytebuf__put(b, &v, sizeof(v));
+}
 
 #endif

@@ -346,3 +346,15 @@ uint32_t keymap__count(const struct keymap *km)
 {
 	return km->count;
 }
+
+void bytebuf__put(struct bytebuf *b, const void *src, size_t n)
+{
+	if (b->oom || !n)
+		return;
+	if (grow_array((void **)&b->p, &b->cap, b->len + n, 1)) {
+		b->oom = true;
+		return;
+	}
+	memcpy(b->p + b->len, src, n);
+	b->len += n;
+}

@@ -22,48 +22,11 @@
 #include <tracefs.h>
 
 #include "perf-writer.h"
+#include "util.h"
 
-struct tbuf {
-	uint8_t *p;
-	size_t len, cap;
-	bool oom;
-};
-
-static void put(struct tbuf *b, const void *src, size_t n)
+static void put_cstr(struct bytebuf *b, const char *s)
 {
-	if (b->oom || !n)
-		return;
-	if (b->len + n > b->cap) {
-		size_t cap = b->cap ? b->cap : 65536;
-		uint8_t *np;
-
-		while (cap < b->len + n)
-			cap *= 2;
-		np = realloc(b->p, cap);
-		if (!np) {
-			b->oom = true;
-			return;
-		}
-		b->p = np;
-		b->cap = cap;
-	}
-	memcpy(b->p + b->len, src, n);
-	b->len += n;
-}
-
-static void put32(struct tbuf *b, uint32_t v)
-{
-	put(b, &v, sizeof(v));
-}
-
-static void put64(struct tbuf *b, uint64_t v)
-{
-	put(b, &v, sizeof(v));
-}
-
-static void put_cstr(struct tbuf *b, const char *s)
-{
-	put(b, s, strlen(s) + 1);
+	bytebuf__put(b, s, strlen(s) + 1);
 }
 
 /* A tracefs file of the top instance; NULL with *size 0 when absent. */
@@ -80,7 +43,7 @@ static char *read_top(const char *file, int *size)
  * Text symbols only: they are what frames resolve to, and they keep the
  * section a quarter of the whole file. Module symbols stay ("\t[mod]").
  */
-static int put_kallsyms(struct tbuf *b)
+static int put_kallsyms(struct bytebuf *b)
 {
 	size_t start = b->len, cap = 0;
 	bool have_text = false;
@@ -88,7 +51,7 @@ static int put_kallsyms(struct tbuf *b)
 	ssize_t n;
 	FILE *f;
 
-	put32(b, 0);	/* size, patched below */
+	bytebuf__put32(b, 0);	/* size, patched below */
 	f = fopen("/proc/kallsyms", "re");
 	if (!f)
 		return 0;	/* an empty section, as perf writes */
@@ -105,7 +68,7 @@ static int put_kallsyms(struct tbuf *b)
 		    (!strncmp(sp + 3, "_text\n", 6) ||
 		     !strncmp(sp + 3, "_stext\n", 7)))
 			have_text = true;
-		put(b, line, n);
+		bytebuf__put(b, line, n);
 	}
 	free(line);
 	fclose(f);
@@ -122,7 +85,7 @@ static int put_kallsyms(struct tbuf *b)
 	return 0;
 }
 
-static int put_format(struct tbuf *b, const char *sys, const char *name,
+static int put_format(struct bytebuf *b, const char *sys, const char *name,
 		      char *err, size_t errlen)
 {
 	int size = 0;
@@ -139,14 +102,14 @@ static int put_format(struct tbuf *b, const char *sys, const char *name,
 			 sys, name, strerror(e));
 		return -e;
 	}
-	put64(b, size);
-	put(b, fmt, size);
+	bytebuf__put64(b, size);
+	bytebuf__put(b, fmt, size);
 	free(fmt);
 	return 0;
 }
 
 /* The tracepoints of system sys, from index first on, not yet written. */
-static int put_system(struct tbuf *b, const char *const *tps, size_t n,
+static int put_system(struct bytebuf *b, const char *const *tps, size_t n,
 		      size_t first, bool *done, char *err, size_t errlen)
 {
 	size_t syslen = strchr(tps[first], ':') - tps[first], i;
@@ -161,7 +124,7 @@ static int put_system(struct tbuf *b, const char *const *tps, size_t n,
 	sys[syslen] = 0;
 	put_cstr(b, sys);
 	count_at = b->len;
-	put32(b, 0);
+	bytebuf__put32(b, 0);
 	for (i = first; i < n; i++) {
 		const char *name = tps[i] + syslen + 1;
 		size_t j;
@@ -193,7 +156,7 @@ int perf_tracing_data__build(const char *const *tps, size_t n,
 {
 	static const uint8_t magic[] = { 23, 8, 68, 't', 'r', 'a', 'c', 'i',
 					 'n', 'g' };
-	struct tbuf b = { 0 };
+	struct bytebuf b = { 0 };
 	uint32_t nr_sys = 0;
 	size_t nr_sys_at, i;
 	bool *done;
@@ -216,13 +179,13 @@ int perf_tracing_data__build(const char *const *tps, size_t n,
 	if (!done)
 		return -ENOMEM;
 
-	put(&b, magic, sizeof(magic));
+	bytebuf__put(&b, magic, sizeof(magic));
 	put_cstr(&b, "0.6");
 	u8 = __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__;
-	put(&b, &u8, 1);
+	bytebuf__put(&b, &u8, 1);
 	u8 = sizeof(long);
-	put(&b, &u8, 1);
-	put32(&b, sysconf(_SC_PAGESIZE));
+	bytebuf__put(&b, &u8, 1);
+	bytebuf__put32(&b, sysconf(_SC_PAGESIZE));
 
 	/* libtraceevent needs header_page to read ring-buffer pages */
 	errno = 0;
@@ -234,19 +197,19 @@ int perf_tracing_data__build(const char *const *tps, size_t n,
 		goto out;
 	}
 	put_cstr(&b, "header_page");
-	put64(&b, size);
-	put(&b, s, size);
+	bytebuf__put64(&b, size);
+	bytebuf__put(&b, s, size);
 	free(s);
 	s = read_top("events/header_event", &size);
 	put_cstr(&b, "header_event");
-	put64(&b, size);
-	put(&b, s, size);
+	bytebuf__put64(&b, size);
+	bytebuf__put(&b, s, size);
 	free(s);
 
-	put32(&b, 0);	/* ftrace's own events: none recorded */
+	bytebuf__put32(&b, 0);	/* ftrace's own events: none recorded */
 
 	nr_sys_at = b.len;
-	put32(&b, 0);
+	bytebuf__put32(&b, 0);
 	for (i = 0; i < n; i++) {
 		if (done[i])
 			continue;
@@ -261,17 +224,17 @@ int perf_tracing_data__build(const char *const *tps, size_t n,
 	if (kallsyms)
 		ret = put_kallsyms(&b);
 	else
-		put32(&b, 0);
+		bytebuf__put32(&b, 0);
 	if (ret)
 		goto out;
 
 	s = read_top("printk_formats", &size);
-	put32(&b, size);
-	put(&b, s, size);
+	bytebuf__put32(&b, size);
+	bytebuf__put(&b, s, size);
 	free(s);
 	s = read_top("saved_cmdlines", &size);
-	put64(&b, size);
-	put(&b, s, size);
+	bytebuf__put64(&b, size);
+	bytebuf__put(&b, s, size);
 	free(s);
 out:
 	free(done);

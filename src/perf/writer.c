@@ -23,6 +23,7 @@
 #include <unistd.h>
 
 #include "perf-writer.h"
+#include "util.h"
 
 #define PW_MAGIC		0x32454c4946524550ULL	/* "PERFILE2" */
 #define PW_HEADER_SIZE		104
@@ -67,11 +68,6 @@ struct pw_build_id {
 };
 
 /* A growing memory buffer; an allocation failure sticks in oom. */
-struct mbuf {
-	uint8_t *p;
-	size_t len, cap;
-	bool oom;
-};
 
 struct perf_writer {
 	int fd;
@@ -139,58 +135,25 @@ static int write_all(int fd, const void *p, size_t n)
 	return 0;
 }
 
-static void mput(struct mbuf *b, const void *src, size_t n)
-{
-	if (b->oom || !n)
-		return;
-	if (b->len + n > b->cap) {
-		size_t cap = b->cap ? b->cap : 4096;
-		uint8_t *np;
-
-		while (cap < b->len + n)
-			cap *= 2;
-		np = realloc(b->p, cap);
-		if (!np) {
-			b->oom = true;
-			return;
-		}
-		b->p = np;
-		b->cap = cap;
-	}
-	memcpy(b->p + b->len, src, n);
-	b->len += n;
-}
-
-static void mzero(struct mbuf *b, size_t n)
+static void mzero(struct bytebuf *b, size_t n)
 {
 	static const uint8_t z[PW_NAME_ALIGN];
 
 	while (n) {
 		size_t k = n < sizeof(z) ? n : sizeof(z);
 
-		mput(b, z, k);
+		bytebuf__put(b, z, k);
 		n -= k;
 	}
 }
 
-static void mput32(struct mbuf *b, uint32_t v)
-{
-	mput(b, &v, sizeof(v));
-}
-
-static void mput64(struct mbuf *b, uint64_t v)
-{
-	mput(b, &v, sizeof(v));
-}
-
-/* perf's do_write_string(): u32 padded length, the string, zeros. */
-static void mput_str(struct mbuf *b, const char *s)
+static void mput_str(struct bytebuf *b, const char *s)
 {
 	size_t n = strlen(s) + 1;
 	size_t len = (n + PW_NAME_ALIGN - 1) & ~(size_t)(PW_NAME_ALIGN - 1);
 
-	mput32(b, len);
-	mput(b, s, n);
+	bytebuf__put32(b, len);
+	bytebuf__put(b, s, n);
 	mzero(b, len - n);
 }
 
@@ -613,13 +576,13 @@ static size_t attr_file_size(const struct perf_writer *w)
 	return sz;
 }
 
-static void put_attr(const struct perf_writer *w, struct mbuf *b,
+static void put_attr(const struct perf_writer *w, struct bytebuf *b,
 		     const struct pw_event *ev)
 {
 	struct perf_event_attr a = ev->attr;
 
 	a.size = attr_file_size(w);
-	mput(b, &a, a.size);
+	bytebuf__put(b, &a, a.size);
 }
 
 /*
@@ -637,7 +600,7 @@ static bool event_desc_ok(const struct perf_writer *w)
 	return w->nr_ev > 0;
 }
 
-static void put_cmdline(const struct perf_writer *w, struct mbuf *b)
+static void put_cmdline(const struct perf_writer *w, struct bytebuf *b)
 {
 	char buf[4096];
 	size_t len = 0, i;
@@ -646,7 +609,7 @@ static void put_cmdline(const struct perf_writer *w, struct mbuf *b)
 	int fd, k;
 
 	if (w->argv) {
-		mput32(b, w->argc);
+		bytebuf__put32(b, w->argc);
 		for (k = 0; k < w->argc; k++)
 			mput_str(b, w->argv[k]);
 		return;
@@ -662,12 +625,12 @@ static void put_cmdline(const struct perf_writer *w, struct mbuf *b)
 	buf[len] = 0;
 	for (i = 0; i < len; i += strlen(buf + i) + 1)
 		nr++;
-	mput32(b, nr);
+	bytebuf__put32(b, nr);
 	for (i = 0; i < len; i += strlen(buf + i) + 1)
 		mput_str(b, buf + i);
 }
 
-static void put_build_id(struct mbuf *b, int32_t pid, uint16_t misc,
+static void put_build_id(struct bytebuf *b, int32_t pid, uint16_t misc,
 			 const uint8_t *id, uint8_t size, const char *name)
 {
 	size_t n = strlen(name) + 1;
@@ -681,14 +644,14 @@ static void put_build_id(struct mbuf *b, int32_t pid, uint16_t misc,
 
 	memcpy(bid, id, size);
 	bid[20] = size;
-	mput(b, &h, sizeof(h));
-	mput(b, &pid, 4);
-	mput(b, bid, sizeof(bid));
-	mput(b, name, n);
+	bytebuf__put(b, &h, sizeof(h));
+	bytebuf__put(b, &pid, 4);
+	bytebuf__put(b, bid, sizeof(bid));
+	bytebuf__put(b, name, n);
 	mzero(b, len - n);
 }
 
-static void put_build_ids(const struct perf_writer *w, struct mbuf *b)
+static void put_build_ids(const struct perf_writer *w, struct bytebuf *b)
 {
 	bool have_kernel = false;
 	uint8_t id[20];
@@ -713,7 +676,7 @@ static void put_build_ids(const struct perf_writer *w, struct mbuf *b)
 }
 
 /* One feature's payload into b; false when it is left out. */
-static bool put_feature(const struct perf_writer *w, struct mbuf *b,
+static bool put_feature(const struct perf_writer *w, struct bytebuf *b,
 			unsigned int feat, const struct utsname *u)
 {
 	uint32_t i, j;
@@ -723,7 +686,7 @@ static bool put_feature(const struct perf_writer *w, struct mbuf *b,
 	case FEAT_TRACING_DATA:
 		if (!w->tracing)
 			return false;
-		mput(b, w->tracing, w->tracing_len);
+		bytebuf__put(b, w->tracing, w->tracing_len);
 		return true;
 	case FEAT_BUILD_ID: {
 		size_t before = b->len;
@@ -745,8 +708,8 @@ static bool put_feature(const struct perf_writer *w, struct mbuf *b,
 		mput_str(b, u->machine);
 		return true;
 	case FEAT_NRCPUS:
-		mput32(b, sysconf(_SC_NPROCESSORS_CONF));
-		mput32(b, sysconf(_SC_NPROCESSORS_ONLN));
+		bytebuf__put32(b, sysconf(_SC_NPROCESSORS_CONF));
+		bytebuf__put32(b, sysconf(_SC_NPROCESSORS_ONLN));
 		return true;
 	case FEAT_CPUDESC:
 		s = cpu_desc();
@@ -761,23 +724,23 @@ static bool put_feature(const struct perf_writer *w, struct mbuf *b,
 	case FEAT_EVENT_DESC:
 		if (!event_desc_ok(w))
 			return false;
-		mput32(b, w->nr_ev);
-		mput32(b, attr_file_size(w));
+		bytebuf__put32(b, w->nr_ev);
+		bytebuf__put32(b, attr_file_size(w));
 		for (i = 0; i < w->nr_ev; i++) {
 			const struct pw_event *ev = &w->ev[i];
 
 			put_attr(w, b, ev);
-			mput32(b, ev->nr_ids);
+			bytebuf__put32(b, ev->nr_ids);
 			mput_str(b, ev->name);
 			for (j = 0; j < ev->nr_ids; j++)
-				mput64(b, ev->ids[j]);
+				bytebuf__put64(b, ev->ids[j]);
 		}
 		return true;
 	case FEAT_SAMPLE_TIME:
 		if (!w->have_time)
 			return false;
-		mput64(b, w->first_time);
-		mput64(b, w->last_time);
+		bytebuf__put64(b, w->first_time);
+		bytebuf__put64(b, w->last_time);
 		return true;
 	}
 	return false;
@@ -793,7 +756,7 @@ int perf_writer__finish(struct perf_writer *w)
 	struct feat sec[sizeof(feats) / sizeof(feats[0])];
 	uint64_t bitmap[FEAT_BITS / 64] = { 0 };
 	uint8_t hdr[PW_HEADER_SIZE];
-	struct mbuf b = { 0 }, tail = { 0 };
+	struct bytebuf b = { 0 }, tail = { 0 };
 	uint64_t table, base, ids_off, attrs_off, v;
 	size_t asz, nr = 0, i;
 	struct utsname u;
@@ -826,22 +789,22 @@ int perf_writer__finish(struct perf_writer *w)
 	table = PW_HEADER_SIZE + w->data_size;
 	base = table + nr * 16;
 	for (i = 0; i < nr; i++) {
-		mput64(&tail, base + sec[i].off);
-		mput64(&tail, sec[i].len);
+		bytebuf__put64(&tail, base + sec[i].off);
+		bytebuf__put64(&tail, sec[i].len);
 	}
-	mput(&tail, b.p, b.len);
+	bytebuf__put(&tail, b.p, b.len);
 
 	/* ids, then the attrs pointing at them */
 	asz = attr_file_size(w);
 	ids_off = table + tail.len;
 	v = ids_off;
 	for (e = 0; e < w->nr_ev; e++)
-		mput(&tail, w->ev[e].ids, w->ev[e].nr_ids * 8);
+		bytebuf__put(&tail, w->ev[e].ids, w->ev[e].nr_ids * 8);
 	attrs_off = table + tail.len;
 	for (e = 0; e < w->nr_ev; e++) {
 		put_attr(w, &tail, &w->ev[e]);
-		mput64(&tail, v);
-		mput64(&tail, w->ev[e].nr_ids * 8);
+		bytebuf__put64(&tail, v);
+		bytebuf__put64(&tail, w->ev[e].nr_ids * 8);
 		v += w->ev[e].nr_ids * 8;
 	}
 	free(b.p);
