@@ -523,35 +523,6 @@ static int begin_exiting(struct report_fold_ctx *ctx,
 	return ret;
 }
 
-/*
- * The key of a sample's callchain for fold__begin_key(): what naming its
- * frames depends on (cpumode, whether dsos are printed, the versions of
- * the maps involved) and the raw entries. Kernel-only chains leave the
- * thread's maps out, so that every process shares them.
- */
-static uint32_t chain_key(struct report_fold_ctx *ctx,
-			  const struct rs_sample *s, bool no_dso)
-{
-	uint64_t *key = ctx->chain_key, version[2], first;
-	bool user = (s->cpumode & PERF_RECORD_MISC_CPUMODE_MASK) ==
-		    PERF_RECORD_MISC_USER;
-	uint64_t i;
-
-	/* Entries before the first marker take the sample's cpumode. */
-	first = s->nr_callchain ? rs_u64(&s->callchain[0]) : 0;
-	if (s->nr_callchain && first >= PERF_CONTEXT_MAX)
-		user = false;
-	for (i = 0; i < s->nr_callchain && !user; i++)
-		user = rs_u64(&s->callchain[i]) == PERF_CONTEXT_USER;
-	machine__maps_version(ctx->machine, s->pid, s->tid, version);
-	key[0] = s->cpumode | (uint64_t)no_dso << 16;
-	key[1] = user ? version[0] : 0;
-	key[2] = version[1];
-	if (s->nr_callchain)
-		memcpy(key + 3, s->callchain, s->nr_callchain * sizeof(*key));
-	return s->nr_callchain + 3;
-}
-
 static int fold_sample(struct report_fold_ctx *ctx, const struct rs_event *ev)
 {
 	const struct rs_sample *s = &ev->sample;
@@ -584,7 +555,10 @@ static int fold_sample(struct report_fold_ctx *ctx, const struct rs_event *ev)
 	 */
 	if (s->nr_callchain <= REPORT_MAX_KEY - 3) {
 		ret = fold__begin_key(ctx->fold, ctx->chain_key,
-				      chain_key(ctx, s, no_dso));
+				      machine__callchain_key(ctx->machine, s,
+							     no_dso,
+							     ctx->chain_key,
+							     REPORT_MAX_KEY));
 		if (ret)
 			return ret < 0 ? ret : 0;
 	}

@@ -356,36 +356,6 @@ static struct evsel_info *evsel_info(struct analysis *an,
 	return &an->evsels[i];
 }
 
-/*
- * The key of a callchain: what naming its frames depends on and the raw
- * entries. Kernel-only chains leave the thread's maps out, so that every
- * process shares them.
- */
-static uint32_t chain_key(struct analysis *an, const struct rs_sample *s)
-{
-	uint64_t *key = an->key, version[2], first;
-	bool user = (s->cpumode & PERF_RECORD_MISC_CPUMODE_MASK) ==
-		    PERF_RECORD_MISC_USER;
-	uint64_t i;
-
-	first = s->nr_callchain ? rs_u64(&s->callchain[0]) : 0;
-	if (s->nr_callchain && first >= PERF_CONTEXT_MAX)
-		user = false;
-	for (i = 0; i < s->nr_callchain && !user; i++)
-		user = rs_u64(&s->callchain[i]) == PERF_CONTEXT_USER;
-	machine__maps_version(an->machine, s->pid, s->tid, version);
-	key[0] = s->cpumode | (uint64_t)!s->nr_callchain << 16;
-	key[1] = user ? version[0] : 0;
-	key[2] = version[1];
-	/* Without a callchain, the sampled ip is the whole stack. */
-	if (!s->nr_callchain) {
-		key[3] = s->ip;
-		return 4;
-	}
-	memcpy(key + 3, s->callchain, s->nr_callchain * sizeof(*key));
-	return s->nr_callchain + 3;
-}
-
 /* "trigger;...;leaf": the flush part of the stack, root first. */
 static const char *flush_stack(struct analysis *an, int n,
 			       const struct rs_stack_class *cls)
@@ -462,7 +432,8 @@ static int sample_class(struct analysis *an, const struct rs_sample *s,
 		*out = &an->classes[an->nr_classes];
 		return err;
 	}
-	hash_words128(an->key, chain_key(an, s), h);
+	hash_words128(an->key, machine__callchain_key(an->machine, s, 0,
+						      an->key, AN_MAX_KEY), h);
 	if (keymap__find(an->chain_index, h, &idx)) {
 		*out = &an->classes[idx];
 		return 0;

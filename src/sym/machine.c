@@ -1209,3 +1209,31 @@ void machine__maps_version(struct machine *m, uint32_t pid, uint32_t tid,
 	version[0] = th ? th->maps->version : ++m->version;
 	version[1] = m->kversion;
 }
+
+uint32_t machine__callchain_key(struct machine *m, const struct rs_sample *s,
+				uint16_t tag, uint64_t *key, uint32_t max)
+{
+	bool user = (s->cpumode & PERF_RECORD_MISC_CPUMODE_MASK) ==
+		    PERF_RECORD_MISC_USER;
+	uint64_t version[2], first, i;
+
+	/* Entries before the first marker take the sample's cpumode. */
+	first = s->nr_callchain ? rs_u64(&s->callchain[0]) : 0;
+	if (s->nr_callchain && first >= PERF_CONTEXT_MAX)
+		user = false;
+	for (i = 0; i < s->nr_callchain && !user; i++)
+		user = rs_u64(&s->callchain[i]) == PERF_CONTEXT_USER;
+	machine__maps_version(m, s->pid, s->tid, version);
+	key[0] = s->cpumode | (uint64_t)tag << 16 |
+		 (uint64_t)!s->nr_callchain << 32;
+	key[1] = user ? version[0] : 0;
+	key[2] = version[1];
+	if (!s->nr_callchain) {
+		key[3] = s->ip;
+		return 4;
+	}
+	if (s->nr_callchain + 3 > max)
+		return 0;
+	memcpy(key + 3, s->callchain, s->nr_callchain * sizeof(*key));
+	return s->nr_callchain + 3;
+}
