@@ -154,6 +154,15 @@ int spans__user_event(struct spans *s, int idx, bool is_start, uint32_t tid,
 int spans__finish(struct spans *s, uint64_t end_time);
 
 /*
+ * Called with each lock hold as it pairs (locked time and hold, ns), for
+ * a caller that wants the holds one by one (plot's timeline); a non-zero
+ * return stops the feeding call with it.
+ */
+typedef int (*spans_hold_fn)(void *ctx, uint64_t locked_time,
+			     uint64_t hold_ns);
+void spans__set_hold_fn(struct spans *s, spans_hold_fn fn, void *ctx);
+
+/*
  * Reading. Hists and rows belong to the spans object; rows stay valid until
  * the next feeding call or spans__delete(). The hists are non-const only
  * because hist__percentile() sorts lazily.

@@ -18,13 +18,15 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include <traceevent/event-parse.h>
-
+#include "analysis.h"
 #include "bench-results.h"
 #include "cmds.h"
 #include "gnuplot.h"
 #include "json-read.h"
 #include "perf-data.h"
+#include "rules.h"
+#include "spans.h"
+#include "symbols.h"
 #include "util.h"
 
 #define PLOT_MAX_INPUTS 64
@@ -669,69 +671,12 @@ nomem:
 /* ------------------------------------------------------------------ */
 /* timeline: lock hold times from a recording.                          */
 
-struct tl_field {
-	int offset, size;
-	bool is_signed, present;
-};
-
-struct tl_open {
-	uint64_t key;		/* tid << 32 | cpu */
-	uint64_t time;
-	int64_t root, id, cpu;
-};
-
 struct tl_ctx {
 	struct series *s;
-	const struct rs_evsel *locked, *unlock;
-	struct tl_field f[2][3];	/* [locked/unlock][root, id, cpu] */
-	struct tl_open *open;
-	size_t nr_open, cap_open;
-	uint64_t first;
-	bool have_first;
 	size_t cap_points;
-	uint64_t nr_bad;
+	struct machine *machine;
+	struct analysis *an;
 };
-
-static void tl_find(const struct rs_evsel *evsel, struct tl_field *f,
-		    const char *name)
-{
-	struct tep_format_field *field;
-
-	memset(f, 0, sizeof(*f));
-	if (!evsel->tp)
-		return;
-	field = tep_find_field(evsel->tp, name);
-	/* Plain integers of 1 to 8 bytes only. */
-	if (!field || (field->flags & (TEP_FIELD_IS_ARRAY |
-				       TEP_FIELD_IS_STRING |
-				       TEP_FIELD_IS_DYNAMIC)) ||
-	    field->size <= 0 || field->size > 8 || field->offset < 0)
-		return;
-	f->offset = field->offset;
-	f->size = field->size;
-	f->is_signed = field->flags & TEP_FIELD_IS_SIGNED;
-	f->present = true;
-}
-
-/* false when the field is absent or beyond the sample's raw data. */
-static bool tl_read(const struct rs_sample *s, const struct tl_field *f,
-		    int64_t *val)
-{
-	const unsigned char *p = s->raw;
-	uint64_t u = 0;
-	int i;
-
-	if (!f->present || !p ||
-	    (uint64_t)f->offset + (uint64_t)f->size > s->raw_size)
-		return false;
-	/* Recorded on this architecture: little endian (x86, arm64). */
-	for (i = 0; i < f->size; i++)
-		u |= (uint64_t)p[f->offset + i] << (8 * i);
-	if (f->is_signed && f->size < 8 && (u >> (f->size * 8 - 1)) & 1)
-		u |= ~0ULL << (f->size * 8);
-	*val = (int64_t)u;
-	return true;
-}
 
 static int tl_point(struct tl_ctx *ctx, double x, double y)
 {
@@ -757,82 +702,29 @@ static int tl_point(struct tl_ctx *ctx, double x, double y)
 }
 
 /*
- * As report pairs them: a locked opens a hold for its (task, CPU), the
- * next unlock there closes it when root, id and cpu fields agree; an
- * unpaired event is dropped, never paired across.
+ * Each hold as report pairs it (the analyses' spans, so the rules are
+ * the same): x the locked time, made relative to the recording's first
+ * sample once it is known, y the hold in us.
  */
+static int tl_hold(void *arg, uint64_t locked_time, uint64_t hold_ns)
+{
+	return tl_point(arg, locked_time / 1e9, hold_ns / 1e3);
+}
+
 static int tl_event(void *arg, const struct rs_event *ev)
 {
 	struct tl_ctx *ctx = arg;
-	const struct rs_sample *s = &ev->sample;
-	int side, i;
-	int64_t v[3];
-	uint64_t key;
-	size_t k;
 
-	if (ev->kind != RS_EV_SAMPLE || !s->evsel || !s->evsel->name)
-		return 0;
-	if (!strcmp(s->evsel->name, "cgroup:cgroup_rstat_locked"))
-		side = 0;
-	else if (!strcmp(s->evsel->name, "cgroup:cgroup_rstat_unlock"))
-		side = 1;
-	else
-		return 0;
-	if (side == 0 && ctx->locked != s->evsel) {
-		ctx->locked = s->evsel;
-		tl_find(s->evsel, &ctx->f[0][0], "root");
-		tl_find(s->evsel, &ctx->f[0][1], "id");
-		tl_find(s->evsel, &ctx->f[0][2], "cpu");
-	} else if (side == 1 && ctx->unlock != s->evsel) {
-		ctx->unlock = s->evsel;
-		tl_find(s->evsel, &ctx->f[1][0], "root");
-		tl_find(s->evsel, &ctx->f[1][1], "id");
-		tl_find(s->evsel, &ctx->f[1][2], "cpu");
-	}
-	for (i = 0; i < 3; i++) {
-		if (!tl_read(s, &ctx->f[side][i], &v[i])) {
-			ctx->nr_bad++;
-			return 0;
-		}
-	}
-	if (!ctx->have_first) {
-		ctx->first = s->time;
-		ctx->have_first = true;
-	}
-	key = (uint64_t)s->tid << 32 | s->cpu;
-	for (k = 0; k < ctx->nr_open; k++)
-		if (ctx->open[k].key == key)
-			break;
-	if (side == 0) {
-		if (k == ctx->nr_open) {
-			if (grow_array((void **)&ctx->open, &ctx->cap_open,
-				       ctx->nr_open + 1, sizeof(*ctx->open)))
-				return -ENOMEM;
-			ctx->nr_open++;
-		}
-		/* A second locked replaces an unclosed one. */
-		ctx->open[k] = (struct tl_open){ key, s->time, v[0], v[1],
-						 v[2] };
-		return 0;
-	}
-	if (k == ctx->nr_open)
-		return 0;
-	{
-		struct tl_open o = ctx->open[k];
-
-		ctx->open[k] = ctx->open[--ctx->nr_open];
-		if (o.root != v[0] || o.id != v[1] || o.cpu != v[2] ||
-		    s->time < o.time || o.time < ctx->first)
-			return 0;
-		return tl_point(ctx, (o.time - ctx->first) / 1e9,
-				(s->time - o.time) / 1e3);
-	}
+	return analysis__event(ctx->an, ev);
 }
 
 static int load_recording(struct plot_ctx *ctx, const char *input)
 {
 	struct tl_ctx tl = { 0 };
+	struct analysis_opts o = { 0 };
 	struct perf_data *pd = NULL;
+	struct rules *rules = NULL;
+	uint64_t first = 0, last, i;
 	const char *msg;
 	int err;
 
@@ -842,13 +734,21 @@ static int load_recording(struct plot_ctx *ctx, const char *input)
 		return -EINVAL;
 	}
 	tl.s = series_add(ctx, input, NULL, "us");
-	if (!tl.s) {
-		rs_error("plot: out of memory");
-		return -ENOMEM;
+	err = tl.s ? perf_data__open(&pd, input) : -ENOMEM;
+	if (!err) {
+		rules = rules__new();
+		tl.machine = machine__new();
+		o.rules = rules;
+		o.os_release = perf_data__header(pd)->os_release;
+		tl.an = rules && tl.machine ?
+			analysis__new(&o, tl.machine) : NULL;
+		if (!tl.an)
+			err = -ENOMEM;
 	}
-	err = perf_data__open(&pd, input);
-	if (!err)
+	if (!err) {
+		spans__set_hold_fn(analysis__spans(tl.an), tl_hold, &tl);
 		err = perf_data__process(pd, tl_event, &tl);
+	}
 	if (err) {
 		msg = pd ? perf_data__strerror(pd) : "";
 		if (err == -ENOMEM)
@@ -862,8 +762,14 @@ static int load_recording(struct plot_ctx *ctx, const char *input)
 		rs_error("%s: no cgroup:cgroup_rstat_locked/unlock pairs with root, id and cpu fields: record them with `rstat-analyze record`",
 			 input);
 		err = -EINVAL;
+	} else {
+		analysis__time_range(tl.an, &first, &last);
+		for (i = 0; i < tl.s->nr_points; i++)
+			tl.s->x[i] -= first / 1e9;
 	}
-	free(tl.open);
+	analysis__delete(tl.an);
+	machine__delete(tl.machine);
+	rules__delete(rules);
 	perf_data__delete(pd);
 	return err;
 }
@@ -1227,7 +1133,7 @@ static int write_timeline(const struct plot_ctx *ctx, FILE *dat, FILE *gp,
 {
 	size_t i, j;
 
-	fputs("# rstat-analyze plot --kind timeline: one block per recording (gnuplot index 0, 1, ...); columns: lock time since the first lock event (s), hold time (us)\n",
+	fputs("# rstat-analyze plot --kind timeline: one block per recording (gnuplot index 0, 1, ...); columns: lock time since the recording's first sample (s), hold time (us)\n",
 	      dat);
 	for (i = 0; i < ctx->nr_series; i++) {
 		const struct series *s = &ctx->series[i];
@@ -1238,7 +1144,7 @@ static int write_timeline(const struct plot_ctx *ctx, FILE *dat, FILE *gp,
 	}
 	fputs("set grid\n"
 	      "set key top right\n"
-	      "set xlabel \"time since the first lock event (s)\"\n"
+	      "set xlabel \"time since the recording's first sample (s)\"\n"
 	      "set ylabel \"lock hold time (us)\"\n"
 	      "set yrange [0:*]\n", gp);
 	fputs("plot ", gp);

@@ -199,6 +199,8 @@ struct user_span {
 
 struct spans {
 	enum rs_cpu_semantics sem;
+	spans_hold_fn hold_fn;		/* each hold as it pairs, or NULL */
+	void *hold_ctx;
 	bool finished;
 	struct spans_counts counts;
 
@@ -478,6 +480,8 @@ static int hold_pair(struct spans *s, const struct rs_lock_event *ev,
 
 	s->counts.pairs++;
 	err = add_to(&s->hold[o->subsys + 1], hold);
+	if (!err && s->hold_fn)
+		err = s->hold_fn(s->hold_ctx, o->time, hold);
 	if (err)
 		return err;
 	cg = cgroup_row(s, o->root, o->level, o->cgroup_id);
@@ -863,4 +867,10 @@ const struct spans_user *spans__user(struct spans *s, int idx)
 	if (idx < 0 || (size_t)idx >= s->nr_users)
 		return NULL;
 	return &s->users[idx].pub;
+}
+
+void spans__set_hold_fn(struct spans *s, spans_hold_fn fn, void *ctx)
+{
+	s->hold_fn = fn;
+	s->hold_ctx = ctx;
 }

@@ -74,6 +74,17 @@ json.dump(d, open(sys.argv[2], "w"))
 PY
 plot bars png 500x400 "$TMP/rates.json"
 plot timeline png 1000x400 "$data"
+# The timeline has one point per lock hold, paired as report pairs them.
+"$RS_BIN" plot "$data" -o "$TMP/holds.png" --kind timeline 2>/dev/null ||
+	fail "timeline"
+python3 - "$TMP/report.json" "$TMP/holds.dat" <<'PY' || fail "timeline points != report's lock pairs"
+import json, sys
+pairs = json.load(open(sys.argv[1]))["locks"]["pairs"]
+pts = [l for l in open(sys.argv[2]) if l.strip() and not l.startswith("#")]
+assert len(pts) == pairs, (len(pts), pairs)
+assert all(float(l.split()[0]) >= 0 and float(l.split()[1]) >= 0 for l in pts)
+print("ok timeline: %d points, report's %d pairs" % (len(pts), pairs))
+PY
 plot timeline svg 800x500 "$data"
 
 # A title with quotes, a backslash and a newline stays one gnuplot string.
