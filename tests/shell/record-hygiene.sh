@@ -31,8 +31,10 @@ state >"$TMP/before"
 marker=rstat-hygiene-$$
 ln -s "$(command -v sleep)" "$TMP/$marker"
 loop=build/workloads/loop
-uprobe=()
-[ -x "$loop" ] && uprobe=(--uprobe "$loop:main")
+[ -x "$loop" ] || fail "$loop is not built (make tests builds it)"
+[ -d /sys/bus/event_source/devices/uprobe ] ||
+	skip "no uprobe PMU here: the runs with a uprobe cannot be made"
+uprobe=(--uprobe "$loop:main")
 
 sigs=(INT TERM KILL)
 for i in $(seq 1 9); do
