@@ -78,6 +78,11 @@ struct kfeatures {
  * (or NULL, INT_MIN), never an error.
  */
 int kfeatures__probe(struct kfeatures *kf);
+/*
+ * Only the cgroup part (layout, mounts, controllers) and root: what bench
+ * needs, without opening a PMU or reading tracefs. Free as above.
+ */
+int kfeatures__probe_cgroups(struct kfeatures *kf);
 void kfeatures__free(struct kfeatures *kf);
 
 /* The features kfeatures__hint() has advice for. */

@@ -1158,7 +1158,7 @@ static int set_provenance(struct bench_run *run)
 	size_t used = 0;
 	int i, err;
 
-	err = kfeatures__probe(&kf);
+	err = kfeatures__probe_cgroups(&kf);
 	if (err)
 		return err;
 	split_words(kf.v2_controllers, v2, &prov.nr_v2_controllers, 64, b2,

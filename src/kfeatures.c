@@ -674,6 +674,19 @@ fail:
 	return err;
 }
 
+int kfeatures__probe_cgroups(struct kfeatures *kf)
+{
+	int err;
+
+	memset(kf, 0, sizeof(*kf));
+	kf->root = geteuid() == 0;
+	kf->cgroup_layout = KF_CG_NONE;
+	err = probe_cgroups(kf);
+	if (err)
+		kfeatures__free(kf);
+	return err;
+}
+
 void kfeatures__free(struct kfeatures *kf)
 {
 	size_t i;

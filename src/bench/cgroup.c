@@ -815,7 +815,7 @@ int bench_cg__new(struct bench_cg **out, const struct bench_cg_opts *o,
 
 	*out = NULL;
 	set_msg(errbuf, errlen, "%s", "");
-	err = kfeatures__probe(&kf);
+	err = kfeatures__probe_cgroups(&kf);
 	if (err) {
 		set_msg(errbuf, errlen, "out of memory");
 		return err;
@@ -1463,7 +1463,7 @@ int bench_cg__cleanup_stale(const char *root, unsigned int *removed,
 
 	*removed = 0;
 	set_msg(errbuf, errlen, "%s", "");
-	err = kfeatures__probe(&kf);
+	err = kfeatures__probe_cgroups(&kf);
 	if (err) {
 		set_msg(errbuf, errlen, "out of memory");
 		return err;
