@@ -1318,11 +1318,8 @@ static int bench_run(const struct bench_params *p)
 			 run.recording);
 		err = -EIO;
 	}
-	if (bench_stop) {
-		rs_error("bench: interrupted by %s: removed what the run created",
-			 strsignal(bench_stop));
+	if (bench_stop)
 		goto out;
-	}
 	if (err) {
 		if (err == -ENOMEM)
 			rs_error("bench: out of memory");
@@ -1343,6 +1340,14 @@ out:
 	if (run.cg && bench_cg__destroy(run.cg)) {
 		rs_error("bench: %s", bench_cg__error(run.cg));
 		status = RS_EXIT_FAIL;
+	} else if (bench_stop && status != RS_EXIT_OK) {
+		/*
+		 * Whatever step the signal cut short (the recorder's start,
+		 * a wait, a scenario), it is said here, once, after the
+		 * cleanup it claims.
+		 */
+		rs_error("bench: interrupted by %s: removed what the run created",
+			 strsignal(bench_stop));
 	}
 	bench_cg__delete(run.cg);
 	if (*run.workdir)
