@@ -23,8 +23,10 @@
 #include "util.h"
 
 #define IBUF_SIZE	(256 * 1024)
-#define ZBUF_SIZE	(512 * 1024)	/* > largest record (64 KiB) */
+/* Twice the largest record (64 KiB): a partial record plus a whole one. */
+#define ZBUF_SIZE	(128 * 1024)
 #define ARENA_CHUNK	(1024 * 1024)
+#define ARENA_FIRST	(64 * 1024)	/* small files never touch a full chunk */
 #define ZSTD_WINDOW_LOG_MAX 25		/* perf -z uses far less */
 
 static int handle_record(struct perf_data *pd, const uint8_t *rec,
@@ -654,7 +656,13 @@ static void *arena_alloc(struct perf_data *pd, size_t n,
 	void *p;
 
 	if (!arena_has_room(pd, n)) {
-		size_t sz = n > ARENA_CHUNK ? n : ARENA_CHUNK;
+		/* Chunks double up to ARENA_CHUNK as the queue proves busy. */
+		size_t sz = pd->arena ? pd->arena->size * 2 : ARENA_FIRST;
+
+		if (sz > ARENA_CHUNK)
+			sz = ARENA_CHUNK;
+		if (sz < n)
+			sz = n;
 
 		c = malloc(sizeof(*c) + sz);
 		if (!c)

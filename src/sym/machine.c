@@ -789,7 +789,7 @@ static int cache_grow(struct machine *m)
 	struct cache_ent *old = m->cache;
 	uint32_t oldcap = m->cache_cap, i;
 
-	m->cache_cap = oldcap ? oldcap * 2 : 4096;
+	m->cache_cap = oldcap ? oldcap * 2 : 256;
 	m->cache = calloc(m->cache_cap, sizeof(*m->cache));
 	if (!m->cache) {
 		m->cache = old;
