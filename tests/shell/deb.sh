@@ -68,6 +68,12 @@ if [ -f "$repo/completion/rstat-analyze" ]; then
 fi
 [ -f "$TMP/root/usr/share/doc/rstat-analyze/copyright" ] ||
 	fail "no /usr/share/doc/rstat-analyze/copyright"
+# The formats the man pages send readers to (dh_compress may gzip them).
+for doc in bench-results.md rules-format.md tutorial.md; do
+	d=$TMP/root/usr/share/doc/rstat-analyze/$doc
+	[ -f "$d" ] || [ -f "$d.gz" ] ||
+		fail "no /usr/share/doc/rstat-analyze/$doc in the package"
+done
 # Built with the distribution's hardening flags: PIE, BIND_NOW, RELRO.
 if command -v readelf >/dev/null 2>&1; then
 	readelf -h "$bin" | grep -q 'Type:.*DYN' || fail "binary is not PIE"
