@@ -108,4 +108,12 @@ if perf record -q -z -e cpu-clock -F 1999 -g -o "$TMP/z.data" -- \
 else
 	echo "perf record -z unsupported by this perf: compressed case not run"
 fi
+
+# 5. perf's highest compression level: frames with a 2^27-byte window.
+if perf record -q --compression-level=22 -e cpu-clock -F 1999 -g \
+	-o "$TMP/z22.data" -- "$spin" 300 >/dev/null 2>&1; then
+	compare "compression level 22" "$TMP/z22.data"
+else
+	echo "perf record --compression-level unsupported: level 22 not run"
+fi
 exit 0
