@@ -93,4 +93,11 @@ static inline void bytebuf__put64(struct bytebuf *b, uint64_t v)
 	bytebuf__put(b, &v, sizeof(v));
 }
 
+/*
+ * The tool's version ("git describe" of the checkout it was built in, else
+ * the Makefile's VERSION) and the libraries it was built against.
+ */
+const char *rs_version(void);
+const char *rs_library_versions(void);
+
 #endif

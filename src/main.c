@@ -13,7 +13,7 @@
 #include <string.h>
 
 #include "cmds.h"
-#include "version.h"	/* generated: build/version.h */
+#include "util.h"
 
 struct cmd {
 	const char *name;
@@ -130,10 +130,8 @@ int main(int argc, char **argv)
 		return rs_finish_stdout(RS_EXIT_OK);
 	}
 	if (!strcmp(name, "--version") || !strcmp(name, "version")) {
-		printf("rstat-analyze %s\n"
-		       "libtraceevent %s, libtracefs %s, elfutils %s\n",
-		       RS_BUILD_VERSION, RS_TRACEEVENT_VERSION,
-		       RS_TRACEFS_VERSION, RS_ELFUTILS_VERSION);
+		printf("rstat-analyze %s\n%s\n", rs_version(),
+		       rs_library_versions());
 		return rs_finish_stdout(RS_EXIT_OK);
 	}
 	for (i = 0; i < sizeof(commands) / sizeof(commands[0]); i++) {

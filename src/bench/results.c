@@ -17,10 +17,6 @@
 #include "json.h"
 #include "util.h"
 
-#ifndef RS_VERSION
-#define RS_VERSION "unknown"
-#endif
-
 struct metric {
 	struct bench_metric pub;
 	/* Every value, when known: what the terminal histogram is made of. */
@@ -59,7 +55,7 @@ struct bench_results *bench_results__new(const char *scenario)
 	if (!r)
 		return NULL;
 	r->scenario = strdup(scenario);
-	r->tool_version = strdup(RS_VERSION);
+	r->tool_version = strdup(rs_version());
 	if (!r->scenario || !r->tool_version) {
 		bench_results__delete(r);
 		return NULL;

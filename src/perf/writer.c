@@ -700,10 +700,14 @@ static bool put_feature(const struct perf_writer *w, struct bytebuf *b,
 	case FEAT_OSRELEASE:
 		mput_str(b, u->release);
 		return true;
-	case FEAT_VERSION:
+	case FEAT_VERSION: {
 		/* who wrote the file: perf only prints this string */
-		mput_str(b, "rstat-analyze " RS_VERSION);
+		char who[128];
+
+		snprintf(who, sizeof(who), "rstat-analyze %s", rs_version());
+		mput_str(b, who);
 		return true;
+	}
 	case FEAT_ARCH:
 		mput_str(b, u->machine);
 		return true;

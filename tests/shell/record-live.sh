@@ -47,6 +47,13 @@ echo old >"$out"
 	fail "record: $(cat "$TMP/rec.err")"
 [ "$(cat "$out.old")" = old ] || fail "the previous output was not kept as FILE.old"
 
+# perf names the writer as --version names the tool (one version string).
+want=$("$RS_BIN" --version | head -n 1)
+got=$(perf report -i "$out" --header-only 2>/dev/null |
+	sed -n 's/^# perf version : //p')
+[ "$got" = "$want" ] ||
+	fail "perf.data says it was written by '$got', --version says '$want'"
+
 # perf reads it without a word on stderr.
 perf script -i "$out" -F event >"$TMP/events" 2>"$TMP/perf.err" ||
 	fail "perf script failed: $(head -5 "$TMP/perf.err")"
