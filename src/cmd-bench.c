@@ -1190,19 +1190,11 @@ static int set_provenance(struct bench_run *run)
 	return err;
 }
 
-static int write_results(struct bench_run *run)
+static int write_results_to(struct bench_run *run, const char *file)
 {
-	char path[PATH_MAX];
-	const char *file = run->p->json;
 	FILE *out;
 	int err;
 
-	if (run->p->outdir) {
-		snprintf(path, sizeof(path), "%s/results.json", run->p->outdir);
-		file = path;
-	}
-	if (!file)
-		return 0;
 	out = fopen(file, "we");
 	if (!out) {
 		rs_error("%s: cannot create: %s", file, strerror(errno));
@@ -1216,6 +1208,23 @@ static int write_results(struct bench_run *run)
 		unlink(file);
 	}
 	return err;
+}
+
+/* --json FILE and -o DIR each get a copy when both are given. */
+static int write_results(struct bench_run *run)
+{
+	char path[PATH_MAX];
+	int err;
+
+	if (run->p->outdir) {
+		snprintf(path, sizeof(path), "%s/results.json", run->p->outdir);
+		err = write_results_to(run, path);
+		if (err)
+			return err;
+	}
+	if (run->p->json)
+		return write_results_to(run, run->p->json);
+	return 0;
 }
 
 static unsigned int scenario_need(const struct bench_params *p)

@@ -65,8 +65,11 @@ for f in ("cpu.stat", "cgroup.stat"):
 '
 no_leftovers "stat-read --discrete"
 
-"$RS_BIN" bench pipe --round-trips 3000 --json p.json >/dev/null 2>p.err ||
-	fail "pipe: $(cat p.err)"
+# --json FILE and -o DIR together: each gets the results.
+"$RS_BIN" bench pipe --round-trips 3000 --json p.json -o pdir >/dev/null \
+	2>p.err || fail "pipe: $(cat p.err)"
+cmp -s p.json pdir/results.json ||
+	fail "pipe: --json p.json and -o pdir did not both get the results"
 check p.json pipe 1 '
 vals = [v["value"] for k, v in m.items() if k[0].startswith("round_trips_per_s")]
 assert vals and all(v > 0 for v in vals), m
