@@ -1049,17 +1049,17 @@ int cmd_compare(int argc, char **argv)
 		compare_params_free(&params);
 		return rs_finish_stdout(RS_EXIT_OK);
 	}
-	if (ret) {
-		compare_params_free(&params);
-		return ret;
+	if (!ret) {
+		labels = make_labels(&params);
+		if (labels) {
+			ret = __cmd_compare(&params, labels);
+			for (s = 0; s < params.nr_sides; s++)
+				free(labels[s]);
+			free(labels);
+		} else {
+			ret = params.labels_arg ? RS_EXIT_USAGE : RS_EXIT_FAIL;
+		}
 	}
-	labels = make_labels(&params);
-	if (!labels) {
-		ret = params.labels_arg ? RS_EXIT_USAGE : RS_EXIT_FAIL;
-		compare_params_free(&params);
-		return ret;
-	}
-	ret = __cmd_compare(&params, labels);
 	/* bpftool's convention: a JSON consumer gets the error too. */
 	if (ret == RS_EXIT_FAIL && params.format == FMT_JSON) {
 		struct json_writer *jw = json_writer__new(stdout);
@@ -1071,9 +1071,6 @@ int cmd_compare(int argc, char **argv)
 			json_writer__delete(jw);
 		}
 	}
-	for (s = 0; s < params.nr_sides; s++)
-		free(labels[s]);
-	free(labels);
 	compare_params_free(&params);
 	return rs_finish_stdout(ret);
 }

@@ -151,6 +151,9 @@ expect_error 1 'no metric in common' "$RS_BIN" compare base.json -- other.json
 	python3 -c 'import json, sys; assert "no metric" in json.load(sys.stdin)["error"]' ||
 	fail "json: no {\"error\": ...} on failure"
 expect_error 1 'one side only' "$RS_BIN" compare base.json new.json
+"$RS_BIN" compare base.json new.json --format json 2>/dev/null |
+	python3 -c 'import json, sys; assert "one side" in json.load(sys.stdin)["error"]' ||
+	fail "json: no {\"error\": ...} for one side only"
 expect_error 2 'profile' "$RS_BIN" compare base.json -- prof-a.json
 expect_error 2 "format 'xml'" "$RS_BIN" compare base.json -- new.json --format xml
 expect_error 2 'labels' "$RS_BIN" compare base.json -- new.json --labels a
