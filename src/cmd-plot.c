@@ -243,8 +243,9 @@ static int plot_parse_args(int argc, char **argv, struct plot_params *p)
 		return RS_EXIT_USAGE;
 	}
 	if (p->metric) {
+		/* "read_ns:cpu.stat"; for report bars, "cgroup:EVENT" */
 		colon = strchr(p->metric, ':');
-		if (colon && p->kind != PLOT_BARS) {
+		if (colon) {
 			*colon = '\0';
 			p->metric_qual = colon + 1;
 		}
@@ -440,6 +441,17 @@ static bool metric_wanted(const struct plot_params *p, const char *name,
 	return !p->metric_qual || (qual && !strcmp(p->metric_qual, qual));
 }
 
+/* A report's event named by --metric, the colon being part of its name. */
+static bool event_wanted(const struct plot_params *p, const char *ev)
+{
+	size_t n = strlen(p->metric);
+
+	if (!p->metric_qual)
+		return !strcmp(ev, p->metric);
+	return !strncmp(ev, p->metric, n) && ev[n] == ':' &&
+	       !strcmp(ev + n + 1, p->metric_qual);
+}
+
 static int metric_label(char *buf, size_t len, const struct bench_metric *m)
 {
 	return snprintf(buf, len, "%s%s%s", m->name, m->file ? " " : "",
@@ -590,7 +602,7 @@ static int load_report(struct plot_ctx *ctx, const char *input,
 				return -EINVAL;
 			}
 			/* One event's shares per bar: the asked or first. */
-			if (p->metric ? strcmp(ev, p->metric) :
+			if (p->metric ? !event_wanted(p, ev) :
 			    (first_event && strcmp(ev, first_event)))
 				continue;
 			first_event = ev;
@@ -599,9 +611,13 @@ static int load_report(struct plot_ctx *ctx, const char *input,
 				goto nomem;
 		}
 		if (!found) {
-			rs_error(p->metric ? "%s: no attribution for event '%s'" :
-				 "%s: empty attribution%s", input,
-				 p->metric ? p->metric : "");
+			if (p->metric)
+				rs_error("%s: no attribution for event '%s%s%s'",
+					 input, p->metric,
+					 p->metric_qual ? ":" : "",
+					 p->metric_qual ? p->metric_qual : "");
+			else
+				rs_error("%s: empty attribution", input);
 			return -EINVAL;
 		}
 		return 0;

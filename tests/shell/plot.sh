@@ -63,6 +63,25 @@ plot cdf svg 900x600 "$D/before.json" "$D/after.json"
 plot cdf png 800x500 "$TMP/report.json" --metric lock-hold:base
 plot bars png 500x500 "$TMP/report.json" "$TMP/report.json"
 plot bars svg 640x400 "$D/before.json" "$D/after.json"
+# One bench metric as bars: NAME:FILE picks read_ns of cpu.stat, and the
+# bar is its mean in us, as in the results file.
+plot bars png 640x400 "$D/before.json" "$D/after.json" --metric read_ns:cpu.stat
+"$RS_BIN" plot "$D/before.json" "$D/after.json" -o "$TMP/rn.png" --kind bars \
+	--metric read_ns:cpu.stat 2>"$TMP/err" || fail "bars --metric NAME:FILE"
+python3 - "$TMP/rn.dat" "$D/before.json" "$D/after.json" <<'PY' ||
+import json, sys
+rows = [l.split() for l in open(sys.argv[1]) if l.strip() and l[0] != "#"]
+assert len(rows) == 2 and all(len(r) == 2 for r in rows), rows
+for row, path in zip(rows, sys.argv[2:]):
+    ms = [m for r in json.load(open(path))["repetitions"] for m in r["metrics"]
+          if m["name"] == "read_ns" and m["file"] == "cpu.stat"]
+    want = sum(m["mean"] for m in ms) / len(ms) / 1000
+    assert abs(float(row[1]) - want) < 1e-3 * want, (row, want)
+print("ok bars --metric read_ns:cpu.stat: the means of the results")
+PY
+	fail "bars --metric read_ns:cpu.stat: not the metric's mean"
+expect_error 1 "no metric 'read_ns:nope'" "$RS_BIN" plot "$D/before.json" \
+	-o "$TMP/x.png" --kind bars --metric read_ns:nope
 # A run with single figures only (as fault and pipe write): its rates.
 python3 - "$D/before.json" "$TMP/rates.json" <<'PY' || fail "rates.json"
 import json, sys
