@@ -529,6 +529,33 @@ static char *keep_string(struct record_strings *rs, const char *s)
 	return copy;
 }
 
+static bool have_event(const struct evlist *el, const char *name)
+{
+	struct evsel *e;
+	uint32_t i;
+
+	evlist__for_each_evsel(el, i, e)
+		if (!strcmp(evsel__name(e), name))
+			return true;
+	return false;
+}
+
+/*
+ * GROUP:EVENT, or GROUP:EVENT_1, _2... when the recording has it already,
+ * as perf probe names a second probe that would take a used name (an
+ * entry and FUNC+OFF, or the points of a source line in several copies).
+ */
+static void unique_probe_name(const struct evlist *el, char *name,
+			      size_t size, const char *group,
+			      const char *event)
+{
+	unsigned int k;
+
+	snprintf(name, size, "%s:%s", group, event);
+	for (k = 1; have_event(el, name) && k < 1024; k++)
+		snprintf(name, size, "%s:%s_%u", group, event, k);
+}
+
 static int add_probe_points(struct evlist *el, const struct record_params *p,
 			    struct probe_point *pts, size_t n,
 			    const char *path, bool kernel,
@@ -554,8 +581,8 @@ static int add_probe_points(struct evlist *el, const struct record_params *p,
 		if (err)
 			return err;
 		set_sampling(&attr, p);
-		snprintf(name, sizeof(name), "%s:%s", pts[i].group,
-			 pts[i].event);
+		unique_probe_name(el, name, sizeof(name), pts[i].group,
+				  pts[i].event);
 		err = add_evsel(el, &attr, name);
 		if (err)
 			return err;
@@ -603,7 +630,8 @@ static int add_kernel_probe(struct evlist *el, const struct record_params *p,
 			return err;
 		}
 	} else {
-		/* Without DWARF: FUNC[%return] or FUNC+OFF, named as perf. */
+		/* Without DWARF: FUNC[%return] or FUNC+OFF, named as perf
+		 * (perf probe names FUNC+OFF plain FUNC too). */
 		struct probe_point pt = { 0 };
 		char func[256], ev[300];
 		unsigned long long off = 0;
@@ -623,8 +651,6 @@ static int add_kernel_probe(struct evlist *el, const struct record_params *p,
 		func[len] = '\0';
 		if (pct)
 			snprintf(ev, sizeof(ev), "%s__return", func);
-		else if (plus)
-			snprintf(ev, sizeof(ev), "%s_%llu", func, off);
 		else
 			snprintf(ev, sizeof(ev), "%s", func);
 		pt.func = func;
@@ -652,7 +678,7 @@ static int add_user_probe(struct evlist *el, const struct record_params *p,
 	int err;
 
 	if (!colon || colon == arg || !colon[1]) {
-		rs_error("record: --uprobe %s: give BINARY:SPEC (e.g. ./loop:loop_body:3)",
+		rs_error("record: --uprobe %s: give BINARY:SPEC (e.g. ./loop:loop_body:5)",
 			 arg);
 		return -EINVAL;
 	}

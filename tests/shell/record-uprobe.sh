@@ -18,11 +18,21 @@ need_perf
 loop=$PWD/build/workloads/loop
 [ -x "$loop" ] || fail "$loop is not built (make tests builds it)"
 
+# FUNC+OFF at loop_leaf's second instruction: perf names it loop_leaf like
+# the entry, so ours (recorded after the entry) must become loop_leaf_1.
+command -v objdump >/dev/null || fail "objdump (binutils) is not installed"
+insns=($(objdump -d --no-show-raw-insn "$loop" | awk '
+	/<loop_leaf>:/ { f = 1; next }
+	f && /^ *[0-9a-f]+:/ { sub(":", "", $1); print $1; if (++n == 2) exit }'))
+[ ${#insns[@]} -eq 2 ] || fail "no second instruction in loop_leaf"
+off=$((16#${insns[1]} - 16#${insns[0]}))
+
 n=12345
 out=$TMP/loop.data
 "$RS_BIN" record -q -o "$out" \
 	--uprobe "$loop:loop_body:5" --uprobe "$loop:loop_body:7" \
 	--uprobe "$loop:loop_leaf" --uprobe "$loop:loop_leaf%return" \
+	--uprobe "$loop:loop_leaf+$off" \
 	-- "$loop" $n >/dev/null 2>"$TMP/err" ||
 	fail "record --uprobe: $(cat "$TMP/err")"
 
@@ -43,7 +53,8 @@ n = int(sys.argv[3])
 perf = dict((l.split()[0], int(l.split()[1])) for l in open(sys.argv[2]))
 counts = {c["event"]: c["count"] for c in d["counts"]}
 for ev in ("probe_loop:loop_body_L5", "probe_loop:loop_body_L7",
-           "probe_loop:loop_leaf", "probe_loop:loop_leaf__return"):
+           "probe_loop:loop_leaf", "probe_loop:loop_leaf__return",
+           "probe_loop:loop_leaf_1"):
     if counts.get(ev) != n:
         sys.exit("%s: report counts %s, expected %d" % (ev, counts.get(ev), n))
     if perf.get(ev) != n:
