@@ -246,8 +246,129 @@ static void item(int width, const char *label, const char *fmt, ...)
 	put_wrapped(value, 3 + width, 3 + width);
 }
 
-static void hint(const char *text)
+/*
+ * Every piece of advice doctor can give, decided in one place so that the
+ * text report and --json give the same set: the text prints each under
+ * the item it concerns, --json lists them with a feature name.
+ */
+enum doctor_hint {
+	DH_ROOT,
+	DH_PARANOID,
+	DH_KALLSYMS,
+	DH_PMU_CYCLES,
+	DH_KPROBES,
+	DH_UPROBES,
+	DH_VMLINUX,
+	DH_TRACEFS,
+	DH_TRACEPOINTS,
+	DH_TRACEFS_ACCESS,
+	DH_BTF,
+	DH_MEMCG,
+	DH_CPU_STAT,
+	DH_IO_STAT,
+	DH_NR
+};
+
+static const char *const doctor_hint_feature[DH_NR] = {
+	[DH_ROOT]		= "root",
+	[DH_PARANOID]		= "perf_event_paranoid",
+	[DH_KALLSYMS]		= "kallsyms_addresses",
+	[DH_PMU_CYCLES]		= "pmu_cycles",
+	[DH_KPROBES]		= "kprobes",
+	[DH_UPROBES]		= "uprobes",
+	[DH_VMLINUX]		= "vmlinux",
+	[DH_TRACEFS]		= "tracefs",
+	[DH_TRACEPOINTS]	= "tracepoints",
+	[DH_TRACEFS_ACCESS]	= "tracefs_access",
+	[DH_BTF]		= "btf",
+	[DH_MEMCG]		= "memory_controller",
+	[DH_CPU_STAT]		= "cgroup_v2",
+	[DH_IO_STAT]		= "io_controller",
+};
+
+/* Whether a tracepoint this kernel should have is missing, or unreadable. */
+static bool tracepoints_state(const struct doctor_ctx *c, enum kf_state s)
 {
+	const struct kfeatures *kf = c->kf;
+	size_t i;
+
+	for (i = 0; i < KF_NR_TRACEPOINTS; i++) {
+		const struct kf_tracepoint *tp = &kf->tracepoints[i];
+
+		if (tp->state == s && (s != KF_NO || tp_expected(c, tp)))
+			return true;
+	}
+	return false;
+}
+
+/* The advice for id on this machine, or NULL when none is due. */
+static const char *doctor_hint_text(const struct doctor_ctx *c,
+				    enum doctor_hint id)
+{
+	const struct kfeatures *kf = c->kf;
+	bool privileged = kf->root || kf->cap_perfmon;
+
+	switch (id) {
+	case DH_ROOT:
+		return kf->root ? NULL : kfeatures__advice(KF_FEAT_ROOT);
+	case DH_PARANOID:
+		if (privileged || (kf->paranoid != INT_MIN && kf->paranoid <= 0))
+			return NULL;
+		return kfeatures__advice(KF_FEAT_PARANOID);
+	case DH_KALLSYMS:
+		return kf->kallsyms_addrs == KF_YES ? NULL :
+		       kfeatures__advice(KF_FEAT_KPTR_RESTRICT);
+	case DH_PMU_CYCLES:
+		if (kf->pmu_cycles == KF_YES)
+			return NULL;
+		if (kf->pmu_cycles == KF_NO)
+			return "for cycles, give the machine a PMU (a VM: QEMU -cpu host, or the hypervisor's vPMU setting); the tracepoints' lock hold times stay exact either way";
+		return "perf_event_open was refused (perf_event_paranoid 3, or seccomp in a container): run as root, outside the container's seccomp profile";
+	case DH_KPROBES:
+		/* The PMU comes with CONFIG_KPROBE_EVENTS: its absence decides. */
+		return kf->kprobe_pmu == KF_NO && kf->kprobe_events != KF_YES ?
+		       kfeatures__advice(KF_FEAT_KPROBES) : NULL;
+	case DH_UPROBES:
+		return kf->uprobe_pmu == KF_NO && kf->uprobe_events != KF_YES ?
+		       kfeatures__advice(KF_FEAT_UPROBES) : NULL;
+	case DH_VMLINUX:
+		return kf->vmlinux ? NULL : kfeatures__advice(KF_FEAT_VMLINUX);
+	case DH_TRACEFS:
+		return !kf->tracefs && kf->tracefs_mountable ?
+		       kfeatures__advice(KF_FEAT_TRACEFS) : NULL;
+	case DH_TRACEPOINTS:
+		return tracepoints_state(c, KF_NO) ?
+		       kfeatures__advice(KF_FEAT_TRACEPOINTS) : NULL;
+	case DH_TRACEFS_ACCESS:
+		/* Users were told to be root above; root may still be refused. */
+		return kf->tracefs && kf->root && tracepoints_state(c, KF_UNKNOWN) ?
+		       "tracefs refused root: check its mount options and any LSM policy" :
+		       NULL;
+	case DH_BTF:
+		return kf->btf == KF_YES ? NULL : kfeatures__advice(KF_FEAT_BTF);
+	case DH_MEMCG:
+		return c->memcg_where ? NULL : kfeatures__advice(KF_FEAT_MEMCG);
+	case DH_CPU_STAT:
+		return c->cpu_v2 ? NULL : kfeatures__advice(KF_FEAT_CGROUP_V2);
+	case DH_IO_STAT:
+		if (c->io_v2)
+			return NULL;
+		if (c->blkio_v1)
+			return "io.stat flushes need the io controller on v2: boot with cgroup_no_v1=blkio, then echo +io > cgroup.subtree_control";
+		if (kf->cgroup_v2_mount)
+			return "echo +io > cgroup.subtree_control of the parent cgroup for io.stat";
+		return kfeatures__advice(KF_FEAT_CGROUP_V2);
+	default:
+		return NULL;
+	}
+}
+
+static void hint(const struct doctor_ctx *c, enum doctor_hint id)
+{
+	const char *text = doctor_hint_text(c, id);
+
+	if (!text)
+		return;
 	fputs(DOCTOR_HINT_PREFIX, stdout);
 	put_wrapped(text, strlen(DOCTOR_HINT_PREFIX),
 		    strlen(DOCTOR_HINT_PREFIX));
@@ -293,8 +414,7 @@ static void text_privileges(const struct doctor_ctx *c)
 		item(w, "root", "yes");
 	else
 		item(w, "root", "no (euid %u)", (unsigned int)geteuid());
-	if (!kf->root)
-		hint(kfeatures__advice(KF_FEAT_ROOT));
+	hint(c, DH_ROOT);
 	item(w, "CAP_PERFMON", "%s", kf->cap_perfmon ?
 	     "yes (CAP_PERFMON or CAP_SYS_ADMIN effective)" : "no");
 	if (kf->paranoid == INT_MIN)
@@ -304,8 +424,7 @@ static void text_privileges(const struct doctor_ctx *c)
 		item(w, "perf_event_paranoid", "%d: %s%s", kf->paranoid,
 		     paranoid_meaning(kf->paranoid),
 		     privileged ? "; you are exempt" : "");
-	if (!privileged && (kf->paranoid == INT_MIN || kf->paranoid > 0))
-		hint(kfeatures__advice(KF_FEAT_PARANOID));
+	hint(c, DH_PARANOID);
 	if (kf->kptr_restrict == INT_MIN)
 		item(w, "kptr_restrict", "unknown");
 	else
@@ -315,8 +434,7 @@ static void text_privileges(const struct doctor_ctx *c)
 	     kf->kallsyms_addrs == KF_YES ? "yes (this process sees them)" :
 	     kf->kallsyms_addrs == KF_NO ? "no (zeros for this process)" :
 	     "unknown (/proc/kallsyms unreadable)");
-	if (kf->kallsyms_addrs != KF_YES)
-		hint(kfeatures__advice(KF_FEAT_KPTR_RESTRICT));
+	hint(c, DH_KALLSYMS);
 }
 
 static void text_sampling(const struct doctor_ctx *c)
@@ -332,14 +450,13 @@ static void text_sampling(const struct doctor_ctx *c)
 	case KF_NO:
 		item(w, "PMU cycles",
 		     "no: record falls back to cpu-clock; skid inside IRQ-off regions");
-		hint("for cycles, give the machine a PMU (a VM: QEMU -cpu host, or the hypervisor's vPMU setting); the tracepoints' lock hold times stay exact either way");
 		break;
 	default:
 		item(w, "PMU cycles", "unknown: perf_event_open: %s",
 		     strerror(kf->pmu_cycles_errno));
-		hint("perf_event_open was refused (perf_event_paranoid 3, or seccomp in a container): run as root, outside the container's seccomp profile");
 		break;
 	}
+	hint(c, DH_PMU_CYCLES);
 }
 
 /* "yes", "no", or why it is unknown. */
@@ -362,28 +479,24 @@ static void text_probes(const struct doctor_ctx *c)
 	item(w, "kprobe PMU", "%s", kf_state__str(kf->kprobe_pmu));
 	item(w, "kprobe_events", "%s",
 	     tracefs_file_value(c, kf->kprobe_events));
-	/* The PMU comes with CONFIG_KPROBE_EVENTS: its absence decides. */
-	if (kf->kprobe_pmu == KF_NO && kf->kprobe_events != KF_YES)
-		hint(kfeatures__advice(KF_FEAT_KPROBES));
+	hint(c, DH_KPROBES);
 	item(w, "uprobe PMU", "%s", kf_state__str(kf->uprobe_pmu));
 	item(w, "uprobe_events", "%s",
 	     tracefs_file_value(c, kf->uprobe_events));
-	if (kf->uprobe_pmu == KF_NO && kf->uprobe_events != KF_YES)
-		hint(kfeatures__advice(KF_FEAT_UPROBES));
+	hint(c, DH_UPROBES);
 	if (kf->vmlinux) {
 		item(w, "vmlinux debuginfo", "%s", kf->vmlinux);
 	} else {
 		item(w, "vmlinux debuginfo",
 		     "none (for --probe FUNC:LINE and `probe --lines`)");
-		hint(kfeatures__advice(KF_FEAT_VMLINUX));
 	}
+	hint(c, DH_VMLINUX);
 }
 
 static void text_tracing(const struct doctor_ctx *c)
 {
 	const struct kfeatures *kf = c->kf;
 	const int w = DOCTOR_LABEL_WIDTH;
-	bool missing = false, unknown = false;
 	int tw = 0;
 	size_t i;
 
@@ -398,8 +511,7 @@ static void text_tracing(const struct doctor_ctx *c)
 	} else {
 		item(w, "tracefs", "not in this kernel (CONFIG_TRACING)");
 	}
-	if (!kf->tracefs && kf->tracefs_mountable)
-		hint(kfeatures__advice(KF_FEAT_TRACEFS));
+	hint(c, DH_TRACEFS);
 
 	for (i = 0; i < KF_NR_TRACEPOINTS; i++) {
 		int len = strlen(kf->tracepoints[i].name);
@@ -412,21 +524,13 @@ static void text_tracing(const struct doctor_ctx *c)
 		const char *state = tp->state == KF_YES ? "yes" :
 				    tp->state == KF_NO ? "no" : "unknown";
 
-		if (tp->state == KF_NO && tp_expected(c, tp))
-			missing = true;
-		if (tp->state == KF_UNKNOWN)
-			unknown = true;
 		item(tw, tp->name, "%s (%s)", state, tp->kernels);
 	}
-	if (missing)
-		hint(kfeatures__advice(KF_FEAT_TRACEPOINTS));
-	/* Users were told to be root above; root may still be refused. */
-	if (unknown && kf->tracefs && kf->root)
-		hint("tracefs refused root: check its mount options and any LSM policy");
+	hint(c, DH_TRACEPOINTS);
+	hint(c, DH_TRACEFS_ACCESS);
 	item(w, "BTF", "%s", kf->btf == KF_YES ?
 	     "yes (/sys/kernel/btf/vmlinux)" : kf_state__str(kf->btf));
-	if (kf->btf != KF_YES)
-		hint(kfeatures__advice(KF_FEAT_BTF));
+	hint(c, DH_BTF);
 }
 
 static const char *layout_meaning(enum kf_cgroup_layout l)
@@ -465,8 +569,8 @@ static void text_cgroups(const struct doctor_ctx *c)
 		     c->memcg_path);
 	} else {
 		item(w, "memory.stat", "none (no memory controller)");
-		hint(kfeatures__advice(KF_FEAT_MEMCG));
 	}
+	hint(c, DH_MEMCG);
 	if (c->cpu_v2) {
 		item(w, "cpu.stat", "v2: %s/.../cpu.stat (base stats%s)",
 		     kf->cgroup_v2_mount,
@@ -475,22 +579,18 @@ static void text_cgroups(const struct doctor_ctx *c)
 	} else {
 		item(w, "cpu.stat",
 		     "none (v2 only; v1 cpuacct files do not flush rstat)");
-		hint(kfeatures__advice(KF_FEAT_CGROUP_V2));
 	}
+	hint(c, DH_CPU_STAT);
 	if (c->io_v2) {
 		item(w, "io.stat", "v2: %s/.../io.stat", kf->cgroup_v2_mount);
 	} else if (c->blkio_v1) {
 		item(w, "io.stat",
 		     "none: the io controller is blkio on v1 (%s)",
 		     c->blkio_v1);
-		hint("io.stat flushes need the io controller on v2: boot with cgroup_no_v1=blkio, then echo +io > cgroup.subtree_control");
 	} else {
 		item(w, "io.stat", "none (no io controller)");
-		if (kf->cgroup_v2_mount)
-			hint("echo +io > cgroup.subtree_control of the parent cgroup for io.stat");
-		else
-			hint(kfeatures__advice(KF_FEAT_CGROUP_V2));
 	}
+	hint(c, DH_IO_STAT);
 }
 
 static void doctor_text(const struct doctor_ctx *c)
@@ -562,58 +662,22 @@ static void json_stat(struct json_writer *jw, const char *key,
 	json__object_end(jw);
 }
 
-static void json_hint(struct json_writer *jw, const char *feature,
-		      const char *text)
-{
-	json__object_begin(jw, NULL);
-	json__string(jw, "feature", feature);
-	json__string(jw, "hint", text);
-	json__object_end(jw);
-}
-
 /* The hints the text report prints, for scripts that act on them. */
 static void json_hints(struct json_writer *jw, const struct doctor_ctx *c)
 {
-	const struct kfeatures *kf = c->kf;
-	bool privileged = kf->root || kf->cap_perfmon;
-	bool missing = false;
-	size_t i;
+	int id;
 
-	for (i = 0; i < KF_NR_TRACEPOINTS; i++)
-		if (kf->tracepoints[i].state == KF_NO &&
-		    tp_expected(c, &kf->tracepoints[i]))
-			missing = true;
 	json__array_begin(jw, "hints");
-	if (!kf->root)
-		json_hint(jw, "root", kfeatures__advice(KF_FEAT_ROOT));
-	if (!privileged && (kf->paranoid == INT_MIN || kf->paranoid > 0))
-		json_hint(jw, "perf_event_paranoid",
-			  kfeatures__advice(KF_FEAT_PARANOID));
-	if (kf->kallsyms_addrs != KF_YES)
-		json_hint(jw, "kallsyms_addresses",
-			  kfeatures__advice(KF_FEAT_KPTR_RESTRICT));
-	if (kf->pmu_cycles != KF_YES)
-		json_hint(jw, "pmu_cycles",
-			  kfeatures__advice(KF_FEAT_PMU_CYCLES));
-	if (kf->kprobe_pmu == KF_NO && kf->kprobe_events != KF_YES)
-		json_hint(jw, "kprobes", kfeatures__advice(KF_FEAT_KPROBES));
-	if (kf->uprobe_pmu == KF_NO && kf->uprobe_events != KF_YES)
-		json_hint(jw, "uprobes", kfeatures__advice(KF_FEAT_UPROBES));
-	if (!kf->vmlinux)
-		json_hint(jw, "vmlinux", kfeatures__advice(KF_FEAT_VMLINUX));
-	if (!kf->tracefs && kf->tracefs_mountable)
-		json_hint(jw, "tracefs", kfeatures__advice(KF_FEAT_TRACEFS));
-	if (missing)
-		json_hint(jw, "tracepoints",
-			  kfeatures__advice(KF_FEAT_TRACEPOINTS));
-	if (kf->btf != KF_YES)
-		json_hint(jw, "btf", kfeatures__advice(KF_FEAT_BTF));
-	if (!c->memcg_where)
-		json_hint(jw, "memory_controller",
-			  kfeatures__advice(KF_FEAT_MEMCG));
-	if (!kf->cgroup_v2_mount)
-		json_hint(jw, "cgroup_v2",
-			  kfeatures__advice(KF_FEAT_CGROUP_V2));
+	for (id = 0; id < DH_NR; id++) {
+		const char *text = doctor_hint_text(c, id);
+
+		if (!text)
+			continue;
+		json__object_begin(jw, NULL);
+		json__string(jw, "feature", doctor_hint_feature[id]);
+		json__string(jw, "hint", text);
+		json__object_end(jw);
+	}
 	json__array_end(jw);
 }
 

@@ -149,6 +149,12 @@ if j["root"] == ("root" in hints):
 for h in j["hints"]:
     if not h["hint"] or "\n" in h["hint"]:
         bad.append("bad hint %r" % h)
+# The same advice in both: each JSON hint is a text hint (unwrapped).
+flat = re.sub(r"\n {7}(?=\S)", " ", text)
+text_hints = re.findall(r"^    -> (.*)$", flat, re.M)
+if sorted(text_hints) != sorted(h["hint"] for h in j["hints"]):
+    bad.append("text hints %r, json hints %r" %
+               (text_hints, [h["hint"] for h in j["hints"]]))
 
 for b in bad:
     print("FAIL: " + b)
