@@ -112,6 +112,8 @@ int fold__write(struct fold *f, FILE *out);
 uint64_t fold__nr_stacks(const struct fold *f);	/* before merging */
 uint64_t fold__nr_kept(const struct fold *f);	/* samples kept */
 uint64_t fold__nr_dropped(const struct fold *f);	/* other events */
+/* Kept samples that showed no event name (tracepoints): no filter drops them. */
+uint64_t fold__nr_kept_unnamed(const struct fold *f);
 /*
  * The event kept (first seen or the filter), NULL before any sample
  * showed an event. The string belongs to the fold.

@@ -668,12 +668,31 @@ static void json_header(struct json_writer *jw, struct perf_data *pd)
 	json__u64(jw, "records", st->nr_records);
 }
 
+/*
+ * Say what the fold mixed or dropped: stackcollapse-perf.pl keeps one
+ * event's samples, but a tracepoint's pass whatever the filter, so a
+ * profile of cycles also counts every recorded tracepoint hit.
+ */
 static void note_dropped(const struct fold *fold)
 {
-	if (fold__nr_dropped(fold))
-		rs_note("folded only '%s' samples; %" PRIu64
-			" samples of other events dropped (--event-filter picks one)",
-			fold__event(fold), fold__nr_dropped(fold));
+	uint64_t unnamed = fold__nr_kept_unnamed(fold);
+	uint64_t named = fold__nr_kept(fold) - unnamed;
+	uint64_t dropped = fold__nr_dropped(fold);
+	char tail[128] = "";
+
+	if (dropped)
+		snprintf(tail, sizeof(tail),
+			 "; %" PRIu64 " samples of other events dropped",
+			 dropped);
+	if (unnamed && !named && dropped)
+		rs_note("folded the %" PRIu64 " samples of every tracepoint, not only '%s' (tracepoints pass any --event-filter, as in stackcollapse-perf.pl)%s",
+			unnamed, fold__event(fold), tail);
+	else if (unnamed && named)
+		rs_note("folded %" PRIu64 " '%s' samples and %" PRIu64 " tracepoint samples (tracepoints pass any --event-filter, as in stackcollapse-perf.pl)%s",
+			named, fold__event(fold), unnamed, tail);
+	else if (dropped)
+		rs_note("folded only '%s' samples%s (--event-filter picks one)",
+			fold__event(fold), tail);
 }
 
 /* State while analysing a perf.data recording. */

@@ -102,6 +102,10 @@ struct fold {
 	uint64_t pending_h[2];
 
 	uint64_t nr_kept, nr_dropped;
+	/* Kept samples whose event the filter matched by name, and whether
+	 * the open sample is one: the rest (tracepoints) pass any filter. */
+	uint64_t nr_kept_named;
+	bool sample_named;
 
 	char *scratch;		/* name being built on a cache miss */
 	size_t cap_scratch;
@@ -450,8 +454,10 @@ int fold__event_keep(struct fold *f, const char *event)
 		return id;
 	f->event = strpool__str(f->events, id);
 compare:
-	if (event == f->event || !strcmp(event, f->event))
+	if (event == f->event || !strcmp(event, f->event)) {
+		f->sample_named = true;
 		return 1;
+	}
 	f->nr_dropped++;
 	return 0;
 }
@@ -562,6 +568,7 @@ int fold__begin_text(struct fold *f, const char *comm, const char *pid,
 void fold__cancel(struct fold *f)
 {
 	f->in_sample = false;
+	f->sample_named = false;
 	f->pending = false;
 	f->nr_groups = 0;
 }
@@ -825,6 +832,8 @@ int fold__begin_key(struct fold *f, const uint64_t *key, uint32_t len)
 		if (c->used) {
 			f->stacks[c->stack].count += f->count;
 			f->nr_kept++;
+			f->nr_kept_named += f->sample_named;
+			f->sample_named = false;
 			f->in_sample = false;
 			return 1;
 		}
@@ -867,6 +876,8 @@ int fold__end(struct fold *f)
 	if (ret < 0)
 		return ret;
 	f->nr_kept++;
+	f->nr_kept_named += f->sample_named;
+	f->sample_named = false;
 	if (f->pending) {
 		f->pending = false;
 		return chain_insert(f, f->pending_h, stack);
@@ -972,6 +983,11 @@ uint64_t fold__nr_stacks(const struct fold *f)
 uint64_t fold__nr_kept(const struct fold *f)
 {
 	return f->nr_kept;
+}
+
+uint64_t fold__nr_kept_unnamed(const struct fold *f)
+{
+	return f->nr_kept - f->nr_kept_named;
 }
 
 uint64_t fold__nr_dropped(const struct fold *f)

@@ -57,6 +57,15 @@ static void fmt_time(char *buf, size_t len, uint64_t ns,
 		snprintf(buf, len, "%.3f", v);
 }
 
+/* fmt_time(), without the fraction when that is what overflows width. */
+static void fmt_time_fit(char *buf, size_t len, uint64_t ns,
+			 const struct report_out *ro, size_t width)
+{
+	fmt_time(buf, len, ns, ro);
+	if (strlen(buf) > width && ro->divisor != 1)
+		snprintf(buf, len, "%.0f", (double)ns / ro->divisor);
+}
+
 static const char *unit_short(const struct report_out *ro)
 {
 	return ro->divisor == 1 ? "ns" : ro->divisor == 1000 ? "us" : "ms";
@@ -235,12 +244,12 @@ static void text_hist_row(FILE *out, const struct report_out *ro,
 {
 	char v[6][24];
 
-	fmt_time(v[0], sizeof(v[0]), hist__total(h), ro);
-	fmt_time(v[1], sizeof(v[1]), hist__min(h), ro);
-	fmt_time(v[2], sizeof(v[2]), hist__percentile(h, 50), ro);
-	fmt_time(v[3], sizeof(v[3]), hist__percentile(h, 90), ro);
-	fmt_time(v[4], sizeof(v[4]), hist__percentile(h, 99), ro);
-	fmt_time(v[5], sizeof(v[5]), hist__max(h), ro);
+	fmt_time_fit(v[0], sizeof(v[0]), hist__total(h), ro, 11);
+	fmt_time_fit(v[1], sizeof(v[1]), hist__min(h), ro, 8);
+	fmt_time_fit(v[2], sizeof(v[2]), hist__percentile(h, 50), ro, 8);
+	fmt_time_fit(v[3], sizeof(v[3]), hist__percentile(h, 90), ro, 8);
+	fmt_time_fit(v[4], sizeof(v[4]), hist__percentile(h, 99), ro, 8);
+	fmt_time_fit(v[5], sizeof(v[5]), hist__max(h), ro, 8);
 	fprintf(out, "%-*.*s %7" PRIu64 " %11s %8s %8s %8s %8s %8s\n", width,
 		width, name, hist__count(h), v[0], v[1], v[2], v[3], v[4],
 		v[5]);
@@ -403,21 +412,24 @@ static void text_user_spans(FILE *out, const struct report_out *ro)
 	if (!n)
 		return;
 	fprintf(out, "\nSpans, %s\n", unit_short(ro));
-	text_hist_head(out, ro, "span", 18);
+	/* 15: the widest the 80 columns leave beside the seven figures */
+	text_hist_head(out, ro, "span", 15);
 	for (i = 0; i < n; i++) {
 		const struct spans_user *u = spans__user(sp, i);
 		char name[128];
 
+		/* A name that would be cut gets a line of its own. */
 		snprintf(name, sizeof(name), "%s,%s", u->start, u->end);
-		text_hist_row(out, ro, name, u->hist, 18);
-	}
-	for (i = 0; i < n; i++) {
-		const struct spans_user *u = spans__user(sp, i);
-
+		if (strlen(name) > 15) {
+			fprintf(out, "%s\n", name);
+			*name = '\0';
+		}
+		text_hist_row(out, ro, name, u->hist, 15);
 		if (u->unmatched_start || u->unmatched_end)
-			fprintf(out, "%s,%s: %" PRIu64 " starts without end, %"
-				PRIu64 " ends without start\n", u->start,
-				u->end, u->unmatched_start, u->unmatched_end);
+			fprintf(out, "%-15s unmatched: %" PRIu64
+				" starts without end, %" PRIu64
+				" ends without start\n", "", u->unmatched_start,
+				u->unmatched_end);
 	}
 }
 

@@ -168,7 +168,11 @@ PY
 
 # Text: 80 columns, the tables, and funclatency's histogram format.
 "$RS_BIN" report -i "$data" --kallsyms "$ksyms" --hist --unit us \
+	--span cgroup:cgroup_rstat_locked,cgroup:cgroup_rstat_unlock \
 	>"$TMP/out.txt" 2>"$TMP/err" || fail "report --hist: $(cat "$TMP/err")"
+# A span's name is not cut to the column: it gets its own line.
+grep -qx 'cgroup:cgroup_rstat_locked,cgroup:cgroup_rstat_unlock' "$TMP/out.txt" ||
+	fail "the span's name is not printed whole"
 awk 'length > 80 { print "line " NR " is " length " columns: " $0; bad = 1 }
      END { exit bad }' "$TMP/out.txt" || fail "text wider than 80 columns"
 for want in "Attribution of cpu-clock" "Flush triggers" "Lock hold time" \

@@ -39,6 +39,22 @@ for data in flush-mixed.data pipe-mode.data; do
 	done
 done
 
+# The note says what was mixed and dropped, in perf script's counts.
+f=$RS_FIXTURES/flush-mixed.data
+perf script -i "$f" -F event 2>/dev/null | sed 's/^ *//; s/: *$//' |
+	sort | uniq -c >"$TMP/counts"
+clock=$(awk '$2 == "cpu-clock" { print $1 }' "$TMP/counts")
+tps=$(awk '$2 != "cpu-clock" { n += $1 } END { print n }' "$TMP/counts")
+[ -n "$clock" ] && [ "$tps" -gt 0 ] || fail "perf script counts: $(cat "$TMP/counts")"
+"$RS_BIN" report -i "$f" --kallsyms "$ks" --folded 2>&1 >/dev/null |
+	grep -qF "folded $clock 'cpu-clock' samples and $tps tracepoint samples" ||
+	fail "no note of $tps tracepoint samples folded with $clock cpu-clock ones"
+"$RS_BIN" report -i "$f" --kallsyms "$ks" --folded \
+	--event-filter cgroup:cgroup_rstat_locked 2>&1 >/dev/null |
+	grep -qF "folded the $tps samples of every tracepoint, not only 'cgroup:cgroup_rstat_locked' (tracepoints pass any --event-filter, as in stackcollapse-perf.pl); $clock samples of other events dropped" ||
+	fail "--event-filter of a tracepoint: the note does not say what was kept"
+echo "ok notes: $clock cpu-clock and $tps tracepoint samples, as perf counts"
+
 # --pid and --tid: the same stacks as without them, first frames named
 # with the recording's PID and TID (perf script -F +pid shows rdm 6408 in
 # flush-mixed.data and rdm 6513 in pipe-mode.data).
