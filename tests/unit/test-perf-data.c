@@ -976,6 +976,50 @@ static void test_compressed(void)
 	free(g);
 }
 
+/*
+ * zstd windows up to 2^27 bytes are read, as perf reads them (perf record
+ * --compression-level=22 writes that); a frame asking for more is refused
+ * at its record's offset instead of allocating it.
+ */
+static void test_compressed_window(void)
+{
+	struct perf_event_attr a = { 0 };
+	int wlog;
+
+	a.type = PERF_TYPE_SOFTWARE;
+	a.sample_type = PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP |
+			PERF_SAMPLE_TID | PERF_SAMPLE_TIME;
+	for (wlog = 27; wlog <= 28; wlog++) {
+		ZSTD_CCtx *cc = ZSTD_createCCtx();
+		struct bb b = { 0 }, inner = { 0 };
+		struct perf_data *pd;
+		struct got *g = got_new();
+		int i, err;
+
+		ZSTD_CCtx_setParameter(cc, ZSTD_c_windowLog, wlog);
+		for (i = 0; i < 10; i++)
+			sample_ident(&inner, 1, 1000 + i, 10 + i);
+		pipe_header(&b);
+		pipe_attr(&b, &a, (uint64_t[]){ 1 }, 1);
+		compressed_record(&b, inner.p, inner.n, cc);
+		CHECK_INT(open_bb(&pd, &b), 0);
+		err = perf_data__process(pd, collect, g);
+		if (wlog == 27) {
+			CHECK_STR(err ? perf_data__strerror(pd) : "", "");
+			CHECK_INT(g->nr, 10);
+		} else {
+			CHECK_INT(err, -EINVAL);
+			CHECK(strstr(perf_data__strerror(pd),
+				     "corrupt compressed block") != NULL);
+		}
+		perf_data__delete(pd);
+		ZSTD_freeCCtx(cc);
+		free(inner.p);
+		free(b.p);
+		free(g);
+	}
+}
+
 /* Every COMPRESSED record with at most 16 KiB of the input. */
 static void compressed_all(struct bb *b, const struct bb *inner,
 			   ZSTD_CCtx *cc)
@@ -1546,6 +1590,7 @@ UNIT_MAIN(
 	UNIT(test_stop),
 	UNIT(test_recorded_compressed),
 	UNIT(test_compressed),
+	UNIT(test_compressed_window),
 	UNIT(test_queue_bound),
 	UNIT(test_queue_no_recopy),
 	UNIT(test_pipe_many_attrs),
