@@ -60,6 +60,13 @@ int probe__resolve(const char *path, bool kernel, const char *spec,
 void probe__free_points(struct probe_point *points, size_t nr);
 
 /*
+ * perf's event name for a point in func: func up to a '.' or '@'
+ * (foo.isra.0 -> foo), then suffix ("", "__return", "_L26"); malloc()ed,
+ * NULL when out of memory.
+ */
+char *probe__event_name(const char *func, const char *suffix);
+
+/*
  * Print func's source as `perf probe -L FUNC` does, byte for byte:
  * "<FUNC@PATH:0>", then each line from the declaration line on, numbered
  * relative to it ("%7d  ") where a probe can go and blank-numbered (nine

@@ -633,7 +633,7 @@ static int add_kernel_probe(struct evlist *el, const struct record_params *p,
 		/* Without DWARF: FUNC[%return] or FUNC+OFF, named as perf
 		 * (perf probe names FUNC+OFF plain FUNC too). */
 		struct probe_point pt = { 0 };
-		char func[256], ev[300];
+		char func[256], *ev;
 		unsigned long long off = 0;
 		const char *plus = strchr(spec, '+');
 		const char *pct = strchr(spec, '%');
@@ -649,16 +649,19 @@ static int add_kernel_probe(struct evlist *el, const struct record_params *p,
 		}
 		memcpy(func, spec, len);
 		func[len] = '\0';
-		if (pct)
-			snprintf(ev, sizeof(ev), "%s__return", func);
-		else
-			snprintf(ev, sizeof(ev), "%s", func);
+		ev = probe__event_name(func, pct ? "__return" : "");
+		if (!ev) {
+			rs_error("record: out of memory");
+			return -ENOMEM;
+		}
 		pt.func = func;
 		pt.event = ev;
 		pt.group = "probe";
 		pt.offset = off;
 		pt.retprobe = pct != NULL;
-		return add_probe_points(el, p, &pt, 1, NULL, true, rs);
+		err = add_probe_points(el, p, &pt, 1, NULL, true, rs);
+		free(ev);
+		return err;
 	}
 	err = add_probe_points(el, p, pts, n, NULL, true, rs);
 	if (err == -ENOENT)

@@ -753,8 +753,7 @@ static char *source_path(Dwarf_Die *cu, const char *file)
 	return p;
 }
 
-/* perf's event names: the name up to a '.' or '@' (foo.isra.0 -> foo). */
-static char *event_name(const char *func, const char *suffix)
+char *probe__event_name(const char *func, const char *suffix)
 {
 	char buf[PROBE_NAME_MAX];
 	size_t len;
@@ -875,7 +874,7 @@ static int add_point(struct dbg *d, struct point_list *pl,
 		snprintf(suffix, sizeof(suffix), "__return");
 	else if (s->kind == SPEC_FUNC_LINE)
 		snprintf(suffix, sizeof(suffix), "_L%ld", s->line);
-	p->event = event_name(s->kind == SPEC_SRC_LINE ? p->func : s->name,
+	p->event = probe__event_name(s->kind == SPEC_SRC_LINE ? p->func : s->name,
 			      suffix);
 	p->group = group_name(d);
 	if (!p->event || !p->group)

@@ -328,6 +328,28 @@ static void test_no_dwarf(void)
 	probe__free_points(p, nr);
 }
 
+/* perf's event names, which record also gives points it needs no DWARF for. */
+static void test_event_name(void)
+{
+	static const struct {
+		const char *func, *suffix, *want;
+	} cases[] = {
+		{ "css_rstat_flush", "", "css_rstat_flush" },
+		{ "foo.isra.0", "", "foo" },
+		{ "foo.constprop.0", "__return", "foo__return" },
+		{ "memcpy@GLIBC_2.14", "_L3", "memcpy_L3" },
+		{ ".hidden", "", "hidden" },
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		char *got = probe__event_name(cases[i].func, cases[i].suffix);
+
+		CHECK_STR(got ? got : "(null)", cases[i].want);
+		free(got);
+	}
+}
+
 /* A name perf cuts: the group stops at the first odd character. */
 static void test_group_name(void)
 {
@@ -449,6 +471,6 @@ static void test_cleanup(void)
 UNIT_MAIN(UNIT(test_markers_match_comment), UNIT(test_func_entry),
 	  UNIT(test_func_return), UNIT(test_func_offset),
 	  UNIT(test_func_line), UNIT(test_src_line), UNIT(test_errors),
-	  UNIT(test_no_dwarf), UNIT(test_group_name),
+	  UNIT(test_no_dwarf), UNIT(test_event_name), UNIT(test_group_name),
 	  UNIT(test_lines_vs_perf), UNIT(test_resolve_vs_perf),
 	  UNIT(test_find_vmlinux), UNIT(test_cleanup))
