@@ -654,6 +654,16 @@ static bool arena_has_room(const struct perf_data *pd, size_t n)
 	return pd->arena && pd->arena->size - pd->arena->used >= n;
 }
 
+/* Chunks double up to ARENA_CHUNK as the queue proves busy. */
+static size_t arena_next_size(const struct perf_data *pd, size_t n)
+{
+	size_t sz = pd->arena ? pd->arena->size * 2 : ARENA_FIRST;
+
+	if (sz > ARENA_CHUNK)
+		sz = ARENA_CHUNK;
+	return sz < n ? n : sz;
+}
+
 static void *arena_alloc(struct perf_data *pd, size_t n,
 			 struct pd_chunk **chunk)
 {
@@ -661,13 +671,7 @@ static void *arena_alloc(struct perf_data *pd, size_t n,
 	void *p;
 
 	if (!arena_has_room(pd, n)) {
-		/* Chunks double up to ARENA_CHUNK as the queue proves busy. */
-		size_t sz = pd->arena ? pd->arena->size * 2 : ARENA_FIRST;
-
-		if (sz > ARENA_CHUNK)
-			sz = ARENA_CHUNK;
-		if (sz < n)
-			sz = n;
+		size_t sz = arena_next_size(pd, n);
 
 		c = malloc(sizeof(*c) + sz);
 		if (!c)
@@ -738,7 +742,8 @@ static int queue(struct perf_data *pd, const uint8_t *rec, uint64_t off,
 
 		/* only a new chunk adds memory: make room before taking one */
 		while (pd->q_nr && !arena_has_room(pd, size) &&
-		       queue_bytes(pd) + ARENA_CHUNK > pd->q_max_bytes) {
+		       queue_bytes(pd) + arena_next_size(pd, size) >
+		       pd->q_max_bytes) {
 			err = flush_half(pd);
 			if (err)
 				return err;
