@@ -322,7 +322,7 @@ static const char *doctor_hint_text(const struct doctor_ctx *c,
 		if (kf->pmu_cycles == KF_YES)
 			return NULL;
 		if (kf->pmu_cycles == KF_NO)
-			return "for cycles, give the machine a PMU (a VM: QEMU -cpu host, or the hypervisor's vPMU setting); the tracepoints' lock hold times stay exact either way";
+			return kfeatures__advice(KF_FEAT_PMU_CYCLES);
 		return "perf_event_open was refused (perf_event_paranoid 3, or seccomp in a container): run as root, outside the container's seccomp profile";
 	case DH_KPROBES:
 		/* The PMU comes with CONFIG_KPROBE_EVENTS: its absence decides. */

@@ -66,7 +66,7 @@ static const struct {
 	X(KF_FEAT_KPTR_RESTRICT,					\
 	  "kernel addresses are hidden from this user: run as root, or set kernel.kptr_restrict=0 and perf_event_paranoid <= 1, or give report --kallsyms a copy root saved") \
 	X(KF_FEAT_PMU_CYCLES,						\
-	  "no hardware cycles event (a VM without a virtual PMU?): record falls back to cpu-clock, which cannot sample inside IRQ-off regions (skid); give the guest a PMU (QEMU -cpu host) for cycles") \
+	  "for cycles, give the machine a PMU (a VM: QEMU -cpu host, or the hypervisor's vPMU setting); the tracepoints' lock hold times stay exact either way") \
 	X(KF_FEAT_KPROBES,						\
 	  "this kernel has no kprobes (CONFIG_KPROBES, CONFIG_KPROBE_EVENTS): --probe cannot work here; --uprobe does") \
 	X(KF_FEAT_UPROBES,						\

@@ -416,12 +416,12 @@ static void text_user_spans(FILE *out, const struct report_out *ro)
 	text_hist_head(out, ro, "span", 15);
 	for (i = 0; i < n; i++) {
 		const struct spans_user *u = spans__user(sp, i);
-		char name[128];
+		char name[1024];
 
-		/* A name that would be cut gets a line of its own. */
+		/* A name that would be cut gets lines of its own. */
 		snprintf(name, sizeof(name), "%s,%s", u->start, u->end);
 		if (strlen(name) > 15) {
-			fprintf(out, "%s\n", name);
+			text_wrap(out, name, ',', 0, 80, "  ");
 			*name = '\0';
 		}
 		text_hist_row(out, ro, name, u->hist, 15);
