@@ -281,7 +281,10 @@ static int tp_parse_section_list(struct tep_handle *tep, struct cur *c,
  * Printk formats ("0xADDR : \"fmt\"" lines) let %s of a kernel pointer
  * print. libtraceevent skips the character after the ':' and trims quotes
  * and a trailing "\\n" without looking, so lines with fewer than a few
- * characters after the ':' are dropped before parsing.
+ * characters after the ':' are dropped before parsing. It splits a line
+ * with strtok_r(), which skips leading ':'s: a line starting with one
+ * would be split at a later ':' than the one checked, so it is dropped
+ * too (a fuzzed input read before the buffer that way).
  */
 static void tp_parse_printk(struct tep_handle *tep, struct cur *c)
 {
@@ -303,7 +306,8 @@ static void tp_parse_printk(struct tep_handle *tep, struct cur *c)
 		const char *colon = memchr(line, ':', le - line);
 		size_t n = le - line;
 
-		if (colon && le - colon >= 6 && !memchr(line, 0, n)) {
+		if (colon && colon != line && le - colon >= 6 &&
+		    !memchr(line, 0, n)) {
 			memcpy(o, line, n);
 			o += n;
 			*o++ = '\n';
