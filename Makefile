@@ -143,7 +143,8 @@ build/fuzz/%: tests/fuzz/%.c $(LIB_SRC:%.c=build/fuzz/lib/%.o)
 
 fuzz: $(FUZZ_BIN)
 
-# libtraceevent 1.7.1 leaks on malformed event formats (inside the
+# A crashing input is written to build/fuzz/TARGET-crash-SHA1 and stops
+# the run. libtraceevent 1.7.1 leaks on malformed event formats (inside the
 # library), so the perf.data target runs without leak detection; our own
 # leaks are caught by the sanitized unit and shell tests.
 fuzz-run: fuzz
@@ -151,8 +152,9 @@ fuzz-run: fuzz
 		n=$$(basename $$f); mkdir -p build/fuzz/corpus-$$n; \
 		leaks=1; [ $$n = fuzz-perf-data ] && leaks=0; \
 		ASAN_OPTIONS=detect_leaks=$$leaks $$f -runs=$(EXECS) \
-			-detect_leaks=$$leaks build/fuzz/corpus-$$n \
-			tests/fuzz/corpus/$$n || exit 1; \
+			-detect_leaks=$$leaks -print_final_stats=1 \
+			-artifact_prefix=build/fuzz/$$n- \
+			build/fuzz/corpus-$$n tests/fuzz/corpus/$$n || exit 1; \
 	done
 
 install: rstat-analyze
