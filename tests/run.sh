@@ -21,16 +21,6 @@ export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1:exitcod
 filter=${1:-}
 timeout_s=${RS_TEST_TIMEOUT:-300}
 
-# A fresh machine may not have tracefs mounted yet. The tool mounts it
-# through libtracefs when it first needs it, but the unit tests look at
-# /sys/kernel/tracing directly and would skip every live case; mount it
-# where the kernel documents it, as root can.
-if [ "$(id -u)" -eq 0 ] && [ ! -e /sys/kernel/tracing/events ] &&
-	[ -d /sys/kernel/tracing ]; then
-	mount -t tracefs nodev /sys/kernel/tracing 2>/dev/null &&
-		echo "run.sh: mounted tracefs at /sys/kernel/tracing"
-fi
-
 passed=0 failed=0 skipped=0
 failures=()
 log=$(mktemp -d /tmp/rstat-tests.XXXXXX)
