@@ -146,7 +146,8 @@ fuzz: $(FUZZ_BIN)
 # A crashing input is written to build/fuzz/TARGET-crash-SHA1 and stops
 # the run. libtraceevent 1.7.1 leaks on malformed event formats (inside the
 # library), so the perf.data target runs without leak detection; our own
-# leaks are caught by the sanitized unit and shell tests.
+# leaks are caught by the sanitized unit and shell tests, and
+# scripts/fuzz-leak-check.sh replays its grown corpus with leak detection.
 fuzz-run: fuzz
 	$(Q)for f in $(FUZZ_BIN); do \
 		n=$$(basename $$f); mkdir -p build/fuzz/corpus-$$n; \
