@@ -101,10 +101,13 @@ build/san/tests/%: tests/unit/%.c tests/unit/unit.h $(SAN_OBJ)
 	$(Q)$(CC) $(BASE_CFLAGS) -Itests/unit -O1 -g $(SAN_FLAGS) -MMD -MP \
 		-o $@ $< $(SAN_OBJ) $(LDLIBS)
 
+# plt-spin's libc calls must stay calls through the .plt.
+build/workloads/plt-spin: WORKLOAD_CFLAGS := -fno-builtin
+
 build/workloads/%: tests/workloads/%.c
 	@mkdir -p $(dir $@)
 	@echo "  CC      $<"
-	$(Q)$(CC) -O0 -g -fno-omit-frame-pointer -o $@ $<
+	$(Q)$(CC) -O0 -g -fno-omit-frame-pointer $(WORKLOAD_CFLAGS) -o $@ $<
 
 build/workloads/%: tests/workloads/%.cc
 	@mkdir -p $(dir $@)

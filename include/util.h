@@ -8,6 +8,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #ifndef ARRAY_SIZE	/* libiberty's headers define the same */
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
@@ -40,6 +41,30 @@ static inline uint64_t hash_u64(uint64_t x)
  * array is untouched on failure.
  */
 int grow_array(void **p, size_t *cap, size_t need, size_t size);
+
+/*
+ * In the n elements at base (size bytes each, sorted by the uint64_t at
+ * byte offset off), how many have a key at or below x: the index one past
+ * the last such element (its "upper bound"), 0 when there is none.
+ */
+static inline size_t upper_bound_u64(const void *base, size_t n,
+				     size_t size, size_t off, uint64_t x)
+{
+	const char *p = base;
+	size_t lo = 0, hi = n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		uint64_t key;
+
+		memcpy(&key, p + mid * size + off, sizeof(key));
+		if (key <= x)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
 
 /*
  * A string pool: each distinct string is stored once and named by a dense

@@ -335,16 +335,15 @@ static int load_syms(struct symtab *t, struct image *syms,
 		err = symtab__push(t, s.st_value, s.st_size, name,
 				   elf__sym_bind(&s), false);
 	}
-	if (!err)
-		symtab__finish(t, false);
 	return err;
 }
 
 /*
  * perf 6.1's dso__synthesize_plt_symbols(): one "name@plt" per .rela.plt
  * (or .rel.plt) entry, laid out after the .plt header in the runtime
- * image. Added after the fix-ups, so they win over a zero-sized symbol
- * (such as _init) stretched across the .plt.
+ * image. perf inserts them after the fix-ups, so a zero-sized symbol
+ * stretched across the .plt (such as _init) still overlaps them: which
+ * one a lookup gives is settled by symtab__finish_elf().
  */
 static int synth_plt(struct symtab *t, struct image *rt, struct strpool *sp)
 {
@@ -352,7 +351,7 @@ static int synth_plt(struct symtab *t, struct image *rt, struct strpool *sp)
 	GElf_Shdr dsh, rsh, psh;
 	Elf_Data *rdata, *sdata;
 	uint64_t off, hdr, ent;
-	size_t i, n, added = 0;
+	size_t i, n;
 	GElf_Ehdr eh;
 
 	dynsym = find_section(rt->elf, SHT_DYNSYM, ".dynsym");
@@ -408,10 +407,7 @@ static int synth_plt(struct symtab *t, struct image *rt, struct strpool *sp)
 		name = demangled_intern(sp, name ? name : "", "@plt");
 		if (!name || symtab__push(t, off, ent, name, SYM_GLOBAL, false))
 			return -ENOMEM;
-		added++;
 	}
-	if (added)
-		symtab__sort(t);
 	return 0;
 }
 
@@ -515,6 +511,7 @@ int elf__load_dso(struct symtab *t, const char *path, const uint8_t *bid,
 	uint8_t own[BUILD_ID_MAX];
 	char cand[PATH_MAX];
 	int k, r, nimg = 0, err = 0;
+	size_t nr_syms;
 
 	elf_init_once();
 	/* perf reads the build id from the file when none was recorded. */
@@ -558,8 +555,11 @@ int elf__load_dso(struct symtab *t, const char *path, const uint8_t *bid,
 		err = load_syms(t, syms, runtime, sp);
 	else
 		err = -ENOENT;
-	if (!err && t->nr)
+	nr_syms = t->nr;
+	if (!err && nr_syms)
 		err = synth_plt(t, runtime, sp);
+	if (!err)
+		err = symtab__finish_elf(t, nr_syms);
 	image_close(&imgs[0]);
 	image_close(&imgs[1]);
 	return err;
@@ -577,6 +577,8 @@ int elf__load_mem(struct symtab *t, const void *image, size_t size,
 	if (image_init(&img, -1, elf, bid, bid_size))
 		return -ENOENT;
 	err = load_syms(t, &img, &img, sp);
+	if (!err)
+		err = symtab__finish_elf(t, t->nr);
 	image_close(&img);
 	return err;
 }

@@ -416,16 +416,9 @@ static void dso_load(struct machine *m, struct dso *d)
 
 static struct map *maps__find(struct map *v, size_t nr, uint64_t addr)
 {
-	size_t lo = 0, hi = nr;
+	size_t lo = upper_bound_u64(v, nr, sizeof(*v),
+				    offsetof(struct map, start), addr);
 
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (v[mid].start <= addr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
 	if (lo && addr < v[lo - 1].end)
 		return &v[lo - 1];
 	return NULL;

@@ -54,9 +54,18 @@ struct sym_entry {
 	uint8_t module;		/* kallsyms: "\t[mod]" followed the name */
 };
 
+/* From spans[k].start up to the next span's start, v[idx] (none: -1U). */
+struct sym_span {
+	uint64_t start;
+	uint32_t idx;
+};
+
 struct symtab {
 	struct sym_entry *v;
 	size_t nr, cap;
+	/* Set by symtab__finish_elf(): lookups follow perf's tree. */
+	struct sym_span *spans;
+	size_t nr_spans;
 };
 
 int symtab__push(struct symtab *t, uint64_t start, uint64_t len,
@@ -66,6 +75,14 @@ int symtab__push(struct symtab *t, uint64_t start, uint64_t len,
  * then apply perf's symbols__fixup_end() and symbols__fixup_duplicate().
  */
 void symtab__finish(struct symtab *t, bool is_kallsyms);
+/*
+ * ELF symbols as perf 6.1's dso__load_sym() and
+ * dso__synthesize_plt_symbols() keep them: the first nr_syms entries in
+ * symbol table order, the synthesized .plt entries after them. Sorts,
+ * applies the fix-ups, and makes symtab__find() give the symbol perf's
+ * rbtree search gives where symbols overlap. 0 or -ENOMEM.
+ */
+int symtab__finish_elf(struct symtab *t, size_t nr_syms);
 /* Sort only (perf-PID.map files: perf applies no fix-ups to them). */
 void symtab__sort(struct symtab *t);
 const struct sym_entry *symtab__find(const struct symtab *t, uint64_t addr);

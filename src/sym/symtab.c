@@ -6,6 +6,7 @@
  * symbols get the same extent perf gives them.
  */
 #include <errno.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -149,19 +150,368 @@ static bool contains(const struct sym_entry *e, uint64_t addr)
 	return addr < e->end || (addr == e->start && e->start == e->end);
 }
 
+/*
+ * Where ELF symbols overlap (a zero-sized _init stretched over the .plt
+ * entries synthesized after it, a sized symbol nesting others), perf's
+ * symbols__find() returns the first overlapping symbol its rbtree search
+ * meets, which depends on the tree's shape. To give the same answers, the
+ * tree perf builds is replayed: the same insertions in the same order,
+ * the same red-black rebalancing as the kernel's lib/rbtree.c (textbook
+ * insert and erase: same rotations, same successor), the same erasures of
+ * duplicates; then its answer is read off once per interval between
+ * symbol boundaries, where it cannot change.
+ */
+#define NIL UINT32_MAX
+
+struct rbt_node {
+	uint32_t left, right, parent;
+	bool red, dead;
+};
+
+struct rbt {
+	struct rbt_node *n;
+	const struct sym_entry *v;	/* keys: v[i].start */
+	uint32_t root;
+};
+
+static void rbt_transplant(struct rbt *t, uint32_t u, uint32_t v)
+{
+	struct rbt_node *n = t->n;
+	uint32_t p = n[u].parent;
+
+	if (p == NIL)
+		t->root = v;
+	else if (n[p].left == u)
+		n[p].left = v;
+	else
+		n[p].right = v;
+	if (v != NIL)
+		n[v].parent = p;
+}
+
+static void rbt_rotate(struct rbt *t, uint32_t x, bool left)
+{
+	struct rbt_node *n = t->n;
+	uint32_t y = left ? n[x].right : n[x].left;
+	uint32_t inner = left ? n[y].left : n[y].right;
+
+	if (left)
+		n[x].right = inner;
+	else
+		n[x].left = inner;
+	if (inner != NIL)
+		n[inner].parent = x;
+	rbt_transplant(t, x, y);
+	if (left)
+		n[y].left = x;
+	else
+		n[y].right = x;
+	n[x].parent = y;
+}
+
+static bool rbt_red(const struct rbt *t, uint32_t x)
+{
+	return x != NIL && t->n[x].red;
+}
+
+/* perf's __symbols__insert(): equal starts go right. */
+static void rbt_insert(struct rbt *t, uint32_t z)
+{
+	struct rbt_node *n = t->n;
+	uint32_t p = NIL, cur = t->root;
+
+	while (cur != NIL) {
+		p = cur;
+		cur = t->v[z].start < t->v[cur].start ? n[cur].left :
+							n[cur].right;
+	}
+	n[z] = (struct rbt_node){ NIL, NIL, p, true, false };
+	if (p == NIL)
+		t->root = z;
+	else if (t->v[z].start < t->v[p].start)
+		n[p].left = z;
+	else
+		n[p].right = z;
+	while (rbt_red(t, n[z].parent)) {
+		uint32_t par = n[z].parent, g = n[par].parent;
+		bool left = par == n[g].left;
+		uint32_t uncle = left ? n[g].right : n[g].left;
+
+		if (rbt_red(t, uncle)) {
+			n[par].red = n[uncle].red = false;
+			n[g].red = true;
+			z = g;
+			continue;
+		}
+		if (z == (left ? n[par].right : n[par].left)) {
+			z = par;
+			rbt_rotate(t, z, left);
+			par = n[z].parent;
+		}
+		n[par].red = false;
+		n[g].red = true;
+		rbt_rotate(t, g, !left);
+	}
+	n[t->root].red = false;
+}
+
+static uint32_t rbt_leftmost(const struct rbt *t, uint32_t x)
+{
+	while (x != NIL && t->n[x].left != NIL)
+		x = t->n[x].left;
+	return x;
+}
+
+static uint32_t rbt_next(const struct rbt *t, uint32_t x)
+{
+	const struct rbt_node *n = t->n;
+	uint32_t p;
+
+	if (n[x].right != NIL)
+		return rbt_leftmost(t, n[x].right);
+	for (p = n[x].parent; p != NIL && x == n[p].right; p = n[p].parent)
+		x = p;
+	return p;
+}
+
+/* x (maybe NIL) under xp lacks one black node on its paths. */
+static void rbt_erase_fixup(struct rbt *t, uint32_t x, uint32_t xp)
+{
+	struct rbt_node *n = t->n;
+
+	while (x != t->root && !rbt_red(t, x)) {
+		bool left = x == n[xp].left;
+		uint32_t w = left ? n[xp].right : n[xp].left;
+		uint32_t near, far;
+
+		if (rbt_red(t, w)) {
+			n[w].red = false;
+			n[xp].red = true;
+			rbt_rotate(t, xp, left);
+			w = left ? n[xp].right : n[xp].left;
+		}
+		near = left ? n[w].left : n[w].right;
+		far = left ? n[w].right : n[w].left;
+		if (!rbt_red(t, near) && !rbt_red(t, far)) {
+			n[w].red = true;
+			x = xp;
+			xp = n[x].parent;
+			continue;
+		}
+		if (!rbt_red(t, far)) {
+			n[near].red = false;
+			n[w].red = true;
+			rbt_rotate(t, w, !left);
+			w = left ? n[xp].right : n[xp].left;
+			far = left ? n[w].right : n[w].left;
+		}
+		n[w].red = n[xp].red;
+		n[xp].red = false;
+		n[far].red = false;
+		rbt_rotate(t, xp, left);
+		x = t->root;
+	}
+	if (x != NIL)
+		n[x].red = false;
+}
+
+static void rbt_erase(struct rbt *t, uint32_t z)
+{
+	struct rbt_node *n = t->n;
+	uint32_t x, xp, y;
+	bool y_red = n[z].red;
+
+	if (n[z].left == NIL || n[z].right == NIL) {
+		x = n[z].left == NIL ? n[z].right : n[z].left;
+		xp = n[z].parent;
+		rbt_transplant(t, z, x);
+	} else {
+		/* The in-order successor takes z's place and colour. */
+		y = rbt_leftmost(t, n[z].right);
+		y_red = n[y].red;
+		x = n[y].right;
+		if (n[y].parent == z) {
+			xp = y;
+		} else {
+			xp = n[y].parent;
+			rbt_transplant(t, y, x);
+			n[y].right = n[z].right;
+			n[n[y].right].parent = y;
+		}
+		rbt_transplant(t, z, y);
+		n[y].left = n[z].left;
+		n[n[y].left].parent = y;
+		n[y].red = n[z].red;
+	}
+	n[z].dead = true;
+	if (!y_red)
+		rbt_erase_fixup(t, x, xp);
+}
+
+/* perf's symbols__find(): the first node on the path that holds addr. */
+static uint32_t rbt_find(const struct rbt *t, uint64_t addr)
+{
+	uint32_t x = t->root;
+
+	while (x != NIL) {
+		const struct sym_entry *e = &t->v[x];
+
+		if (addr < e->start)
+			x = t->n[x].left;
+		else if (contains(e, addr))
+			return x;
+		else
+			x = t->n[x].right;
+	}
+	return NIL;
+}
+
+/* perf's symbols__fixup_duplicate() walk, erasing in the same order. */
+static void rbt_fixup_duplicate(struct rbt *t, struct sym_entry *v)
+{
+	uint32_t cur = rbt_leftmost(t, t->root), next;
+
+	while (cur != NIL) {
+		next = rbt_next(t, cur);
+		if (next == NIL)
+			break;
+		if (v[cur].start != v[next].start) {
+			cur = next;
+			continue;
+		}
+		if (better(&v[cur], &v[next])) {
+			rbt_erase(t, next);
+		} else {
+			rbt_erase(t, cur);
+			cur = next;
+		}
+	}
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/*
+ * The tree's answer, read off once per interval between the boundaries of
+ * the sorted symbols: spans[k] holds from its start to the next span's.
+ */
+static int build_spans(struct symtab *t, const struct sym_entry *sorted,
+		       size_t n, const struct rbt *tree, const uint32_t *pos)
+{
+	struct sym_span *spans;
+	uint64_t *b;
+	size_t i, nb = 0, ns = 0;
+
+	b = malloc(2 * n * sizeof(*b));
+	spans = malloc(2 * n * sizeof(*spans));
+	if (!b || !spans) {
+		free(b);
+		free(spans);
+		return -ENOMEM;
+	}
+	for (i = 0; i < n; i++) {
+		b[nb++] = sorted[i].start;
+		if (sorted[i].end != sorted[i].start)
+			b[nb++] = sorted[i].end;
+		else if (sorted[i].start != UINT64_MAX)
+			b[nb++] = sorted[i].start + 1;
+	}
+	qsort(b, nb, sizeof(*b), cmp_u64);
+	for (i = 0; i < nb; i++) {
+		uint32_t hit;
+
+		if (i && b[i] == b[i - 1])
+			continue;
+		hit = rbt_find(tree, b[i]);
+		hit = hit == NIL ? NIL : pos[hit];
+		if (ns && spans[ns - 1].idx == hit)
+			continue;
+		spans[ns].start = b[i];
+		spans[ns].idx = hit;
+		ns++;
+	}
+	free(b);
+	t->spans = spans;
+	t->nr_spans = ns;
+	return 0;
+}
+
+int symtab__finish_elf(struct symtab *t, size_t nr_syms)
+{
+	struct rbt tree = { .root = NIL, .v = t->v };
+	struct sym_entry *sorted = NULL;
+	uint32_t *pos = NULL, x;
+	size_t i, n = 0;
+	int err = -ENOMEM;
+
+	if (!t->nr)
+		return 0;
+	if (t->nr >= NIL || nr_syms > t->nr)
+		return -E2BIG;
+	tree.n = calloc(t->nr, sizeof(*tree.n));
+	pos = malloc(t->nr * sizeof(*pos));
+	sorted = malloc(t->nr * sizeof(*sorted));
+	if (!tree.n || !pos || !sorted)
+		goto out;
+	for (i = 0; i < nr_syms; i++)
+		rbt_insert(&tree, i);
+	/* perf's symbols__fixup_end() in tree order, then the aliases. */
+	for (x = rbt_leftmost(&tree, tree.root); x != NIL;) {
+		uint32_t nx = rbt_next(&tree, x);
+		struct sym_entry *e = &t->v[x];
+
+		if (e->end == e->start)
+			e->end = nx != NIL ? t->v[nx].start :
+				 (e->start + PAGE - 1) / PAGE * PAGE + PAGE;
+		x = nx;
+	}
+	rbt_fixup_duplicate(&tree, t->v);
+	/* The synthesized .plt entries go in after the fix-ups. */
+	for (i = nr_syms; i < t->nr; i++)
+		rbt_insert(&tree, i);
+	for (x = rbt_leftmost(&tree, tree.root); x != NIL;
+	     x = rbt_next(&tree, x)) {
+		pos[x] = n;
+		sorted[n++] = t->v[x];
+	}
+	err = build_spans(t, sorted, n, &tree, pos);
+	if (err)
+		goto out;
+	free(t->v);
+	t->v = sorted;
+	t->nr = t->cap = n;
+	sorted = NULL;
+out:
+	free(sorted);
+	free(pos);
+	free(tree.n);
+	return err;
+}
+
+static const struct sym_entry *find_span(const struct symtab *t,
+					 uint64_t addr)
+{
+	size_t lo = upper_bound_u64(t->spans, t->nr_spans, sizeof(*t->spans),
+				    offsetof(struct sym_span, start), addr);
+
+	if (!lo || t->spans[lo - 1].idx == NIL)
+		return NULL;
+	return &t->v[t->spans[lo - 1].idx];
+}
+
 const struct sym_entry *symtab__find(const struct symtab *t, uint64_t addr)
 {
-	size_t lo = 0, hi = t->nr, i, k;
+	size_t lo, i, k;
 
+	if (t->spans)
+		return find_span(t, addr);
 	/* Last entry starting at or below addr. */
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (t->v[mid].start <= addr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
+	lo = upper_bound_u64(t->v, t->nr, sizeof(*t->v),
+			     offsetof(struct sym_entry, start), addr);
 	if (!lo)
 		return NULL;
 	i = lo - 1;
@@ -182,6 +532,9 @@ const struct sym_entry *symtab__find(const struct symtab *t, uint64_t addr)
 void symtab__exit(struct symtab *t)
 {
 	free(t->v);
+	free(t->spans);
 	t->v = NULL;
+	t->spans = NULL;
+	t->nr_spans = 0;
 	t->nr = t->cap = 0;
 }

@@ -245,7 +245,10 @@ static int load_image(struct ksyms *ks, Elf *elf, const uint8_t *bid,
 		err = -ENOEXEC;
 		goto out;
 	}
-	symtab__finish(&ks->kernel, false);
+	/* Sized kernel symbols can nest: look them up as perf would. */
+	err = symtab__finish_elf(&ks->kernel, ks->kernel.nr);
+	if (err)
+		goto out;
 	for (i = 0; i < ks->nr_secs; i++)
 		symtab__sort(&ks->secs[i].syms);
 	if (ks->nr_secs > 1)
@@ -295,17 +298,10 @@ int ksyms__load_vmlinux(struct ksyms *ks, const char *path,
 
 int ksyms__section(const struct ksyms *ks, uint64_t addr)
 {
-	size_t lo = 0, hi = ks->nr_secs;
-
 	/* Last section starting at or below addr. */
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
+	size_t lo = upper_bound_u64(ks->secs, ks->nr_secs, sizeof(*ks->secs),
+				    offsetof(struct ksection, start), addr);
 
-		if (ks->secs[mid].start <= addr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
 	if (lo && addr < ks->secs[lo - 1].end)
 		return lo - 1;
 	return -1;

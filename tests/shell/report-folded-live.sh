@@ -51,6 +51,16 @@ compare c++ "$TMP/cxx.data"
 grep -Eq '^cxx-spin;.*main;twice<int>;ns::K::spin [0-9]+$' "$TMP/ours" ||
 	fail "the demangled stack main;twice<int>;ns::K::spin is missing"
 
+# 1c. Samples on the .plt stubs. perf names a stub "func@plt" or "_init"
+#     (zero-sized, stretched over the .plt) by its symbol tree's shape; the
+#     names must be perf's for every stub.
+perf record -q -e cpu-clock -F 2999 -g -o "$TMP/plt.data" -- \
+	build/workloads/plt-spin 400 >/dev/null 2>&1 ||
+	fail "perf record of plt-spin failed"
+perf script -i "$TMP/plt.data" -F ip,sym 2>/dev/null | grep -q '@plt$' ||
+	fail "perf script shows no samples on plt-spin's .plt stubs"
+compare plt "$TMP/plt.data"
+
 # 2. System-wide with the rstat tracepoints where this kernel has them,
 #    while something reads cpu.stat.
 events=(-e cpu-clock)
