@@ -77,10 +77,11 @@ int symtab__push(struct symtab *t, uint64_t start, uint64_t len,
 void symtab__finish(struct symtab *t, bool is_kallsyms);
 /*
  * ELF symbols as perf 6.1's dso__load_sym() and
- * dso__synthesize_plt_symbols() keep them: the first nr_syms entries in
- * symbol table order, the synthesized .plt entries after them. Sorts,
- * applies the fix-ups, and makes symtab__find() give the symbol perf's
- * rbtree search gives where symbols overlap. 0 or -ENOMEM.
+ * dso__synthesize_plt_symbols() keep them: t holds only what was pushed,
+ * the first nr_syms entries in symbol table order, the synthesized .plt
+ * entries after them. Sorts, applies the fix-ups, and makes symtab__find()
+ * give the symbol perf's rbtree search gives where symbols overlap. 0,
+ * -ENOMEM, or -EINVAL when t held entries before these.
  */
 int symtab__finish_elf(struct symtab *t, size_t nr_syms);
 /* Sort only (perf-PID.map files: perf applies no fix-ups to them). */

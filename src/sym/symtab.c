@@ -457,18 +457,21 @@ int symtab__finish_elf(struct symtab *t, size_t nr_syms)
 	sorted = malloc(t->nr * sizeof(*sorted));
 	if (!tree.n || !pos || !sorted)
 		goto out;
-	for (i = 0; i < nr_syms; i++)
-		rbt_insert(&tree, i);
-	/* perf's symbols__fixup_end() in tree order, then the aliases. */
-	for (x = rbt_leftmost(&tree, tree.root); x != NIL;) {
-		uint32_t nx = rbt_next(&tree, x);
-		struct sym_entry *e = &t->v[x];
-
-		if (e->end == e->start)
-			e->end = nx != NIL ? t->v[nx].start :
-				 (e->start + PAGE - 1) / PAGE * PAGE + PAGE;
-		x = nx;
+	/*
+	 * The tree's order is the sorted order, so the end fix-up can work
+	 * on the sorted symbols; the tree is then built in push order (seq).
+	 */
+	qsort(t->v, nr_syms, sizeof(*t->v), cmp_start);
+	fixup_end(&(struct symtab){ .v = t->v, .nr = nr_syms }, false);
+	for (i = 0; i < nr_syms; i++) {
+		if (t->v[i].seq >= nr_syms) {
+			err = -EINVAL;
+			goto out;
+		}
+		pos[t->v[i].seq] = i;
 	}
+	for (i = 0; i < nr_syms; i++)
+		rbt_insert(&tree, pos[i]);
 	rbt_fixup_duplicate(&tree, t->v);
 	/* The synthesized .plt entries go in after the fix-ups. */
 	for (i = nr_syms; i < t->nr; i++)
