@@ -63,7 +63,10 @@ struct sym_span {
 struct symtab {
 	struct sym_entry *v;
 	size_t nr, cap;
-	/* Set by symtab__finish_elf(): lookups follow perf's tree. */
+	/*
+	 * Set by symtab__finish_elf() where symbols overlap: lookups follow
+	 * perf's tree.
+	 */
 	struct sym_span *spans;
 	size_t nr_spans;
 };
@@ -81,7 +84,8 @@ void symtab__finish(struct symtab *t, bool is_kallsyms);
  * the first nr_syms entries in symbol table order, the synthesized .plt
  * entries after them. Sorts, applies the fix-ups, and makes symtab__find()
  * give the symbol perf's rbtree search gives where symbols overlap. 0,
- * -ENOMEM, or -EINVAL when t held entries before these.
+ * -ENOMEM, -EINVAL when t held entries before these or nr_syms > t->nr,
+ * -E2BIG for 2^32 entries or more.
  */
 int symtab__finish_elf(struct symtab *t, size_t nr_syms);
 /* Sort only (perf-PID.map files: perf applies no fix-ups to them). */

@@ -165,7 +165,7 @@ static bool contains(const struct sym_entry *e, uint64_t addr)
 
 struct rbt_node {
 	uint32_t left, right, parent;
-	bool red, dead;
+	bool red;
 };
 
 struct rbt {
@@ -225,7 +225,7 @@ static void rbt_insert(struct rbt *t, uint32_t z)
 		cur = t->v[z].start < t->v[cur].start ? n[cur].left :
 							n[cur].right;
 	}
-	n[z] = (struct rbt_node){ NIL, NIL, p, true, false };
+	n[z] = (struct rbt_node){ NIL, NIL, p, true };
 	if (p == NIL)
 		t->root = z;
 	else if (t->v[z].start < t->v[p].start)
@@ -343,7 +343,6 @@ static void rbt_erase(struct rbt *t, uint32_t z)
 		n[n[y].left].parent = y;
 		n[y].red = n[z].red;
 	}
-	n[z].dead = true;
 	if (!y_red)
 		rbt_erase_fixup(t, x, xp);
 }
@@ -367,8 +366,9 @@ static uint32_t rbt_find(const struct rbt *t, uint64_t addr)
 }
 
 /* perf's symbols__fixup_duplicate() walk, erasing in the same order. */
-static void rbt_fixup_duplicate(struct rbt *t, struct sym_entry *v)
+static void rbt_fixup_duplicate(struct rbt *t)
 {
+	const struct sym_entry *v = t->v;
 	uint32_t cur = rbt_leftmost(t, t->root), next;
 
 	while (cur != NIL) {
@@ -398,14 +398,22 @@ static int cmp_u64(const void *a, const void *b)
 /*
  * The tree's answer, read off once per interval between the boundaries of
  * the sorted symbols: spans[k] holds from its start to the next span's.
+ * Where no two symbols overlap, the plain search of the sorted symbols
+ * gives the same answer and no spans are made.
  */
 static int build_spans(struct symtab *t, const struct sym_entry *sorted,
 		       size_t n, const struct rbt *tree, const uint32_t *pos)
 {
-	struct sym_span *spans;
+	struct sym_span *spans, *trimmed;
 	uint64_t *b;
 	size_t i, nb = 0, ns = 0;
 
+	for (i = 1; i < n; i++)
+		if (sorted[i - 1].end > sorted[i].start ||
+		    sorted[i - 1].start == sorted[i].start)
+			break;
+	if (i >= n)
+		return 0;
 	b = malloc(2 * n * sizeof(*b));
 	spans = malloc(2 * n * sizeof(*spans));
 	if (!b || !spans) {
@@ -435,7 +443,8 @@ static int build_spans(struct symtab *t, const struct sym_entry *sorted,
 		ns++;
 	}
 	free(b);
-	t->spans = spans;
+	trimmed = realloc(spans, ns * sizeof(*spans));
+	t->spans = trimmed ? trimmed : spans;
 	t->nr_spans = ns;
 	return 0;
 }
@@ -450,7 +459,9 @@ int symtab__finish_elf(struct symtab *t, size_t nr_syms)
 
 	if (!t->nr)
 		return 0;
-	if (t->nr >= NIL || nr_syms > t->nr)
+	if (nr_syms > t->nr)
+		return -EINVAL;
+	if (t->nr >= NIL)
 		return -E2BIG;
 	tree.n = calloc(t->nr, sizeof(*tree.n));
 	pos = malloc(t->nr * sizeof(*pos));
@@ -463,6 +474,7 @@ int symtab__finish_elf(struct symtab *t, size_t nr_syms)
 	 */
 	qsort(t->v, nr_syms, sizeof(*t->v), cmp_start);
 	fixup_end(&(struct symtab){ .v = t->v, .nr = nr_syms }, false);
+	/* pos: first push order -> sorted index, later node -> final index. */
 	for (i = 0; i < nr_syms; i++) {
 		if (t->v[i].seq >= nr_syms) {
 			err = -EINVAL;
@@ -472,7 +484,7 @@ int symtab__finish_elf(struct symtab *t, size_t nr_syms)
 	}
 	for (i = 0; i < nr_syms; i++)
 		rbt_insert(&tree, pos[i]);
-	rbt_fixup_duplicate(&tree, t->v);
+	rbt_fixup_duplicate(&tree);
 	/* The synthesized .plt entries go in after the fix-ups. */
 	for (i = nr_syms; i < t->nr; i++)
 		rbt_insert(&tree, i);
