@@ -133,17 +133,28 @@ const char *bench_cg__error(const struct bench_cg *cg);
 /* The run parent in the hierarchy serving c (for messages), or NULL. */
 const char *bench_cg__root(const struct bench_cg *cg, enum bench_ctrl c);
 
+/* A run parent that a stale-run cleanup left alone, and why. */
+typedef void (*bench_cg_note_fn)(void *ctx, const char *path,
+				 const char *why);
+
 /*
  * Remove the run parents of dead runs found under the caller's cgroup in
- * every hierarchy and under root (as in bench_cg_opts; NULL: none): those
- * whose PID is gone, or now names a process that cannot own a run (its
- * comm is not rstat-analyze*, test-* (the unit tests) or the caller's
- * own); the caller's own PID is never stale. Their processes are killed
+ * every hierarchy and under root (as in bench_cg_opts; NULL: none). A run
+ * parent is a dead run's when it is a directory owned by the caller's uid
+ * whose owner stamp (include/workdir.h; set by bench_cg__new() in the
+ * trusted.rstat-analyze xattr) names a process that is gone. Where the
+ * cgroup file system keeps no xattrs, the PID in the name decides: gone,
+ * or now naming a process that cannot own a run (its comm is not
+ * rstat-analyze*, test-* (the unit tests) or the caller's own). The
+ * caller's own PID is never stale. A run parent without a stamp (kept
+ * with --keep, or made by another tool or version) or of another uid is
+ * left alone and passed to note (NULL: none). Their processes are killed
  * first. *removed gets the number of runs (PIDs) removed. 0 or -errno
  * with one line in errbuf; the other stale runs are still handled after
  * an error.
  */
 int bench_cg__cleanup_stale(const char *root, unsigned int *removed,
-			    char *errbuf, size_t errlen);
+			    bench_cg_note_fn note, void *ctx, char *errbuf,
+			    size_t errlen);
 
 #endif

@@ -66,7 +66,8 @@ int wl_cpu_spin(void *arg);
 /*
  * Memory churn, for memcg statistics updates. anon: mmap anon_bytes, write
  * every page (one fault and one charge each), munmap (the uncharges).
- * pagecache: read file_bytes of file from offset 0, then drop its pages
+ * pagecache: read file_bytes of file (a name under the directory dirfd,
+ * or AT_FDCWD) from offset 0, then drop its pages
  * (POSIX_FADV_DONTNEED) so that the next pass charges them again. The
  * file is meant to be a large sparse one (bench_sparse_file()) on a disk
  * filesystem: on tmpfs reading a hole maps the zero page and charges
@@ -74,14 +75,18 @@ int wl_cpu_spin(void *arg);
  */
 struct wl_memory {
 	size_t anon_bytes;
+	int dirfd;
 	const char *file;
 	size_t file_bytes;
 	bool anon, pagecache;
 };
 int wl_memory_churn(void *arg);
 
-/* Create (or truncate) path as a sparse file of bytes. 0 or -errno. */
-int bench_sparse_file(const char *path, size_t bytes);
+/*
+ * Create (or truncate) name under the directory dirfd (or AT_FDCWD) as a
+ * sparse file of bytes, never through a link. 0 or -errno.
+ */
+int bench_sparse_file(int dirfd, const char *name, size_t bytes);
 
 /*
  * The stat file reader. Opens each file once, then reads each file
@@ -110,12 +115,14 @@ int wl_reader(void *arg);
 
 /*
  * Charge a little page cache to the cgroup the process runs in, then exit
- * (many-cgroups scenario): writes bytes to file, created or truncated,
- * which should be this process's own. New page cache pages are charged
+ * (many-cgroups scenario): writes bytes to file under the directory dirfd
+ * (or AT_FDCWD), created or truncated, never through a link; it should be
+ * this process's own. New page cache pages are charged
  * to the writer's memcg and stay charged after it exits, as long as the
  * file is kept and its pages cached.
  */
 struct wl_charge {
+	int dirfd;
 	const char *file;
 	size_t bytes;
 };

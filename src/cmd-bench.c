@@ -34,10 +34,11 @@
 #include "cmds.h"
 #include "hist.h"
 #include "kfeatures.h"
+#include "outfile.h"
+#include "workdir.h"
 
 #define MAX_FILES 8
 #define MAX_PROCS 4096
-#define WORK_PREFIX "/var/tmp/" BENCH_CG_PREFIX
 #define CHURN_FILE_BYTES (64ULL << 20)
 #define CHURN_ANON_BYTES (4ULL << 20)
 #define CHARGE_BYTES (64ULL << 10)
@@ -86,7 +87,7 @@ struct bench_run {
 	struct bench_proc *procs[MAX_PROCS];
 	unsigned int nr_procs;
 	pid_t recorder;
-	char workdir[PATH_MAX];
+	struct workdir *workdir;	/* the work files */
 	char recording[PATH_MAX];
 	struct bench_cgroup_counts before;
 	time_t started;
@@ -529,19 +530,21 @@ static int start_recorder(struct bench_run *run)
 	pid_t parent = getpid();
 	double t0;
 	pid_t pid;
-	int status;
+	int status, err;
 
 	if (run->p->outdir)
 		snprintf(run->recording, sizeof(run->recording),
 			 "%s/rstat.data", run->p->outdir);
 	else
 		snprintf(run->recording, sizeof(run->recording), "rstat.data");
-	if (!access(run->recording, F_OK)) {
-		char old[PATH_MAX + 8];
-
-		/* As record does: the previous recording becomes .old. */
-		snprintf(old, sizeof(old), "%s.old", run->recording);
-		rename(run->recording, old);
+	/*
+	 * As record does: the previous recording becomes .old, so that the
+	 * file appearing below means this recorder has started.
+	 */
+	err = outfile__rotate(run->recording);
+	if (err < 0) {
+		rs_error("%s: %s", run->recording, outfile__strerror(err));
+		return err;
 	}
 	pid = fork();
 	if (pid < 0)
@@ -722,7 +725,7 @@ static int scenario_stat_read(struct bench_run *run)
 	const struct bench_params *p = run->p;
 	static struct wl_memory mem;
 	char rel[256], *paths[MAX_FILES], *names[MAX_FILES];
-	char churn[PATH_MAX + 16], val[32];
+	char val[32];
 	bool have_mem = bench_cg__has(run->cg, BENCH_CTRL_MEMORY);
 	unsigned int i, nr = 0, rep;
 	int err = 0;
@@ -776,17 +779,19 @@ static int scenario_stat_read(struct bench_run *run)
 		if (err)
 			goto out;
 	}
-	snprintf(churn, sizeof(churn), "%s/churn", run->workdir);
 	if (p->updater != UPD_CPU && have_mem) {
-		err = bench_sparse_file(churn, CHURN_FILE_BYTES);
+		err = bench_sparse_file(workdir__fd(run->workdir), "churn",
+					CHURN_FILE_BYTES);
 		if (err) {
-			rs_error("bench: %s: %s", churn, strerror(-err));
+			rs_error("bench: %s/churn: %s",
+				 workdir__path(run->workdir), strerror(-err));
 			goto out;
 		}
 		mem.anon = true;
 		mem.pagecache = true;
 		mem.anon_bytes = CHURN_ANON_BYTES;
-		mem.file = churn;
+		mem.dirfd = workdir__fd(run->workdir);
+		mem.file = "churn";
 		mem.file_bytes = CHURN_FILE_BYTES;
 	}
 	for (i = 1; i <= p->children; i++) {
@@ -817,8 +822,10 @@ out:
 static int scenario_many_cgroups(struct bench_run *run)
 {
 	const struct bench_params *p = run->p;
-	struct wl_charge charge = { .bytes = CHARGE_BYTES };
-	char rel[32], file[PATH_MAX + 32], *path, *name = "memory.stat";
+	struct wl_charge charge = {
+		.dirfd = workdir__fd(run->workdir), .bytes = CHARGE_BYTES,
+	};
+	char rel[32], file[32], *path, *name = "memory.stat";
 	struct bench_proc *proc;
 	unsigned int i, rep;
 	int err = 0;
@@ -830,7 +837,7 @@ static int scenario_many_cgroups(struct bench_run *run)
 	}
 	for (i = 1; i <= p->cgroups && !bench_stop; i++) {
 		snprintf(rel, sizeof(rel), "m%u", i);
-		snprintf(file, sizeof(file), "%s/charge-%u", run->workdir, i);
+		snprintf(file, sizeof(file), "charge-%u", i);
 		err = bench_cg__mkdir(run->cg, rel);
 		if (err) {
 			rs_error("bench: cannot create cgroup %s: %s", rel,
@@ -1039,45 +1046,9 @@ static void install_signals(void)
 	sigaction(SIGHUP, &sa, NULL);
 }
 
-static int rm_tree(const char *path)
+static void note_left_alone(void *ctx, const char *path, const char *why)
 {
-	struct dirent *de;
-	char sub[PATH_MAX];
-	DIR *d = opendir(path);
-
-	while (d && (de = readdir(d))) {
-		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
-			continue;
-		snprintf(sub, sizeof(sub), "%s/%s", path, de->d_name);
-		unlink(sub);
-	}
-	if (d)
-		closedir(d);
-	return rmdir(path) && errno != ENOENT ? -errno : 0;
-}
-
-/* Work directories of runs whose process is gone. */
-static void cleanup_stale_workdirs(void)
-{
-	const char *dir = "/var/tmp", *pre = BENCH_CG_PREFIX;
-	char path[PATH_MAX];
-	struct dirent *de;
-	DIR *d = opendir(dir);
-	long pid;
-	char *end;
-
-	while (d && (de = readdir(d))) {
-		if (strncmp(de->d_name, pre, strlen(pre)))
-			continue;
-		pid = strtol(de->d_name + strlen(pre), &end, 10);
-		if (*end || pid <= 0 || pid == getpid() ||
-		    !(kill(pid, 0) && errno == ESRCH))
-			continue;
-		snprintf(path, sizeof(path), "%s/%s", dir, de->d_name);
-		rm_tree(path);
-	}
-	if (d)
-		closedir(d);
+	rs_note("%s: %s", path, why);
 }
 
 static void split_words(const char *s, const char **out, size_t *n,
@@ -1190,24 +1161,71 @@ static int set_provenance(struct bench_run *run)
 	return err;
 }
 
+/*
+ * As record does with recordings, an earlier results file becomes .old;
+ * the new one is written beside it and renamed into place when whole.
+ */
 static int write_results_to(struct bench_run *run, const char *file)
 {
-	FILE *out;
+	struct outfile *out;
 	int err;
 
-	out = fopen(file, "we");
-	if (!out) {
-		rs_error("%s: cannot create: %s", file, strerror(errno));
+	err = outfile__rotate(file);
+	if (err >= 0)
+		err = outfile__open(&out, file);
+	if (err < 0) {
+		rs_error("%s: cannot write: %s", file, outfile__strerror(err));
+		return err;
+	}
+	err = bench_results__write(run->res, outfile__stream(out));
+	if (err) {
+		outfile__abort(out);
+	} else {
+		err = outfile__commit(out);
+	}
+	if (err)
+		rs_error("%s: %s", file, strerror(-err));
+	return err;
+}
+
+static int check_output(const char *dir, const char *name)
+{
+	char path[PATH_MAX];
+	int err;
+
+	snprintf(path, sizeof(path), "%s%s%s", dir ? dir : "", dir ? "/" : "",
+		 name);
+	err = outfile__check(path);
+	if (err)
+		rs_error("%s: cannot write: %s", path, outfile__strerror(err));
+	return err;
+}
+
+/*
+ * Before the run: that every output can be written, so that an hour of
+ * bench is not lost to a typo in a path. -o DIR is made here; a link
+ * there is followed only if its owner is ours or root's (outfile.h).
+ */
+static int check_outputs(const struct bench_params *p)
+{
+	struct stat st;
+
+	if (p->outdir && !lstat(p->outdir, &st) && S_ISLNK(st.st_mode) &&
+	    st.st_uid != geteuid() && st.st_uid != 0) {
+		rs_error("%s: %s", p->outdir, outfile__strerror(-ELOOP));
+		return -ELOOP;
+	}
+	if (p->outdir && mkdir(p->outdir, 0755) && errno != EEXIST) {
+		rs_error("%s: cannot create: %s", p->outdir, strerror(errno));
 		return -errno;
 	}
-	err = bench_results__write(run->res, out);
-	if (fclose(out) && !err)
-		err = -errno;
-	if (err) {
-		rs_error("%s: %s", file, strerror(-err));
-		unlink(file);
-	}
-	return err;
+	if (p->outdir && check_output(p->outdir, "results.json"))
+		return -EIO;
+	if (p->record && check_output(p->outdir, "rstat.data"))
+		return -EIO;
+	if (p->json && check_output(NULL, p->json))
+		return -EIO;
+	return 0;
 }
 
 /* --json FILE and -o DIR each get a copy when both are given. */
@@ -1252,6 +1270,26 @@ static unsigned int scenario_need(const struct bench_params *p)
 	return need;
 }
 
+/* --keep: the tree is the user's now; say where, once per hierarchy. */
+static void note_kept(const struct bench_cg *cg)
+{
+	const char *dirs[BENCH_CTRL__NR];
+	unsigned int n = 0, i;
+	int c;
+
+	for (c = 0; c < BENCH_CTRL__NR; c++) {
+		const char *d = bench_cg__root(cg, c);
+
+		for (i = 0; d && i < n && strcmp(dirs[i], d); i++)
+			;
+		if (d && i == n)
+			dirs[n++] = d;
+	}
+	for (i = 0; i < n; i++)
+		rs_note("--keep: the run's cgroups stay in %s: yours to remove (rmdir, leaves first); no later run touches them",
+			dirs[i]);
+}
+
 static int bench_run(const struct bench_params *p)
 {
 	struct bench_run run = { .p = p };
@@ -1267,17 +1305,19 @@ static int bench_run(const struct bench_params *p)
 	run.nr_cpus = ncpu > 0 ? ncpu : 1;
 	run.started = time(NULL);
 	install_signals();
-	if (bench_cg__cleanup_stale(p->root, &removed, errbuf,
+	if (bench_cg__cleanup_stale(p->root, &removed, note_left_alone, NULL,
+				    errbuf,
 				    sizeof(errbuf)) && *errbuf)
 		rs_note("leftovers of earlier runs: %s", errbuf);
 	else if (removed)
 		rs_note("removed the cgroups of %u earlier run%s that did not finish",
 			removed, removed > 1 ? "s" : "");
-	cleanup_stale_workdirs();
-	if (p->outdir && mkdir(p->outdir, 0755) && errno != EEXIST) {
-		rs_error("%s: cannot create: %s", p->outdir, strerror(errno));
+	if (!workdir__cleanup_stale("bench", NULL, &removed,
+				    note_left_alone, NULL) && removed)
+		rs_note("removed the work files of %u earlier run%s that did not finish",
+			removed, removed > 1 ? "s" : "");
+	if (check_outputs(p))
 		return RS_EXIT_FAIL;
-	}
 	err = bench_cg__new(&run.cg, &o, errbuf, sizeof(errbuf));
 	if (err) {
 		rs_error("bench: %s", *errbuf ? errbuf : strerror(-err));
@@ -1291,12 +1331,9 @@ static int bench_run(const struct bench_params *p)
 		run.before.v2_live = run.before.v2_dying = -1;
 		run.before.v1_memory = -1;
 	}
-	snprintf(run.workdir, sizeof(run.workdir), WORK_PREFIX "%d",
-		 (int)getpid());
-	if (mkdir(run.workdir, 0700)) {
-		rs_error("%s: cannot create: %s", run.workdir,
-			 strerror(errno));
-		run.workdir[0] = '\0';
+	if (workdir__new(&run.workdir, "bench", NULL, errbuf,
+			 sizeof(errbuf))) {
+		rs_error("bench: %s", errbuf);
 		goto out;
 	}
 	run.res = bench_results__new(scenario_names[p->scenario]);
@@ -1358,9 +1395,19 @@ out:
 		rs_error("bench: interrupted by %s: removed what the run created",
 			 strsignal(bench_stop));
 	}
+	if (run.cg && p->keep)
+		note_kept(run.cg);
 	bench_cg__delete(run.cg);
-	if (*run.workdir)
-		rm_tree(run.workdir);
+	if (run.workdir) {
+		char wpath[PATH_MAX];
+
+		snprintf(wpath, sizeof(wpath), "%s",
+			 workdir__path(run.workdir));
+		if (workdir__delete(run.workdir)) {
+			rs_error("bench: %s: could not remove all of it", wpath);
+			status = RS_EXIT_FAIL;
+		}
+	}
 	if (status == RS_EXIT_OK && p->record) {
 		printf("\n");
 		print_report(run.recording);

@@ -20,12 +20,14 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/xattr.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "bench-cgroup.h"
 #include "kfeatures.h"
 #include "util.h"
+#include "workdir.h"
 
 /* v2, then at most memory, cpu and cpuacct on v1. */
 #define MAX_HIER	4
@@ -714,13 +716,25 @@ static int plan(struct bench_cg *cg, const struct kfeatures *kf,
 	return 0;
 }
 
+/*
+ * Run parents carry the owner stamp of the run that made them in a
+ * trusted.* extended attribute, which only a privileged process can set:
+ * a later run removes a run parent only when that stamp names a dead
+ * process (or, on a kernel whose cgroup file system keeps no xattrs, when
+ * the PID in its name is gone).
+ */
+#define STAMP_XATTR "trusted.rstat-analyze"
+
 static int make_parent(struct hier *h, bool with_root, char *errbuf,
 		       size_t errlen)
 {
+	char stamp[OWNER_STAMP_MAX];
 	int err;
 
 	if (!mkdir(h->dir, 0755)) {
 		h->created = true;
+		if (!owner_stamp__self(stamp, sizeof(stamp), "bench"))
+			setxattr(h->dir, STAMP_XATTR, stamp, strlen(stamp), 0);
 		return 0;
 	}
 	err = -errno;
@@ -1315,8 +1329,15 @@ int bench_cg__destroy(struct bench_cg *cg)
 	struct timespec t0;
 	int i, err, first = 0;
 
-	if (!cg || cg->keep)
+	if (!cg)
 		return 0;
+	if (cg->keep) {
+		/* A kept tree is the user's: no later run may remove it. */
+		for (i = 0; i < cg->nr; i++)
+			if (cg->h[i].created)
+				removexattr(cg->h[i].dir, STAMP_XATTR);
+		return 0;
+	}
 	elapsed_init(&t0);
 	/* v2 first: its cgroup.kill also empties the v1 trees. */
 	for (i = 0; i < cg->nr; i++) {
@@ -1403,10 +1424,51 @@ struct stale {
 	int err;
 	char *errbuf;
 	size_t errlen;
+	bench_cg_note_fn note;
+	void *ctx;
+	const char *own_comm;
 };
 
-static int scan_stale(const char *loc, bool v2, const char *own_comm,
-		      struct stale *st)
+/*
+ * Whether the run parent at path is a dead run's of ours: a real
+ * directory owned by our uid whose owner stamp names a process that is
+ * gone. Anything else is left alone, and all but live runs are noted.
+ */
+static bool stale_run(const char *path, pid_t pid, struct stale *st)
+{
+	char stamp[OWNER_STAMP_MAX], why[96];
+	struct stat sb;
+	ssize_t n;
+	int alive;
+
+	if (lstat(path, &sb) || !S_ISDIR(sb.st_mode))
+		return false;
+	if (sb.st_uid != geteuid()) {
+		snprintf(why, sizeof(why),
+			 "owned by uid %u, not ours: left alone",
+			 (unsigned int)sb.st_uid);
+		goto note;
+	}
+	n = getxattr(path, STAMP_XATTR, stamp, sizeof(stamp) - 1);
+	if (n < 0 && (errno == ENOTSUP || errno == EOPNOTSUPP))
+		return !owner_alive(pid, st->own_comm);
+	if (n < 0) {
+		snprintf(why, sizeof(why), "%s",
+			 "no owner stamp (kept with --keep, or not ours): left alone");
+		goto note;
+	}
+	stamp[n] = '\0';
+	alive = owner_stamp__alive(stamp, "bench");
+	if (alive >= 0)
+		return !alive;
+	snprintf(why, sizeof(why), "%s", "not a stamp of ours: left alone");
+note:
+	if (st->note)
+		st->note(st->ctx, path, why);
+	return false;
+}
+
+static int scan_stale(const char *loc, bool v2, struct stale *st)
 {
 	char path[PATH_MAX];
 	struct timespec t0;
@@ -1421,9 +1483,10 @@ static int scan_stale(const char *loc, bool v2, const char *own_comm,
 		return 0;
 	while ((de = readdir(d))) {
 		if (de->d_type != DT_DIR || !run_name(de->d_name, &pid) ||
-		    owner_alive(pid, own_comm))
+		    pid == getpid())
 			continue;
-		if (pathf(path, "%s/%s", loc, de->d_name))
+		if (pathf(path, "%s/%s", loc, de->d_name) ||
+		    !stale_run(path, pid, st))
 			continue;
 		elapsed_init(&t0);
 		err = tree_destroy(path, v2, &t0, st->err ? NULL : st->errbuf,
@@ -1449,9 +1512,12 @@ static int scan_stale(const char *loc, bool v2, const char *own_comm,
 }
 
 int bench_cg__cleanup_stale(const char *root, unsigned int *removed,
-			    char *errbuf, size_t errlen)
+			    bench_cg_note_fn note, void *ctx, char *errbuf,
+			    size_t errlen)
 {
-	struct stale st = { .errbuf = errbuf, .errlen = errlen };
+	struct stale st = {
+		.errbuf = errbuf, .errlen = errlen, .note = note, .ctx = ctx,
+	};
 	char root_rel[PATH_MAX], own_comm[64];
 	struct {
 		const char *mount, *ctrl;
@@ -1478,6 +1544,7 @@ int bench_cg__cleanup_stale(const char *root, unsigned int *removed,
 	if (read_str("/proc/self/comm", own_comm, sizeof(own_comm)) < 0)
 		own_comm[0] = '\0';
 	own_comm[strcspn(own_comm, "\n")] = '\0';
+	st.own_comm = own_comm;
 	if (kf.cgroup_v2_mount)
 		hs[nh++] = (typeof(hs[0])){ kf.cgroup_v2_mount, NULL, true };
 	for (i = 0; i < kf.nr_v1 && nh < ARRAY_SIZE(hs); i++) {
@@ -1499,9 +1566,9 @@ int bench_cg__cleanup_stale(const char *root, unsigned int *removed,
 			err = -ENOMEM;
 		}
 		if (!err && own)
-			err = scan_stale(own, hs[i].v2, own_comm, &st);
+			err = scan_stale(own, hs[i].v2, &st);
 		if (!err && mapped && (!own || strcmp(own, mapped)))
-			err = scan_stale(mapped, hs[i].v2, own_comm, &st);
+			err = scan_stale(mapped, hs[i].v2, &st);
 		free(own);
 		free(mapped);
 	}

@@ -282,7 +282,8 @@ int wl_memory_churn(void *arg)
 	if (!w->anon && !w->pagecache)
 		return EINVAL;
 	if (w->pagecache) {
-		fd = open(w->file, O_RDONLY | O_CLOEXEC);
+		fd = openat(w->dirfd, w->file,
+			    O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
 		if (fd < 0)
 			return errno;
 		buf = malloc(len);
@@ -304,9 +305,10 @@ int wl_memory_churn(void *arg)
 	return 0;
 }
 
-int bench_sparse_file(const char *path, size_t bytes)
+int bench_sparse_file(int dirfd, const char *name, size_t bytes)
 {
-	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	int fd = openat(dirfd, name, O_WRONLY | O_CREAT | O_TRUNC |
+			O_NOFOLLOW | O_CLOEXEC, 0600);
 	int err = 0;
 
 	if (fd < 0)
@@ -400,7 +402,8 @@ int wl_charge(void *arg)
 	int fd, err = 0;
 
 	memset(buf, 'c', sizeof(buf));
-	fd = open(w->file, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	fd = openat(w->dirfd, w->file, O_WRONLY | O_CREAT | O_TRUNC |
+		    O_NOFOLLOW | O_CLOEXEC, 0600);
 	if (fd < 0)
 		return errno;
 	while (left) {

@@ -4,15 +4,28 @@
 [ "$(id -u)" -eq 0 ] || skip "bench needs root (it creates cgroups)"
 [ -d /sys/fs/cgroup ] || skip "no cgroup file system"
 
-# Everything a run may leave: its cgroups in every hierarchy, its work
-# directory, its processes (the workloads are forks of the bench process
-# and share its command line).
+# Everything a run of this test may leave: cgroups and work directories
+# whose owner PID is dead (a live one belongs to another run sharing the
+# machine), and processes of this session (the workloads are forks of the
+# bench process and share its command line).
+dead_pid() {
+	[ -n "$1" ] && ! kill -0 "$1" 2>/dev/null
+}
+
 leftovers() {
-	find /sys/fs/cgroup -maxdepth 8 -type d -name 'rstat-analyze-bench-*' \
-		2>/dev/null
-	ls -d /var/tmp/rstat-analyze-bench-* 2>/dev/null
-	pgrep -fa "$RS_BIN bench" 2>/dev/null
-	pgrep -fa "$RS_BIN record" 2>/dev/null
+	local d pid
+	for d in $(find /sys/fs/cgroup -maxdepth 8 -type d \
+			-name 'rstat-analyze-bench-[0-9]*' 2>/dev/null); do
+		pid=${d##*rstat-analyze-bench-}
+		dead_pid "$pid" && echo "$d"
+	done
+	for d in /var/lib/rstat-analyze/rstat-analyze-bench.*; do
+		[ -d "$d" ] || continue
+		pid=$(sed -n 's/.* pid=\([0-9]*\) .*/\1/p' "$d/.owner" 2>/dev/null)
+		dead_pid "$pid" && echo "$d"
+	done
+	pgrep -s 0 -fa "$RS_BIN bench" 2>/dev/null
+	pgrep -s 0 -fa "$RS_BIN record" 2>/dev/null
 }
 
 no_leftovers() {

@@ -16,6 +16,7 @@
 #include <stdbool.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
+#include <sys/xattr.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -23,6 +24,7 @@
 #include "kfeatures.h"
 #include "unit.h"
 #include "util.h"
+#include "workdir.h"
 
 #define ALL_CTRLS							\
 	(BENCH_NEED(BENCH_CTRL_BASE) | BENCH_NEED(BENCH_CTRL_MEMORY) |	\
@@ -558,10 +560,14 @@ static pid_t dead_pid(void)
 	return pid;
 }
 
-/* Make dir/rstat-analyze-bench-<pid>/x beside our own run parent. */
-static char *fake_run(const char *live_root, pid_t pid, pid_t member)
+/*
+ * Make dir/rstat-analyze-bench-<pid>/x beside our own run parent, stamped
+ * as a bench run of pid's (stamp: true) or with no stamp at all.
+ */
+static char *fake_run(const char *live_root, pid_t pid, pid_t member,
+		      bool stamp)
 {
-	char *fake, *x = NULL, val[32];
+	char *fake, *x = NULL, val[32], boot[64] = "", st[OWNER_STAMP_MAX];
 	const char *slash = strrchr(live_root, '/');
 	int fd;
 
@@ -575,7 +581,18 @@ static char *fake_run(const char *live_root, pid_t pid, pid_t member)
 		return fake;
 	}
 	free(x);
-	if (asprintf(&x, "%s/x/cgroup.procs", fake) < 0)
+	fd = open("/proc/sys/kernel/random/boot_id", O_RDONLY);
+	if (fd >= 0) {
+		if (read(fd, boot, sizeof(boot) - 1) < 0)
+			boot[0] = '\0';
+		close(fd);
+	}
+	boot[strcspn(boot, "\n")] = '\0';
+	snprintf(st, sizeof(st), "rstat-analyze bench pid=%d start=1 boot=%s\n",
+		 (int)pid, boot);
+	if (stamp && setxattr(fake, "trusted.rstat-analyze", st, strlen(st), 0))
+		UNIT_FAIL("cannot stamp %s: %s", fake, strerror(errno));
+	if (member <= 0 || asprintf(&x, "%s/x/cgroup.procs", fake) < 0)
 		return fake;
 	snprintf(val, sizeof(val), "%d", (int)member);
 	fd = open(x, O_WRONLY);
@@ -587,13 +604,38 @@ static char *fake_run(const char *live_root, pid_t pid, pid_t member)
 	return fake;
 }
 
+struct noted {
+	char paths[8][PATH_MAX];
+	int nr;
+};
+
+static void note_path(void *ctx, const char *path, const char *why)
+{
+	struct noted *n = ctx;
+
+	if (n->nr < 8)
+		snprintf(n->paths[n->nr++], PATH_MAX, "%s", path);
+}
+
+static bool was_noted(const struct noted *n, const char *path)
+{
+	int i;
+
+	for (i = 0; i < n->nr; i++)
+		if (!strcmp(n->paths[i], path))
+			return true;
+	return false;
+}
+
 static void test_cleanup_stale(void)
 {
 	struct bench_cg_opts o = { .need = BENCH_NEED(BENCH_CTRL_MEMORY) };
 	char *fakes[BENCH_CTRL__NR] = { 0 }, err[512];
+	char *unstamped[BENCH_CTRL__NR] = { 0 };
 	struct bench_cg *cg = NULL;
+	struct noted noted = { .nr = 0 };
 	unsigned int removed = 99;
-	pid_t dead, sleeper = -1;
+	pid_t dead, dead2, sleeper = -1;
 	enum bench_ctrl c;
 	int r;
 
@@ -605,8 +647,9 @@ static void test_cleanup_stale(void)
 		goto out;
 	}
 	dead = dead_pid();
+	dead2 = dead_pid();
 	sleeper = fork_sleeper();
-	if (dead <= 0 || sleeper <= 0) {
+	if (dead <= 0 || dead2 <= 0 || sleeper <= 0) {
 		UNIT_FAIL("fork: %s", strerror(errno));
 		goto out;
 	}
@@ -621,11 +664,14 @@ static void test_cleanup_stale(void)
 			if (bench_cg__root(cg, d) &&
 			    !strcmp(bench_cg__root(cg, d), live))
 				break;
-		if (d == c)
-			fakes[c] = fake_run(live, dead, sleeper);
+		if (d == c) {
+			fakes[c] = fake_run(live, dead, sleeper, true);
+			unstamped[c] = fake_run(live, dead2, -1, false);
+		}
 	}
 
-	r = bench_cg__cleanup_stale(NULL, &removed, err, sizeof(err));
+	r = bench_cg__cleanup_stale(NULL, &removed, note_path, &noted, err,
+				    sizeof(err));
 	if (r)
 		UNIT_FAIL("cleanup_stale: %d %s", r, err);
 	/* Other dead runs may have been lying around: at least ours. */
@@ -633,6 +679,16 @@ static void test_cleanup_stale(void)
 	for (c = 0; c < BENCH_CTRL__NR; c++)
 		if (fakes[c] && exists(fakes[c]))
 			UNIT_FAIL("%s survived", fakes[c]);
+	/* No stamp: not provably ours, left alone and named. */
+	for (c = 0; c < BENCH_CTRL__NR; c++) {
+		if (!unstamped[c])
+			continue;
+		if (!exists(unstamped[c]))
+			UNIT_FAIL("%s (no stamp) was removed", unstamped[c]);
+		if (!was_noted(&noted, unstamped[c]))
+			UNIT_FAIL("%s (no stamp) left alone silently",
+				  unstamped[c]);
+	}
 	CHECK(reap_killed(sleeper));
 	sleeper = -1;
 	/* Our own, live run is left alone. */
@@ -650,6 +706,10 @@ out:
 		if (fakes[c] && exists(fakes[c]))
 			unit_sh("rmdir '%s/x' '%s'", fakes[c], fakes[c]);
 		free(fakes[c]);
+		if (unstamped[c] && exists(unstamped[c]))
+			unit_sh("rmdir '%s/x' '%s'", unstamped[c],
+				unstamped[c]);
+		free(unstamped[c]);
 	}
 	check_clean(getpid());
 }
@@ -671,7 +731,17 @@ static void test_keep(void)
 		goto out;
 	}
 	CHECK_INT(bench_cg__mkdir(cg, "k1/k2"), 0);
-	CHECK_INT(bench_cg__destroy(cg), 0);
+	{
+		char st[OWNER_STAMP_MAX];
+
+		/* Stamped while the run holds it; the stamp goes with --keep. */
+		CHECK(getxattr(bench_cg__root(cg, BENCH_CTRL_BASE),
+			       "trusted.rstat-analyze", st, sizeof(st)) > 0 ||
+		      errno == ENOTSUP);
+		CHECK_INT(bench_cg__destroy(cg), 0);
+		CHECK(getxattr(bench_cg__root(cg, BENCH_CTRL_BASE),
+			       "trusted.rstat-analyze", st, sizeof(st)) < 0);
+	}
 	CHECK(exists(bench_cg__root(cg, BENCH_CTRL_BASE)));
 	CHECK_INT(leftovers(getpid()), cg ? (int)(1 +
 		  (bench_cg__root(cg, BENCH_CTRL_MEMORY) &&

@@ -276,9 +276,12 @@ static void test_cpu_spin_stop(void)
 static void test_memory_churn_stop(void)
 {
 	const char *file = unit_tmp_path("sparse");
-	struct wl_memory w = { 4 << 20, file, 4 << 20, true, true };
+	struct wl_memory w = {
+		.anon_bytes = 4 << 20, .dirfd = AT_FDCWD, .file = file,
+		.file_bytes = 4 << 20, .anon = true, .pagecache = true,
+	};
 
-	CHECK_INT(bench_sparse_file(file, 4 << 20), 0);
+	CHECK_INT(bench_sparse_file(AT_FDCWD, file, 4 << 20), 0);
 	stop_cleanly(wl_memory_churn, &w);
 }
 
@@ -346,7 +349,10 @@ static void test_pdeathsig(void)
 
 static void test_charge(void)
 {
-	struct wl_charge w = { unit_tmp_path("charge"), 8192 };
+	struct wl_charge w = {
+		.dirfd = AT_FDCWD, .file = unit_tmp_path("charge"),
+		.bytes = 8192,
+	};
 	struct stat st;
 
 	CHECK_INT(run_proc(wl_charge, &w), 0);
