@@ -40,19 +40,24 @@ void gnuplot__quote(FILE *out, const char *s);
 /*
  * The script's preamble: terminal (size in pixels, noenhanced so that
  * "_" and "^" in names stay as they are), output file and title (NULL for
- * none). -EIO when a write failed.
+ * none). The output is image unless the variable rs_output is set (as
+ * gnuplot__run() sets it), so that a rerun by hand writes image while the
+ * tool has gnuplot write a file of its own first. -EIO when a write
+ * failed.
  */
 int gnuplot__preamble(FILE *gp, enum gnuplot_term term, unsigned int width,
 		      unsigned int height, const char *image,
 		      const char *title);
 
 /*
- * Run `gnuplot SCRIPT` in the current directory and wait for it.
+ * Run `gnuplot SCRIPT` in the current directory and wait for it, with
+ * rs_output set to output when it is not NULL (see gnuplot__preamble()).
  * 0 on success; -ENOENT when no gnuplot is on PATH; -EIO when gnuplot
  * failed, with its first error line (the one naming the script line when
  * there is one, else the first line it printed) in errbuf; other -errno
  * when it could not be started. errbuf is "" unless -EIO.
  */
-int gnuplot__run(const char *script, char *errbuf, size_t errlen);
+int gnuplot__run(const char *script, const char *output, char *errbuf,
+		 size_t errlen);
 
 #endif

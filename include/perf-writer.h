@@ -23,11 +23,16 @@
 struct perf_writer;
 
 /*
- * Create path (O_CREAT|O_TRUNC|O_CLOEXEC, mode 0600 like perf) and reserve
- * the header. Renaming an existing file to FILE.old is the caller's job.
- * On failure *w is NULL.
+ * Create path (O_CREAT|O_TRUNC|O_NOFOLLOW|O_CLOEXEC, mode 0600 like perf)
+ * and reserve the header. Renaming an existing file to FILE.old is the
+ * caller's job. On failure *w is NULL.
  */
 int perf_writer__open(struct perf_writer **w, const char *path);
+/*
+ * The same on a descriptor the caller opened for writing (as outfile.h
+ * creates it); the writer owns fd from then on, also on failure.
+ */
+int perf_writer__open_fd(struct perf_writer **w, int fd);
 /*
  * Closes the file; does not unlink it (the caller removes a half-written
  * file on error). NULL is fine.

@@ -23,6 +23,7 @@
 #include "cmds.h"
 #include "gnuplot.h"
 #include "json-read.h"
+#include "outfile.h"
 #include "perf-data.h"
 #include "rules.h"
 #include "spans.h"
@@ -1175,24 +1176,42 @@ static int write_timeline(const struct plot_ctx *ctx, FILE *dat, FILE *gp,
 	return 0;
 }
 
-static int close_checked(FILE *f, const char *name, int ret)
+/* Rename a finished companion file into place; report a failure once. */
+static int commit_checked(struct outfile *of, const char *name, int ret)
 {
-	bool bad = ferror(f);
+	int err;
 
-	if (fclose(f) || bad) {
-		if (!ret)
-			rs_error("%s: cannot write: %s", name,
-				 strerror(errno ? errno : EIO));
-		return ret ? ret : -EIO;
+	if (ret) {
+		outfile__abort(of);
+		return ret;
 	}
-	return ret;
+	err = outfile__commit(of);
+	if (err)
+		rs_error("%s: cannot write: %s", name, strerror(-err));
+	return err;
 }
 
+static int open_output(struct outfile **of, const char *name)
+{
+	int err = outfile__open(of, name);
+
+	if (err)
+		rs_error("%s: cannot write: %s", name, outfile__strerror(err));
+	return err;
+}
+
+/*
+ * The .dat and .gp are written beside their names and renamed into place
+ * when whole; gnuplot draws into a file of ours beside the image, renamed
+ * over it on success, so that no planted link at any of the three names
+ * is ever written through (outfile.h).
+ */
 static int plot_write_and_run(const struct plot_ctx *ctx)
 {
 	const struct plot_params *p = ctx->p;
 	char *gp_name = gnuplot__companion(p->output, ".gp");
 	char *dat_name = gnuplot__companion(p->output, ".dat");
+	struct outfile *gp_of = NULL, *dat_of = NULL, *img_of = NULL;
 	FILE *gp = NULL, *dat = NULL;
 	enum gnuplot_term term;
 	char err[512];
@@ -1204,18 +1223,14 @@ static int plot_write_and_run(const struct plot_ctx *ctx)
 		goto out;
 	}
 	gnuplot__term_for(p->output, &term);
-	dat = fopen(dat_name, "w");
-	if (!dat) {
-		ret = -errno;
-		rs_error("%s: %s", dat_name, strerror(-ret));
+	ret = open_output(&dat_of, dat_name);
+	if (ret)
 		goto out;
-	}
-	gp = fopen(gp_name, "w");
-	if (!gp) {
-		ret = -errno;
-		rs_error("%s: %s", gp_name, strerror(-ret));
+	dat = outfile__stream(dat_of);
+	ret = open_output(&gp_of, gp_name);
+	if (ret)
 		goto out;
-	}
+	gp = outfile__stream(gp_of);
 	fputs("# Written by rstat-analyze plot; restyle and rerun with `gnuplot FILE.gp`\n# from the directory plot ran in (the paths below are as it was given them).\n",
 	      gp);
 	ret = gnuplot__preamble(gp, term, p->width, p->height, p->output,
@@ -1237,13 +1252,17 @@ static int plot_write_and_run(const struct plot_ctx *ctx)
 		break;
 	}
 out:
-	if (dat)
-		ret = close_checked(dat, dat_name, ret);
-	if (gp)
-		ret = close_checked(gp, gp_name, ret);
+	if (dat_of)
+		ret = commit_checked(dat_of, dat_name, ret);
+	if (gp_of)
+		ret = commit_checked(gp_of, gp_name, ret);
 	if (ret)
 		goto done;
-	ret = gnuplot__run(gp_name, err, sizeof(err));
+	ret = open_output(&img_of, p->output);
+	if (ret)
+		goto done;
+	ret = gnuplot__run(gp_name, outfile__temp_path(img_of), err,
+			   sizeof(err));
 	if (ret == -ENOENT)
 		rs_error("gnuplot not found on PATH: install it (Debian: apt-get install gnuplot-nox), then rerun, or run `gnuplot %s` yourself",
 			 gp_name);
@@ -1251,6 +1270,7 @@ out:
 		rs_error("gnuplot failed on %s: %s", gp_name, err);
 	else if (ret)
 		rs_error("cannot run gnuplot: %s", strerror(-ret));
+	ret = commit_checked(img_of, p->output, ret);
 done:
 	free(gp_name);
 	free(dat_name);

@@ -30,6 +30,7 @@
 
 #include "cmds.h"
 #include "evlist.h"
+#include "outfile.h"
 #include "perf-writer.h"
 #include "probe.h"
 
@@ -956,32 +957,6 @@ static void progress(const struct record_params *p, struct evlist *el,
 		perf_writer__data_size(w) / 1e6, last ? "\n" : "   ");
 }
 
-/*
- * perf's rule: never overwrite a recording silently. Returns 1 when the
- * old one became FILE.old, 0 when there was none; undo puts it back.
- */
-static int rotate_output(const char *path, bool undo)
-{
-	struct stat sb;
-	char *old;
-	int err = 0;
-
-	if (asprintf(&old, "%s.old", path) < 0)
-		return -ENOMEM;
-	if (undo) {
-		if (rename(old, path) && errno != ENOENT)
-			err = -errno;
-		free(old);
-		return err;
-	}
-	if (stat(path, &sb))
-		err = errno == ENOENT ? 0 : -errno;
-	else if (S_ISREG(sb.st_mode) && sb.st_size)
-		err = rename(path, old) ? -errno : 1;
-	free(old);
-	return err;
-}
-
 static int open_target(const struct record_params *p,
 		       struct evlist_target *t, pid_t child)
 {
@@ -1108,7 +1083,7 @@ static int record_run(const struct record_params *p, int argc, char **argv)
 	size_t nr_tps = 0, i;
 	unsigned int k;
 	bool created = false;
-	int status = RS_EXIT_FAIL, err, rotated;
+	int status = RS_EXIT_FAIL, err, rotated, fd, out_fd = -1;
 	struct rlimit nofile;
 
 	/*
@@ -1166,13 +1141,24 @@ static int record_run(const struct record_params *p, int argc, char **argv)
 		goto out;
 	}
 
-	rotated = rotate_output(p->output, false);
-	err = rotated < 0 ? rotated : perf_writer__open(&w, p->output);
+	/*
+	 * Never through a link another user planted (record runs as root and
+	 * may be told to write into /tmp): see outfile.h.
+	 */
+	rotated = outfile__rotate(p->output);
+	out_fd = rotated < 0 ? rotated : outfile__create(p->output, 0600);
+	/* out_fd stays open to tell our file from one put in its place. */
+	fd = out_fd < 0 ? out_fd : dup(out_fd);
+	err = fd < 0 ? (out_fd < 0 ? out_fd : -errno) :
+	      perf_writer__open_fd(&w, fd);
+	if (err && out_fd >= 0)
+		outfile__remove_created(p->output, out_fd);
 	/* Put the old recording back where it was. */
 	if (err && rotated > 0)
-		rotate_output(p->output, true);
+		outfile__unrotate(p->output);
 	if (err) {
-		rs_error("%s: cannot create: %s", p->output, strerror(-err));
+		rs_error("%s: cannot create: %s", p->output,
+			 outfile__strerror(err));
 		goto out;
 	}
 	created = true;
@@ -1237,7 +1223,9 @@ out:
 	perf_writer__delete(w);
 	/* A file cut short by an error would mislead: remove it. */
 	if (created && status != RS_EXIT_OK)
-		unlink(p->output);
+		outfile__remove_created(p->output, out_fd);
+	if (out_fd >= 0)
+		close(out_fd);
 	for (i = 0; i < nr_tps; i++)
 		free(tps[i]);
 	free(tps);

@@ -93,9 +93,9 @@ int gnuplot__preamble(FILE *gp, enum gnuplot_term term, unsigned int width,
 {
 	fprintf(gp, "set terminal %s noenhanced size %u,%u\n",
 		term == GNUPLOT_PNG ? "pngcairo" : "svg", width, height);
-	fputs("set output ", gp);
+	fputs("set output (exists(\"rs_output\") ? rs_output : ", gp);
 	gnuplot__quote(gp, image);
-	fputc('\n', gp);
+	fputs(")\n", gp);
 	if (title) {
 		fputs("set title ", gp);
 		gnuplot__quote(gp, title);
@@ -136,12 +136,18 @@ static void pick_error_line(const char *text, char *errbuf, size_t errlen)
 	snprintf(errbuf, errlen, "%.*s", (int)len, line);
 }
 
-static void child(const char *script, int err_fd, int status_fd)
+static void child(const char *script, const char *set_output, int err_fd,
+		  int status_fd)
 {
-	char *argv[] = { "gnuplot", (char *)script, NULL };
+	char *argv[] = { "gnuplot", (char *)script, NULL, NULL, NULL };
 	int null_fd = open("/dev/null", O_RDWR);
 	int e;
 
+	if (set_output) {
+		argv[1] = "-e";
+		argv[2] = (char *)set_output;
+		argv[3] = (char *)script;
+	}
 	if (null_fd >= 0) {
 		dup2(null_fd, STDIN_FILENO);
 		dup2(null_fd, STDOUT_FILENO);
@@ -156,10 +162,29 @@ static void child(const char *script, int err_fd, int status_fd)
 	_exit(127);
 }
 
-int gnuplot__run(const char *script, char *errbuf, size_t errlen)
+/* "rs_output = <output as a gnuplot string>", malloc()ed, or NULL. */
+static char *set_output_cmd(const char *output)
+{
+	char *cmd = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&cmd, &len);
+
+	if (!f)
+		return NULL;
+	fputs("rs_output = ", f);
+	gnuplot__quote(f, output);
+	if (fclose(f)) {
+		free(cmd);
+		return NULL;
+	}
+	return cmd;
+}
+
+int gnuplot__run(const char *script, const char *output, char *errbuf,
+		 size_t errlen)
 {
 	int err_pipe[2], status_pipe[2];
-	char *text = NULL;
+	char *text = NULL, *set_output = NULL;
 	size_t len = 0, cap = 0;
 	int exec_errno = 0, wstatus = 0, ret = 0;
 	ssize_t n;
@@ -167,12 +192,17 @@ int gnuplot__run(const char *script, char *errbuf, size_t errlen)
 
 	if (errlen)
 		errbuf[0] = '\0';
-	if (pipe2(err_pipe, O_CLOEXEC))
+	if (output && !(set_output = set_output_cmd(output)))
+		return -ENOMEM;
+	if (pipe2(err_pipe, O_CLOEXEC)) {
+		free(set_output);
 		return -errno;
+	}
 	if (pipe2(status_pipe, O_CLOEXEC)) {
 		ret = -errno;
 		close(err_pipe[0]);
 		close(err_pipe[1]);
+		free(set_output);
 		return ret;
 	}
 	pid = fork();
@@ -182,10 +212,12 @@ int gnuplot__run(const char *script, char *errbuf, size_t errlen)
 		close(err_pipe[1]);
 		close(status_pipe[0]);
 		close(status_pipe[1]);
+		free(set_output);
 		return ret;
 	}
 	if (pid == 0)
-		child(script, err_pipe[1], status_pipe[1]);
+		child(script, set_output, err_pipe[1], status_pipe[1]);
+	free(set_output);
 	close(err_pipe[1]);
 	close(status_pipe[1]);
 

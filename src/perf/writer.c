@@ -159,25 +159,34 @@ static void mput_str(struct bytebuf *b, const char *s)
 
 int perf_writer__open(struct perf_writer **wp, const char *path)
 {
+	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW |
+		      O_CLOEXEC, 0600);
+
+	if (fd < 0) {
+		*wp = NULL;
+		return -errno;
+	}
+	return perf_writer__open_fd(wp, fd);
+}
+
+int perf_writer__open_fd(struct perf_writer **wp, int fd)
+{
 	struct perf_writer *w;
 	int err;
 
 	*wp = NULL;
 	w = calloc(1, sizeof(*w));
-	if (!w)
+	if (!w) {
+		close(fd);
 		return -ENOMEM;
+	}
 	w->buf = malloc(PW_BUF_SIZE);
 	if (!w->buf) {
+		close(fd);
 		free(w);
 		return -ENOMEM;
 	}
-	w->fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-	if (w->fd < 0) {
-		err = -errno;
-		free(w->buf);
-		free(w);
-		return err;
-	}
+	w->fd = fd;
 	/*
 	 * The header is written by finish(), when its sizes are known:
 	 * until then the file starts with zeros and no reader takes a
