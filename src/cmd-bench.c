@@ -1378,7 +1378,7 @@ static int bench_run(const struct bench_params *p)
 	printf("# rstat-analyze bench %s: %u repetition%s, cgroups %s\n",
 	       scenario_names[p->scenario], p->reps, p->reps > 1 ? "s" : "",
 	       bench_cg__layout(run.cg));
-	bench_results__print(run.res, stdout, 1000, "usecs");
+	bench_results__print(run.res, stdout, 0, NULL);
 	status = RS_EXIT_OK;
 out:
 	stop_procs(&run);

@@ -697,6 +697,31 @@ static void print_time(FILE *out, const char *what, double s)
  * lines, and the minimum. A file read back may hold a subsample only: its
  * histogram is then of the samples, and the exact figures follow.
  */
+static uint64_t div_round(uint64_t v, uint64_t div)
+{
+	return v / div + (v % div >= (div + 1) / 2);
+}
+
+/*
+ * A figure in width columns after a space, with six significant digits
+ * and no exponent (%g turns 0.0000545 into 5.45e-05 and 1234567 into
+ * 1.23457e+06).
+ */
+static void put_figure(FILE *out, int width, double x)
+{
+	double a = fabs(x);
+	int decimals = 0;
+
+	if (a > 0 && a < 1e6) {
+		decimals = 5 - (int)floor(log10(a));
+		if (decimals < 0)
+			decimals = 0;
+		if (decimals > 6)
+			decimals = 6;
+	}
+	fprintf(out, " %*.*f", width, decimals, x);
+}
+
 static int print_hist(FILE *out, const struct metric *m, uint64_t div,
 		      const char *label)
 {
@@ -720,21 +745,26 @@ static int print_hist(FILE *out, const struct metric *m, uint64_t div,
 	hist__delete(h);
 	if (err)
 		return err;
+	/* Our lines round; hist__print()'s avg line truncates, as bcc's. */
 	if (exact)
-		fprintf(out, "min = %" PRIu64 " %s\n", p->min / div, label);
+		fprintf(out, "min = %" PRIu64 " %s\n", div_round(p->min, div),
+			label);
 	else
 		fprintf(out, "all %" PRIu64 " values: min = %" PRIu64
 			", p50 = %" PRIu64 ", p90 = %" PRIu64 ", p99 = %"
 			PRIu64 ", max = %" PRIu64 " %s\n", p->count,
-			p->min / div, p->p50 / div, p->p90 / div,
-			p->p99 / div, p->max / div, label);
+			div_round(p->min, div), div_round(p->p50, div),
+			div_round(p->p90, div), div_round(p->p99, div),
+			div_round(p->max, div), label);
 	return 0;
 }
 
 static void print_value(FILE *out, const struct bench_metric *m)
 {
-	fprintf(out, "\n%s: %.6g %s (%s is better)\n", m->name, m->value,
-		m->unit, m->lower_is_better ? "lower" : "higher");
+	fprintf(out, "\n%s:", m->name);
+	put_figure(out, 0, m->value);
+	fprintf(out, " %s (%s is better)\n", m->unit,
+		m->lower_is_better ? "lower" : "higher");
 }
 
 /* min, mean, max and sample standard deviation of n figures. */
@@ -752,8 +782,12 @@ static void print_row(FILE *out, const char *label, const double *x,
 	mean = sum / (double)n;
 	for (i = 0; i < n; i++)
 		ss += (x[i] - mean) * (x[i] - mean);
-	fprintf(out, "%-31.31s %11.6g %11.6g %11.6g %11.6g\n", label, lo, mean,
-		hi, n > 1 ? sqrt(ss / (double)(n - 1)) : 0.0);
+	fprintf(out, "%-31.31s", label);
+	put_figure(out, 11, lo);
+	put_figure(out, 11, mean);
+	put_figure(out, 11, hi);
+	put_figure(out, 11, n > 1 ? sqrt(ss / (double)(n - 1)) : 0.0);
+	fputc('\n', out);
 }
 
 static const struct metric *rep_find(const struct rep *rep, const char *name,
@@ -772,6 +806,42 @@ static const struct metric *rep_find(const struct rep *rep, const char *name,
  * A metric that every repetition has: one row for a single figure, else a
  * heading and a row each for p50, p99 and the mean.
  */
+/*
+ * How a metric prints: ns distributions divided by div and labelled
+ * label, or with div 0 in nsecs when the smallest median of the
+ * repetitions is below a microsecond, else usecs; others as they are.
+ */
+static void metric_unit(const struct bench_results *r,
+			const struct bench_metric *m, uint64_t div,
+			const char *label, uint64_t *out_div,
+			const char **out_label)
+{
+	uint64_t p50 = UINT64_MAX;
+	const struct metric *o;
+	size_t i;
+
+	*out_div = 1;
+	*out_label = m->unit;
+	if (!m->is_hist || strcmp(m->unit, "ns"))
+		return;
+	if (div) {
+		*out_div = div;
+		*out_label = label;
+		return;
+	}
+	for (i = 0; i < r->nr_reps; i++) {
+		o = rep_find(&r->reps[i], m->name, m->file);
+		if (o && o->pub.is_hist && o->pub.p50 < p50)
+			p50 = o->pub.p50;
+	}
+	if (p50 < 1000) {
+		*out_label = "nsecs";
+	} else {
+		*out_div = 1000;
+		*out_label = "usecs";
+	}
+}
+
 static void print_summary_metric(FILE *out, const struct bench_results *r,
 				 const struct bench_metric *m, double *x,
 				 uint64_t div, const char *label)
@@ -835,13 +905,13 @@ static void print_summary(FILE *out, const struct bench_results *r,
 			if (!o || o->pub.is_hist != m->is_hist)
 				everywhere = false;
 		}
-		if (everywhere)
-			print_summary_metric(out, r, m, x,
-					     m->is_hist &&
-					     !strcmp(m->unit, "ns") ? div : 1,
-					     m->is_hist &&
-					     !strcmp(m->unit, "ns") ? label :
-					     m->unit);
+		if (everywhere) {
+			uint64_t d;
+			const char *l;
+
+			metric_unit(r, m, div, label, &d, &l);
+			print_summary_metric(out, r, m, x, d, l);
+		}
 	}
 	free(x);
 }
@@ -850,11 +920,12 @@ int bench_results__print(struct bench_results *r, FILE *out,
 			 uint64_t unit_divisor, const char *unit_label)
 {
 	const struct metric *m;
+	const char *label;
+	uint64_t div;
 	size_t i, j;
-	bool ns;
 	int err;
 
-	if (!unit_divisor || !unit_label)
+	if (unit_divisor && !unit_label)
 		return -EINVAL;
 	fprintf(out, "%s: %zu repetition%s\n", r->scenario, r->nr_reps,
 		r->nr_reps == 1 ? "" : "s");
@@ -871,12 +942,12 @@ int bench_results__print(struct bench_results *r, FILE *out,
 				print_value(out, &m->pub);
 				continue;
 			}
-			ns = !strcmp(m->pub.unit, "ns");
+			metric_unit(r, &m->pub, unit_divisor, unit_label,
+				    &div, &label);
 			fprintf(out, "\n%s%s%s:\n", m->pub.name,
 				m->pub.file ? " " : "",
 				m->pub.file ? m->pub.file : "");
-			err = print_hist(out, m, ns ? unit_divisor : 1,
-					 ns ? unit_label : m->pub.unit);
+			err = print_hist(out, m, div, label);
 			if (err)
 				return err;
 		}

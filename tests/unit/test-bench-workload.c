@@ -628,6 +628,70 @@ static void test_results_print(void)
 	bench_results__delete(r);
 }
 
+/*
+ * With the unit left to it, a sub-microsecond read prints in nsecs (not
+ * "p50 = 0 usecs"), a slower one in usecs; no figure takes an exponent.
+ */
+static void test_results_print_units(void)
+{
+	const char *path = unit_tmp_path("units.txt");
+	struct bench_results *r = bench_results__new("stat-read");
+	uint64_t fast[100], slow[100];
+	struct hist *hf = hist__new(), *hs = hist__new();
+	FILE *f;
+	int i;
+
+	CHECK(r && hf && hs);
+	if (!r || !hf || !hs)
+		goto out;
+	for (i = 0; i < 100; i++) {
+		fast[i] = 560 + i;	/* p50 609 ns */
+		slow[i] = 8000 + 10 * i;
+		hist__add(hf, fast[i]);
+		hist__add(hs, slow[i]);
+	}
+	CHECK_INT(bench_results__rep_begin(r, 0.0000545, 0.0, 0.0000545), 0);
+	CHECK_INT(bench_results__rep_metric_hist(r, "read_ns", "ns",
+						 "cpu.stat", true, hf, fast,
+						 100), 0);
+	CHECK_INT(bench_results__rep_metric_hist(r, "read_ns", "ns",
+						 "memory.stat", true, hs, slow,
+						 100), 0);
+	CHECK_INT(bench_results__rep_metric_value(r, "reads_per_s", "1/s",
+						  false, 1234567.25), 0);
+	CHECK_INT(bench_results__rep_begin(r, 0.0000545, 0.0, 0.0000545), 0);
+	CHECK_INT(bench_results__rep_metric_hist(r, "read_ns", "ns",
+						 "cpu.stat", true, hf, fast,
+						 100), 0);
+	CHECK_INT(bench_results__rep_metric_hist(r, "read_ns", "ns",
+						 "memory.stat", true, hs, slow,
+						 100), 0);
+	CHECK_INT(bench_results__rep_metric_value(r, "reads_per_s", "1/s",
+						  false, 1234567.25), 0);
+	f = fopen(path, "w");
+	CHECK(f != NULL);
+	if (f) {
+		CHECK_INT(bench_results__print(r, f, 0, NULL), 0);
+		fclose(f);
+	}
+	CHECK_INT(unit_sh("grep -q '^p50 = 609 nsecs, ' '%s'", path), 0);
+	CHECK_INT(unit_sh("grep -q '^min = 560 nsecs$' '%s'", path), 0);
+	CHECK_INT(unit_sh("grep -q '^min = 8 usecs$' '%s'", path), 0);
+	CHECK_INT(unit_sh("grep -q '^reads_per_s: 1234567 1/s' '%s'", path),
+		  0);
+	CHECK_INT(unit_sh("grep -q 'read_ns cpu.stat (nsecs)' '%s'", path), 0);
+	CHECK_INT(unit_sh("grep -q 'read_ns memory.stat (usecs)' '%s'", path),
+		  0);
+	CHECK_INT(unit_sh("grep -q '0.000055' '%s'", path), 0);
+	CHECK_INT(unit_sh("grep -Eq '[0-9]e[-+][0-9]' '%s'", path), 1);
+	CHECK_INT(unit_sh("grep -q ' 0 usecs' '%s'", path), 1);
+	CHECK_INT(unit_sh("awk 'length > 80 { exit 1 }' '%s'", path), 0);
+out:
+	hist__delete(hf);
+	hist__delete(hs);
+	bench_results__delete(r);
+}
+
 static void test_results_no_provenance_null(void)
 {
 	const char *path = unit_tmp_path("bare.json");
@@ -777,6 +841,7 @@ UNIT_MAIN(UNIT(test_reader_interleave), UNIT(test_reader_discrete),
 	  UNIT(test_cpu_spin_stop), UNIT(test_memory_churn_stop),
 	  UNIT(test_never_started), UNIT(test_pdeathsig), UNIT(test_charge),
 	  UNIT(test_timer_overhead), UNIT(test_results_roundtrip),
-	  UNIT(test_results_print), UNIT(test_results_no_provenance_null),
+	  UNIT(test_results_print), UNIT(test_results_print_units),
+	  UNIT(test_results_no_provenance_null),
 	  UNIT(test_results_bad), UNIT(test_results_bad_fields),
 	  UNIT(test_cleanup))
