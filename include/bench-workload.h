@@ -44,6 +44,12 @@ int bench_proc__start(struct bench_proc *p);
 int bench_proc__wait(struct bench_proc *p, int *status, struct rusage *ru,
 		     double *real_s);
 /*
+ * Reap a started child if it has ended, without waiting: 0 when it has
+ * (bench_proc__wait() then gives its figures at once), 1 when it still
+ * runs, or -errno.
+ */
+int bench_proc__poll(struct bench_proc *p);
+/*
  * Stop it, started or not (SIGTERM, then SIGKILL after 1 s), and reap
  * it; the figures stay available to bench_proc__wait(). Idempotent.
  * 0 or -errno.
@@ -51,6 +57,14 @@ int bench_proc__wait(struct bench_proc *p, int *status, struct rusage *ru,
 int bench_proc__stop(struct bench_proc *p);
 /* Stops it if still running, then frees it. */
 void bench_proc__delete(struct bench_proc *p);
+/*
+ * Stop n children at once: SIGTERM to all, a second for all of them to
+ * exit, then SIGKILL to all that did not and reap them. A child at a time
+ * would cost a second each, and children asleep in the kernel (fadvise's
+ * lru_add_drain_all) wait out their sleeps one after the other instead of
+ * together. Idempotent; the figures stay available.
+ */
+void bench_proc__stop_all(struct bench_proc **procs, size_t n);
 
 /*
  * Zeroed memory shared with the children forked after it is allocated

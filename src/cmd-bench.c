@@ -17,6 +17,7 @@
 #include <inttypes.h>
 #include <limits.h>
 #include <signal.h>
+#include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -35,6 +36,7 @@
 #include "hist.h"
 #include "kfeatures.h"
 #include "outfile.h"
+#include "util.h"
 #include "workdir.h"
 
 #define MAX_FILES 8
@@ -57,7 +59,7 @@ static const char *const updater_names[] = { "memory", "cpu", "both" };
 
 struct bench_params {
 	enum scenario scenario;
-	bool main_job;		/* no argument at all */
+	bool main_job;		/* no scenario named */
 	unsigned int reps;
 	bool record;
 	const char *json;
@@ -70,6 +72,7 @@ struct bench_params {
 	uint64_t memory_max;	/* 0: none */
 	char *files[MAX_FILES];
 	unsigned int nr_files;
+	char *files_buf;	/* --files split, argv left as it was */
 	uint64_t reads;
 	bool interleave;
 	unsigned int cgroups;
@@ -92,6 +95,9 @@ struct bench_run {
 	struct bench_cgroup_counts before;
 	time_t started;
 	unsigned int nr_cpus;
+	bool tty;		/* progress on stderr */
+	struct stat recording_st;	/* the file our recorder made */
+	bool rotated;		/* an earlier recording is at .old */
 };
 
 static volatile sig_atomic_t bench_stop;
@@ -116,8 +122,8 @@ static void bench_help(void)
 	bench_usage(stdout);
 	fputs("\n"
 	      "Run a published rstat experiment in cgroups of the run's own,\n"
-	      "time it, keep every repetition's figures. With no argument at\n"
-	      "all: stat-read --record with small defaults, then the report.\n"
+	      "time it, keep every repetition's figures. With no scenario\n"
+	      "named: stat-read --record with small defaults, then the report.\n"
 	      "\n"
 	      "  -r, --repeat N        repetitions (default 1)\n"
 	      "      --record          record while it runs (rstat.data beside the\n"
@@ -125,7 +131,7 @@ static void bench_help(void)
 	      "      --json FILE       write the results as JSON\n"
 	      "  -o, --output-dir DIR  write DIR/results.json (and DIR/rstat.data)\n"
 	      "      --root PATH       create the run's cgroups under PATH\n"
-	      "      --keep            leave the run's cgroups for inspection\n"
+	      "      --keep            leave the run's cgroups for you to inspect\n"
 	      "\n"
 	      "stat-read: busy children, a reader of the parent's stat files\n"
 	      "      --children N      child cgroups (default 26)\n"
@@ -231,17 +237,54 @@ bad:
 	return -EINVAL;
 }
 
-static int parse_files(struct bench_params *p, char *list)
-{
-	char *tok, *save = NULL;
+/*
+ * The cgroup files a reader may time: the stat files that flush (or, as
+ * cgroup.stat and cpu.stat.local, do not) and the usual counters beside
+ * them, v2 and v1 names. A typo is a usage error, not a run that reads
+ * nothing.
+ */
+static const char *const known_files[] = {
+	"cgroup.stat", "cgroup.events", "cpu.stat", "cpu.stat.local",
+	"cpu.pressure", "memory.stat", "memory.numa_stat", "memory.current",
+	"memory.peak", "memory.events", "memory.events.local",
+	"memory.pressure", "memory.swap.current", "memory.zswap.current",
+	"io.stat", "io.pressure", "pids.current", "memory.usage_in_bytes",
+	"memory.max_usage_in_bytes", "cpuacct.stat", "cpuacct.usage",
+	"cpuacct.usage_percpu",
+};
 
+static bool known_file(const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(known_files); i++)
+		if (!strcmp(name, known_files[i]))
+			return true;
+	return false;
+}
+
+static int parse_files(struct bench_params *p, const char *arg)
+{
+	char *tok, *save = NULL, *list;
+
+	/* A copy: argv stays whole for the results' command_line. */
+	free(p->files_buf);
+	list = p->files_buf = strdup(arg);
+	if (!list) {
+		rs_error("bench: out of memory");
+		return -ENOMEM;
+	}
 	p->nr_files = 0;
 	for (tok = strtok_r(list, ",", &save); tok;
 	     tok = strtok_r(NULL, ",", &save)) {
-		if (p->nr_files == MAX_FILES || strchr(tok, '/') ||
-		    !strcmp(tok, "..") || !strcmp(tok, ".")) {
+		if (p->nr_files == MAX_FILES) {
 			rs_error("bench: --files: give at most %d file names of the parent cgroup, comma-separated",
 				 MAX_FILES);
+			return -EINVAL;
+		}
+		if (!known_file(tok)) {
+			rs_error("bench: --files: '%s' is not a cgroup stat file bench knows (cgroup.stat, cpu.stat, cpu.stat.local, memory.stat, memory.numa_stat, io.stat, the *.pressure and *.current files...)",
+				 tok);
 			return -EINVAL;
 		}
 		p->files[p->nr_files++] = tok;
@@ -253,9 +296,57 @@ static int parse_files(struct bench_params *p, char *list)
 	return 0;
 }
 
+/* The scenario options, and the scenarios each belongs to. */
+static const struct {
+	int opt;
+	const char *name;
+	unsigned int scenarios;	/* bit per enum scenario */
+} scenario_opts[] = {
+	{ OPT_CHILDREN, "--children", 1u << SC_STAT_READ | 1u << SC_FAULT },
+	{ OPT_DEPTH, "--depth", 1u << SC_STAT_READ },
+	{ OPT_UPDATER, "--updater", 1u << SC_STAT_READ },
+	{ OPT_MEMORY_MAX, "--memory-max", 1u << SC_STAT_READ },
+	{ OPT_FILES, "--files", 1u << SC_STAT_READ },
+	{ OPT_READS, "--reads", 1u << SC_STAT_READ | 1u << SC_MANY_CGROUPS },
+	{ OPT_INTERLEAVE, "--interleave", 1u << SC_STAT_READ },
+	{ OPT_DISCRETE, "--discrete", 1u << SC_STAT_READ },
+	{ OPT_CGROUPS, "--cgroups", 1u << SC_MANY_CGROUPS },
+	{ OPT_ROUND_TRIPS, "--round-trips", 1u << SC_PIPE },
+	{ OPT_DURATION, "--duration", 1u << SC_FAULT },
+};
+
+/* An option of another scenario is a mistake, not something to ignore. */
+static int check_scenario_opts(const struct bench_params *p,
+			       const bool *given)
+{
+	unsigned int i, s;
+	char list[96];
+	size_t used;
+
+	for (i = 0; i < ARRAY_SIZE(scenario_opts); i++) {
+		if (!given[scenario_opts[i].opt - OPT_RECORD] ||
+		    scenario_opts[i].scenarios & 1u << p->scenario)
+			continue;
+		used = 0;
+		list[0] = '\0';
+		for (s = 0; s < ARRAY_SIZE(scenario_names); s++)
+			if (scenario_opts[i].scenarios & 1u << s)
+				used += snprintf(list + used,
+						 sizeof(list) - used, "%s%s",
+						 used ? ", " : "",
+						 scenario_names[s]);
+		rs_error("bench: %s is not an option of %s%s (it is of %s)",
+			 scenario_opts[i].name, scenario_names[p->scenario],
+			 p->main_job ? ", the default scenario" : "", list);
+		return -EINVAL;
+	}
+	return 0;
+}
+
 /* Returns 0, RS_EXIT_USAGE, or -1 when --help was printed. */
 static int bench_parse_args(int argc, char **argv, struct bench_params *p)
 {
+	bool given[OPT_DURATION - OPT_RECORD + 1] = { false };
 	static char *default_files[] = {
 		"cgroup.stat", "cpu.stat", "memory.stat", "io.stat",
 	};
@@ -277,13 +368,16 @@ static int bench_parse_args(int argc, char **argv, struct bench_params *p)
 	p->argv = argv;
 	for (i = 0; i < sizeof(default_files) / sizeof(*default_files); i++)
 		p->files[p->nr_files++] = default_files[i];
-	if (argc == 1) {
-		/* The main job: small enough for a minute on 2 CPUs. */
-		p->main_job = true;
+	/*
+	 * No scenario named: the main job, small enough for a minute on 2
+	 * CPUs, recorded and reported. Options (--root in a container, -o)
+	 * change it but do not turn it into a bare stat-read.
+	 */
+	p->main_job = argc == 1 || argv[1][0] == '-';
+	if (p->main_job) {
 		p->record = true;
 		p->children = 26;
 		p->reads = 2000;
-		return 0;
 	}
 	optind = 1;
 	opterr = 0;
@@ -303,6 +397,8 @@ static int bench_parse_args(int argc, char **argv, struct bench_params *p)
 	}
 	while ((c = getopt_long(argc, argv, ":r:o:h", bench_options,
 				NULL)) != -1) {
+		if (c >= OPT_RECORD && c <= OPT_DURATION)
+			given[c - OPT_RECORD] = true;
 		switch (c) {
 		case 'r':
 			if (parse_count("-r", optarg, 1000, &v))
@@ -405,6 +501,10 @@ static int bench_parse_args(int argc, char **argv, struct bench_params *p)
 			 argv[optind]);
 		return RS_EXIT_USAGE;
 	}
+	if (check_scenario_opts(p, given)) {
+		bench_usage(stderr);
+		return RS_EXIT_USAGE;
+	}
 	if (!p->reads)
 		p->reads = 1000;
 	if (!p->children)
@@ -434,6 +534,7 @@ static void stop_procs(struct bench_run *run)
 {
 	unsigned int i;
 
+	bench_proc__stop_all(run->procs, run->nr_procs);
 	for (i = 0; i < run->nr_procs; i++)
 		bench_proc__delete(run->procs[i]);
 	run->nr_procs = 0;
@@ -474,15 +575,22 @@ static int start_in(struct bench_run *run, const char *rel,
 static int wait_proc(struct bench_proc *proc, struct rusage *ru,
 		     double *real_s)
 {
+	struct timespec tick = { 0, 20 * 1000 * 1000 };
 	int status, err;
 
-	for (;;) {
-		err = bench_proc__wait(proc, &status, ru, real_s);
-		if (err != -EINTR)
-			break;
+	/*
+	 * Polled, not a blocking wait4(): a signal that lands between a
+	 * look at bench_stop and the wait would be lost, and the run would
+	 * wait out the workload (minutes for pipe's round trips). Fifty
+	 * wakeups a second cost the measured task nothing it would notice.
+	 */
+	while ((err = bench_proc__poll(proc)) > 0) {
 		if (bench_stop)
 			return -EINTR;
+		nanosleep(&tick, NULL);
 	}
+	if (!err)
+		err = bench_proc__wait(proc, &status, ru, real_s);
 	if (err)
 		return err;
 	if (!WIFEXITED(status) || WEXITSTATUS(status)) {
@@ -496,18 +604,36 @@ static int wait_proc(struct bench_proc *proc, struct rusage *ru,
 	return 0;
 }
 
-/* Sleep ms, cut short when the run is being stopped. */
+/*
+ * Sleep ms, cut short when the run is being stopped: in slices of at most
+ * 20 ms, so that a signal landing just before a long sleep (fault's
+ * --duration) is seen within one slice, not at its end.
+ */
 static int nap(double ms)
 {
-	struct timespec ts = {
-		.tv_sec = (time_t)(ms / 1000),
-		.tv_nsec = (long)((ms - (time_t)(ms / 1000) * 1000) * 1e6),
-	};
+	struct timespec end, now, ts;
+	double left;
 
-	while (nanosleep(&ts, &ts) && errno == EINTR)
-		if (bench_stop)
-			return -EINTR;
-	return bench_stop ? -EINTR : 0;
+	clock_gettime(CLOCK_MONOTONIC, &end);
+	end.tv_sec += (time_t)(ms / 1000);
+	end.tv_nsec += (long)((ms - (time_t)(ms / 1000) * 1000) * 1e6);
+	if (end.tv_nsec >= 1000000000L) {
+		end.tv_sec++;
+		end.tv_nsec -= 1000000000L;
+	}
+	while (!bench_stop) {
+		clock_gettime(CLOCK_MONOTONIC, &now);
+		left = (end.tv_sec - now.tv_sec) * 1e3 +
+		       (end.tv_nsec - now.tv_nsec) / 1e6;
+		if (left <= 0)
+			return 0;
+		if (left > 20)
+			left = 20;
+		ts.tv_sec = 0;
+		ts.tv_nsec = (long)(left * 1e6);
+		nanosleep(&ts, NULL);
+	}
+	return -EINTR;
 }
 
 static double now_s(void)
@@ -516,6 +642,31 @@ static double now_s(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+/*
+ * On a terminal, the step the run is at, on one stderr line that the
+ * next step overwrites (as record's progress line); nothing otherwise.
+ */
+static void progress(const struct bench_run *run, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+static void progress(const struct bench_run *run, const char *fmt, ...)
+{
+	char msg[80];
+	va_list ap;
+
+	if (!run->tty)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	fprintf(stderr, "\r%-79.79s", msg);
+}
+
+static void progress_clear(const struct bench_run *run)
+{
+	if (run->tty)
+		fprintf(stderr, "\r%79s\r", "");
 }
 
 /* --- recording ---------------------------------------------------------- */
@@ -546,6 +697,7 @@ static int start_recorder(struct bench_run *run)
 		rs_error("%s: %s", run->recording, outfile__strerror(err));
 		return err;
 	}
+	run->rotated = err == 1;
 	pid = fork();
 	if (pid < 0)
 		return -errno;
@@ -567,7 +719,8 @@ static int start_recorder(struct bench_run *run)
 	run->recorder = pid;
 	/* Recording starts once its output exists (events open first). */
 	for (t0 = now_s(); now_s() - t0 < 15; ) {
-		if (!access(run->recording, F_OK))
+		/* Which file is ours, to remove if the run is interrupted. */
+		if (!lstat(run->recording, &run->recording_st))
 			return nap(200);
 		if (waitpid(pid, &status, WNOHANG) == pid) {
 			run->recorder = 0;
@@ -794,6 +947,17 @@ static int scenario_stat_read(struct bench_run *run)
 		mem.file = "churn";
 		mem.file_bytes = CHURN_FILE_BYTES;
 	}
+	/*
+	 * Every child is a busy updater: far more of them than CPUs starve
+	 * the reader, whose reads then take that much longer (and an
+	 * interrupt has that many children to stop).
+	 */
+	if (p->children > 4 * run->nr_cpus)
+		rs_note("%u busy children on %u CPUs: the reader gets about 1/%u of a CPU, so the reads will take that much longer",
+			p->children, run->nr_cpus,
+			(p->children + run->nr_cpus) / run->nr_cpus);
+	progress(run, "bench stat-read: creating %u child cgroups",
+		 p->children);
 	for (i = 1; i <= p->children; i++) {
 		child_rel(rel, sizeof(rel), p->depth, i);
 		err = bench_cg__mkdir(run->cg, rel);
@@ -809,10 +973,16 @@ static int scenario_stat_read(struct bench_run *run)
 		if (err)
 			goto out;
 	}
+	progress(run, "bench stat-read: warming up %u children",
+		 p->children);
 	err = nap(WARMUP_MS);
-	for (rep = 0; !err && rep < p->reps; rep++)
+	for (rep = 0; !err && rep < p->reps; rep++) {
+		progress(run, "bench stat-read: repetition %u of %u: %" PRIu64
+			 " reads of %u file%s", rep + 1, p->reps, p->reads, nr,
+			 nr > 1 ? "s" : "");
 		err = run_reader(run, paths, names, nr, p->reads,
 				 p->interleave);
+	}
 out:
 	for (i = 0; i < nr; i++)
 		free(paths[i]);
@@ -836,6 +1006,9 @@ static int scenario_many_cgroups(struct bench_run *run)
 		return -ENOENT;
 	}
 	for (i = 1; i <= p->cgroups && !bench_stop; i++) {
+		if (i == 1 || !(i % 100))
+			progress(run, "bench many-cgroups: charging cgroup %u of %u",
+				 i, p->cgroups);
 		snprintf(rel, sizeof(rel), "m%u", i);
 		snprintf(file, sizeof(file), "charge-%u", i);
 		err = bench_cg__mkdir(run->cg, rel);
@@ -859,8 +1032,11 @@ static int scenario_many_cgroups(struct bench_run *run)
 	path = bench_cg__path(run->cg, BENCH_CTRL_MEMORY, "", "memory.stat");
 	if (!path)
 		return -ENOMEM;
-	for (rep = 0; !err && rep < p->reps; rep++)
+	for (rep = 0; !err && rep < p->reps; rep++) {
+		progress(run, "bench many-cgroups: repetition %u of %u: %" PRIu64
+			 " reads", rep + 1, p->reps, p->reads);
 		err = run_reader(run, &path, &name, 1, p->reads, true);
+	}
 	free(path);
 	return err;
 }
@@ -915,6 +1091,9 @@ static int scenario_pipe(struct bench_run *run)
 	}
 	nv = psi ? 2 : 1;
 	for (rep = 0; !err && rep < p->reps; rep++) {
+		progress(run, "bench pipe: repetition %u of %u: %" PRIu64
+			 " round trips%s", rep + 1, p->reps, p->round_trips,
+			 psi ? ", PSI on and off" : "");
 		tot_real = tot_user = tot_sys = 0;
 		for (v = 0; !err && v < nv; v++) {
 			if (psi) {
@@ -989,6 +1168,8 @@ static int scenario_fault(struct bench_run *run)
 		}
 	}
 	for (rep = 0; !err && rep < p->reps; rep++) {
+		progress(run, "bench fault: repetition %u of %u: %u updaters for %g s",
+			 rep + 1, p->reps, n, p->duration);
 		memset(faults, 0, size);
 		t0 = now_s();
 		for (i = 0; !err && i < n; i++) {
@@ -1290,6 +1471,35 @@ static void note_kept(const struct bench_cg *cg)
 			dirs[i]);
 }
 
+/*
+ * An interrupted run removes its recording too (and puts back the one it
+ * had moved to .old): only the file its recorder made, by inode.
+ */
+static void remove_recording(struct bench_run *run)
+{
+	struct stat st;
+
+	if (!run->recording_st.st_ino || lstat(run->recording, &st) ||
+	    st.st_dev != run->recording_st.st_dev ||
+	    st.st_ino != run->recording_st.st_ino)
+		return;
+	if (!unlink(run->recording) && run->rotated)
+		outfile__unrotate(run->recording);
+}
+
+/* What finished before an interrupt is worth seeing; not worth saving. */
+static void print_finished(const struct bench_run *run)
+{
+	unsigned int n = run->res ? bench_results__nr_reps(run->res) : 0;
+
+	if (!n)
+		return;
+	printf("# rstat-analyze bench %s: interrupted after %u of %u repetition%s (not saved)\n",
+	       scenario_names[run->p->scenario], n, run->p->reps,
+	       run->p->reps > 1 ? "s" : "");
+	bench_results__print(run->res, stdout, 0, NULL);
+}
+
 static int bench_run(const struct bench_params *p)
 {
 	struct bench_run run = { .p = p };
@@ -1304,6 +1514,7 @@ static int bench_run(const struct bench_params *p)
 
 	run.nr_cpus = ncpu > 0 ? ncpu : 1;
 	run.started = time(NULL);
+	run.tty = isatty(STDERR_FILENO);
 	install_signals();
 	if (bench_cg__cleanup_stale(p->root, &removed, note_left_alone, NULL,
 				    errbuf,
@@ -1358,12 +1569,22 @@ static int bench_run(const struct bench_params *p)
 		err = scenario_fault(&run);
 		break;
 	}
+	progress(&run, "bench %s: stopping the workloads",
+		 scenario_names[p->scenario]);
 	stop_procs(&run);
 	if (stop_recorder(&run) && !err && !bench_stop) {
 		rs_error("bench: --record: the recorder failed; see %s",
 			 run.recording);
 		err = -EIO;
 	}
+	/* cgroups_after counts what the run leaves, not its own tree. */
+	progress(&run, "bench %s: removing the run's cgroups",
+		 scenario_names[p->scenario]);
+	if (!bench_stop && !err && bench_cg__destroy(run.cg)) {
+		rs_error("bench: %s", bench_cg__error(run.cg));
+		goto out;
+	}
+	progress_clear(&run);
 	if (bench_stop)
 		goto out;
 	if (err) {
@@ -1381,8 +1602,11 @@ static int bench_run(const struct bench_params *p)
 	bench_results__print(run.res, stdout, 0, NULL);
 	status = RS_EXIT_OK;
 out:
+	progress_clear(&run);
 	stop_procs(&run);
 	stop_recorder(&run);
+	if (bench_stop && status != RS_EXIT_OK)
+		remove_recording(&run);
 	if (run.cg && bench_cg__destroy(run.cg)) {
 		rs_error("bench: %s", bench_cg__error(run.cg));
 		status = RS_EXIT_FAIL;
@@ -1392,8 +1616,10 @@ out:
 		 * a wait, a scenario), it is said here, once, after the
 		 * cleanup it claims.
 		 */
-		rs_error("bench: interrupted by %s: removed what the run created",
-			 strsignal(bench_stop));
+		print_finished(&run);
+		rs_error("bench: interrupted by SIG%s: removed what the run created%s",
+			 sigabbrev_np(bench_stop),
+			 p->record ? ", the recording included" : "");
 	}
 	if (run.cg && p->keep)
 		note_kept(run.cg);
@@ -1423,8 +1649,9 @@ int cmd_bench(int argc, char **argv)
 
 	ret = bench_parse_args(argc, argv, &params);
 	if (ret < 0)
-		return rs_finish_stdout(RS_EXIT_OK);
-	if (ret)
-		return ret;
-	return rs_finish_stdout(bench_run(&params));
+		ret = rs_finish_stdout(RS_EXIT_OK);
+	else if (!ret)
+		ret = rs_finish_stdout(bench_run(&params));
+	free(params.files_buf);
+	return ret;
 }

@@ -1453,6 +1453,12 @@ static bool stale_run(const char *path, pid_t pid, struct stale *st)
 	if (n < 0 && (errno == ENOTSUP || errno == EOPNOTSUPP))
 		return !owner_alive(pid, st->own_comm);
 	if (n < 0) {
+		/*
+		 * A run stamps its parent just after making it: one whose
+		 * PID still runs is in that window (or not ours): quietly.
+		 */
+		if (!kill(pid, 0) || errno != ESRCH)
+			return false;
 		snprintf(why, sizeof(why), "%s",
 			 "no owner stamp (kept with --keep, or not ours): left alone");
 		goto note;

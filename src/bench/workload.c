@@ -173,6 +173,13 @@ int bench_proc__wait(struct bench_proc *p, int *status, struct rusage *ru,
 	return 0;
 }
 
+int bench_proc__poll(struct bench_proc *p)
+{
+	if (!p->started)
+		return -EINVAL;
+	return p->state == PROC_REAPED ? 0 : proc_reap(p, true);
+}
+
 int bench_proc__stop(struct bench_proc *p)
 {
 	struct timespec tick = { 0, 10 * 1000 * 1000 };
@@ -194,6 +201,40 @@ int bench_proc__stop(struct bench_proc *p)
 	}
 	kill(p->pid, SIGKILL);
 	return proc_reap(p, false);
+}
+
+void bench_proc__stop_all(struct bench_proc **procs, size_t n)
+{
+	struct timespec tick = { 0, 10 * 1000 * 1000 };
+	size_t i, left = 0;
+	int round;
+
+	for (i = 0; i < n; i++) {
+		struct bench_proc *p = procs[i];
+
+		if (p->state == PROC_REAPED)
+			continue;
+		if (p->go_fd >= 0) {
+			close(p->go_fd);
+			p->go_fd = -1;
+		}
+		kill(p->pid, SIGTERM);
+		left++;
+	}
+	for (round = 0; left && round < 100; round++) {
+		nanosleep(&tick, NULL);
+		for (i = 0, left = 0; i < n; i++)
+			if (procs[i]->state != PROC_REAPED &&
+			    proc_reap(procs[i], true) > 0)
+				left++;
+	}
+	for (i = 0; left && i < n; i++)
+		if (procs[i]->state != PROC_REAPED)
+			kill(procs[i]->pid, SIGKILL);
+	for (i = 0; left && i < n; i++)
+		while (procs[i]->state != PROC_REAPED &&
+		       proc_reap(procs[i], false) == -EINTR)
+			;
 }
 
 void bench_proc__delete(struct bench_proc *p)

@@ -2,7 +2,10 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # bench's usage errors (exit 2) and failures (exit 1, one line naming what
-# is needed): not root, a missing controller, a bad --root.
+# is needed): not root, a missing controller, a bad --root, an output that
+# cannot be written (found before the run). Then what a run records of
+# itself: the exact command line, the cgroups it leaves, the .old of an
+# earlier results file, and the main job kept whole under options.
 . tests/shell/lib.sh
 
 expect_error 2 "not a scenario" "$RS_BIN" bench nosuch
@@ -11,6 +14,15 @@ expect_error 2 "give a number" "$RS_BIN" bench stat-read --children 0
 expect_error 2 "give a size" "$RS_BIN" bench stat-read --memory-max 12Q
 expect_error 2 "scenario comes first" "$RS_BIN" bench -r 2 pipe
 expect_error 2 "unknown option" "$RS_BIN" bench pipe --bogus
+# Another scenario's options, and files bench does not know.
+expect_error 2 "--cgroups is not an option of stat-read \(it is of many-cgroups\)" \
+	"$RS_BIN" bench stat-read --cgroups 5
+expect_error 2 "--children is not an option of pipe \(it is of stat-read, fault\)" \
+	"$RS_BIN" bench pipe --children 3
+expect_error 2 "--duration is not an option of stat-read, the default scenario" \
+	"$RS_BIN" bench --duration 3
+expect_error 2 "'memroy.stat' is not a cgroup stat file" \
+	"$RS_BIN" bench stat-read --files cpu.stat,memroy.stat
 
 [ "$(id -u)" -eq 0 ] || skip "the rest needs root"
 if command -v setpriv >/dev/null; then
@@ -19,4 +31,35 @@ if command -v setpriv >/dev/null; then
 fi
 expect_error 1 "bench: " "$RS_BIN" bench pipe --round-trips 10 \
 	--root /nonexistent-rstat-root
+# A bad output is found before the run, not after an hour of it.
+start=$(date +%s)
+expect_error 1 "/nonexistent-dir/r.json: cannot write" \
+	"$RS_BIN" bench pipe --round-trips 1000000000 \
+	--json /nonexistent-dir/r.json
+[ $(($(date +%s) - start)) -lt 10 ] || fail "the bad --json was found late"
+
+cd "$TMP" || fail cd
+argv=(bench stat-read --children 3 --reads 10 --files cpu.stat,cgroup.stat
+	--updater cpu -o out)
+"$RS_BIN" "${argv[@]}" >/dev/null 2>err || fail "bench: $(cat err)"
+"$RS_BIN" "${argv[@]}" >/dev/null 2>err || fail "bench again: $(cat err)"
+[ -s out/results.json.old ] || fail "-o DIR replaced results.json silently"
+python3 - out/results.json "rstat-analyze ${argv[*]}" <<'PY' || fail "provenance"
+import json, sys
+p = json.load(open(sys.argv[1]))["provenance"]
+assert p["command_line"] == sys.argv[2], (p["command_line"], sys.argv[2])
+b, a = p["cgroups_before"], p["cgroups_after"]
+# Counted after the run's own tree was removed: no live one of ours.
+if b["v2_live"] >= 0 and a["v2_live"] >= 0:
+    assert a["v2_live"] <= b["v2_live"], (b, a)
+PY
+
+# The main job stays the main job (recorded, reported) under options.
+"$RS_BIN" bench --children 2 --reads 50 --files cpu.stat -o main \
+	>main.out 2>main.err || fail "bench -o main: $(cat main.err)"
+[ -s main/rstat.data ] || fail "options turned the main job's recording off"
+grep -q "^# rstat-analyze bench stat-read" main.out ||
+	fail "no results printed"
+grep -Eqi "flush|attribution|samples" main.out ||
+	fail "the main job's report is missing: $(tail -5 main.out)"
 echo "errors are one line, with what is needed"

@@ -33,12 +33,45 @@ for s in "${scen[@]}"; do
 		# Interrupted: exit 1 and one line; finished first: exit 0.
 		if [ $rc -ne 0 ]; then
 			[ $rc -eq 1 ] || fail "trial $i: exit $rc: $(cat err)"
-			grep -q "interrupted" err ||
+			grep -q "interrupted by SIG$sig: removed" err ||
 				fail "trial $i: exit 1 without saying why: $(cat err)"
+			# The recording is the run's too: gone with it.
+			[ -e rstat.data ] &&
+				fail "trial $i: an interrupted --record left rstat.data"
 		fi
+		rm -f rstat.data rstat.data.old
 		echo "trial $i: $s, SIG$sig after ${delay}s: exit $rc, clean"
 	done
 done
+
+# Finished repetitions are shown, not lost, when a later one is cut short.
+"$RS_BIN" bench stat-read --children 1 --reads 200 -r 1000 \
+	--files cpu.stat >out 2>err &
+pid=$!
+sleep 2
+kill -INT $pid
+wait $pid
+[ $? -eq 1 ] || fail "an interrupted -r 1000 did not exit 1: $(cat err)"
+grep -Eq '^# rstat-analyze bench stat-read: interrupted after [1-9][0-9]* of 1000 repetitions' out ||
+	fail "the finished repetitions were not printed: $(head -3 out)"
+no_leftovers "interrupted after some repetitions"
+
+# Many more busy children than CPUs: an interrupt still returns within
+# seconds (they are stopped all at once, not a second each), and the run
+# says up front that the reader will starve.
+"$RS_BIN" bench stat-read --children 64 --reads 1000000 --files cpu.stat \
+	>/dev/null 2>err &
+pid=$!
+sleep 3
+start=$(date +%s%N)
+kill -INT $pid
+wait $pid
+took=$((($(date +%s%N) - start) / 1000000))
+grep -q "busy children on .* CPUs: the reader gets about" err ||
+	[ "$(nproc)" -ge 16 ] || fail "no word on 64 children starving the reader"
+[ $took -lt 10000 ] || fail "64 children took ${took} ms to stop"
+no_leftovers "64 children interrupted"
+echo "64 busy children stopped in ${took} ms"
 
 # SIGKILL: the workloads die with the bench process; its cgroups stay
 # until the next run, which removes them.
