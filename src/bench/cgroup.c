@@ -204,14 +204,15 @@ static void sleep_ms(long ms)
 }
 
 /*
- * "rstat-analyze-bench-<PID>": the only directories this file ever
- * removes are such a directory and what lies below it.
+ * "rstat-analyze-bench-<PID>", or "...-<PID>.<N>" when another user had
+ * planted the first name in a delegated subtree: the only directories
+ * this file ever removes are such a directory and what lies below it.
  */
 static bool run_name(const char *name, pid_t *pid)
 {
 	const char *p = name + strlen(BENCH_CG_PREFIX);
 	char *end;
-	long v;
+	long v, n;
 
 	if (strncmp(name, BENCH_CG_PREFIX, strlen(BENCH_CG_PREFIX)))
 		return false;
@@ -219,6 +220,11 @@ static bool run_name(const char *name, pid_t *pid)
 		return false;
 	errno = 0;
 	v = strtol(p, &end, 10);
+	if (*end == '.' && end[1] >= '1' && end[1] <= '9') {
+		n = strtol(end + 1, &end, 10);
+		if (n <= 0 || n > 99)
+			return false;
+	}
 	if (*end || errno || v <= 0 || v > INT_MAX)
 		return false;
 	if (pid)
@@ -728,14 +734,33 @@ static int plan(struct bench_cg *cg, const struct kfeatures *kf,
 static int make_parent(struct hier *h, bool with_root, char *errbuf,
 		       size_t errlen)
 {
-	char stamp[OWNER_STAMP_MAX];
-	int err;
+	char stamp[OWNER_STAMP_MAX], *dir;
+	struct stat st;
+	int err, n;
 
-	if (!mkdir(h->dir, 0755)) {
-		h->created = true;
-		if (!owner_stamp__self(stamp, sizeof(stamp), "bench"))
-			setxattr(h->dir, STAMP_XATTR, stamp, strlen(stamp), 0);
-		return 0;
+	/*
+	 * Where another user may create cgroups (a delegated --root), the
+	 * name may be taken by one of theirs: take the next free one, never
+	 * theirs. One of ours under our PID (a kept tree) is refused below.
+	 */
+	for (n = 1; n < 100; n++) {
+		if (!mkdir(h->dir, 0755)) {
+			h->created = true;
+			if (!owner_stamp__self(stamp, sizeof(stamp), "bench"))
+				setxattr(h->dir, STAMP_XATTR, stamp,
+					 strlen(stamp), 0);
+			return 0;
+		}
+		if (errno != EEXIST || lstat(h->dir, &st) ||
+		    st.st_uid == geteuid())
+			break;
+		if (asprintf(&dir, "%s/" BENCH_CG_PREFIX "%d.%d", h->base,
+			     (int)getpid(), n) < 0) {
+			errno = ENOMEM;
+			break;
+		}
+		free(h->dir);
+		h->dir = dir;
 	}
 	err = -errno;
 	switch (err) {

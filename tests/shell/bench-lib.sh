@@ -17,6 +17,7 @@ leftovers() {
 	for d in $(find /sys/fs/cgroup -maxdepth 8 -type d \
 			-name 'rstat-analyze-bench-[0-9]*' 2>/dev/null); do
 		pid=${d##*rstat-analyze-bench-}
+		pid=${pid%%.*}
 		dead_pid "$pid" && echo "$d"
 	done
 	for d in /var/lib/rstat-analyze/rstat-analyze-bench.*; do

@@ -5,7 +5,8 @@
 # bench and record create or clean in directories everyone can write
 # (/var/tmp, /tmp: the work directories of this and earlier versions, for
 # dead PIDs and for the PIDs the next processes will get), each pointing at
-# a directory of files. bench run as root, plain and --record, must
+# a directory of files, and run parent cgroups in a subtree delegated to
+# it. bench run as root, plain, --record and under that --root, must
 # succeed and leave every planted entry and every target byte for byte
 # intact. Outputs the user names in such a directory (-o, plot's .gp) are
 # refused, not written through, when another user planted a link there.
@@ -109,7 +110,53 @@ for p in "${planted[@]}"; do
 	fi
 done | sort >"$TMP/planted.before"
 
+# cgroups: a v2 subtree delegated to nobody (as systemd delegates
+# user@UID.service), given to bench as --root; nobody plants run parents
+# under the names bench makes and cleans, for a dead PID and the next
+# PIDs, each holding a child cgroup. bench must neither adopt nor remove
+# them, and still run.
+v2=/sys/fs/cgroup/unified
+[ -f $v2/cgroup.controllers ] || v2=/sys/fs/cgroup
+deleg=
+if [ -f $v2/cgroup.controllers ] && mkdir "$v2/rs-deleg-$$" 2>/dev/null; then
+	deleg=$v2/rs-deleg-$$
+	chown nobody "$deleg" "$deleg/cgroup.procs" \
+		"$deleg/cgroup.subtree_control"
+	last=$(cat /proc/sys/kernel/ns_last_pid)
+	as_nobody /usr/bin/python3 - "$deleg" "$dead" "$last" \
+		>"$TMP/deleg.list" <<'PY' || fail "planting cgroups as nobody failed"
+import os, sys
+deleg, dead, last = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
+for pid in [dead] + list(range(last + 1, last + 200)):
+    d = "%s/rstat-analyze-bench-%d" % (deleg, pid)
+    os.mkdir(d)
+    os.mkdir(d + "/theirs")
+    print(d)
+PY
+fi
+deleg_cleanup() {
+	[ -n "$deleg" ] || return 0
+	find "$deleg" -depth -mindepth 1 -type d -exec rmdir {} + 2>/dev/null
+	rmdir "$deleg" 2>/dev/null
+}
+trap 'deleg_cleanup; cleanup' EXIT
+
 cd "$TMP"
+if [ -n "$deleg" ]; then
+	"$RS_BIN" bench stat-read --children 2 --reads 200 --files cpu.stat \
+		--updater cpu --root "$deleg" >deleg.out 2>deleg.err ||
+		fail "bench under a delegated --root with planted names: $(cat deleg.err)"
+	while read -r d; do
+		[ -d "$d/theirs" ] || fail "bench removed nobody's $d"
+		[ "$(stat -c %U "$d")" = nobody ] || fail "$d changed hands"
+	done <"$TMP/deleg.list"
+	grep -q "rstat-analyze-bench-$dead: owned by uid $(id -u nobody), not ours: left alone" deleg.err ||
+		fail "bench did not say it left nobody's run parent alone: $(head -3 deleg.err)"
+	left=$(find "$deleg" -maxdepth 1 -name 'rstat-analyze-bench-*' -user root)
+	[ -z "$left" ] || fail "bench left its own cgroups: $left"
+else
+	echo "note: no cgroup v2 hierarchy to delegate: cgroup names not planted"
+fi
 "$RS_BIN" bench stat-read --children 2 --reads 200 --files cpu.stat \
 	-o plain >plain.out 2>plain.err ||
 	fail "bench among planted names: $(cat plain.err)"
