@@ -29,6 +29,7 @@ enum rs_category {
 	RS_CAT_UPDATE,
 	RS_CAT_PSI,
 	RS_CAT_MEMCG_WALK,
+	RS_CAT_INSTRUMENTATION,	/* the recorder's own work: never a flush */
 	RS_CAT_OTHER,
 	RS_CAT__NR,
 };
@@ -54,7 +55,10 @@ enum rs_trigger {
 	RS_TRIG__NR,
 };
 
-/* "memory", "io", ..., "memcg-walk", "other"; "?" when out of range. */
+/*
+ * "memory", "io", ..., "memcg-walk", "instrumentation", "other"; "?" when
+ * out of range.
+ */
 const char *rs_category_name(enum rs_category c);
 /* "memory.stat", ..., "other"; "-" for RS_TRIG_NONE, "?" out of range. */
 const char *rs_trigger_name(enum rs_trigger t);

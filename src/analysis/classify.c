@@ -166,6 +166,12 @@ int classifier__classify(struct classifier *c, const char *const *syms,
 			resolving = false;
 		}
 	}
+	/*
+	 * Instrumentation needs no special case: the tracing machinery is
+	 * always called from within what it observes, so its frames are
+	 * the innermost `in` frames of such a sample. A flush called from
+	 * a BPF program (bpf_trace_run* outside it) stays a flush.
+	 */
 	out->skid = leaf_irq && rs_category_is_flush(out->category);
 	return 0;
 }

@@ -31,6 +31,7 @@ static const char *const category_names[RS_CAT__NR] = {
 	[RS_CAT_UPDATE]		= "update",
 	[RS_CAT_PSI]		= "psi",
 	[RS_CAT_MEMCG_WALK]	= "memcg-walk",
+	[RS_CAT_INSTRUMENTATION] = "instrumentation",
 	[RS_CAT_OTHER]		= "other",
 };
 
@@ -251,6 +252,44 @@ static const struct builtin builtin_rules[] = {
 	 */
 	TRIG("bpf_prog_????????????????_*", BPF),
 	TRIG("bpf_prog_????????????????", BPF),
+
+	/*
+	 * The tracing machinery: a tracepoint's perf or BPF handler, the
+	 * sample it writes (callchain capture included), kprobe and uprobe
+	 * handlers. Called from within what they observe, they are the
+	 * innermost `in` frames of a sample taken in them: the cost of
+	 * observing, whatever flush they interrupted, counted as
+	 * instrumentation, never as that flush's work.
+	 */
+	IN("perf_trace_*", INSTRUMENTATION, NONE),
+	IN("perf_tp_event*", INSTRUMENTATION, NONE),
+	IN("perf_swevent_*", INSTRUMENTATION, NONE),
+	IN("trace_event_raw_event_*", INSTRUMENTATION, NONE),
+	IN("trace_event_buffer_*", INSTRUMENTATION, NONE),
+	IN("perf_trace_buf_*", INSTRUMENTATION, NONE),
+	IN("perf_event_output*", INSTRUMENTATION, NONE),
+	IN("perf_output_*", INSTRUMENTATION, NONE),
+	IN("perf_prepare_sample", INSTRUMENTATION, NONE),
+	IN("perf_callchain*", INSTRUMENTATION, NONE),
+	IN("get_perf_callchain", INSTRUMENTATION, NONE),
+	IN("__perf_event_overflow", INSTRUMENTATION, NONE),
+	IN("bpf_trace_run*", INSTRUMENTATION, NONE),
+	IN("__bpf_trace_*", INSTRUMENTATION, NONE),
+	IN("trace_call_bpf", INSTRUMENTATION, NONE),
+	IN("kprobe_dispatcher", INSTRUMENTATION, NONE),
+	IN("kretprobe_dispatcher", INSTRUMENTATION, NONE),
+	IN("kprobe_perf_func", INSTRUMENTATION, NONE),
+	IN("kretprobe_perf_func", INSTRUMENTATION, NONE),
+	IN("kprobe_ftrace_handler", INSTRUMENTATION, NONE),
+	IN("kprobe_int3_handler", INSTRUMENTATION, NONE),
+	IN("pre_handler_kretprobe", INSTRUMENTATION, NONE),
+	IN("__kretprobe_trampoline_handler", INSTRUMENTATION, NONE),
+	IN("uprobe_dispatcher", INSTRUMENTATION, NONE),
+	IN("uretprobe_dispatcher", INSTRUMENTATION, NONE),
+	IN("__uprobe_perf_func", INSTRUMENTATION, NONE),
+	IN("uprobe_perf_func", INSTRUMENTATION, NONE),
+	IN("handle_swbp", INSTRUMENTATION, NONE),
+	IN("uprobe_notify_resume", INSTRUMENTATION, NONE),
 
 	/*
 	 * IRQ re-enable points. A clock event (cpu-clock, no PMU) cannot
@@ -501,7 +540,7 @@ int set_err(struct rules *r, const char *name, size_t line,
 }
 
 #define CATEGORY_LIST	"memory, io, base, bpf, core, update, psi, " \
-			"memcg-walk, other"
+			"memcg-walk, instrumentation, other"
 #define TRIGGER_LIST	"memory.stat, memory.numa_stat, cpu.stat, io.stat, " \
 			"zswap.current, reclaim, refault, cachestat, " \
 			"shadow-shrinker, writeback, zswap, periodic, " \

@@ -158,14 +158,14 @@ static int text_attrib_event(FILE *out, const struct report_out *ro,
 	fprintf(out, "\nAttribution of %s: %" PRIu64 " samples, %" PRIu64
 		" (%.1f%%) in flushes\n", ev->name, ev->total.samples,
 		ev->flush.samples, pct(ev->flush.period, ev->total.period));
-	fprintf(out, "%-12s %10s %20s %8s %8s\n", "category", "samples",
+	fprintf(out, "%-15s %10s %20s %8s %8s\n", "category", "samples",
 		"period", "% all", "% flush");
 	for (c = 0; c < RS_CAT__NR; c++) {
 		const struct attrib_row *r = &ev->cat[c];
 
 		if (!r->samples)
 			continue;
-		fprintf(out, "%-12s %10" PRIu64 " %20" PRIu64 " %8.2f ",
+		fprintf(out, "%-15s %10" PRIu64 " %20" PRIu64 " %8.2f ",
 			rs_category_name(c), r->samples, r->period,
 			pct(r->period, ev->total.period));
 		if (rs_category_is_flush(c))
@@ -174,6 +174,8 @@ static int text_attrib_event(FILE *out, const struct report_out *ro,
 		else
 			fprintf(out, "%8s\n", "-");
 	}
+	if (ev->cat[RS_CAT_INSTRUMENTATION].samples)
+		fprintf(out, "instrumentation: the recorder's own work (tracepoint handlers, sample\nand callchain capture) in the sampled stacks; not counted as flush work\n");
 	if (!ev->flush.samples)
 		return 0;
 
@@ -190,14 +192,14 @@ static int text_attrib_event(FILE *out, const struct report_out *ro,
 	}
 
 	fprintf(out, "\nCategory x trigger, %s\n", ev->name);
-	fprintf(out, "%-12s %-17s %10s %20s %8s\n", "category", "trigger",
+	fprintf(out, "%-15s %-17s %10s %20s %8s\n", "category", "trigger",
 		"samples", "period", "% flush");
 	for (c = 0; c < RS_CAT__NR; c++)
 		for (t = 0; t < RS_TRIG__NR; t++) {
 			const struct attrib_row *r = &ev->cross[c][t];
 
 			if (r->samples)
-				fprintf(out, "%-12s %-17s %10" PRIu64
+				fprintf(out, "%-15s %-17s %10" PRIu64
 					" %20" PRIu64 " %8.2f\n",
 					rs_category_name(c),
 					rs_trigger_name(t), r->samples,

@@ -239,12 +239,31 @@ def irq_enable(f):
             or "irq_enable" in f)
 
 
+# The tracing machinery (issue 13): a sample in it is the recorder's work.
+INSTR_PREFIX = ("perf_trace_", "perf_tp_event", "perf_swevent_",
+                "trace_event_raw_event_", "trace_event_buffer_",
+                "perf_event_output", "perf_output_", "perf_callchain",
+                "bpf_trace_run", "__bpf_trace_")
+INSTR = {"perf_prepare_sample", "get_perf_callchain", "__perf_event_overflow",
+         "trace_call_bpf", "kprobe_dispatcher", "kretprobe_dispatcher",
+         "uprobe_dispatcher", "uretprobe_dispatcher", "handle_swbp",
+         "uprobe_notify_resume", "__uprobe_perf_func", "uprobe_perf_func"}
+
+
+def in_category(f):
+    if f in IN:
+        return IN[f]
+    if f.startswith(INSTR_PREFIX) or f in INSTR:
+        return "instrumentation"
+    return None
+
+
 def classify(frames):
     """frames leaf first -> (category, trigger or None, skid)"""
     cat, at = "other", -1
     for i, f in enumerate(frames):
-        if f in IN:
-            cat, at = IN[f], i
+        if in_category(f):
+            cat, at = in_category(f), i
             break
     if cat == "core":
         for f in frames[at + 1:]:
