@@ -20,7 +20,12 @@
 
 #include "hist.h"
 
-#define BENCH_RESULTS_SCHEMA "rstat-analyze-bench/1"
+/*
+ * The version written. /2 added the recorded pass ("recording": {"pass"});
+ * /1 files (no pass) still read.
+ */
+#define BENCH_RESULTS_SCHEMA "rstat-analyze-bench/2"
+#define BENCH_RESULTS_SCHEMA_V1 "rstat-analyze-bench/1"
 /* Samples kept per histogram metric; more are subsampled. */
 #define BENCH_RESULTS_MAX_SAMPLES 10000
 
@@ -96,6 +101,16 @@ int bench_results__rep_metric_value(struct bench_results *r, const char *name,
 				    double value);
 /* The perf.data recorded during the run. */
 int bench_results__set_recording(struct bench_results *r, const char *file);
+/*
+ * Start the recorded pass: the workload once more while the recorder
+ * runs, after the timed repetitions. Its time(1) figures here; the
+ * rep_metric_*() calls that follow (until another rep_begin) add to it.
+ * Kept apart from the repetitions (JSON: "recording": {"pass"}), so that
+ * no figure taken while recording is ever read as a result; printed as
+ * what recording cost. -EEXIST for a second one.
+ */
+int bench_results__recorded_begin(struct bench_results *r, double real_s,
+				  double user_s, double sys_s);
 
 /* The results as JSON. 0, -EINVAL (no repetition yet) or -EIO. */
 int bench_results__write(struct bench_results *r, FILE *out);
@@ -195,5 +210,11 @@ bench_results__metric(const struct bench_results *r, size_t rep, size_t i);
 const struct bench_metric *
 bench_results__metric_find(const struct bench_results *r, size_t rep,
 			   const char *name, const char *file);
+/* The recorded pass's time and metrics; NULL when there was none. */
+const struct bench_rep_time *
+bench_results__recorded_time(const struct bench_results *r);
+const struct bench_metric *
+bench_results__recorded_metric_find(const struct bench_results *r,
+				    const char *name, const char *file);
 
 #endif

@@ -41,6 +41,13 @@ struct bench_results {
 	struct rep *reps;
 	size_t nr_reps, cap_reps;
 	char *recording;
+	/*
+	 * The recorded pass: the workload once more while the recorder
+	 * ran, kept apart so that no recorded figure is taken for a result.
+	 * in_recorded: new metrics go there, not to the last repetition.
+	 */
+	struct rep *recorded;
+	bool in_recorded;
 };
 
 /* --- builder --------------------------------------------------------- */
@@ -145,6 +152,12 @@ void bench_results__delete(struct bench_results *r)
 		free(r->reps[i].m);
 	}
 	free(r->reps);
+	if (r->recorded) {
+		for (j = 0; j < r->recorded->nr; j++)
+			metric_clear(&r->recorded->m[j]);
+		free(r->recorded->m);
+		free(r->recorded);
+	}
 	free(r->recording);
 	free(r);
 }
@@ -368,6 +381,24 @@ int bench_results__rep_begin(struct bench_results *r, double real_s,
 	rep->t.real_s = real_s;
 	rep->t.user_s = user_s;
 	rep->t.sys_s = sys_s;
+	r->in_recorded = false;
+	return 0;
+}
+
+int bench_results__recorded_begin(struct bench_results *r, double real_s,
+				  double user_s, double sys_s)
+{
+	if (!time_ok(real_s) || !time_ok(user_s) || !time_ok(sys_s))
+		return -EINVAL;
+	if (r->recorded)
+		return -EEXIST;
+	r->recorded = calloc(1, sizeof(*r->recorded));
+	if (!r->recorded)
+		return -ENOMEM;
+	r->recorded->t.real_s = real_s;
+	r->recorded->t.user_s = user_s;
+	r->recorded->t.sys_s = sys_s;
+	r->in_recorded = true;
 	return 0;
 }
 
@@ -385,9 +416,9 @@ static int metric_add(struct bench_results *r, const char *name,
 	struct rep *rep;
 	size_t i;
 
-	if (!r->nr_reps || !name || !unit)
+	if (!name || !unit || (!r->in_recorded && !r->nr_reps))
 		return -EINVAL;
-	rep = &r->reps[r->nr_reps - 1];
+	rep = r->in_recorded ? r->recorded : &r->reps[r->nr_reps - 1];
 	for (i = 0; i < rep->nr; i++)
 		if (!strcmp(rep->m[i].pub.name, name) &&
 		    same_file(rep->m[i].pub.file, file))
@@ -671,6 +702,19 @@ int bench_results__write(struct bench_results *r, FILE *out)
 	if (r->recording) {
 		json__object_begin(jw, "recording");
 		json__string(jw, "file", r->recording);
+		if (r->recorded) {
+			json__object_begin(jw, "pass");
+			json__object_begin(jw, "time");
+			json__double(jw, "real_s", r->recorded->t.real_s);
+			json__double(jw, "user_s", r->recorded->t.user_s);
+			json__double(jw, "sys_s", r->recorded->t.sys_s);
+			json__object_end(jw);
+			json__array_begin(jw, "metrics");
+			for (j = 0; j < r->recorded->nr; j++)
+				write_metric(jw, &r->recorded->m[j].pub);
+			json__array_end(jw);
+			json__object_end(jw);
+		}
 		json__object_end(jw);
 	} else {
 		json__string(jw, "recording", NULL);
@@ -916,6 +960,63 @@ static void print_summary(FILE *out, const struct bench_results *r,
 	free(x);
 }
 
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return (x > y) - (x < y);
+}
+
+/*
+ * What recording cost: each distribution of the recorded pass against the
+ * same one unrecorded (the median of the repetitions' medians), so that
+ * a reader sees the observer effect and knows the figures above are free
+ * of it.
+ */
+static void print_recording_cost(FILE *out, const struct bench_results *r)
+{
+	const struct bench_metric *m, *o;
+	double base, rec, *x;
+	size_t i, j, n;
+	char what[64];
+
+	fprintf(out, "\nWhat recording cost (a separate pass of the same workload while\nrecording; none of the figures above were taken while recording)\n");
+	fprintf(out, "%-31s %11s %11s %11s\n", "p50", "unrecorded", "recorded",
+		"slower by");
+	x = calloc(r->nr_reps ? r->nr_reps : 1, sizeof(*x));
+	if (!x)
+		return;
+	for (i = 0; i < r->recorded->nr; i++) {
+		m = &r->recorded->m[i].pub;
+		if (!m->is_hist || strcmp(m->unit, "ns"))
+			continue;
+		for (j = 0, n = 0; j < r->nr_reps; j++) {
+			o = bench_results__metric_find(r, j, m->name, m->file);
+			if (o && o->is_hist)
+				x[n++] = (double)o->p50;
+		}
+		if (!n)
+			continue;
+		qsort(x, n, sizeof(*x), cmp_double);
+		base = x[n / 2];
+		rec = (double)m->p50;
+		snprintf(what, sizeof(what), "%s%s%s (us)", m->name,
+			 m->file ? " " : "", m->file ? m->file : "");
+		fprintf(out, "%-31.31s", what);
+		put_figure(out, 11, base / 1000);
+		put_figure(out, 11, rec / 1000);
+		if (base > 0)
+			fprintf(out, " %10.1fx\n", rec / base);
+		else
+			fprintf(out, " %11s\n", "-");
+	}
+	free(x);
+	fprintf(out, "%-31s", "real (s)");
+	put_figure(out, 11, r->nr_reps ? r->reps[0].t.real_s : 0);
+	put_figure(out, 11, r->recorded->t.real_s);
+	fputc('\n', out);
+}
+
 int bench_results__print(struct bench_results *r, FILE *out,
 			 uint64_t unit_divisor, const char *unit_label)
 {
@@ -956,6 +1057,8 @@ int bench_results__print(struct bench_results *r, FILE *out,
 		print_summary(out, r, unit_divisor, unit_label);
 	if (r->recording)
 		fprintf(out, "\nrecording: %s\n", r->recording);
+	if (r->recorded)
+		print_recording_cost(out, r);
 	if (fflush(out) || ferror(out))
 		return -EIO;
 	return 0;
@@ -1079,6 +1182,24 @@ bench_results__metric_find(const struct bench_results *r, size_t rep,
 	if (rep >= r->nr_reps)
 		return NULL;
 	m = rep_find(&r->reps[rep], name, file);
+	return m ? &m->pub : NULL;
+}
+
+const struct bench_rep_time *
+bench_results__recorded_time(const struct bench_results *r)
+{
+	return r->recorded ? &r->recorded->t : NULL;
+}
+
+const struct bench_metric *
+bench_results__recorded_metric_find(const struct bench_results *r,
+				    const char *name, const char *file)
+{
+	const struct metric *m;
+
+	if (!r->recorded)
+		return NULL;
+	m = rep_find(r->recorded, name, file);
 	return m ? &m->pub : NULL;
 }
 
@@ -2001,6 +2122,15 @@ static int read_top(struct reader *rd, struct bench_results *r,
 		"skipped", "repetitions", "recording", NULL
 	};
 	static const char *const rkeys[] = { "file", NULL };
+	static const char *const ropt[] = { "pass", NULL };
+	static const char *const pkeys[] = { "time", "metrics", NULL };
+	static const char *const tkeys[] = {
+		"real_s", "user_s", "sys_s", NULL
+	};
+	const struct jnode *p, *t, *ms;
+	double real, user, sys;
+	uint32_t k;
+	bool v1;
 	const struct jnode *n, *reps;
 	const char *const *v;
 	size_t nr, i;
@@ -2010,9 +2140,12 @@ static int read_top(struct reader *rd, struct bench_results *r,
 	if (top->type != J_OBJ)
 		return bad(rd, top, "results: expected an object");
 	n = member(top, "schema");
-	if (!n || n->type != J_STR || strcmp(n->s, BENCH_RESULTS_SCHEMA))
-		return bad(rd, n ? n : top, "\"schema\": expected \"%s\"",
-			   BENCH_RESULTS_SCHEMA);
+	v1 = n && n->type == J_STR && !strcmp(n->s, BENCH_RESULTS_SCHEMA_V1);
+	if (!n || n->type != J_STR ||
+	    (!v1 && strcmp(n->s, BENCH_RESULTS_SCHEMA)))
+		return bad(rd, n ? n : top,
+			   "\"schema\": expected \"%s\" (or \"%s\")",
+			   BENCH_RESULTS_SCHEMA, BENCH_RESULTS_SCHEMA_V1);
 	err = check_object(rd, top, "results", keys, NULL);
 	if (err)
 		return err;
@@ -2047,9 +2180,29 @@ static int read_top(struct reader *rd, struct bench_results *r,
 	n = member(top, "recording");
 	if (n->type == J_NULL)
 		return 0;
-	err = check_object(rd, n, "recording", rkeys, NULL);
+	/* The recorded pass came with /2. */
+	err = check_object(rd, n, "recording", rkeys, v1 ? NULL : ropt);
 	if (!err)
 		err = get_str(rd, n, "file", false, &r->recording);
+	p = err ? NULL : member(n, "pass");
+	if (!p)
+		return err;
+	/* The recorded pass: a repetition's time and metrics, no index. */
+	t = member(p, "time");
+	if ((err = check_object(rd, p, "pass", pkeys, NULL)) ||
+	    (err = check_object(rd, t, "time", tkeys, NULL)) ||
+	    (err = get_double(rd, t, "real_s", true, &real)) ||
+	    (err = get_double(rd, t, "user_s", true, &user)) ||
+	    (err = get_double(rd, t, "sys_s", true, &sys)))
+		return err;
+	err = bench_results__recorded_begin(r, real, user, sys);
+	if (err)
+		return err;
+	ms = member(p, "metrics");
+	if (ms->type != J_ARR)
+		return bad(rd, ms, "\"metrics\": expected an array");
+	for (k = 0; k < ms->nr && !err; k++)
+		err = read_metric(rd, r, &ms->kids[k]);
 	return err;
 }
 

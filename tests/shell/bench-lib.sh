@@ -39,7 +39,10 @@ no_leftovers() {
 	fail "$1: left behind: $left"
 }
 
+# Tests source this from the repository root, and may cd away later.
+RS_ROOT=$PWD
 validate() {
-	python3 tests/shell/bench-schema.py docs/bench-results.schema.json "$1" ||
+	python3 "$RS_ROOT/tests/shell/bench-schema.py" \
+		"$RS_ROOT/docs/bench-results.schema.json" "$1" ||
 		fail "$1 does not validate against docs/bench-results.schema.json"
 }
