@@ -383,6 +383,10 @@ static int report_parse_args(int argc, char **argv, struct report_params *p)
 		rs_error("report: --pid, --tid, --kernel, --jit, --all, --addrs, --event-filter, --samples and --stackcollapse go with --folded");
 		return RS_EXIT_USAGE;
 	}
+	if (p->fold.pid && p->fold.tid) {
+		rs_error("report: --pid and --tid do not go together (--tid names comm-PID/TID, the PID included)");
+		return RS_EXIT_USAGE;
+	}
 	if (p->fold.event_filter && !*p->fold.event_filter) {
 		rs_error("report: --event-filter needs an event name");
 		return RS_EXIT_USAGE;

@@ -103,6 +103,8 @@ expect_error 1 "error writing output: No space left" \
 
 # Usage errors.
 expect_error 2 "unknown option" "$RS_BIN" report --no-such-option
+expect_error 2 "--pid and --tid do not go together" \
+	"$RS_BIN" report --folded --pid --tid
 expect_error 2 "needs a value" "$RS_BIN" report -i
 expect_error 2 "go with --folded" "$RS_BIN" report --pid
 expect_error 2 "do not go together" "$RS_BIN" report --folded --json
