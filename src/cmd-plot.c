@@ -22,6 +22,7 @@
 #include "bench-results.h"
 #include "cmds.h"
 #include "gnuplot.h"
+#include "json-input.h"
 #include "json-read.h"
 #include "perf-data.h"
 #include "rules.h"
@@ -31,8 +32,6 @@
 
 #define PLOT_MAX_INPUTS 64
 #define PLOT_MAX_SIZE 10000
-/* report --json files are small; refuse anything absurd. */
-#define PLOT_MAX_JSON (64u << 20)
 
 enum plot_kind {
 	PLOT_HIST,
@@ -264,45 +263,6 @@ static int plot_parse_args(int argc, char **argv, struct plot_params *p)
 
 /* ------------------------------------------------------------------ */
 
-static int read_file(const char *path, char **bufp, size_t *lenp)
-{
-	struct stat sb;
-	FILE *f = fopen(path, "r");
-	char *buf;
-	size_t len;
-	int err;
-
-	if (!f)
-		return -errno;
-	if (fstat(fileno(f), &sb)) {
-		err = -errno;
-		fclose(f);
-		return err;
-	}
-	if (S_ISDIR(sb.st_mode)) {
-		fclose(f);
-		return -EISDIR;
-	}
-	buf = malloc(PLOT_MAX_JSON + 1);
-	if (!buf) {
-		fclose(f);
-		return -ENOMEM;
-	}
-	len = fread(buf, 1, PLOT_MAX_JSON + 1, f);
-	err = ferror(f) ? -EIO : 0;
-	fclose(f);
-	if (!err && len > PLOT_MAX_JSON)
-		err = -EFBIG;
-	if (err) {
-		free(buf);
-		return err;
-	}
-	buf[len] = '\0';
-	*bufp = buf;
-	*lenp = len;
-	return 0;
-}
-
 static struct series *series_add(struct plot_ctx *ctx, const char *input,
 				 const char *what, const char *unit)
 {
@@ -462,7 +422,8 @@ static int metric_label(char *buf, size_t len, const struct bench_metric *m)
  * A bench results file: each distribution (name, file), summed over the
  * repetitions; or, for bars, each metric's mean over them.
  */
-static int load_bench(struct plot_ctx *ctx, const char *input)
+static int load_bench(struct plot_ctx *ctx, const char *input,
+		      const struct json_input *ji)
 {
 	const struct plot_params *p = ctx->p;
 	struct bench_results *r;
@@ -472,7 +433,8 @@ static int load_bench(struct plot_ctx *ctx, const char *input)
 	bool has_hist = false;
 	int ret;
 
-	ret = bench_results__read(&r, input, err, sizeof(err));
+	ret = bench_results__read_mem(&r, ji->buf, ji->len, ji->path, err,
+				      sizeof(err));
 	if (ret) {
 		if (ret == -ENOMEM)
 			rs_error("plot: out of memory");
@@ -790,72 +752,47 @@ static int load_recording(struct plot_ctx *ctx, const char *input)
 	return err;
 }
 
+/*
+ * Read and tell apart one input, as compare does (json-input.c): bench
+ * results (a file, or the directory bench -o wrote), report --json
+ * output, or a recording for --kind timeline.
+ */
 static int load_input(struct plot_ctx *ctx, const char *input)
 {
-	char jerrbuf[160];
-	struct jv root = { 0 };
-	const struct jv *err_member;
-	char *buf = NULL;
-	size_t len = 0;
+	struct json_input ji;
+	char err[512];
 	int ret;
 
-	ret = read_file(input, &buf, &len);
-	if (ret == -EFBIG) {
-		/* Too big for JSON: a recording, or nothing we read. */
-		ret = 0;
-		buf = NULL;
-		len = 0;
-		if (ctx->p->kind == PLOT_TIMELINE)
-			return load_recording(ctx, input);
-		rs_error("%s: over %u MiB: neither bench results nor report --json output",
-			 input, PLOT_MAX_JSON >> 20);
+	ret = json_input__load(&ji, input, JSON_INPUT_RECORDINGS, err,
+			       sizeof(err));
+	if (ret == -ENOMEM) {
+		rs_error("plot: out of memory");
+		return ret;
+	}
+	if (ctx->p->kind == PLOT_TIMELINE &&
+	    (ret == -EINVAL || ret == -EFBIG ||
+	     (!ret && ji.kind != JSON_INPUT_RECORDING))) {
+		rs_error("%s: not a recording (no PERFILE2 magic): --kind timeline reads perf.data",
+			 input);
+		json_input__release(&ji);
 		return -EINVAL;
 	}
 	if (ret) {
-		rs_error("%s: %s", input, strerror(-ret));
+		rs_error("%s", err);
 		return ret;
 	}
-	if (perf_data__sniff(buf, len)) {
-		free(buf);
-		return load_recording(ctx, input);
+	switch (ji.kind) {
+	case JSON_INPUT_RECORDING:
+		ret = load_recording(ctx, input);
+		break;
+	case JSON_INPUT_BENCH:
+		ret = load_bench(ctx, input, &ji);
+		break;
+	case JSON_INPUT_PROFILE:
+		ret = load_report(ctx, input, &ji.doc);
+		break;
 	}
-	if (ctx->p->kind == PLOT_TIMELINE) {
-		rs_error("%s: not a recording (no PERFILE2 magic): --kind timeline reads perf.data",
-			 input);
-		ret = -EINVAL;
-		goto out;
-	}
-	ret = jv__parse(buf, len, &root, jerrbuf, sizeof(jerrbuf));
-	if (ret == -ENOMEM) {
-		rs_error("plot: out of memory");
-		goto out;
-	}
-	if (ret) {
-		rs_error("%s: %s: neither bench results, report --json output nor a recording",
-			 input, jerrbuf);
-		goto out;
-	}
-	if (root.type != J_OBJ) {
-		rs_error("%s: not a JSON object: neither bench results nor report --json output",
-			 input);
-		ret = -EINVAL;
-		goto out;
-	}
-	if (jv__get(&root, "schema")) {
-		ret = load_bench(ctx, input);
-		goto out;
-	}
-	err_member = jv__get(&root, "error");
-	if (err_member && err_member->type == J_STR) {
-		rs_error("%s: report failed when it was written: %s", input,
-			 err_member->str);
-		ret = -EINVAL;
-		goto out;
-	}
-	ret = load_report(ctx, input, &root);
-out:
-	jv__free(&root);
-	free(buf);
+	json_input__release(&ji);
 	return ret;
 }
 
