@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * rstat-analyze plot: gnuplot charts of one or more runs. The data goes to
- * OUT.dat and the script to OUT.gp beside the image, both kept, and
+ * OUT.png.dat and the script to OUT.png.gp beside the image (OUT.svg.*
+ * for an SVG: each image its own), both kept, and
  * gnuplot (a program, run with an argv) draws the image from them.
  *
  * Inputs are bench results files (docs/bench-results.md), `report --json`
@@ -87,12 +88,13 @@ static void plot_help(void)
 {
 	plot_usage(stdout);
 	fputs("\n"
-	      "Chart one or more runs with gnuplot. The data (OUT.dat) and the\n"
-	      "script (OUT.gp) are kept beside the image: restyle and rerun with\n"
-	      "`gnuplot OUT.gp` from the same directory.\n"
+	      "Chart one or more runs with gnuplot. The data (OUT.png.dat) and\n"
+	      "the script (OUT.png.gp) are kept beside the image: restyle and\n"
+	      "rerun with `gnuplot OUT.png.gp` from the same directory.\n"
 	      "\n"
-	      "INPUT is a bench results file (bench --json), `report --json`\n"
-	      "output, or, for --kind timeline, a recording (perf.data).\n"
+	      "INPUT is bench results (bench --json FILE, or the DIR of bench\n"
+	      "-o DIR), `report --json` output, or, for --kind timeline, a\n"
+	      "recording (perf.data).\n"
 	      "\n"
 	      "  -o, --output FILE     the image: .png (pngcairo) or .svg\n"
 	      "  -k, --kind KIND       hist: log2 latency histograms (default)\n"
@@ -853,6 +855,14 @@ static void print_bound(FILE *out, double v)
 		fprintf(out, "%.3g", v);
 }
 
+/* The characters print_bound() writes. */
+static int label_len(double v)
+{
+	char buf[32];
+
+	return snprintf(buf, sizeof(buf), v >= 100 ? "%.0f" : "%.3g", v);
+}
+
 static int write_hist(const struct plot_ctx *ctx, FILE *dat, FILE *gp,
 		      const char *dat_name)
 {
@@ -883,7 +893,7 @@ static int write_hist(const struct plot_ctx *ctx, FILE *dat, FILE *gp,
 	/* The unit of the smallest row keeps every label short. */
 	bucket_bounds(lo, &low, &high);
 	du = pick_unit(ctx->series[0].unit, (double)high * 10);
-	fprintf(dat, "# rstat-analyze plot --kind hist: log2 buckets in %s; columns: bucket index, label, then %s per series in the order of OUT.gp's plot\n",
+	fprintf(dat, "# rstat-analyze plot --kind hist: log2 buckets in %s; columns: bucket index, label, then %s per series in the order of the .gp's plot\n",
 		du.label, p->normalize ? "share" : "count");
 	for (b = lo; b <= hi; b++) {
 		bucket_bounds(b, &low, &high);
@@ -916,6 +926,15 @@ static int write_hist(const struct plot_ctx *ctx, FILE *dat, FILE *gp,
 	      "set grid ytics\n"
 	      "set yrange [0:*]\n"
 	      "set key top right\n", gp);
+	/*
+	 * A label rotated by -45 runs right of its tic by 0.7 of its
+	 * length: leave room for the last one, which gnuplot's automatic
+	 * margin does not count (it was clipped at the image's edge).
+	 */
+	bucket_bounds(hi, &low, &high);
+	fprintf(gp, "set rmargin %d\n",
+		(int)(0.75 * (label_len(low / du.div) +
+			      label_len(high / du.div) + 1)) + 3);
 	fprintf(gp, "set xlabel \"log2 bucket (%s)\"\n", du.label);
 	fprintf(gp, "set ylabel \"%s\"\n", p->normalize ? "share" : "count");
 	fputs("plot ", gp);
@@ -1038,7 +1057,7 @@ static int write_bars(const struct plot_ctx *ctx, FILE *dat, FILE *gp,
 		for (j = 0; j < ctx->series[i].nr_points; j++)
 			max = fmax(max, ctx->series[i].y[j]);
 	du = pick_unit(ctx->bar_unit, max);
-	fprintf(dat, "# rstat-analyze plot --kind bars: one row per input (the xtics of OUT.gp); columns: index, then one per segment (%s) in the order of OUT.gp's plot\n",
+	fprintf(dat, "# rstat-analyze plot --kind bars: one row per input (the xtics of the .gp); columns: index, then one per segment (%s) in the order of the .gp's plot\n",
 		du.label);
 	for (i = 0; i < ctx->nr_series; i++) {
 		const struct series *s = &ctx->series[i];
@@ -1084,6 +1103,8 @@ static int write_bars(const struct plot_ctx *ctx, FILE *dat, FILE *gp,
 static int write_timeline(const struct plot_ctx *ctx, FILE *dat, FILE *gp,
 			  const char *dat_name)
 {
+	bool positive = true;
+	double max = 0;
 	size_t i, j;
 
 	fputs("# rstat-analyze plot --kind timeline: one block per recording (gnuplot index 0, 1, ...); columns: lock time since the recording's first sample (s), hold time (us)\n",
@@ -1092,14 +1113,28 @@ static int write_timeline(const struct plot_ctx *ctx, FILE *dat, FILE *gp,
 		const struct series *s = &ctx->series[i];
 
 		fprintf(dat, "%s# series %zu\n", i ? "\n\n" : "", i);
-		for (j = 0; j < s->nr_points; j++)
+		for (j = 0; j < s->nr_points; j++) {
 			fprintf(dat, "%.10g %.10g\n", s->x[j], s->y[j]);
+			positive &= s->y[j] > 0;
+			max = fmax(max, s->y[j]);
+		}
 	}
 	fputs("set grid\n"
 	      "set key top right\n"
-	      "set xlabel \"time since the recording's first sample (s)\"\n"
-	      "set ylabel \"lock hold time (us)\"\n"
-	      "set yrange [0:*]\n", gp);
+	      "set xlabel \"time since the recording's first sample (s)\"\n",
+	      gp);
+	/*
+	 * Holds span decades: most take microseconds, and one of 14 ms on
+	 * a linear axis flattens all the others into a line at zero. A log
+	 * axis shows both; it needs no hold of 0 (below the clock's tick).
+	 */
+	if (positive && max > 0) {
+		fputs("set logscale y\n"
+		      "set ylabel \"lock hold time (us, log scale)\"\n", gp);
+	} else {
+		fputs("set ylabel \"lock hold time (us)\"\n"
+		      "set yrange [0:*]\n", gp);
+	}
 	fputs("plot ", gp);
 	for (i = 0; i < ctx->nr_series; i++) {
 		if (i)
