@@ -14,10 +14,12 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/utsname.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "analysis.h"
 #include "attrib.h"
+#include "cgroup-path.h"
 #include "cmds.h"
 #include "fold.h"
 #include "json.h"
@@ -893,6 +895,46 @@ static void note_skid(struct analysis *an)
 	}
 }
 
+static int print_report(const struct report_params *p,
+			const struct report_out *ro)
+{
+	struct json_writer *jw;
+
+	if (p->mode == REPORT_CSV)
+		return report_out__csv(stdout, ro);
+	if (p->mode == REPORT_TEXT)
+		return report_out__text(stdout, ro);
+	jw = json_writer__new(stdout);
+	if (!jw)
+		return -ENOMEM;
+	json__object_begin(jw, NULL);
+	json_header(jw, ro->pd);
+	report_out__json(jw, ro);
+	json__object_end(jw);
+	json_writer__delete(jw);
+	return 0;
+}
+
+/*
+ * cgroup ids name paths only on the machine, and in the boot, they were
+ * recorded in: same host name and kernel, and no sample time (perf's
+ * clock counts from boot) later than this boot's clock now.
+ */
+static bool recorded_here(struct perf_data *pd)
+{
+	const struct perf_header_info *hdr = perf_data__header(pd);
+	struct utsname uts;
+	struct timespec ts;
+
+	if (uname(&uts) || !hdr->hostname || !hdr->os_release ||
+	    strcmp(hdr->hostname, uts.nodename) ||
+	    strcmp(hdr->os_release, uts.release) ||
+	    clock_gettime(CLOCK_MONOTONIC, &ts))
+		return false;
+	return hdr->sample_time_end <=
+	       (uint64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
 static int print_analysis(const struct report_params *p, struct perf_data *pd,
 			  struct analysis *an)
 {
@@ -900,21 +942,16 @@ static int print_analysis(const struct report_params *p, struct perf_data *pd,
 		.input = p->input, .pd = pd, .an = an,
 		.divisor = p->divisor, .unit = p->unit, .hist = p->hist,
 	};
-	struct json_writer *jw;
+	int ret;
 
-	if (p->mode == REPORT_CSV)
-		return report_out__csv(stdout, &ro);
-	if (p->mode == REPORT_TEXT)
-		return report_out__text(stdout, &ro);
-	jw = json_writer__new(stdout);
-	if (!jw)
-		return -ENOMEM;
-	json__object_begin(jw, NULL);
-	json_header(jw, pd);
-	report_out__json(jw, &ro);
-	json__object_end(jw);
-	json_writer__delete(jw);
-	return 0;
+	if (recorded_here(pd)) {
+		ro.cgroups = cgroup_paths__new();
+		if (!ro.cgroups)
+			return -ENOMEM;
+	}
+	ret = print_report(p, &ro);
+	cgroup_paths__delete(ro.cgroups);
+	return ret;
 }
 
 static int report_analysis(const struct report_params *p,
