@@ -33,5 +33,10 @@ expect_error 2 "^rstat-analyze: help: 'bogus' is not a command" \
 	"$RS_BIN" help bogus
 "$RS_BIN" help >"$TMP/h" && cmp -s "$TMP/h" "$TMP/top" ||
 	fail "help alone is not --help"
+# The bash completion offers the commands after help.
+got=$(bash --norc --noprofile -c '. completion/rstat-analyze
+	COMP_WORDS=(rstat-analyze help re); COMP_CWORD=2
+	_rstat_analyze; printf "%s " "${COMPREPLY[@]}"')
+[ "$got" = "record report " ] || fail "completion of help re: '$got'"
 "$RS_BIN" --version | grep -Eq '^rstat-analyze [0-9a-g]' || fail "--version"
 exit 0
