@@ -1078,7 +1078,8 @@ static int report_perf_data(const struct report_params *p,
 		status = RS_EXIT_FAIL;
 		goto out;
 	}
-	if (!err && !ctx.folded && !p->stackcollapse)
+	/* Chosen at the first sample; a recording without any: now. */
+	if (!err && !ctx.folded)
 		choose_folded(&ctx);
 	if (ctx.no_such_event) {
 		list_events(pd, events, sizeof(events));

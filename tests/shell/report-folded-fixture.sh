@@ -84,6 +84,9 @@ expect_error 1 "event-filter cpu-clok: no sample of that event \(its events: cpu
 expect_error 1 "event-filter cpu-clok: no such event in the recording \(its events: cpu-clock, cgroup:" \
 	"$RS_BIN" report -i "$f" --kallsyms "$ks" --folded --event-filter cpu-clok
 [ -s "$TMP/stdout" ] && fail "an --event-filter error printed stacks"
+expect_error 1 "event-filter cpu-clok: no such event in the recording" \
+	"$RS_BIN" report -i "$f" --kallsyms "$ks" --folded --stackcollapse \
+	--event-filter cpu-clok
 echo "ok --event-filter: modifiers optional, no match is an error"
 
 # --pid and --tid: the same stacks as without them, first frames named
