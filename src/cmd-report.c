@@ -50,6 +50,7 @@ struct report_params {
 	const char *kallsyms;
 	const char *vmlinux;
 	const char *rules_file;
+	FILE *out;		/* folded stacks: stdout, or diff-folded's */
 	enum report_mode mode;
 	struct fold_opts fold;
 	bool fold_option_seen;	/* a --folded sub-option was given */
@@ -280,6 +281,7 @@ static int report_parse_args(int argc, char **argv, struct report_params *p)
 
 	memset(p, 0, sizeof(*p));
 	p->input = DEFAULT_INPUT;
+	p->out = stdout;
 	p->divisor = 1000;
 	p->unit = "usecs";
 	optind = 1;
@@ -1112,7 +1114,7 @@ static int report_perf_data(const struct report_params *p,
 	if (ctx.nr_no_chain)
 		rs_note("%" PRIu64 " samples have no callchain (record with -g): folded as process names alone",
 			ctx.nr_no_chain);
-	if (fold__write(ctx.fold, stdout) == -ENOMEM) {
+	if (fold__write(ctx.fold, p->out) == -ENOMEM) {
 		rs_error("report: out of memory");
 		status = RS_EXIT_FAIL;
 	}
@@ -1221,7 +1223,10 @@ static int report_text(const struct report_params *p, FILE *in)
 		goto out;
 	}
 	note_dropped(fold);
-	fold__write(fold, stdout);
+	if (fold__write(fold, p->out) == -ENOMEM) {
+		rs_error("report: out of memory");
+		status = RS_EXIT_FAIL;
+	}
 out:
 	fold__delete(fold);
 	perf_script__delete(ps);
@@ -1341,6 +1346,16 @@ out:
 	if (!is_stdin)
 		close(fd);
 	return status;
+}
+
+int report_fold(const char *input, const char *kallsyms, FILE *out)
+{
+	struct report_params p = {
+		.input = input, .kallsyms = kallsyms, .out = out,
+		.mode = REPORT_FOLDED, .divisor = 1000, .unit = "usecs",
+	};
+
+	return report_input(&p, NULL);
 }
 
 int cmd_report(int argc, char **argv)
