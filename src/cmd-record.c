@@ -1278,9 +1278,14 @@ static int record_run(const struct record_params *p, int argc, char **argv)
 	}
 	/* The whole command line: argv is main()'s past "rstat-analyze". */
 	err = perf_writer__set_cmdline(w, argc + 1, argv - 1);
+	/*
+	 * A user who cannot read tracefs has no tracepoints to describe and
+	 * no kernel addresses (kptr_restrict): no TRACING_DATA, and tracefs
+	 * is not touched (libtracefs leaks a string per failed lookup).
+	 */
 	if (!err)
 		err = perf_writer__set_tracing(w, (const char *const *)tps,
-					       nr_tps, true);
+					       nr_tps, !notes.tracefs_denied);
 	if (!err)
 		err = synthesize__kernel_mmap(w);
 	if (!err)

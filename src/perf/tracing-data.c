@@ -29,15 +29,10 @@ static void put_cstr(struct bytebuf *b, const char *s)
 	bytebuf__put(b, s, strlen(s) + 1);
 }
 
-/*
- * A tracefs file of the top instance; NULL with *size 0 when absent, or
- * when no tracepoint needs it (n == 0): then tracefs is not touched at
- * all, so that a user who cannot read it records samples and kallsyms
- * (libtracefs leaks a string on each lookup of a tracefs it cannot read).
- */
-static char *read_top(const char *file, int *size, size_t n)
+/* A tracefs file of the top instance; NULL with *size 0 when absent. */
+static char *read_top(const char *file, int *size)
 {
-	char *s = n ? tracefs_instance_file_read(NULL, file, size) : NULL;
+	char *s = tracefs_instance_file_read(NULL, file, size);
 
 	if (!s)
 		*size = 0;
@@ -194,7 +189,7 @@ int perf_tracing_data__build(const char *const *tps, size_t n,
 
 	/* libtraceevent needs header_page to read ring-buffer pages */
 	errno = 0;
-	s = read_top("events/header_page", &size, n);
+	s = read_top("events/header_page", &size);
 	if (!s && n) {
 		ret = errno ? -errno : -ENOENT;
 		snprintf(err, errlen, "cannot read events/header_page from tracefs: %s",
@@ -205,7 +200,7 @@ int perf_tracing_data__build(const char *const *tps, size_t n,
 	bytebuf__put64(&b, size);
 	bytebuf__put(&b, s, size);
 	free(s);
-	s = read_top("events/header_event", &size, n);
+	s = read_top("events/header_event", &size);
 	put_cstr(&b, "header_event");
 	bytebuf__put64(&b, size);
 	bytebuf__put(&b, s, size);
@@ -233,11 +228,11 @@ int perf_tracing_data__build(const char *const *tps, size_t n,
 	if (ret)
 		goto out;
 
-	s = read_top("printk_formats", &size, n);
+	s = read_top("printk_formats", &size);
 	bytebuf__put32(&b, size);
 	bytebuf__put(&b, s, size);
 	free(s);
-	s = read_top("saved_cmdlines", &size, n);
+	s = read_top("saved_cmdlines", &size);
 	bytebuf__put64(&b, size);
 	bytebuf__put(&b, s, size);
 	free(s);

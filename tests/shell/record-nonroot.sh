@@ -44,6 +44,10 @@ fi
 	fail "record -e $ev:u as nobody: $(cat "$TMP/err")"
 perf script -f -i "$TMP/u/r.data" >/dev/null 2>"$TMP/perr" ||
 	fail "perf script cannot read the recording: $(cat "$TMP/perr")"
+[ -s "$TMP/perr" ] && fail "perf script warns: $(cat "$TMP/perr")"
+perf report -f --header-only -i "$TMP/u/r.data" 2>&1 |
+	grep -q '^# cmdline : .*record -o r.data -e' ||
+	fail "perf reads no features after ours: $(perf report -f --header-only -i "$TMP/u/r.data" 2>&1 | head -12)"
 if ! "${as_nobody[@]}" test -r /sys/kernel/tracing/events; then
 	grep -q 'tracefs is not readable by this user' "$TMP/err" ||
 		fail "unreadable tracefs not said: $(cat "$TMP/err")"
