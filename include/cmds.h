@@ -8,6 +8,7 @@
 #define RS_CMDS_H
 
 #include <stdarg.h>
+#include <stdio.h>
 
 enum {
 	RS_EXIT_OK = 0,
@@ -23,6 +24,13 @@ int cmd_doctor(int argc, char **argv);
 int cmd_compare(int argc, char **argv);
 int cmd_diff_folded(int argc, char **argv);
 int cmd_plot(int argc, char **argv);
+
+/*
+ * What `report -i INPUT --folded [--kallsyms KALLSYMS]` prints, written to
+ * out, in-process (diff-folded's recordings). Errors are reported as
+ * report reports them, once; returns report's exit status.
+ */
+int report_fold(const char *input, const char *kallsyms, FILE *out);
 
 /* "rstat-analyze: <message>" on stderr: the one line a failure prints. */
 void rs_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

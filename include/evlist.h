@@ -58,7 +58,8 @@ bool events__supported(const struct perf_event_attr *attr, int *err);
  * The tracepoints of this kernel whose "SYS:NAME" matches glob (fnmatch),
  * sorted, without duplicates. *names is NULL-terminated, to be freed with
  * events__free_names(); *n (when not NULL) is their number, and may be 0.
- * -ENOENT when tracefs is not mounted.
+ * -ENOENT when tracefs is not mounted, -EACCES when this user cannot read
+ * it.
  */
 int events__tracepoints(const char *glob, char ***names, size_t *n);
 void events__free_names(char **names);

@@ -23,7 +23,8 @@ struct fold_opts {
 	bool jit;		/* _[j] on /tmp/perf-PID.map frames */
 	bool addrs;		/* keep raw addresses of unknown frames */
 	bool samples;		/* count samples, not periods */
-	const char *event_filter;	/* keep only this event; NULL: first */
+	/* keep only this event (modifiers optional); NULL: the first */
+	const char *event_filter;
 };
 
 struct fold;
@@ -82,6 +83,26 @@ int fold__begin_key(struct fold *f, const uint64_t *key, uint32_t len);
  * calls it; the perf script reader calls it on each header line.
  */
 int fold__event_keep(struct fold *f, const char *event);
+
+/*
+ * Whether event is name, or name with perf's modifiers (perf 6.1 writes
+ * "cpu-clock:pppH" for -e cpu-clock; "cycles" names "cycles:u"): a filter
+ * may be spelled either way.
+ */
+bool fold__event_match(const char *event, const char *name);
+
+/*
+ * The distinct event names fold__event_keep() was shown (up to max in
+ * names, in the order seen; they belong to the fold). Returns how many
+ * there were (at most 32 are kept).
+ */
+unsigned int fold__events_seen(const struct fold *f, const char **names,
+			       unsigned int max);
+/*
+ * Count an event name among those seen, without filtering (a tracepoint
+ * whose header shows no event to the script). 0 or -ENOMEM.
+ */
+int fold__event_seen(struct fold *f, const char *event);
 
 /*
  * For `perf script` text, where the process name is made from the text

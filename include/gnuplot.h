@@ -25,8 +25,9 @@ enum gnuplot_term {
 int gnuplot__term_for(const char *image, enum gnuplot_term *term);
 
 /*
- * The companion files of an image: "dir/name.png" gives "dir/name" + ext
- * (".gp", ".dat"). Returns a malloc()ed string, NULL on -ENOMEM.
+ * The companion files of an image: "dir/name.png" gives "dir/name.png" +
+ * ext (".gp", ".dat"), so that each image has its own. Returns a
+ * malloc()ed string, NULL on -ENOMEM.
  */
 char *gnuplot__companion(const char *image, const char *ext);
 

@@ -90,4 +90,14 @@ bool perf_script__split_frame(const char *line, size_t n,
  */
 bool perf_script__sniff(const void *buf, size_t len);
 
+/*
+ * Whether text is perf script output: its first line that is neither
+ * blank nor a '#' comment (leading blanks aside, as perf pads the comm)
+ * is a sample header by the script's rule and shows perf's time column
+ * ("489.647942:") or an event ("cycles:"). True when the buffer holds no
+ * such line yet (a long '#' header); false for any other text (a README,
+ * JSON), or for what perf_script__sniff() refuses.
+ */
+bool perf_script__recognise(const void *buf, size_t len);
+
 #endif

@@ -12,6 +12,7 @@
 #include <stdio.h>
 
 struct analysis;
+struct cgroup_paths;
 struct json_writer;
 struct perf_data;
 
@@ -22,6 +23,8 @@ struct report_out {
 	uint64_t divisor;		/* ns per display unit */
 	const char *unit;		/* "nsecs", "usecs", "msecs" */
 	bool hist;			/* text/CSV: add the histograms */
+	/* cgroup ids to paths on this machine; NULL: ids only */
+	struct cgroup_paths *cgroups;
 };
 
 /* 0, or -errno of a failed write. */

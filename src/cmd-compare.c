@@ -15,6 +15,7 @@
 
 #include "bench-results.h"
 #include "cmds.h"
+#include "json-input.h"
 #include "json-read.h"
 #include "compare-out.h"
 #include "hist.h"
@@ -22,7 +23,6 @@
 #include "stats.h"
 
 /* As bench_results__read(): no input of the tool is bigger. */
-#define COMPARE_MAX_FILE (64u << 20)
 #define COMPARE_MAX_DEPTH 32
 
 enum compare_format {
@@ -311,21 +311,6 @@ fail:
 	return NULL;
 }
 
-/*
- * report --json profiles are read with the shared tree reader; its
- * message gets the file name in front.
- */
-static int jparse(const char *buf, size_t len, const char *name,
-		  struct jv *root, char *errbuf, size_t errlen)
-{
-	char msg[160];
-	int err = jv__parse(buf, len, root, msg, sizeof(msg));
-
-	if (err)
-		snprintf(errbuf, errlen, "%s: %s", name, msg);
-	return err;
-}
-
 static bool jnum(const struct jv *o, const char *key, double *out)
 {
 	const struct jv *v = jv__get(o, key);
@@ -342,88 +327,51 @@ enum input_kind { IN_BENCH, IN_PROFILE };
 
 struct input {
 	const char *path;
+	char *file;		/* the file read (DIR/results.json for a DIR) */
 	size_t side;
 	enum input_kind kind;
 	struct bench_results *res;
 	struct jv doc;
 };
 
-static int read_file(const char *path, char **buf, size_t *len)
-{
-	FILE *f = fopen(path, "r");
-	size_t cap = 0, n = 0, got;
-	char *b = NULL, *nb;
-
-	if (!f) {
-		rs_error("%s: %s", path, strerror(errno));
-		return -errno;
-	}
-	for (;;) {
-		if (n + 1 >= cap) {
-			cap = cap ? cap * 2 : 65536;
-			if (cap > COMPARE_MAX_FILE + 2) {
-				rs_error("%s: larger than 64 MiB: not a results file or a profile",
-					 path);
-				free(b);
-				fclose(f);
-				return -EFBIG;
-			}
-			nb = realloc(b, cap);
-			if (!nb) {
-				rs_error("%s: out of memory", path);
-				free(b);
-				fclose(f);
-				return -ENOMEM;
-			}
-			b = nb;
-		}
-		got = fread(b + n, 1, cap - n - 1, f);
-		n += got;
-		if (!got)
-			break;
-	}
-	if (ferror(f)) {
-		rs_error("%s: read error", path);
-		free(b);
-		fclose(f);
-		return -EIO;
-	}
-	fclose(f);
-	b[n] = '\0';
-	*buf = b;
-	*len = n;
-	return 0;
-}
-
 /*
- * Sniff and read one input: a JSON object with "attribution" and
- * "triggers" is a profile; anything else must be a bench results file,
- * and bench_results__read_mem() says precisely why it is not.
+ * Read and tell apart one input, as plot does (json-input.c): bench
+ * results (a file, or the directory bench -o wrote) or a report --json
+ * profile; bench_results__read_mem() says precisely what is wrong with
+ * bench results.
  */
 static int load_input(struct input *in)
 {
-	char err[512] = "", jerrbuf[512] = "";
-	char *buf = NULL;
-	size_t len = 0;
+	struct json_input ji;
+	char err[512];
 	int ret;
 
-	ret = read_file(in->path, &buf, &len);
-	if (ret)
-		return ret;
-	if (!jparse(buf, len, in->path, &in->doc, jerrbuf, sizeof(jerrbuf)) &&
-	    jv__get(&in->doc, "attribution") && jv__get(&in->doc, "triggers")) {
-		in->kind = IN_PROFILE;
-		free(buf);
-		return 0;
-	}
-	jv__free(&in->doc);
-	in->kind = IN_BENCH;
-	ret = bench_results__read_mem(&in->res, buf, len, in->path, err,
-				      sizeof(err));
-	free(buf);
+	ret = json_input__load(&ji, in->path, 0, err, sizeof(err));
 	if (ret) {
 		if (ret == -ENOMEM)
-			rs_error("%s: out of memory", in->path);
+			rs_error("compare: out of memory");
+		else
+			rs_error("%s", err);
+		return ret;
+	}
+	/* Messages name the file read: DIR/results.json for a DIR. */
+	in->file = ji.path;
+	ji.path = NULL;
+	in->path = in->file;
+	if (ji.kind == JSON_INPUT_PROFILE) {
+		in->kind = IN_PROFILE;
+		in->doc = ji.doc;
+		memset(&ji.doc, 0, sizeof(ji.doc));
+		json_input__release(&ji);
+		return 0;
+	}
+	in->kind = IN_BENCH;
+	ret = bench_results__read_mem(&in->res, ji.buf, ji.len, in->path, err,
+				      sizeof(err));
+	json_input__release(&ji);
+	if (ret) {
+		if (ret == -ENOMEM)
+			rs_error("compare: out of memory");
 		else
 			rs_error("%s", err[0] ? err : in->path);
 		return ret;
@@ -1032,6 +980,7 @@ out:
 	for (i = 0; i < p->nr_files; i++) {
 		bench_results__delete(in[i].res);
 		jv__free(&in[i].doc);
+		free(in[i].file);
 	}
 	free(in);
 	return ret;

@@ -9,8 +9,8 @@
  * addresses merge. difffolded.pl prints in Perl hash order, which changes
  * from run to run; we sort bytewise, as flamegraph.pl sorts anyway.
  *
- * Either input may be a recording: it is folded by `report --folded` in a
- * child process, exactly as that command prints it.
+ * Either input may be a recording: it is folded by report's own code
+ * (report_fold()), in-process, exactly as `report --folded` prints it.
  */
 #include <ctype.h>
 #include <errno.h>
@@ -23,7 +23,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include "cmds.h"
@@ -394,68 +393,41 @@ out:
 	return status;
 }
 
-/* Fold a recording with `report --folded` in a child; read its stdout. */
+/*
+ * Fold a recording as `report --folded` does, in-process (no command runs
+ * another as a child), and read the stacks back.
+ */
 static int read_recording(struct dtable *t, const struct diff_params *p,
 			  const char *name, int side)
 {
-	const char *argv[8];
-	int fds[2], wstatus = 0, status, argc = 0;
-	FILE *in;
-	pid_t pid;
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *mem;
+	int status;
 
-	argv[argc++] = "rstat-analyze";
-	argv[argc++] = "report";
-	argv[argc++] = "-i";
-	argv[argc++] = name;
-	argv[argc++] = "--folded";
-	if (p->kallsyms) {
-		argv[argc++] = "--kallsyms";
-		argv[argc++] = p->kallsyms;
-	}
-	argv[argc] = NULL;
-
-	if (pipe2(fds, O_CLOEXEC)) {
-		rs_error("diff-folded: pipe: %s", strerror(errno));
-		return RS_EXIT_FAIL;
-	}
-	fflush(stdout);
-	fflush(stderr);
-	pid = fork();
-	if (pid < 0) {
-		rs_error("diff-folded: fork: %s", strerror(errno));
-		close(fds[0]);
-		close(fds[1]);
-		return RS_EXIT_FAIL;
-	}
-	if (pid == 0) {
-		/* The child's own messages name the file: let them through. */
-		if (dup2(fds[1], STDOUT_FILENO) < 0)
-			_exit(RS_EXIT_FAIL);
-		execv("/proc/self/exe", (char *const *)argv);
-		fprintf(stderr, "rstat-analyze: %s: cannot run report --folded: %s\n",
-			name, strerror(errno));
-		_exit(RS_EXIT_FAIL);
-	}
-	close(fds[1]);
-	in = fdopen(fds[0], "r");
-	if (!in) {
-		close(fds[0]);
-		kill(pid, SIGTERM);
-		waitpid(pid, NULL, 0);
+	mem = open_memstream(&buf, &len);
+	if (!mem) {
 		rs_error("diff-folded: out of memory");
 		return RS_EXIT_FAIL;
 	}
-	status = read_folded(t, in, name, side, p->strip_hex);
-	/* A child blocked on a full pipe must not hang us after an error. */
-	fclose(in);
-	while (waitpid(pid, &wstatus, 0) < 0 && errno == EINTR)
-		;
-	if (status)
-		return status;
-	/* report printed its one line already. */
-	if (!WIFEXITED(wstatus) || WEXITSTATUS(wstatus))
-		return RS_EXIT_FAIL;
-	return 0;
+	/* report prints its one line itself. */
+	status = report_fold(name, p->kallsyms, mem);
+	if (fclose(mem) && !status) {
+		rs_error("diff-folded: out of memory");
+		status = RS_EXIT_FAIL;
+	}
+	if (!status && len) {
+		mem = fmemopen(buf, len, "r");
+		if (!mem) {
+			rs_error("diff-folded: out of memory");
+			status = RS_EXIT_FAIL;
+		} else {
+			status = read_folded(t, mem, name, side, p->strip_hex);
+			fclose(mem);
+		}
+	}
+	free(buf);
+	return status ? RS_EXIT_FAIL : 0;
 }
 
 static int read_input(struct dtable *t, const struct diff_params *p, int side)

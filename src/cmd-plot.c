@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * rstat-analyze plot: gnuplot charts of one or more runs. The data goes to
- * OUT.dat and the script to OUT.gp beside the image, both kept, and
+ * OUT.png.dat and the script to OUT.png.gp beside the image (OUT.svg.*
+ * for an SVG: each image its own), both kept, and
  * gnuplot (a program, run with an argv) draws the image from them.
  *
  * Inputs are bench results files (docs/bench-results.md), `report --json`
@@ -22,6 +23,7 @@
 #include "bench-results.h"
 #include "cmds.h"
 #include "gnuplot.h"
+#include "json-input.h"
 #include "json-read.h"
 #include "outfile.h"
 #include "perf-data.h"
@@ -32,8 +34,6 @@
 
 #define PLOT_MAX_INPUTS 64
 #define PLOT_MAX_SIZE 10000
-/* report --json files are small; refuse anything absurd. */
-#define PLOT_MAX_JSON (64u << 20)
 
 enum plot_kind {
 	PLOT_HIST,
@@ -89,12 +89,13 @@ static void plot_help(void)
 {
 	plot_usage(stdout);
 	fputs("\n"
-	      "Chart one or more runs with gnuplot. The data (OUT.dat) and the\n"
-	      "script (OUT.gp) are kept beside the image: restyle and rerun with\n"
-	      "`gnuplot OUT.gp` from the same directory.\n"
+	      "Chart one or more runs with gnuplot. The data (OUT.png.dat) and\n"
+	      "the script (OUT.png.gp) are kept beside the image: restyle and\n"
+	      "rerun with `gnuplot OUT.png.gp` from the same directory.\n"
 	      "\n"
-	      "INPUT is a bench results file (bench --json), `report --json`\n"
-	      "output, or, for --kind timeline, a recording (perf.data).\n"
+	      "INPUT is bench results (bench --json FILE, or the DIR of bench\n"
+	      "-o DIR), `report --json` output, or, for --kind timeline, a\n"
+	      "recording (perf.data).\n"
 	      "\n"
 	      "  -o, --output FILE     the image: .png (pngcairo) or .svg\n"
 	      "  -k, --kind KIND       hist: log2 latency histograms (default)\n"
@@ -265,45 +266,6 @@ static int plot_parse_args(int argc, char **argv, struct plot_params *p)
 
 /* ------------------------------------------------------------------ */
 
-static int read_file(const char *path, char **bufp, size_t *lenp)
-{
-	struct stat sb;
-	FILE *f = fopen(path, "r");
-	char *buf;
-	size_t len;
-	int err;
-
-	if (!f)
-		return -errno;
-	if (fstat(fileno(f), &sb)) {
-		err = -errno;
-		fclose(f);
-		return err;
-	}
-	if (S_ISDIR(sb.st_mode)) {
-		fclose(f);
-		return -EISDIR;
-	}
-	buf = malloc(PLOT_MAX_JSON + 1);
-	if (!buf) {
-		fclose(f);
-		return -ENOMEM;
-	}
-	len = fread(buf, 1, PLOT_MAX_JSON + 1, f);
-	err = ferror(f) ? -EIO : 0;
-	fclose(f);
-	if (!err && len > PLOT_MAX_JSON)
-		err = -EFBIG;
-	if (err) {
-		free(buf);
-		return err;
-	}
-	buf[len] = '\0';
-	*bufp = buf;
-	*lenp = len;
-	return 0;
-}
-
 static struct series *series_add(struct plot_ctx *ctx, const char *input,
 				 const char *what, const char *unit)
 {
@@ -463,7 +425,8 @@ static int metric_label(char *buf, size_t len, const struct bench_metric *m)
  * A bench results file: each distribution (name, file), summed over the
  * repetitions; or, for bars, each metric's mean over them.
  */
-static int load_bench(struct plot_ctx *ctx, const char *input)
+static int load_bench(struct plot_ctx *ctx, const char *input,
+		      const struct json_input *ji)
 {
 	const struct plot_params *p = ctx->p;
 	struct bench_results *r;
@@ -473,7 +436,8 @@ static int load_bench(struct plot_ctx *ctx, const char *input)
 	bool has_hist = false;
 	int ret;
 
-	ret = bench_results__read(&r, input, err, sizeof(err));
+	ret = bench_results__read_mem(&r, ji->buf, ji->len, ji->path, err,
+				      sizeof(err));
 	if (ret) {
 		if (ret == -ENOMEM)
 			rs_error("plot: out of memory");
@@ -791,72 +755,47 @@ static int load_recording(struct plot_ctx *ctx, const char *input)
 	return err;
 }
 
+/*
+ * Read and tell apart one input, as compare does (json-input.c): bench
+ * results (a file, or the directory bench -o wrote), report --json
+ * output, or a recording for --kind timeline.
+ */
 static int load_input(struct plot_ctx *ctx, const char *input)
 {
-	char jerrbuf[160];
-	struct jv root = { 0 };
-	const struct jv *err_member;
-	char *buf = NULL;
-	size_t len = 0;
+	struct json_input ji;
+	char err[512];
 	int ret;
 
-	ret = read_file(input, &buf, &len);
-	if (ret == -EFBIG) {
-		/* Too big for JSON: a recording, or nothing we read. */
-		ret = 0;
-		buf = NULL;
-		len = 0;
-		if (ctx->p->kind == PLOT_TIMELINE)
-			return load_recording(ctx, input);
-		rs_error("%s: over %u MiB: neither bench results nor report --json output",
-			 input, PLOT_MAX_JSON >> 20);
+	ret = json_input__load(&ji, input, JSON_INPUT_RECORDINGS, err,
+			       sizeof(err));
+	if (ret == -ENOMEM) {
+		rs_error("plot: out of memory");
+		return ret;
+	}
+	if (ctx->p->kind == PLOT_TIMELINE &&
+	    (ret == -EINVAL || ret == -EFBIG ||
+	     (!ret && ji.kind != JSON_INPUT_RECORDING))) {
+		rs_error("%s: not a recording (no PERFILE2 magic): --kind timeline reads perf.data",
+			 input);
+		json_input__release(&ji);
 		return -EINVAL;
 	}
 	if (ret) {
-		rs_error("%s: %s", input, strerror(-ret));
+		rs_error("%s", err);
 		return ret;
 	}
-	if (perf_data__sniff(buf, len)) {
-		free(buf);
-		return load_recording(ctx, input);
+	switch (ji.kind) {
+	case JSON_INPUT_RECORDING:
+		ret = load_recording(ctx, input);
+		break;
+	case JSON_INPUT_BENCH:
+		ret = load_bench(ctx, input, &ji);
+		break;
+	case JSON_INPUT_PROFILE:
+		ret = load_report(ctx, input, &ji.doc);
+		break;
 	}
-	if (ctx->p->kind == PLOT_TIMELINE) {
-		rs_error("%s: not a recording (no PERFILE2 magic): --kind timeline reads perf.data",
-			 input);
-		ret = -EINVAL;
-		goto out;
-	}
-	ret = jv__parse(buf, len, &root, jerrbuf, sizeof(jerrbuf));
-	if (ret == -ENOMEM) {
-		rs_error("plot: out of memory");
-		goto out;
-	}
-	if (ret) {
-		rs_error("%s: %s: neither bench results, report --json output nor a recording",
-			 input, jerrbuf);
-		goto out;
-	}
-	if (root.type != J_OBJ) {
-		rs_error("%s: not a JSON object: neither bench results nor report --json output",
-			 input);
-		ret = -EINVAL;
-		goto out;
-	}
-	if (jv__get(&root, "schema")) {
-		ret = load_bench(ctx, input);
-		goto out;
-	}
-	err_member = jv__get(&root, "error");
-	if (err_member && err_member->type == J_STR) {
-		rs_error("%s: report failed when it was written: %s", input,
-			 err_member->str);
-		ret = -EINVAL;
-		goto out;
-	}
-	ret = load_report(ctx, input, &root);
-out:
-	jv__free(&root);
-	free(buf);
+	json_input__release(&ji);
 	return ret;
 }
 
@@ -917,6 +856,14 @@ static void print_bound(FILE *out, double v)
 		fprintf(out, "%.3g", v);
 }
 
+/* The characters print_bound() writes. */
+static int label_len(double v)
+{
+	char buf[32];
+
+	return snprintf(buf, sizeof(buf), v >= 100 ? "%.0f" : "%.3g", v);
+}
+
 static int write_hist(const struct plot_ctx *ctx, FILE *dat, FILE *gp,
 		      const char *dat_name)
 {
@@ -947,7 +894,7 @@ static int write_hist(const struct plot_ctx *ctx, FILE *dat, FILE *gp,
 	/* The unit of the smallest row keeps every label short. */
 	bucket_bounds(lo, &low, &high);
 	du = pick_unit(ctx->series[0].unit, (double)high * 10);
-	fprintf(dat, "# rstat-analyze plot --kind hist: log2 buckets in %s; columns: bucket index, label, then %s per series in the order of OUT.gp's plot\n",
+	fprintf(dat, "# rstat-analyze plot --kind hist: log2 buckets in %s; columns: bucket index, label, then %s per series in the order of the .gp's plot\n",
 		du.label, p->normalize ? "share" : "count");
 	for (b = lo; b <= hi; b++) {
 		bucket_bounds(b, &low, &high);
@@ -980,6 +927,15 @@ static int write_hist(const struct plot_ctx *ctx, FILE *dat, FILE *gp,
 	      "set grid ytics\n"
 	      "set yrange [0:*]\n"
 	      "set key top right\n", gp);
+	/*
+	 * A label rotated by -45 runs right of its tic by 0.7 of its
+	 * length: leave room for the last one, which gnuplot's automatic
+	 * margin does not count (it was clipped at the image's edge).
+	 */
+	bucket_bounds(hi, &low, &high);
+	fprintf(gp, "set rmargin %d\n",
+		(int)(0.75 * (label_len(low / du.div) +
+			      label_len(high / du.div) + 1)) + 3);
 	fprintf(gp, "set xlabel \"log2 bucket (%s)\"\n", du.label);
 	fprintf(gp, "set ylabel \"%s\"\n", p->normalize ? "share" : "count");
 	fputs("plot ", gp);
@@ -1102,7 +1058,7 @@ static int write_bars(const struct plot_ctx *ctx, FILE *dat, FILE *gp,
 		for (j = 0; j < ctx->series[i].nr_points; j++)
 			max = fmax(max, ctx->series[i].y[j]);
 	du = pick_unit(ctx->bar_unit, max);
-	fprintf(dat, "# rstat-analyze plot --kind bars: one row per input (the xtics of OUT.gp); columns: index, then one per segment (%s) in the order of OUT.gp's plot\n",
+	fprintf(dat, "# rstat-analyze plot --kind bars: one row per input (the xtics of the .gp); columns: index, then one per segment (%s) in the order of the .gp's plot\n",
 		du.label);
 	for (i = 0; i < ctx->nr_series; i++) {
 		const struct series *s = &ctx->series[i];
@@ -1148,6 +1104,8 @@ static int write_bars(const struct plot_ctx *ctx, FILE *dat, FILE *gp,
 static int write_timeline(const struct plot_ctx *ctx, FILE *dat, FILE *gp,
 			  const char *dat_name)
 {
+	bool positive = true;
+	double max = 0;
 	size_t i, j;
 
 	fputs("# rstat-analyze plot --kind timeline: one block per recording (gnuplot index 0, 1, ...); columns: lock time since the recording's first sample (s), hold time (us)\n",
@@ -1156,14 +1114,28 @@ static int write_timeline(const struct plot_ctx *ctx, FILE *dat, FILE *gp,
 		const struct series *s = &ctx->series[i];
 
 		fprintf(dat, "%s# series %zu\n", i ? "\n\n" : "", i);
-		for (j = 0; j < s->nr_points; j++)
+		for (j = 0; j < s->nr_points; j++) {
 			fprintf(dat, "%.10g %.10g\n", s->x[j], s->y[j]);
+			positive &= s->y[j] > 0;
+			max = fmax(max, s->y[j]);
+		}
 	}
 	fputs("set grid\n"
 	      "set key top right\n"
-	      "set xlabel \"time since the recording's first sample (s)\"\n"
-	      "set ylabel \"lock hold time (us)\"\n"
-	      "set yrange [0:*]\n", gp);
+	      "set xlabel \"time since the recording's first sample (s)\"\n",
+	      gp);
+	/*
+	 * Holds span decades: most take microseconds, and one of 14 ms on
+	 * a linear axis flattens all the others into a line at zero. A log
+	 * axis shows both; it needs no hold of 0 (below the clock's tick).
+	 */
+	if (positive && max > 0) {
+		fputs("set logscale y\n"
+		      "set ylabel \"lock hold time (us, log scale)\"\n", gp);
+	} else {
+		fputs("set ylabel \"lock hold time (us)\"\n"
+		      "set yrange [0:*]\n", gp);
+	}
 	fputs("plot ", gp);
 	for (i = 0; i < ctx->nr_series; i++) {
 		if (i)

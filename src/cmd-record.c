@@ -53,7 +53,12 @@ struct record_params {
 	bool target_given;
 	pid_t pid;
 	const char *cgroup;
-	char **cmd;			/* argv of -- CMD */
+	/*
+	 * argv of -- CMD. Alone, CMD is the target; with -a or --cgroup it
+	 * bounds the recording, as in perf: system-wide (or the cgroup) for
+	 * as long as CMD runs.
+	 */
+	char **cmd;
 	unsigned int freq;
 	double duration;		/* seconds, 0: until stopped */
 	const char *vmlinux;
@@ -65,6 +70,16 @@ struct record_params {
 	unsigned int nr_probes;
 	const char *uprobes[MAX_EVENT_ARGS];
 	unsigned int nr_uprobes;
+};
+
+/*
+ * What the recording had to do without, said once the events are open (a
+ * failure is then one line, not a note and an error) and not with -q.
+ */
+struct record_notes {
+	bool no_cycles;		/* sampling cpu-clock instead */
+	bool no_tracepoints;	/* this kernel has none */
+	bool tracefs_denied;	/* tracefs not readable by this user */
 };
 
 /* Strings an attr points to (probe paths, symbols) until the events open. */
@@ -81,10 +96,11 @@ static void record_signal(int sig)
 }
 
 static const char record_usage_text[] =
-	"usage: rstat-analyze record [-o FILE] [-a | -p PID | --cgroup PATH | -- CMD ARGS...]\n"
+	"usage: rstat-analyze record [-o FILE] [-a | -p PID | --cgroup PATH]\n"
 	"                            [-F HZ] [-e EVENT]... [--probe SPEC]...\n"
 	"                            [--uprobe BINARY:SPEC]... [-d SECONDS]\n"
-	"                            [--vmlinux FILE] [-m PAGES] [-q]\n";
+	"                            [--vmlinux FILE] [-m PAGES] [-q]\n"
+	"                            [-- CMD ARGS...]\n";
 
 static void record_usage(FILE *out)
 {
@@ -106,7 +122,8 @@ static void record_help(void)
 	      "  -p, --pid PID         a running process and its threads\n"
 	      "      --cgroup PATH     tasks of a cgroup (a path, or a name under\n"
 	      "                        the v2 or perf_event mount)\n"
-	      "  -- CMD ARGS...        run CMD and record it (from its exec)\n"
+	      "  -- CMD ARGS...        run CMD and record it (from its exec); with -a\n"
+	      "                        or --cgroup, record those while CMD runs\n"
 	      "  -F, --freq HZ         sampling frequency (default 4999)\n"
 	      "  -e, --event EVENT     add a tracepoint (sys:name) or replace the\n"
 	      "                        sampling event (cycles, cpu-clock, rNNN...)\n"
@@ -116,7 +133,7 @@ static void record_help(void)
 	      "  -d, --duration SECS   stop after SECS seconds\n"
 	      "      --vmlinux FILE    kernel image with debuginfo for --probe\n"
 	      "  -m, --mmap-pages N    ring buffer data pages per CPU (power of 2)\n"
-	      "  -q, --quiet           no progress line, no summary\n"
+	      "  -q, --quiet           no progress line, notes or summary\n"
 	      "  -h, --help            this text\n"
 	      "\n"
 	      "Ctrl-C or SIGTERM stops the recording cleanly.\n"
@@ -152,7 +169,7 @@ static const struct option record_options[] = {
 static int set_target(struct record_params *p, enum record_target t)
 {
 	if (p->target_given && p->target != t) {
-		rs_error("record: -a, -p, --cgroup and -- CMD are exclusive");
+		rs_error("record: -a, -p and --cgroup are exclusive (-- CMD goes with -a or --cgroup: record while CMD runs)");
 		return -EINVAL;
 	}
 	p->target = t;
@@ -283,8 +300,12 @@ static int record_parse_args(int argc, char **argv, struct record_params *p)
 		}
 	}
 	if (optind < argc) {
-		if (set_target(p, TARGET_CMD))
+		if (p->target_given && p->target == TARGET_PID) {
+			rs_error("record: -p and -- CMD are exclusive: record a running process, or a command");
 			return RS_EXIT_USAGE;
+		}
+		if (!p->target_given)
+			set_target(p, TARGET_CMD);
 		p->cmd = argv + optind;
 	}
 	if (!strcmp(p->output, "-")) {
@@ -350,9 +371,30 @@ static bool is_sampling_type(uint32_t type)
 	       type == PERF_TYPE_HW_CACHE || type == PERF_TYPE_RAW;
 }
 
+/*
+ * Whether the PMU has the event, whatever this user may open: a refusal
+ * (perf_event_paranoid) comes before the kernel looks for the PMU, so the
+ * user-space-only spelling is tried too, which paranoid 2 allows.
+ */
+static bool pmu_lacks(const struct perf_event_attr *attr, int *err)
+{
+	struct perf_event_attr u = *attr;
+
+	if (events__supported(attr, err))
+		return false;
+	if (*err == -EACCES || *err == -EPERM) {
+		u.exclude_kernel = 1;
+		u.exclude_hv = 1;
+		if (events__supported(&u, err))
+			return false;
+	}
+	return *err == -ENOENT || *err == -ENODEV || *err == -EOPNOTSUPP;
+}
+
 /* The sampling event: -e's, else cycles where the PMU has it. */
 static int add_sampling_events(struct evlist *el,
-			       const struct record_params *p)
+			       const struct record_params *p,
+			       struct record_notes *notes)
 {
 	struct perf_event_attr attr;
 	unsigned int i, added = 0;
@@ -382,11 +424,10 @@ static int add_sampling_events(struct evlist *el,
 	 * Only a PMU without cycles falls back; a refusal (EACCES under
 	 * perf_event_paranoid) is reported when the events open.
 	 */
-	if (!err && !events__supported(&attr, &err) &&
-	    (err == -ENOENT || err == -ENODEV || err == -EOPNOTSUPP)) {
+	if (!err && pmu_lacks(&attr, &err)) {
 		free(name);
 		name = NULL;
-		rs_note("this machine's PMU has no cycles event: sampling cpu-clock instead (IRQ-off time skids to the IRQ re-enable point; see rstat-analyze doctor)");
+		notes->no_cycles = true;
 		err = events__parse("cpu-clock", &attr, &name);
 	}
 	if (err && err != -EACCES && err != -EPERM) {
@@ -436,7 +477,8 @@ static bool name_listed(char **names, size_t n, const char *name)
  * names go to *tps for the TRACING_DATA feature.
  */
 static int add_tracepoints(struct evlist *el, const struct record_params *p,
-			   char ***tps, size_t *nr_tps)
+			   char ***tps, size_t *nr_tps,
+			   struct record_notes *notes)
 {
 	static const char *const globs[] = {
 		"cgroup:cgroup_rstat_*", "memcg:memcg_flush_stats",
@@ -458,9 +500,13 @@ static int add_tracepoints(struct evlist *el, const struct record_params *p,
 			goto fail;
 		}
 		if ((err == -EACCES || err == -EPERM) && g == 0) {
-			rs_error("record: tracefs is not readable here (%s): run as root to record the rstat tracepoints (see rstat-analyze doctor)",
-				 strerror(-err));
-			goto fail;
+			/*
+			 * A permission, not the kernel's version: samples
+			 * alone are still worth recording (-e cpu-clock:u
+			 * as any user), unless a tracepoint was asked for.
+			 */
+			notes->tracefs_denied = true;
+			break;
 		}
 		for (i = 0; !err && i < n && total < 64; i++) {
 			all[total] = strdup(names[i]);
@@ -471,11 +517,18 @@ static int add_tracepoints(struct evlist *el, const struct record_params *p,
 		events__free_names(names);
 		names = NULL;
 	}
-	if (!total)
-		rs_note("this kernel has no rstat tracepoints (cgroup:cgroup_rstat_* came in v6.10): recording samples only");
+	if (!total && !notes->tracefs_denied)
+		notes->no_tracepoints = true;
 
 	for (i = 0; i < p->nr_events; i++) {
 		err = events__parse(p->events[i], &attr, &name);
+		/* Counters parse without tracefs: this is a tracepoint. */
+		if ((err == -EACCES || err == -EPERM || err == -ENOENT) &&
+		    notes->tracefs_denied) {
+			rs_error("record: -e %s: tracefs is not readable by this user: run as root to record tracepoints (see rstat-analyze doctor)",
+				 p->events[i]);
+			goto fail;
+		}
 		if (err) {
 			rs_error("record: -e %s: %s; list tracepoints with `ls /sys/kernel/tracing/events`",
 				 p->events[i], err == -ENOENT ?
@@ -1071,9 +1124,44 @@ write_error:
 	return ctx.err ? ctx.err : -EIO;
 }
 
+static void say_notes(const struct record_notes *n)
+{
+	if (n->no_cycles)
+		rs_note("this machine's PMU has no cycles event: sampling cpu-clock instead (IRQ-off time skids to the IRQ re-enable point; see rstat-analyze doctor)");
+	if (n->tracefs_denied)
+		rs_note("tracefs is not readable by this user: recording samples only, without the rstat tracepoints (run as root to record them)");
+	if (n->no_tracepoints)
+		rs_note("this kernel has no rstat tracepoints (cgroup:cgroup_rstat_* came in v6.10): recording samples only");
+}
+
+/*
+ * The events did not open. Refused to a user who is not root: say what
+ * this user can record instead (user space only, of a command or a
+ * process of theirs, which perf_event_paranoid 2 allows).
+ */
+static void open_error(const struct record_params *p, const struct evlist *el,
+		       int err)
+{
+	const char *name = evsel__name(evlist__evsel(el, 0));
+	const char *colon = strchr(name, ':');
+	int len = colon ? (int)(colon - name) : (int)strlen(name);
+
+	if ((err == -EACCES || err == -EPERM) && geteuid() &&
+	    !(colon && strchr(colon, 'u') && !strchr(colon, 'k'))) {
+		rs_error("record: %s; or record user space only, as this user: -e %.*s:u%s; see rstat-analyze doctor",
+			 evlist__strerror(el), len, name,
+			 p->target == TARGET_PID || p->target == TARGET_CMD ?
+			 "" : " with -p PID or -- CMD");
+		return;
+	}
+	rs_error("record: %s; see rstat-analyze doctor", evlist__strerror(el));
+}
+
 static int record_run(const struct record_params *p, int argc, char **argv)
 {
 	struct record_strings rs = { .n = 0 };
+	struct record_notes notes = { .no_cycles = false };
+	struct stat sb;
 	struct child child = { .pid = 0, .go_fd = -1, .err_fd = -1 };
 	struct evlist_target target = { .cgroup_fd = -1 };
 	struct perf_writer *w = NULL;
@@ -1100,7 +1188,8 @@ static int record_run(const struct record_params *p, int argc, char **argv)
 		rs_error("record: out of memory");
 		return RS_EXIT_FAIL;
 	}
-	if (add_sampling_events(el, p) || add_tracepoints(el, p, &tps, &nr_tps))
+	if (add_sampling_events(el, p, &notes) ||
+	    add_tracepoints(el, p, &tps, &nr_tps, &notes))
 		goto out;
 	for (k = 0; k < p->nr_probes; k++)
 		if (add_kernel_probe(el, p, p->probes[k], &rs))
@@ -1111,7 +1200,7 @@ static int record_run(const struct record_params *p, int argc, char **argv)
 	set_side_band(el);
 
 	install_signals();
-	if (p->target == TARGET_CMD) {
+	if (p->cmd) {
 		/* Orphans of the command come to us, to be stopped at the end. */
 		prctl(PR_SET_CHILD_SUBREAPER, 1);
 		err = child_start(&child, p->cmd);
@@ -1129,8 +1218,7 @@ static int record_run(const struct record_params *p, int argc, char **argv)
 	if (!err)
 		err = evlist__open(el, &target);
 	if (err) {
-		rs_error("record: %s; see rstat-analyze doctor",
-			 evlist__strerror(el));
+		open_error(p, el, err);
 		goto out;
 	}
 	err = evlist__mmap(el, 0);
@@ -1140,6 +1228,8 @@ static int record_run(const struct record_params *p, int argc, char **argv)
 			 strerror(-err));
 		goto out;
 	}
+	if (!p->quiet)
+		say_notes(&notes);
 
 	/*
 	 * Never through a link another user planted (record runs as root and
@@ -1174,9 +1264,14 @@ static int record_run(const struct record_params *p, int argc, char **argv)
 	}
 	/* The whole command line: argv is main()'s past "rstat-analyze". */
 	err = perf_writer__set_cmdline(w, argc + 1, argv - 1);
+	/*
+	 * A user who cannot read tracefs has no tracepoints to describe and
+	 * no kernel addresses (kptr_restrict): no TRACING_DATA, and tracefs
+	 * is not touched (libtracefs leaks a string per failed lookup).
+	 */
 	if (!err)
 		err = perf_writer__set_tracing(w, (const char *const *)tps,
-					       nr_tps, true);
+					       nr_tps, !notes.tracefs_denied);
 	if (!err)
 		err = synthesize__kernel_mmap(w);
 	if (!err)
@@ -1186,10 +1281,8 @@ static int record_run(const struct record_params *p, int argc, char **argv)
 	if (err)
 		goto write_error;
 
-	if (p->target == TARGET_CMD) {
-		if (child_go(&child, p->cmd))
-			goto out;
-	} else {
+	/* A command alone enables the events at its exec. */
+	if (p->target != TARGET_CMD) {
 		err = evlist__enable(el);
 		if (err) {
 			rs_error("record: cannot enable the events: %s",
@@ -1197,6 +1290,8 @@ static int record_run(const struct record_params *p, int argc, char **argv)
 			goto out;
 		}
 	}
+	if (p->cmd && child_go(&child, p->cmd))
+		goto out;
 	if (record_loop(p, el, w, &child))
 		goto out;
 	err = perf_writer__finish(w);
@@ -1206,10 +1301,12 @@ static int record_run(const struct record_params *p, int argc, char **argv)
 	if (st.lost || st.lost_samples)
 		rs_note("%" PRIu64 " events and %" PRIu64 " samples were lost (rings full): drain faster with a larger -m, or lower -F",
 			st.lost, st.lost_samples);
+	/* The file's size: features and side band count too. */
 	if (!p->quiet)
 		fprintf(stderr, "rstat-analyze: recorded %" PRIu64
-			" samples (%.1f MB) in %s\n", st.samples,
-			perf_writer__data_size(w) / 1e6, p->output);
+			" samples in %s (%.1f MB)\n", st.samples, p->output,
+			(stat(p->output, &sb) ? perf_writer__data_size(w) :
+			 (uint64_t)sb.st_size) / 1e6);
 	status = RS_EXIT_OK;
 	goto out;
 write_error:

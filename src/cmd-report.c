@@ -14,10 +14,12 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/utsname.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "analysis.h"
 #include "attrib.h"
+#include "cgroup-path.h"
 #include "cmds.h"
 #include "fold.h"
 #include "json.h"
@@ -48,9 +50,12 @@ struct report_params {
 	const char *kallsyms;
 	const char *vmlinux;
 	const char *rules_file;
+	FILE *out;		/* folded stacks: stdout, or diff-folded's */
 	enum report_mode mode;
 	struct fold_opts fold;
 	bool fold_option_seen;	/* a --folded sub-option was given */
+	/* perf.data: fold as perf script | stackcollapse-perf.pl would */
+	bool stackcollapse;
 	bool rules_dump;
 	bool hist;
 	uint64_t divisor;	/* --unit: ns per unit */
@@ -67,6 +72,7 @@ struct kernel_syms_ctx {
 	struct machine *machine;
 	bool kernel_checked;	/* kernel symbol source decided */
 	bool reported;		/* an error was already printed */
+	char note[512];		/* said only if the report succeeds */
 };
 
 /* State while folding a perf.data recording. */
@@ -79,6 +85,15 @@ struct report_fold_ctx {
 	struct perf_script *script;	/* names exiting tasks' samples */
 	uint64_t nr_no_chain;	/* folded samples recorded without -g */
 	int64_t err_offset;	/* event a consumer error happened at */
+	/*
+	 * Without --stackcollapse, the one event folded (chosen at the
+	 * first sample, when a pipe has announced its events), and what
+	 * was left out.
+	 */
+	const struct rs_evsel *folded;
+	bool no_such_event;	/* --event-filter names none of them */
+	uint64_t nr_left_tp;	/* tracepoint and probe hits */
+	uint64_t nr_left_other;	/* samples of other sampling events */
 	struct rs_frame frames[REPORT_MAX_STACK];
 	uint64_t chain_key[REPORT_MAX_KEY];
 };
@@ -90,6 +105,7 @@ static const char report_usage_text[] =
 	"       rstat-analyze report [-i FILE|-] --folded [--pid|--tid]\n"
 	"                            [--kernel|--jit|--all] [--addrs]\n"
 	"                            [--event-filter NAME] [--samples]\n"
+	"                            [--stackcollapse]\n"
 	"       rstat-analyze report [--rules FILE] --rules-dump\n";
 
 static void report_usage(FILE *out)
@@ -130,9 +146,14 @@ static void report_help(void)
 	      "        --jit           mark JIT frames (/tmp/perf-PID.map) with _[j]\n"
 	      "        --all           both --kernel and --jit\n"
 	      "        --addrs         keep raw addresses of unknown frames\n"
-	      "        --event-filter NAME  fold only this event (default: the\n"
-	      "                        first event seen)\n"
+	      "        --event-filter NAME  fold only this event (perf's name, with\n"
+	      "                        or without modifiers: cpu-clock, cycles:u)\n"
+	      "                        default: the sampling event of a perf.data,\n"
+	      "                        the first event seen in perf script text\n"
 	      "        --samples       count samples instead of summing periods\n"
+	      "        --stackcollapse  a perf.data folded exactly as\n"
+	      "                        `perf script | stackcollapse-perf.pl`: the\n"
+	      "                        first event seen, tracepoint hits included\n"
 	      "  -h, --help            this text\n"
 	      "\n"
 	      "Exit status: 0 ok, 1 error (one line on stderr), 2 usage error.\n"
@@ -151,6 +172,7 @@ enum {
 	OPT_ADDRS,
 	OPT_EVENT_FILTER,
 	OPT_SAMPLES,
+	OPT_STACKCOLLAPSE,
 	OPT_JSON,
 	OPT_CSV,
 	OPT_RULES,
@@ -173,6 +195,7 @@ static const struct option report_options[] = {
 	{ "addrs", no_argument, NULL, OPT_ADDRS },
 	{ "event-filter", required_argument, NULL, OPT_EVENT_FILTER },
 	{ "samples", no_argument, NULL, OPT_SAMPLES },
+	{ "stackcollapse", no_argument, NULL, OPT_STACKCOLLAPSE },
 	{ "json", no_argument, NULL, OPT_JSON },
 	{ "csv", no_argument, NULL, OPT_CSV },
 	{ "rules", required_argument, NULL, OPT_RULES },
@@ -258,6 +281,7 @@ static int report_parse_args(int argc, char **argv, struct report_params *p)
 
 	memset(p, 0, sizeof(*p));
 	p->input = DEFAULT_INPUT;
+	p->out = stdout;
 	p->divisor = 1000;
 	p->unit = "usecs";
 	optind = 1;
@@ -335,6 +359,10 @@ static int report_parse_args(int argc, char **argv, struct report_params *p)
 			p->fold.samples = true;
 			p->fold_option_seen = true;
 			break;
+		case OPT_STACKCOLLAPSE:
+			p->stackcollapse = true;
+			p->fold_option_seen = true;
+			break;
 		case 'h':
 			report_help();
 			return -1;
@@ -356,7 +384,11 @@ static int report_parse_args(int argc, char **argv, struct report_params *p)
 		return RS_EXIT_USAGE;
 	}
 	if (p->fold_option_seen && p->mode != REPORT_FOLDED) {
-		rs_error("report: --pid, --tid, --kernel, --jit, --all, --addrs, --event-filter and --samples go with --folded");
+		rs_error("report: --pid, --tid, --kernel, --jit, --all, --addrs, --event-filter, --samples and --stackcollapse go with --folded");
+		return RS_EXIT_USAGE;
+	}
+	if (p->fold.pid && p->fold.tid) {
+		rs_error("report: --pid and --tid do not go together (--tid names comm-PID/TID, the PID included)");
 		return RS_EXIT_USAGE;
 	}
 	if (p->fold.event_filter && !*p->fold.event_filter) {
@@ -409,15 +441,30 @@ static int load_kernel_symbols(struct kernel_syms_ctx *ctx)
 		return err;
 	}
 	if (ctx->params->kallsyms) {
-		err = machine__load_kallsyms(ctx->machine,
-					     ctx->params->kallsyms);
-		if (err) {
-			rs_error("%s: cannot read kernel symbols: %s; pass a /proc/kallsyms copy",
-				 ctx->params->kallsyms, strerror(-err));
-			ctx->reported = true;
-			return err;
-		}
-		return 0;
+		const char *path = ctx->params->kallsyms;
+		struct stat sb;
+
+		/*
+		 * The loader says -ENOENT for a file with no symbol line and
+		 * -EIO for a directory: name what the file is instead.
+		 */
+		if (stat(path, &sb))
+			err = -errno;
+		else if (S_ISDIR(sb.st_mode))
+			err = -EISDIR;
+		else
+			err = machine__load_kallsyms(ctx->machine, path);
+		if (err == -ENOENT && !stat(path, &sb))
+			rs_error("%s: not a kallsyms file (no 'ADDRESS TYPE NAME' lines); pass a copy of /proc/kallsyms taken as root",
+				 path);
+		else if (err == -EISDIR)
+			rs_error("%s: is a directory; pass a copy of /proc/kallsyms taken as root",
+				 path);
+		else if (err)
+			rs_error("%s: cannot read kernel symbols: %s; pass a copy of /proc/kallsyms",
+				 path, strerror(-err));
+		ctx->reported = err != 0;
+		return err;
 	}
 	/*
 	 * A recording made by `record` carries the kernel's text symbols
@@ -436,12 +483,21 @@ static int load_kernel_symbols(struct kernel_syms_ctx *ctx)
 		err = machine__load_kallsyms(ctx->machine, "/proc/kallsyms");
 		if (!err && machine__has_kernel_symbols(ctx->machine))
 			return 0;
-		rs_note("/proc/kallsyms gives no addresses (kptr_restrict?); kernel frames stay [unknown]");
+		snprintf(ctx->note, sizeof(ctx->note),
+			 "/proc/kallsyms gives no addresses (kptr_restrict?); kernel frames stay [unknown]");
 		return 0;
 	}
-	rs_note("recording made on kernel %s, this is %s: kernel frames stay [unknown]; pass --kallsyms FILE captured there",
-		hdr->os_release ? hdr->os_release : "(unknown)", uts.release);
+	snprintf(ctx->note, sizeof(ctx->note),
+		 "recording made on kernel %s, this is %s: kernel frames stay [unknown]; pass --kallsyms FILE captured there",
+		 hdr->os_release ? hdr->os_release : "(unknown)", uts.release);
 	return 0;
+}
+
+/* What load_kernel_symbols() had to say, once the report is sure. */
+static void say_ksyms_note(const struct kernel_syms_ctx *ctx)
+{
+	if (ctx->note[0])
+		rs_note("%s", ctx->note);
 }
 
 /*
@@ -523,6 +579,60 @@ static int begin_exiting(struct report_fold_ctx *ctx,
 	return ret;
 }
 
+/*
+ * A tracepoint or probe (recorded at every hit, or sampled by perf
+ * record -F alike): not a sampling event, whose samples stand for time
+ * or cycles spent.
+ */
+static bool evsel_is_hit(const struct rs_evsel *evsel)
+{
+	uint32_t type = evsel->attr.type;
+
+	return type != PERF_TYPE_HARDWARE && type != PERF_TYPE_SOFTWARE &&
+	       type != PERF_TYPE_HW_CACHE && type != PERF_TYPE_RAW;
+}
+
+/* perf record's side-band carrier ("dummy:HG") samples nothing. */
+static bool evsel_is_dummy(const struct rs_evsel *evsel)
+{
+	return evsel->attr.type == PERF_TYPE_SOFTWARE &&
+	       evsel->attr.config == PERF_COUNT_SW_DUMMY;
+}
+
+/*
+ * The event to fold: --event-filter's (modifiers optional), else the
+ * first sampling event, else (only tracepoints) the first event.
+ */
+static int choose_folded(struct report_fold_ctx *ctx)
+{
+	uint32_t i, n = perf_data__nr_evsel(ctx->pd);
+	const char *want = ctx->params->fold.event_filter;
+	const struct rs_evsel *e;
+
+	for (i = 0; i < n; i++) {
+		e = perf_data__evsel(ctx->pd, i);
+		if (want ? !strcmp(e->name, want) :
+		    !evsel_is_hit(e) && !evsel_is_dummy(e)) {
+			ctx->folded = e;
+			return 0;
+		}
+	}
+	for (i = 0; want && i < n; i++) {
+		e = perf_data__evsel(ctx->pd, i);
+		if (fold__event_match(e->name, want)) {
+			ctx->folded = e;
+			return 0;
+		}
+	}
+	if (want) {
+		ctx->no_such_event = true;
+		return -ENOENT;
+	}
+	if (n)
+		ctx->folded = perf_data__evsel(ctx->pd, 0);
+	return 0;
+}
+
 static int fold_sample(struct report_fold_ctx *ctx, const struct rs_event *ev)
 {
 	const struct rs_sample *s = &ev->sample;
@@ -530,6 +640,21 @@ static int fold_sample(struct report_fold_ctx *ctx, const struct rs_event *ev)
 	const char *comm;
 	int i, n, ret;
 
+	if (!ctx->params->stackcollapse) {
+		if (!ctx->folded) {
+			ret = choose_folded(ctx);
+			if (ret)
+				return ret;
+		}
+		if (s->evsel != ctx->folded &&
+		    strcmp(s->evsel->name, ctx->folded->name)) {
+			if (evsel_is_hit(s->evsel))
+				ctx->nr_left_tp++;
+			else
+				ctx->nr_left_other++;
+			return 0;
+		}
+	}
 	if (!ctx->ksyms.kernel_checked) {
 		ret = load_kernel_symbols(&ctx->ksyms);
 		if (ret)
@@ -540,9 +665,15 @@ static int fold_sample(struct report_fold_ctx *ctx, const struct rs_event *ev)
 	if (s->tid == (uint32_t)-1 && evsel_shows_period(s->evsel))
 		ret = begin_exiting(ctx, s, comm);
 	else
-		ret = fold__begin(ctx->fold, tracepoint ? NULL : s->evsel->name,
-				  comm, s->pid, s->tid, s->period,
-				  evsel_shows_period(s->evsel));
+		/*
+		 * As the script sees perf script's lines, a tracepoint's
+		 * shows no event and passes any filter; folded alone, it is
+		 * the event kept.
+		 */
+		ret = fold__begin(ctx->fold, tracepoint &&
+				  ctx->params->stackcollapse ? NULL :
+				  s->evsel->name, comm, s->pid, s->tid,
+				  s->period, evsel_shows_period(s->evsel));
 	if (ret <= 0)
 		return ret;
 	no_dso = tracepoint && perf_data__header(ctx->pd)->pipe_mode;
@@ -766,6 +897,46 @@ static void note_skid(struct analysis *an)
 	}
 }
 
+static int print_report(const struct report_params *p,
+			const struct report_out *ro)
+{
+	struct json_writer *jw;
+
+	if (p->mode == REPORT_CSV)
+		return report_out__csv(stdout, ro);
+	if (p->mode == REPORT_TEXT)
+		return report_out__text(stdout, ro);
+	jw = json_writer__new(stdout);
+	if (!jw)
+		return -ENOMEM;
+	json__object_begin(jw, NULL);
+	json_header(jw, ro->pd);
+	report_out__json(jw, ro);
+	json__object_end(jw);
+	json_writer__delete(jw);
+	return 0;
+}
+
+/*
+ * cgroup ids name paths only on the machine, and in the boot, they were
+ * recorded in: same host name and kernel, and no sample time (perf's
+ * clock counts from boot) later than this boot's clock now.
+ */
+static bool recorded_here(struct perf_data *pd)
+{
+	const struct perf_header_info *hdr = perf_data__header(pd);
+	struct utsname uts;
+	struct timespec ts;
+
+	if (uname(&uts) || !hdr->hostname || !hdr->os_release ||
+	    strcmp(hdr->hostname, uts.nodename) ||
+	    strcmp(hdr->os_release, uts.release) ||
+	    clock_gettime(CLOCK_MONOTONIC, &ts))
+		return false;
+	return hdr->sample_time_end <=
+	       (uint64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
 static int print_analysis(const struct report_params *p, struct perf_data *pd,
 			  struct analysis *an)
 {
@@ -773,21 +944,16 @@ static int print_analysis(const struct report_params *p, struct perf_data *pd,
 		.input = p->input, .pd = pd, .an = an,
 		.divisor = p->divisor, .unit = p->unit, .hist = p->hist,
 	};
-	struct json_writer *jw;
+	int ret;
 
-	if (p->mode == REPORT_CSV)
-		return report_out__csv(stdout, &ro);
-	if (p->mode == REPORT_TEXT)
-		return report_out__text(stdout, &ro);
-	jw = json_writer__new(stdout);
-	if (!jw)
-		return -ENOMEM;
-	json__object_begin(jw, NULL);
-	json_header(jw, pd);
-	report_out__json(jw, &ro);
-	json__object_end(jw);
-	json_writer__delete(jw);
-	return 0;
+	if (recorded_here(pd)) {
+		ro.cgroups = cgroup_paths__new();
+		if (!ro.cgroups)
+			return -ENOMEM;
+	}
+	ret = print_report(p, &ro);
+	cgroup_paths__delete(ro.cgroups);
+	return ret;
 }
 
 static int report_analysis(const struct report_params *p,
@@ -853,6 +1019,7 @@ static int report_analysis(const struct report_params *p,
 		rs_note("%" PRIu64 " samples have no callchain (record with -g): only their sampled function was classified",
 			analysis__nr_no_chain(ctx.an));
 	/* Notes first: on a terminal they would land inside the tables. */
+	say_ksyms_note(&ctx.ksyms);
 	note_skid(ctx.an);
 	err = print_analysis(p, pd, ctx.an);
 	if (err == -ENOMEM) {
@@ -866,12 +1033,31 @@ out:
 	return status;
 }
 
+/* Say what the fold of one event left out, and how to get it. */
+static void note_left_out(const struct report_fold_ctx *ctx)
+{
+	char tp[64] = "", other[64] = "";
+
+	if (!ctx->folded || (!ctx->nr_left_tp && !ctx->nr_left_other))
+		return;
+	if (ctx->nr_left_tp)
+		snprintf(tp, sizeof(tp), "%" PRIu64 " tracepoint and probe hits",
+			 ctx->nr_left_tp);
+	if (ctx->nr_left_other)
+		snprintf(other, sizeof(other),
+			 "%s%" PRIu64 " samples of other events",
+			 ctx->nr_left_tp ? " and " : "", ctx->nr_left_other);
+	rs_note("folded the '%s' samples alone, leaving out %s%s (--event-filter NAME folds another event; --stackcollapse folds as perf script | stackcollapse-perf.pl)",
+		ctx->folded->name, tp, other);
+}
+
 static int report_perf_data(const struct report_params *p,
 			    struct perf_data *pd, const struct rules *rules)
 {
 	struct report_fold_ctx ctx = { .params = p, .pd = pd,
 				       .err_offset = -1 };
 	int status = RS_EXIT_OK;
+	char events[512];
 	int err;
 
 	if (p->mode != REPORT_FOLDED)
@@ -894,9 +1080,32 @@ static int report_perf_data(const struct report_params *p,
 		status = RS_EXIT_FAIL;
 		goto out;
 	}
-	/* What was read before a corruption is still worth printing. */
-	fold__write(ctx.fold, stdout);
-	note_dropped(ctx.fold);
+	/* Chosen at the first sample; a recording without any: now. */
+	if (!err && !ctx.folded)
+		choose_folded(&ctx);
+	if (ctx.no_such_event) {
+		list_events(pd, events, sizeof(events));
+		rs_error("%s: --event-filter %s: no such event in the recording (its events: %s)",
+			 p->input, p->fold.event_filter ?
+			 p->fold.event_filter : "", *events ? events : "none");
+		status = RS_EXIT_FAIL;
+		goto out;
+	}
+	/*
+	 * A fatal error prints the error alone: stacks cut short at an
+	 * unknown point, and notes about them, would pass for a profile.
+	 */
+	if (err) {
+		print_data_error(p->input, pd, err, ctx.err_offset);
+		status = RS_EXIT_FAIL;
+		goto out;
+	}
+	/* Notes first: on a terminal they would land inside the stacks. */
+	say_ksyms_note(&ctx.ksyms);
+	if (p->stackcollapse)
+		note_dropped(ctx.fold);
+	else
+		note_left_out(&ctx);
 	/*
 	 * perf script prints such samples on one line with no blank line
 	 * after, so stackcollapse-perf.pl folds nothing; process names alone
@@ -905,8 +1114,8 @@ static int report_perf_data(const struct report_params *p,
 	if (ctx.nr_no_chain)
 		rs_note("%" PRIu64 " samples have no callchain (record with -g): folded as process names alone",
 			ctx.nr_no_chain);
-	if (err) {
-		print_data_error(p->input, pd, err, ctx.err_offset);
+	if (fold__write(ctx.fold, p->out) == -ENOMEM) {
+		rs_error("report: out of memory");
 		status = RS_EXIT_FAIL;
 	}
 out:
@@ -943,6 +1152,18 @@ static ssize_t prefixed_read(void *cookie, char *buf, size_t size)
 	return n;
 }
 
+/* Whether the text showed the --event-filter event (modifiers aside). */
+static bool filter_seen(const struct fold *fold, const char *filter)
+{
+	const char *seen[32];
+	unsigned int i, n = fold__events_seen(fold, seen, 32);
+
+	for (i = 0; i < n && i < 32; i++)
+		if (fold__event_match(seen[i], filter))
+			return true;
+	return false;
+}
+
 static int report_text(const struct report_params *p, FILE *in)
 {
 	struct perf_script_stats st = { 0 };
@@ -965,7 +1186,7 @@ static int report_text(const struct report_params *p, FILE *in)
 	}
 	err = perf_script__fold(ps, in, fold, &st);
 	if (err) {
-		fold__write(fold, stdout);
+		/* The error alone: cut-short stacks would pass for a profile. */
 		rs_error("%s: line %" PRIu64 ": %s", p->input, st.err_line,
 			 st.err_msg ? st.err_msg : strerror(-err));
 		status = RS_EXIT_FAIL;
@@ -986,8 +1207,26 @@ static int report_text(const struct report_params *p, FILE *in)
 		status = RS_EXIT_FAIL;
 		goto out;
 	}
-	fold__write(fold, stdout);
+	if (p->fold.event_filter && !filter_seen(fold, p->fold.event_filter)) {
+		const char *seen[8];
+		unsigned int i, n = fold__events_seen(fold, seen, 8);
+		char list[512] = "";
+		size_t used = 0;
+
+		for (i = 0; i < n && i < 8 && used + 1 < sizeof(list); i++)
+			used += snprintf(list + used, sizeof(list) - used,
+					 "%s%s", i ? ", " : "", seen[i]);
+		rs_error("%s: --event-filter %s: no sample of that event (its events: %s%s)",
+			 p->input, p->fold.event_filter, n ? list : "none named",
+			 n > 8 ? ", ..." : "");
+		status = RS_EXIT_FAIL;
+		goto out;
+	}
 	note_dropped(fold);
+	if (fold__write(fold, p->out) == -ENOMEM) {
+		rs_error("report: out of memory");
+		status = RS_EXIT_FAIL;
+	}
 out:
 	fold__delete(fold);
 	perf_script__delete(ps);
@@ -1011,6 +1250,25 @@ static ssize_t read_prefix(int fd, char *buf, size_t len)
 		got += n;
 	}
 	return got;
+}
+
+/*
+ * Text, but not perf script output: its lines would fold into junk
+ * stacks. Say what it looks like, where that is clear.
+ */
+static void not_script_error(const char *input, const char *text, size_t n)
+{
+	size_t i = 0;
+
+	while (i < n && (text[i] == ' ' || text[i] == '\t' ||
+			 text[i] == '\n' || text[i] == '\r'))
+		i++;
+	if (i < n && (text[i] == '{' || text[i] == '['))
+		rs_error("%s: JSON, not perf script output: report reads perf.data or `perf script` text (bench results go to compare and plot)",
+			 input);
+	else
+		rs_error("%s: not perf script output (its first line is no sample header); give a perf.data file or the output of `perf script -i FILE`",
+			 input);
 }
 
 static int report_input(const struct report_params *p,
@@ -1061,6 +1319,10 @@ static int report_input(const struct report_params *p,
 			status = report_perf_data(p, pd, rules);
 		}
 		perf_data__delete(pd);
+	} else if (perf_script__sniff(prefix, n) &&
+		   !perf_script__recognise(prefix, n)) {
+		not_script_error(p->input, prefix, n);
+		status = RS_EXIT_FAIL;
 	} else if (perf_script__sniff(prefix, n)) {
 		struct prefixed_input cookie = {
 			.fd = fd, .prefix = prefix, .len = n,
@@ -1084,6 +1346,16 @@ out:
 	if (!is_stdin)
 		close(fd);
 	return status;
+}
+
+int report_fold(const char *input, const char *kallsyms, FILE *out)
+{
+	struct report_params p = {
+		.input = input, .kallsyms = kallsyms, .out = out,
+		.mode = REPORT_FOLDED, .divisor = 1000, .unit = "usecs",
+	};
+
+	return report_input(&p, NULL);
 }
 
 int cmd_report(int argc, char **argv)

@@ -55,8 +55,8 @@ static void usage(FILE *out)
 			commands[i].summary);
 	fprintf(out,
 		"\n"
-		"`rstat-analyze COMMAND --help` describes a command; the man "
-		"pages are\nrstat-analyze-COMMAND(1).\n");
+		"`rstat-analyze help COMMAND` (or COMMAND --help) describes a "
+		"command;\nthe man pages are rstat-analyze-COMMAND(1).\n");
 }
 
 /* The last error, for commands whose JSON output repeats it. */
@@ -124,6 +124,23 @@ int main(int argc, char **argv)
 		return RS_EXIT_USAGE;
 	}
 	name = argv[1];
+	/* `help COMMAND` is `COMMAND --help`, as git and perf have it. */
+	if (!strcmp(name, "help") && argc > 2) {
+		char *help_argv[] = { argv[2], "--help", NULL };
+
+		if (argc > 3) {
+			fprintf(stderr,
+				"rstat-analyze: help takes one command; see rstat-analyze --help\n");
+			return RS_EXIT_USAGE;
+		}
+		for (i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+			if (!strcmp(argv[2], commands[i].name))
+				return commands[i].fn(2, help_argv);
+		fprintf(stderr,
+			"rstat-analyze: help: '%s' is not a command; see rstat-analyze --help\n",
+			argv[2]);
+		return RS_EXIT_USAGE;
+	}
 	if (!strcmp(name, "--help") || !strcmp(name, "-h") ||
 	    !strcmp(name, "help")) {
 		usage(stdout);
@@ -138,8 +155,13 @@ int main(int argc, char **argv)
 		if (!strcmp(name, commands[i].name))
 			return commands[i].fn(argc - 1, argv + 1);
 	}
-	fprintf(stderr,
-		"rstat-analyze: '%s' is not a command; see rstat-analyze --help\n",
-		name);
+	if (name[0] == '-')
+		fprintf(stderr,
+			"rstat-analyze: unknown option '%s'; see rstat-analyze --help\n",
+			name);
+	else
+		fprintf(stderr,
+			"rstat-analyze: '%s' is not a command; see rstat-analyze --help\n",
+			name);
 	return RS_EXIT_USAGE;
 }

@@ -61,11 +61,16 @@ struct chain_slot {
 	uint32_t used;
 };
 
+#define FOLD_MAX_SEEN 32
+
 struct fold {
 	struct fold_opts opts;
 	char *filter;		/* owned copy of opts.event_filter */
 	const char *event;	/* kept event, interned in events */
 	struct strpool *events;
+	/* the distinct events seen, kept or not, for fold__events_seen() */
+	const char *seen[FOLD_MAX_SEEN];
+	unsigned int nr_seen;
 	struct strpool *names;	/* processed names; the id is the frame id */
 
 	struct kmap pcache;	/* (comm, pid, tid) -> name id */
@@ -436,9 +441,52 @@ const char *fold__event(const struct fold *f)
 	return f->event;
 }
 
+/* Modifier letters perf accepts after an event name (perf list). */
+static const char event_modifiers[] = "ukhIGHpPSDWeb";
+
+bool fold__event_match(const char *event, const char *name)
+{
+	size_t len = strlen(name);
+
+	if (!strcmp(event, name))
+		return true;
+	/* "cpu-clock" names "cpu-clock:pppH", "cycles" names "cycles:u". */
+	return !strncmp(event, name, len) && event[len] == ':' &&
+	       event[len + 1] &&
+	       strspn(event + len + 1, event_modifiers) ==
+	       strlen(event + len + 1);
+}
+
+int fold__event_seen(struct fold *f, const char *event)
+{
+	unsigned int i;
+	int id;
+
+	for (i = 0; i < f->nr_seen; i++)
+		if (!strcmp(f->seen[i], event))
+			return 0;
+	if (f->nr_seen == FOLD_MAX_SEEN)
+		return 0;
+	id = strpool__intern(f->events, event, strlen(event));
+	if (id < 0)
+		return id;
+	f->seen[f->nr_seen++] = strpool__str(f->events, id);
+	return 0;
+}
+
+unsigned int fold__events_seen(const struct fold *f, const char **names,
+			       unsigned int max)
+{
+	unsigned int i;
+
+	for (i = 0; i < f->nr_seen && i < max; i++)
+		names[i] = f->seen[i];
+	return f->nr_seen;
+}
+
 int fold__event_keep(struct fold *f, const char *event)
 {
-	int id;
+	int id, err;
 
 	if (!event)
 		return 1;
@@ -454,10 +502,17 @@ int fold__event_keep(struct fold *f, const char *event)
 		return id;
 	f->event = strpool__str(f->events, id);
 compare:
-	if (event == f->event || !strcmp(event, f->event)) {
+	if (event == f->event || !strcmp(event, f->event) ||
+	    (f->filter && fold__event_match(event, f->filter))) {
+		err = fold__event_seen(f, event);
+		if (err)
+			return err;
 		f->sample_named = true;
 		return 1;
 	}
+	err = fold__event_seen(f, event);
+	if (err)
+		return err;
 	f->nr_dropped++;
 	return 0;
 }

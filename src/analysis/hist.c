@@ -191,11 +191,30 @@ static void stars(char *buf, uint64_t val, uint64_t max, int width)
 	buf[n] = '\0';
 }
 
+/*
+ * A summary line in 80 columns: wide figures (20 digits) would pass them,
+ * so such a line breaks after the last ", " that fits. 1 on error.
+ */
+static int put_fitted(FILE *out, const char *line)
+{
+	const char *cut = NULL, *p;
+
+	if (strlen(line) <= 80)
+		return fprintf(out, "%s\n", line) < 0;
+	for (p = strstr(line, ", "); p && p - line <= 80;
+	     p = strstr(p + 2, ", "))
+		cut = p;
+	if (!cut)
+		return fprintf(out, "%s\n", line) < 0;
+	return fprintf(out, "%.*s,\n%s\n", (int)(cut - line), line,
+		       cut + 2) < 0;
+}
+
 int hist__print(struct hist *h, FILE *out, uint64_t divisor,
 		const char *unit_label)
 {
 	uint64_t cnt[HIST_MAX_BUCKETS], val_max = 0, low, high;
-	char bar[STARS_MAX + 1];
+	char bar[STARS_MAX + 1], line[256];
 	int i, last, err = 0, width;
 	bool wide;
 
@@ -221,15 +240,16 @@ int hist__print(struct hist *h, FILE *out, uint64_t divisor,
 			       " |%-*s|\n", wide ? 20 : 10, low, wide ? 20 : 10,
 			       high, cnt[i], width, bar) < 0;
 	}
-	err |= fprintf(out, "avg = %" PRIu64 " %s, total: %" PRIu64
-		       " %s, count: %" PRIu64 "\n",
-		       h->total / h->nr / divisor, unit_label,
-		       h->total / divisor, unit_label, (uint64_t)h->nr) < 0;
-	err |= fprintf(out, "p50 = %" PRIu64 " %s, p90 = %" PRIu64
-		       " %s, p99 = %" PRIu64 " %s, max = %" PRIu64 " %s\n",
-		       hist__percentile(h, 50) / divisor, unit_label,
-		       hist__percentile(h, 90) / divisor, unit_label,
-		       hist__percentile(h, 99) / divisor, unit_label,
-		       h->max / divisor, unit_label) < 0;
+	snprintf(line, sizeof(line), "avg = %" PRIu64 " %s, total: %" PRIu64
+		 " %s, count: %" PRIu64, h->total / h->nr / divisor,
+		 unit_label, h->total / divisor, unit_label, (uint64_t)h->nr);
+	err |= put_fitted(out, line);
+	snprintf(line, sizeof(line), "p50 = %" PRIu64 " %s, p90 = %" PRIu64
+		 " %s, p99 = %" PRIu64 " %s, max = %" PRIu64 " %s",
+		 hist__percentile(h, 50) / divisor, unit_label,
+		 hist__percentile(h, 90) / divisor, unit_label,
+		 hist__percentile(h, 99) / divisor, unit_label,
+		 h->max / divisor, unit_label);
+	err |= put_fitted(out, line);
 	return err ? -EIO : 0;
 }

@@ -42,14 +42,15 @@ int gnuplot__term_for(const char *image, enum gnuplot_term *term)
 
 char *gnuplot__companion(const char *image, const char *ext)
 {
-	const char *dot = extension(image);
-	size_t base = dot ? (size_t)(dot - image) : strlen(image);
-	char *s = malloc(base + strlen(ext) + 1);
+	char *s;
 
-	if (!s)
+	/*
+	 * The whole image name: x.svg and x.png of the same data each keep
+	 * their own script and data (x.svg.gp, x.png.gp), where a shared
+	 * x.gp was overwritten by the second.
+	 */
+	if (asprintf(&s, "%s%s", image, ext) < 0)
 		return NULL;
-	memcpy(s, image, base);
-	strcpy(s + base, ext);
 	return s;
 }
 

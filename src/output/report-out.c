@@ -11,6 +11,7 @@
 
 #include "analysis.h"
 #include "attrib.h"
+#include "cgroup-path.h"
 #include "json.h"
 #include "perf-data.h"
 #include "report-out.h"
@@ -265,6 +266,28 @@ static void text_hist_head(FILE *out, const struct report_out *ro,
 	(void)ro;
 }
 
+/*
+ * A cgroup's path where this machine has it, else its id; a path too long
+ * for width keeps its end, the most specific part.
+ */
+static void cgroup_name(FILE *out, const struct report_out *ro,
+			const struct spans_cgroup *cg, int width)
+{
+	const char *path = cgroup_paths__find(ro->cgroups, cg->root,
+					      cg->cgroup_id);
+	int len;
+
+	if (!path) {
+		fprintf(out, "id %" PRIu64 "\n", cg->cgroup_id);
+		return;
+	}
+	len = strlen(path);
+	if (len > width)
+		fprintf(out, "...%s\n", path + len - (width - 3));
+	else
+		fprintf(out, "%s\n", path);
+}
+
 static void text_locks(FILE *out, const struct report_out *ro)
 {
 	struct spans *sp = analysis__spans(ro->an);
@@ -355,16 +378,17 @@ static void text_locks(FILE *out, const struct report_out *ro)
 	}
 
 	if (!spans__cgroups(sp, &cg, &nr) && nr) {
-		fprintf(out, "\nLocks per cgroup (root 0: the v2 hierarchy), %s\n",
-			unit_short(ro));
-		fprintf(out, "%5s %6s %20s %10s %12s %10s\n", "root", "level",
-			"id", "locks", "hold total", "hold max");
+		fprintf(out, "\nLocks per cgroup (root 0: the v2 hierarchy; %s), %s\n",
+			ro->cgroups ? "paths as on this machine now" :
+			"ids: recorded elsewhere", unit_short(ro));
+		fprintf(out, "%4s %5s %8s %12s %10s  %s\n", "root", "level",
+			"locks", "hold total", "hold max", "cgroup");
 		for (i = 0; i < nr && i < 20; i++) {
 			fmt_time(a, sizeof(a), cg[i].hold_ns, ro);
 			fmt_time(b, sizeof(b), cg[i].max_hold_ns, ro);
-			fprintf(out, "%5d %6d %20" PRIu64 " %10" PRIu64
-				" %12s %10s\n", cg[i].root, cg[i].level,
-				cg[i].cgroup_id, cg[i].locks, a, b);
+			fprintf(out, "%4d %5d %8" PRIu64 " %12s %10s  ",
+				cg[i].root, cg[i].level, cg[i].locks, a, b);
+			cgroup_name(out, ro, &cg[i], 80 - 45);
 		}
 		if (nr > 20)
 			fprintf(out, "(%zu more cgroups)\n", nr - 20);
@@ -395,15 +419,15 @@ static void text_memcg(FILE *out, const struct report_out *ro)
 		" performed (%" PRIu64 " forced), %" PRIu64 " skipped\n",
 		m->requested, m->performed, m->forced, m->skipped);
 	fprintf(out, "stats_updates: p50 %" PRIu64 ", p90 %" PRIu64
-		", p99 %" PRIu64 ", max %" PRIu64,
+		", p99 %" PRIu64 ", max %" PRIu64 "\n",
 		hist__percentile(m->updates, 50),
 		hist__percentile(m->updates, 90),
 		hist__percentile(m->updates, 99), hist__max(m->updates));
+	/* A line of its own: with the figures above it passed 80 columns. */
 	if (hdr->nr_cpus_online)
-		fprintf(out, "; flush threshold %d x %u cpus = %u",
+		fprintf(out, "flush threshold: %d x %u cpus = %u stats_updates\n",
 			MEMCG_CHARGE_BATCH, hdr->nr_cpus_online,
 			MEMCG_CHARGE_BATCH * hdr->nr_cpus_online);
-	fputc('\n', out);
 }
 
 static void text_user_spans(FILE *out, const struct report_out *ro)
@@ -740,6 +764,10 @@ static void json_spans(struct json_writer *jw, const struct report_out *ro)
 			json__object_begin(jw, NULL);
 			json__i64(jw, "root", cg[i].root);
 			json__u64(jw, "id", cg[i].cgroup_id);
+			json__string(jw, "path",
+				     cgroup_paths__find(ro->cgroups,
+							cg[i].root,
+							cg[i].cgroup_id));
 			json__i64(jw, "level", cg[i].level);
 			json__u64(jw, "locks", cg[i].locks);
 			json__u64(jw, "pairs", cg[i].pairs);

@@ -373,13 +373,22 @@ int events__tracepoints(const char *glob, char ***names, size_t *n)
 	const char *colon = strchr(glob, ':');
 	char **v = NULL, **systems = NULL;
 	size_t nr = 0, cap = 0, i, j;
+	const char *dir;
 	int err = 0;
 
 	*names = NULL;
 	if (n)
 		*n = 0;
-	if (!tracefs_tracing_dir())
+	dir = tracefs_tracing_dir();
+	if (!dir)
 		return -ENOENT;
+	/*
+	 * libtracefs lists nothing from a tracefs this user cannot read
+	 * (mode 0700 as a rule): that is a permission, not a kernel without
+	 * the events.
+	 */
+	if (access(dir, R_OK | X_OK))
+		return errno == EACCES || errno == EPERM ? -errno : -ENOENT;
 
 	if (colon && !has_glob(glob, (size_t)(colon - glob))) {
 		/* One system named: read only its directory. */

@@ -244,6 +244,45 @@ static uint64_t parse_u64(const char *p, size_t n)
 	return v;
 }
 
+/*
+ * A tracepoint's header, whose event the script does not see (its fields
+ * follow): "... 489.647942: cgroup:cgroup_rstat_locked: root=0 ...", the
+ * period optional. The event is the word after the time column, ending
+ * in ':' and holding another ':'.
+ */
+static bool match_tp_event(const char *p, size_t n, struct span *event)
+{
+	size_t i, j, k;
+
+	for (i = 0; i < n; i++) {
+		if (!is_digit(p[i]) || (i && is_digit(p[i - 1])))
+			continue;
+		for (j = i; j < n && is_digit(p[j]); j++)
+			;
+		if (j + 1 >= n || p[j] != '.' || !is_digit(p[j + 1]))
+			continue;
+		for (j++; j < n && is_digit(p[j]); j++)
+			;
+		if (j >= n || p[j] != ':')
+			continue;
+		for (j++; j < n && is_ws(p[j]); j++)
+			;
+		for (k = j; k < n && is_digit(p[k]); k++)
+			;
+		if (k > j && k < n && is_ws(p[k]))
+			for (j = k; j < n && is_ws(p[j]); j++)
+				;
+		for (k = j; k < n && !is_ws(p[k]); k++)
+			;
+		if (k - j < 4 || p[k - 1] != ':' ||
+		    !memchr(p + j, ':', k - j - 1))
+			return false;
+		*event = (struct span){ j, k - 1 - j, true };
+		return true;
+	}
+	return false;
+}
+
 /* 0: not a header, 1: a header of another event, 2: a kept one. */
 static int do_header(struct perf_script *ps, struct fold *f, const char *p,
 		     size_t n, struct perf_script_stats *st)
@@ -269,6 +308,14 @@ static int do_header(struct perf_script *ps, struct fold *f, const char *p,
 			st->nr_filtered++;
 			return 1;
 		}
+	} else if (match_tp_event(p, n, &event)) {
+		/* Kept whatever the filter; named for its messages. */
+		ev = intern(ps, p, &event, &err);
+		if (!ev)
+			return err;
+		ret = fold__event_seen(f, ev);
+		if (ret < 0)
+			return ret;
 	}
 	/* Perl's "not $period" and "not $tid": undef and "0" are false. */
 	if (period.set && !(period.len == 1 && p[period.off] == '0')) {
@@ -475,4 +522,50 @@ bool perf_script__sniff(const void *buf, size_t len)
 	}
 	/* A stray control byte is text damage; many mean binary. */
 	return bad * 100 <= len;
+}
+
+/* "DIGITS.DIGITS:" somewhere in the line: perf script's time column. */
+static bool has_timestamp(const char *p, size_t n)
+{
+	size_t i, j;
+
+	for (i = 0; i < n; i++) {
+		if (!is_digit(p[i]) || (i && is_digit(p[i - 1])))
+			continue;
+		for (j = i; j < n && is_digit(p[j]); j++)
+			;
+		if (j + 2 >= n || p[j] != '.' || !is_digit(p[j + 1]))
+			continue;
+		for (j++; j < n && is_digit(p[j]); j++)
+			;
+		if (j < n && p[j] == ':')
+			return true;
+	}
+	return false;
+}
+
+bool perf_script__recognise(const void *buf, size_t len)
+{
+	const char *p = buf, *end = p + len, *nl;
+	struct span comm, pid, tid, period, event;
+	size_t n;
+
+	if (!perf_script__sniff(buf, len))
+		return false;
+	for (; p < end; p = nl + 1) {
+		nl = memchr(p, '\n', end - p);
+		if (!nl)
+			return true;	/* no whole line yet: undecided */
+		n = nl - p;
+		while (n && is_ws(*p)) {
+			p++;
+			n--;
+		}
+		if (!n || *p == '#')
+			continue;
+		return match_header(p, n, &comm, &pid, &tid) &&
+		       (match_event(p, n, &period, &event) ||
+			has_timestamp(p, n));
+	}
+	return true;
 }

@@ -25,6 +25,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (size && (data[0] & 2))
 		opts.samples = true;
 	(void)perf_script__sniff(data, size);
+	(void)perf_script__recognise(data, size);
 	in = fmemopen((void *)data, size, "r");
 	if (!in)
 		return 0;

@@ -8,8 +8,10 @@
 # samples (no handler for them), which stackcollapse-perf.pl keeps; so both
 # sides are compared with --samples, on the stacks whose frames are all
 # plain symbols, on cpu-clock samples only:
-#  - the bundled recordings through the perf script text path, fed only
-#    the cpu-clock samples;
+#  - the bundled recordings (cpu-clock and tracepoints) through the
+#    perf.data path, which folds the sampling event alone by default, as
+#    stackcollapse.py does, and through the perf script text path, fed
+#    only the cpu-clock samples;
 #  - a recording made now without tracepoints, through both paths.
 . tests/shell/lib.sh
 need_perf
@@ -62,8 +64,10 @@ check() {
 }
 
 ks=$(fixture_kallsyms)
-check flush-mixed.data "$RS_FIXTURES/flush-mixed.data" text --kallsyms "$ks"
-check pipe-mode.data "$RS_FIXTURES/pipe-mode.data" text --kallsyms "$ks"
+check flush-mixed.data "$RS_FIXTURES/flush-mixed.data" "data and text" \
+	--kallsyms "$ks"
+check pipe-mode.data "$RS_FIXTURES/pipe-mode.data" "data and text" \
+	--kallsyms "$ks"
 
 perf record -q -a -g -e cpu-clock -F 1999 -o "$TMP/live.data" -- \
 	build/workloads/spin 500 >/dev/null 2>&1 ||

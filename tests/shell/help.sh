@@ -1,8 +1,9 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# Every command answers --help on stdout with exit 0, and every long option
-# its --help names is also in its man page (and the other way round).
+# Every command answers --help (and `rstat-analyze help COMMAND`) on stdout
+# with exit 0, and every long option its --help names is also in its man
+# page (and the other way round).
 . tests/shell/lib.sh
 
 "$RS_BIN" --help >"$TMP/top" || fail "rstat-analyze --help failed"
@@ -20,6 +21,22 @@ for c in $cmds; do
 		fail "$c: options in --help and $man differ"
 	fi
 	echo "ok $c: $(wc -l <"$TMP/h.opts") options"
+	# `help COMMAND` is that command's help, not the top-level one.
+	"$RS_BIN" help "$c" >"$TMP/help2" 2>&1 || fail "help $c failed"
+	cmp -s "$TMP/help" "$TMP/help2" || fail "help $c differs from $c --help"
 done
+# Mistakes at the top level: an option is called an option.
+expect_error 2 "^rstat-analyze: unknown option '--bogus'; see rstat-analyze --help" \
+	"$RS_BIN" --bogus
+expect_error 2 "^rstat-analyze: 'bogus' is not a command" "$RS_BIN" bogus
+expect_error 2 "^rstat-analyze: help: 'bogus' is not a command" \
+	"$RS_BIN" help bogus
+"$RS_BIN" help >"$TMP/h" && cmp -s "$TMP/h" "$TMP/top" ||
+	fail "help alone is not --help"
+# The bash completion offers the commands after help.
+got=$(bash --norc --noprofile -c '. completion/rstat-analyze
+	COMP_WORDS=(rstat-analyze help re); COMP_CWORD=2
+	_rstat_analyze; printf "%s " "${COMPREPLY[@]}"')
+[ "$got" = "record report " ] || fail "completion of help re: '$got'"
 "$RS_BIN" --version | grep -Eq '^rstat-analyze [0-9a-g]' || fail "--version"
 exit 0

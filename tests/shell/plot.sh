@@ -47,10 +47,10 @@ plot() {
 	"$RS_BIN" plot "$@" -o "$out" --kind "$kind" --size "$size" \
 		2>"$TMP/err" || fail "plot --kind $kind $*: $(cat "$TMP/err")"
 	check_image "$out" "$w" "$h"
-	[ -s "${out%.*}.gp" ] && [ -s "${out%.*}.dat" ] ||
-		fail "$kind: OUT.gp or OUT.dat not kept"
+	[ -s "$out.gp" ] && [ -s "$out.dat" ] ||
+		fail "$kind: OUT.$ext.gp or OUT.$ext.dat not kept"
 	rm "$out"
-	gnuplot "${out%.*}.gp" 2>"$TMP/err" || fail "rerun $kind: $(cat "$TMP/err")"
+	gnuplot "$out.gp" 2>"$TMP/err" || fail "rerun $kind: $(cat "$TMP/err")"
 	check_image "$out" "$w" "$h"
 	echo "ok $kind $ext $size"
 }
@@ -68,7 +68,7 @@ plot bars svg 640x400 "$D/before.json" "$D/after.json"
 plot bars png 640x400 "$D/before.json" "$D/after.json" --metric read_ns:cpu.stat
 "$RS_BIN" plot "$D/before.json" "$D/after.json" -o "$TMP/rn.png" --kind bars \
 	--metric read_ns:cpu.stat 2>"$TMP/err" || fail "bars --metric NAME:FILE"
-python3 - "$TMP/rn.dat" "$D/before.json" "$D/after.json" <<'PY' ||
+python3 - "$TMP/rn.png.dat" "$D/before.json" "$D/after.json" <<'PY' ||
 import json, sys
 rows = [l.split() for l in open(sys.argv[1]) if l.strip() and l[0] != "#"]
 assert len(rows) == 2 and all(len(r) == 2 for r in rows), rows
@@ -96,7 +96,7 @@ plot timeline png 1000x400 "$data"
 # The timeline has one point per lock hold, paired as report pairs them.
 "$RS_BIN" plot "$data" -o "$TMP/holds.png" --kind timeline 2>/dev/null ||
 	fail "timeline"
-python3 - "$TMP/report.json" "$TMP/holds.dat" <<'PY' || fail "timeline points != report's lock pairs"
+python3 - "$TMP/report.json" "$TMP/holds.png.dat" <<'PY' || fail "timeline points != report's lock pairs"
 import json, sys
 pairs = json.load(open(sys.argv[1]))["locks"]["pairs"]
 pts = [l for l in open(sys.argv[2]) if l.strip() and not l.startswith("#")]
@@ -105,6 +105,76 @@ assert all(float(l.split()[0]) >= 0 and float(l.split()[1]) >= 0 for l in pts)
 print("ok timeline: %d points, report's %d pairs" % (len(pts), pairs))
 PY
 plot timeline svg 800x500 "$data"
+# Hold times span decades (a 14 ms outlier among microsecond holds made a
+# line at zero of the rest): the axis is logarithmic when no hold is 0.
+grep -q '^set logscale y' "$TMP/holds.png.gp" ||
+	fail "timeline: linear hold-time axis: $(grep ylabel "$TMP/holds.png.gp")"
+echo "ok timeline: log hold-time axis"
+
+# The same name as .svg then .png: each image keeps its own script and
+# data, and the first still reruns to what it drew.
+"$RS_BIN" plot "$D/before.json" -o "$TMP/same.svg" --kind cdf 2>"$TMP/err" &&
+	"$RS_BIN" plot "$D/after.json" -o "$TMP/same.png" 2>>"$TMP/err" ||
+	fail "same name twice: $(cat "$TMP/err")"
+grep -q 'set terminal svg' "$TMP/same.svg.gp" &&
+	grep -q 'pngcairo' "$TMP/same.png.gp" &&
+	grep -q 'kind cdf' "$TMP/same.svg.dat" &&
+	grep -q 'kind hist' "$TMP/same.png.dat" ||
+	fail "plotting x.png after x.svg overwrote x.svg's script or data"
+echo "ok x.svg and x.png keep their own .gp and .dat"
+
+# The last x label of a histogram is inside the image: 12 buckets of
+# 2 us to 8 ms, labels up to "4194-8389" rotated by -45 degrees, two
+# series, 480x300 pixels (pngcairo): no text pixel in the image's two
+# rightmost columns (the PNG decoded here, filters and all).
+python3 - "$TMP/wide.json" <<'PY' || fail "cannot write wide.json"
+import json, sys
+rows = [{"low": 1 << i, "high": (2 << i) - 1, "count": 1 + (4096 >> (i - 11))}
+        for i in range(11, 23)]
+json.dump({"attribution": [], "triggers": [],
+           "spans": [{"name": "lock-hold", "subsystem": "base",
+                      "hist": rows}]}, open(sys.argv[1], "w"))
+PY
+cp "$TMP/wide.json" "$TMP/wide2.json"
+"$RS_BIN" plot "$TMP/wide.json" "$TMP/wide2.json" -o "$TMP/wide.png" \
+	--size 480x300 2>"$TMP/err" || fail "plot wide.json: $(cat "$TMP/err")"
+python3 - "$TMP/wide.png" <<'PY' || fail "the last x label is clipped"
+import struct, sys, zlib
+d = open(sys.argv[1], "rb").read()
+pos, idat = 8, b""
+while pos < len(d):
+    n, t = struct.unpack(">I4s", d[pos:pos + 8])
+    body = d[pos + 8:pos + 8 + n]
+    if t == b"IHDR":
+        w, h, depth, ctype, _, _, lace = struct.unpack(">IIBBBBB", body)
+    elif t == b"IDAT":
+        idat += body
+    pos += 12 + n
+assert depth == 8 and lace == 0 and ctype in (2, 6), (depth, ctype, lace)
+bpp = 3 if ctype == 2 else 4
+raw, stride, prev, dark = zlib.decompress(idat), w * bpp, bytearray(w * bpp), 0
+for y in range(h):
+    f = raw[y * (stride + 1)]
+    line = bytearray(raw[y * (stride + 1) + 1:(y + 1) * (stride + 1)])
+    for i in range(stride):
+        a = line[i - bpp] if i >= bpp else 0
+        b, c = prev[i], prev[i - bpp] if i >= bpp else 0
+        if f == 1:
+            line[i] = (line[i] + a) & 255
+        elif f == 2:
+            line[i] = (line[i] + b) & 255
+        elif f == 3:
+            line[i] = (line[i] + (a + b) // 2) & 255
+        elif f == 4:
+            p = a + b - c
+            pa, pb, pc = abs(p - a), abs(p - b), abs(p - c)
+            pr = a if pa <= pb and pa <= pc else b if pb <= pc else c
+            line[i] = (line[i] + pr) & 255
+    dark += sum(sum(line[x * bpp:x * bpp + 3]) < 384 for x in (w - 2, w - 1))
+    prev = line
+assert not dark, "%d dark pixels at the right edge" % dark
+print("ok the last x label ends inside the image")
+PY
 
 # A title with quotes, a backslash and a newline stays one gnuplot string.
 title='say "hi" \ there
@@ -147,7 +217,7 @@ expect_error 1 "only as --kind timeline" "$RS_BIN" plot "$data" \
 	-o "$TMP/x.png" --kind hist
 expect_error 1 "no metric" "$RS_BIN" plot "$D/before.json" \
 	-o "$TMP/x.png" --metric nothing
-expect_error 1 "x.png.dat|nodir" "$RS_BIN" plot "$D/before.json" \
+expect_error 1 "x.png.(dat|gp)|nodir" "$RS_BIN" plot "$D/before.json" \
 	-o "$TMP/nodir/x.png"
 # Usage: exit 2.
 expect_error 2 "png or .svg" "$RS_BIN" plot "$D/before.json" -o "$TMP/x.jpg"

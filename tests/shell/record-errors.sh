@@ -8,6 +8,8 @@
 
 # Usage errors first: they need nothing from the kernel.
 expect_error 2 "exclusive" "$RS_BIN" record -a -p 1
+expect_error 2 "exclusive" "$RS_BIN" record --cgroup x -p 1
+expect_error 2 "exclusive" "$RS_BIN" record -p 1 -- true
 expect_error 2 "give a frequency" "$RS_BIN" record -F 0
 expect_error 2 "give a duration" "$RS_BIN" record -d abc
 expect_error 2 "power of 2" "$RS_BIN" record -m 3

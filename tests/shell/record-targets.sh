@@ -4,7 +4,7 @@
 # record's targets: -p PID records only that process's threads, --cgroup
 # only the tasks of that cgroup (checked with perf script's reading of the
 # pids), -- CMD only the command from its exec (its comm, never the
-# recorder's), and -a everything.
+# recorder's), -a everything, and -a -- CMD everything while CMD runs.
 . tests/shell/lib.sh
 
 [ "$(id -u)" -eq 0 ] || skip "needs root (perf_event_open on all CPUs)"
@@ -65,3 +65,22 @@ got=$(pids_of "$TMP/a.data")
 grep -qx $a <<<"$got" && grep -qx $b <<<"$got" ||
 	fail "record -a: spinners $a and $b not both sampled"
 echo "ok -a: both spinners among $(wc -l <<<"$got") pids"
+
+# -a -- CMD (perf's habit): every CPU for as long as CMD runs, so the
+# spinners are in it, and the recording ends with the command, not after
+# a duration. The length is checked with perf's own reading of the times.
+"$RS_BIN" record -q -o "$TMP/ac.data" -a -- sleep 1 2>"$TMP/err" ||
+	fail "record -a -- sleep 1: $(cat "$TMP/err")"
+got=$(pids_of "$TMP/ac.data")
+grep -qx $a <<<"$got" && grep -qx $b <<<"$got" ||
+	fail "record -a -- sleep 1: spinners $a and $b not both sampled"
+span=$(perf script -i "$TMP/ac.data" -F time 2>/dev/null | tr -d ' :' |
+	sort -n | sed -n '1p;$p' | paste -sd' ' | awk '{ print $2 - $1 }')
+awk -v s="$span" 'BEGIN { exit !(s > 0.7 && s < 3) }' ||
+	fail "record -a -- sleep 1: samples span ${span}s, want about 1 s"
+echo "ok -a -- CMD: system-wide for ${span}s"
+
+# -p with -- CMD stays a usage error: one of them would be ignored.
+expect_error 2 "exclusive" "$RS_BIN" record -q -o "$TMP/y.data" -p $a -- true
+[ -e "$TMP/y.data" ] && fail "record -p PID -- CMD wrote a file"
+echo "ok -p -- CMD: refused"

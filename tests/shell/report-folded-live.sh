@@ -1,8 +1,9 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# Recordings made now, on this kernel, by Debian's perf: report --folded on
-# the perf.data equals the fold of `perf script` on the same file, in the
+# Recordings made now, on this kernel, by Debian's perf: report --folded
+# --stackcollapse on the perf.data equals the fold of `perf script` on the
+# same file (tracepoint samples and all, as stackcollapse-perf.pl), in the
 # file layout, the pipe layout (through stdin) and zstd-compressed (-z).
 # Kernel symbols come from /proc/kallsyms by default (same kernel). The
 # workload has known symbols: its stack must appear whole.
@@ -21,7 +22,8 @@ compare() {		# compare NAME FILE [report options...]
 	[[ " $* " == *" --pid "* || " $* " == *" --tid "* ]] && fields=(-F +pid)
 	perf script -i "$f" "${fields[@]}" >"$TMP/script.txt" 2>/dev/null ||
 		fail "$name: perf script failed"
-	"$RS_BIN" report -i "$f" --folded "$@" >"$TMP/ours" 2>"$TMP/err" ||
+	"$RS_BIN" report -i "$f" --folded --stackcollapse "$@" >"$TMP/ours" \
+		2>"$TMP/err" ||
 		fail "$name: report failed: $(cat "$TMP/err")"
 	"$RS_BIN" report -i - --folded "$@" <"$TMP/script.txt" \
 		>"$TMP/theirs" 2>/dev/null || fail "$name: text report failed"

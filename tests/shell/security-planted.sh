@@ -205,8 +205,8 @@ expect_error 1 "$shared/r2.data: cannot create: a symbolic link" \
 [ -s "$shared/r2.data" ] || fail "the refused rotation lost r2.data"
 # plot: a planted .gp beside the image.
 if command -v gnuplot >/dev/null 2>&1; then
-	as_nobody ln -s "$target" "$shared/p.gp"
-	expect_error 1 "$shared/p.gp: cannot write: a symbolic link" \
+	as_nobody ln -s "$target" "$shared/p.png.gp"
+	expect_error 1 "$shared/p.png.gp: cannot write: a symbolic link" \
 		"$RS_BIN" plot "$TMP/plain/results.json" -o "$shared/p.png"
 	as_nobody ln -s "$target" "$shared/q.png"
 	expect_error 1 "$shared/q.png: cannot write: a symbolic link" \

@@ -188,6 +188,55 @@ static void test_sniff(void)
 	}
 }
 
+/* Read a whole fixture's first bytes, as report sniffs them. */
+static size_t fixture_head(const char *name, bool gz, char *buf, size_t len)
+{
+	FILE *in = open_fixture(name, gz);
+	size_t n;
+
+	if (!in)
+		return 0;
+	n = fread(buf, 1, len, in);
+	if (gz)
+		pclose(in);
+	else
+		fclose(in);
+	return n;
+}
+
+/*
+ * Text that is not perf script output (a README, JSON) is refused: its
+ * lines would fold into junk stacks. Output of Debian's perf script (the
+ * fixtures, in two -F layouts) and of perf 3.x-style headers is not.
+ */
+static void test_recognise(void)
+{
+	static const char json[] = "{\n  \"schema\": 1,\n  \"runs\": []\n}\n";
+	static const char prose[] =
+		"Measure 18 seconds of system time with 26 busy children\n"
+		"reading cpu.stat 1000 times: 5.4 s.\n";
+	static const char old[] = "perf 12/12 [000] 5.5: 9 cycles:u: \n\t1 f (k)\n";
+	char buf[4096];
+	size_t n;
+
+	CHECK(!perf_script__recognise(json, sizeof(json) - 1));
+	CHECK(!perf_script__recognise(prose, sizeof(prose) - 1));
+	CHECK(perf_script__recognise(old, sizeof(old) - 1));
+	CHECK(perf_script__recognise("# only a comment, no newline", 28));
+	n = fixture_head("README.md", false, buf, sizeof(buf));
+	if (n)
+		CHECK(!perf_script__recognise(buf, n));
+	n = fixture_head("pipe-mode.script", false, buf, sizeof(buf));
+	if (n)
+		CHECK(perf_script__recognise(buf, n));
+	n = fixture_head("flush-mixed.script.gz", true, buf, sizeof(buf));
+	if (n)
+		CHECK(perf_script__recognise(buf, n));
+	n = fixture_head("flush-mixed.trace.txt.gz", true, buf, sizeof(buf));
+	if (n)
+		CHECK(perf_script__recognise(buf, n));
+}
+
 /* Garbage is ignored and counted; nothing is a sample. */
 static void test_garbage(void)
 {
@@ -321,5 +370,6 @@ static void test_reuse(void)
 }
 
 UNIT_MAIN(UNIT(test_pipe_mode), UNIT(test_flush_mixed), UNIT(test_sniff),
+	  UNIT(test_recognise),
 	  UNIT(test_garbage), UNIT(test_nul), UNIT(test_overlong),
 	  UNIT(test_line_ends), UNIT(test_read_error), UNIT(test_reuse))

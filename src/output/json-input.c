@@ -1,0 +1,200 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * compare's and plot's inputs: one reader, one set of messages.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "json-input.h"
+#include "perf-data.h"
+
+/* What the inputs may be, for the messages. */
+static const char *accepted(unsigned int flags)
+{
+	return flags & JSON_INPUT_RECORDINGS ?
+	       "neither bench results, report --json output nor a recording" :
+	       "neither bench results nor report --json output";
+}
+
+/* ARG, or ARG/results.json for the directory `bench -o` writes. */
+static int resolve(struct json_input *in, const char *arg, char *err,
+		   size_t errlen)
+{
+	struct stat sb;
+
+	if (stat(arg, &sb)) {
+		int e = errno;
+
+		snprintf(err, errlen, "%s: %s", arg, strerror(e));
+		return -e;
+	}
+	if (!S_ISDIR(sb.st_mode)) {
+		in->path = strdup(arg);
+		return in->path ? 0 : -ENOMEM;
+	}
+	if (asprintf(&in->path, "%s%sresults.json", arg,
+		     arg[strlen(arg) - 1] == '/' ? "" : "/") < 0) {
+		in->path = NULL;
+		return -ENOMEM;
+	}
+	if (stat(in->path, &sb) || S_ISDIR(sb.st_mode)) {
+		snprintf(err, errlen,
+			 "%s: a directory without results.json: give a directory `bench -o` wrote, bench results or report --json output",
+			 arg);
+		return -ENOENT;
+	}
+	return 0;
+}
+
+/* Up to JSON_INPUT_MAX + 1 bytes: enough to tell the limit was passed. */
+static int read_all(struct json_input *in, char *err, size_t errlen)
+{
+	size_t cap = 0, got;
+	char *nb;
+	int fd, e;
+	ssize_t n;
+
+	fd = open(in->path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		e = errno;
+		snprintf(err, errlen, "%s: %s", in->path, strerror(e));
+		return -e;
+	}
+	for (got = 0; got <= JSON_INPUT_MAX;) {
+		if (got + 1 >= cap) {
+			cap = cap ? cap * 2 : 65536;
+			if (cap > JSON_INPUT_MAX + 2)
+				cap = JSON_INPUT_MAX + 2;
+			nb = realloc(in->buf, cap);
+			if (!nb) {
+				close(fd);
+				return -ENOMEM;
+			}
+			in->buf = nb;
+		}
+		n = read(fd, in->buf + got, cap - got - 1);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			e = errno;
+			close(fd);
+			snprintf(err, errlen, "%s: %s", in->path, strerror(e));
+			return -e;
+		}
+		if (!n)
+			break;
+		got += n;
+	}
+	close(fd);
+	if (!in->buf) {
+		in->buf = malloc(1);
+		if (!in->buf)
+			return -ENOMEM;
+	}
+	in->len = got;
+	in->buf[got] = '\0';
+	return 0;
+}
+
+int json_input__load(struct json_input *in, const char *arg,
+		     unsigned int flags, char *err, size_t errlen)
+{
+	const struct jv *member;
+	char msg[160];
+	const char *nul;
+	size_t i;
+	int ret;
+
+	memset(in, 0, sizeof(*in));
+	err[0] = '\0';
+	ret = resolve(in, arg, err, errlen);
+	if (!ret)
+		ret = read_all(in, err, errlen);
+	if (ret)
+		goto fail;
+	if (perf_data__sniff(in->buf, in->len)) {
+		if (flags & JSON_INPUT_RECORDINGS) {
+			free(in->buf);
+			in->buf = NULL;
+			in->len = 0;
+			in->kind = JSON_INPUT_RECORDING;
+			return 0;
+		}
+		snprintf(err, errlen,
+			 "%s: a recording (perf.data): give `rstat-analyze report --json` output of it",
+			 in->path);
+		ret = -EINVAL;
+		goto fail;
+	}
+	if (in->len > JSON_INPUT_MAX) {
+		snprintf(err, errlen, "%s: over %u MiB: %s", in->path,
+			 JSON_INPUT_MAX >> 20, accepted(flags));
+		ret = -EFBIG;
+		goto fail;
+	}
+	/* Messages quote the input: a NUL would cut them short. */
+	nul = memchr(in->buf, '\0', in->len);
+	if (nul) {
+		snprintf(err, errlen, "%s: offset %zu: a NUL byte: not JSON; %s",
+			 in->path, (size_t)(nul - in->buf), accepted(flags));
+		ret = -EINVAL;
+		goto fail;
+	}
+	for (i = 0; i < in->len && strchr(" \t\r\n", in->buf[i]); i++)
+		;
+	if (i == in->len || (in->buf[i] != '{' && in->buf[i] != '[')) {
+		snprintf(err, errlen, "%s: %s: %s", in->path,
+			 i == in->len ? "empty" : "not JSON", accepted(flags));
+		ret = -EINVAL;
+		goto fail;
+	}
+	ret = jv__parse(in->buf, in->len, &in->doc, msg, sizeof(msg));
+	if (ret == -ENOMEM)
+		goto fail;
+	if (ret) {
+		/* A syntax error is the whole story: where, and what. */
+		snprintf(err, errlen, "%s: %s", in->path, msg);
+		goto fail;
+	}
+	ret = -EINVAL;
+	if (in->doc.type != J_OBJ) {
+		snprintf(err, errlen, "%s: a JSON array, not an object: %s",
+			 in->path, accepted(flags));
+		goto fail;
+	}
+	if (jv__get(&in->doc, "schema")) {
+		in->kind = JSON_INPUT_BENCH;
+		return 0;
+	}
+	member = jv__get(&in->doc, "error");
+	if (member && member->type == J_STR) {
+		snprintf(err, errlen,
+			 "%s: report failed when it was written: %s",
+			 in->path, member->str);
+		goto fail;
+	}
+	if (jv__get(&in->doc, "attribution") || jv__get(&in->doc, "spans")) {
+		in->kind = JSON_INPUT_PROFILE;
+		return 0;
+	}
+	snprintf(err, errlen,
+		 "%s: a JSON object without \"schema\" (bench results) or \"attribution\" (report --json output): %s",
+		 in->path, accepted(flags));
+fail:
+	json_input__release(in);
+	return ret;
+}
+
+void json_input__release(struct json_input *in)
+{
+	jv__free(&in->doc);
+	free(in->buf);
+	free(in->path);
+	memset(in, 0, sizeof(*in));
+}
