@@ -960,6 +960,35 @@ static void print_summary(FILE *out, const struct bench_results *r,
 	free(x);
 }
 
+/*
+ * head then text, broken at spaces to fit 80 columns, continuation lines
+ * indented by two (a word longer than a line goes on a line of its own).
+ */
+static void print_wrapped(FILE *out, const char *head, const char *text)
+{
+	size_t col = strlen(head), n;
+	const char *p = text;
+
+	fputs(head, out);
+	while (*p) {
+		n = strcspn(p, " ");
+		if (col > 2 && col + 1 + n > 80 && p != text) {
+			fputs("\n ", out);
+			col = 1;
+		}
+		if (p != text) {
+			fputc(' ', out);
+			col++;
+		}
+		fwrite(p, 1, n, out);
+		col += n;
+		p += n;
+		while (*p == ' ')
+			p++;
+	}
+	fputc('\n', out);
+}
+
 static int cmp_double(const void *a, const void *b)
 {
 	double x = *(const double *)a, y = *(const double *)b;
@@ -1031,7 +1060,7 @@ int bench_results__print(struct bench_results *r, FILE *out,
 	fprintf(out, "%s: %zu repetition%s\n", r->scenario, r->nr_reps,
 		r->nr_reps == 1 ? "" : "s");
 	for (i = 0; i < r->nr_skipped; i++)
-		fprintf(out, "skipped: %s\n", r->skipped[i]);
+		print_wrapped(out, "skipped: ", r->skipped[i]);
 	for (i = 0; i < r->nr_reps; i++) {
 		fprintf(out, "\nRepetition %zu of %zu\n", i + 1, r->nr_reps);
 		print_time(out, "real", r->reps[i].t.real_s);
