@@ -16,6 +16,8 @@
 
 #include "perf-data.h"
 
+struct strpool;
+
 /* User record types perf writes (tools/lib/perf/include/perf/event.h) */
 enum {
 	PD_HEADER_ATTR = 64,
@@ -145,6 +147,7 @@ struct perf_data {
 
 	struct perf_build_id *bids;
 	uint32_t nr_bids, bids_cap;
+	struct strpool *names;		/* every event name given out */
 	char **strs;			/* owned strings (build-id file names) */
 	uint32_t nr_strs, strs_cap;
 
