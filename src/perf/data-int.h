@@ -61,6 +61,9 @@ enum {
 
 #define PD_MISC_BUILD_ID_SIZE	(1 << 15)
 
+/* Tracepoint formats refused that the reader names (all are counted). */
+#define PD_MAX_BAD_FORMATS	8
+
 /* Largest payload following a pipe-mode record we are willing to buffer. */
 #define PD_MAX_PAYLOAD		(1ULL << 30)
 
@@ -142,6 +145,9 @@ struct perf_data {
 
 	struct tep_handle *tep;
 	bool had_tracing_data;
+	/* formats not used as they are: "sys:name: why", in strs */
+	const char *bad_formats[PD_MAX_BAD_FORMATS];
+	uint32_t nr_bad_formats;	/* all of them, named or not */
 	const char *kallsyms;		/* TRACING_DATA's, in strs; or NULL */
 	size_t kallsyms_len;
 
