@@ -304,6 +304,100 @@ static const char *tp_next_rec(const char *fmt, size_t n, size_t *pos,
 	return NULL;
 }
 
+/*
+ * libtraceevent reads a quoted string up to a quote whose previous byte is
+ * no backslash (an escaped backslash does not count), and never stops at
+ * the end of its input: an unclosed string is a loop without end. Its
+ * argument parser reads on at the end of the input inside an open
+ * parenthesis, or after an operator, and dereferences the token it did
+ * not get. Real formats close their strings and brackets and end on a
+ * name, a number, a closing bracket or a string: that is required.
+ */
+static const char *tp_format_tokens_bad(const char *fmt, size_t n)
+{
+	int depth[3] = { 0 };	/* () [] {} */
+	char last = 0;
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		char ch = fmt[i];
+
+		if (ch == '"' || ch == '\'') {
+			size_t j;
+
+			for (j = i + 1; j < n; j++)
+				if (fmt[j] == ch && fmt[j - 1] != '\\')
+					break;
+			if (j == n)
+				return "a string with no end";
+			i = j;
+			last = ch;
+			continue;
+		}
+		if (strchr("([{", ch) && ch)
+			depth[strchr("([{", ch) - "([{"]++;
+		else if (strchr(")]}", ch) && ch &&
+			 --depth[strchr(")]}", ch) - ")]}"] < 0)
+			return "a bracket closed before it is opened";
+		if (!tp_space(ch))
+			last = ch;
+	}
+	if (depth[0] || depth[1] || depth[2])
+		return "a bracket with no end";
+	if (last && !tp_item_char(last) && !strchr(")]}\"'", last))
+		return "an end that is not the end of an argument";
+	return NULL;
+}
+
+/*
+ * What libtraceevent's tokenizer reads as the end of its input: a byte
+ * neither printable nor space, or the end itself. Its field parser reads
+ * on after some tokens without looking at what came: after the '[' of an
+ * array field it compares the next token with "]" (strcmp() of NULL when
+ * the input ends there or has such a byte there). Real formats are text
+ * with every field on a line of its own, its arrays closed on that line:
+ * that is required. A field line starts with "field"; a '[' elsewhere
+ * (in print fmt strings: "[%u/%u)") is no array. Returns why a format is
+ * refused, or NULL.
+ */
+static const char *tp_format_text_bad(const char *fmt, size_t n)
+{
+	const char *line = fmt, *end = fmt + n, *why;
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		unsigned char ch = fmt[i];
+
+		if ((ch < 0x20 || ch > 0x7e) && !tp_space(ch))
+			return "a byte that is not text";
+	}
+	why = tp_format_tokens_bad(fmt, n);
+	if (why)
+		return why;
+	while (line < end) {
+		const char *nl = memchr(line, '\n', end - line);
+		const char *le = nl ? nl : end, *p = line, *q;
+
+		while (p < le && tp_space(*p))
+			p++;
+		if (le - p >= 5 && !memcmp(p, "field", 5)) {
+			if (!nl)
+				return "a field line with no end";
+			for (; p < le; p++) {
+				if (*p != '[')
+					continue;
+				for (q = p + 1; q < le && *q != ']' &&
+				     *q != '"' && *q != '\''; q++)
+					;
+				if (q == le || *q != ']')
+					return "an array field with no ']'";
+			}
+		}
+		line = le + 1;
+	}
+	return NULL;
+}
+
 /* A copy of a format with every REC token renamed REX; NULL: no memory. */
 static char *tp_renamed_copy(const char *fmt, size_t n)
 {
@@ -381,17 +475,35 @@ static void tp_disarm(struct tep_handle *scratch)
 	tep_parse_event(scratch, fmt, sizeof(fmt) - 1, "rstat_analyze");
 }
 
-/* Remember a format not used as it is, for the command's note. */
+/*
+ * Remember a format not used as it is, for the command's note: named as
+ * the library read it, else by its first line ("name: NAME") when that
+ * is plain text.
+ */
 static int tp_bad_format(struct perf_data *pd, const char *sys,
-			 const struct tep_event *ev, const char *why)
+			 const struct tep_event *ev, const char *fmt,
+			 size_t n, const char *why)
 {
+	const char *name = "?";
+	char bf[64];
+	size_t i;
 	char *s;
 
 	pd->nr_bad_formats++;
 	if (pd->nr_bad_formats > PD_MAX_BAD_FORMATS)
 		return 0;
+	if (ev && ev->name) {
+		name = ev->name;
+	} else if (n > 6 && !memcmp(fmt, "name: ", 6)) {
+		for (i = 0; i + 6 < n && i < sizeof(bf) - 1 &&
+		     tp_item_char(fmt[i + 6]); i++)
+			bf[i] = fmt[i + 6];
+		bf[i] = 0;
+		if (i)
+			name = bf;
+	}
 	if (asprintf(&s, "%s:%s: %s", ev && ev->system ? ev->system : sys,
-		     ev && ev->name ? ev->name : "?", why) < 0)
+		     name, why) < 0)
 		return -ENOMEM;
 	if (pd_keep_str(pd, s)) {
 		free(s);
@@ -411,15 +523,18 @@ static int tp_parse_section_list(struct perf_data *pd, struct tep_handle *tep,
 		uint64_t sz = take64(c);
 		const char *fmt = (const char *)take(c, sz);
 		struct tep_event *ev;
+		const char *bad_text;
 		char why[160], *copy;
 		int bad, err;
 
 		if (!fmt)
 			break;
 		/* one bad format must not hide the others, as in perf */
-		if (!print_fmt_safe(fmt, sz)) {
-			err = tp_bad_format(pd, sys, NULL,
-					    "print fmt divides by a non-number");
+		bad_text = tp_format_text_bad(fmt, sz);
+		if (!bad_text && !print_fmt_safe(fmt, sz))
+			bad_text = "print fmt divides by a non-number";
+		if (bad_text) {
+			err = tp_bad_format(pd, sys, NULL, fmt, sz, bad_text);
 			if (err)
 				return err;
 			continue;
@@ -433,7 +548,7 @@ static int tp_parse_section_list(struct perf_data *pd, struct tep_handle *tep,
 		if (!bad)
 			tep_parse_event(tep, fmt, sz, sys);
 		else
-			err = tp_bad_format(pd, sys, ev, why);
+			err = tp_bad_format(pd, sys, ev, fmt, sz, why);
 		/*
 		 * A bad format whose field list parsed keeps it, so that its
 		 * samples keep their field values: the renamed copy names no
@@ -621,14 +736,16 @@ int perf_data__kallsyms(const struct perf_data *pd, const char **text,
 int pd_tracing_data(struct perf_data *pd, const uint8_t *p, uint64_t size,
 		    uint64_t off)
 {
-	struct cur c = { p, p + size, false };
+	struct cur c = { p, p, false };
 	struct tep_handle *tep;
 	int err;
 
-	if (pd->tep) {	/* a second copy: keep the first */
+	/* a second copy: keep the first; none (a stream gives NULL) */
+	if (pd->tep || !size) {
 		pd->stats.nr_unknown_features++;
 		return 0;
 	}
+	c.end = p + size;
 	tep = tep_alloc();
 	if (!tep)
 		return -ENOMEM;
