@@ -236,6 +236,19 @@ TRACEPOINTS = [
 ]
 
 
+# Inputs fuzz-tracing-formats found crashing or hanging libtraceevent.
+FOUND_FORMATS = ["array-bracket-not-text", "print-args-cut-short",
+                 "string-with-no-end"]
+
+
+def wrap_formats(text):
+    """A recording of fuzz-tracing-formats' input, as that target makes."""
+    parts = text.split(b"\0")
+    printk = parts.pop() if len(parts) >= 3 else b""
+    td = tracing_data(parts[0], [("cgroup", parts[1:])], printk)
+    return prologue() + tracing_record(td) + clock_sample(1, 100, 10, [1])
+
+
 def read_formats(tracefs):
     out = []
     for tp in TRACEPOINTS:
@@ -276,6 +289,14 @@ def main():
               hp + b"\0" + text + b"\0" + printk)
     write(os.path.join(d, "rstat-all"),
           hp + b"\0" + b"\0".join(t for s, t in fmts[:4]) + b"\0")
+
+    # What fuzz-tracing-formats found, as recordings the report replays
+    d = os.path.join(a.corpus, "fuzz-perf-data")
+    for name in FOUND_FORMATS:
+        src = os.path.join(a.corpus, "fuzz-tracing-formats", name)
+        with open(src, "rb") as f:
+            write(os.path.join(d, "tracing-%s.data" % name),
+                  wrap_formats(f.read()))
 
     # Regression inputs for fuzz-perf-data (replayed by the report):
     # a tracepoint whose print fmt names a field it lacks inside

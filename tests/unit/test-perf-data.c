@@ -85,6 +85,13 @@ static int count_only(void *ctx, const struct rs_event *ev)
 	return 0;
 }
 
+static int count_samples(void *ctx, const struct rs_event *ev)
+{
+	if (ev->kind == RS_EV_SAMPLE)
+		(*(uint64_t *)ctx)++;
+	return 0;
+}
+
 static struct got *got_new(void)
 {
 	return calloc(1, sizeof(struct got));
@@ -1426,6 +1433,56 @@ static void test_rename_mid_stream(void)
 	free(b.p);
 }
 
+/*
+ * Tracepoint formats libtraceevent 1.7.1 crashes or hangs on (issue 14),
+ * in the recordings tests/fuzz/gen-seeds.py wrote for the fuzz corpus:
+ * the reader names each format it kept from the library, and the
+ * events' samples (and, when the field list parsed, their fields) stay.
+ */
+static void test_bad_formats(void)
+{
+	static const struct {
+		const char *file, *why;
+		bool fields;
+	} t[] = {
+		{ "tracing-print-flags-no-field.data",
+		  "cgroup:cgroup_rstat_locked: print fmt names field 'contende', which it does not have",
+		  true },
+		{ "tracing-print-symbolic-no-field.data",
+		  "cgroup:cgroup_rstat_locked: print fmt names field 'lvl', which it does not have",
+		  true },
+		{ "tracing-string-with-no-end.data",
+		  "cgroup:t: a string with no end", false },
+	};
+	char path[512];
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(t); i++) {
+		struct rs_evsel *ev;
+		struct perf_data *pd;
+		uint64_t n = 0;
+
+		snprintf(path, sizeof(path), "%s/../fuzz/corpus/fuzz-perf-data/%s",
+			 unit_fixtures(), t[i].file);
+		CHECK_INT(perf_data__open(&pd, path), 0);
+		if (!pd)
+			continue;
+		CHECK_INT(perf_data__process(pd, count_samples, &n), 0);
+		CHECK(n > 0);
+		CHECK_INT(perf_data__nr_bad_formats(pd), 1);
+		CHECK_STR(perf_data__bad_format(pd, 0) ?: "", t[i].why);
+		CHECK(perf_data__bad_format(pd, 1) == NULL);
+		if (t[i].fields) {
+			ev = evsel_by_name(pd, "cgroup:cgroup_rstat_locked");
+			CHECK(ev && ev->tp && tep_find_field(ev->tp, "root"));
+			CHECK(ev && ev->nr_samples == 1);
+			ev = evsel_by_name(pd, "cgroup:cgroup_rstat_unlock");
+			CHECK(ev && ev->tp && tep_find_field(ev->tp, "root"));
+		}
+		perf_data__delete(pd);
+	}
+}
+
 /* ---- bad input: an error with the right offset, never a crash ---- */
 
 static void expect_err(const void *buf, size_t len, bool at_open,
@@ -1660,6 +1717,7 @@ UNIT_MAIN(
 	UNIT(test_file_attr_sizes),
 	UNIT(test_name_enomem),
 	UNIT(test_rename_mid_stream),
+	UNIT(test_bad_formats),
 	UNIT(test_bad_file),
 	UNIT(test_ids_aliased),
 	UNIT(test_bad_pipe),
