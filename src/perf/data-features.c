@@ -286,7 +286,8 @@ static const char *tp_next_rec(const char *fmt, size_t n, size_t *pos,
 	size_t i, j;
 
 	for (i = *pos; i + 3 <= n; i++) {
-		if (memcmp(fmt + i, "REC", 3) || (i && tp_item_char(fmt[i - 1])) ||
+		if (memcmp(fmt + i, "REC", 3) ||
+		    (i && tp_item_char(fmt[i - 1])) ||
 		    (i + 3 < n && tp_item_char(fmt[i + 3])))
 			continue;
 		*pos = i + 3;
@@ -425,8 +426,9 @@ static char *tp_renamed_copy(const char *fmt, size_t n)
  * handle with every REC token renamed, which keeps the token stream (so
  * the field list) as it is while the print args name no field at all.
  *
- * Returns 0 when the format may be parsed as it is, 1 when it may not
- * (*why says why, *ev is its scratch event if it has one), -ENOMEM.
+ * renamed is that copy (tp_renamed_copy()). Returns 0 when the format
+ * may be parsed as it is, 1 when it may not (*why says why, *ev is its
+ * scratch event if it has one).
  */
 static int tp_check_fields(struct tep_handle *scratch, const char *fmt,
 			   const char *renamed, size_t n, const char *sys,
@@ -616,7 +618,8 @@ static int tp_parse_formats(struct perf_data *pd, struct tep_handle *tep,
 
 	if (!scratch)
 		return -ENOMEM;
-	tep_set_file_bigendian(scratch, be ? TEP_BIG_ENDIAN : TEP_LITTLE_ENDIAN);
+	tep_set_file_bigendian(scratch, be ? TEP_BIG_ENDIAN :
+				TEP_LITTLE_ENDIAN);
 	tep_set_long_size(scratch, lsize);
 	err = tp_parse_section_list(pd, tep, scratch, c, "ftrace");
 	nr_sys = err ? 0 : take32(c);

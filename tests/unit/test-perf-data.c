@@ -1462,7 +1462,8 @@ static void test_bad_formats(void)
 		struct perf_data *pd;
 		uint64_t n = 0;
 
-		snprintf(path, sizeof(path), "%s/../fuzz/corpus/fuzz-perf-data/%s",
+		snprintf(path, sizeof(path),
+			 "%s/../fuzz/corpus/fuzz-perf-data/%s",
 			 unit_fixtures(), t[i].file);
 		CHECK_INT(perf_data__open(&pd, path), 0);
 		if (!pd)
