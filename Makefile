@@ -148,13 +148,14 @@ fuzz: $(FUZZ_BIN)
 
 # A crashing input is written to build/fuzz/TARGET-crash-SHA1 and stops
 # the run. libtraceevent 1.7.1 leaks on malformed event formats (inside the
-# library), so the perf.data target runs without leak detection; our own
+# library), so the targets that feed it formats (fuzz-perf-data,
+# fuzz-perf-pipe, fuzz-tracing-formats) run without leak detection; our own
 # leaks are caught by the sanitized unit and shell tests, and
 # scripts/fuzz-leak-check.sh replays its grown corpus with leak detection.
 fuzz-run: fuzz
 	$(Q)for f in $(FUZZ_BIN); do \
 		n=$$(basename $$f); mkdir -p build/fuzz/corpus-$$n; \
-		leaks=1; [ $$n = fuzz-perf-data ] && leaks=0; \
+		leaks=1; case $$n in fuzz-perf-*|fuzz-tracing-*) leaks=0;; esac; \
 		ASAN_OPTIONS=detect_leaks=$$leaks $$f -runs=$(EXECS) \
 			-detect_leaks=$$leaks -print_final_stats=1 \
 			-artifact_prefix=build/fuzz/$$n- \

@@ -86,6 +86,15 @@ struct tep_handle *perf_data__tep(const struct perf_data *pd);
  */
 int perf_data__kallsyms(const struct perf_data *pd, const char **text,
 			size_t *len);
+/*
+ * Tracepoint formats of the tracing data not used as they are (a print
+ * fmt libtraceevent would crash on, or that names a field its format
+ * lacks): how many, and the first few as "system:name: why". Their
+ * events' samples are kept, with their fields when the field list
+ * parsed; only printing them is lost.
+ */
+uint32_t perf_data__nr_bad_formats(const struct perf_data *pd);
+const char *perf_data__bad_format(const struct perf_data *pd, uint32_t idx);
 uint32_t perf_data__nr_build_ids(const struct perf_data *pd);
 const struct perf_build_id *perf_data__build_id(const struct perf_data *pd,
 						 uint32_t idx);

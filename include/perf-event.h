@@ -16,7 +16,12 @@ struct tep_event;
 /* One event selector (one attr of a recording). */
 struct rs_evsel {
 	struct perf_event_attr attr;	/* zero-extended to our sizeof */
-	char *name;			/* as `perf script -F event` prints it */
+	/*
+	 * As `perf script -F event` prints it. A pipe may rename an event
+	 * mid-stream: every name given out stays valid until the source is
+	 * deleted.
+	 */
+	const char *name;
 	uint64_t *ids;			/* sample ids mapping records to this attr */
 	uint32_t nr_ids;
 	uint32_t idx;			/* position in the file */

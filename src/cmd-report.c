@@ -956,6 +956,24 @@ static int print_analysis(const struct report_params *p, struct perf_data *pd,
 	return ret;
 }
 
+/*
+ * Formats the reader would not hand to libtraceevent as they are (one
+ * could crash it): the samples stay, but the user should know which
+ * event's format the recording got wrong.
+ */
+static void note_bad_formats(const struct perf_data *pd)
+{
+	uint32_t i, n = perf_data__nr_bad_formats(pd);
+	const char *what;
+
+	for (i = 0; (what = perf_data__bad_format(pd, i)); i++)
+		rs_note("bad tracepoint format in the recording (%s): not parsed as it is; its samples are kept",
+			what);
+	if (n > i)
+		rs_note("%u more bad tracepoint formats in the recording were ignored",
+			n - i);
+}
+
 static int report_analysis(const struct report_params *p,
 			   struct perf_data *pd, const struct rules *rules)
 {
@@ -976,6 +994,8 @@ static int report_analysis(const struct report_params *p,
 	}
 	register_build_ids(ctx.ksyms.machine, pd);
 	err = perf_data__process(pd, analyse_event, &ctx);
+	/* after the data: in a pipe the tracing data may come late */
+	note_bad_formats(pd);
 	if (ctx.ksyms.reported) {
 		status = RS_EXIT_FAIL;
 		goto out;
@@ -1076,6 +1096,7 @@ static int report_perf_data(const struct report_params *p,
 		goto out;
 	}
 	err = perf_data__process(pd, fold_event, &ctx);
+	note_bad_formats(pd);
 	if (ctx.ksyms.reported) {
 		status = RS_EXIT_FAIL;
 		goto out;

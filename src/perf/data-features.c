@@ -7,6 +7,7 @@
  */
 #include <errno.h>
 #include <inttypes.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <traceevent/event-parse.h>
@@ -259,20 +260,307 @@ static bool print_fmt_safe(const char *fmt, size_t n)
 	return true;
 }
 
-static int tp_parse_section_list(struct tep_handle *tep, struct cur *c,
+static bool tp_item_char(char ch)
+{
+	return (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') ||
+	       (ch >= '0' && ch <= '9') || ch == '_';
+}
+
+static bool tp_space(char ch)
+{
+	return ch == ' ' || (ch >= '\t' && ch <= '\r');
+}
+
+/*
+ * The next REC->NAME of a format text from *pos: REC a whole token as
+ * libtraceevent reads one (a run of letters, digits and '_'). Strings are
+ * not skipped: a REC the library reads as string text is checked too,
+ * which real formats never have, and no quoting rule can then make the
+ * scan miss one the library reads as code. Returns the start of REC,
+ * with *name and *len set (len 0 when no name follows "->": the library
+ * then fails to parse, looking nothing up), or NULL.
+ */
+static const char *tp_next_rec(const char *fmt, size_t n, size_t *pos,
+			       const char **name, size_t *len)
+{
+	size_t i, j;
+
+	for (i = *pos; i + 3 <= n; i++) {
+		if (memcmp(fmt + i, "REC", 3) ||
+		    (i && tp_item_char(fmt[i - 1])) ||
+		    (i + 3 < n && tp_item_char(fmt[i + 3])))
+			continue;
+		*pos = i + 3;
+		for (j = i + 3; j < n && tp_space(fmt[j]); j++)
+			;
+		if (j + 2 > n || fmt[j] != '-' || fmt[j + 1] != '>')
+			continue;
+		for (j += 2; j < n && tp_space(fmt[j]); j++)
+			;
+		*name = fmt + j;
+		for (*len = 0; j < n && tp_item_char(fmt[j]); j++)
+			(*len)++;
+		return fmt + i;
+	}
+	return NULL;
+}
+
+/*
+ * libtraceevent reads a quoted string up to a quote whose previous byte is
+ * no backslash (an escaped backslash does not count), and never stops at
+ * the end of its input: an unclosed string is a loop without end. Its
+ * argument parser reads on at the end of the input inside an open
+ * parenthesis, or after an operator, and dereferences the token it did
+ * not get. Real formats close their strings and brackets and end on a
+ * name, a number, a closing bracket or a string: that is required.
+ */
+static const char *tp_format_tokens_bad(const char *fmt, size_t n)
+{
+	int depth[3] = { 0 };	/* () [] {} */
+	char last = 0;
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		char ch = fmt[i];
+
+		if (ch == '"' || ch == '\'') {
+			size_t j;
+
+			for (j = i + 1; j < n; j++)
+				if (fmt[j] == ch && fmt[j - 1] != '\\')
+					break;
+			if (j == n)
+				return "a string with no end";
+			i = j;
+			last = ch;
+			continue;
+		}
+		if (strchr("([{", ch) && ch)
+			depth[strchr("([{", ch) - "([{"]++;
+		else if (strchr(")]}", ch) && ch &&
+			 --depth[strchr(")]}", ch) - ")]}"] < 0)
+			return "a bracket closed before it is opened";
+		if (!tp_space(ch))
+			last = ch;
+	}
+	if (depth[0] || depth[1] || depth[2])
+		return "a bracket with no end";
+	if (last && !tp_item_char(last) && !strchr(")]}\"'", last))
+		return "an end that is not the end of an argument";
+	return NULL;
+}
+
+/*
+ * What libtraceevent's tokenizer reads as the end of its input: a byte
+ * neither printable nor space, or the end itself. Its field parser reads
+ * on after some tokens without looking at what came: after the '[' of an
+ * array field it compares the next token with "]" (strcmp() of NULL when
+ * the input ends there or has such a byte there). Real formats are text
+ * with every field on a line of its own, its arrays closed on that line:
+ * that is required. A field line starts with "field"; a '[' elsewhere
+ * (in print fmt strings: "[%u/%u)") is no array. Returns why a format is
+ * refused, or NULL.
+ */
+static const char *tp_format_text_bad(const char *fmt, size_t n)
+{
+	const char *line = fmt, *end = fmt + n, *why;
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		unsigned char ch = fmt[i];
+
+		if ((ch < 0x20 || ch > 0x7e) && !tp_space(ch))
+			return "a byte that is not text";
+	}
+	why = tp_format_tokens_bad(fmt, n);
+	if (why)
+		return why;
+	while (line < end) {
+		const char *nl = memchr(line, '\n', end - line);
+		const char *le = nl ? nl : end, *p = line, *q;
+
+		while (p < le && tp_space(*p))
+			p++;
+		if (le - p >= 5 && !memcmp(p, "field", 5)) {
+			if (!nl)
+				return "a field line with no end";
+			for (; p < le; p++) {
+				if (*p != '[')
+					continue;
+				for (q = p + 1; q < le && *q != ']' &&
+				     *q != '"' && *q != '\''; q++)
+					;
+				if (q == le || *q != ']')
+					return "an array field with no ']'";
+			}
+		}
+		line = le + 1;
+	}
+	return NULL;
+}
+
+/* A copy of a format with every REC token renamed REX; NULL: no memory. */
+static char *tp_renamed_copy(const char *fmt, size_t n)
+{
+	char *copy = malloc(n ? n : 1);
+	const char *rec, *name;
+	size_t pos = 0, len;
+
+	if (!copy)
+		return NULL;
+	memcpy(copy, fmt, n);
+	while ((rec = tp_next_rec(copy, n, &pos, &name, &len)))
+		copy[rec - copy + 2] = 'X';
+	return copy;
+}
+
+/*
+ * libtraceevent 1.7.1 looks up the field a REC->NAME names when it comes
+ * right after __print_flags( or __print_symbolic(, and marks it without
+ * checking that the lookup found one: a print fmt naming a field its
+ * format lacks there crashes the process (SIGSEGV in tep_parse_event()).
+ * What arms that lookup is a global that only the next REC-> disarms, in
+ * whichever format that comes. So no format goes to the library unless
+ * every REC->NAME it holds names one of its fields, and the fields are
+ * the library's own reading of the format: parsed first into a scratch
+ * handle with every REC token renamed, which keeps the token stream (so
+ * the field list) as it is while the print args name no field at all.
+ *
+ * renamed is that copy (tp_renamed_copy()). Returns 0 when the format
+ * may be parsed as it is, 1 when it may not (*why says why, *ev is its
+ * scratch event if it has one).
+ */
+static int tp_check_fields(struct tep_handle *scratch, const char *fmt,
+			   const char *renamed, size_t n, const char *sys,
+			   struct tep_event **ev, char *why, size_t why_len)
+{
+	const char *name;
+	size_t pos = 0, len;
+	char field[64];
+
+	*ev = NULL;
+	tep_parse_format(scratch, ev, renamed, n, sys);
+	if (!*ev) {
+		snprintf(why, why_len, "its header does not parse");
+		return 1;
+	}
+	while (tp_next_rec(fmt, n, &pos, &name, &len)) {
+		if (!len)
+			continue;
+		if (len >= sizeof(field)) {
+			snprintf(why, why_len, "print fmt names a %zu-character field",
+				 len);
+			return 1;
+		}
+		memcpy(field, name, len);
+		field[len] = 0;
+		if (!tep_find_any_field(*ev, field)) {
+			snprintf(why, why_len, "print fmt names field '%s', which it does not have",
+				 field);
+			return 1;
+		}
+	}
+	return 0;
+}
+
+/*
+ * Disarm what a format may have left armed in the library (see above):
+ * each REC-> of a format that has the field clears one of the two flags.
+ */
+static void tp_disarm(struct tep_handle *scratch)
+{
+	static const char fmt[] =
+		"name: rstat_analyze_disarm\nID: 0\nformat:\n"
+		"\tfield:int common_pid;\toffset:0;\tsize:4;\tsigned:1;\n\n"
+		"print fmt: \"%d %d\", REC->common_pid, REC->common_pid\n";
+
+	tep_parse_event(scratch, fmt, sizeof(fmt) - 1, "rstat_analyze");
+}
+
+/*
+ * Remember a format not used as it is, for the command's note: named as
+ * the library read it, else by its first line ("name: NAME") when that
+ * is plain text.
+ */
+static int tp_bad_format(struct perf_data *pd, const char *sys,
+			 const struct tep_event *ev, const char *fmt,
+			 size_t n, const char *why)
+{
+	const char *name = "?";
+	char bf[64];
+	size_t i;
+	char *s;
+
+	pd->nr_bad_formats++;
+	if (pd->nr_bad_formats > PD_MAX_BAD_FORMATS)
+		return 0;
+	if (ev && ev->name) {
+		name = ev->name;
+	} else if (n > 6 && !memcmp(fmt, "name: ", 6)) {
+		for (i = 0; i + 6 < n && i < sizeof(bf) - 1 &&
+		     tp_item_char(fmt[i + 6]); i++)
+			bf[i] = fmt[i + 6];
+		bf[i] = 0;
+		if (i)
+			name = bf;
+	}
+	if (asprintf(&s, "%s:%s: %s", ev && ev->system ? ev->system : sys,
+		     name, why) < 0)
+		return -ENOMEM;
+	if (pd_keep_str(pd, s)) {
+		free(s);
+		return -ENOMEM;
+	}
+	pd->bad_formats[pd->nr_bad_formats - 1] = s;
+	return 0;
+}
+
+static int tp_parse_section_list(struct perf_data *pd, struct tep_handle *tep,
+				 struct tep_handle *scratch, struct cur *c,
 				 const char *sys)
 {
 	uint32_t count = take32(c), i;
 
 	for (i = 0; i < count && !c->bad; i++) {
 		uint64_t sz = take64(c);
-		const uint8_t *fmt = take(c, sz);
+		const char *fmt = (const char *)take(c, sz);
+		struct tep_event *ev;
+		const char *bad_text;
+		char why[160], *copy;
+		int bad, err;
 
 		if (!fmt)
 			break;
 		/* one bad format must not hide the others, as in perf */
-		if (print_fmt_safe((const char *)fmt, sz))
-			tep_parse_event(tep, (const char *)fmt, sz, sys);
+		bad_text = tp_format_text_bad(fmt, sz);
+		if (!bad_text && !print_fmt_safe(fmt, sz))
+			bad_text = "print fmt divides by a non-number";
+		if (bad_text) {
+			err = tp_bad_format(pd, sys, NULL, fmt, sz, bad_text);
+			if (err)
+				return err;
+			continue;
+		}
+		copy = tp_renamed_copy(fmt, sz);
+		if (!copy)
+			return -ENOMEM;
+		bad = tp_check_fields(scratch, fmt, copy, sz, sys, &ev, why,
+				      sizeof(why));
+		err = 0;
+		if (!bad)
+			tep_parse_event(tep, fmt, sz, sys);
+		else
+			err = tp_bad_format(pd, sys, ev, fmt, sz, why);
+		/*
+		 * A bad format whose field list parsed keeps it, so that its
+		 * samples keep their field values: the renamed copy names no
+		 * field in its print args, the library looks none up.
+		 */
+		if (bad && ev && !err)
+			tep_parse_event(tep, copy, sz, sys);
+		free(copy);
+		if (err)
+			return err;
 	}
 	return c->bad ? -EINVAL : 0;
 }
@@ -320,6 +608,34 @@ static void tp_parse_printk(struct tep_handle *tep, struct cur *c)
 	free(s);
 }
 
+/* The ftrace formats, then every system's. */
+static int tp_parse_formats(struct perf_data *pd, struct tep_handle *tep,
+			    struct cur *c, uint8_t lsize, uint8_t be)
+{
+	struct tep_handle *scratch = tep_alloc();
+	uint32_t nr_sys, i;
+	int err;
+
+	if (!scratch)
+		return -ENOMEM;
+	tep_set_file_bigendian(scratch, be ? TEP_BIG_ENDIAN :
+				TEP_LITTLE_ENDIAN);
+	tep_set_long_size(scratch, lsize);
+	err = tp_parse_section_list(pd, tep, scratch, c, "ftrace");
+	nr_sys = err ? 0 : take32(c);
+	for (i = 0; i < nr_sys && !err && !c->bad; i++) {
+		const char *sys = take_cstr(c);
+
+		err = sys ? tp_parse_section_list(pd, tep, scratch, c, sys) :
+			    -EINVAL;
+	}
+	tp_disarm(scratch);
+	tep_free(scratch);
+	if (!err && c->bad)
+		err = -EINVAL;
+	return err;
+}
+
 static int parse_tracing(struct perf_data *pd, struct tep_handle *tep,
 			 struct cur *c)
 {
@@ -327,10 +643,10 @@ static int parse_tracing(struct perf_data *pd, struct tep_handle *tep,
 					 'n', 'g' };
 	const uint8_t *m = take(c, sizeof(magic)), *hp;
 	const char *version, *s;
-	uint32_t nr_sys, i;
 	uint64_t sz;
 	uint8_t be, lsize;
 	char *copy;
+	int err;
 
 	if (!m || memcmp(m, magic, sizeof(magic)))
 		return -EINVAL;
@@ -371,17 +687,9 @@ static int parse_tracing(struct perf_data *pd, struct tep_handle *tep,
 	if (!take(c, sz))
 		return -EINVAL;
 
-	if (tp_parse_section_list(tep, c, "ftrace"))
-		return -EINVAL;
-	nr_sys = take32(c);
-	for (i = 0; i < nr_sys && !c->bad; i++) {
-		const char *sys = take_cstr(c);
-
-		if (!sys || tp_parse_section_list(tep, c, sys))
-			return -EINVAL;
-	}
-	if (c->bad)
-		return -EINVAL;
+	err = tp_parse_formats(pd, tep, c, lsize, be);
+	if (err)
+		return err;
 	/*
 	 * kallsyms is empty in what perf writes; `rstat-analyze record`
 	 * puts the kernel's text symbols there so that a report elsewhere
@@ -407,6 +715,17 @@ static int parse_tracing(struct perf_data *pd, struct tep_handle *tep,
 	return 0;
 }
 
+uint32_t perf_data__nr_bad_formats(const struct perf_data *pd)
+{
+	return pd->nr_bad_formats;
+}
+
+const char *perf_data__bad_format(const struct perf_data *pd, uint32_t idx)
+{
+	return idx < pd->nr_bad_formats && idx < PD_MAX_BAD_FORMATS ?
+	       pd->bad_formats[idx] : NULL;
+}
+
 int perf_data__kallsyms(const struct perf_data *pd, const char **text,
 			size_t *len)
 {
@@ -420,14 +739,16 @@ int perf_data__kallsyms(const struct perf_data *pd, const char **text,
 int pd_tracing_data(struct perf_data *pd, const uint8_t *p, uint64_t size,
 		    uint64_t off)
 {
-	struct cur c = { p, p + size, false };
+	struct cur c = { p, p, false };
 	struct tep_handle *tep;
 	int err;
 
-	if (pd->tep) {	/* a second copy: keep the first */
+	/* a second copy: keep the first; none (a stream gives NULL) */
+	if (pd->tep || !size) {
 		pd->stats.nr_unknown_features++;
 		return 0;
 	}
+	c.end = p + size;
 	tep = tep_alloc();
 	if (!tep)
 		return -ENOMEM;

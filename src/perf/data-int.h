@@ -16,6 +16,8 @@
 
 #include "perf-data.h"
 
+struct strpool;
+
 /* User record types perf writes (tools/lib/perf/include/perf/event.h) */
 enum {
 	PD_HEADER_ATTR = 64,
@@ -58,6 +60,9 @@ enum {
 };
 
 #define PD_MISC_BUILD_ID_SIZE	(1 << 15)
+
+/* Tracepoint formats refused that the reader names (all are counted). */
+#define PD_MAX_BAD_FORMATS	8
 
 /* Largest payload following a pipe-mode record we are willing to buffer. */
 #define PD_MAX_PAYLOAD		(1ULL << 30)
@@ -140,11 +145,15 @@ struct perf_data {
 
 	struct tep_handle *tep;
 	bool had_tracing_data;
+	/* formats not used as they are: "sys:name: why", in strs */
+	const char *bad_formats[PD_MAX_BAD_FORMATS];
+	uint32_t nr_bad_formats;	/* all of them, named or not */
 	const char *kallsyms;		/* TRACING_DATA's, in strs; or NULL */
 	size_t kallsyms_len;
 
 	struct perf_build_id *bids;
 	uint32_t nr_bids, bids_cap;
+	struct strpool *names;		/* every event name given out */
 	char **strs;			/* owned strings (build-id file names) */
 	uint32_t nr_strs, strs_cap;
 

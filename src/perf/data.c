@@ -384,16 +384,29 @@ static void derive_name(const struct pd_evsel *e, char *bf, size_t size)
 		add_modifiers(a, bf + r, size - r);
 }
 
-/* On failure the previous name stays. */
+/*
+ * Names are interned for the reader's life and never freed on a rename:
+ * a pipe may rename an event (EVENT_UPDATE, a late EVENT_DESC, tracing
+ * data naming a tracepoint) after samples were delivered, and consumers
+ * keep the name those samples carried, as `perf script` prints each
+ * sample with the name its event had then. Interning also bounds what
+ * renames back and forth can take to the distinct names. On failure the
+ * previous name stays.
+ */
 int pd_set_name(struct perf_data *pd, struct pd_evsel *e, const char *name,
 		size_t len)
 {
-	char *s = strndup(name, len);
+	int id;
 
-	if (!s)
-		return -ENOMEM;
-	free(e->ev.name);
-	e->ev.name = s;
+	if (!pd->names) {
+		pd->names = strpool__new();
+		if (!pd->names)
+			return -ENOMEM;
+	}
+	id = strpool__intern(pd->names, name, strnlen(name, len));
+	if (id < 0)
+		return id;
+	e->ev.name = strpool__str(pd->names, id);
 	return 0;
 }
 
@@ -709,11 +722,11 @@ void perf_data__delete(struct perf_data *pd)
 		return;
 	pd_process_free(pd);
 	for (i = 0; i < pd->nr_evsel; i++) {
-		free(pd->evsel[i]->ev.name);
 		free(pd->evsel[i]->ev.ids);
 		free(pd->evsel[i]);
 	}
 	free(pd->evsel);
+	strpool__delete(pd->names);
 	free(pd->ids);
 	if (pd->tep)
 		tep_free(pd->tep);

@@ -11,6 +11,12 @@ usage:
                    --check-script SCRIPT.txt
   gen-perf-data.py --list
 
+--pipe writes the pipe layout instead (what `perf record -o -` writes:
+HEADER_ATTR and HEADER_FEATURE records, then the data); --rename-at N:NAME
+(pipe only) renames the event after its first N samples were delivered,
+with an EVENT_UPDATE record in the middle of the data as a perf pipe may
+carry one; EXPECTED then says which samples carry which name ("events").
+
 The first form writes the three files. The second compares the text of
 `perf script -i DATA --kallsyms KALLSYMS` (perf's own reading of the file)
 with the stacks the scenario meant to write: same number of samples, same
@@ -64,7 +70,9 @@ EVENTS = {  # name: (type, config, is a clock event)
 S_IP, S_TID, S_TIME, S_CALLCHAIN, S_CPU, S_PERIOD = 1, 2, 4, 32, 128, 256
 SAMPLE_TYPE = S_IP | S_TID | S_TIME | S_CALLCHAIN | S_CPU | S_PERIOD
 PERF_RECORD_MMAP, PERF_RECORD_COMM, PERF_RECORD_SAMPLE = 1, 3, 9
-PERF_RECORD_FINISHED_ROUND = 12
+PERF_RECORD_FINISHED_ROUND = 68  # a user record type, as perf writes it
+PERF_RECORD_HEADER_ATTR, PERF_RECORD_HEADER_FEATURE = 64, 80
+PERF_RECORD_EVENT_UPDATE, PERF_EVENT_UPDATE__NAME = 78, 2
 MISC_KERNEL, MISC_USER = 1, 2
 CONTEXT_KERNEL = (1 << 64) - 128
 CONTEXT_USER = (1 << 64) - 512
@@ -441,7 +449,8 @@ def sample_plan(spec, ev):
     return plan
 
 
-def write_files(spec, ev, data_path, ksyms_path, exp_path):
+def write_files(spec, ev, data_path, ksyms_path, exp_path, pipe=False,
+                rename=None):
     names = {f for s in spec["stacks"] for f in s["frames"]}
     layout = Layout(names)
     typ = EVENTS[ev]
@@ -481,6 +490,12 @@ def write_files(spec, ev, data_path, ksyms_path, exp_path):
         data += rec(PERF_RECORD_SAMPLE, misc, body)
         if n % 64 == 63:
             data += rec(PERF_RECORD_FINISHED_ROUND, 0, b"")
+        if rename and n + 1 == rename[0]:
+            # two rounds deliver every sample so far, then the rename
+            data += rec(PERF_RECORD_FINISHED_ROUND, 0, b"") * 2
+            data += rec(PERF_RECORD_EVENT_UPDATE, 0,
+                        struct.pack("<QQ", PERF_EVENT_UPDATE__NAME, 100) +
+                        pad8(rename[1].encode() + b"\0"))
     data += rec(PERF_RECORD_FINISHED_ROUND, 0, b"")
 
     # layout: header, ids, attrs, data, feature table + features
@@ -518,14 +533,27 @@ def write_files(spec, ev, data_path, ksyms_path, exp_path):
         table += struct.pack("<QQ", pos + len(payload), len(feats[f]))
         payload += feats[f]
 
+    if pipe:
+        # perf writes no EVENT_DESC in a pipe: names come from the attr
+        # or from EVENT_UPDATE records
+        del feats[FEAT_EVENT_DESC]
+        out = bytearray(b"PERFILE2" + struct.pack("<Q", 16))
+        out += rec(PERF_RECORD_HEADER_ATTR, 0, attr + ids_raw)
+        for f in sorted(feats):
+            out += rec(PERF_RECORD_HEADER_FEATURE, 0,
+                       struct.pack("<Q", f) + pad8(feats[f]))
+        out += data
+    else:
+        out = None
     hdr = b"PERFILE2" + struct.pack("<QQ", HEADER_SIZE, len(attrs_raw))
     hdr += struct.pack("<QQQQQQ", attrs_off, len(attrs_raw), data_off,
                        len(data), 0, 0)
     hdr += bitmap.to_bytes(32, "little")
     assert len(hdr) == HEADER_SIZE
-    out = bytearray(hdr) + ids_raw + attrs_raw
-    out += b"\0" * (data_off - len(out))
-    out += data + table + payload
+    if out is None:
+        out = bytearray(hdr) + ids_raw + attrs_raw
+        out += b"\0" * (data_off - len(out))
+        out += data + table + payload
     with open(data_path, "wb") as f:
         f.write(out)
     with open(ksyms_path, "w") as f:
@@ -543,6 +571,9 @@ def write_files(spec, ev, data_path, ksyms_path, exp_path):
             exp["triggers"][s["trigger"]] += 1
         if s.get("skid") and typ[2]:
             exp["skid_samples"] += 1
+    if rename:
+        exp["events"] = {ev: min(rename[0], len(plan)),
+                         rename[1]: max(len(plan) - rename[0], 0)}
     for k in ("attribution", "attribution_period", "triggers"):
         exp[k] = dict(sorted(exp[k].items()))
     with open(exp_path, "w") as f:
@@ -612,6 +643,10 @@ def main():
     ap.add_argument("--check-script", metavar="FILE",
                     help="compare perf script's text of the file")
     ap.add_argument("--list", action="store_true", help="list scenarios")
+    ap.add_argument("--pipe", action="store_true",
+                    help="write the pipe layout")
+    ap.add_argument("--rename-at", metavar="N:NAME",
+                    help="pipe: rename the event after N samples")
     a = ap.parse_args()
     if a.list:
         for n in sorted(SCENARIOS):
@@ -633,7 +668,13 @@ def main():
         return check_script(spec, ev, a.check_script)
     if not (a.output and a.kallsyms and a.expected):
         ap.error("-o, -k and -e are needed to write")
-    write_files(spec, ev, a.output, a.kallsyms, a.expected)
+    rename = None
+    if a.rename_at:
+        n, sep, name = a.rename_at.partition(":")
+        if not (a.pipe and sep and n.isdigit() and name):
+            ap.error("--rename-at N:NAME goes with --pipe")
+        rename = (int(n), name)
+    write_files(spec, ev, a.output, a.kallsyms, a.expected, a.pipe, rename)
     return 0
 
 
