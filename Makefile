@@ -151,7 +151,14 @@ build/workloads/%: tests/workloads/%.cc
 	@echo "  CXX     $<"
 	$(Q)$(CXX) -O0 -g -fno-omit-frame-pointer -o $@ $<
 
-tests: $(UNIT_BIN) $(WORKLOAD_BIN) build/san/rstat-analyze rstat-analyze
+# Helpers the benchmarks in scripts/ run (unsanitized: they time things).
+build/tools/bpf-spans-run: tests/tools/bpf-spans-run.c $(LIB_OBJ)
+	@mkdir -p $(dir $@)
+	@echo "  CC      $<"
+	$(Q)$(CC) $(BASE_CFLAGS) $(CFLAGS) -o $@ $< $(LIB_OBJ) $(LDLIBS)
+
+tests: $(UNIT_BIN) $(WORKLOAD_BIN) build/san/rstat-analyze rstat-analyze \
+	build/tools/bpf-spans-run
 
 deps:
 	$(Q)scripts/install-deps.sh
