@@ -346,26 +346,30 @@ static void test_cpu_stat_holds(void)
 	CHECK_INT(bpf_spans__read(s, err, sizeof(err)), 0);
 	bpf_spans__counts(s, &c);
 
-	/* The oracle and the kernel source agree... */
-	CHECK_INT(all, READS * (ncpu + 1));
+	/*
+	 * The oracle and the kernel source agree (on v2: a flush this
+	 * process causes elsewhere, a memcg one on a fault, is another
+	 * root)...
+	 */
+	CHECK_INT(of_root, READS * (ncpu + 1));
 	CHECK_INT(shorts, READS);
 	/* ...and so does the BPF program, pair for pair. */
 	CHECK_U64(c.locked, all);
 	CHECK_U64(c.pairs, all);
 	CHECK_U64(c.unmatched_start, 0);
 	CHECK_U64(c.unmatched_end, 0);
-	CHECK_U64(c.flushes, READS);
+	CHECK(c.flushes >= READS);
 	CHECK_U64(c.flush_broken, 0);
 	CHECK_U64(c.stack_errors, 0);
 	CHECK_U64(c.unresolved, 0);
 	h = bpf_spans__hist(s, BPF_SPANS_HOLD, RS_CAT_BASE);
-	CHECK(h && h->count == (uint64_t)all);
+	CHECK(h && h->count == (uint64_t)of_root);
 	h = bpf_spans__hist(s, BPF_SPANS_HOLD, BPF_SPANS_ANY);
 	CHECK(h && h->count == (uint64_t)all && h->min <= h->max &&
 	      h->sum >= h->count * h->min);
 	h = bpf_spans__hist(s, BPF_SPANS_FLUSH, RS_CAT_BASE);
 	CHECK(h && h->count == READS);
-	CHECK_U64(rows_of(s, BPF_SPANS_HOLD, 0, RS_CAT_BASE, &ok), all);
+	CHECK_U64(rows_of(s, BPF_SPANS_HOLD, 0, RS_CAT_BASE, &ok), of_root);
 	CHECK(ok);
 	bpf_spans__rows(s, &rows, &nr);
 	for (i = 0; i < nr; i++) {
@@ -427,7 +431,11 @@ static void test_cgroup_filter(void)
 	CHECK_INT(bpf_spans__read(s, err, sizeof(err)), 0);
 	bpf_spans__counts(s, &c);
 	CHECK_U64(c.pairs, 0);
-	CHECK_U64(c.filtered, 20 * (ncpu + 1));
+	/*
+	 * At least our reads: a flush this process triggers elsewhere
+	 * (a memcg flush on a page fault, say) is filtered out too.
+	 */
+	CHECK(c.filtered >= (uint64_t)(20 * (ncpu + 1)));
 	bpf_spans__delete(s);
 
 	o.cgroup_ids = &ours;
@@ -439,7 +447,6 @@ static void test_cgroup_filter(void)
 	CHECK_INT(bpf_spans__read(s, err, sizeof(err)), 0);
 	bpf_spans__counts(s, &c);
 	CHECK_U64(c.pairs, 20 * (ncpu + 1));
-	CHECK_U64(c.filtered, 0);
 out:
 	bpf_spans__delete(s);
 	cleanup();
@@ -539,7 +546,8 @@ static void test_memory_stat_holds(void)
 	CHECK_INT(bpf_spans__read(s, err, sizeof(err)), 0);
 	bpf_spans__counts(s, &c);
 
-	CHECK_U64(c.memcg_requested, 10);
+	/* Our reads, and any flush a fault of ours asks for. */
+	CHECK(c.memcg_requested >= 10);
 	/* The periodic worker may flush first; most reads must flush. */
 	CHECK(c.memcg_performed >= 5);
 	CHECK_U64(c.memcg_spans, c.memcg_performed);
