@@ -29,6 +29,23 @@ BASE_CFLAGS := -std=gnu11 -Wall -Wextra -Wno-unused-parameter \
 # libiberty (no pkg-config file): cplus_demangle(), the demangler perf uses.
 LDLIBS := $(PKG_LIBS) -liberty -lm
 
+# Spans timed in the kernel (src/bpf/): the program is compiled with clang
+# -target bpf, embedded by `bpftool gen skeleton` and loaded with libbpf.
+# Without any of the three (or with NO_BPF=1) the tool still builds and
+# bpf_spans__open() says "built without BPF".
+BPF_CLANG ?= clang
+BPFTOOL ?= $(firstword $(wildcard /usr/sbin/bpftool /usr/bin/bpftool) \
+	$(shell command -v bpftool 2>/dev/null))
+ifndef NO_BPF
+HAVE_BPF := $(shell command -v $(BPF_CLANG) >/dev/null 2>&1 && \
+	test -n "$(BPFTOOL)" && pkg-config --exists libbpf && echo 1)
+endif
+BPF_SKEL := build/bpf/rstat-spans.skel.h
+ifeq ($(HAVE_BPF),1)
+BASE_CFLAGS += -DRS_HAVE_BPF -Ibuild/bpf $(shell pkg-config --cflags libbpf)
+LDLIBS += $(shell pkg-config --libs libbpf)
+endif
+
 ifeq ($(V),1)
 Q :=
 else
@@ -39,7 +56,8 @@ endif
 # library code (everything else under src/), which the unit tests and the
 # fuzz targets link too.
 CMD_SRC := src/main.c $(sort $(wildcard src/cmd-*.c))
-LIB_SRC := $(sort $(filter-out $(CMD_SRC),$(shell find src -name '*.c')))
+LIB_SRC := $(sort $(filter-out $(CMD_SRC) %.bpf.c,\
+	$(shell find src -name '*.c')))
 CMD_OBJ := $(CMD_SRC:%.c=build/%.o)
 LIB_OBJ := $(LIB_SRC:%.c=build/%.o)
 SAN_OBJ := $(LIB_SRC:%.c=build/san/%.o)
@@ -85,6 +103,25 @@ VERSION_OBJ := build/src/version.o build/san/src/version.o \
 $(VERSION_OBJ): build/version.h
 $(VERSION_OBJ): BASE_CFLAGS += -Ibuild
 
+# The BPF object is built for the bpf target only: no CFLAGS (hardening
+# flags mean nothing there), the host's multiarch headers for asm/types.h.
+build/bpf/rstat-spans.bpf.o: src/bpf/rstat-spans.bpf.c src/bpf/rstat-spans.h
+	@mkdir -p $(dir $@)
+	@echo "  CLANG   $<"
+	$(Q)$(BPF_CLANG) -g -O2 -Wall -target bpf \
+		-I/usr/include/$(shell $(CC) -dumpmachine) -Isrc/bpf \
+		$(shell pkg-config --cflags libbpf) -c -o $@ $<
+
+$(BPF_SKEL): build/bpf/rstat-spans.bpf.o
+	@echo "  GEN     $@"
+	$(Q)$(BPFTOOL) gen skeleton $< name rstat_spans >$@.tmp
+	$(Q)mv $@.tmp $@
+
+ifeq ($(HAVE_BPF),1)
+build/src/bpf/bpf-spans.o build/san/src/bpf/bpf-spans.o \
+build/fuzz/lib/src/bpf/bpf-spans.o: $(BPF_SKEL)
+endif
+
 # Sanitized copies of the library for the unit tests.
 build/san/%.o: %.c
 	@mkdir -p $(dir $@)
@@ -114,7 +151,14 @@ build/workloads/%: tests/workloads/%.cc
 	@echo "  CXX     $<"
 	$(Q)$(CXX) -O0 -g -fno-omit-frame-pointer -o $@ $<
 
-tests: $(UNIT_BIN) $(WORKLOAD_BIN) build/san/rstat-analyze rstat-analyze
+# Helpers the benchmarks in scripts/ run (unsanitized: they time things).
+build/tools/bpf-spans-run: tests/tools/bpf-spans-run.c $(LIB_OBJ)
+	@mkdir -p $(dir $@)
+	@echo "  CC      $<"
+	$(Q)$(CC) $(BASE_CFLAGS) $(CFLAGS) -o $@ $< $(LIB_OBJ) $(LDLIBS)
+
+tests: $(UNIT_BIN) $(WORKLOAD_BIN) build/san/rstat-analyze rstat-analyze \
+	build/tools/bpf-spans-run
 
 deps:
 	$(Q)scripts/install-deps.sh

@@ -10,6 +10,7 @@ packages=(
 	libtraceevent-dev libtracefs-dev libdw-dev libelf-dev libzstd-dev
 	libiberty-dev			# cplus_demangle(), as perf demangles
 	clang libclang-rt-14-dev	# make fuzz (libFuzzer) and sanitizers
+	libbpf-dev bpftool		# spans timed in the kernel (src/bpf/)
 	linux-perf			# the oracle the tests compare against
 	gnuplot-nox			# rstat-analyze plot
 	python3				# test helpers

@@ -1,0 +1,168 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * rstat lock holds, lock waits and flushes timed and aggregated in the
+ * kernel by a BPF program on the rstat tracepoints (src/bpf/
+ * rstat-spans.bpf.c), as bcc's funclatency times functions: both ends of
+ * a span are bpf_ktime_get_ns() and the span goes into a log2 histogram in
+ * a map, so no record is written between them and the recorder's cost
+ * stays out of the figure (docs/performance.md, "Observer effect: spans
+ * timed in the kernel").
+ *
+ * What is timed (docs/kernel-rstat.md, "Tracepoints"):
+ *   hold   cgroup:cgroup_rstat_locked -> cgroup_rstat_unlock on one CPU
+ *          (the lock is a spinlock taken with IRQs off);
+ *   wait   cgroup_rstat_lock_contended -> cgroup_rstat_locked, per task;
+ *   flush  v6.15+: the first possible CPU's locked -> the last one's
+ *          unlock, one task and cgroup: css_rstat_flush()'s loop;
+ *   memcg  memcg:memcg_flush_stats (v6.13+) that will flush (force or
+ *          needs_flush) -> the end of that task's next flush.
+ * Each span is keyed by the kernel stack at its unlock, taken after the
+ * end timestamp, by the hierarchy (root: 0 = v2) and by whether the
+ * tracepoint's cpu was -1 (the short lock cpu.stat takes after a flush
+ * on v6.15+). bpf_spans__read() resolves the stacks against /proc/kallsyms
+ * and names the subsystem with the rule table (rules.h): the flush's
+ * caller on v6.16+, where each subsystem has its own lock.
+ *
+ * Use: new -> open (load; says why BPF cannot work here) -> attach ->
+ * run the workload -> read (as often as wanted) -> delete (detaches).
+ *
+ * Library code: never prints; 0 / -errno, with one line in errbuf. When
+ * BPF cannot be used -EOPNOTSUPP says so and why ("built without BPF",
+ * "not permitted: ...", "tracepoint cgroup:cgroup_rstat_locked missing
+ * (needs v6.10+)", ...): the caller falls back to perf and says the spans
+ * then include the recorder's cost.
+ */
+#ifndef RS_BPF_SPANS_H
+#define RS_BPF_SPANS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+struct rules;
+
+enum bpf_spans_kind {
+	BPF_SPANS_HOLD,
+	BPF_SPANS_WAIT,
+	BPF_SPANS_FLUSH,
+	BPF_SPANS_MEMCG,
+	BPF_SPANS__NR_KINDS,
+};
+
+/* "hold", "wait", "flush", "memcg-flush"; "?" out of range. */
+const char *bpf_spans_kind_name(enum bpf_spans_kind k);
+
+/*
+ * log2 buckets numbered as hist__bucket_index() does: bucket 0 holds 0,
+ * bucket i >= 1 holds [2^(i-1), 2^i - 1] ns.
+ */
+#define BPF_SPANS_SLOTS 65
+
+struct bpf_spans_hist {
+	uint64_t count, sum, min, max;	/* ns; min, max 0 if empty */
+	uint64_t slots[BPF_SPANS_SLOTS];
+};
+
+/*
+ * The bucket holding the nearest-rank percentile q (0..100) as
+ * [*low, *high] ns (bpftrace prints it as "[256, 512)": high here is 511).
+ * q <= 0 is the bucket of min, an empty hist gives 0, 0. Returns *low.
+ */
+uint64_t bpf_spans_hist__percentile(const struct bpf_spans_hist *h,
+				    double q, uint64_t *low, uint64_t *high);
+
+struct bpf_spans_opts {
+	/* Only these processes (tgids); none: every process. */
+	const pid_t *tgids;
+	size_t nr_tgids;
+	/* Only flushes of these cgroups (the tracepoints' id); none: all. */
+	const uint64_t *cgroup_ids;
+	size_t nr_cgroup_ids;
+	/* Kernel frames kept per stack: 0 is 12, at most 64. */
+	unsigned int stack_depth;
+	/* No stacks: cheaper unlocks, but every subsys is unknown (-1). */
+	bool no_stacks;
+	/* NULL: the built-in rules. Must outlive the bpf_spans. */
+	const struct rules *rules;
+	/* NULL: /proc/kallsyms. */
+	const char *kallsyms;
+};
+
+struct bpf_spans;
+
+/* Whether the tool was built with BPF (clang, bpftool, libbpf). */
+bool bpf_spans__built(void);
+
+/* o may be NULL (everything, defaults; copied). NULL when out of memory. */
+struct bpf_spans *bpf_spans__new(const struct bpf_spans_opts *o);
+void bpf_spans__delete(struct bpf_spans *s);
+
+/*
+ * Check that BPF can work here, read the tracepoint layouts from tracefs
+ * and load the program. 0; -EOPNOTSUPP with the reason when BPF is not
+ * available (built without it, not permitted, tracepoints missing, the
+ * verifier refused); -EINVAL on a bad option; -ENOMEM.
+ */
+int bpf_spans__open(struct bpf_spans *s, char *errbuf, size_t errlen);
+
+/* Attach to the tracepoints (after open). 0 or -errno (-EOPNOTSUPP...). */
+int bpf_spans__attach(struct bpf_spans *s, char *errbuf, size_t errlen);
+
+/*
+ * Snapshot the maps into the results below and resolve new stacks. May be
+ * called while attached. 0, -EINVAL (not opened), -ENOMEM or -errno.
+ */
+int bpf_spans__read(struct bpf_spans *s, char *errbuf, size_t errlen);
+
+/* Zero every histogram and counter in the kernel (e.g. between passes). */
+int bpf_spans__reset(struct bpf_spans *s);
+
+struct bpf_spans_counts {
+	/* events that passed the filters */
+	uint64_t locked, unlocked, contended;
+	uint64_t pairs, unmatched_start, unmatched_end;	/* holds */
+	uint64_t wait_pairs;
+	/* broken: a run of per-CPU locks cut off */
+	uint64_t flushes, flush_broken;
+	uint64_t memcg_requested, memcg_performed, memcg_forced;
+	uint64_t memcg_skipped, memcg_spans;
+	uint64_t stack_errors;	/* unlocks whose stack was not kept */
+	uint64_t hist_full;	/* spans lost: the histogram map was full */
+	uint64_t filtered;	/* locked events the filters left out */
+	uint64_t unresolved;	/* stacks that named no subsystem */
+};
+
+/* As of the last bpf_spans__read(). */
+void bpf_spans__counts(const struct bpf_spans *s,
+		       struct bpf_spans_counts *c);
+
+/* One histogram per (kind, kernel stack, root, short lock). */
+struct bpf_spans_row {
+	enum bpf_spans_kind kind;
+	int32_t root;			/* hierarchy id, 0 = v2 */
+	bool short_lock;		/* the tracepoint's cpu was -1 */
+	int subsys;			/* enum rs_category, -1 unknown */
+	int trigger;			/* enum rs_trigger, -1 none */
+	const char *const *frames;	/* leaf first; interned */
+	uint32_t nr_frames;		/* 0: no stack */
+	struct bpf_spans_hist hist;
+};
+
+/* Rows as of the last read; valid until the next read or delete. */
+void bpf_spans__rows(const struct bpf_spans *s,
+		     const struct bpf_spans_row **rows, size_t *nr);
+
+/* subsys for bpf_spans__hist(): every row of the kind. */
+#define BPF_SPANS_ANY (-2)
+
+/*
+ * The rows of a kind merged by subsystem (enum rs_category, -1 unknown,
+ * BPF_SPANS_ANY all), as of the last read. Never NULL for a valid
+ * kind and subsys (an empty hist when nothing was seen); NULL otherwise.
+ */
+const struct bpf_spans_hist *bpf_spans__hist(const struct bpf_spans *s,
+					     enum bpf_spans_kind kind,
+					     int subsys);
+
+#endif
