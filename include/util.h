@@ -24,6 +24,13 @@ uint64_t hash_bytes(const void *data, size_t len);
  */
 void hash_words128(const uint64_t *words, size_t n, uint64_t out[2]);
 
+/*
+ * Write a message into a caller's error buffer (buf NULL or len 0: none),
+ * as library functions that return -errno explain themselves.
+ */
+void errbuf_set(char *buf, size_t len, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
 /* Mixer for integer keys (splitmix64 finaliser). */
 static inline uint64_t hash_u64(uint64_t x)
 {

@@ -13,7 +13,6 @@
 #include <fcntl.h>
 #include <inttypes.h>
 #include <limits.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,6 +20,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "util.h"
 #include "workdir.h"
 
 #define ROOT_BASE "/var/lib/rstat-analyze"
@@ -36,17 +36,6 @@ struct workdir {
 	char *name;		/* its name under base */
 	char *path;
 };
-
-static void set_msg(char *buf, size_t len, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (!buf || !len)
-		return;
-	va_start(ap, fmt);
-	vsnprintf(buf, len, fmt, ap);
-	va_end(ap);
-}
 
 /* --- owner stamps -------------------------------------------------------- */
 
@@ -221,7 +210,7 @@ static int open_base(const char *base, bool create, char *errbuf,
 	int fd;
 
 	if (create && mkdir(base, 0700) && errno != EEXIST) {
-		set_msg(errbuf, errlen, "%s: cannot create: %s", base,
+		errbuf_set(errbuf, errlen, "%s: cannot create: %s", base,
 			strerror(errno));
 		return -errno;
 	}
@@ -230,7 +219,7 @@ static int open_base(const char *base, bool create, char *errbuf,
 		int err = errno == ELOOP || errno == ENOTDIR ? -ENOTDIR :
 			  -errno;
 
-		set_msg(errbuf, errlen, "%s: %s", base,
+		errbuf_set(errbuf, errlen, "%s: %s", base,
 			err == -ENOTDIR ? "not a directory (a link?): refusing to work in it" :
 			strerror(-err));
 		return err;
@@ -243,7 +232,7 @@ static int open_base(const char *base, bool create, char *errbuf,
 	    ((st.st_mode & (S_IWGRP | S_IWOTH)) &&
 	     !(st.st_mode & S_ISVTX))) {
 		close(fd);
-		set_msg(errbuf, errlen,
+		errbuf_set(errbuf, errlen,
 			"%s: owned by uid %u with mode %04o: other users could plant files in it; remove it or fix its owner and mode",
 			base, (unsigned int)st.st_uid,
 			(unsigned int)(st.st_mode & 07777));
@@ -310,7 +299,7 @@ int workdir__new(struct workdir **wdp, const char *what, const char *base,
 	int err = 0, tries;
 
 	*wdp = NULL;
-	set_msg(errbuf, errlen, "%s", "");
+	errbuf_set(errbuf, errlen, "%s", "");
 	if (!base)
 		base = default_base(&create);
 	wd = calloc(1, sizeof(*wd));
@@ -334,7 +323,7 @@ int workdir__new(struct workdir **wdp, const char *what, const char *base,
 			break;
 	}
 	if (err) {
-		set_msg(errbuf, errlen, "%s: cannot make a work directory: %s",
+		errbuf_set(errbuf, errlen, "%s: cannot make a work directory: %s",
 			base, strerror(-err));
 		goto fail;
 	}
@@ -356,7 +345,7 @@ int workdir__new(struct workdir **wdp, const char *what, const char *base,
 	*wdp = wd;
 	return 0;
 fail_made:
-	set_msg(errbuf, errlen, "%s/%s: %s", base, name, strerror(-err));
+	errbuf_set(errbuf, errlen, "%s/%s: %s", base, name, strerror(-err));
 	remove_tree_at(wd->basefd, name);
 fail:
 	if (wd->fd >= 0)

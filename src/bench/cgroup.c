@@ -73,19 +73,6 @@ static const char *const ctrl_label[BENCH_CTRL__NR] = {
 	[BENCH_CTRL_CPU] = "cpu",
 };
 
-static void set_msg(char *buf, size_t len, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-static void set_msg(char *buf, size_t len, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (!buf || !len)
-		return;
-	va_start(ap, fmt);
-	vsnprintf(buf, len, fmt, ap);
-	va_end(ap);
-}
-
 static int pathf(char *buf, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 static int pathf(char *buf, const char *fmt, ...)
@@ -380,7 +367,7 @@ static int resolve_base(const char *mnt, const char *ctrl,
 	}
 	err = own_cgroup(ctrl, own, sizeof(own));
 	if (err) {
-		set_msg(errbuf, errlen,
+		errbuf_set(errbuf, errlen,
 			"cannot find this process's cgroup of the %s hierarchy in /proc/self/cgroup: %s",
 			ctrl ? ctrl : "v2", strerror(-err));
 		return err;
@@ -389,7 +376,7 @@ static int resolve_base(const char *mnt, const char *ctrl,
 		strcpy(mroot, "/");
 	rest = under(own, mroot);
 	if (!rest) {
-		set_msg(errbuf, errlen,
+		errbuf_set(errbuf, errlen,
 			"this process's cgroup %s is outside the part of the hierarchy mounted at %s (give --root a cgroup)",
 			own, mnt);
 		return -ENOENT;
@@ -430,7 +417,7 @@ static int root_relative(const struct kfeatures *kf, const char *root,
 			}
 		}
 		if (!best) {
-			set_msg(errbuf, errlen,
+			errbuf_set(errbuf, errlen,
 				"--root %s is not in a cgroup file system (mounted at %s)",
 				root, kf->cgroup_v2_mount ?
 				kf->cgroup_v2_mount : kf->v1[0].mount);
@@ -445,7 +432,7 @@ static int root_relative(const struct kfeatures *kf, const char *root,
 	for (i = strlen(out); i && out[i - 1] == '/'; i--)
 		out[i - 1] = '\0';
 	if (*out && check_rel(out, false)) {
-		set_msg(errbuf, errlen,
+		errbuf_set(errbuf, errlen,
 			"--root %s: give a cgroup path without \".\", \"..\" or empty components",
 			root);
 		return -EINVAL;
@@ -552,7 +539,7 @@ static int tree_destroy(const char *top, bool v2, const struct timespec *t0,
 	int n, err;
 
 	if (!run_dir(top)) {
-		set_msg(msg, msglen, "refusing to remove %s: not a run parent",
+		errbuf_set(msg, msglen, "refusing to remove %s: not a run parent",
 			top);
 		return -EINVAL;
 	}
@@ -561,7 +548,7 @@ static int tree_destroy(const char *top, bool v2, const struct timespec *t0,
 	tree_procs(top, 0, 0, &self);
 	if (self) {
 		/* cgroup.kill would kill the caller too. */
-		set_msg(msg, msglen,
+		errbuf_set(msg, msglen,
 			"cannot remove %s: the calling process is inside it",
 			top);
 		return -EBUSY;
@@ -573,7 +560,7 @@ static int tree_destroy(const char *top, bool v2, const struct timespec *t0,
 		if (!n && !(v2 && v2_populated(top)))
 			break;
 		if (elapsed_ms(t0) > DESTROY_MS) {
-			set_msg(msg, msglen,
+			errbuf_set(msg, msglen,
 				"%s still holds %d processes after %d s: not removed",
 				top, n, DESTROY_MS / 1000);
 			return -EBUSY;
@@ -585,7 +572,7 @@ static int tree_destroy(const char *top, bool v2, const struct timespec *t0,
 	       elapsed_ms(t0) <= DESTROY_MS)
 		sleep_ms(POLL_MS);
 	if (err)
-		set_msg(msg, msglen, "cannot remove %s: %s", top,
+		errbuf_set(msg, msglen, "cannot remove %s: %s", top,
 			strerror(-err));
 	return err;
 }
@@ -766,27 +753,27 @@ static int make_parent(struct hier *h, bool with_root, char *errbuf,
 	switch (err) {
 	case -EACCES:
 	case -EPERM:
-		set_msg(errbuf, errlen,
+		errbuf_set(errbuf, errlen,
 			"not root: bench needs to create cgroups under %s (run as root or give --root a delegated cgroup)",
 			h->base);
 		break;
 	case -EROFS:
-		set_msg(errbuf, errlen,
+		errbuf_set(errbuf, errlen,
 			"the cgroup file system at %s is read-only (in a container? give --root a writable, delegated cgroup)",
 			h->mount);
 		break;
 	case -ENOENT:
-		set_msg(errbuf, errlen, "%s%s does not exist%s",
+		errbuf_set(errbuf, errlen, "%s%s does not exist%s",
 			with_root ? "--root: " : "", h->base,
 			with_root ? " (it must exist in every hierarchy the run uses)" : "");
 		break;
 	case -EEXIST:
-		set_msg(errbuf, errlen,
+		errbuf_set(errbuf, errlen,
 			"%s already exists (left by an earlier process with this PID?): remove it and retry",
 			h->dir);
 		break;
 	default:
-		set_msg(errbuf, errlen, "cannot create %s: %s", h->dir,
+		errbuf_set(errbuf, errlen, "cannot create %s: %s", h->dir,
 			strerror(-err));
 	}
 	return err;
@@ -853,14 +840,14 @@ int bench_cg__new(struct bench_cg **out, const struct bench_cg_opts *o,
 	int err, i, c;
 
 	*out = NULL;
-	set_msg(errbuf, errlen, "%s", "");
+	errbuf_set(errbuf, errlen, "%s", "");
 	err = kfeatures__probe_cgroups(&kf);
 	if (err) {
-		set_msg(errbuf, errlen, "out of memory");
+		errbuf_set(errbuf, errlen, "out of memory");
 		return err;
 	}
 	if (kf.cgroup_layout == KF_CG_NONE) {
-		set_msg(errbuf, errlen,
+		errbuf_set(errbuf, errlen,
 			"no cgroup file system is mounted (mount cgroup2 at /sys/fs/cgroup)");
 		kfeatures__free(&kf);
 		return -ENOENT;
@@ -868,7 +855,7 @@ int bench_cg__new(struct bench_cg **out, const struct bench_cg_opts *o,
 	cg = calloc(1, sizeof(*cg));
 	if (!cg) {
 		kfeatures__free(&kf);
-		set_msg(errbuf, errlen, "out of memory");
+		errbuf_set(errbuf, errlen, "out of memory");
 		return -ENOMEM;
 	}
 	cg->layout = kf.cgroup_layout;
@@ -909,9 +896,9 @@ int bench_cg__new(struct bench_cg **out, const struct bench_cg_opts *o,
 	return 0;
 fail:
 	if (err == -ENOMEM)
-		set_msg(errbuf, errlen, "out of memory");
+		errbuf_set(errbuf, errlen, "out of memory");
 	else if (errbuf && errlen && !errbuf[0])
-		set_msg(errbuf, errlen, "cannot set up the run's cgroups: %s",
+		errbuf_set(errbuf, errlen, "cannot set up the run's cgroups: %s",
 			strerror(-err));
 	/* Leave nothing behind, whatever keep says. */
 	bench_cg__destroy(cg);
@@ -978,7 +965,7 @@ static int v2_pass_down(struct bench_cg *cg, const char *dir)
 			p++;
 	}
 	if (err)
-		set_msg(cg->err, sizeof(cg->err),
+		errbuf_set(cg->err, sizeof(cg->err),
 			"cannot enable %s in %s: %s%s", cg->v2_ctrls, path,
 			strerror(-err), err == -EBUSY ?
 			" (it holds processes: make inner cgroups before joining)" : "");
@@ -1008,7 +995,7 @@ int bench_cg__mkdir(struct bench_cg *cg, const char *rel)
 				return err;
 			if (mkdir(path, 0755) && errno != EEXIST) {
 				err = -errno;
-				set_msg(cg->err, sizeof(cg->err),
+				errbuf_set(cg->err, sizeof(cg->err),
 					"cannot create %s: %s", path,
 					strerror(-err));
 				return err;
@@ -1038,7 +1025,7 @@ int bench_cg__join(struct bench_cg *cg, const char *rel, pid_t pid)
 		struct hier *h = &cg->h[i];
 
 		if (!*rel && h->v2 && *cg->v2_ctrls) {
-			set_msg(cg->err, sizeof(cg->err),
+			errbuf_set(cg->err, sizeof(cg->err),
 				"%s delegates %s, so it cannot hold processes (cgroup v2)",
 				h->dir, cg->v2_ctrls);
 			return -EBUSY;
@@ -1052,7 +1039,7 @@ int bench_cg__join(struct bench_cg *cg, const char *rel, pid_t pid)
 		if (!err)
 			err = write_str(path, val);
 		if (err) {
-			set_msg(cg->err, sizeof(cg->err),
+			errbuf_set(cg->err, sizeof(cg->err),
 				"cannot move %d into %s: %s", (int)pid, path,
 				strerror(-err));
 			return err;
@@ -1125,7 +1112,7 @@ static int write_file(struct bench_cg *cg, enum bench_ctrl c,
 		return -errno;
 	err = write_str(path, val);
 	if (err)
-		set_msg(cg->err, sizeof(cg->err), "cannot write \"%s\" to %s: %s",
+		errbuf_set(cg->err, sizeof(cg->err), "cannot write \"%s\" to %s: %s",
 			val, path, strerror(-err));
 	free(path);
 	return err;
@@ -1559,10 +1546,10 @@ int bench_cg__cleanup_stale(const char *root, unsigned int *removed,
 	int err;
 
 	*removed = 0;
-	set_msg(errbuf, errlen, "%s", "");
+	errbuf_set(errbuf, errlen, "%s", "");
 	err = kfeatures__probe_cgroups(&kf);
 	if (err) {
-		set_msg(errbuf, errlen, "out of memory");
+		errbuf_set(errbuf, errlen, "out of memory");
 		return err;
 	}
 	if (kf.cgroup_layout == KF_CG_NONE)
@@ -1604,7 +1591,7 @@ int bench_cg__cleanup_stale(const char *root, unsigned int *removed,
 		free(mapped);
 	}
 	if (err == -ENOMEM)
-		set_msg(errbuf, errlen, "out of memory");
+		errbuf_set(errbuf, errlen, "out of memory");
 	else if (!err)
 		err = st.err;
 out:

@@ -7,7 +7,6 @@
  * so callers keep one code path and fall back to perf.
  */
 #include <errno.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -77,18 +76,6 @@ static const char *const kind_names[BPF_SPANS__NR_KINDS] = {
 const char *bpf_spans_kind_name(enum bpf_spans_kind k)
 {
 	return (unsigned int)k < BPF_SPANS__NR_KINDS ? kind_names[k] : "?";
-}
-
-__attribute__((format(printf, 3, 4)))
-static void set_err(char *errbuf, size_t errlen, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (!errbuf || !errlen)
-		return;
-	va_start(ap, fmt);
-	vsnprintf(errbuf, errlen, fmt, ap);
-	va_end(ap);
 }
 
 uint64_t bpf_spans_hist__percentile(const struct bpf_spans_hist *h,
@@ -238,7 +225,7 @@ const struct bpf_spans_hist *bpf_spans__hist(const struct bpf_spans *s,
 
 static int no_bpf(char *errbuf, size_t errlen)
 {
-	set_err(errbuf, errlen,
+	errbuf_set(errbuf, errlen,
 		"built without BPF (clang, bpftool or libbpf-dev were missing at build time; scripts/install-deps.sh installs them)");
 	return -EOPNOTSUPP;
 }
@@ -417,16 +404,16 @@ static int bpf_refused(int err, const char *what, char *errbuf,
 		       size_t errlen)
 {
 	if (err == -EPERM || err == -EACCES) {
-		set_err(errbuf, errlen,
+		errbuf_set(errbuf, errlen,
 			"%s: not permitted: BPF needs root (or CAP_BPF and CAP_PERFMON)",
 			what);
 		return -EOPNOTSUPP;
 	}
 	if (err == -ENOMEM) {
-		set_err(errbuf, errlen, "%s: out of memory", what);
+		errbuf_set(errbuf, errlen, "%s: out of memory", what);
 		return err;
 	}
-	set_err(errbuf, errlen, "%s: %s%s%s", what, strerror(-err),
+	errbuf_set(errbuf, errlen, "%s: %s%s%s", what, strerror(-err),
 		libbpf_msg[0] ? ": " : "", libbpf_msg);
 	/* The verifier or the kernel refused: BPF is not usable here. */
 	return -EOPNOTSUPP;
@@ -443,7 +430,7 @@ static int fill_filters(struct bpf_spans *s, char *errbuf, size_t errlen)
 		__u32 tgid = (__u32)s->o.tgids[i];
 
 		if (bpf_map_update_elem(fd, &tgid, &one, BPF_ANY)) {
-			set_err(errbuf, errlen, "pid filter: %s",
+			errbuf_set(errbuf, errlen, "pid filter: %s",
 				strerror(errno));
 			return -errno;
 		}
@@ -453,7 +440,7 @@ static int fill_filters(struct bpf_spans *s, char *errbuf, size_t errlen)
 		__u64 id = s->o.cgroup_ids[i];
 
 		if (bpf_map_update_elem(fd, &id, &one, BPF_ANY)) {
-			set_err(errbuf, errlen, "cgroup filter: %s",
+			errbuf_set(errbuf, errlen, "cgroup filter: %s",
 				strerror(errno));
 			return -errno;
 		}
@@ -474,19 +461,19 @@ static int do_open(struct bpf_spans *s, char *errbuf, size_t errlen)
 	struct rstat_spans *sk;
 
 	if (s->skel) {
-		set_err(errbuf, errlen, "BPF spans already open");
+		errbuf_set(errbuf, errlen, "BPF spans already open");
 		return -EINVAL;
 	}
 	depth = s->o.stack_depth ? s->o.stack_depth : DEFAULT_DEPTH;
 	if (depth > RS_BPF_MAX_DEPTH || s->o.nr_tgids > 65536 ||
 	    s->o.nr_cgroup_ids > 65536) {
-		set_err(errbuf, errlen,
+		errbuf_set(errbuf, errlen,
 			"BPF spans: a stack depth of at most %d frames and at most 65536 pids or cgroups",
 			RS_BPF_MAX_DEPTH);
 		return -EINVAL;
 	}
 	if (!tracefs_tracing_dir()) {
-		set_err(errbuf, errlen,
+		errbuf_set(errbuf, errlen,
 			"tracefs is not mounted (and could not be): the tracepoint layouts cannot be read");
 		return -EOPNOTSUPP;
 	}
@@ -497,20 +484,20 @@ static int do_open(struct bpf_spans *s, char *errbuf, size_t errlen)
 	for (i = 0; i < 3 && !err; i++) {
 		err = tp_parse("cgroup", lock_tps[i], &lock[i]);
 		if (err == -EACCES || err == -EPERM) {
-			set_err(errbuf, errlen,
+			errbuf_set(errbuf, errlen,
 				"tracepoint cgroup:%s: not permitted to read its format: BPF spans need root (or CAP_BPF, CAP_PERFMON and tracefs access)",
 				lock_tps[i]);
 			err = -EOPNOTSUPP;
 			break;
 		}
 		if (err) {
-			set_err(errbuf, errlen,
+			errbuf_set(errbuf, errlen,
 				"tracepoint cgroup:%s: format: %s",
 				lock_tps[i], strerror(-err));
 			break;
 		}
 		if (!lock[i].present) {
-			set_err(errbuf, errlen,
+			errbuf_set(errbuf, errlen,
 				"tracepoint cgroup:%s is missing (needs v6.10+, or tracefs is not readable)",
 				lock_tps[i]);
 			err = -EOPNOTSUPP;
@@ -523,7 +510,7 @@ static int do_open(struct bpf_spans *s, char *errbuf, size_t errlen)
 		    tp_field(&lock[i], "root", 4) < 0 ||
 		    tp_field(&lock[i], "id", 8) < 0 ||
 		    tp_field(&lock[i], "cpu", 4) < 0) {
-			set_err(errbuf, errlen,
+			errbuf_set(errbuf, errlen,
 				"tracepoint cgroup:%s: unexpected fields (want int root, u64 id, int cpu)",
 				lock_tps[i]);
 			err = -EOPNOTSUPP;
@@ -536,7 +523,7 @@ static int do_open(struct bpf_spans *s, char *errbuf, size_t errlen)
 	if (!err) {
 		err = tp_parse("memcg", "memcg_flush_stats", &memcg);
 		if (err)
-			set_err(errbuf, errlen,
+			errbuf_set(errbuf, errlen,
 				"tracepoint memcg:memcg_flush_stats: format: %s",
 				strerror(-err));
 	}
@@ -550,13 +537,13 @@ static int do_open(struct bpf_spans *s, char *errbuf, size_t errlen)
 
 	err = possible_cpus(&first, &last);
 	if (err) {
-		set_err(errbuf, errlen,
+		errbuf_set(errbuf, errlen,
 			"/sys/devices/system/cpu/possible: %s", strerror(-err));
 		return err;
 	}
 	s->ncpus = libbpf_num_possible_cpus();
 	if (s->ncpus <= 0) {
-		set_err(errbuf, errlen, "cannot count the possible CPUs");
+		errbuf_set(errbuf, errlen, "cannot count the possible CPUs");
 		return s->ncpus < 0 ? s->ncpus : -EINVAL;
 	}
 
@@ -625,7 +612,7 @@ int bpf_spans__attach(struct bpf_spans *s, char *errbuf, size_t errlen)
 	int err;
 
 	if (!s->skel) {
-		set_err(errbuf, errlen, "BPF spans: attach before open");
+		errbuf_set(errbuf, errlen, "BPF spans: attach before open");
 		return -EINVAL;
 	}
 	if (s->attached)
@@ -826,7 +813,7 @@ int bpf_spans__read(struct bpf_spans *s, char *errbuf, size_t errlen)
 	__u32 idx;
 
 	if (!s->skel) {
-		set_err(errbuf, errlen, "BPF spans: read before open");
+		errbuf_set(errbuf, errlen, "BPF spans: read before open");
 		return -EINVAL;
 	}
 	buf = calloc((size_t)s->ncpus, sizeof(struct rs_bpf_hist));
@@ -914,7 +901,7 @@ int bpf_spans__read(struct bpf_spans *s, char *errbuf, size_t errlen)
 	}
 out:
 	if (err)
-		set_err(errbuf, errlen, "BPF spans: read: %s",
+		errbuf_set(errbuf, errlen, "BPF spans: read: %s",
 			strerror(-err));
 	free(buf);
 	return err;
