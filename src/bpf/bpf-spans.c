@@ -7,6 +7,7 @@
  * so callers keep one code path and fall back to perf.
  */
 #include <errno.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
