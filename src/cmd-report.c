@@ -667,13 +667,14 @@ static int fold_sample(struct report_fold_ctx *ctx, const struct rs_event *ev)
 	else
 		/*
 		 * As the script sees perf script's lines, a tracepoint's
-		 * shows no event and passes any filter; folded alone, it is
-		 * the event kept.
+		 * shows no event and passes any filter. Folded alone, the
+		 * event was chosen above, by its attr: a name the stream
+		 * changed mid-way (EVENT_UPDATE) must not split it.
 		 */
-		ret = fold__begin(ctx->fold, tracepoint &&
-				  ctx->params->stackcollapse ? NULL :
-				  s->evsel->name, comm, s->pid, s->tid,
-				  s->period, evsel_shows_period(s->evsel));
+		ret = fold__begin(ctx->fold, !ctx->params->stackcollapse ||
+				  tracepoint ? NULL : s->evsel->name, comm,
+				  s->pid, s->tid, s->period,
+				  evsel_shows_period(s->evsel));
 	if (ret <= 0)
 		return ret;
 	no_dso = tracepoint && perf_data__header(ctx->pd)->pipe_mode;

@@ -57,10 +57,20 @@ for how in file stdin; do
 	python3 "$TMP/check.py" "$TMP/rep.json" "$e" || fail "$how: report --json"
 done
 
-"$RS_BIN" report -i "$d" --kallsyms "$k" --folded >"$TMP/ours" 2>"$TMP/err" ||
-	fail "report --folded: $(cat "$TMP/err")"
+# stackcollapse-perf.pl's semantics (--stackcollapse): the first event
+# name seen, the renamed samples dropped and said so.
+"$RS_BIN" report -i "$d" --kallsyms "$k" --folded --stackcollapse \
+	>"$TMP/ours" 2>"$TMP/err" ||
+	fail "report --folded --stackcollapse: $(cat "$TMP/err")"
 grep -q "folded only 'cycles' samples; 201 samples of other events dropped" \
 	"$TMP/err" || fail "report --folded does not say what it dropped: $(cat "$TMP/err")"
+# perf.data's own fold takes the sampling event, whatever its name became:
+# all 251 samples of the one attr, nothing dropped.
+"$RS_BIN" report -i "$d" --kallsyms "$k" --folded --samples \
+	>"$TMP/all" 2>"$TMP/err" || fail "report --folded: $(cat "$TMP/err")"
+grep -q "dropped" "$TMP/err" && fail "a renamed event's samples were dropped: $(cat "$TMP/err")"
+[ "$(awk '{ s += $NF } END { print s }' "$TMP/all")" -eq 251 ] ||
+	fail "the fold does not hold the 251 samples of the renamed event"
 if [ -f "$TMP/script" ]; then
 	"$RS_BIN" report -i "$TMP/script" --folded >"$TMP/theirs" 2>/dev/null ||
 		fail "report --folded of perf script's text failed"
