@@ -54,6 +54,29 @@ if b["v2_live"] >= 0 and a["v2_live"] >= 0:
     assert a["v2_live"] <= b["v2_live"], (b, a)
 PY
 
+# On a terminal, the step and the repetition on stderr (script(1) gives
+# the run a pty); --keep says where the kept tree is, and no later run
+# takes it for a stale one.
+if command -v script >/dev/null 2>&1; then
+	script -qec "$RS_BIN bench stat-read --children 1 --reads 10 --files cpu.stat -r 2 --updater cpu >/dev/null" \
+		/dev/null >tty.out 2>&1 || fail "bench on a pty: $(cat tty.out)"
+	grep -q "bench stat-read: repetition 2 of 2" tty.out ||
+		fail "no progress on a terminal: $(head -c 500 tty.out)"
+fi
+"$RS_BIN" bench stat-read --children 1 --reads 10 --files cpu.stat \
+	--updater cpu --keep >/dev/null 2>keep.err || fail "--keep: $(cat keep.err)"
+kept=$(sed -n "s/.*--keep: the run's cgroups stay in \([^:]*\):.*/\1/p" keep.err | head -1)
+[ -n "$kept" ] && [ -d "$kept" ] || fail "--keep did not say where: $(cat keep.err)"
+"$RS_BIN" bench stat-read --children 1 --reads 10 --files cpu.stat \
+	--updater cpu >/dev/null 2>next.err || fail "after --keep: $(cat next.err)"
+[ -d "$kept" ] || fail "the next run removed the kept tree $kept"
+grep -q "$kept: no owner stamp" next.err ||
+	fail "the next run did not name the kept tree: $(cat next.err)"
+sed -n "s/.*--keep: the run's cgroups stay in \([^:]*\):.*/\1/p" keep.err |
+	while read -r d; do
+		find "$d" -depth -type d -exec rmdir {} + 2>/dev/null
+	done
+
 # The main job stays the main job (recorded, reported) under options.
 "$RS_BIN" bench --children 2 --reads 50 --files cpu.stat -o main \
 	>main.out 2>main.err || fail "bench -o main: $(cat main.err)"

@@ -5,21 +5,33 @@
 [ -d /sys/fs/cgroup ] || skip "no cgroup file system"
 
 # Everything a run of this test may leave: cgroups and work directories
-# whose owner PID is dead (a live one belongs to another run sharing the
-# machine), and processes of this session (the workloads are forks of the
-# bench process and share its command line).
+# whose owner stamp names a dead process (a live one belongs to another
+# run sharing the machine, an unstamped one was kept with --keep), and
+# processes of this session (the workloads are forks of the bench process
+# and share its command line).
 dead_pid() {
 	[ -n "$1" ] && ! kill -0 "$1" 2>/dev/null
 }
 
 leftovers() {
 	local d pid
-	for d in $(find /sys/fs/cgroup -maxdepth 8 -type d \
-			-name 'rstat-analyze-bench-[0-9]*' 2>/dev/null); do
-		pid=${d##*rstat-analyze-bench-}
-		pid=${pid%%.*}
-		dead_pid "$pid" && echo "$d"
-	done
+	# Run parents stamped by a run that is gone (a kept tree has no
+	# stamp, and a live run's PID answers kill -0).
+	find /sys/fs/cgroup -maxdepth 8 -type d \
+		-name 'rstat-analyze-bench-[0-9]*' 2>/dev/null |
+		python3 -c '
+import os, sys
+for d in sys.stdin.read().split():
+    try:
+        stamp = os.getxattr(d, "trusted.rstat-analyze").decode()
+    except OSError:
+        continue
+    pid = int(stamp.split(" pid=")[1].split()[0])
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        print(d)
+'
 	for d in /var/lib/rstat-analyze/rstat-analyze-bench.*; do
 		[ -d "$d" ] || continue
 		pid=$(sed -n 's/.* pid=\([0-9]*\) .*/\1/p' "$d/.owner" 2>/dev/null)
