@@ -1032,14 +1032,21 @@ static int scenario_stat_read(struct bench_run *run)
 		mem.file_bytes = CHURN_FILE_BYTES;
 	}
 	/*
-	 * Every child is a busy updater: far more of them than CPUs starve
-	 * the reader, whose reads then take that much longer (and an
-	 * interrupt has that many children to stop).
+	 * Every updater is busy at nice 19 (weight 15 against the reader's
+	 * 1024): so many of them per CPU that the reader's share of its
+	 * CPU drops below half make the reads, and the run, that much
+	 * slower. Say so before the wait.
 	 */
-	if (p->children > 4 * run->nr_cpus)
-		rs_note("%u busy children on %u CPUs: the reader gets about 1/%u of a CPU, so the reads will take that much longer",
-			p->children, run->nr_cpus,
-			(p->children + run->nr_cpus) / run->nr_cpus);
+	{
+		unsigned int procs = p->children *
+				     (p->updater == UPD_BOTH ? 2 : 1);
+		double share = 1024.0 / (1024.0 + 15.0 * procs /
+					 run->nr_cpus);
+
+		if (share < 0.5)
+			rs_note("%u busy updaters (nice 19) on %u CPUs: the reader gets about %.0f%% of its CPU, so the reads take longer",
+				procs, run->nr_cpus, share * 100);
+	}
 	progress(run, "bench stat-read: creating %u child cgroups",
 		 p->children);
 	for (i = 1; i <= p->children; i++) {

@@ -58,8 +58,9 @@ no_leftovers "interrupted after some repetitions"
 
 # Many more busy children than CPUs: an interrupt still returns within
 # seconds (they are stopped all at once, not a second each), and the run
-# says up front that the reader will starve.
-"$RS_BIN" bench stat-read --children 64 --reads 1000000 --files cpu.stat \
+# says up front that the reader gets less than half of its CPU (100
+# children, 200 updaters at nice 19 on 2 CPUs: 41%).
+"$RS_BIN" bench stat-read --children 100 --reads 1000000 --files cpu.stat \
 	>/dev/null 2>err &
 pid=$!
 sleep 3
@@ -67,11 +68,11 @@ start=$(date +%s%N)
 kill -INT $pid
 wait $pid
 took=$((($(date +%s%N) - start) / 1000000))
-grep -q "busy children on .* CPUs: the reader gets about" err ||
-	[ "$(nproc)" -ge 16 ] || fail "no word on 64 children starving the reader"
-[ $took -lt 10000 ] || fail "64 children took ${took} ms to stop"
-no_leftovers "64 children interrupted"
-echo "64 busy children stopped in ${took} ms"
+grep -q "busy updaters (nice 19) on .* CPUs: the reader gets about" err ||
+	[ "$(nproc)" -gt 2 ] || fail "no word on 100 children starving the reader"
+[ $took -lt 10000 ] || fail "100 children took ${took} ms to stop"
+no_leftovers "100 children interrupted"
+echo "100 busy children stopped in ${took} ms"
 
 # SIGKILL: the workloads die with the bench process; its cgroups stay
 # until the next run, which removes them.
