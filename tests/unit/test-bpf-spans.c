@@ -455,13 +455,20 @@ out:
 /* A child in our memcg dirties and drops page cache: stats to flush. */
 static int memcg_churn(const char *cg)
 {
+	char file[300];
 	int status;
-	pid_t pid = fork();
+	pid_t pid;
 
+	/*
+	 * Named here: made in the child, the scratch directory would be
+	 * the child's own, never removed.
+	 */
+	snprintf(file, sizeof(file), "%s", unit_tmp_path("churn"));
+	pid = fork();
 	if (pid < 0)
 		return -1;
 	if (pid == 0) {
-		char procs[300], file[300], buf[4096];
+		char procs[300], buf[4096];
 		int fd, i;
 
 		snprintf(procs, sizeof(procs), "%s/cgroup.procs", cg);
@@ -469,7 +476,6 @@ static int memcg_churn(const char *cg)
 		if (fd < 0 || dprintf(fd, "%d\n", (int)getpid()) < 0)
 			_exit(3);
 		close(fd);
-		snprintf(file, sizeof(file), "%s", unit_tmp_path("churn"));
 		fd = open(file, O_WRONLY | O_CREAT | O_TRUNC, 0600);
 		if (fd < 0)
 			_exit(4);
