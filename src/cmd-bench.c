@@ -1723,7 +1723,8 @@ out:
 		print_finished(&run);
 		rs_error("bench: interrupted by SIG%s: removed what the run created%s",
 			 sigabbrev_np(bench_stop),
-			 p->record ? ", the recording included" : "");
+			 run.recording_st.st_ino ?
+			 ", the recording included" : "");
 	}
 	if (run.cg && p->keep)
 		note_kept(run.cg);
