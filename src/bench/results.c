@@ -2042,7 +2042,9 @@ static int read_metric(struct reader *rd, struct bench_results *r,
 		"samples", NULL
 	};
 	const struct jnode *kind;
-	struct rep *rep = &r->reps[r->nr_reps - 1];
+	/* The repetition read last, or the recorded pass. */
+	struct rep *rep = r->in_recorded ? r->recorded :
+			  &r->reps[r->nr_reps - 1];
 	struct bench_metric *p;
 	struct metric *x;
 	bool hist;
@@ -2100,36 +2102,29 @@ static int read_metric(struct reader *rd, struct bench_results *r,
 	return err;
 }
 
-static int read_rep(struct reader *rd, struct bench_results *r,
-		    const struct jnode *n)
+/*
+ * A repetition's "time" and "metrics" in n: a repetition of the results,
+ * or (recorded) the recorded pass.
+ */
+static int read_pass(struct reader *rd, struct bench_results *r,
+		     const struct jnode *n, bool recorded)
 {
-	static const char *const keys[] = { "index", "time", "metrics", NULL };
 	static const char *const tkeys[] = {
 		"real_s", "user_s", "sys_s", NULL
 	};
 	const struct jnode *t, *ms;
-	double real, user, sys;
-	uint64_t index;
+	double real = 0, user = 0, sys = 0;
 	uint32_t i;
 	int err;
 
-	err = check_object(rd, n, "repetition", keys, NULL);
-	if (err)
-		return err;
-	err = get_u64(rd, n, "index", &index);
-	if (err)
-		return err;
-	if (index != r->nr_reps)
-		return bad(rd, member(n, "index"),
-			   "\"index\": %" PRIu64 ", expected %zu", index,
-			   r->nr_reps);
 	t = member(n, "time");
 	if ((err = check_object(rd, t, "time", tkeys, NULL)) ||
 	    (err = get_double(rd, t, "real_s", true, &real)) ||
 	    (err = get_double(rd, t, "user_s", true, &user)) ||
 	    (err = get_double(rd, t, "sys_s", true, &sys)))
 		return err;
-	err = bench_results__rep_begin(r, real, user, sys);
+	err = recorded ? bench_results__recorded_begin(r, real, user, sys) :
+	      bench_results__rep_begin(r, real, user, sys);
 	if (err)
 		return err;
 	ms = member(n, "metrics");
@@ -2143,6 +2138,26 @@ static int read_rep(struct reader *rd, struct bench_results *r,
 	return 0;
 }
 
+static int read_rep(struct reader *rd, struct bench_results *r,
+		    const struct jnode *n)
+{
+	static const char *const keys[] = { "index", "time", "metrics", NULL };
+	uint64_t index;
+	int err;
+
+	err = check_object(rd, n, "repetition", keys, NULL);
+	if (err)
+		return err;
+	err = get_u64(rd, n, "index", &index);
+	if (err)
+		return err;
+	if (index != r->nr_reps)
+		return bad(rd, member(n, "index"),
+			   "\"index\": %" PRIu64 ", expected %zu", index,
+			   r->nr_reps);
+	return read_pass(rd, r, n, false);
+}
+
 static int read_top(struct reader *rd, struct bench_results *r,
 		    const struct jnode *top)
 {
@@ -2153,12 +2168,7 @@ static int read_top(struct reader *rd, struct bench_results *r,
 	static const char *const rkeys[] = { "file", NULL };
 	static const char *const ropt[] = { "pass", NULL };
 	static const char *const pkeys[] = { "time", "metrics", NULL };
-	static const char *const tkeys[] = {
-		"real_s", "user_s", "sys_s", NULL
-	};
-	const struct jnode *p, *t, *ms;
-	double real, user, sys;
-	uint32_t k;
+	const struct jnode *p;
 	bool v1;
 	const struct jnode *n, *reps;
 	const char *const *v;
@@ -2217,22 +2227,8 @@ static int read_top(struct reader *rd, struct bench_results *r,
 	if (!p)
 		return err;
 	/* The recorded pass: a repetition's time and metrics, no index. */
-	t = member(p, "time");
-	if ((err = check_object(rd, p, "pass", pkeys, NULL)) ||
-	    (err = check_object(rd, t, "time", tkeys, NULL)) ||
-	    (err = get_double(rd, t, "real_s", true, &real)) ||
-	    (err = get_double(rd, t, "user_s", true, &user)) ||
-	    (err = get_double(rd, t, "sys_s", true, &sys)))
-		return err;
-	err = bench_results__recorded_begin(r, real, user, sys);
-	if (err)
-		return err;
-	ms = member(p, "metrics");
-	if (ms->type != J_ARR)
-		return bad(rd, ms, "\"metrics\": expected an array");
-	for (k = 0; k < ms->nr && !err; k++)
-		err = read_metric(rd, r, &ms->kids[k]);
-	return err;
+	err = check_object(rd, p, "pass", pkeys, NULL);
+	return err ? err : read_pass(rd, r, p, true);
 }
 
 int bench_results__read_mem(struct bench_results **out, const char *buf,

@@ -653,24 +653,19 @@ static void test_results_print_units(void)
 	/* A skip line as long as the real ones (issue 14: 104 columns). */
 	CHECK_INT(bench_results__skip(r, "PSI on/off: PSI can't be toggled per cgroup here (no cgroup.pressure: needs a v2 hierarchy, CONFIG_PSI and v6.x)"),
 		  0);
-	CHECK_INT(bench_results__rep_begin(r, 0.0000545, 0.0, 0.0000545), 0);
-	CHECK_INT(bench_results__rep_metric_hist(r, "read_ns", "ns",
-						 "cpu.stat", true, hf, fast,
-						 100), 0);
-	CHECK_INT(bench_results__rep_metric_hist(r, "read_ns", "ns",
-						 "memory.stat", true, hs, slow,
-						 100), 0);
-	CHECK_INT(bench_results__rep_metric_value(r, "reads_per_s", "1/s",
-						  false, 1234567.25), 0);
-	CHECK_INT(bench_results__rep_begin(r, 0.0000545, 0.0, 0.0000545), 0);
-	CHECK_INT(bench_results__rep_metric_hist(r, "read_ns", "ns",
-						 "cpu.stat", true, hf, fast,
-						 100), 0);
-	CHECK_INT(bench_results__rep_metric_hist(r, "read_ns", "ns",
-						 "memory.stat", true, hs, slow,
-						 100), 0);
-	CHECK_INT(bench_results__rep_metric_value(r, "reads_per_s", "1/s",
-						  false, 1234567.25), 0);
+	for (i = 0; i < 2; i++) {	/* two repetitions: a summary too */
+		CHECK_INT(bench_results__rep_begin(r, 0.0000545, 0.0,
+						   0.0000545), 0);
+		CHECK_INT(bench_results__rep_metric_hist(r, "read_ns", "ns",
+							 "cpu.stat", true, hf,
+							 fast, 100), 0);
+		CHECK_INT(bench_results__rep_metric_hist(r, "read_ns", "ns",
+							 "memory.stat", true,
+							 hs, slow, 100), 0);
+		CHECK_INT(bench_results__rep_metric_value(r, "reads_per_s",
+							  "1/s", false,
+							  1234567.25), 0);
+	}
 	f = fopen(path, "w");
 	CHECK(f != NULL);
 	if (f) {
@@ -696,6 +691,91 @@ static void test_results_print_units(void)
 out:
 	hist__delete(hf);
 	hist__delete(hs);
+	bench_results__delete(r);
+}
+
+/*
+ * The recorded pass goes out under "recording" and comes back the same;
+ * a /1 file may not carry one (it came with /2).
+ */
+static void test_results_recorded_pass(void)
+{
+	const char *path = unit_tmp_path("pass.json");
+	const char *again = unit_tmp_path("pass2.json");
+	struct bench_results *r = bench_results__new("stat-read"), *b = NULL;
+	const struct bench_metric *m;
+	uint64_t v[3] = { 600, 700, 800 };
+	struct hist *h = hist__new();
+	char err[256];
+	FILE *f;
+	int i;
+
+	CHECK(r && h);
+	if (!r || !h)
+		goto out;
+	for (i = 0; i < 3; i++)
+		hist__add(h, v[i]);
+	CHECK_INT(bench_results__rep_begin(r, 1, 0, 1), 0);
+	CHECK_INT(bench_results__rep_metric_hist(r, "read_ns", "ns",
+						 "cpu.stat", true, h, v, 3), 0);
+	CHECK_INT(bench_results__set_recording(r, "rstat.data"), 0);
+	CHECK_INT(bench_results__recorded_begin(r, 9, 1, 8), 0);
+	CHECK_INT(bench_results__recorded_begin(r, 9, 1, 8), -EEXIST);
+	hist__delete(h);
+	h = hist__new();
+	for (i = 0; i < 3 && h; i++) {
+		v[i] *= 12;
+		hist__add(h, v[i]);
+	}
+	CHECK_INT(bench_results__rep_metric_hist(r, "read_ns", "ns",
+						 "cpu.stat", true, h, v, 3), 0);
+	/* The repetition kept its own figures. */
+	m = bench_results__metric_find(r, 0, "read_ns", "cpu.stat");
+	CHECK(m && m->p50 == 700);
+	m = bench_results__recorded_metric_find(r, "read_ns", "cpu.stat");
+	CHECK(m && m->p50 == 8400);
+	CHECK(bench_results__recorded_time(r) &&
+	      bench_results__recorded_time(r)->real_s == 9);
+	CHECK_INT(bench_results__nr_reps(r), 1);
+	f = fopen(path, "w");
+	if (f) {
+		CHECK_INT(bench_results__write(r, f), 0);
+		fclose(f);
+	}
+	if (have_python())
+		CHECK_INT(validate(path), 0);
+	if (bench_results__read(&b, path, err, sizeof(err)))
+		UNIT_FAIL("%s", err);
+	if (!b) {
+		UNIT_FAIL("%s", err);
+		goto out;
+	}
+	m = bench_results__recorded_metric_find(b, "read_ns", "cpu.stat");
+	CHECK(m && m->p50 == 8400 && m->count == 3);
+	f = fopen(again, "w");
+	if (f) {
+		CHECK_INT(bench_results__write(b, f), 0);
+		fclose(f);
+		CHECK_INT(unit_sh("cmp -s '%s' '%s'", path, again), 0);
+	}
+	/* Printed as what recording cost, 12x. */
+	f = fopen(again, "w");
+	if (f) {
+		CHECK_INT(bench_results__print(b, f, 0, NULL), 0);
+		fclose(f);
+		CHECK_INT(unit_sh("grep -q '^read_ns cpu.stat (us) .* 12.0x$' '%s'",
+				  again), 0);
+	}
+	bench_results__delete(b);
+	b = NULL;
+	/* A /1 file with a pass is refused: /1 had none. */
+	CHECK_INT(unit_sh("sed -i 's|rstat-analyze-bench/2|rstat-analyze-bench/1|' '%s'",
+			  path), 0);
+	CHECK(bench_results__read(&b, path, err, sizeof(err)) != 0);
+	CHECK(strstr(err, "\"pass\"") != NULL);
+out:
+	hist__delete(h);
+	bench_results__delete(b);
 	bench_results__delete(r);
 }
 
@@ -849,6 +929,7 @@ UNIT_MAIN(UNIT(test_reader_interleave), UNIT(test_reader_discrete),
 	  UNIT(test_never_started), UNIT(test_pdeathsig), UNIT(test_charge),
 	  UNIT(test_timer_overhead), UNIT(test_results_roundtrip),
 	  UNIT(test_results_print), UNIT(test_results_print_units),
+	  UNIT(test_results_recorded_pass),
 	  UNIT(test_results_no_provenance_null),
 	  UNIT(test_results_bad), UNIT(test_results_bad_fields),
 	  UNIT(test_cleanup))
