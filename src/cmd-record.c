@@ -552,6 +552,15 @@ static int add_tracepoints(struct evlist *el, const struct record_params *p,
 			goto fail;
 		}
 		set_sampling(&attr, p);
+		/*
+		 * A hold is timed from `locked` to `unlock`: a callchain
+		 * taken at `locked` is walked inside that window and
+		 * inflates every hold measured. The unlock's callchain,
+		 * walked after its timestamp, names the subsystem instead
+		 * (spans take it from there).
+		 */
+		if (!strcmp(name, "cgroup:cgroup_rstat_locked"))
+			attr.sample_type &= ~(uint64_t)PERF_SAMPLE_CALLCHAIN;
 		err = add_evsel(el, &attr, name);
 		free(name);
 		if (err)

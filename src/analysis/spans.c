@@ -546,7 +546,8 @@ static int close_wait(struct spans *s, const struct rs_lock_event *ev,
 		return 0;
 	}
 	wait = since(o->time, ev->time);
-	subsys = ev->subsys;
+	/* `locked` may come without a callchain (record's): the wait's own. */
+	subsys = ev->subsys >= 0 ? ev->subsys : o->subsys;
 	ktab_remove(&s->waits, o);
 	s->counts.wait_pairs++;
 	return add_to(&s->wait[subsys + 1], wait);
@@ -569,6 +570,12 @@ static int close_hold(struct spans *s, const struct rs_lock_event *ev,
 		s->counts.unmatched_end++;
 		return 0;
 	}
+	/*
+	 * record takes no callchain at `locked` (it would be walked inside
+	 * the hold it times): then the unlock's names the subsystem.
+	 */
+	if (copy.subsys < 0)
+		copy.subsys = ev->subsys;
 	return hold_pair(s, ev, &copy);
 }
 
