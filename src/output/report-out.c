@@ -288,6 +288,54 @@ static void cgroup_name(FILE *out, const struct report_out *ro,
 		fprintf(out, "%s\n", path);
 }
 
+/*
+ * What observing a hold costs, from the recording itself: the shortest
+ * hold is a locked record and an unlock record back to back with the
+ * least kernel work between them, so it bounds what writing the locked
+ * record adds to every hold. A median within 3x of that bound is mostly
+ * the recorder's; in-kernel timing (BPF) is then the figure to trust.
+ */
+static void text_hold_cost(FILE *out, const struct report_out *ro,
+			   struct spans *sp)
+{
+	uint64_t bound = UINT64_MAX, p50;
+	const char *dominated[8];
+	unsigned int k, n = 0, i;
+	char a[32], b[32];
+
+	for (k = 0; k < sizeof(subsys_order) / sizeof(*subsys_order); k++) {
+		struct hist *h = spans__hold_hist(sp, subsys_order[k]);
+
+		if (h && hist__count(h) && hist__min(h) < bound)
+			bound = hist__min(h);
+	}
+	if (bound == UINT64_MAX)
+		return;
+	fmt_time(a, sizeof(a), bound, ro);
+	fprintf(out, "recording cost: at most %s %s a hold (the shortest one: a locked and an\nunlock record back to back)",
+		a, unit_short(ro));
+	for (k = 0; k < sizeof(subsys_order) / sizeof(*subsys_order); k++) {
+		struct hist *h = spans__hold_hist(sp, subsys_order[k]);
+
+		if (!h || !hist__count(h))
+			continue;
+		p50 = hist__percentile(h, 50);
+		if (p50 < 3 * bound &&
+		    n < sizeof(dominated) / sizeof(*dominated))
+			dominated[n++] = subsys_name(subsys_order[k]);
+	}
+	if (!n) {
+		fputs("\n", out);
+		return;
+	}
+	fputs(";\np50 within 3x of it, dominated by the recorder:", out);
+	for (i = 0; i < n; i++)
+		fprintf(out, "%s %s", i ? "," : "", dominated[i]);
+	fmt_time(b, sizeof(b), 3 * bound, ro);
+	fprintf(out, " (< %s %s);\ntime holds in the kernel (BPF) for their own length\n",
+		b, unit_short(ro));
+}
+
 static void text_locks(FILE *out, const struct report_out *ro)
 {
 	struct spans *sp = analysis__spans(ro->an);
@@ -316,6 +364,7 @@ static void text_locks(FILE *out, const struct report_out *ro)
 	fprintf(out, "pairs: %" PRIu64 "; locked without unlock: %" PRIu64
 		", unlock without locked: %" PRIu64 "\n", c.pairs,
 		c.unmatched_start, c.unmatched_end);
+	text_hold_cost(out, ro, sp);
 	if (sampled)
 		fprintf(out, "caution: %s recorded %" PRIu64 " of %" PRIu64
 			" hits (sampled): pairs\nmay join different lock rounds; record tracepoints with -c 1\n",

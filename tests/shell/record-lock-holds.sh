@@ -50,6 +50,28 @@ PY
 "$RS_BIN" report -i "$TMP/r.data" >"$TMP/rep" 2>"$TMP/err" ||
 	fail "report: $(cat "$TMP/err")"
 sed -n '/^Lock hold time/,/^pairs/p' "$TMP/rep" >"$TMP/holds"
+# The recording's own cost, stated from the recording: the shortest hold
+# (the table's smallest min), and which medians it dominates (< 3x).
+python3 - "$TMP/rep" <<'PY' || fail "the recording cost is not stated as the table gives it"
+import re, sys
+text = open(sys.argv[1]).read()
+table = text[text.index("Lock hold time"):text.index("pairs:")]
+rows = [l.split() for l in table.splitlines()[2:] if l.strip()]
+mins = [float(r[3]) for r in rows]
+p50 = {r[0]: float(r[4]) for r in rows}
+m = re.search(r"recording cost: at most ([\d.]+) us a hold", text)
+assert m, "no recording cost line"
+bound = float(m.group(1))
+assert abs(bound - min(mins)) < 0.051, (bound, mins)
+dom = re.search(r"dominated by the recorder: ([a-z, ]+) \(", text)
+want = sorted(k for k, v in p50.items() if v < 3 * bound - 0.05)
+got = sorted(x.strip() for x in dom.group(1).split(",")) if dom else []
+# Rounded to 0.1 us in the table: only clear cases must agree.
+clear = [k for k, v in p50.items() if abs(v - 3 * bound) > 0.15]
+assert [k for k in got if k in clear] == [k for k in want if k in clear], \
+    (got, want, p50, bound)
+print("recording cost <= %.1f us; dominated: %s" % (bound, got))
+PY
 grep -q '^base ' "$TMP/holds" || fail "no base holds: $(cat "$TMP/holds")"
 grep -q '^unknown ' "$TMP/holds" &&
 	fail "holds without a subsystem: $(cat "$TMP/holds")"
