@@ -128,6 +128,13 @@ struct rs_stack_class {
 	enum rs_trigger trigger;	/* outermost trigger, or RS_TRIG_NONE */
 	bool skid;		/* leaf is irq-enable and category is flush */
 	int category_frame;	/* innermost `in` frame (0 = leaf), or -1 */
+	/*
+	 * The innermost frame naming a subsystem (memory, io, base, bpf),
+	 * `in` or `caller`; RS_CAT_OTHER when none does. For a stack with no
+	 * flush frame, such as a lock event whose unlock is inlined into its
+	 * reader (cgroup_base_stat_cputime_show's short lock).
+	 */
+	enum rs_category named;
 	int trigger_frame;	/* outermost trigger frame, or -1 */
 };
 

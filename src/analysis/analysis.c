@@ -471,32 +471,13 @@ static int lock_subsys(struct analysis *an, const struct rs_sample *s)
 	case RS_CAT_CORE:
 		return cc->cls.category;
 	default:
-		break;
-	}
-	/*
-	 * No flush frame: an unlock inlined into the reader, as the short
-	 * lock cgroup_base_stat_cputime_show takes after a cpu.stat flush
-	 * (v6.15+) shows. The reader that asked names the subsystem.
-	 */
-	switch (cc->cls.trigger) {
-	case RS_TRIG_CPU_STAT:
-		return RS_CAT_BASE;
-	case RS_TRIG_IO_STAT:
-		return RS_CAT_IO;
-	case RS_TRIG_MEMORY_STAT:
-	case RS_TRIG_NUMA_STAT:
-	case RS_TRIG_ZSWAP_CURRENT:
-	case RS_TRIG_RECLAIM:
-	case RS_TRIG_REFAULT:
-	case RS_TRIG_CACHESTAT:
-	case RS_TRIG_SHADOW_SHRINKER:
-	case RS_TRIG_WRITEBACK:
-	case RS_TRIG_ZSWAP:
-	case RS_TRIG_PERIODIC:
-	case RS_TRIG_OOM:
-		return RS_CAT_MEMORY;
-	default:
-		return -1;
+		/*
+		 * No flush frame: an unlock inlined into its reader, as
+		 * the short lock cgroup_base_stat_cputime_show takes after
+		 * a cpu.stat flush (v6.15+). The reader's frame names it.
+		 */
+		return cc->cls.named != RS_CAT_OTHER ? (int)cc->cls.named :
+		       -1;
 	}
 }
 

@@ -137,6 +137,7 @@ int classifier__classify(struct classifier *c, const char *const *syms,
 	out->skid = false;
 	out->category_frame = -1;
 	out->trigger_frame = -1;
+	out->named = RS_CAT_OTHER;
 	if (n > INT_MAX)
 		return -EINVAL;
 	for (i = 0; i < n; i++) {
@@ -145,6 +146,8 @@ int classifier__classify(struct classifier *c, const char *const *syms,
 			return ret;
 		if (i == 0 && m->role == RS_ROLE_IRQ_ENABLE)
 			leaf_irq = true;
+		if (out->named == RS_CAT_OTHER && names_subsystem(m))
+			out->named = m->category;
 		/* Outermost wins: the frame that started it all asked. */
 		if (m->trigger != RS_TRIG_NONE) {
 			out->trigger = m->trigger;

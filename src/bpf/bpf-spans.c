@@ -700,28 +700,15 @@ static bool is_subsys(enum rs_category c)
 static void classify(struct bpf_spans *s, struct rs_stack *st)
 {
 	struct rs_stack_class out;
-	struct rs_rule_match m;
-	uint32_t i;
 
 	st->subsys = -1;
 	st->trigger = RS_TRIG_NONE;
 	if (!st->nr || classifier__classify(s->cls, st->frames, st->nr,
 					    &out))
 		return;
-	st->subsys = out.category;
+	st->subsys = is_subsys(out.category) || out.named == RS_CAT_OTHER ?
+		     out.category : out.named;
 	st->trigger = out.trigger;
-	if (is_subsys(out.category))
-		return;
-	for (i = 0; i < st->nr; i++) {
-		if (!st->frames[i] ||
-		    rules__match(s->rules, st->frames[i], &m) != 1)
-			continue;
-		if ((m.role == RS_ROLE_CALLER || m.role == RS_ROLE_IN) &&
-		    is_subsys(m.category)) {
-			st->subsys = m.category;
-			return;
-		}
-	}
 }
 
 static int load_kallsyms(struct bpf_spans *s)

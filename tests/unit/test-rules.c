@@ -456,6 +456,39 @@ static void test_suffixes(void)
 		    RS_CAT_CORE, RS_TRIG_NONE, true, 1, -1);
 }
 
+/*
+ * The innermost frame naming a subsystem, `in` or `caller`: what names a
+ * lock event whose stack has no flush frame (an unlock inlined into its
+ * reader), while the sample itself stays out of the flush categories.
+ */
+static void test_named_subsystem(void)
+{
+	static const struct {
+		const char *stack;
+		enum rs_category category, named;
+	} t[] = {
+		{ "cgroup_base_stat_cputime_show;cpu_stat_show;seq_read_iter",
+		  RS_CAT_OTHER, RS_CAT_BASE },
+		{ "memcg1_stat_format;memory_stat_show;seq_read_iter",
+		  RS_CAT_OTHER, RS_CAT_MEMORY },
+		{ "mem_cgroup_css_rstat_flush;css_rstat_flush;"
+		  "cgroup_base_stat_cputime_show",
+		  RS_CAT_MEMORY, RS_CAT_MEMORY },
+		{ "css_rstat_flush;blkcg_print_stat", RS_CAT_IO, RS_CAT_IO },
+		{ "schedule;do_nanosleep", RS_CAT_OTHER, RS_CAT_OTHER },
+	};
+	struct rs_stack_class c;
+	size_t i;
+
+	for (i = 0; i < sizeof(t) / sizeof(*t); i++) {
+		CHECK_INT(classify_with(NULL, t[i].stack, &c), 0);
+		CHECK_STR(rs_category_name(c.category),
+			  rs_category_name(t[i].category));
+		CHECK_STR(rs_category_name(c.named),
+			  rs_category_name(t[i].named));
+	}
+}
+
 static void test_trigger_and_core(void)
 {
 	/* A reclaim inside a memory.stat read: the read asked first. */
@@ -954,7 +987,7 @@ UNIT_MAIN(
 	UNIT(test_fixture_stacks),
 	UNIT(test_old_kernels),
 	UNIT(test_suffixes),
-	UNIT(test_trigger_and_core),
+	UNIT(test_named_subsystem), UNIT(test_trigger_and_core),
 	UNIT(test_cache_growth),
 	UNIT(test_user_rules),
 	UNIT(test_dump_reloads),
