@@ -72,6 +72,13 @@ int outfile__commit(struct outfile *of);
 void outfile__abort(struct outfile *of);
 
 /*
+ * An output directory (bench -o DIR): made 0755 when missing; a link there
+ * is followed only on the rules above (-ELOOP otherwise), anything but a
+ * directory is -ENOTDIR. 0 or -errno.
+ */
+int outfile__dir(const char *path);
+
+/*
  * Whether path could be written by outfile__open() now: the same checks,
  * and a temporary file made and removed in its directory. 0 or -errno.
  */

@@ -302,21 +302,31 @@ static int parse_files(struct bench_params *p, const char *arg)
 /* The scenario options, and the scenarios each belongs to. */
 static const struct {
 	int opt;
-	const char *name;
 	unsigned int scenarios;	/* bit per enum scenario */
 } scenario_opts[] = {
-	{ OPT_CHILDREN, "--children", 1u << SC_STAT_READ | 1u << SC_FAULT },
-	{ OPT_DEPTH, "--depth", 1u << SC_STAT_READ },
-	{ OPT_UPDATER, "--updater", 1u << SC_STAT_READ },
-	{ OPT_MEMORY_MAX, "--memory-max", 1u << SC_STAT_READ },
-	{ OPT_FILES, "--files", 1u << SC_STAT_READ },
-	{ OPT_READS, "--reads", 1u << SC_STAT_READ | 1u << SC_MANY_CGROUPS },
-	{ OPT_INTERLEAVE, "--interleave", 1u << SC_STAT_READ },
-	{ OPT_DISCRETE, "--discrete", 1u << SC_STAT_READ },
-	{ OPT_CGROUPS, "--cgroups", 1u << SC_MANY_CGROUPS },
-	{ OPT_ROUND_TRIPS, "--round-trips", 1u << SC_PIPE },
-	{ OPT_DURATION, "--duration", 1u << SC_FAULT },
+	{ OPT_CHILDREN, 1u << SC_STAT_READ | 1u << SC_FAULT },
+	{ OPT_DEPTH, 1u << SC_STAT_READ },
+	{ OPT_UPDATER, 1u << SC_STAT_READ },
+	{ OPT_MEMORY_MAX, 1u << SC_STAT_READ },
+	{ OPT_FILES, 1u << SC_STAT_READ },
+	{ OPT_READS, 1u << SC_STAT_READ | 1u << SC_MANY_CGROUPS },
+	{ OPT_INTERLEAVE, 1u << SC_STAT_READ },
+	{ OPT_DISCRETE, 1u << SC_STAT_READ },
+	{ OPT_CGROUPS, 1u << SC_MANY_CGROUPS },
+	{ OPT_ROUND_TRIPS, 1u << SC_PIPE },
+	{ OPT_DURATION, 1u << SC_FAULT },
 };
+
+/* The long name getopt knows an option by. */
+static const char *option_name(int val)
+{
+	const struct option *o;
+
+	for (o = bench_options; o->name; o++)
+		if (o->val == val)
+			return o->name;
+	return "?";
+}
 
 /* An option of another scenario is a mistake, not something to ignore. */
 static int check_scenario_opts(const struct bench_params *p,
@@ -338,8 +348,9 @@ static int check_scenario_opts(const struct bench_params *p,
 						 sizeof(list) - used, "%s%s",
 						 used ? ", " : "",
 						 scenario_names[s]);
-		rs_error("bench: %s is not an option of %s%s (it is of %s)",
-			 scenario_opts[i].name, scenario_names[p->scenario],
+		rs_error("bench: --%s is not an option of %s%s (it is of %s)",
+			 option_name(scenario_opts[i].opt),
+			 scenario_names[p->scenario],
 			 p->main_job ? ", the default scenario" : "", list);
 		return -EINVAL;
 	}
@@ -574,6 +585,19 @@ static int start_in(struct bench_run *run, const char *rel,
 	return 0;
 }
 
+/*
+ * Block the signals that stop a run (old: the mask before), so that a
+ * look at bench_stop and the wait after it cannot lose one.
+ */
+static void block_stops(sigset_t *stops, sigset_t *old)
+{
+	sigemptyset(stops);
+	sigaddset(stops, SIGINT);
+	sigaddset(stops, SIGTERM);
+	sigaddset(stops, SIGHUP);
+	sigprocmask(SIG_BLOCK, stops, old);
+}
+
 /* Wait for a started process; -EINTR when the run is being stopped. */
 static int wait_proc(struct bench_proc *proc, struct rusage *ru,
 		     double *real_s)
@@ -594,12 +618,8 @@ static int wait_proc(struct bench_proc *proc, struct rusage *ru,
 	 * that short workloads (many-cgroups' thousands of charges) are not
 	 * slowed by the poll.
 	 */
-	sigemptyset(&stops);
-	sigaddset(&stops, SIGINT);
-	sigaddset(&stops, SIGTERM);
-	sigaddset(&stops, SIGHUP);
 	pfd.fd = pidfd_open(bench_proc__pid(proc), 0);
-	sigprocmask(SIG_BLOCK, &stops, &old);
+	block_stops(&stops, &old);
 	while ((err = bench_proc__poll(proc)) > 0 && !bench_stop) {
 		if (pfd.fd >= 0) {
 			ppoll(&pfd, 1, NULL, &old);
@@ -632,13 +652,15 @@ static int wait_proc(struct bench_proc *proc, struct rusage *ru,
 }
 
 /*
- * Sleep ms, cut short when the run is being stopped: in slices of at most
- * 20 ms, so that a signal landing just before a long sleep (fault's
- * --duration) is seen within one slice, not at its end.
+ * Sleep ms, cut short when the run is being stopped. As in wait_proc(),
+ * bench_stop is looked at with the stop signals blocked and ppoll()
+ * unblocks them atomically, so a signal landing just before a long sleep
+ * (fault's --duration) ends it at once.
  */
 static int nap(double ms)
 {
 	struct timespec end, now, ts;
+	sigset_t stops, old;
 	double left;
 
 	clock_gettime(CLOCK_MONOTONIC, &end);
@@ -648,19 +670,19 @@ static int nap(double ms)
 		end.tv_sec++;
 		end.tv_nsec -= 1000000000L;
 	}
+	block_stops(&stops, &old);
 	while (!bench_stop) {
 		clock_gettime(CLOCK_MONOTONIC, &now);
-		left = (end.tv_sec - now.tv_sec) * 1e3 +
-		       (end.tv_nsec - now.tv_nsec) / 1e6;
+		left = (end.tv_sec - now.tv_sec) +
+		       (end.tv_nsec - now.tv_nsec) / 1e9;
 		if (left <= 0)
-			return 0;
-		if (left > 20)
-			left = 20;
-		ts.tv_sec = 0;
-		ts.tv_nsec = (long)(left * 1e6);
-		nanosleep(&ts, NULL);
+			break;
+		ts.tv_sec = (time_t)left;
+		ts.tv_nsec = (long)((left - ts.tv_sec) * 1e9);
+		ppoll(NULL, 0, &ts, &old);
 	}
-	return -EINTR;
+	sigprocmask(SIG_SETMASK, &old, NULL);
+	return bench_stop ? -EINTR : 0;
 }
 
 static double now_s(void)
@@ -817,11 +839,6 @@ static int add_hist_metric(struct bench_run *run, const char *file,
 }
 
 /*
- * One reader run: reads files reads times (interleaved or one after the
- * other) from outside the measured tree; its time(1) figures are the
- * repetition's, each file's read latencies a metric.
- */
-/*
  * Passes: the timed repetitions, never recorded, then with --record one
  * more pass of the same workload while the recorder runs. A recorder
  * inflates what it observes (a 0.6 us cpu.stat read took 8 us while
@@ -876,6 +893,11 @@ static int begin_rep(struct bench_run *run, unsigned int rep, double real,
 	return bench_results__rep_begin(run->res, real, user, sys);
 }
 
+/*
+ * One reader run: reads files reads times (interleaved or one after the
+ * other) from outside the measured tree; its time(1) figures are the
+ * pass's, each file's read latencies a metric.
+ */
 static int run_reader(struct bench_run *run, unsigned int pass, char **paths,
 		      char **names, unsigned int nr, uint64_t reads,
 		      bool interleave)
@@ -1496,16 +1518,11 @@ static int check_output(const char *dir, const char *name)
  */
 static int check_outputs(const struct bench_params *p)
 {
-	struct stat st;
+	int err = p->outdir ? outfile__dir(p->outdir) : 0;
 
-	if (p->outdir && !lstat(p->outdir, &st) && S_ISLNK(st.st_mode) &&
-	    st.st_uid != geteuid() && st.st_uid != 0) {
-		rs_error("%s: %s", p->outdir, outfile__strerror(-ELOOP));
-		return -ELOOP;
-	}
-	if (p->outdir && mkdir(p->outdir, 0755) && errno != EEXIST) {
-		rs_error("%s: cannot create: %s", p->outdir, strerror(errno));
-		return -errno;
+	if (err) {
+		rs_error("%s: %s", p->outdir, outfile__strerror(err));
+		return err;
 	}
 	if (p->outdir && check_output(p->outdir, "results.json"))
 		return -EIO;

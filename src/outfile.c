@@ -247,6 +247,21 @@ void outfile__abort(struct outfile *of)
 	outfile_free(of);
 }
 
+int outfile__dir(const char *path)
+{
+	struct stat st;
+
+	if (!lstat(path, &st) && S_ISLNK(st.st_mode) && !trusted_link(&st))
+		return -ELOOP;
+	if (!mkdir(path, 0755))
+		return 0;
+	if (errno != EEXIST)
+		return -errno;
+	if (stat(path, &st))
+		return -errno;
+	return S_ISDIR(st.st_mode) ? 0 : -ENOTDIR;
+}
+
 int outfile__check(const char *path)
 {
 	struct outfile *of;
