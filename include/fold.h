@@ -99,6 +99,12 @@ bool fold__event_match(const char *event, const char *name);
 unsigned int fold__events_seen(const struct fold *f, const char **names,
 			       unsigned int max);
 /*
+ * Whether any event shown to fold__event_keep() or fold__event_seen()
+ * matched opts.event_filter (modifiers aside), however many distinct
+ * events there were.
+ */
+bool fold__filter_hit(const struct fold *f);
+/*
  * Count an event name among those seen, without filtering (a tracepoint
  * whose header shows no event to the script). 0 or -ENOMEM.
  */

@@ -68,6 +68,8 @@ int rs_category_parse(const char *name);
 int rs_trigger_parse(const char *name, enum rs_trigger *out);
 /* Flush work: memory, io, base, bpf, core and memcg-walk. */
 bool rs_category_is_flush(enum rs_category c);
+/* A subsystem with a flush callback of its own: memory, io, base, bpf. */
+bool rs_category_is_subsys(enum rs_category c);
 
 enum rs_rule_role {
 	RS_ROLE_NONE,		/* nothing (a trigger at most) */
@@ -160,5 +162,12 @@ void classifier__delete(struct classifier *c);
  */
 int classifier__classify(struct classifier *c, const char *const *syms,
 			 uint32_t n, struct rs_stack_class *out);
+
+/*
+ * The subsystem a lock event's stack names: its category when that is a
+ * subsystem or core, else the frame naming one (an unlock inlined into
+ * its reader); -1 when none does. perf's and BPF's spans both use it.
+ */
+int rs_stack_class__lock_subsys(const struct rs_stack_class *c);
 
 #endif

@@ -647,7 +647,7 @@ static int fold_sample(struct report_fold_ctx *ctx, const struct rs_event *ev)
 				return ret;
 		}
 		if (s->evsel != ctx->folded &&
-		    strcmp(s->evsel->name, ctx->folded->name)) {
+		    s->evsel->name != ctx->folded->name) {
 			if (evsel_is_hit(s->evsel))
 				ctx->nr_left_tp++;
 			else
@@ -1102,7 +1102,12 @@ static int report_perf_data(const struct report_params *p,
 		status = RS_EXIT_FAIL;
 		goto out;
 	}
-	/* Chosen at the first sample; a recording without any: now. */
+	/*
+	 * Chosen at the first sample; a recording without any: now. With
+	 * --stackcollapse too: there it only checks that --event-filter
+	 * names an event of the file (a typo is an error, not an empty
+	 * profile).
+	 */
 	if (!err && !ctx.folded)
 		choose_folded(&ctx);
 	if (ctx.no_such_event) {
@@ -1174,18 +1179,6 @@ static ssize_t prefixed_read(void *cookie, char *buf, size_t size)
 	return n;
 }
 
-/* Whether the text showed the --event-filter event (modifiers aside). */
-static bool filter_seen(const struct fold *fold, const char *filter)
-{
-	const char *seen[32];
-	unsigned int i, n = fold__events_seen(fold, seen, 32);
-
-	for (i = 0; i < n && i < 32; i++)
-		if (fold__event_match(seen[i], filter))
-			return true;
-	return false;
-}
-
 static int report_text(const struct report_params *p, FILE *in)
 {
 	struct perf_script_stats st = { 0 };
@@ -1229,7 +1222,7 @@ static int report_text(const struct report_params *p, FILE *in)
 		status = RS_EXIT_FAIL;
 		goto out;
 	}
-	if (p->fold.event_filter && !filter_seen(fold, p->fold.event_filter)) {
+	if (p->fold.event_filter && !fold__filter_hit(fold)) {
 		const char *seen[8];
 		unsigned int i, n = fold__events_seen(fold, seen, 8);
 		char list[512] = "";

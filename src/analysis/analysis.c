@@ -463,22 +463,7 @@ static int lock_subsys(struct analysis *an, const struct rs_sample *s)
 	err = sample_class(an, s, &cc);
 	if (err)
 		return err;
-	switch (cc->cls.category) {
-	case RS_CAT_MEMORY:
-	case RS_CAT_IO:
-	case RS_CAT_BASE:
-	case RS_CAT_BPF:
-	case RS_CAT_CORE:
-		return cc->cls.category;
-	default:
-		/*
-		 * No flush frame: an unlock inlined into its reader, as
-		 * the short lock cgroup_base_stat_cputime_show takes after
-		 * a cpu.stat flush (v6.15+). The reader's frame names it.
-		 */
-		return cc->cls.named != RS_CAT_OTHER ? (int)cc->cls.named :
-		       -1;
-	}
+	return rs_stack_class__lock_subsys(&cc->cls);
 }
 
 static int lock_event(struct analysis *an, const struct evsel_info *info,

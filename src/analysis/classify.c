@@ -117,10 +117,15 @@ static int lookup(struct classifier *c, const char *sym,
 /* Subsystems whose frames can say whose flush a core frame is doing. */
 static bool names_subsystem(const struct rs_rule_match *m)
 {
-	if (m->role != RS_ROLE_IN && m->role != RS_ROLE_CALLER)
-		return false;
-	return m->category == RS_CAT_MEMORY || m->category == RS_CAT_IO ||
-	       m->category == RS_CAT_BASE || m->category == RS_CAT_BPF;
+	return (m->role == RS_ROLE_IN || m->role == RS_ROLE_CALLER) &&
+	       rs_category_is_subsys(m->category);
+}
+
+int rs_stack_class__lock_subsys(const struct rs_stack_class *c)
+{
+	if (rs_category_is_subsys(c->category) || c->category == RS_CAT_CORE)
+		return c->category;
+	return c->named != RS_CAT_OTHER ? (int)c->named : -1;
 }
 
 int classifier__classify(struct classifier *c, const char *const *syms,

@@ -71,6 +71,8 @@ struct fold {
 	/* the distinct events seen, kept or not, for fold__events_seen() */
 	const char *seen[FOLD_MAX_SEEN];
 	unsigned int nr_seen;
+	const char *last_seen;	/* the caller's pointer last counted */
+	bool filter_hit;	/* a sample's event matched the filter */
 	struct strpool *names;	/* processed names; the id is the frame id */
 
 	struct kmap pcache;	/* (comm, pid, tid) -> name id */
@@ -462,6 +464,15 @@ int fold__event_seen(struct fold *f, const char *event)
 	unsigned int i;
 	int id;
 
+	/*
+	 * Callers pass interned names: a run of samples of one event costs
+	 * one pointer compare, not a scan of the names seen.
+	 */
+	if (event == f->last_seen)
+		return 0;
+	f->last_seen = event;
+	if (f->filter && fold__event_match(event, f->filter))
+		f->filter_hit = true;
 	for (i = 0; i < f->nr_seen; i++)
 		if (!strcmp(f->seen[i], event))
 			return 0;
@@ -472,6 +483,11 @@ int fold__event_seen(struct fold *f, const char *event)
 		return id;
 	f->seen[f->nr_seen++] = strpool__str(f->events, id);
 	return 0;
+}
+
+bool fold__filter_hit(const struct fold *f)
+{
+	return f->filter_hit;
 }
 
 unsigned int fold__events_seen(const struct fold *f, const char **names,

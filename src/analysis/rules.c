@@ -108,11 +108,16 @@ bool rs_category_is_flush(enum rs_category c)
 	}
 }
 
-/* Only these subsystems own a flush callback a core flush can run for. */
-static bool caller_category_ok(enum rs_category c)
+bool rs_category_is_subsys(enum rs_category c)
 {
 	return c == RS_CAT_MEMORY || c == RS_CAT_IO || c == RS_CAT_BASE ||
 	       c == RS_CAT_BPF;
+}
+
+/* Only these subsystems own a flush callback a core flush can run for. */
+static bool caller_category_ok(enum rs_category c)
+{
+	return rs_category_is_subsys(c);
 }
 
 struct builtin {

@@ -685,12 +685,6 @@ static void hist_sum_cpus(struct bpf_spans_hist *h,
 	}
 }
 
-static bool is_subsys(enum rs_category c)
-{
-	return c == RS_CAT_MEMORY || c == RS_CAT_IO || c == RS_CAT_BASE ||
-	       c == RS_CAT_BPF;
-}
-
 /*
  * Name the subsystem of a stack: the classifier's category (the
  * callback's, or for a core flush its caller's); a stack with no `in`
@@ -706,8 +700,7 @@ static void classify(struct bpf_spans *s, struct rs_stack *st)
 	if (!st->nr || classifier__classify(s->cls, st->frames, st->nr,
 					    &out))
 		return;
-	st->subsys = is_subsys(out.category) || out.named == RS_CAT_OTHER ?
-		     out.category : out.named;
+	st->subsys = rs_stack_class__lock_subsys(&out);
 	st->trigger = out.trigger;
 }
 
@@ -884,7 +877,7 @@ int bpf_spans__read(struct bpf_spans *s, char *errbuf, size_t errlen)
 		hist_merge(&s->merged[row->kind][row->subsys + 1], &row->hist);
 		hist_merge(&s->any[row->kind], &row->hist);
 		if (row->kind == BPF_SPANS_HOLD &&
-		    (row->subsys < 0 || !is_subsys(row->subsys)))
+		    (row->subsys < 0 || !rs_category_is_subsys(row->subsys)))
 			s->counts.unresolved += row->hist.count;
 	}
 out:
