@@ -82,17 +82,23 @@ const char *bpf_spans_kind_name(enum bpf_spans_kind k)
 uint64_t bpf_spans_hist__percentile(const struct bpf_spans_hist *h,
 				    double q, uint64_t *low, uint64_t *high)
 {
-	uint64_t rank, seen = 0, lo = 0, hi = 0;
+	uint64_t rank, seen = 0, lo = 0, hi = 0, n = 0;
 	double r;
 	int i;
 
-	if (h && h->count) {
-		if (q <= 0)
+	/*
+	 * The slots' sum, not count: read while attached, a span may be
+	 * counted and not yet in its slot.
+	 */
+	for (i = 0; h && i < BPF_SPANS_SLOTS; i++)
+		n += h->slots[i];
+	if (n) {
+		if (!(q > 0))	/* NaN too */
 			rank = 1;
 		else if (q >= 100)
-			rank = h->count;
+			rank = n;
 		else {
-			r = q * (double)h->count / 100.0;
+			r = q * (double)n / 100.0;
 			rank = (uint64_t)r;
 			/* Nearest rank: ceil, as hist__percentile() does. */
 			if ((double)rank < r - r * 1e-12)
@@ -565,11 +571,15 @@ static int do_open(struct bpf_spans *s, char *errbuf, size_t errlen)
 	sk->rodata->filter_tgid = s->o.nr_tgids > 0;
 	sk->rodata->filter_cgroup = s->o.nr_cgroup_ids > 0;
 	sk->rodata->want_stacks = !s->o.no_stacks;
-	if (mforce >= 0 && mneeds >= 0) {
+	if (mforce >= 0 && mneeds >= 0 && sk->rodata->flush_spans) {
 		sk->rodata->off_m_force = (__u32)mforce;
 		sk->rodata->off_m_needs = (__u32)mneeds;
 	} else {
-		/* Before v6.13 (or another layout): no memcg spans. */
+		/*
+		 * Before v6.13 (or another layout): no memcg spans; nor on
+		 * v6.13-v6.14, where the flush end that closes one is not
+		 * seen and its open entry would pair with a later flush.
+		 */
 		bpf_program__set_autoload(sk->progs.rs_memcg_flush, false);
 	}
 	if (s->o.nr_tgids > 256)

@@ -103,6 +103,11 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	child = fork();
+	if (child < 0) {
+		perror("bpf-spans-run: fork");
+		bpf_spans__delete(s);
+		return 1;
+	}
 	if (child == 0) {
 		execvp(argv[optind], argv + optind);
 		_exit(127);
