@@ -37,8 +37,11 @@ BPF_CLANG ?= clang
 BPFTOOL ?= $(firstword $(wildcard /usr/sbin/bpftool /usr/bin/bpftool) \
 	$(shell command -v bpftool 2>/dev/null))
 ifndef NO_BPF
+# bpftool must run, not only exist (Ubuntu's is a wrapper that fails
+# without linux-tools for the running kernel).
 HAVE_BPF := $(shell command -v $(BPF_CLANG) >/dev/null 2>&1 && \
-	test -n "$(BPFTOOL)" && pkg-config --exists libbpf && echo 1)
+	test -n "$(BPFTOOL)" && $(BPFTOOL) version >/dev/null 2>&1 && \
+	pkg-config --exists libbpf && echo 1)
 endif
 BPF_SKEL := build/bpf/rstat-spans.skel.h
 ifeq ($(HAVE_BPF),1)
@@ -109,7 +112,8 @@ build/bpf/rstat-spans.bpf.o: src/bpf/rstat-spans.bpf.c src/bpf/rstat-spans.h
 	@mkdir -p $(dir $@)
 	@echo "  CLANG   $<"
 	$(Q)$(BPF_CLANG) -g -O2 -Wall -target bpf \
-		-I/usr/include/$(shell $(CC) -dumpmachine) -Isrc/bpf \
+		-I/usr/include/$(shell $(BPF_CLANG) -print-multiarch) \
+		-Isrc/bpf \
 		$(shell pkg-config --cflags libbpf) -c -o $@ $<
 
 $(BPF_SKEL): build/bpf/rstat-spans.bpf.o
