@@ -22,10 +22,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "analysis.h"
-#include "perf-data.h"
-#include "rules.h"
-#include "symbols.h"
+#include "fuzz-analysis.h"
 
 #define MAX_INPUT	(256 * 1024)
 #define MAX_NAMES	64
@@ -73,12 +70,6 @@ static int pipe_of(const uint8_t *a, size_t alen, const uint8_t *b,
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	static const struct analysis_span span = {
-		"cgroup:cgroup_rstat_locked", "cgroup_rstat_unlock",
-	};
-	struct analysis_opts opts = { .spans = &span, .nr_spans = 1 };
-	/* Read-only once built: one table for every input. */
-	static struct rules *r;
 	struct consumer c = { 0 };
 	struct machine *m = NULL;
 	struct perf_data *pd = NULL;
@@ -105,16 +96,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	} else if (perf_data__open_mem(&pd, in, len)) {
 		goto out;
 	}
-	if (!r)
-		r = rules__new();
-	m = machine__new();
-	if (!r || !m)
-		goto out;
-	opts.rules = r;
-	opts.os_release = perf_data__header(pd)->os_release;
-	c.an = analysis__new(&opts, m);
-	if (c.an && !perf_data__process(pd, consume, &c))
-		analysis__finish(c.an);
+	c.an = fuzz_analysis_new(pd, &m);
+	fuzz_analysis_run(pd, c.an, consume, &c);
 	/* every name a sample carried is still readable */
 	for (i = 0; i < c.nr_names; i++)
 		sink += strlen(c.names[i]);

@@ -19,10 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "analysis.h"
-#include "perf-data.h"
-#include "rules.h"
-#include "symbols.h"
+#include "fuzz-analysis.h"
 #include "util.h"
 
 #define MAX_INPUT	(64 * 1024)
@@ -185,18 +182,8 @@ static int build(struct bytebuf *b, const uint8_t *data, size_t size)
 	return b->oom ? -1 : 0;
 }
 
-static int analyse(void *ctx, const struct rs_event *ev)
-{
-	return analysis__event(ctx, ev);
-}
-
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	static const struct analysis_span span = {
-		"cgroup:cgroup_rstat_locked", "cgroup:cgroup_rstat_unlock",
-	};
-	struct analysis_opts opts = { .spans = &span, .nr_spans = 1 };
-	static struct rules *r;
 	struct analysis *an = NULL;
 	struct machine *m = NULL;
 	struct perf_data *pd = NULL;
@@ -207,15 +194,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (build(&b, data, size) ||
 	    perf_data__open_mem(&pd, b.p, b.len))
 		goto out;
-	if (!r)
-		r = rules__new();
-	m = machine__new();
-	if (!r || !m)
-		goto out;
-	opts.rules = r;
-	an = analysis__new(&opts, m);
-	if (an && !perf_data__process(pd, analyse, an))
-		analysis__finish(an);
+	an = fuzz_analysis_new(pd, &m);
+	fuzz_analysis_run(pd, an, fuzz_analyse, an);
 out:
 	analysis__delete(an);
 	machine__delete(m);
