@@ -366,6 +366,8 @@ static int load_input(struct input *in)
 		return 0;
 	}
 	in->kind = IN_BENCH;
+	/* The results' own reader parses the text again: the tree can go. */
+	jv__free(&ji.doc);
 	ret = bench_results__read_mem(&in->res, ji.buf, ji.len, in->path, err,
 				      sizeof(err));
 	json_input__release(&ji);

@@ -90,6 +90,9 @@ static int read_all(struct json_input *in, char *err, size_t errlen)
 		if (!n)
 			break;
 		got += n;
+		/* A recording is told by its magic: not read on (it may be GBs). */
+		if (got >= 8 && got - n < 8 && perf_data__sniff(in->buf, got))
+			break;
 	}
 	close(fd);
 	if (!in->buf) {
