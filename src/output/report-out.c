@@ -295,45 +295,80 @@ static void cgroup_name(FILE *out, const struct report_out *ro,
  * record adds to every hold. A median within 3x of that bound is mostly
  * the recorder's; in-kernel timing (BPF) is then the figure to trust.
  */
+struct hold_cost {
+	uint64_t bound_ns;		/* UINT64_MAX: no hold */
+	const char *dominated[8];	/* subsystems, in table order */
+	unsigned int nr_dominated;
+};
+
+static void hold_cost(struct spans *sp, struct hold_cost *hc)
+{
+	unsigned int k;
+
+	hc->bound_ns = UINT64_MAX;
+	hc->nr_dominated = 0;
+	for (k = 0; k < sizeof(subsys_order) / sizeof(*subsys_order); k++) {
+		struct hist *h = spans__hold_hist(sp, subsys_order[k]);
+
+		if (h && hist__count(h) && hist__min(h) < hc->bound_ns)
+			hc->bound_ns = hist__min(h);
+	}
+	for (k = 0; hc->bound_ns != UINT64_MAX &&
+	     k < sizeof(subsys_order) / sizeof(*subsys_order); k++) {
+		struct hist *h = spans__hold_hist(sp, subsys_order[k]);
+
+		if (h && hist__count(h) &&
+		    hist__percentile(h, 50) < 3 * hc->bound_ns &&
+		    hc->nr_dominated < sizeof(hc->dominated) /
+				       sizeof(*hc->dominated))
+			hc->dominated[hc->nr_dominated++] =
+				subsys_name(subsys_order[k]);
+	}
+}
+
 static void text_hold_cost(FILE *out, const struct report_out *ro,
 			   struct spans *sp)
 {
-	uint64_t bound = UINT64_MAX, p50;
-	const char *dominated[8];
-	unsigned int k, n = 0, i;
+	struct hold_cost hc;
 	char a[32], b[32];
+	unsigned int i;
 
-	for (k = 0; k < sizeof(subsys_order) / sizeof(*subsys_order); k++) {
-		struct hist *h = spans__hold_hist(sp, subsys_order[k]);
-
-		if (h && hist__count(h) && hist__min(h) < bound)
-			bound = hist__min(h);
-	}
-	if (bound == UINT64_MAX)
+	hold_cost(sp, &hc);
+	if (hc.bound_ns == UINT64_MAX)
 		return;
-	fmt_time(a, sizeof(a), bound, ro);
+	fmt_time(a, sizeof(a), hc.bound_ns, ro);
 	fprintf(out, "recording cost: at most %s %s a hold (the shortest one: a locked and an\nunlock record back to back)",
 		a, unit_short(ro));
-	for (k = 0; k < sizeof(subsys_order) / sizeof(*subsys_order); k++) {
-		struct hist *h = spans__hold_hist(sp, subsys_order[k]);
-
-		if (!h || !hist__count(h))
-			continue;
-		p50 = hist__percentile(h, 50);
-		if (p50 < 3 * bound &&
-		    n < sizeof(dominated) / sizeof(*dominated))
-			dominated[n++] = subsys_name(subsys_order[k]);
-	}
-	if (!n) {
+	if (!hc.nr_dominated) {
 		fputs("\n", out);
 		return;
 	}
 	fputs(";\np50 within 3x of it, dominated by the recorder:", out);
-	for (i = 0; i < n; i++)
-		fprintf(out, "%s %s", i ? "," : "", dominated[i]);
-	fmt_time(b, sizeof(b), 3 * bound, ro);
+	for (i = 0; i < hc.nr_dominated; i++)
+		fprintf(out, "%s %s", i ? "," : "", hc.dominated[i]);
+	fmt_time(b, sizeof(b), 3 * hc.bound_ns, ro);
 	fprintf(out, " (< %s %s);\ntime holds in the kernel (BPF) for their own length\n",
 		b, unit_short(ro));
+}
+
+/* The same as JSON: "hold_cost": {"bound_ns", "dominated": [...]}. */
+static void json_hold_cost(struct json_writer *jw, struct spans *sp)
+{
+	struct hold_cost hc;
+	unsigned int i;
+
+	hold_cost(sp, &hc);
+	if (hc.bound_ns == UINT64_MAX) {
+		json__string(jw, "hold_cost", NULL);
+		return;
+	}
+	json__object_begin(jw, "hold_cost");
+	json__u64(jw, "bound_ns", hc.bound_ns);
+	json__array_begin(jw, "dominated");
+	for (i = 0; i < hc.nr_dominated; i++)
+		json__string(jw, NULL, hc.dominated[i]);
+	json__array_end(jw);
+	json__object_end(jw);
 }
 
 static void text_locks(FILE *out, const struct report_out *ro)
@@ -750,6 +785,7 @@ static void json_spans(struct json_writer *jw, const struct report_out *ro)
 	size_t nr, i;
 	int u, n;
 
+	json_hold_cost(jw, sp);
 	json__array_begin(jw, "spans");
 	for (k = 0; k < sizeof(subsys_order) / sizeof(*subsys_order); k++) {
 		int s = subsys_order[k];

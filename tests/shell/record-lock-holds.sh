@@ -72,6 +72,19 @@ assert [k for k in got if k in clear] == [k for k in want if k in clear], \
     (got, want, p50, bound)
 print("recording cost <= %.1f us; dominated: %s" % (bound, got))
 PY
+# The JSON twin says the same.
+"$RS_BIN" report -i "$TMP/r.data" --json >"$TMP/rep.json" 2>"$TMP/err" ||
+	fail "report --json: $(cat "$TMP/err")"
+python3 - "$TMP/rep.json" "$TMP/rep" <<'PY' || fail "hold_cost in JSON differs from the text"
+import json, re, sys
+d = json.load(open(sys.argv[1]))["hold_cost"]
+text = open(sys.argv[2]).read()
+bound = float(re.search(r"at most ([\d.]+) us a hold", text).group(1))
+assert abs(d["bound_ns"] / 1000 - bound) < 0.051, (d, bound)
+dom = re.search(r"dominated by the recorder: ([a-z, ]+) \(", text)
+want = [x.strip() for x in dom.group(1).split(",")] if dom else []
+assert d["dominated"] == want, (d, want)
+PY
 grep -q '^base ' "$TMP/holds" || fail "no base holds: $(cat "$TMP/holds")"
 grep -q '^unknown ' "$TMP/holds" &&
 	fail "holds without a subsystem: $(cat "$TMP/holds")"
