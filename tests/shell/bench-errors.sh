@@ -63,6 +63,14 @@ if command -v script >/dev/null 2>&1; then
 	grep -q "bench stat-read: repetition 2 of 2" tty.out ||
 		fail "no progress on a terminal: $(head -c 500 tty.out)"
 fi
+# The kept trees are the test's to remove, on every exit path.
+remove_kept() {
+	sed -n "s/.*--keep: the run's cgroups stay in \([^:]*\):.*/\1/p" \
+		"$TMP/keep.err" 2>/dev/null | while read -r d; do
+		find "$d" -depth -type d -exec rmdir {} + 2>/dev/null
+	done
+}
+trap 'remove_kept; rm -rf "$TMP"' EXIT
 "$RS_BIN" bench stat-read --children 1 --reads 10 --files cpu.stat \
 	--updater cpu --keep >/dev/null 2>keep.err || fail "--keep: $(cat keep.err)"
 kept=$(sed -n "s/.*--keep: the run's cgroups stay in \([^:]*\):.*/\1/p" keep.err | head -1)
@@ -72,10 +80,7 @@ kept=$(sed -n "s/.*--keep: the run's cgroups stay in \([^:]*\):.*/\1/p" keep.err
 [ -d "$kept" ] || fail "the next run removed the kept tree $kept"
 grep -q "$kept: no owner stamp" next.err ||
 	fail "the next run did not name the kept tree: $(cat next.err)"
-sed -n "s/.*--keep: the run's cgroups stay in \([^:]*\):.*/\1/p" keep.err |
-	while read -r d; do
-		find "$d" -depth -type d -exec rmdir {} + 2>/dev/null
-	done
+remove_kept
 
 # The main job stays the main job (recorded, reported) under options.
 "$RS_BIN" bench --children 2 --reads 50 --files cpu.stat -o main \
