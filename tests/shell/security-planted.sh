@@ -102,13 +102,19 @@ PY
 mapfile -t planted <"$TMP/planted.list"
 # Names another run or test holds already are skipped; most must be there.
 [ ${#planted[@]} -ge 500 ] || fail "planted only ${#planted[@]} entries"
-for p in "${planted[@]}"; do
-	if [ -L "$p" ]; then
-		echo "L $p $(readlink "$p")"
-	else
-		echo "D $p $(stat -c %U "$p") $(cat "$p/data")"
-	fi
-done | sort >"$TMP/planted.before"
+# Each planted entry as it stands: a link and its target, or a directory,
+# its owner and its file's text.
+planted_state() {
+	local p
+	for p in "${planted[@]}"; do
+		if [ -L "$p" ]; then
+			echo "L $p $(readlink "$p")"
+		else
+			echo "D $p $(stat -c %U "$p" 2>/dev/null) $(cat "$p/data" 2>/dev/null)"
+		fi
+	done | sort
+}
+planted_state >"$TMP/planted.before"
 
 # cgroups: a v2 subtree delegated to nobody (as systemd delegates
 # user@UID.service), given to bench as --root; nobody plants run parents
@@ -170,13 +176,7 @@ cd - >/dev/null
 snapshot "$victim" >"$TMP/victim.after"
 cmp -s "$TMP/victim.before" "$TMP/victim.after" ||
 	fail "the victim changed: $(diff "$TMP/victim.before" "$TMP/victim.after" | head)"
-for p in "${planted[@]}"; do
-	if [ -L "$p" ]; then
-		echo "L $p $(readlink "$p")"
-	else
-		echo "D $p $(stat -c %U "$p" 2>/dev/null) $(cat "$p/data" 2>/dev/null)"
-	fi
-done | sort >"$TMP/planted.after"
+planted_state >"$TMP/planted.after"
 cmp -s "$TMP/planted.before" "$TMP/planted.after" ||
 	fail "a planted entry changed: $(diff "$TMP/planted.before" "$TMP/planted.after" | head)"
 
