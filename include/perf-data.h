@@ -87,6 +87,12 @@ struct tep_handle *perf_data__tep(const struct perf_data *pd);
 int perf_data__kallsyms(const struct perf_data *pd, const char **text,
 			size_t *len);
 /*
+ * The spans `rstat-analyze record` timed in the kernel, as it stored them
+ * (its own feature section; kernel-spans.h reads the text): 0 and *text
+ * (NUL-terminated, valid until perf_data__delete()), or -ENOENT.
+ */
+int perf_data__rstat_spans(const struct perf_data *pd, const char **text);
+/*
  * Tracepoint formats of the tracing data not used as they are (a print
  * fmt libtraceevent would crash on, or that names a field its format
  * lacks): how many, and the first few as "system:name: why". Their

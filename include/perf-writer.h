@@ -95,6 +95,12 @@ int perf_writer__set_sample_time(struct perf_writer *w, uint64_t first,
 int perf_writer__set_tracing(struct perf_writer *w,
 			     const char *const *tracepoints, size_t n,
 			     bool kallsyms);
+/*
+ * rstat-analyze's own feature section (bit 255, which perf skips): the
+ * spans timed in the kernel during the recording, as kernel_spans__
+ * format() writes them (kernel-spans.h). NULL removes it. Copied.
+ */
+int perf_writer__set_rstat_spans(struct perf_writer *w, const char *text);
 /* A BUILD_ID entry (size <= 20), e.g. pid -1, PERF_RECORD_MISC_KERNEL. */
 int perf_writer__add_build_id(struct perf_writer *w, int32_t pid,
 			      uint16_t misc, const uint8_t *id, size_t size,

@@ -14,6 +14,7 @@
 struct analysis;
 struct cgroup_paths;
 struct json_writer;
+struct kernel_spans;
 struct perf_data;
 
 struct report_out {
@@ -25,6 +26,8 @@ struct report_out {
 	bool hist;			/* text/CSV: add the histograms */
 	/* cgroup ids to paths on this machine; NULL: ids only */
 	struct cgroup_paths *cgroups;
+	/* spans the recording timed in the kernel (BPF); NULL: none */
+	const struct kernel_spans *kspans;
 };
 
 /* 0, or -errno of a failed write. */

@@ -28,8 +28,10 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "bpf-spans.h"
 #include "cmds.h"
 #include "evlist.h"
+#include "kernel-spans.h"
 #include "outfile.h"
 #include "perf-writer.h"
 #include "probe.h"
@@ -39,6 +41,13 @@
 #define MAX_EVENT_ARGS 64
 /* How often the rings are drained when no wakeup comes, in ms. */
 #define POLL_MS 100
+
+/* How lock holds, waits and flushes are timed. */
+enum record_spans {
+	SPANS_AUTO,	/* in the kernel where BPF works, else perf */
+	SPANS_BPF,	/* in the kernel (BPF), or fail */
+	SPANS_PERF,	/* from perf's tracepoint records */
+};
 
 enum record_target {
 	TARGET_ALL,
@@ -64,6 +73,7 @@ struct record_params {
 	const char *vmlinux;
 	unsigned int mmap_pages;
 	bool quiet;
+	enum record_spans spans;
 	const char *events[MAX_EVENT_ARGS];
 	unsigned int nr_events;
 	const char *probes[MAX_EVENT_ARGS];
@@ -80,6 +90,8 @@ struct record_notes {
 	bool no_cycles;		/* sampling cpu-clock instead */
 	bool no_tracepoints;	/* this kernel has none */
 	bool tracefs_denied;	/* tracefs not readable by this user */
+	/* --spans auto could not time in the kernel: why (BPF's reason) */
+	char no_bpf[256];
 };
 
 /* Strings an attr points to (probe paths, symbols) until the events open. */
@@ -99,7 +111,8 @@ static const char record_usage_text[] =
 	"usage: rstat-analyze record [-o FILE] [-a | -p PID | --cgroup PATH]\n"
 	"                            [-F HZ] [-e EVENT]... [--probe SPEC]...\n"
 	"                            [--uprobe BINARY:SPEC]... [-d SECONDS]\n"
-	"                            [--vmlinux FILE] [-m PAGES] [-q]\n"
+	"                            [--vmlinux FILE] [-m PAGES]\n"
+	"                            [--spans auto|bpf|perf] [-q]\n"
 	"                            [-- CMD ARGS...]\n";
 
 static void record_usage(FILE *out)
@@ -133,6 +146,12 @@ static void record_help(void)
 	      "  -d, --duration SECS   stop after SECS seconds\n"
 	      "      --vmlinux FILE    kernel image with debuginfo for --probe\n"
 	      "  -m, --mmap-pages N    ring buffer data pages per CPU (power of 2)\n"
+	      "      --spans MODE      how lock holds, waits and flushes are timed:\n"
+	      "                        bpf: in the kernel (no record inside a\n"
+	      "                        hold); perf: from tracepoint records (per\n"
+	      "                        cgroup and CPU, but each hold includes the\n"
+	      "                        recorder's cost); auto (default): bpf where\n"
+	      "                        it loads, else perf\n"
 	      "  -q, --quiet           no progress line, notes or summary\n"
 	      "  -h, --help            this text\n"
 	      "\n"
@@ -147,6 +166,7 @@ enum {
 	OPT_PROBE,
 	OPT_UPROBE,
 	OPT_VMLINUX,
+	OPT_SPANS,
 };
 
 static const struct option record_options[] = {
@@ -161,6 +181,7 @@ static const struct option record_options[] = {
 	{ "duration", required_argument, NULL, 'd' },
 	{ "vmlinux", required_argument, NULL, OPT_VMLINUX },
 	{ "mmap-pages", required_argument, NULL, 'm' },
+	{ "spans", required_argument, NULL, OPT_SPANS },
 	{ "quiet", no_argument, NULL, 'q' },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
@@ -280,6 +301,19 @@ static int record_parse_args(int argc, char **argv, struct record_params *p)
 				return RS_EXIT_USAGE;
 			}
 			p->mmap_pages = v;
+			break;
+		case OPT_SPANS:
+			if (!strcmp(optarg, "auto"))
+				p->spans = SPANS_AUTO;
+			else if (!strcmp(optarg, "bpf"))
+				p->spans = SPANS_BPF;
+			else if (!strcmp(optarg, "perf"))
+				p->spans = SPANS_PERF;
+			else {
+				rs_error("record: --spans '%s': give auto, bpf or perf",
+					 optarg);
+				return RS_EXIT_USAGE;
+			}
 			break;
 		case 'q':
 			p->quiet = true;
@@ -476,8 +510,21 @@ static bool name_listed(char **names, size_t n, const char *name)
  * Every rstat tracepoint this kernel has, then the -e tracepoints; their
  * names go to *tps for the TRACING_DATA feature.
  */
+/*
+ * The tracepoints that open and close a lock hold or wait. When BPF times
+ * the spans in the kernel, perf does not record them: perf's record of
+ * either end would run inside the hold being timed.
+ */
+static bool is_lock_tracepoint(const char *name)
+{
+	return !strcmp(name, "cgroup:cgroup_rstat_locked") ||
+	       !strcmp(name, "cgroup:cgroup_rstat_unlock") ||
+	       !strcmp(name, "cgroup:cgroup_rstat_lock_contended") ||
+	       !strncmp(name, "cgroup:cgroup_rstat_cpu_", 24);
+}
+
 static int add_tracepoints(struct evlist *el, const struct record_params *p,
-			   char ***tps, size_t *nr_tps,
+			   bool bpf_spans, char ***tps, size_t *nr_tps,
 			   struct record_notes *notes)
 {
 	static const char *const globs[] = {
@@ -509,6 +556,8 @@ static int add_tracepoints(struct evlist *el, const struct record_params *p,
 			break;
 		}
 		for (i = 0; !err && i < n && total < 64; i++) {
+			if (bpf_spans && is_lock_tracepoint(names[i]))
+				continue;
 			all[total] = strdup(names[i]);
 			if (!all[total])
 				goto nomem;
@@ -1133,6 +1182,97 @@ write_error:
 	return ctx.err ? ctx.err : -EIO;
 }
 
+/*
+ * Load the BPF programs that time lock holds, waits and flushes in the
+ * kernel. 0 with *bsp set; 0 with *bsp NULL when --spans auto falls back
+ * to perf (why in notes->no_bpf); -1 when --spans bpf cannot be had.
+ */
+static int open_bpf_spans(const struct record_params *p,
+			  struct bpf_spans **bsp, struct record_notes *notes)
+{
+	struct bpf_spans_opts o = { .nr_tgids = 0 };
+	struct bpf_spans *bs;
+	char errbuf[256] = "";
+	pid_t pid = p->pid;
+	int err;
+
+	*bsp = NULL;
+	if (p->spans == SPANS_PERF)
+		return 0;
+	/*
+	 * Not root: BPF would be refused after tracefs was probed (whose
+	 * library leaks on every refusal), so say it up front.
+	 */
+	if (geteuid()) {
+		if (p->spans == SPANS_BPF) {
+			rs_error("record: --spans bpf: loading BPF programs needs root; use --spans perf");
+			return -1;
+		}
+		snprintf(notes->no_bpf, sizeof(notes->no_bpf),
+			 "loading BPF programs needs root");
+		return 0;
+	}
+	if (p->target == TARGET_PID) {
+		o.tgids = &pid;
+		o.nr_tgids = 1;
+	}
+	bs = bpf_spans__new(&o);
+	if (!bs) {
+		rs_error("record: out of memory");
+		return -1;
+	}
+	err = bpf_spans__open(bs, errbuf, sizeof(errbuf));
+	if (err) {
+		bpf_spans__delete(bs);
+		if (p->spans == SPANS_BPF) {
+			rs_error("record: --spans bpf: %s; use --spans perf (holds then include the recorder's cost)",
+				 errbuf);
+			return -1;
+		}
+		snprintf(notes->no_bpf, sizeof(notes->no_bpf), "%s", errbuf);
+		return 0;
+	}
+	*bsp = bs;
+	return 0;
+}
+
+/* Whose spans the BPF programs time, as the report says it. */
+static const char *bpf_scope(const struct record_params *p, char *buf,
+			     size_t len)
+{
+	if (p->target == TARGET_PID) {
+		snprintf(buf, len, "process %d", (int)p->pid);
+		return buf;
+	}
+	return "every task";
+}
+
+/* The spans BPF timed, into the recording's own feature section. */
+static int store_bpf_spans(const struct record_params *p,
+			   struct bpf_spans *bs, struct perf_writer *w)
+{
+	struct kernel_spans *ks;
+	char errbuf[256] = "", scope[64];
+	char *text = NULL;
+	int err;
+
+	err = bpf_spans__read(bs, errbuf, sizeof(errbuf));
+	if (err) {
+		rs_error("record: reading the spans timed in the kernel: %s",
+			 *errbuf ? errbuf : strerror(-err));
+		return err;
+	}
+	ks = kernel_spans__from_bpf(bs, bpf_scope(p, scope, sizeof(scope)));
+	err = ks ? kernel_spans__format(ks, &text) : -ENOMEM;
+	if (!err)
+		err = perf_writer__set_rstat_spans(w, text);
+	free(text);
+	kernel_spans__delete(ks);
+	if (err)
+		rs_error("record: out of memory");
+	return err;
+}
+
 static void say_notes(const struct record_notes *n)
 {
 	if (n->no_cycles)
@@ -1141,6 +1281,9 @@ static void say_notes(const struct record_notes *n)
 		rs_note("tracefs is not readable by this user: recording samples only, without the rstat tracepoints (run as root to record them)");
 	if (n->no_tracepoints)
 		rs_note("this kernel has no rstat tracepoints (cgroup:cgroup_rstat_* came in v6.10): recording samples only");
+	else if (*n->no_bpf && !n->tracefs_denied)
+		rs_note("lock holds will be timed from perf's tracepoint records and include the recorder's cost (BPF: %s)",
+			n->no_bpf);
 }
 
 /*
@@ -1174,6 +1317,7 @@ static int record_run(const struct record_params *p, int argc, char **argv)
 	struct child child = { .pid = 0, .go_fd = -1, .err_fd = -1 };
 	struct evlist_target target = { .cgroup_fd = -1 };
 	struct perf_writer *w = NULL;
+	struct bpf_spans *bs = NULL;
 	struct evlist_stats st;
 	struct evlist *el;
 	char **tps = NULL;
@@ -1197,8 +1341,9 @@ static int record_run(const struct record_params *p, int argc, char **argv)
 		rs_error("record: out of memory");
 		return RS_EXIT_FAIL;
 	}
-	if (add_sampling_events(el, p, &notes) ||
-	    add_tracepoints(el, p, &tps, &nr_tps, &notes))
+	if (open_bpf_spans(p, &bs, &notes) ||
+	    add_sampling_events(el, p, &notes) ||
+	    add_tracepoints(el, p, bs != NULL, &tps, &nr_tps, &notes))
 		goto out;
 	for (k = 0; k < p->nr_probes; k++)
 		if (add_kernel_probe(el, p, p->probes[k], &rs))
@@ -1290,6 +1435,16 @@ static int record_run(const struct record_params *p, int argc, char **argv)
 	if (err)
 		goto write_error;
 
+	if (bs) {
+		char errbuf[256] = "";
+
+		err = bpf_spans__attach(bs, errbuf, sizeof(errbuf));
+		if (err) {
+			rs_error("record: timing spans in the kernel: %s; use --spans perf",
+				 errbuf);
+			goto out;
+		}
+	}
 	/* A command alone enables the events at its exec. */
 	if (p->target != TARGET_CMD) {
 		err = evlist__enable(el);
@@ -1302,6 +1457,8 @@ static int record_run(const struct record_params *p, int argc, char **argv)
 	if (p->cmd && child_go(&child, p->cmd))
 		goto out;
 	if (record_loop(p, el, w, &child))
+		goto out;
+	if (bs && store_bpf_spans(p, bs, w))
 		goto out;
 	err = perf_writer__finish(w);
 	if (err)
@@ -1323,6 +1480,7 @@ write_error:
 		 perf_writer__strerror(w) : strerror(-err));
 out:
 	child_stop(&child);
+	bpf_spans__delete(bs);
 	evlist__delete(el);
 	if (target.cgroup_fd >= 0 && p->target == TARGET_CGROUP)
 		close(target.cgroup_fd);

@@ -23,6 +23,7 @@
 #include "cmds.h"
 #include "fold.h"
 #include "json.h"
+#include "kernel-spans.h"
 #include "perf-data.h"
 #include "perf-script.h"
 #include "report-out.h"
@@ -945,15 +946,32 @@ static int print_analysis(const struct report_params *p, struct perf_data *pd,
 		.input = p->input, .pd = pd, .an = an,
 		.divisor = p->divisor, .unit = p->unit, .hist = p->hist,
 	};
+	struct kernel_spans *ks = NULL;
+	char errbuf[256] = "";
+	const char *text;
 	int ret;
 
+	/* After the data: a pipe carries its features among the records. */
+	if (!perf_data__rstat_spans(pd, &text)) {
+		ret = kernel_spans__parse(&ks, text, strlen(text), errbuf,
+					  sizeof(errbuf));
+		if (ret == -ENOMEM)
+			return ret;
+		if (ret)
+			rs_note("%s: %s; left out of the report", p->input,
+				errbuf);
+	}
+	ro.kspans = ks;
 	if (recorded_here(pd)) {
 		ro.cgroups = cgroup_paths__new();
-		if (!ro.cgroups)
+		if (!ro.cgroups) {
+			kernel_spans__delete(ks);
 			return -ENOMEM;
+		}
 	}
 	ret = print_report(p, &ro);
 	cgroup_paths__delete(ro.cgroups);
+	kernel_spans__delete(ks);
 	return ret;
 }
 

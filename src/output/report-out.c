@@ -13,6 +13,7 @@
 #include "attrib.h"
 #include "cgroup-path.h"
 #include "json.h"
+#include "kernel-spans.h"
 #include "perf-data.h"
 #include "report-out.h"
 #include "rules.h"
@@ -492,6 +493,224 @@ static void text_locks(FILE *out, const struct report_out *ro)
 	}
 }
 
+/* --- spans timed in the kernel ----------------------------------------- */
+
+/* The kinds in the order printed, with their row names. */
+static const struct {
+	enum bpf_spans_kind kind;
+	const char *name;
+} kspan_kinds[] = {
+	{ BPF_SPANS_HOLD, "hold" },
+	{ BPF_SPANS_WAIT, "wait" },
+	{ BPF_SPANS_FLUSH, "flush" },
+	{ BPF_SPANS_MEMCG, "memcg-flush" },
+};
+
+/* A count in ns as bpftrace prints bucket bounds: 512, 1K, 2M... */
+static void fmt_pow2(char *buf, size_t len, uint64_t v)
+{
+	static const char suffix[] = " KMGTPE";
+	unsigned int i = 0;
+
+	while (v >= 1024 && !(v & 1023) && i < sizeof(suffix) - 2) {
+		v >>= 10;
+		i++;
+	}
+	if (i)
+		snprintf(buf, len, "%" PRIu64 "%c", v, suffix[i]);
+	else
+		snprintf(buf, len, "%" PRIu64, v);
+}
+
+/* The bucket of a percentile as "[256, 512)" (ns) without the space. */
+static void fmt_bucket(char *buf, size_t len, const struct bpf_spans_hist *h,
+		       double q)
+{
+	uint64_t low, high;
+	char a[22], b[22];
+
+	bpf_spans_hist__percentile(h, q, &low, &high);
+	fmt_pow2(a, sizeof(a), low);
+	if (high == UINT64_MAX)
+		snprintf(b, sizeof(b), "inf");
+	else
+		fmt_pow2(b, sizeof(b), high + 1);
+	snprintf(buf, len, "[%s,%s)", a, b);
+}
+
+/*
+ * What timing costs in the kernel: the shortest hold bounds what the two
+ * programs add to each (the tail of locked's, the head of unlock's); a
+ * median bucket that starts below 3x of it is mostly that cost.
+ */
+static void kspans_hold_cost(const struct kernel_spans *ks,
+			     struct hold_cost *hc)
+{
+	const struct bpf_spans_hist *any =
+		kernel_spans__hist(ks, BPF_SPANS_HOLD, BPF_SPANS_ANY);
+	unsigned int k;
+	uint64_t low, high;
+
+	hc->bound_ns = any->count ? any->min : UINT64_MAX;
+	hc->nr_dominated = 0;
+	for (k = 0; any->count &&
+	     k < sizeof(subsys_order) / sizeof(*subsys_order); k++) {
+		const struct bpf_spans_hist *h = kernel_spans__hist(ks,
+			BPF_SPANS_HOLD, subsys_order[k]);
+
+		if (!h || !h->count)
+			continue;
+		bpf_spans_hist__percentile(h, 50, &low, &high);
+		if (low < 3 * hc->bound_ns &&
+		    hc->nr_dominated < sizeof(hc->dominated) /
+				       sizeof(*hc->dominated))
+			hc->dominated[hc->nr_dominated++] =
+				subsys_name(subsys_order[k]);
+	}
+}
+
+static void text_kspans(FILE *out, const struct report_out *ro)
+{
+	const struct kernel_spans *ks = ro->kspans;
+	struct bpf_spans_counts c;
+	struct hold_cost hc;
+	char name[48], v[5][48];
+	unsigned int i, k;
+
+	if (!ks)
+		return;
+	kernel_spans__counts(ks, &c);
+	fprintf(out, "\nSpans timed in the kernel (BPF, %s), %s;\np50..p99: the log2 bucket in ns, as bpftrace prints it\n",
+		kernel_spans__scope(ks), unit_short(ro));
+	fprintf(out, "%-18s %7s %8s %11s %11s %11s %8s\n", "span", "count",
+		"avg", "p50", "p90", "p99", "max");
+	for (i = 0; i < sizeof(kspan_kinds) / sizeof(*kspan_kinds); i++) {
+		for (k = 0; k < sizeof(subsys_order) / sizeof(*subsys_order);
+		     k++) {
+			const struct bpf_spans_hist *h = kernel_spans__hist(ks,
+				kspan_kinds[i].kind, subsys_order[k]);
+
+			if (!h || !h->count)
+				continue;
+			snprintf(name, sizeof(name), "%s %s",
+				 kspan_kinds[i].name,
+				 subsys_name(subsys_order[k]));
+			fmt_time_fit(v[0], sizeof(v[0]), h->sum / h->count,
+				     ro, 8);
+			fmt_bucket(v[1], sizeof(v[1]), h, 50);
+			fmt_bucket(v[2], sizeof(v[2]), h, 90);
+			fmt_bucket(v[3], sizeof(v[3]), h, 99);
+			fmt_time_fit(v[4], sizeof(v[4]), h->max, ro, 8);
+			fprintf(out, "%-18.18s %7" PRIu64 " %8s %11s %11s %11s %8s\n",
+				name, h->count, v[0], v[1], v[2], v[3], v[4]);
+		}
+	}
+	fprintf(out, "holds: %" PRIu64 " (unmatched: %" PRIu64 " locked, %"
+		PRIu64 " unlock); waits: %" PRIu64 "; flushes: %" PRIu64 "\n",
+		c.pairs, c.unmatched_start, c.unmatched_end, c.wait_pairs,
+		c.flushes);
+	if (c.hist_full || c.stack_errors)
+		fprintf(out, "lost: %" PRIu64 " spans (histogram map full), %"
+			PRIu64 " stacks (subsystem unknown)\n", c.hist_full,
+			c.stack_errors);
+	kspans_hold_cost(ks, &hc);
+	if (hc.bound_ns == UINT64_MAX)
+		return;
+	fmt_time(name, sizeof(name), hc.bound_ns, ro);
+	fprintf(out, "timing cost: no record is written inside a span; the shortest hold,\n%s %s, bounds what the two BPF programs add to each",
+		name, unit_short(ro));
+	if (!hc.nr_dominated) {
+		fputs("\n", out);
+		return;
+	}
+	fputs(";\np50 within 3x of it, dominated by the timing:", out);
+	for (i = 0; i < hc.nr_dominated; i++)
+		fprintf(out, "%s %s", i ? "," : "", hc.dominated[i]);
+	fputs("\n", out);
+}
+
+static void json_kspans(struct json_writer *jw, const struct report_out *ro)
+{
+	const struct kernel_spans *ks = ro->kspans;
+	struct bpf_spans_counts c;
+	struct hold_cost hc;
+	uint64_t low, high;
+	unsigned int i, k, q;
+	static const double qs[] = { 50, 90, 99 };
+	static const char *const qnames[] = { "p50", "p90", "p99" };
+
+	if (!ks) {
+		json__string(jw, "kernel_spans", NULL);
+		return;
+	}
+	kernel_spans__counts(ks, &c);
+	json__object_begin(jw, "kernel_spans");
+	json__string(jw, "method", "bpf");
+	json__string(jw, "scope", kernel_spans__scope(ks));
+	json__u64(jw, "holds", c.pairs);
+	json__u64(jw, "waits", c.wait_pairs);
+	json__u64(jw, "flushes", c.flushes);
+	json__u64(jw, "unmatched_locked", c.unmatched_start);
+	json__u64(jw, "unmatched_unlock", c.unmatched_end);
+	json__u64(jw, "lost_spans", c.hist_full);
+	kspans_hold_cost(ks, &hc);
+	if (hc.bound_ns == UINT64_MAX) {
+		json__string(jw, "hold_cost", NULL);
+	} else {
+		json__object_begin(jw, "hold_cost");
+		json__u64(jw, "bound_ns", hc.bound_ns);
+		json__array_begin(jw, "dominated");
+		for (i = 0; i < hc.nr_dominated; i++)
+			json__string(jw, NULL, hc.dominated[i]);
+		json__array_end(jw);
+		json__object_end(jw);
+	}
+	json__array_begin(jw, "spans");
+	for (i = 0; i < sizeof(kspan_kinds) / sizeof(*kspan_kinds); i++) {
+		for (k = 0; k < sizeof(subsys_order) / sizeof(*subsys_order);
+		     k++) {
+			const struct bpf_spans_hist *h = kernel_spans__hist(ks,
+				kspan_kinds[i].kind, subsys_order[k]);
+			int b;
+
+			if (!h || !h->count)
+				continue;
+			json__object_begin(jw, NULL);
+			json__string(jw, "name", kspan_kinds[i].name);
+			json__string(jw, "subsystem",
+				     subsys_name(subsys_order[k]));
+			json__u64(jw, "count", h->count);
+			json__u64(jw, "total_ns", h->sum);
+			json__u64(jw, "min_ns", h->min);
+			json__u64(jw, "max_ns", h->max);
+			/* percentiles are buckets: [low, high] ns */
+			for (q = 0; q < 3; q++) {
+				bpf_spans_hist__percentile(h, qs[q], &low,
+							   &high);
+				json__array_begin(jw, qnames[q]);
+				json__u64(jw, NULL, low);
+				json__u64(jw, NULL, high);
+				json__array_end(jw);
+			}
+			json__array_begin(jw, "hist");
+			for (b = 0; b < BPF_SPANS_SLOTS; b++) {
+				if (!h->slots[b])
+					continue;
+				json__object_begin(jw, NULL);
+				json__u64(jw, "low", b ? 1ULL << (b - 1) : 0);
+				json__u64(jw, "high", b ? b == 64 ? UINT64_MAX :
+					  (1ULL << b) - 1 : 0);
+				json__u64(jw, "count", h->slots[b]);
+				json__object_end(jw);
+			}
+			json__array_end(jw);
+			json__object_end(jw);
+		}
+	}
+	json__array_end(jw);
+	json__object_end(jw);
+}
+
 static void text_memcg(FILE *out, const struct report_out *ro)
 {
 	const struct spans_memcg *m = spans__memcg(analysis__spans(ro->an));
@@ -606,6 +825,7 @@ int report_out__text(FILE *out, const struct report_out *ro)
 	if (!attrib__nr_events(at))
 		fprintf(out, "\nno sampling event (cycles, cpu-clock...): no attribution\n");
 	text_locks(out, ro);
+	text_kspans(out, ro);
 	text_memcg(out, ro);
 	text_user_spans(out, ro);
 	text_counts(out, ro);
@@ -786,6 +1006,7 @@ static void json_spans(struct json_writer *jw, const struct report_out *ro)
 	int u, n;
 
 	json_hold_cost(jw, sp);
+	json_kspans(jw, ro);
 	json__array_begin(jw, "spans");
 	for (k = 0; k < sizeof(subsys_order) / sizeof(*subsys_order); k++) {
 		int s = subsys_order[k];

@@ -736,6 +736,14 @@ int perf_data__kallsyms(const struct perf_data *pd, const char **text,
 	return 0;
 }
 
+int perf_data__rstat_spans(const struct perf_data *pd, const char **text)
+{
+	if (!pd->rstat_spans)
+		return -ENOENT;
+	*text = pd->rstat_spans;
+	return 0;
+}
+
 int pd_tracing_data(struct perf_data *pd, const uint8_t *p, uint64_t size,
 		    uint64_t off)
 {
@@ -818,6 +826,9 @@ int pd_feature(struct perf_data *pd, unsigned int feat, const uint8_t *p,
 		}
 		break;
 	}
+	case PD_FEAT_RSTAT_SPANS:
+		err = set_str(&pd->rstat_spans, &c);
+		break;
 	default:
 		err = -ENOENT;
 		break;

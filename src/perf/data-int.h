@@ -56,6 +56,7 @@ enum {
 	PD_FEAT_CMDLINE = 11,
 	PD_FEAT_EVENT_DESC = 12,
 	PD_FEAT_SAMPLE_TIME = 21,
+	PD_FEAT_RSTAT_SPANS = 255,	/* ours: kernel-spans.h */
 	PD_FEAT_BITS = 256,
 };
 
@@ -150,6 +151,7 @@ struct perf_data {
 	uint32_t nr_bad_formats;	/* all of them, named or not */
 	const char *kallsyms;		/* TRACING_DATA's, in strs; or NULL */
 	size_t kallsyms_len;
+	char *rstat_spans;		/* RSTAT_SPANS's text, or NULL */
 
 	struct perf_build_id *bids;
 	uint32_t nr_bids, bids_cap;

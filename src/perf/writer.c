@@ -49,6 +49,13 @@ enum {
 	FEAT_CMDLINE = 11,
 	FEAT_EVENT_DESC = 12,
 	FEAT_SAMPLE_TIME = 21,
+	/*
+	 * Ours, not perf's: the spans timed in the kernel by BPF during the
+	 * recording (kernel-spans.h). The last bit, far above any perf has
+	 * assigned (33 in 2026): perf skips a feature it does not know, and
+	 * the last section's removal cannot shift the ones before it.
+	 */
+	FEAT_RSTAT_SPANS = 255,
 	FEAT_BITS = 256,
 };
 
@@ -85,6 +92,7 @@ struct perf_writer {
 	uint64_t first_time, last_time;
 	uint8_t *tracing;
 	size_t tracing_len;
+	char *rstat_spans;
 	struct pw_build_id *bids;
 	uint32_t nr_bids;
 
@@ -222,6 +230,7 @@ void perf_writer__delete(struct perf_writer *w)
 		free(w->argv[i]);
 	free(w->argv);
 	free(w->tracing);
+	free(w->rstat_spans);
 	for (i = 0; i < w->nr_bids; i++)
 		free(w->bids[i].filename);
 	free(w->bids);
@@ -437,6 +446,17 @@ int perf_writer__set_tracing(struct perf_writer *w,
 	free(w->tracing);
 	w->tracing = td;
 	w->tracing_len = len;
+	return 0;
+}
+
+int perf_writer__set_rstat_spans(struct perf_writer *w, const char *text)
+{
+	char *copy = text ? strdup(text) : NULL;
+
+	if (text && !copy)
+		return set_err(w, -ENOMEM, "out of memory");
+	free(w->rstat_spans);
+	w->rstat_spans = copy;
 	return 0;
 }
 
@@ -755,6 +775,11 @@ static bool put_feature(const struct perf_writer *w, struct bytebuf *b,
 		bytebuf__put64(b, w->first_time);
 		bytebuf__put64(b, w->last_time);
 		return true;
+	case FEAT_RSTAT_SPANS:
+		if (!w->rstat_spans)
+			return false;
+		mput_str(b, w->rstat_spans);
+		return true;
 	}
 	return false;
 }
@@ -765,6 +790,7 @@ int perf_writer__finish(struct perf_writer *w)
 		FEAT_TRACING_DATA, FEAT_BUILD_ID, FEAT_HOSTNAME,
 		FEAT_OSRELEASE, FEAT_VERSION, FEAT_ARCH, FEAT_NRCPUS,
 		FEAT_CPUDESC, FEAT_CMDLINE, FEAT_EVENT_DESC, FEAT_SAMPLE_TIME,
+		FEAT_RSTAT_SPANS,
 	};
 	struct feat sec[sizeof(feats) / sizeof(feats[0])];
 	uint64_t bitmap[FEAT_BITS / 64] = { 0 };

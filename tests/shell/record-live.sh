@@ -1,7 +1,8 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# record system-wide while a reader reads stat files, then check the file
+# record system-wide (lock holds timed from perf's records: --spans perf)
+# while a reader reads stat files, then check the file
 # with perf itself: perf script reads it with no warning, its per-event
 # sample counts equal report --json's, every rstat tracepoint this kernel
 # has is in it and recorded every hit (locked and unlock counts pair up);
@@ -43,7 +44,7 @@ pids+=($!)
 
 out=$TMP/rec.data
 echo old >"$out"
-"$RS_BIN" record -q -o "$out" -d 2 2>"$TMP/rec.err" ||
+"$RS_BIN" record -q --spans perf -o "$out" -d 2 2>"$TMP/rec.err" ||
 	fail "record: $(cat "$TMP/rec.err")"
 [ "$(cat "$out.old")" = old ] || fail "the previous output was not kept as FILE.old"
 

@@ -19,7 +19,7 @@ cg=$v2/rs-lockholds-$$
 mkdir "$cg" || skip "cannot create a cgroup under $v2"
 trap 'rmdir "$cg" 2>/dev/null; rm -rf "$TMP"' EXIT
 
-"$RS_BIN" record -q -o "$TMP/r.data" -- sh -c \
+"$RS_BIN" record -q --spans perf -o "$TMP/r.data" -- sh -c \
 	"for i in \$(seq 200); do cat $cg/cpu.stat >/dev/null; done" \
 	2>"$TMP/err" || fail "record: $(cat "$TMP/err")"
 perf script -i "$TMP/r.data" 2>"$TMP/perr" >"$TMP/script" ||

@@ -173,6 +173,7 @@ struct plan {
 	int rounds, per_round;	/* cpu-clock samples per round */
 	bool tracepoint;
 	bool no_tracing;	/* no set_tracing() at all */
+	const char *rstat_spans;	/* our own feature section */
 	uint64_t nr_clock, nr_tp;
 };
 
@@ -242,6 +243,8 @@ static int write_file(const char *path, struct plan *p)
 		err = perf_writer__set_sample_time(w, t0, t + 700);
 	if (!err && !p->no_tracing)
 		err = perf_writer__set_tracing(w, tps, p->tracepoint, true);
+	if (!err && p->rstat_spans)
+		err = perf_writer__set_rstat_spans(w, p->rstat_spans);
 	if (!err)
 		err = perf_writer__finish(w);
 	if (err)
@@ -529,6 +532,39 @@ static void test_no_tracing(void)
 	check_perf(path, &p);
 }
 
+/*
+ * The spans timed in the kernel ride in a feature section of our own (bit
+ * 255): our reader gives the text back byte for byte, and perf reads the
+ * file (script, report, the header) without a word about it.
+ */
+static void test_rstat_spans(void)
+{
+	static const char text[] =
+		"{\"schema\": \"rstat-analyze-spans/1\", \"spans\": []}\n";
+	struct plan p = { .rounds = 2, .per_round = 10, .tracepoint = true,
+			  .rstat_spans = text };
+	const char *path = unit_tmp_path("spans.data");
+	struct perf_data *pd = NULL;
+	const char *got = NULL;
+
+	if (!can_record())
+		return;
+	CHECK_INT(write_file(path, &p), 0);
+	check_ours(path, &p);
+	CHECK_INT(perf_data__open(&pd, path), 0);
+	if (pd) {
+		CHECK_INT(perf_data__rstat_spans(pd, &got), 0);
+		CHECK_STR(got, text);
+		CHECK_U64(perf_data__stats(pd)->nr_unknown_features, 0);
+	}
+	perf_data__delete(pd);
+	if (!have_perf()) {
+		SKIP("perf is not installed: checked by our reader only");
+		return;
+	}
+	check_perf(path, &p);
+}
+
 static void test_full_disk(void)
 {
 	static uint8_t chunk[256 << 10];
@@ -610,4 +646,5 @@ static void test_misuse(void)
 }
 
 UNIT_MAIN(UNIT(test_tracepoint_file), UNIT(test_many_rounds),
-	  UNIT(test_no_tracing), UNIT(test_full_disk), UNIT(test_misuse))
+	  UNIT(test_no_tracing), UNIT(test_rstat_spans), UNIT(test_full_disk),
+	  UNIT(test_misuse))

@@ -1,0 +1,324 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Spans timed in the kernel, as stored in a recording: see kernel-spans.h
+ * and rstat-analyze-record(1) ("rstat-analyze-spans/1").
+ */
+#include <errno.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "json-read.h"
+#include "json.h"
+#include "kernel-spans.h"
+#include "rules.h"
+
+/* Index 0: unknown subsystem (-1), then the categories. */
+#define KS_SUBSYS (RS_CAT__NR + 1)
+
+struct kernel_spans {
+	char *scope;
+	struct bpf_spans_counts counts;
+	struct bpf_spans_hist hist[BPF_SPANS__NR_KINDS][KS_SUBSYS];
+	struct bpf_spans_hist any[BPF_SPANS__NR_KINDS];
+};
+
+/* The counters by their names in the text. */
+static const struct {
+	const char *name;
+	size_t off;
+} count_fields[] = {
+#define F(f) { #f, offsetof(struct bpf_spans_counts, f) }
+	F(locked), F(unlocked), F(contended), F(pairs), F(unmatched_start),
+	F(unmatched_end), F(wait_pairs), F(flushes), F(flush_broken),
+	F(memcg_requested), F(memcg_performed), F(memcg_forced),
+	F(memcg_skipped), F(memcg_spans), F(stack_errors), F(hist_full),
+	F(filtered), F(unresolved),
+#undef F
+};
+
+static uint64_t *count_field(struct bpf_spans_counts *c, size_t i)
+{
+	return (uint64_t *)((char *)c + count_fields[i].off);
+}
+
+static struct kernel_spans *ks_new(const char *scope)
+{
+	struct kernel_spans *ks = calloc(1, sizeof(*ks));
+
+	if (!ks)
+		return NULL;
+	ks->scope = strdup(scope ? scope : "");
+	if (!ks->scope) {
+		free(ks);
+		return NULL;
+	}
+	return ks;
+}
+
+void kernel_spans__delete(struct kernel_spans *ks)
+{
+	if (!ks)
+		return;
+	free(ks->scope);
+	free(ks);
+}
+
+static void hist_merge(struct bpf_spans_hist *to,
+		       const struct bpf_spans_hist *from)
+{
+	int i;
+
+	if (!from->count)
+		return;
+	if (!to->count || from->min < to->min)
+		to->min = from->min;
+	if (from->max > to->max)
+		to->max = from->max;
+	to->count += from->count;
+	to->sum += from->sum;
+	for (i = 0; i < BPF_SPANS_SLOTS; i++)
+		to->slots[i] += from->slots[i];
+}
+
+struct kernel_spans *kernel_spans__from_bpf(const struct bpf_spans *s,
+					    const char *scope)
+{
+	struct kernel_spans *ks = ks_new(scope);
+	const struct bpf_spans_hist *h;
+	int k, c;
+
+	if (!ks)
+		return NULL;
+	bpf_spans__counts(s, &ks->counts);
+	for (k = 0; k < BPF_SPANS__NR_KINDS; k++) {
+		for (c = -1; c < RS_CAT__NR; c++) {
+			h = bpf_spans__hist(s, k, c);
+			if (h)
+				ks->hist[k][c + 1] = *h;
+			hist_merge(&ks->any[k], &ks->hist[k][c + 1]);
+		}
+	}
+	return ks;
+}
+
+static const char *subsys_key(int c)
+{
+	return c < 0 ? "unknown" : rs_category_name(c);
+}
+
+int kernel_spans__format(const struct kernel_spans *ks, char **text)
+{
+	struct json_writer *jw;
+	char *buf = NULL;
+	size_t len = 0, i;
+	FILE *f;
+	int k, c, b;
+
+	f = open_memstream(&buf, &len);
+	if (!f)
+		return -ENOMEM;
+	jw = json_writer__new(f);
+	if (!jw) {
+		fclose(f);
+		free(buf);
+		return -ENOMEM;
+	}
+	json__object_begin(jw, NULL);
+	json__string(jw, "schema", KERNEL_SPANS_SCHEMA);
+	json__string(jw, "method", "bpf");
+	json__string(jw, "scope", ks->scope);
+	json__object_begin(jw, "counts");
+	for (i = 0; i < sizeof(count_fields) / sizeof(*count_fields); i++)
+		json__u64(jw, count_fields[i].name,
+			  *count_field((struct bpf_spans_counts *)&ks->counts,
+				       i));
+	json__object_end(jw);
+	json__array_begin(jw, "spans");
+	for (k = 0; k < BPF_SPANS__NR_KINDS; k++) {
+		for (c = -1; c < RS_CAT__NR; c++) {
+			const struct bpf_spans_hist *h = &ks->hist[k][c + 1];
+
+			if (!h->count)
+				continue;
+			json__object_begin(jw, NULL);
+			json__string(jw, "kind", bpf_spans_kind_name(k));
+			json__string(jw, "subsys", subsys_key(c));
+			json__u64(jw, "count", h->count);
+			json__u64(jw, "sum_ns", h->sum);
+			json__u64(jw, "min_ns", h->min);
+			json__u64(jw, "max_ns", h->max);
+			/* [bucket, count] pairs, bucket as hist.h numbers them */
+			json__array_begin(jw, "buckets");
+			for (b = 0; b < BPF_SPANS_SLOTS; b++) {
+				if (!h->slots[b])
+					continue;
+				json__array_begin(jw, NULL);
+				json__u64(jw, NULL, b);
+				json__u64(jw, NULL, h->slots[b]);
+				json__array_end(jw);
+			}
+			json__array_end(jw);
+			json__object_end(jw);
+		}
+	}
+	json__array_end(jw);
+	json__object_end(jw);
+	json_writer__delete(jw);
+	if (fclose(f) || !buf) {
+		free(buf);
+		return -ENOMEM;
+	}
+	*text = buf;
+	return 0;
+}
+
+static int bad(char *errbuf, size_t errlen, const char *what)
+{
+	snprintf(errbuf, errlen, "spans timed in the kernel: %s", what);
+	return -EINVAL;
+}
+
+static bool get_u64(const struct jv *obj, const char *key, uint64_t *out)
+{
+	const struct jv *v = jv__get(obj, key);
+
+	if (!v || v->type != J_NUM || !v->is_u64)
+		return false;
+	*out = v->u;
+	return true;
+}
+
+static int parse_kind(const char *name)
+{
+	int k;
+
+	for (k = 0; name && k < BPF_SPANS__NR_KINDS; k++)
+		if (!strcmp(name, bpf_spans_kind_name(k)))
+			return k;
+	return -1;
+}
+
+static int parse_span(struct kernel_spans *ks, const struct jv *e,
+		      char *errbuf, size_t errlen)
+{
+	const struct jv *buckets = jv__get(e, "buckets");
+	const char *subsys = jv__str(e, "subsys");
+	struct bpf_spans_hist h = { 0 };
+	uint64_t idx, n, total = 0;
+	int k = parse_kind(jv__str(e, "kind")), c;
+	size_t i;
+
+	if (k < 0)
+		return bad(errbuf, errlen, "a span of an unknown kind");
+	c = subsys && !strcmp(subsys, "unknown") ? -1 :
+	    rs_category_parse(subsys ? subsys : "");
+	if (c < -1 || c >= RS_CAT__NR)
+		return bad(errbuf, errlen, "a span of an unknown subsystem");
+	if (!get_u64(e, "count", &h.count) || !get_u64(e, "sum_ns", &h.sum) ||
+	    !get_u64(e, "min_ns", &h.min) || !get_u64(e, "max_ns", &h.max) ||
+	    !buckets || buckets->type != J_ARR)
+		return bad(errbuf, errlen, "a span lacks a figure");
+	for (i = 0; i < buckets->n; i++) {
+		const struct jv *p = &buckets->items[i];
+
+		if (p->type != J_ARR || p->n != 2 ||
+		    p->items[0].type != J_NUM || !p->items[0].is_u64 ||
+		    p->items[1].type != J_NUM || !p->items[1].is_u64)
+			return bad(errbuf, errlen, "a bucket is not [index, count]");
+		idx = p->items[0].u;
+		n = p->items[1].u;
+		if (idx >= BPF_SPANS_SLOTS || total + n < total)
+			return bad(errbuf, errlen, "a bucket out of range");
+		h.slots[idx] += n;
+		total += n;
+	}
+	if (total != h.count || h.min > h.max)
+		return bad(errbuf, errlen, "a histogram that does not add up");
+	hist_merge(&ks->hist[k][c + 1], &h);
+	hist_merge(&ks->any[k], &h);
+	return 0;
+}
+
+int kernel_spans__parse(struct kernel_spans **ksp, const char *text,
+			size_t len, char *errbuf, size_t errlen)
+{
+	struct kernel_spans *ks = NULL;
+	const struct jv *counts, *spans;
+	const char *schema, *scope;
+	struct jv root;
+	size_t i;
+	int err;
+
+	*ksp = NULL;
+	err = jv__parse(text, len, &root, errbuf, errlen);
+	if (err)
+		return err;
+	schema = jv__str(&root, "schema");
+	if (!schema || strcmp(schema, KERNEL_SPANS_SCHEMA)) {
+		err = bad(errbuf, errlen, schema ? "a schema this version does not read" :
+			  "no schema");
+		goto out;
+	}
+	/* Printed as it is: ours is short, printable ASCII. */
+	scope = jv__str(&root, "scope");
+	for (i = 0; scope && scope[i]; i++)
+		if (i >= 64 || scope[i] < ' ' || scope[i] > '~')
+			break;
+	if (scope && scope[i]) {
+		err = bad(errbuf, errlen, "a scope that is not a short ASCII line");
+		goto out;
+	}
+	ks = ks_new(scope);
+	if (!ks) {
+		err = -ENOMEM;
+		goto out;
+	}
+	counts = jv__get(&root, "counts");
+	for (i = 0; counts && i < sizeof(count_fields) / sizeof(*count_fields);
+	     i++)
+		get_u64(counts, count_fields[i].name,
+			count_field(&ks->counts, i));
+	spans = jv__get(&root, "spans");
+	if (!spans || spans->type != J_ARR) {
+		err = bad(errbuf, errlen, "no spans array");
+		goto out;
+	}
+	for (i = 0; i < spans->n; i++) {
+		err = parse_span(ks, &spans->items[i], errbuf, errlen);
+		if (err)
+			goto out;
+	}
+	*ksp = ks;
+	ks = NULL;
+out:
+	kernel_spans__delete(ks);
+	jv__free(&root);
+	return err;
+}
+
+const struct bpf_spans_hist *kernel_spans__hist(const struct kernel_spans *ks,
+						enum bpf_spans_kind kind,
+						int subsys)
+{
+	if ((int)kind < 0 || kind >= BPF_SPANS__NR_KINDS)
+		return NULL;
+	if (subsys == BPF_SPANS_ANY)
+		return &ks->any[kind];
+	if (subsys < -1 || subsys >= RS_CAT__NR)
+		return NULL;
+	return &ks->hist[kind][subsys + 1];
+}
+
+void kernel_spans__counts(const struct kernel_spans *ks,
+			  struct bpf_spans_counts *c)
+{
+	*c = ks->counts;
+}
+
+const char *kernel_spans__scope(const struct kernel_spans *ks)
+{
+	return ks->scope;
+}
