@@ -1386,6 +1386,31 @@ static int record_run(const struct record_params *p, int argc, char **argv)
 		say_notes(&notes);
 
 	/*
+	 * Everything is live before the output appears: a bench (or a
+	 * script) that starts its workload once the file exists misses
+	 * nothing. The rings keep what comes before the writer is ready;
+	 * a command alone enables the events at its exec.
+	 */
+	if (bs) {
+		char errbuf[256] = "";
+
+		err = bpf_spans__attach(bs, errbuf, sizeof(errbuf));
+		if (err) {
+			rs_error("record: timing spans in the kernel: %s; use --spans perf",
+				 errbuf);
+			goto out;
+		}
+	}
+	if (p->target != TARGET_CMD) {
+		err = evlist__enable(el);
+		if (err) {
+			rs_error("record: cannot enable the events: %s",
+				 strerror(-err));
+			goto out;
+		}
+	}
+
+	/*
 	 * Never through a link another user planted (record runs as root and
 	 * may be told to write into /tmp): see outfile.h.
 	 */
@@ -1435,25 +1460,6 @@ static int record_run(const struct record_params *p, int argc, char **argv)
 	if (err)
 		goto write_error;
 
-	if (bs) {
-		char errbuf[256] = "";
-
-		err = bpf_spans__attach(bs, errbuf, sizeof(errbuf));
-		if (err) {
-			rs_error("record: timing spans in the kernel: %s; use --spans perf",
-				 errbuf);
-			goto out;
-		}
-	}
-	/* A command alone enables the events at its exec. */
-	if (p->target != TARGET_CMD) {
-		err = evlist__enable(el);
-		if (err) {
-			rs_error("record: cannot enable the events: %s",
-				 strerror(-err));
-			goto out;
-		}
-	}
 	if (p->cmd && child_go(&child, p->cmd))
 		goto out;
 	if (record_loop(p, el, w, &child))

@@ -8,6 +8,11 @@
 # repetitions' (not the recorded pass's), the pass is in the results
 # under "recording", it is slower (the observer effect it exists to
 # show), and the recording holds no sample of the timed repetitions.
+# The recorder is live before the pass starts and until it ends: the
+# recording's spans (timed in the kernel where BPF loads) count a flush
+# for every one of the pass's reads. No flush stack of the recording
+# holds a frame of the tracing machinery (that is the instrumentation
+# category's, never a flush's).
 . tests/shell/lib.sh
 . tests/shell/bench-lib.sh
 cd "$TMP" || fail cd
@@ -45,4 +50,24 @@ PY
 # repetitions ran before the recorder started.
 "$RS_BIN" report -i out/rstat.data --json >rep.json 2>rep.err ||
 	fail "report of the recording: $(cat rep.err)"
+python3 - rep.json 3000 <<'PY' || fail "the recording missed the pass or counts the recorder as flush work"
+import json, re, sys
+d = json.load(open(sys.argv[1]))
+reads = int(sys.argv[2])
+ks = d["kernel_spans"]
+if ks is not None:
+    base = [s for s in ks["spans"] if s["name"] == "flush"
+            and s["subsystem"] == "base"]
+    assert base and base[0]["count"] >= reads, (base, reads)
+    print("base flushes timed in the kernel: %d for %d reads" %
+          (base[0]["count"], reads))
+else:
+    # perf's records of the lock tracepoints: three holds per read
+    assert d["locks"]["pairs"] >= 3 * reads, d["locks"]
+tracing = re.compile(r"(^|;)(perf_trace_|perf_tp_event|perf_swevent_|"
+                     r"trace_event_raw_event_|perf_trace_buf_|bpf_trace_run|"
+                     r"perf_output_|perf_callchain|kprobe_|uprobe_)")
+bad = [s["stack"] for s in d["flush_stacks"] if tracing.search(s["stack"])]
+assert not bad, bad[:3]
+PY
 no_leftovers "bench --record"
