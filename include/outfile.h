@@ -49,6 +49,19 @@ int outfile__unrotate(const char *path);
  */
 int outfile__create(const char *path, mode_t mode);
 /*
+ * The same file, made without a name yet (O_TMPFILE in path's directory):
+ * a writer can fill it while nobody sees it, and outfile__publish() names
+ * it path when it is ready (a recording once its events are live, so that
+ * the name appearing means recording has started). -EOPNOTSUPP when the
+ * file system cannot; use outfile__create() then.
+ */
+int outfile__create_unnamed(const char *path, mode_t mode);
+/*
+ * Name the file of outfile__create_unnamed() path: never over an entry
+ * that appeared there since (-EEXIST). 0 or -errno.
+ */
+int outfile__publish(const char *path, int fd);
+/*
  * Remove path if it is still the regular file open at fd (an inode
  * cannot be reused while fd holds it). 0 or -errno.
  */

@@ -1323,7 +1323,7 @@ static int record_run(const struct record_params *p, int argc, char **argv)
 	char **tps = NULL;
 	size_t nr_tps = 0, i;
 	unsigned int k;
-	bool created = false;
+	bool created = false, unnamed = false;
 	int status = RS_EXIT_FAIL, err, rotated, fd, out_fd = -1;
 	struct rlimit nofile;
 
@@ -1386,41 +1386,26 @@ static int record_run(const struct record_params *p, int argc, char **argv)
 		say_notes(&notes);
 
 	/*
-	 * Everything is live before the output appears: a bench (or a
-	 * script) that starts its workload once the file exists misses
-	 * nothing. The rings keep what comes before the writer is ready;
-	 * a command alone enables the events at its exec.
-	 */
-	if (bs) {
-		char errbuf[256] = "";
-
-		err = bpf_spans__attach(bs, errbuf, sizeof(errbuf));
-		if (err) {
-			rs_error("record: timing spans in the kernel: %s; use --spans perf",
-				 errbuf);
-			goto out;
-		}
-	}
-	if (p->target != TARGET_CMD) {
-		err = evlist__enable(el);
-		if (err) {
-			rs_error("record: cannot enable the events: %s",
-				 strerror(-err));
-			goto out;
-		}
-	}
-
-	/*
 	 * Never through a link another user planted (record runs as root and
 	 * may be told to write into /tmp): see outfile.h.
 	 */
 	rotated = outfile__rotate(p->output);
-	out_fd = rotated < 0 ? rotated : outfile__create(p->output, 0600);
+	/*
+	 * The file gets its name once everything is live (below): a bench
+	 * (or a script) that starts its workload when the output appears
+	 * misses nothing of it. Where the file system cannot make a file
+	 * without a name, it is named now.
+	 */
+	out_fd = rotated < 0 ? rotated :
+		 outfile__create_unnamed(p->output, 0600);
+	unnamed = out_fd >= 0;
+	if (out_fd == -EOPNOTSUPP)
+		out_fd = outfile__create(p->output, 0600);
 	/* out_fd stays open to tell our file from one put in its place. */
 	fd = out_fd < 0 ? out_fd : dup(out_fd);
 	err = fd < 0 ? (out_fd < 0 ? out_fd : -errno) :
 	      perf_writer__open_fd(&w, fd);
-	if (err && out_fd >= 0)
+	if (err && out_fd >= 0 && !unnamed)
 		outfile__remove_created(p->output, out_fd);
 	/* Put the old recording back where it was. */
 	if (err && rotated > 0)
@@ -1430,7 +1415,7 @@ static int record_run(const struct record_params *p, int argc, char **argv)
 			 outfile__strerror(err));
 		goto out;
 	}
-	created = true;
+	created = !unnamed;
 	for (i = 0; i < evlist__nr(el); i++) {
 		struct evsel *e = evlist__evsel(el, i);
 		uint32_t nr_ids;
@@ -1460,6 +1445,35 @@ static int record_run(const struct record_params *p, int argc, char **argv)
 	if (err)
 		goto write_error;
 
+	/* A command alone enables the events at its exec. */
+	if (bs) {
+		char errbuf[256] = "";
+
+		err = bpf_spans__attach(bs, errbuf, sizeof(errbuf));
+		if (err) {
+			rs_error("record: timing spans in the kernel: %s; use --spans perf",
+				 errbuf);
+			goto out;
+		}
+	}
+	if (p->target != TARGET_CMD) {
+		err = evlist__enable(el);
+		if (err) {
+			rs_error("record: cannot enable the events: %s",
+				 strerror(-err));
+			goto out;
+		}
+	}
+
+	if (unnamed) {
+		err = outfile__publish(p->output, out_fd);
+		if (err) {
+			rs_error("%s: cannot create: %s", p->output,
+				 outfile__strerror(err));
+			goto out;
+		}
+		created = true;
+	}
 	if (p->cmd && child_go(&child, p->cmd))
 		goto out;
 	if (record_loop(p, el, w, &child))

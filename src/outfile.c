@@ -122,6 +122,54 @@ int outfile__create(const char *path, mode_t mode)
 	return fd < 0 ? -errno : fd;
 }
 
+/* The directory part of path, "." for a bare name, into buf. */
+static int dir_of(const char *path, char *buf, size_t len)
+{
+	const char *slash = strrchr(path, '/');
+	size_t n;
+
+	if (!slash) {
+		snprintf(buf, len, ".");
+		return 0;
+	}
+	n = slash == path ? 1 : (size_t)(slash - path);
+	if (n >= len)
+		return -ENAMETOOLONG;
+	memcpy(buf, path, n);
+	buf[n] = '\0';
+	return 0;
+}
+
+int outfile__create_unnamed(const char *path, mode_t mode)
+{
+	char dir[PATH_MAX];
+	int fd, err = dir_of(path, dir, sizeof(dir));
+
+	if (err)
+		return err;
+	fd = open(dir, O_TMPFILE | O_WRONLY | O_CLOEXEC, mode);
+	if (fd >= 0)
+		return fd;
+	/* Kernels and file systems without O_TMPFILE say it these ways. */
+	if (errno == EOPNOTSUPP || errno == EISDIR || errno == EINVAL)
+		return -EOPNOTSUPP;
+	return -errno;
+}
+
+int outfile__publish(const char *path, int fd)
+{
+	char proc[64];
+
+	/*
+	 * linkat() never replaces nor follows what is at path. Through
+	 * /proc, as AT_EMPTY_PATH would need CAP_DAC_READ_SEARCH.
+	 */
+	snprintf(proc, sizeof(proc), "/proc/self/fd/%d", fd);
+	if (linkat(AT_FDCWD, proc, AT_FDCWD, path, AT_SYMLINK_FOLLOW))
+		return -errno;
+	return 0;
+}
+
 int outfile__remove_created(const char *path, int fd)
 {
 	struct stat st, made;
