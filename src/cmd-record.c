@@ -532,7 +532,7 @@ static int add_tracepoints(struct evlist *el, const struct record_params *p,
 	};
 	struct perf_event_attr attr;
 	char **names = NULL, **all;
-	size_t n, i, total = 0;
+	size_t n, i, total = 0, nr_auto;
 	char *name;
 	unsigned int g;
 	int err;
@@ -568,6 +568,7 @@ static int add_tracepoints(struct evlist *el, const struct record_params *p,
 	}
 	if (!total && !notes->tracefs_denied)
 		notes->no_tracepoints = true;
+	nr_auto = total;
 
 	for (i = 0; i < p->nr_events; i++) {
 		err = events__parse(p->events[i], &attr, &name);
@@ -610,6 +611,14 @@ static int add_tracepoints(struct evlist *el, const struct record_params *p,
 		 */
 		if (!strcmp(name, "cgroup:cgroup_rstat_locked"))
 			attr.sample_type &= ~(uint64_t)PERF_SAMPLE_CALLCHAIN;
+		/*
+		 * The kernel frames name the subsystem and who asked; a
+		 * user stack walked (and copied) at every hit of a hot
+		 * tracepoint would add to what these events time and say
+		 * nothing more. Events asked for with -e keep both.
+		 */
+		else if (i < nr_auto)
+			attr.exclude_callchain_user = 1;
 		err = add_evsel(el, &attr, name);
 		free(name);
 		if (err)
