@@ -72,6 +72,10 @@ struct bpf_spans_hist {
 uint64_t bpf_spans_hist__percentile(const struct bpf_spans_hist *h,
 				    double q, uint64_t *low, uint64_t *high);
 
+/* Add src's spans to dst (the sum saturates at UINT64_MAX). */
+void bpf_spans_hist__merge(struct bpf_spans_hist *dst,
+			   const struct bpf_spans_hist *src);
+
 struct bpf_spans_opts {
 	/* Only these processes (tgids); none: every process. */
 	const pid_t *tgids;

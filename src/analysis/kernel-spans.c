@@ -66,23 +66,6 @@ void kernel_spans__delete(struct kernel_spans *ks)
 	free(ks);
 }
 
-static void hist_merge(struct bpf_spans_hist *to,
-		       const struct bpf_spans_hist *from)
-{
-	int i;
-
-	if (!from->count)
-		return;
-	if (!to->count || from->min < to->min)
-		to->min = from->min;
-	if (from->max > to->max)
-		to->max = from->max;
-	to->count += from->count;
-	to->sum += from->sum;
-	for (i = 0; i < BPF_SPANS_SLOTS; i++)
-		to->slots[i] += from->slots[i];
-}
-
 struct kernel_spans *kernel_spans__from_bpf(const struct bpf_spans *s,
 					    const char *scope)
 {
@@ -98,7 +81,7 @@ struct kernel_spans *kernel_spans__from_bpf(const struct bpf_spans *s,
 			h = bpf_spans__hist(s, k, c);
 			if (h)
 				ks->hist[k][c + 1] = *h;
-			hist_merge(&ks->any[k], &ks->hist[k][c + 1]);
+			bpf_spans_hist__merge(&ks->any[k], &ks->hist[k][c + 1]);
 		}
 	}
 	return ks;
@@ -237,8 +220,8 @@ static int parse_span(struct kernel_spans *ks, const struct jv *e,
 	}
 	if (total != h.count || h.min > h.max)
 		return bad(errbuf, errlen, "a histogram that does not add up");
-	hist_merge(&ks->hist[k][c + 1], &h);
-	hist_merge(&ks->any[k], &h);
+	bpf_spans_hist__merge(&ks->hist[k][c + 1], &h);
+	bpf_spans_hist__merge(&ks->any[k], &h);
 	return 0;
 }
 

@@ -228,6 +228,24 @@ const struct bpf_spans_hist *bpf_spans__hist(const struct bpf_spans *s,
 	return &s->merged[kind][subsys + 1];
 }
 
+void bpf_spans_hist__merge(struct bpf_spans_hist *dst,
+			   const struct bpf_spans_hist *src)
+{
+	int i;
+
+	if (!src->count)
+		return;
+	if (!dst->count || src->min < dst->min)
+		dst->min = src->min;
+	if (src->max > dst->max)
+		dst->max = src->max;
+	dst->count += src->count;
+	dst->sum = dst->sum + src->sum < dst->sum ? UINT64_MAX :
+		dst->sum + src->sum;
+	for (i = 0; i < BPF_SPANS_SLOTS; i++)
+		dst->slots[i] += src->slots[i];
+}
+
 #ifndef RS_HAVE_BPF
 
 static int no_bpf(char *errbuf, size_t errlen)
@@ -656,23 +674,6 @@ static int percpu_lookup(int fd, const void *key, uint64_t *out, size_t n,
 	return 0;
 }
 
-static void hist_merge(struct bpf_spans_hist *dst,
-		       const struct bpf_spans_hist *src)
-{
-	int i;
-
-	if (!src->count)
-		return;
-	if (!dst->count || src->min < dst->min)
-		dst->min = src->min;
-	if (src->max > dst->max)
-		dst->max = src->max;
-	dst->count += src->count;
-	dst->sum = dst->sum + src->sum < dst->sum ? UINT64_MAX :
-		dst->sum + src->sum;
-	for (i = 0; i < BPF_SPANS_SLOTS; i++)
-		dst->slots[i] += src->slots[i];
-}
 
 /* Sum the per-CPU copies of one hist (min and max are not sums). */
 static void hist_sum_cpus(struct bpf_spans_hist *h,
@@ -691,7 +692,7 @@ static void hist_sum_cpus(struct bpf_spans_hist *h,
 		one.min = v[c].min;
 		one.max = v[c].max;
 		memcpy(one.slots, v[c].slots, sizeof(one.slots));
-		hist_merge(h, &one);
+		bpf_spans_hist__merge(h, &one);
 	}
 }
 
@@ -884,8 +885,9 @@ int bpf_spans__read(struct bpf_spans *s, char *errbuf, size_t errlen)
 		hist_sum_cpus(&row->hist, vals, s->ncpus);
 		if (row->subsys < -1 || row->subsys >= RS_CAT__NR)
 			row->subsys = -1;
-		hist_merge(&s->merged[row->kind][row->subsys + 1], &row->hist);
-		hist_merge(&s->any[row->kind], &row->hist);
+		bpf_spans_hist__merge(&s->merged[row->kind][row->subsys + 1],
+				      &row->hist);
+		bpf_spans_hist__merge(&s->any[row->kind], &row->hist);
 		if (row->kind == BPF_SPANS_HOLD &&
 		    (row->subsys < 0 || !rs_category_is_subsys(row->subsys)))
 			s->counts.unresolved += row->hist.count;

@@ -327,12 +327,26 @@ static void hold_cost(struct spans *sp, struct hold_cost *hc)
 	}
 }
 
+/* The subsystems a cost bound dominates, ending the cost line. */
+static void text_dominated(FILE *out, const struct hold_cost *hc,
+			   const char *by)
+{
+	unsigned int i;
+
+	if (!hc->nr_dominated) {
+		fputs("\n", out);
+		return;
+	}
+	fprintf(out, ";\np50 within 3x of it, dominated by the %s:", by);
+	for (i = 0; i < hc->nr_dominated; i++)
+		fprintf(out, "%s %s", i ? "," : "", hc->dominated[i]);
+}
+
 static void text_hold_cost(FILE *out, const struct report_out *ro,
 			   struct spans *sp)
 {
 	struct hold_cost hc;
 	char a[32], b[32];
-	unsigned int i;
 
 	hold_cost(sp, &hc);
 	if (hc.bound_ns == UINT64_MAX)
@@ -340,36 +354,38 @@ static void text_hold_cost(FILE *out, const struct report_out *ro,
 	fmt_time(a, sizeof(a), hc.bound_ns, ro);
 	fprintf(out, "recording cost: at most %s %s a hold (the shortest one: a locked and an\nunlock record back to back)",
 		a, unit_short(ro));
-	if (!hc.nr_dominated) {
-		fputs("\n", out);
+	text_dominated(out, &hc, "recorder");
+	if (!hc.nr_dominated)
 		return;
-	}
-	fputs(";\np50 within 3x of it, dominated by the recorder:", out);
-	for (i = 0; i < hc.nr_dominated; i++)
-		fprintf(out, "%s %s", i ? "," : "", hc.dominated[i]);
 	fmt_time(b, sizeof(b), 3 * hc.bound_ns, ro);
 	fprintf(out, " (< %s %s);\ntime holds in the kernel (BPF) for their own length\n",
 		b, unit_short(ro));
 }
 
 /* The same as JSON: "hold_cost": {"bound_ns", "dominated": [...]}. */
-static void json_hold_cost(struct json_writer *jw, struct spans *sp)
+static void json_cost(struct json_writer *jw, const struct hold_cost *hc)
 {
-	struct hold_cost hc;
 	unsigned int i;
 
-	hold_cost(sp, &hc);
-	if (hc.bound_ns == UINT64_MAX) {
+	if (hc->bound_ns == UINT64_MAX) {
 		json__string(jw, "hold_cost", NULL);
 		return;
 	}
 	json__object_begin(jw, "hold_cost");
-	json__u64(jw, "bound_ns", hc.bound_ns);
+	json__u64(jw, "bound_ns", hc->bound_ns);
 	json__array_begin(jw, "dominated");
-	for (i = 0; i < hc.nr_dominated; i++)
-		json__string(jw, NULL, hc.dominated[i]);
+	for (i = 0; i < hc->nr_dominated; i++)
+		json__string(jw, NULL, hc->dominated[i]);
 	json__array_end(jw);
 	json__object_end(jw);
+}
+
+static void json_hold_cost(struct json_writer *jw, struct spans *sp)
+{
+	struct hold_cost hc;
+
+	hold_cost(sp, &hc);
+	json_cost(jw, &hc);
 }
 
 static void text_locks(FILE *out, const struct report_out *ro)
@@ -619,14 +635,9 @@ static void text_kspans(FILE *out, const struct report_out *ro)
 	fmt_time(name, sizeof(name), hc.bound_ns, ro);
 	fprintf(out, "timing cost: no record is written inside a span; the shortest hold,\n%s %s, bounds what the two BPF programs add to each",
 		name, unit_short(ro));
-	if (!hc.nr_dominated) {
+	text_dominated(out, &hc, "timing");
+	if (hc.nr_dominated)
 		fputs("\n", out);
-		return;
-	}
-	fputs(";\np50 within 3x of it, dominated by the timing:", out);
-	for (i = 0; i < hc.nr_dominated; i++)
-		fprintf(out, "%s %s", i ? "," : "", hc.dominated[i]);
-	fputs("\n", out);
 }
 
 static void json_kspans(struct json_writer *jw, const struct report_out *ro)
@@ -654,17 +665,7 @@ static void json_kspans(struct json_writer *jw, const struct report_out *ro)
 	json__u64(jw, "unmatched_unlock", c.unmatched_end);
 	json__u64(jw, "lost_spans", c.hist_full);
 	kspans_hold_cost(ks, &hc);
-	if (hc.bound_ns == UINT64_MAX) {
-		json__string(jw, "hold_cost", NULL);
-	} else {
-		json__object_begin(jw, "hold_cost");
-		json__u64(jw, "bound_ns", hc.bound_ns);
-		json__array_begin(jw, "dominated");
-		for (i = 0; i < hc.nr_dominated; i++)
-			json__string(jw, NULL, hc.dominated[i]);
-		json__array_end(jw);
-		json__object_end(jw);
-	}
+	json_cost(jw, &hc);
 	json__array_begin(jw, "spans");
 	for (i = 0; i < sizeof(kspan_kinds) / sizeof(*kspan_kinds); i++) {
 		for (k = 0; k < sizeof(subsys_order) / sizeof(*subsys_order);
