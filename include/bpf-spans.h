@@ -16,7 +16,11 @@
  *          unlock, one task and cgroup: css_rstat_flush()'s loop;
  *   memcg  memcg:memcg_flush_stats (v6.13+) that will flush (force or
  *          needs_flush) -> the end of that task's next flush.
- * Each span is keyed by the kernel stack at its unlock, taken after the
+ * Before v6.10, which has no rstat tracepoints, where kprobes can be placed:
+ *   flush  BPF_SPANS_FLUSH_FUNC's entry -> its return, per task, as bcc's
+ *          funclatency times it (thread 002's figures): no holds nor
+ *          waits then (their lock is taken inside it).
+ * Each span is keyed by the kernel stack at its unlock (return), taken after the
  * end timestamp, by the hierarchy (root: 0 = v2) and by whether the
  * tracepoint's cpu was -1 (the short lock cpu.stat takes after a flush
  * on v6.15+). bpf_spans__read() resolves the stacks against /proc/kallsyms
@@ -41,6 +45,9 @@
 #include <sys/types.h>
 
 struct rules;
+
+/* The function kprobes time where the kernel has no rstat tracepoints. */
+#define BPF_SPANS_FLUSH_FUNC "cgroup_rstat_flush_locked"
 
 enum bpf_spans_kind {
 	BPF_SPANS_HOLD,
@@ -136,6 +143,12 @@ struct bpf_spans_counts {
 	uint64_t filtered;	/* locked events the filters left out */
 	uint64_t unresolved;	/* stacks that named no subsystem */
 };
+
+/*
+ * What the spans are timed on, after open: "rstat tracepoints", or
+ * "kprobes on cgroup_rstat_flush_locked" on kernels before v6.10.
+ */
+const char *bpf_spans__method(const struct bpf_spans *s);
 
 /* As of the last bpf_spans__read(). */
 void bpf_spans__counts(const struct bpf_spans *s,

@@ -52,5 +52,7 @@ const struct bpf_spans_hist *kernel_spans__hist(const struct kernel_spans *ks,
 void kernel_spans__counts(const struct kernel_spans *ks,
 			  struct bpf_spans_counts *c);
 const char *kernel_spans__scope(const struct kernel_spans *ks);
+/* What was probed: "rstat tracepoints", "kprobes on FUNC". */
+const char *kernel_spans__on(const struct kernel_spans *ks);
 
 #endif

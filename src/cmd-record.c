@@ -92,6 +92,8 @@ struct record_notes {
 	bool tracefs_denied;	/* tracefs not readable by this user */
 	/* --spans auto could not time in the kernel: why (BPF's reason) */
 	char no_bpf[256];
+	/* no rstat tracepoints: BPF times the flush function by kprobes */
+	bool bpf_kprobes;
 };
 
 /* Strings an attr points to (probe paths, symbols) until the events open. */
@@ -1241,6 +1243,7 @@ static int open_bpf_spans(const struct record_params *p,
 		snprintf(notes->no_bpf, sizeof(notes->no_bpf), "%s", errbuf);
 		return 0;
 	}
+	notes->bpf_kprobes = strcmp(bpf_spans__method(bs), "rstat tracepoints");
 	*bsp = bs;
 	return 0;
 }
@@ -1288,7 +1291,9 @@ static void say_notes(const struct record_notes *n)
 		rs_note("this machine's PMU has no cycles event: sampling cpu-clock instead (IRQ-off time skids to the IRQ re-enable point; see rstat-analyze doctor)");
 	if (n->tracefs_denied)
 		rs_note("tracefs is not readable by this user: recording samples only, without the rstat tracepoints (run as root to record them)");
-	if (n->no_tracepoints)
+	if (n->no_tracepoints && n->bpf_kprobes)
+		rs_note("this kernel has no rstat tracepoints (cgroup:cgroup_rstat_* came in v6.10): flushes are timed in the kernel by BPF on kprobes at " BPF_SPANS_FLUSH_FUNC "'s entry and return");
+	else if (n->no_tracepoints)
 		rs_note("this kernel has no rstat tracepoints (cgroup:cgroup_rstat_* came in v6.10): recording samples only");
 	else if (*n->no_bpf && !n->tracefs_denied)
 		rs_note("lock holds will be timed from perf's tracepoint records and include the recorder's cost (BPF: %s)",

@@ -20,6 +20,7 @@
 
 struct kernel_spans {
 	char *scope;
+	char *on;	/* what the programs are attached to */
 	struct bpf_spans_counts counts;
 	struct bpf_spans_hist hist[BPF_SPANS__NR_KINDS][KS_SUBSYS];
 	struct bpf_spans_hist any[BPF_SPANS__NR_KINDS];
@@ -44,32 +45,34 @@ static uint64_t *count_field(struct bpf_spans_counts *c, size_t i)
 	return (uint64_t *)((char *)c + count_fields[i].off);
 }
 
-static struct kernel_spans *ks_new(const char *scope)
+void kernel_spans__delete(struct kernel_spans *ks)
+{
+	if (!ks)
+		return;
+	free(ks->scope);
+	free(ks->on);
+	free(ks);
+}
+
+static struct kernel_spans *ks_new(const char *scope, const char *on)
 {
 	struct kernel_spans *ks = calloc(1, sizeof(*ks));
 
 	if (!ks)
 		return NULL;
 	ks->scope = strdup(scope ? scope : "");
-	if (!ks->scope) {
-		free(ks);
+	ks->on = strdup(on ? on : "rstat tracepoints");
+	if (!ks->scope || !ks->on) {
+		kernel_spans__delete(ks);
 		return NULL;
 	}
 	return ks;
 }
 
-void kernel_spans__delete(struct kernel_spans *ks)
-{
-	if (!ks)
-		return;
-	free(ks->scope);
-	free(ks);
-}
-
 struct kernel_spans *kernel_spans__from_bpf(const struct bpf_spans *s,
 					    const char *scope)
 {
-	struct kernel_spans *ks = ks_new(scope);
+	struct kernel_spans *ks = ks_new(scope, bpf_spans__method(s));
 	const struct bpf_spans_hist *h;
 	int k, c;
 
@@ -113,6 +116,7 @@ int kernel_spans__format(const struct kernel_spans *ks, char **text)
 	json__string(jw, "schema", KERNEL_SPANS_SCHEMA);
 	json__string(jw, "method", "bpf");
 	json__string(jw, "scope", ks->scope);
+	json__string(jw, "on", ks->on);
 	json__object_begin(jw, "counts");
 	for (i = 0; i < sizeof(count_fields) / sizeof(*count_fields); i++)
 		json__u64(jw, count_fields[i].name,
@@ -225,12 +229,23 @@ static int parse_span(struct kernel_spans *ks, const struct jv *e,
 	return 0;
 }
 
+/* Printed as it is: ours are short, printable ASCII (or absent). */
+static bool short_line(const char *s)
+{
+	size_t i;
+
+	for (i = 0; s && s[i]; i++)
+		if (i >= 64 || s[i] < ' ' || s[i] > '~')
+			return false;
+	return true;
+}
+
 int kernel_spans__parse(struct kernel_spans **ksp, const char *text,
 			size_t len, char *errbuf, size_t errlen)
 {
 	struct kernel_spans *ks = NULL;
 	const struct jv *counts, *spans;
-	const char *schema, *scope;
+	const char *schema, *scope, *on;
 	struct jv root;
 	size_t i;
 	int err;
@@ -245,16 +260,14 @@ int kernel_spans__parse(struct kernel_spans **ksp, const char *text,
 			  "no schema");
 		goto out;
 	}
-	/* Printed as it is: ours is short, printable ASCII. */
 	scope = jv__str(&root, "scope");
-	for (i = 0; scope && scope[i]; i++)
-		if (i >= 64 || scope[i] < ' ' || scope[i] > '~')
-			break;
-	if (scope && scope[i]) {
-		err = bad(errbuf, errlen, "a scope that is not a short ASCII line");
+	on = jv__str(&root, "on");
+	if (!short_line(scope) || !short_line(on)) {
+		err = bad(errbuf, errlen,
+			  "a scope or probe that is not a short ASCII line");
 		goto out;
 	}
-	ks = ks_new(scope);
+	ks = ks_new(scope, on);
 	if (!ks) {
 		err = -ENOMEM;
 		goto out;
@@ -304,4 +317,9 @@ void kernel_spans__counts(const struct kernel_spans *ks,
 const char *kernel_spans__scope(const struct kernel_spans *ks)
 {
 	return ks->scope;
+}
+
+const char *kernel_spans__on(const struct kernel_spans *ks)
+{
+	return ks->on;
 }

@@ -54,6 +54,8 @@ struct bpf_spans {
 #endif
 	int ncpus;
 	bool attached;
+	/* No rstat tracepoints: flushes timed by kprobes on FLUSH_FUNC. */
+	bool kprobes;
 	uint64_t locked_base;	/* nlocked summed at the last reset */
 
 	struct rs_stack *stacks;
@@ -201,6 +203,12 @@ void bpf_spans__delete(struct bpf_spans *s)
 	free(s->tgids);
 	free(s->cgroup_ids);
 	free(s);
+}
+
+const char *bpf_spans__method(const struct bpf_spans *s)
+{
+	return s->kprobes ? "kprobes on " BPF_SPANS_FLUSH_FUNC :
+	       "rstat tracepoints";
 }
 
 void bpf_spans__counts(const struct bpf_spans *s, struct bpf_spans_counts *c)
@@ -473,6 +481,42 @@ static int fill_filters(struct bpf_spans *s, char *errbuf, size_t errlen)
 	return 0;
 }
 
+/* A text symbol of that name in /proc/kallsyms (not inlined away). */
+static bool kernel_has_text(const char *name)
+{
+	char line[512], sym[256], type;
+	unsigned long long addr;
+	bool found = false;
+	FILE *f = fopen("/proc/kallsyms", "re");
+
+	if (!f)
+		return false;
+	while (!found && fgets(line, sizeof(line), f))
+		found = sscanf(line, "%llx %c %255s", &addr, &type, sym) == 3 &&
+			(type == 't' || type == 'T') && !strcmp(sym, name);
+	fclose(f);
+	return found;
+}
+
+/*
+ * Before v6.10 (no rstat tracepoints): whether the flush function can be
+ * timed by kprobes instead. 0, or -EOPNOTSUPP with the reason.
+ */
+static int kprobe_mode_ok(char *errbuf, size_t errlen)
+{
+	if (access("/sys/bus/event_source/devices/kprobe", F_OK)) {
+		errbuf_set(errbuf, errlen,
+			"no rstat tracepoints (v6.10+) and no kprobes on this kernel to time " BPF_SPANS_FLUSH_FUNC " instead");
+		return -EOPNOTSUPP;
+	}
+	if (!kernel_has_text(BPF_SPANS_FLUSH_FUNC)) {
+		errbuf_set(errbuf, errlen,
+			"no rstat tracepoints (v6.10+) and no " BPF_SPANS_FLUSH_FUNC " in kallsyms to probe instead");
+		return -EOPNOTSUPP;
+	}
+	return 0;
+}
+
 static int do_open(struct bpf_spans *s, char *errbuf, size_t errlen)
 {
 	static const char *const lock_tps[] = {
@@ -519,6 +563,12 @@ static int do_open(struct bpf_spans *s, char *errbuf, size_t errlen)
 			errbuf_set(errbuf, errlen,
 				"tracepoint cgroup:%s: format: %s",
 				lock_tps[i], strerror(-err));
+			break;
+		}
+		if (!lock[i].present && !i) {
+			/* Before v6.10: time the flush function instead. */
+			err = kprobe_mode_ok(errbuf, errlen);
+			s->kprobes = !err;
 			break;
 		}
 		if (!lock[i].present) {
@@ -589,7 +639,15 @@ static int do_open(struct bpf_spans *s, char *errbuf, size_t errlen)
 	sk->rodata->filter_tgid = s->o.nr_tgids > 0;
 	sk->rodata->filter_cgroup = s->o.nr_cgroup_ids > 0;
 	sk->rodata->want_stacks = !s->o.no_stacks;
-	if (mforce >= 0 && mneeds >= 0 && sk->rodata->flush_spans) {
+	/* The tracepoints' programs, or the flush function's kprobes. */
+	bpf_program__set_autoload(sk->progs.rs_func_entry, s->kprobes);
+	bpf_program__set_autoload(sk->progs.rs_func_return, s->kprobes);
+	bpf_program__set_autoload(sk->progs.rs_contended, !s->kprobes);
+	bpf_program__set_autoload(sk->progs.rs_locked, !s->kprobes);
+	bpf_program__set_autoload(sk->progs.rs_unlock, !s->kprobes);
+	if (s->kprobes) {
+		bpf_program__set_autoload(sk->progs.rs_memcg_flush, false);
+	} else if (mforce >= 0 && mneeds >= 0 && sk->rodata->flush_spans) {
 		sk->rodata->off_m_force = (__u32)mforce;
 		sk->rodata->off_m_needs = (__u32)mneeds;
 	} else {
@@ -649,6 +707,25 @@ int bpf_spans__attach(struct bpf_spans *s, char *errbuf, size_t errlen)
 	libbpf_msg[0] = '\0';
 	old = libbpf_set_print(libbpf_quiet);
 	err = rstat_spans__attach(s->skel);
+	/*
+	 * SEC("kprobe") without a function never attaches by itself; the
+	 * skeleton's links destroy these with the rest.
+	 */
+	if (!err && s->kprobes) {
+		struct rstat_spans *sk = s->skel;
+
+		sk->links.rs_func_entry = bpf_program__attach_kprobe(
+			sk->progs.rs_func_entry, false, BPF_SPANS_FLUSH_FUNC);
+		if (!sk->links.rs_func_entry)
+			err = -errno;
+		if (!err) {
+			sk->links.rs_func_return = bpf_program__attach_kprobe(
+				sk->progs.rs_func_return, true,
+				BPF_SPANS_FLUSH_FUNC);
+			if (!sk->links.rs_func_return)
+				err = -errno;
+		}
+	}
 	libbpf_set_print(old);
 	if (err) {
 		rstat_spans__detach(s->skel);

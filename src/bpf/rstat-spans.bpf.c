@@ -33,6 +33,13 @@
 
 char LICENSE[] SEC("license") = "GPL";
 
+/*
+ * What a tracepoint program returns. 0 would tell the kernel to drop the
+ * hit for every perf event on that tracepoint, ours and anyone else's on
+ * the machine (perf_trace_run_bpf_submit()): timing must not blind them.
+ */
+#define KEEP_EVENT 1
+
 /* Set by the loader before load; the defaults are v6.18's layout. */
 const volatile __u32 off_root = 8, off_id = 16, off_cpu = 24;
 const volatile __u32 off_m_force = 24, off_m_needs = 25;
@@ -110,6 +117,14 @@ struct {
 	__type(key, __u32);
 	__type(value, __u64);
 } memcg_open SEC(".maps");
+
+/* tid -> time it entered the probed flush function (kprobe mode). */
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, 4096);
+	__type(key, __u32);
+	__type(value, __u64);
+} func_open SEC(".maps");
 
 /* Filters: the processes (tgid) and flushed cgroups (id) to time. */
 struct {
@@ -241,17 +256,17 @@ int rs_contended(void *ctx)
 	__u64 ts;
 
 	if (!wanted(ctx))
-		return 0;
+		return KEEP_EVENT;
 	ts = bpf_ktime_get_ns();
 	tid = (__u32)bpf_get_current_pid_tgid();
 	count(RS_BPF_C_CONTENDED);
 	/* A second contended of one task replaces the first (rare). */
 	if (bpf_map_update_elem(&waits, &tid, &ts, BPF_ANY))
-		return 0;
+		return KEEP_EVENT;
 	open = bpf_map_lookup_elem(&waits_open, &zero);
 	if (open)
 		__sync_fetch_and_add(open, 1);
-	return 0;
+	return KEEP_EVENT;
 }
 
 SEC("tracepoint/cgroup/cgroup_rstat_locked")
@@ -263,16 +278,16 @@ int rs_locked(void *ctx)
 	/* Before the clock: the lookup stays out of the hold. */
 	slot = bpf_map_lookup_elem(&slots, &zero);
 	if (!slot)
-		return 0;
+		return KEEP_EVENT;
 	if ((filter_tgid || filter_cgroup) && !wanted(ctx)) {
 		slot->filtered = 1;
 		count(RS_BPF_C_FILTERED);
-		return 0;
+		return KEEP_EVENT;
 	}
 	slot->ts = bpf_ktime_get_ns();
 	slot->nlocked++;
 	slot->filtered = 0;
-	return 0;
+	return KEEP_EVENT;
 }
 
 /* The end of a flush (its last per-CPU unlock) at ts. */
@@ -352,15 +367,15 @@ int rs_unlock(void *ctx)
 
 	slot = bpf_map_lookup_elem(&slots, &zero);
 	if (!slot)
-		return 0;
+		return KEEP_EVENT;
 	if (slot->filtered) {
 		slot->filtered = 0;
-		return 0;
+		return KEEP_EVENT;
 	}
 	count(RS_BPF_C_UNLOCKED);
 	if (slot->nlocked == slot->nclosed) {
 		count(RS_BPF_C_UNMATCHED_END);
-		return 0;
+		return KEEP_EVENT;
 	}
 	opened = slot->nlocked - slot->nclosed;
 	if (opened > 1) {
@@ -410,7 +425,7 @@ int rs_unlock(void *ctx)
 	}
 	if (flush_spans && cpu >= 0)
 		flush_step(tid, cpu, root, id, start, ts, &key);
-	return 0;
+	return KEEP_EVENT;
 }
 
 SEC("tracepoint/memcg/memcg_flush_stats")
@@ -425,7 +440,7 @@ int rs_memcg_flush(void *ctx)
 		__u32 tgid = bpf_get_current_pid_tgid() >> 32;
 
 		if (!bpf_map_lookup_elem(&tgids, &tgid))
-			return 0;
+			return KEEP_EVENT;
 	}
 	ts = bpf_ktime_get_ns();
 	force = read_u8(ctx, off_m_force);
@@ -436,10 +451,64 @@ int rs_memcg_flush(void *ctx)
 	if (!force && !needs) {
 		/* Fires before the skip check: no flush follows. */
 		count(RS_BPF_C_MEMCG_SKIPPED);
-		return 0;
+		return KEEP_EVENT;
 	}
 	count(RS_BPF_C_MEMCG_PERFORMED);
 	tid = (__u32)bpf_get_current_pid_tgid();
 	bpf_map_update_elem(&memcg_open, &tid, &ts, BPF_ANY);
+	return KEEP_EVENT;
+}
+
+/*
+ * Kernels before v6.10 have no rstat tracepoints: a flush is then timed
+ * as bcc's funclatency times a function, from a kprobe on the flush
+ * function (cgroup_rstat_flush_locked, as thread 002 measured it) to its
+ * kretprobe, per task. The loader attaches these to that function by
+ * name; they never attach on their own. The stack at the return names
+ * the subsystem and who asked, as the unlock's does.
+ */
+SEC("kprobe")
+int rs_func_entry(void *ctx)
+{
+	__u32 tid;
+	__u64 ts;
+
+	if (filter_tgid) {
+		__u32 tgid = bpf_get_current_pid_tgid() >> 32;
+
+		if (!bpf_map_lookup_elem(&tgids, &tgid))
+			return 0;
+	}
+	tid = (__u32)bpf_get_current_pid_tgid();
+	ts = bpf_ktime_get_ns();
+	bpf_map_update_elem(&func_open, &tid, &ts, BPF_ANY);
+	return 0;
+}
+
+SEC("kretprobe")
+int rs_func_return(void *ctx)
+{
+	__u64 ts = bpf_ktime_get_ns();	/* first: the end of the call */
+	struct rs_bpf_key key = { 0 };
+	__u32 tid = (__u32)bpf_get_current_pid_tgid();
+	__u64 *start = bpf_map_lookup_elem(&func_open, &tid);
+	__u64 t0;
+
+	if (!start)
+		return 0;
+	t0 = *start;
+	bpf_map_delete_elem(&func_open, &tid);
+	key.kind = RS_BPF_FLUSH;
+	key.stack_id = -1;
+	if (want_stacks) {
+		long sid = bpf_get_stackid(ctx, &stacks, stack_skip & 0xff);
+
+		if (sid < 0)
+			count(RS_BPF_C_STACK_ERRORS);
+		else
+			key.stack_id = sid;
+	}
+	hist_add(&key, ts > t0 ? ts - t0 : 0);
+	count(RS_BPF_C_FLUSHES);
 	return 0;
 }

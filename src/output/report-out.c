@@ -596,8 +596,8 @@ static void text_kspans(FILE *out, const struct report_out *ro)
 	if (!ks)
 		return;
 	kernel_spans__counts(ks, &c);
-	fprintf(out, "\nSpans timed in the kernel (BPF, %s), %s;\np50..p99: the log2 bucket in ns, as bpftrace prints it\n",
-		kernel_spans__scope(ks), unit_short(ro));
+	fprintf(out, "\nSpans timed in the kernel by BPF (%s), %s\n%s; p50..p99: the log2 bucket in ns, as bpftrace prints it\n",
+		kernel_spans__on(ks), unit_short(ro), kernel_spans__scope(ks));
 	fprintf(out, "%-18s %7s %8s %11s %11s %11s %8s\n", "span", "count",
 		"avg", "p50", "p90", "p99", "max");
 	for (i = 0; i < sizeof(kspan_kinds) / sizeof(*kspan_kinds); i++) {
@@ -657,6 +657,7 @@ static void json_kspans(struct json_writer *jw, const struct report_out *ro)
 	kernel_spans__counts(ks, &c);
 	json__object_begin(jw, "kernel_spans");
 	json__string(jw, "method", "bpf");
+	json__string(jw, "on", kernel_spans__on(ks));
 	json__string(jw, "scope", kernel_spans__scope(ks));
 	json__u64(jw, "holds", c.pairs);
 	json__u64(jw, "waits", c.wait_pairs);

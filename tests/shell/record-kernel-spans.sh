@@ -60,7 +60,7 @@ grep -q "cgroup_rstat_locked\|cgroup_rstat_unlock" "$TMP/evlist" &&
 	fail "report: $(cat "$TMP/err")"
 "$RS_BIN" report -i "$TMP/r.data" --json >"$TMP/rep.json" 2>"$TMP/err" ||
 	fail "report --json: $(cat "$TMP/err")"
-grep -q "^Spans timed in the kernel (BPF, process" "$TMP/rep" ||
+grep -q "^Spans timed in the kernel by BPF (rstat tracepoints)" "$TMP/rep" ||
 	fail "no in-kernel spans in the report: $(cat "$TMP/rep")"
 python3 - "$TMP/rep.json" "$TMP/rep" $N <<'PY' || fail "in-kernel spans wrong"
 import json, re, sys
@@ -70,6 +70,7 @@ n = int(sys.argv[3])
 ks = d["kernel_spans"]
 assert ks and ks["method"] == "bpf", ks
 assert ks["scope"].startswith("process "), ks["scope"]
+assert ks["on"] == "rstat tracepoints", ks["on"]
 rows = {(s["name"], s["subsystem"]): s for s in ks["spans"]}
 fl = rows.get(("flush", "base"))
 assert fl and fl["count"] == n, ("base flushes", fl and fl["count"], n)
@@ -95,6 +96,18 @@ assert "Lock hold time (cgroup_rstat_locked" not in text
 print("base flushes %d, base holds %d, p50 %s ns" % (fl["count"],
       hold["count"], hold["p50"]))
 PY
+
+# Timing must not blind perf: a BPF program on a tracepoint that returned
+# 0 would drop every hit for every perf event on it (anyone's). With one
+# asked for with -e beside the programs, perf sees every unlock of 20
+# cpu.stat reads (3 each), as many as the programs time.
+"$RS_BIN" record -q --spans bpf -e cgroup:cgroup_rstat_unlock -o "$TMP/e.data" \
+	-- sh -c "for i in \$(seq 20); do cat $cg/cpu.stat >/dev/null; done" \
+	2>"$TMP/err" || fail "record -e beside BPF: $(cat "$TMP/err")"
+n=$(perf script -i "$TMP/e.data" -F event 2>/dev/null |
+	grep -c "cgroup:cgroup_rstat_unlock")
+[ "$n" -ge 60 ] ||
+	fail "perf saw $n unlocks of 20 cpu.stat reads beside the BPF programs (>= 60 expected)"
 
 # --spans perf: perf's records again, and no in-kernel section.
 "$RS_BIN" record -q --spans perf -o "$TMP/p.data" -- \
