@@ -166,15 +166,16 @@ static void bench_help(void)
 	      "accuracy: error and staleness of memory.stat reads\n"
 	      "      --children N      children charging known pages (default 4)\n"
 	      "      --kind KIND       anon, file or both (default both)\n"
-	      "      --rate PAGES      pages a second each child moves (default\n"
-	      "                        2000)\n"
-	      "      --step PAGES      pages per step (default 4)\n"
+	      "      --rate PAGES      pages a second per child (default 200)\n"
+	      "      --step PAGES      pages per step (default 1)\n"
 	      "      --cpus-spread HOW pinned (all on one CPU) or spread (each\n"
 	      "                        step on the next CPU) (default pinned)\n"
-	      "      --reads N         rounds of reads (default 200)\n"
+	      "      --reads N         rounds: the parent and each child read\n"
+	      "                        once (default 200)\n"
 	      "      --interval MS     between rounds (default 10)\n"
-	      "      --after-flush     each round after the kernel's forced\n"
-	      "                        flush, children paused (error must be 0)\n"
+	      "      --after-flush     each round right after a flush the run\n"
+	      "                        makes due, children paused: the ground\n"
+	      "                        truth check (the error must be 0)\n"
 	      "  -h, --help            this text\n"
 	      "\n"
 	      "Exit status: 0 ok, 1 error or interrupted (one line on stderr),\n"
@@ -438,8 +439,8 @@ static int bench_parse_args(int argc, char **argv, struct bench_params *p)
 	p->duration = 3;
 	p->kind = ACC_BOTH;
 	p->interval_ms = 10;
-	p->rate = 2000;
-	p->step = 4;
+	p->rate = 200;
+	p->step = 1;
 	p->argc = argc;
 	p->argv = argv;
 	for (i = 0; i < sizeof(default_files) / sizeof(*default_files); i++)

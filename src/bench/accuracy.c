@@ -70,9 +70,9 @@ struct acc_cgroup {
 
 /* The figures of one group of reads: the parent's, or the children's. */
 struct acc_series {
-	uint64_t *anon, *file, *sum, *ppm, *stale, *usage;
+	uint64_t *anon, *file, *sum, *ppm, *stale, *usage, *truth;
 	size_t n, cap;
-	int64_t signed_sum;		/* of the sum errors, bytes */
+	uint64_t below, above;		/* reads under / over the truth */
 	uint64_t in_step;		/* truth moving during the read */
 	uint64_t over;
 };
@@ -636,6 +636,7 @@ static void series_free(struct acc_series *s)
 	free(s->ppm);
 	free(s->stale);
 	free(s->usage);
+	free(s->truth);
 	memset(s, 0, sizeof(*s));
 }
 
@@ -952,7 +953,7 @@ int bench_accuracy__settle(struct bench_accuracy *a, const char **why,
 static int series_grow(struct acc_series *s, size_t need)
 {
 	uint64_t **arrs[] = { &s->anon, &s->file, &s->sum, &s->ppm,
-			      &s->stale, &s->usage };
+			      &s->stale, &s->usage, &s->truth };
 	size_t i, cap = s->cap;
 
 	if (need <= s->cap)
@@ -1061,14 +1062,19 @@ static int read_one(struct bench_accuracy *a, uint64_t round, unsigned int i)
 	s->file[k] = mag(ef);
 	s->sum[k] = mag(es);
 	s->usage[k] = mag(eu);
-	/* Share of the truth, in parts per million (nearest to the read). */
+	/*
+	 * The truth nearest to the read (what the children and their
+	 * baselines hold), and the error's share of it in parts per million.
+	 */
 	{
 		int64_t t = (int64_t)(anon + file) - es;
 
+		s->truth[k] = t > 0 ? (uint64_t)t : 0;
 		s->ppm[k] = t > 0 ? (uint64_t)((double)mag(es) * 1e6 / t) :
 			    mag(es) ? 1000000 : 0;
 	}
-	s->signed_sum += es;
+	s->below += es < 0;
+	s->above += es > 0;
 	if (r1.moving || r2.moving)
 		s->in_step++;
 	stale = UINT64_MAX;
@@ -1205,10 +1211,14 @@ int bench_accuracy__add_metrics(struct bench_accuracy *a,
 					      files[g], s->stale, s->n);
 		err = err ?: add_hist(r, "usage_error_bytes", "bytes",
 				      files[g], s->usage, s->n);
-		snprintf(name, sizeof(name), "%smean_signed_error_bytes",
-			 prefix[g]);
-		err = err ?: bench_results__rep_metric_value(r, name, "bytes",
-				true, s->n ? (double)s->signed_sum / s->n : 0);
+		err = err ?: add_hist(r, "truth_bytes", "bytes", files[g],
+				      s->truth, s->n);
+		snprintf(name, sizeof(name), "%sreads_below_truth", prefix[g]);
+		err = err ?: bench_results__rep_metric_value(r, name, "reads",
+				true, s->below);
+		snprintf(name, sizeof(name), "%sreads_above_truth", prefix[g]);
+		err = err ?: bench_results__rep_metric_value(r, name, "reads",
+				true, s->above);
 		snprintf(name, sizeof(name), "%sreads_over_bound", prefix[g]);
 		err = err ?: bench_results__rep_metric_value(r, name, "reads",
 				true, s->over);
