@@ -104,6 +104,12 @@ int bench_accuracy__run(struct bench_accuracy *a, double *real_s,
 			double *user_s, double *sys_s, char *errbuf,
 			size_t errlen);
 
+/*
+ * Why the flush watch was dropped during settle() or run() (no staleness
+ * from then on), or NULL. A static line.
+ */
+const char *bench_accuracy__watch_lost(const struct bench_accuracy *a);
+
 /* The last run's metrics, into the current repetition of r. */
 int bench_accuracy__add_metrics(struct bench_accuracy *a,
 				struct bench_results *r);

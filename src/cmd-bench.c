@@ -1514,6 +1514,8 @@ static int scenario_accuracy(struct bench_run *run)
 	if (!err && why)
 		err = note_skip(run, "%s%s", why, "");
 	for (rep = 0; !err && rep < nr_passes(run); rep++) {
+		if (!why && (why = bench_accuracy__watch_lost(a)))
+			err = note_skip(run, "%s%s", why, "");
 		progress(run, "bench accuracy: %s: %" PRIu64 " rounds of %u reads",
 			 pass_name(run, rep, what, sizeof(what)), p->reads,
 			 p->children + 1);
@@ -1523,6 +1525,8 @@ static int scenario_accuracy(struct bench_run *run)
 						  sizeof(errbuf));
 		if (!err)
 			err = begin_rep(run, rep, real, user, sys);
+		if (!err && !why && (why = bench_accuracy__watch_lost(a)))
+			err = note_skip(run, "%s%s", why, "");
 		if (!err)
 			err = bench_accuracy__add_metrics(a, run->res);
 		if (!err && !recorded_pass(run, rep))
