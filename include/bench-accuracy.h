@@ -22,7 +22,12 @@
  * copy-on-write after fork, the read buffer) are not zero: they are
  * measured once, with the children paused, right after a flush that
  * covers every cgroup of the run, and subtracted as each cgroup's
- * baseline.
+ * baseline. That flush the run makes due (a "kick"): child 1 charges and
+ * frees 2 x MEMCG_CHARGE_BATCH x CPUs pages outside its count, so that
+ * the parent's pending updates pass the flush threshold and the next
+ * read of the parent flushes the whole tree. No read from user space
+ * forces a memcg flush (v6.18), and the kernel's forced one, the
+ * periodic worker's, comes 2 s or later: its timer is deferrable.
  *
  * Library code: nothing is printed; errors come back as -errno with one
  * line in errbuf.
@@ -45,19 +50,21 @@ enum acc_kind { ACC_ANON, ACC_FILE, ACC_BOTH };
 struct bench_accuracy_opts {
 	unsigned int children;
 	enum acc_kind kind;
-	bool spread;		/* every step on the next CPU; else all on one */
-	uint64_t reads;		/* rounds: the parent and every child read */
+	bool spread;		/* each step on the next CPU, or all on one */
+	uint64_t reads;		/* rounds: the parent and each child read */
 	double interval_ms;	/* between the starts of two rounds */
 	double rate;		/* pages per second each child moves */
 	unsigned int step;	/* pages per step, 1..ACC_MAX_PAGES */
 	/*
-	 * The ground truth check: before each round the children pause and
-	 * the reader waits for the kernel's forced flush (the periodic
-	 * worker's, every 2 s) to cover the run; the error must then be 0.
+	 * The ground truth check: before each round the children pause,
+	 * child 1 makes the parent's flush due (a kick, as above) and a
+	 * read of the parent flushes the tree; the error of the round's
+	 * reads must then be 0.
 	 */
 	bool after_flush;
 	int dirfd;		/* where the children's files go */
-	const volatile sig_atomic_t *stop;	/* non-zero: give up, -EINTR */
+	/* Non-zero: give up with -EINTR. */
+	const volatile sig_atomic_t *stop;
 };
 
 struct bench_accuracy;
@@ -90,8 +97,9 @@ int bench_accuracy__set_cgroup(struct bench_accuracy *a, unsigned int i,
 /*
  * Once the children run: wait until they are set up, open the flush
  * watch (if the kernel has the tracepoint: *why_no_watch otherwise, a
- * static line), take the baselines after a covering flush, let the
- * children step. 0, -EINTR, -ETIMEDOUT, or -errno with errbuf.
+ * static line), take the baselines right after a flush the run makes
+ * due, let the children step. 0, -EINTR, -ETIMEDOUT, or -errno with
+ * errbuf.
  */
 int bench_accuracy__settle(struct bench_accuracy *a, const char **why_no_watch,
 			   char *errbuf, size_t errlen);

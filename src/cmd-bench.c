@@ -579,10 +579,11 @@ static int bench_parse_args(int argc, char **argv, struct bench_params *p)
 			p->spread = !strcmp(optarg, "spread");
 			break;
 		case OPT_RATE:
+			if (parse_number("--rate", optarg, 1e7, &p->rate))
+				return RS_EXIT_USAGE;
+			break;
 		case OPT_INTERVAL:
-			if (parse_number(c == OPT_RATE ? "--rate" : "--interval",
-					 optarg, c == OPT_RATE ? 1e7 : 60000,
-					 c == OPT_RATE ? &p->rate :
+			if (parse_number("--interval", optarg, 60000,
 					 &p->interval_ms))
 				return RS_EXIT_USAGE;
 			break;

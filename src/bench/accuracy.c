@@ -53,7 +53,7 @@ struct acc_slot {
 
 struct acc_ctl {
 	int pause;			/* reader: stop stepping */
-	int go;				/* reader: baseline taken, step */
+	int go;				/* reader: baseline taken */
 	int kick;			/* reader: child 1, make a flush due */
 	struct acc_slot slot[];
 };
@@ -68,9 +68,10 @@ struct acc_cgroup {
 	int stat_fd, usage_fd;
 	uint64_t ids[MAX_ANCESTORS];	/* its own, then its ancestors' */
 	unsigned int nr_ids;
-	int64_t base_anon, base_file;	/* pages not the children's steps' */
-	int64_t base_usage;		/* bytes */
-	uint64_t last_flush_ns;		/* CLOCK_MONOTONIC; 0: none seen */
+	/* Pages that are not the children's steps', and bytes. */
+	int64_t base_anon, base_file;
+	int64_t base_usage;
+	uint64_t last_flush_ns;		/* monotonic; 0: none seen */
 };
 
 /* The figures of one group of reads: the parent's, or the children's. */
@@ -109,7 +110,7 @@ struct bench_accuracy {
 	struct acc_over *over;
 	size_t nr_over, cap_over;
 	uint64_t flushes;		/* covering the parent, last run */
-	const char *watch_lost;		/* why the flush watch was dropped */
+	const char *watch_lost;		/* why the watch was dropped */
 };
 
 static uint64_t now_ns(void)
@@ -616,7 +617,8 @@ int bench_accuracy__new(struct bench_accuracy **ap,
 	*ap = NULL;
 	if (!o->children || o->rate <= 0 || !o->reads || !o->step ||
 	    o->step > ACC_MAX_PAGES) {
-		errbuf_set(errbuf, errlen, "accuracy: no children, rate, reads or step");
+		errbuf_set(errbuf, errlen,
+			   "accuracy: no children, rate, reads or step");
 		return -EINVAL;
 	}
 	a = calloc(1, sizeof(*a));
@@ -758,7 +760,7 @@ int bench_accuracy__set_cgroup(struct bench_accuracy *a, unsigned int i,
 			 "/memory.stat");
 		if (access(path, F_OK)) {
 			*strrchr(path, '/') = '\0';
-			/* The mount point: its root has no memory.stat on v2. */
+			/* The mount point: no memory.stat in v2's root. */
 			if (!stat(path, &st) && cg->nr_ids < MAX_ANCESTORS &&
 			    !access(path, F_OK))
 				cg->ids[cg->nr_ids++] = st.st_ino;
