@@ -722,6 +722,7 @@ int bench_accuracy__set_cgroup(struct bench_accuracy *a, unsigned int i,
 	struct acc_cgroup *cg;
 	char path[PATH_MAX], *slash;
 	struct stat st;
+	dev_t dev;
 	int fd;
 
 	if (i > a->o.children)
@@ -746,27 +747,17 @@ int bench_accuracy__set_cgroup(struct bench_accuracy *a, unsigned int i,
 	 * (the periodic worker's) covers every cgroup.
 	 */
 	snprintf(path, sizeof(path), "%s", dir);
-	for (;;) {
-		if (stat(path, &st) || cg->nr_ids == MAX_ANCESTORS)
-			break;
+	if (stat(path, &st))
+		goto fail;
+	dev = st.st_dev;
+	/* Up to the mount point: above it is another file system. */
+	while (cg->nr_ids < MAX_ANCESTORS && !stat(path, &st) &&
+	       st.st_dev == dev) {
 		cg->ids[cg->nr_ids++] = st.st_ino;
 		slash = strrchr(path, '/');
 		if (!slash || slash == path)
 			break;
 		*slash = '\0';
-		if (stat(path, &st) || !S_ISDIR(st.st_mode))
-			break;
-		snprintf(path + strlen(path), sizeof(path) - strlen(path),
-			 "/memory.stat");
-		if (access(path, F_OK)) {
-			*strrchr(path, '/') = '\0';
-			/* The mount point: no memory.stat in v2's root. */
-			if (!stat(path, &st) && cg->nr_ids < MAX_ANCESTORS &&
-			    !access(path, F_OK))
-				cg->ids[cg->nr_ids++] = st.st_ino;
-			break;
-		}
-		*strrchr(path, '/') = '\0';
 	}
 	return 0;
 fail:
