@@ -1140,6 +1140,11 @@ static int read_one(struct bench_accuracy *a, uint64_t round, unsigned int i)
 	return err;
 }
 
+static int read_nothing(struct bench_accuracy *a, uint64_t round)
+{
+	return 0;
+}
+
 /* The parent, then every child. */
 static int read_round(struct bench_accuracy *a, uint64_t round)
 {
@@ -1165,7 +1170,7 @@ int bench_accuracy__run(struct bench_accuracy *a, double *real_s,
 			double *user_s, double *sys_s, char *errbuf,
 			size_t errlen)
 {
-	uint64_t round, t_start = now_ns(), next = t_start;
+	uint64_t round, t_start, next;
 	uint64_t interval = (uint64_t)(a->o.interval_ms * 1e6);
 	struct rusage ru0, ru1;
 	unsigned int i;
@@ -1175,7 +1180,22 @@ int bench_accuracy__run(struct bench_accuracy *a, double *real_s,
 	series_free(&a->series[1]);
 	a->nr_over = 0;
 	a->flushes = 0;
+	/*
+	 * Whether the watch still sees flushes: a recorder started since
+	 * (--record's pass) may have attached BPF programs to the
+	 * tracepoint. A kick with the children paused, not timed.
+	 */
+	if (a->fw) {
+		err = set_pause(a, true);
+		if (!err)
+			err = flushed_read(a, 0, read_nothing);
+		if (!err)
+			err = set_pause(a, false);
+		if (err)
+			return err;
+	}
 	getrusage(RUSAGE_THREAD, &ru0);
+	t_start = next = now_ns();
 	if (a->fw)
 		flush_watch__drain(a->fw, on_flush, a);
 	for (round = 0; !err && round < a->o.reads; round++) {
