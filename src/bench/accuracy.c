@@ -308,7 +308,8 @@ int bench_accuracy__child(void *arg)
 		} else {
 			level -= a->o.step;
 			publish_begin(s, anon ? level : 0,
-				      file && file_pages > a->o.step ?
+				      !file ? file_pages :
+				      file_pages > a->o.step ?
 				      file_pages - a->o.step : 0);
 			if (anon)
 				madvise(amap + level * a->page, step_len,
