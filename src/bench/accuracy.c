@@ -396,7 +396,7 @@ static void flush_watch__delete(struct flush_watch *fw)
 
 	if (!fw)
 		return;
-	for (i = 0; i < fw->nr; i++) {
+	for (i = 0; fw->fd && fw->ring && i < fw->nr; i++) {
 		if (fw->ring[i] && fw->ring[i] != MAP_FAILED)
 			munmap(fw->ring[i], fw->ring_len);
 		if (fw->fd[i] >= 0)
