@@ -902,7 +902,7 @@ static int kick_flush(struct bench_accuracy *a)
  * left out with a reason, rather than measured from flushes missed.
  */
 static int flushed_read(struct bench_accuracy *a, uint64_t round,
-			int (*read)(struct bench_accuracy *a, uint64_t round))
+			int (*then)(struct bench_accuracy *a, uint64_t round))
 {
 	uint64_t t0, anon, file;
 	int tries, err;
@@ -915,15 +915,15 @@ static int flushed_read(struct bench_accuracy *a, uint64_t round,
 		if (err)
 			return err;
 		if (!a->fw)
-			return read(a, round);
+			return then(a, round);
 		flush_watch__drain(a->fw, on_flush, a);
 		if (a->cg[0].last_flush_ns >= t0)
-			return read(a, round);
+			return then(a, round);
 	}
 	a->watch_lost = "staleness: memcg:memcg_flush_stats delivered nothing for flushes the run caused (a BPF program on that tracepoint returning 0 hides it from perf): left out";
 	flush_watch__delete(a->fw);
 	a->fw = NULL;
-	return read(a, round);
+	return then(a, round);
 }
 
 const char *bench_accuracy__watch_lost(const struct bench_accuracy *a)
