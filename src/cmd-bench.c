@@ -31,6 +31,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "bench-accuracy.h"
 #include "bench-cgroup.h"
 #include "bench-results.h"
 #include "bench-workload.h"
@@ -49,11 +50,13 @@
 #define FAULT_BYTES (16ULL << 20)
 #define WARMUP_MS 300
 
-enum scenario { SC_STAT_READ, SC_MANY_CGROUPS, SC_PIPE, SC_FAULT };
+enum scenario { SC_STAT_READ, SC_MANY_CGROUPS, SC_PIPE, SC_FAULT, SC_ACCURACY };
 
 static const char *const scenario_names[] = {
-	"stat-read", "many-cgroups", "pipe", "fault",
+	"stat-read", "many-cgroups", "pipe", "fault", "accuracy",
 };
+
+static const char *const kind_names[] = { "anon", "file", "both" };
 
 enum updater { UPD_MEMORY, UPD_CPU, UPD_BOTH };
 
@@ -80,6 +83,12 @@ struct bench_params {
 	unsigned int cgroups;
 	uint64_t round_trips;
 	double duration;
+	enum acc_kind kind;
+	bool spread;
+	double interval_ms;
+	double rate;
+	uint64_t step;
+	bool after_flush;
 	int argc;
 	char **argv;
 };
@@ -110,9 +119,9 @@ static void bench_signal(int sig)
 }
 
 static const char bench_usage_text[] =
-	"usage: rstat-analyze bench [stat-read|many-cgroups|pipe|fault] [-r N]\n"
-	"                           [--record] [--json FILE] [-o DIR] [--root PATH]\n"
-	"                           [--keep] [scenario options]\n";
+	"usage: rstat-analyze bench [stat-read|many-cgroups|pipe|fault|accuracy]\n"
+	"                           [-r N] [--record] [--json FILE] [-o DIR]\n"
+	"                           [--root PATH] [--keep] [scenario options]\n";
 
 static void bench_usage(FILE *out)
 {
@@ -154,6 +163,19 @@ static void bench_help(void)
 	      "fault: page-fault-heavy updaters\n"
 	      "      --children N      updaters (default: the number of CPUs)\n"
 	      "      --duration SECS   how long they run (default 3)\n"
+	      "accuracy: error and staleness of memory.stat reads\n"
+	      "      --children N      children charging known pages (default 4)\n"
+	      "      --kind KIND       anon, file or both (default both)\n"
+	      "      --rate PAGES      pages a second per child (default 200)\n"
+	      "      --step PAGES      pages per step (default 1)\n"
+	      "      --cpus-spread HOW pinned (all on one CPU) or spread (each\n"
+	      "                        step on the next CPU) (default pinned)\n"
+	      "      --reads N         rounds: the parent and each child read\n"
+	      "                        once (default 200)\n"
+	      "      --interval MS     between rounds (default 10)\n"
+	      "      --after-flush     each round right after a flush the run\n"
+	      "                        makes due, children paused: the ground\n"
+	      "                        truth check (the error must be 0)\n"
 	      "  -h, --help            this text\n"
 	      "\n"
 	      "Exit status: 0 ok, 1 error or interrupted (one line on stderr),\n"
@@ -176,6 +198,13 @@ enum {
 	OPT_CGROUPS,
 	OPT_ROUND_TRIPS,
 	OPT_DURATION,
+	OPT_KIND,
+	OPT_RATE,
+	OPT_CPUS_SPREAD,
+	OPT_INTERVAL,
+	OPT_AFTER_FLUSH,
+	OPT_STEP,
+	OPT__END,
 };
 
 static const struct option bench_options[] = {
@@ -196,6 +225,12 @@ static const struct option bench_options[] = {
 	{ "cgroups", required_argument, NULL, OPT_CGROUPS },
 	{ "round-trips", required_argument, NULL, OPT_ROUND_TRIPS },
 	{ "duration", required_argument, NULL, OPT_DURATION },
+	{ "kind", required_argument, NULL, OPT_KIND },
+	{ "rate", required_argument, NULL, OPT_RATE },
+	{ "cpus-spread", required_argument, NULL, OPT_CPUS_SPREAD },
+	{ "interval", required_argument, NULL, OPT_INTERVAL },
+	{ "after-flush", no_argument, NULL, OPT_AFTER_FLUSH },
+	{ "step", required_argument, NULL, OPT_STEP },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
@@ -209,6 +244,22 @@ static int parse_count(const char *opt, const char *s, uint64_t max,
 	*out = strtoull(s, &end, 10);
 	if (errno || end == s || *end || *s == '-' || !*out || *out > max) {
 		rs_error("bench: %s '%s': give a number from 1 to %" PRIu64,
+			 opt, s, max);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/* A positive number up to max (--rate, --interval). */
+static int parse_number(const char *opt, const char *s, double max,
+			double *out)
+{
+	char *end;
+
+	errno = 0;
+	*out = strtod(s, &end);
+	if (errno || end == s || *end || !(*out > 0) || *out > max) {
+		rs_error("bench: %s '%s': give a number above 0, at most %g",
 			 opt, s, max);
 		return -EINVAL;
 	}
@@ -304,17 +355,25 @@ static const struct {
 	int opt;
 	unsigned int scenarios;	/* bit per enum scenario */
 } scenario_opts[] = {
-	{ OPT_CHILDREN, 1u << SC_STAT_READ | 1u << SC_FAULT },
+	{ OPT_CHILDREN, 1u << SC_STAT_READ | 1u << SC_FAULT |
+			1u << SC_ACCURACY },
 	{ OPT_DEPTH, 1u << SC_STAT_READ },
 	{ OPT_UPDATER, 1u << SC_STAT_READ },
 	{ OPT_MEMORY_MAX, 1u << SC_STAT_READ },
 	{ OPT_FILES, 1u << SC_STAT_READ },
-	{ OPT_READS, 1u << SC_STAT_READ | 1u << SC_MANY_CGROUPS },
+	{ OPT_READS, 1u << SC_STAT_READ | 1u << SC_MANY_CGROUPS |
+		     1u << SC_ACCURACY },
 	{ OPT_INTERLEAVE, 1u << SC_STAT_READ },
 	{ OPT_DISCRETE, 1u << SC_STAT_READ },
 	{ OPT_CGROUPS, 1u << SC_MANY_CGROUPS },
 	{ OPT_ROUND_TRIPS, 1u << SC_PIPE },
 	{ OPT_DURATION, 1u << SC_FAULT },
+	{ OPT_KIND, 1u << SC_ACCURACY },
+	{ OPT_RATE, 1u << SC_ACCURACY },
+	{ OPT_CPUS_SPREAD, 1u << SC_ACCURACY },
+	{ OPT_INTERVAL, 1u << SC_ACCURACY },
+	{ OPT_AFTER_FLUSH, 1u << SC_ACCURACY },
+	{ OPT_STEP, 1u << SC_ACCURACY },
 };
 
 /* The long name getopt knows an option by. */
@@ -360,7 +419,7 @@ static int check_scenario_opts(const struct bench_params *p,
 /* Returns 0, RS_EXIT_USAGE, or -1 when --help was printed. */
 static int bench_parse_args(int argc, char **argv, struct bench_params *p)
 {
-	bool given[OPT_DURATION - OPT_RECORD + 1] = { false };
+	bool given[OPT__END - OPT_RECORD] = { false };
 	static char *default_files[] = {
 		"cgroup.stat", "cpu.stat", "memory.stat", "io.stat",
 	};
@@ -378,6 +437,10 @@ static int bench_parse_args(int argc, char **argv, struct bench_params *p)
 	p->cgroups = 2500;
 	p->round_trips = 100000;
 	p->duration = 3;
+	p->kind = ACC_BOTH;
+	p->interval_ms = 10;
+	p->rate = 200;
+	p->step = 1;
 	p->argc = argc;
 	p->argv = argv;
 	for (i = 0; i < sizeof(default_files) / sizeof(*default_files); i++)
@@ -401,7 +464,7 @@ static int bench_parse_args(int argc, char **argv, struct bench_params *p)
 			if (!strcmp(argv[1], scenario_names[i]))
 				break;
 		if (i == sizeof(scenario_names) / sizeof(*scenario_names)) {
-			rs_error("bench: '%s' is not a scenario: stat-read, many-cgroups, pipe or fault",
+			rs_error("bench: '%s' is not a scenario: stat-read, many-cgroups, pipe, fault or accuracy",
 				 argv[1]);
 			bench_usage(stderr);
 			return RS_EXIT_USAGE;
@@ -411,7 +474,7 @@ static int bench_parse_args(int argc, char **argv, struct bench_params *p)
 	}
 	while ((c = getopt_long(argc, argv, ":r:o:h", bench_options,
 				NULL)) != -1) {
-		if (c >= OPT_RECORD && c <= OPT_DURATION)
+		if (c >= OPT_RECORD && c < OPT__END)
 			given[c - OPT_RECORD] = true;
 		switch (c) {
 		case 'r':
@@ -495,6 +558,43 @@ static int bench_parse_args(int argc, char **argv, struct bench_params *p)
 				return RS_EXIT_USAGE;
 			}
 			break;
+		case OPT_KIND:
+			for (i = 0; i < ARRAY_SIZE(kind_names); i++)
+				if (!strcmp(optarg, kind_names[i]))
+					break;
+			if (i == ARRAY_SIZE(kind_names)) {
+				rs_error("bench: --kind '%s': give anon, file or both",
+					 optarg);
+				return RS_EXIT_USAGE;
+			}
+			p->kind = i;
+			break;
+		case OPT_CPUS_SPREAD:
+			if (strcmp(optarg, "pinned") &&
+			    strcmp(optarg, "spread")) {
+				rs_error("bench: --cpus-spread '%s': give pinned or spread",
+					 optarg);
+				return RS_EXIT_USAGE;
+			}
+			p->spread = !strcmp(optarg, "spread");
+			break;
+		case OPT_RATE:
+			if (parse_number("--rate", optarg, 1e7, &p->rate))
+				return RS_EXIT_USAGE;
+			break;
+		case OPT_INTERVAL:
+			if (parse_number("--interval", optarg, 60000,
+					 &p->interval_ms))
+				return RS_EXIT_USAGE;
+			break;
+		case OPT_AFTER_FLUSH:
+			p->after_flush = true;
+			break;
+		case OPT_STEP:
+			if (parse_count("--step", optarg, ACC_MAX_PAGES, &v))
+				return RS_EXIT_USAGE;
+			p->step = v;
+			break;
 		case 'h':
 			bench_help();
 			return -1;
@@ -520,9 +620,10 @@ static int bench_parse_args(int argc, char **argv, struct bench_params *p)
 		return RS_EXIT_USAGE;
 	}
 	if (!p->reads)
-		p->reads = 1000;
+		p->reads = p->scenario == SC_ACCURACY ? 200 : 1000;
 	if (!p->children)
-		p->children = p->scenario == SC_FAULT ? 0 : 26;
+		p->children = p->scenario == SC_FAULT ? 0 :
+			      p->scenario == SC_ACCURACY ? 4 : 26;
 	return 0;
 }
 
@@ -1342,6 +1443,105 @@ out:
 	return err;
 }
 
+/* Each read over the bound, explained (the first few, then a count). */
+static void note_over(struct bench_run *run, struct bench_accuracy *a,
+		      unsigned int rep)
+{
+	size_t i, n = bench_accuracy__nr_over(a);
+
+	for (i = 0; i < n && i < 10; i++) {
+		const struct acc_over *o = bench_accuracy__over(a, i);
+		char who[32] = "the parent";
+
+		if (o->cgroup)
+			snprintf(who, sizeof(who), "child a%u", o->cgroup);
+		rs_note("accuracy: repetition %u, round %" PRIu64 ", %s: error %" PRIu64 " bytes > bound %" PRIu64 ": %s",
+			rep + 1, o->round + 1, who, o->error_bytes,
+			bench_accuracy__bound_bytes(a), o->why);
+	}
+	if (n > 10)
+		rs_note("accuracy: repetition %u: %zu more reads over the bound (reads_over_bound in the results)",
+			rep + 1, n - 10);
+}
+
+/*
+ * Children charging known pages in cgroups a1..aN, and the reads of their
+ * memory.stat against that truth: the work is src/bench/accuracy.c's.
+ */
+static int scenario_accuracy(struct bench_run *run)
+{
+	const struct bench_params *p = run->p;
+	struct bench_accuracy_opts o = {
+		.children = p->children, .kind = p->kind, .spread = p->spread,
+		.reads = p->reads, .interval_ms = p->interval_ms,
+		.rate = p->rate, .step = p->step, .after_flush = p->after_flush,
+		.dirfd = workdir__fd(run->workdir), .stop = &bench_stop,
+	};
+	struct bench_accuracy *a = NULL;
+	char rel[32], errbuf[512] = "", what[32], *dir;
+	const char *why = NULL;
+	double real, user, sys;
+	unsigned int i, rep;
+	int err;
+
+	if (!bench_cg__has(run->cg, BENCH_CTRL_MEMORY)) {
+		rs_error("bench: accuracy needs the memory controller: %s",
+			 bench_cg__why_not(run->cg, BENCH_CTRL_MEMORY));
+		return -ENOENT;
+	}
+	err = bench_accuracy__new(&a, &o, errbuf, sizeof(errbuf));
+	for (i = 0; !err && i <= p->children; i++) {
+		snprintf(rel, sizeof(rel), "a%u", i);
+		if (i && bench_cg__mkdir(run->cg, rel)) {
+			rs_error("bench: cannot create cgroup %s: %s", rel,
+				 bench_cg__error(run->cg));
+			err = -EIO;
+			break;
+		}
+		dir = bench_cg__path(run->cg, BENCH_CTRL_MEMORY, i ? rel : "",
+				     NULL);
+		err = dir ? bench_accuracy__set_cgroup(a, i, dir, errbuf,
+						       sizeof(errbuf)) :
+			    -ENOMEM;
+		free(dir);
+		if (!err && i)
+			err = start_in(run, rel, bench_accuracy__child,
+				       bench_accuracy__child_arg(a, i - 1),
+				       NULL);
+	}
+	progress(run, "bench accuracy: waiting for a flush for the baselines");
+	if (!err)
+		err = bench_accuracy__settle(a, &why, errbuf, sizeof(errbuf));
+	if (!err && why)
+		err = note_skip(run, "%s%s", why, "");
+	for (rep = 0; !err && rep < nr_passes(run); rep++) {
+		if (!why && (why = bench_accuracy__watch_lost(a)))
+			err = note_skip(run, "%s%s", why, "");
+		progress(run, "bench accuracy: %s: %" PRIu64 " rounds of %u reads",
+			 pass_name(run, rep, what, sizeof(what)), p->reads,
+			 p->children + 1);
+		err = pass_start(run, rep);
+		if (!err)
+			err = bench_accuracy__run(a, &real, &user, &sys, errbuf,
+						  sizeof(errbuf));
+		if (!err)
+			err = begin_rep(run, rep, real, user, sys);
+		if (!err && !why && (why = bench_accuracy__watch_lost(a)))
+			err = note_skip(run, "%s%s", why, "");
+		if (!err)
+			err = bench_accuracy__add_metrics(a, run->res);
+		if (!err && !recorded_pass(run, rep))
+			note_over(run, a, rep);
+		err = pass_end(run, rep, err);
+	}
+	if (err && err != -EINTR && *errbuf)
+		rs_error("bench: %s", errbuf);
+	else if (err == -ETIMEDOUT)
+		rs_error("bench: accuracy: timed out");
+	bench_accuracy__delete(a);
+	return err;
+}
+
 /* --- the run ------------------------------------------------------------ */
 
 static void install_signals(void)
@@ -1424,6 +1624,25 @@ static int set_params(struct bench_run *run)
 							 p->duration);
 		err = err ?: bench_results__param_u64(r, "bytes",
 						      FAULT_BYTES);
+		break;
+	case SC_ACCURACY:
+		err = err ?: bench_results__param_u64(r, "children",
+						      p->children);
+		err = err ?: bench_results__param_str(r, "kind",
+						      kind_names[p->kind]);
+		err = err ?: bench_results__param_double(r, "rate", p->rate);
+		err = err ?: bench_results__param_str(r, "cpus_spread",
+						      p->spread ? "spread" :
+						      "pinned");
+		err = err ?: bench_results__param_u64(r, "reads", p->reads);
+		err = err ?: bench_results__param_double(r, "interval_ms",
+							 p->interval_ms);
+		err = err ?: bench_results__param_bool(r, "after_flush",
+						       p->after_flush);
+		err = err ?: bench_results__param_u64(r, "step_pages",
+						      p->step);
+		err = err ?: bench_results__param_u64(r, "max_pages",
+						      ACC_MAX_PAGES);
 		break;
 	}
 	return err;
@@ -1567,6 +1786,7 @@ static unsigned int scenario_need(const struct bench_params *p)
 		break;
 	case SC_MANY_CGROUPS:
 	case SC_FAULT:
+	case SC_ACCURACY:
 		need |= BENCH_NEED(BENCH_CTRL_MEMORY);
 		break;
 	case SC_PIPE:
@@ -1688,6 +1908,9 @@ static int bench_run(const struct bench_params *p)
 		break;
 	case SC_FAULT:
 		err = scenario_fault(&run);
+		break;
+	case SC_ACCURACY:
+		err = scenario_accuracy(&run);
 		break;
 	}
 	progress(&run, "bench %s: stopping the workloads",

@@ -17,8 +17,20 @@ expect_error 2 "unknown option" "$RS_BIN" bench pipe --bogus
 # Another scenario's options, and files bench does not know.
 expect_error 2 "--cgroups is not an option of stat-read \(it is of many-cgroups\)" \
 	"$RS_BIN" bench stat-read --cgroups 5
-expect_error 2 "--children is not an option of pipe \(it is of stat-read, fault\)" \
+expect_error 2 "--children is not an option of pipe \(it is of stat-read, fault, accuracy\)" \
 	"$RS_BIN" bench pipe --children 3
+expect_error 2 "--kind is not an option of stat-read \(it is of accuracy\)" \
+	"$RS_BIN" bench stat-read --kind anon
+expect_error 2 "--kind 'shmem': give anon, file or both" \
+	"$RS_BIN" bench accuracy --kind shmem
+expect_error 2 "--cpus-spread 'all': give pinned or spread" \
+	"$RS_BIN" bench accuracy --cpus-spread all
+expect_error 2 "--rate '0': give a number above 0" \
+	"$RS_BIN" bench accuracy --rate 0
+expect_error 2 "--interval 'x': give a number above 0" \
+	"$RS_BIN" bench accuracy --interval x
+expect_error 2 "--step '257': give a number from 1 to 256" \
+	"$RS_BIN" bench accuracy --step 257
 expect_error 2 "--duration is not an option of stat-read, the default scenario" \
 	"$RS_BIN" bench --duration 3
 expect_error 2 "'memroy.stat' is not a cgroup stat file" \

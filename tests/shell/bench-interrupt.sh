@@ -15,6 +15,7 @@ scen=(
 	"many-cgroups --cgroups 400 --reads 200000"
 	"pipe --round-trips 50000000"
 	"fault --duration 30"
+	"accuracy --children 3 --reads 200000"
 	"stat-read --children 4 --reads 200000 --record"
 )
 i=0
