@@ -728,34 +728,55 @@ static void progress_clear(const struct bench_run *run)
 static int start_recorder(struct bench_run *run)
 {
 	pid_t parent = getpid();
+	struct pollfd pfd;
+	int ready[2], n;
 	double t0;
+	char c;
 	pid_t pid;
-	int status, err;
+	int err;
 
 	if (run->p->outdir)
 		snprintf(run->recording, sizeof(run->recording),
 			 "%s/rstat.data", run->p->outdir);
 	else
 		snprintf(run->recording, sizeof(run->recording), "rstat.data");
-	/*
-	 * As record does: the previous recording becomes .old, so that the
-	 * file appearing below means this recorder has started.
-	 */
+	/* As record does: the previous recording becomes .old. */
 	err = outfile__rotate(run->recording);
 	if (err < 0) {
 		rs_error("%s: %s", run->recording, outfile__strerror(err));
 		return err;
 	}
 	run->rotated = err == 1;
-	pid = fork();
-	if (pid < 0)
+	/*
+	 * The recorder says on this pipe when its events are enabled (see
+	 * record's tell_ready()); only then does the workload start. Its
+	 * output file appearing is not enough: record writes the header,
+	 * the tracing data and the threads before it enables anything,
+	 * which under TCG took longer than the whole recorded pass.
+	 */
+	if (pipe2(ready, O_CLOEXEC))
 		return -errno;
+	pid = fork();
+	if (pid < 0) {
+		err = -errno;
+		close(ready[0]);
+		close(ready[1]);
+		return err;
+	}
 	if (pid == 0) {
+		char fdnum[16];
+
 		prctl(PR_SET_PDEATHSIG, SIGINT);
 		if (getppid() != parent)
 			_exit(127);
 		signal(SIGINT, SIG_DFL);
 		signal(SIGTERM, SIG_DFL);
+		close(ready[0]);
+		/* The write end alone survives the exec. */
+		if (fcntl(ready[1], F_SETFD, 0) < 0)
+			_exit(127);
+		snprintf(fdnum, sizeof(fdnum), "%d", ready[1]);
+		setenv("RS_RECORD_READY_FD", fdnum, 1);
 		/*
 		 * A flushing reader makes 100k lock events a second with
 		 * callchains, while the workloads compete for the CPU the
@@ -765,21 +786,29 @@ static int start_recorder(struct bench_run *run)
 		      "-m", "1024", "-o", run->recording, (char *)NULL);
 		_exit(127);
 	}
+	close(ready[1]);
 	run->recorder = pid;
-	/* Recording starts once its output exists (events open first). */
-	for (t0 = now_s(); now_s() - t0 < 15; ) {
-		/* Which file is ours, to remove if the run is interrupted. */
-		if (!lstat(run->recording, &run->recording_st))
-			return nap(200);
-		if (waitpid(pid, &status, WNOHANG) == pid) {
-			run->recorder = 0;
-			rs_error("bench: --record: the recorder failed (run `rstat-analyze record -d 1` to see why)");
-			return -EIO;
-		}
-		if (nap(20))
+	pfd.fd = ready[0];
+	pfd.events = POLLIN;
+	for (t0 = now_s(); now_s() - t0 < 120; ) {
+		if (bench_stop) {
+			close(ready[0]);
 			return -EINTR;
+		}
+		n = poll(&pfd, 1, 100);
+		if (n <= 0)
+			continue;
+		n = read(ready[0], &c, 1);
+		close(ready[0]);
+		/* Which file is ours, to remove if the run is interrupted. */
+		lstat(run->recording, &run->recording_st);
+		if (n == 1)
+			return 0;
+		rs_error("bench: --record: the recorder failed (run `rstat-analyze record -d 1` to see why)");
+		return -EIO;
 	}
-	rs_error("bench: --record: the recorder did not start within 15 s");
+	close(ready[0]);
+	rs_error("bench: --record: the recorder did not enable its events within 120 s");
 	return -ETIMEDOUT;
 }
 

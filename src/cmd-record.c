@@ -1166,6 +1166,31 @@ static void open_error(const struct record_params *p, const struct evlist *el,
 	rs_error("record: %s; see rstat-analyze doctor", evlist__strerror(el));
 }
 
+/*
+ * bench --record starts us and must not start its workload before our
+ * events are enabled: under TCG, writing the header, the tracing data and
+ * the threads of a fresh VM takes longer than any fixed wait. It passes
+ * the write end of a pipe in RS_RECORD_READY_FD; one byte on it says the
+ * events are on (EOF without it: we failed).
+ */
+static void tell_ready(void)
+{
+	const char *s = getenv("RS_RECORD_READY_FD");
+	char *end;
+	long fd;
+
+	if (!s)
+		return;
+	fd = strtol(s, &end, 10);
+	unsetenv("RS_RECORD_READY_FD");
+	if (*end || fd < 3 || fd > 1 << 20)
+		return;
+	/* A failed write reads as EOF in bench, which says so. */
+	if (write(fd, "1", 1) != 1)
+		fd = -fd;
+	close(fd < 0 ? -fd : fd);
+}
+
 static int record_run(const struct record_params *p, int argc, char **argv)
 {
 	struct record_strings rs = { .n = 0 };
@@ -1299,6 +1324,7 @@ static int record_run(const struct record_params *p, int argc, char **argv)
 			goto out;
 		}
 	}
+	tell_ready();
 	if (p->cmd && child_go(&child, p->cmd))
 		goto out;
 	if (record_loop(p, el, w, &child))
