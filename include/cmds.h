@@ -32,6 +32,14 @@ int cmd_plot(int argc, char **argv);
  */
 int report_fold(const char *input, const char *kallsyms, FILE *out);
 
+/*
+ * What `compare F1 -- F2 -- ...` prints (text), in-process: one file per
+ * side, the first the base, labelled labels[i]. Errors reported once;
+ * returns compare's exit status.
+ */
+int compare_results(const char *const *files, const char *const *labels,
+		    size_t n);
+
 struct vm_opts;
 struct vm_result;
 /*

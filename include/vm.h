@@ -113,11 +113,15 @@ int vm_opts__parse(struct vm_opts *o, int opt, const char *arg,
  * The argv to run in the guest: argv without the VM options, after
  * getopt_long() with longopts has parsed argv[0..nopts) (nopts: its final
  * optind; it permuted the options there, before "--"); the words from
- * nopts on are kept as they are. Returns a NULL-terminated copy of the
+ * nopts on are kept as they are. Also dropped: the options whose short
+ * letters are in strip (each taking a value: "-o DIR", "-oDIR", and the
+ * long options with that letter as their val), for the caller to replace.
+ * Room is left for 4 more words. Returns a NULL-terminated copy of the
  * pointers (free() it), NULL on -ENOMEM.
  */
 char **vm_guest_argv(int argc, char *const argv[], int nopts,
-		     const struct option *longopts, int *gargc);
+		     const struct option *longopts, const char *strip,
+		     int *gargc);
 
 struct vm_result;
 
@@ -190,7 +194,8 @@ int vm_find_program(const char *name, char *out, size_t outlen);
 /*
  * The frames on the guest's data port: "RSVM <type> <len> <hash> <name>\n"
  * then len bytes; hash is hash_bytes() of the bytes, in hex. Types: HELLO
- * (the release), FILE, EXIT (the status, decimal), END.
+ * (the release), FILE, ZFILE (a file as one zstd frame), EXIT (the
+ * status, decimal), END.
  */
 struct vm_frame {
 	char type[8];

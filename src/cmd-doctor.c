@@ -139,7 +139,8 @@ static int doctor_in_vm(const struct doctor_params *p, int argc, char **argv)
 	char **gargv;
 	int gargc, status;
 
-	gargv = vm_guest_argv(argc, argv, p->nopts, doctor_options, &gargc);
+	gargv = vm_guest_argv(argc, argv, p->nopts, doctor_options, NULL,
+			      &gargc);
 	if (!gargv) {
 		rs_error("doctor: out of memory");
 		return RS_EXIT_FAIL;

@@ -112,30 +112,48 @@ static const struct option *find_long(const struct option *longopts,
 }
 
 char **vm_guest_argv(int argc, char *const argv[], int nopts,
-		     const struct option *longopts, int *gargc)
+		     const struct option *longopts, const char *strip,
+		     int *gargc)
 {
-	char **out = calloc(argc + 1, sizeof(*out));
+	char **out = calloc(argc + 5, sizeof(*out));
 	bool rest = false;
 	int i, n = 0;
 
 	if (!out)
 		return NULL;
+	strip = strip ? strip : "";
 	for (i = 0; i < argc; i++) {
+		const char *w = argv[i];
 		const struct option *o;
 
-		if (i >= nopts || rest || strncmp(argv[i], "--", 2) ||
-		    !argv[i][2]) {
-			rest = rest || !strcmp(argv[i], "--");
+		if (i == 0 || i >= nopts || rest || w[0] != '-' || !w[1]) {
 			out[n++] = argv[i];
 			continue;
 		}
-		o = find_long(longopts, argv[i] + 2);
-		if (!o || !is_vm_opt(o->val)) {
+		if (!strcmp(w, "--")) {
+			rest = true;
+			out[n++] = argv[i];
+			continue;
+		}
+		if (w[1] != '-') {
+			/* "-o DIR" or "-oDIR" for a letter in strip. */
+			if (strchr(strip, w[1])) {
+				if (!w[2] && i + 1 < nopts)
+					i++;
+				continue;
+			}
+			out[n++] = argv[i];
+			continue;
+		}
+		o = find_long(longopts, w + 2);
+		if (!o || !(is_vm_opt(o->val) ||
+			    (o->val > 0 && o->val < 128 &&
+			     strchr(strip, o->val)))) {
 			out[n++] = argv[i];
 			continue;
 		}
 		/* Its value is the next word unless given as --opt=value. */
-		if (!strchr(argv[i], '=') && o->has_arg == required_argument &&
+		if (!strchr(w, '=') && o->has_arg == required_argument &&
 		    i + 1 < nopts)
 			i++;
 	}

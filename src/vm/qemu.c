@@ -19,6 +19,7 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
+#include <zstd.h>
 
 #include "util.h"
 #include "vm.h"
@@ -149,24 +150,40 @@ const char *vm_result__file_name(const struct vm_result *res, size_t i)
 	return i < res->nfiles ? res->files[i].name : NULL;
 }
 
-static int result_add_file(struct vm_result *res, const struct vm_frame *f)
+/* A frame's file; ZFILE payloads are one zstd frame of known size. */
+static int result_add_file(struct vm_result *res, const struct vm_frame *f,
+			   bool compressed)
 {
+	unsigned long long size = f->len;
 	struct vm_file *vf;
 
+	if (compressed) {
+		size = ZSTD_getFrameContentSize(f->data, f->len);
+		/* A guest's file lives in its RAM: more is a bad frame. */
+		if (size == ZSTD_CONTENTSIZE_ERROR ||
+		    size == ZSTD_CONTENTSIZE_UNKNOWN || size > (1ULL << 40))
+			return -EBADMSG;
+	}
 	if (grow_array((void **)&res->files, &res->cap, res->nfiles + 1,
 		       sizeof(*res->files)))
 		return -ENOMEM;
 	vf = &res->files[res->nfiles];
 	vf->name = strdup(f->name);
-	vf->data = malloc(f->len + 1);
+	vf->data = malloc(size + 1);
 	if (!vf->name || !vf->data) {
 		free(vf->name);
 		free(vf->data);
 		return -ENOMEM;
 	}
-	memcpy(vf->data, f->data, f->len);
-	vf->data[f->len] = '\0';	/* text files read as strings */
-	vf->len = f->len;
+	if (!compressed) {
+		memcpy(vf->data, f->data, f->len);
+	} else if (ZSTD_decompress(vf->data, size, f->data, f->len) != size) {
+		free(vf->name);
+		free(vf->data);
+		return -EBADMSG;
+	}
+	vf->data[size] = '\0';	/* text files read as strings */
+	vf->len = size;
 	res->nfiles++;
 	return 0;
 }
@@ -247,9 +264,15 @@ static int poll_port(struct boot *b, struct vm_result *res)
 			snprintf(res->release, sizeof(res->release), "%.*s",
 				 (int)f.len, (const char *)f.data);
 			b->hello = true;
-		} else if (!strcmp(f.type, "FILE")) {
-			if (result_add_file(res, &f))
-				return -ENOMEM;
+		} else if (!strcmp(f.type, "FILE") ||
+			   !strcmp(f.type, "ZFILE")) {
+			rc = result_add_file(res, &f, f.type[0] == 'Z');
+			if (rc == -EBADMSG) {
+				b->bad = rc;
+				break;
+			}
+			if (rc)
+				return rc;
 		} else if (!strcmp(f.type, "EXIT")) {
 			res->status = atoi((const char *)f.data);
 		} else if (!strcmp(f.type, "END")) {
@@ -526,6 +549,7 @@ static int pack_initramfs(int dirfd, const struct vm_params *p, int argc,
 {
 	static const char *const dirs[] = {
 		"/dev", "/proc", "/sys", "/tmp", "/out", "/root", "/etc",
+		"/var/lib", "/var/tmp", "/run",
 	};
 	char self[4096];
 	ssize_t n;

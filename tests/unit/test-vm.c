@@ -235,13 +235,23 @@ static void test_guest_argv(void)
 	const char *want[] = { "record", "-o", "x", "--json", "--", "sh",
 			       "--kernel", "y" };
 
+	char *argv2[] = { "bench", "stat-read", "-oX", "--output", "Y",
+			  "--json", "-o", "Z", "--kernel=K", NULL };
+	const char *want2[] = { "bench", "stat-read", "--json" };
+
 	/* getopt stopped after "--" (index 10). */
-	g = vm_guest_argv(13, argv, 10, test_opts, &n);
+	g = vm_guest_argv(13, argv, 10, test_opts, NULL, &n);
 	CHECK(g != NULL);
 	CHECK_INT(n, 8);
 	for (i = 0; i < n && i < 8; i++)
 		CHECK_STR(g[i], want[i]);
 	CHECK(g[n] == NULL);
+	free(g);
+	/* -o in all its spellings, for the caller to put its own. */
+	g = vm_guest_argv(9, argv2, 9, test_opts, "o", &n);
+	CHECK_INT(n, 3);
+	for (i = 0; i < n && i < 3; i++)
+		CHECK_STR(g[i], want2[i]);
 	free(g);
 }
 

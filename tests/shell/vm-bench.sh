@@ -1,0 +1,63 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# bench --kernel K61 --kernel K612 --record under TCG: one results.json per
+# guest kernel whose provenance names that kernel (the guest's own uname),
+# a pure v2 layout with memory and io, io.stat read; the compare table of
+# the two; and recordings that hold the reads. The recorder must be ready
+# before the reader starts, which TCG's slowness tests hard: on 6.12 the
+# rstat lock tracepoints must fire at least once per flushing read, and
+# the host's report must attribute the flush samples to their readers.
+. tests/shell/lib.sh
+need_vm_kernels
+[ "$(id -u)" -eq 0 ] || skip "not root: the VM's work directory is root's"
+
+before=$(vm_workdirs)
+out=$TMP/out
+reads=100
+timeout 600 "$RS_BIN" bench stat-read --children 2 --reads $reads --record \
+	--kernel "$K61" --kernel "$K612" -o "$out" --accel tcg \
+	>"$TMP/stdout" 2>"$TMP/stderr" ||
+	fail "bench --kernel: $(tail -n 30 "$TMP/stderr")"
+r61=$(basename "$(dirname "$K61")")
+r612=$(basename "$(dirname "$K612")")
+for r in "$r61" "$r612"; do
+	python3 - "$out/$r/results.json" "$r" $reads <<'PY' || fail "$r: results"
+import json, sys
+d = json.load(open(sys.argv[1]))
+rel, reads = sys.argv[2], int(sys.argv[3])
+p = d["provenance"]
+assert p["kernel"] == rel, (p["kernel"], rel)
+assert p["cgroup_layout"] == "v2", p["cgroup_layout"]
+for c in ("memory", "io"):
+    assert c in p["v2_controllers"], p["v2_controllers"]
+files = {m.get("file") for rep in d["repetitions"] for m in rep["metrics"]
+         if m["name"] == "read_ns" and m["count"] == reads}
+assert {"cpu.stat", "memory.stat", "io.stat"} <= files, files
+print("ok", rel, sorted(f for f in files if f))
+PY
+	[ -s "$out/$r/rstat.data" ] || fail "$r: no rstat.data"
+done
+# The compare table: both kernels, the first the base (0.00%).
+grep -q '^stat-read$' "$TMP/stdout" || fail "no compare table"
+grep -Eq '^Amean +cpu.stat-us +[0-9.]+ \(   0.00%\)' "$TMP/stdout" ||
+	fail "compare: no base column: $(grep Amean "$TMP/stdout")"
+grep -q "note: the guests run under TCG" "$TMP/stderr" || fail "no TCG note"
+
+# 6.12 has the rstat tracepoints: every cpu.stat read flushes and takes
+# the lock (once, then again per CPU: 3 with 2 CPUs), so at least $reads.
+"$RS_BIN" report -i "$out/$r612/rstat.data" --json >"$TMP/r612.json" \
+	2>"$TMP/err" || fail "report $r612: $(cat "$TMP/err")"
+python3 - "$TMP/r612.json" $reads <<'PY' || fail "$r612: the recording missed the reads"
+import json, sys
+d = json.load(open(sys.argv[1]))
+reads = int(sys.argv[2])
+counts = {e["name"]: e["samples"] for e in d["events"]}
+locked = counts.get("cgroup:cgroup_rstat_locked", 0)
+assert locked >= reads, ("cgroup_rstat_locked", locked, "reads", reads)
+trig = {t["trigger"]: t["samples"] for t in d.get("triggers", [])}
+print("ok 6.12: locked", locked, "triggers", trig)
+assert trig.get("cpu.stat", 0) > 0 or trig.get("io.stat", 0) > 0, trig
+PY
+[ "$(vm_workdirs)" = "$before" ] || fail "work directories left: $(vm_workdirs)"
+echo "ok"
