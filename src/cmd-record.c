@@ -26,13 +26,16 @@
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
+#include <tracefs.h>
 #include <unistd.h>
 
 #include "cmds.h"
+#include "vm.h"
 #include "evlist.h"
 #include "outfile.h"
 #include "perf-writer.h"
 #include "probe.h"
+#include "util.h"
 
 #define DEFAULT_OUTPUT "rstat.data"
 #define DEFAULT_FREQ 4999
@@ -48,6 +51,8 @@ enum record_target {
 };
 
 struct record_params {
+	struct vm_opts vm;	/* --kernel: record inside a VM */
+	int nopts;		/* optind after the options */
 	const char *output;
 	enum record_target target;
 	bool target_given;
@@ -86,6 +91,11 @@ struct record_notes {
 struct record_strings {
 	char *s[MAX_EVENT_ARGS * 4];
 	unsigned int n;
+	/* Probes made in tracefs for inherited events: removed at the end. */
+	struct tracefs_dynevent *dyn[MAX_EVENT_ARGS * 4];
+	char *dyn_name[MAX_EVENT_ARGS * 4];	/* "group:event", in s[] */
+	unsigned int ndyn;
+	int guardian_fd;	/* its pipe's write end, or -1 */
 };
 
 static volatile sig_atomic_t record_stop;
@@ -100,6 +110,8 @@ static const char record_usage_text[] =
 	"                            [-F HZ] [-e EVENT]... [--probe SPEC]...\n"
 	"                            [--uprobe BINARY:SPEC]... [-d SECONDS]\n"
 	"                            [--vmlinux FILE] [-m PAGES] [-q]\n"
+	"                            [-- CMD ARGS...]\n"
+	"       rstat-analyze record --kernel IMAGE [VM options] [options]\n"
 	"                            [-- CMD ARGS...]\n";
 
 static void record_usage(FILE *out)
@@ -136,6 +148,11 @@ static void record_help(void)
 	      "  -q, --quiet           no progress line, notes or summary\n"
 	      "  -h, --help            this text\n"
 	      "\n"
+	      VM_HELP_TEXT
+	      "With --kernel the recording is made in a VM booted from IMAGE,\n"
+	      "with CMD (and --uprobe binaries) packed in with their libraries,\n"
+	      "and written here to -o FILE; the guest's symbols are inside it.\n"
+	      "\n"
 	      "Ctrl-C or SIGTERM stops the recording cleanly.\n"
 	      "Exit status: 0 ok, 1 error (one line on stderr), 2 usage error.\n"
 	      "See rstat-analyze-record(1) and `rstat-analyze doctor`.\n",
@@ -163,6 +180,7 @@ static const struct option record_options[] = {
 	{ "mmap-pages", required_argument, NULL, 'm' },
 	{ "quiet", no_argument, NULL, 'q' },
 	{ "help", no_argument, NULL, 'h' },
+	VM_LONG_OPTIONS,
 	{ NULL, 0, NULL, 0 },
 };
 
@@ -202,6 +220,7 @@ static int parse_uint(const char *s, unsigned long max, unsigned long *out)
 /* Returns 0, RS_EXIT_USAGE, or -1 when --help was printed. */
 static int record_parse_args(int argc, char **argv, struct record_params *p)
 {
+	char vmerr[256];
 	unsigned long v;
 	char *end;
 	int c;
@@ -284,6 +303,19 @@ static int record_parse_args(int argc, char **argv, struct record_params *p)
 		case 'q':
 			p->quiet = true;
 			break;
+		case VM_OPT_KERNEL:
+		case VM_OPT_CPUS:
+		case VM_OPT_MEMORY:
+		case VM_OPT_APPEND:
+		case VM_OPT_ACCEL:
+		case VM_OPT_TIMEOUT:
+			if (vm_opts__parse(&p->vm, c, optarg, vmerr,
+					   sizeof(vmerr))) {
+				rs_error("record: %s", vmerr);
+				record_usage(stderr);
+				return RS_EXIT_USAGE;
+			}
+			break;
 		case 'h':
 			record_help();
 			return -1;
@@ -298,6 +330,16 @@ static int record_parse_args(int argc, char **argv, struct record_params *p)
 			record_usage(stderr);
 			return RS_EXIT_USAGE;
 		}
+	}
+	p->nopts = optind;
+	if (p->vm.nkernels > 1) {
+		rs_error("record: one --kernel at a time (bench takes several)");
+		return RS_EXIT_USAGE;
+	}
+	if (p->vm.nkernels && (p->target == TARGET_PID || p->vmlinux)) {
+		rs_error("record: --kernel: %s names something on this machine, not in the VM",
+			 p->vmlinux ? "--vmlinux" : "-p");
+		return RS_EXIT_USAGE;
 	}
 	if (optind < argc) {
 		if (p->target_given && p->target == TARGET_PID) {
@@ -619,6 +661,52 @@ static void unique_probe_name(const struct evlist *el, char *name,
 		snprintf(name, size, "%s:%s_%u", group, event, k);
 }
 
+/* Events a command's (or a process's) children inherit. */
+static bool inherited(const struct record_params *p)
+{
+	return p->target == TARGET_PID || p->target == TARGET_CMD;
+}
+
+/*
+ * An inherited probe goes through tracefs (events__dynprobe_create() says
+ * why), in a group of this process's own, "rstat_analyze_PID", which no
+ * other run uses and which the end of the run removes.
+ */
+static int add_dynprobe(const struct record_params *p,
+			const struct probe_point *pt, bool kernel,
+			const char *target, struct perf_event_attr *attr,
+			struct record_strings *rs)
+{
+	char group[64], event[128], name[200];
+	int err;
+
+	if (rs->ndyn == ARRAY_SIZE(rs->dyn)) {
+		rs_error("record: too many probes");
+		return -E2BIG;
+	}
+	snprintf(group, sizeof(group), "rstat_analyze_%d", (int)getpid());
+	/* Unique in the group: the same point may be asked for twice. */
+	snprintf(event, sizeof(event), "%.100s_%u", pt->event, rs->ndyn);
+	err = events__dynprobe_create(group, event, kernel, target,
+				      pt->offset, pt->retprobe,
+				      &rs->dyn[rs->ndyn], attr);
+	if (err) {
+		rs_error("record: cannot create the probe %s:%s in tracefs (%s_events): %s",
+			 group, event, kernel ? "kprobe" : "uprobe",
+			 strerror(-err));
+		return err == -ENOENT ? -EIO : err;
+	}
+	rs->ndyn++;
+	/* Its format goes into the TRACING_DATA, as a tracepoint's. */
+	snprintf(name, sizeof(name), "%s:%s", group, event);
+	rs->dyn_name[rs->ndyn - 1] = keep_string(rs, name);
+	if (!rs->dyn_name[rs->ndyn - 1]) {
+		rs_error("record: out of memory");
+		return -ENOMEM;
+	}
+	return 0;
+}
+
 static int add_probe_points(struct evlist *el, const struct record_params *p,
 			    struct probe_point *pts, size_t n,
 			    const char *path, bool kernel,
@@ -637,15 +725,21 @@ static int add_probe_points(struct evlist *el, const struct record_params *p,
 			rs_error("record: out of memory");
 			return -ENOMEM;
 		}
-		err = kernel ? events__kprobe_attr(target, pts[i].offset,
-						   pts[i].retprobe, &attr) :
-		      events__uprobe_attr(target, pts[i].offset,
-					  pts[i].retprobe, &attr);
+		unique_probe_name(el, name, sizeof(name), pts[i].group,
+				  pts[i].event);
+		if (inherited(p))
+			err = add_dynprobe(p, &pts[i], kernel, target, &attr,
+					   rs);
+		else
+			err = kernel ? events__kprobe_attr(target,
+							   pts[i].offset,
+							   pts[i].retprobe,
+							   &attr) :
+			      events__uprobe_attr(target, pts[i].offset,
+						  pts[i].retprobe, &attr);
 		if (err)
 			return err;
 		set_sampling(&attr, p);
-		unique_probe_name(el, name, sizeof(name), pts[i].group,
-				  pts[i].event);
 		err = add_evsel(el, &attr, name);
 		if (err)
 			return err;
@@ -1167,6 +1261,61 @@ static void open_error(const struct record_params *p, const struct evlist *el,
 }
 
 /*
+ * Probes made in tracefs outlive a recorder killed with SIGKILL, unlike
+ * perf events, which go with its file descriptors. A guardian removes
+ * them then: a grandchild (reparented away from us before the command's
+ * subreaper is set, so that stopping the command's descendants does not
+ * stop it) that waits for EOF on a pipe whose write end only we hold,
+ * which comes when we exit, however we exit. After a normal end we have
+ * removed them already and it finds nothing to do.
+ */
+static int start_probe_guardian(struct record_strings *rs)
+{
+	int fds[2], status;
+	unsigned int k, tries;
+	pid_t pid;
+	char c;
+
+	if (!rs->ndyn)
+		return 0;
+	if (pipe2(fds, O_CLOEXEC))
+		return -errno;
+	pid = fork();
+	if (pid < 0) {
+		close(fds[0]);
+		close(fds[1]);
+		return -errno;
+	}
+	if (pid == 0) {
+		if (fork() != 0)
+			_exit(0);
+		/* The grandchild: nothing of ours but the pipe. */
+		setsid();
+		signal(SIGINT, SIG_IGN);
+		signal(SIGTERM, SIG_IGN);
+		signal(SIGHUP, SIG_IGN);
+		close(fds[1]);
+		while (read(fds[0], &c, 1) < 0 && errno == EINTR)
+			;
+		/* Busy while the dying recorder's events close: retry. */
+		for (k = 0; k < rs->ndyn; k++)
+			for (tries = 0; tries < 200; tries++) {
+				if (!tracefs_dynevent_destroy(rs->dyn[k],
+							      true) ||
+				    errno == ENOENT)
+					break;
+				usleep(10000);
+			}
+		_exit(0);
+	}
+	close(fds[0]);
+	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+		;
+	rs->guardian_fd = fds[1];
+	return 0;
+}
+
+/*
  * bench --record starts us and must not start its workload before our
  * events are enabled: under TCG, writing the header, the tracing data and
  * the threads of a fresh VM takes longer than any fixed wait. It passes
@@ -1193,7 +1342,7 @@ static void tell_ready(void)
 
 static int record_run(const struct record_params *p, int argc, char **argv)
 {
-	struct record_strings rs = { .n = 0 };
+	struct record_strings rs = { .n = 0, .ndyn = 0, .guardian_fd = -1 };
 	struct record_notes notes = { .no_cycles = false };
 	struct stat sb;
 	struct child child = { .pid = 0, .go_fd = -1, .err_fd = -1 };
@@ -1232,7 +1381,30 @@ static int record_run(const struct record_params *p, int argc, char **argv)
 		if (add_user_probe(el, p, p->uprobes[k], &rs))
 			goto out;
 	set_side_band(el);
+	if (rs.ndyn) {
+		char **all = realloc(tps, (nr_tps + rs.ndyn) * sizeof(*all));
 
+		if (!all) {
+			rs_error("record: out of memory");
+			goto out;
+		}
+		tps = all;
+		for (k = 0; k < rs.ndyn; k++) {
+			tps[nr_tps] = strdup(rs.dyn_name[k]);
+			if (!tps[nr_tps]) {
+				rs_error("record: out of memory");
+				goto out;
+			}
+			nr_tps++;
+		}
+	}
+
+	err = start_probe_guardian(&rs);
+	if (err) {
+		rs_error("record: cannot start the process that removes the probes after a crash: %s",
+			 strerror(-err));
+		goto out;
+	}
 	install_signals();
 	if (p->cmd) {
 		/* Orphans of the command come to us, to be stopped at the end. */
@@ -1363,6 +1535,128 @@ out:
 	free(tps);
 	for (k = 0; k < rs.n; k++)
 		free(rs.s[k]);
+	for (k = 0; k < rs.ndyn; k++)
+		events__dynprobe_remove(rs.dyn[k]);
+	/* The guardian sees EOF and finds them gone. */
+	if (rs.guardian_fd >= 0)
+		close(rs.guardian_fd);
+	return status;
+}
+
+/* --- in a VM ------------------------------------------------------------- */
+
+/* A program the guest needs, packed at its absolute host path. */
+static int vm_program(const char *name, char *out, size_t len)
+{
+	char found[PATH_MAX];
+	int err = vm_find_program(name, found, sizeof(found));
+
+	if (err) {
+		rs_error("record: --kernel: %s: %s", name,
+			 err == -ENOENT ? "not found on PATH" : strerror(-err));
+		return err;
+	}
+	if (found[0] != '/') {
+		if (!realpath(found, out))
+			return -errno;
+		return 0;
+	}
+	snprintf(out, len, "%s", found);
+	return 0;
+}
+
+static int record_in_vm(const struct record_params *p, int argc, char **argv)
+{
+	char paths[MAX_EVENT_ARGS + 1][PATH_MAX];
+	char uprobes[MAX_EVENT_ARGS][PATH_MAX + 256];
+	const char *programs[MAX_EVENT_ARGS + 2];
+	struct vm_result *res = NULL;
+	struct outfile *out;
+	char **gargv = NULL, **full = NULL;
+	const void *data;
+	size_t np = 0, len;
+	unsigned int k;
+	int gargc, i, n = 0, status = RS_EXIT_FAIL, err;
+
+	if (p->cmd) {
+		if (vm_program(p->cmd[0], paths[np], PATH_MAX))
+			return RS_EXIT_FAIL;
+		programs[np] = paths[np];
+		np++;
+	}
+	gargv = vm_guest_argv(argc, argv, p->nopts, record_options, "o",
+			      &gargc);
+	full = calloc(gargc + 3, sizeof(*full));
+	if (!gargv || !full) {
+		rs_error("record: out of memory");
+		goto out;
+	}
+	/* The recording goes to the guest's /out, which comes back. */
+	full[n++] = gargv[0];
+	full[n++] = "-o";
+	full[n++] = "/out/rstat.data";
+	for (i = 1; i < gargc; i++) {
+		const char *w = gargv[i];
+
+		/* BINARY:SPEC of --uprobe: the binary packed, by its path. */
+		for (k = 0; k < p->nr_uprobes; k++) {
+			const char *colon = strchr(p->uprobes[k], ':');
+			char bin[PATH_MAX];
+
+			if (w != p->uprobes[k] || !colon ||
+			    (size_t)(colon - w) >= sizeof(bin))
+				continue;
+			snprintf(bin, sizeof(bin), "%.*s", (int)(colon - w), w);
+			if (!realpath(bin, paths[np])) {
+				rs_error("record: --uprobe %s: %s: %s", w, bin,
+					 strerror(errno));
+				goto out;
+			}
+			programs[np] = paths[np];
+			snprintf(uprobes[k], sizeof(uprobes[k]), "%s%s",
+				 paths[np], colon);
+			np++;
+			w = uprobes[k];
+		}
+		/* CMD by the path it was found at, as the guest has it. */
+		if (p->cmd && w == p->cmd[0])
+			w = paths[0];
+		full[n++] = (char *)w;
+	}
+	full[n] = NULL;
+	programs[np] = NULL;
+	status = vm_cmd__run("record", &p->vm, p->vm.kernels[0], n, full,
+			     programs, NULL, &res);
+	if (status)
+		goto out;
+	status = vm_cmd__print_output(res);
+	data = vm_result__file(res, "out/rstat.data", &len);
+	if (!data)
+		goto out;	/* the guest's record said why */
+	err = outfile__rotate(p->output);
+	if (err >= 0)
+		err = outfile__open(&out, p->output);
+	if (err < 0) {
+		rs_error("%s: cannot write: %s", p->output,
+			 outfile__strerror(err));
+		status = RS_EXIT_FAIL;
+		goto out;
+	}
+	if (fwrite(data, 1, len, outfile__stream(out)) != len) {
+		outfile__abort(out);
+		rs_error("%s: cannot write", p->output);
+		status = RS_EXIT_FAIL;
+		goto out;
+	}
+	err = outfile__commit(out);
+	if (err) {
+		rs_error("%s: %s", p->output, strerror(-err));
+		status = RS_EXIT_FAIL;
+	}
+out:
+	vm_result__delete(res);
+	free(full);
+	free(gargv);
 	return status;
 }
 
@@ -1376,5 +1670,7 @@ int cmd_record(int argc, char **argv)
 		return rs_finish_stdout(RS_EXIT_OK);
 	if (ret)
 		return ret;
+	if (params.vm.nkernels)
+		return rs_finish_stdout(record_in_vm(&params, argc, argv));
 	return record_run(&params, argc, argv);
 }
