@@ -81,9 +81,17 @@ struct record_params {
  * What the recording had to do without, said once the events are open (a
  * failure is then one line, not a note and an error) and not with -q.
  */
+/*
+ * The flush function of the kernels before the rstat tracepoints (4.18 to
+ * 6.14; the tracepoints came in 6.10): probed at entry and return when
+ * the tracepoints are missing, so that flushes still have spans.
+ */
+#define FLUSH_FUNC "cgroup_rstat_flush_locked"
+
 struct record_notes {
 	bool no_cycles;		/* sampling cpu-clock instead */
 	bool no_tracepoints;	/* this kernel has none */
+	bool flush_kprobes;	/* ...so the flush function is probed */
 	bool tracefs_denied;	/* tracefs not readable by this user */
 };
 
@@ -1233,7 +1241,9 @@ static void say_notes(const struct record_notes *n)
 		rs_note("this machine's PMU has no cycles event: sampling cpu-clock instead (IRQ-off time skids to the IRQ re-enable point; see rstat-analyze doctor)");
 	if (n->tracefs_denied)
 		rs_note("tracefs is not readable by this user: recording samples only, without the rstat tracepoints (run as root to record them)");
-	if (n->no_tracepoints)
+	if (n->no_tracepoints && n->flush_kprobes)
+		rs_note("this kernel has no rstat tracepoints (cgroup:cgroup_rstat_* came in v6.10): probing " FLUSH_FUNC " and its return instead; its spans: report --span probe:" FLUSH_FUNC ",probe:" FLUSH_FUNC "__return");
+	else if (n->no_tracepoints)
 		rs_note("this kernel has no rstat tracepoints (cgroup:cgroup_rstat_* came in v6.10): recording samples only");
 }
 
@@ -1258,6 +1268,55 @@ static void open_error(const struct record_params *p, const struct evlist *el,
 		return;
 	}
 	rs_error("record: %s; see rstat-analyze doctor", evlist__strerror(el));
+}
+
+/* Whether the running kernel has a function of that name (kallsyms). */
+static bool kernel_has_function(const char *name)
+{
+	char line[512], sym[256], type;
+	unsigned long long addr;
+	bool found = false;
+	FILE *f = fopen("/proc/kallsyms", "re");
+
+	if (!f)
+		return false;
+	while (!found && fgets(line, sizeof(line), f))
+		found = sscanf(line, "%llx %c %255s", &addr, &type, sym) == 3 &&
+			(type == 't' || type == 'T') && !strcmp(sym, name);
+	fclose(f);
+	return found;
+}
+
+/*
+ * Before v6.10 there are no rstat tracepoints: probe the flush function's
+ * entry and return instead, where kprobes can be placed, unless the user
+ * chose probes. Quietly nothing where they cannot: the note says so.
+ */
+static int add_flush_kprobes(struct evlist *el, const struct record_params *p,
+			     struct record_notes *notes,
+			     struct record_strings *rs)
+{
+	struct perf_event_attr attr;
+	char *path;
+	bool dyn_ok;
+	int err;
+
+	if (!notes->no_tracepoints || p->nr_probes ||
+	    events__kprobe_attr("schedule", 0, false, &attr) == -ENOENT ||
+	    !kernel_has_function(FLUSH_FUNC))
+		return 0;
+	path = inherited(p) ? tracefs_get_tracing_file("kprobe_events") :
+	       NULL;
+	dyn_ok = !inherited(p) || (path && !access(path, W_OK));
+	tracefs_put_tracing_file(path);
+	if (!dyn_ok)
+		return 0;
+	err = add_kernel_probe(el, p, FLUSH_FUNC, rs);
+	if (!err)
+		err = add_kernel_probe(el, p, FLUSH_FUNC "%return", rs);
+	if (!err)
+		notes->flush_kprobes = true;
+	return err;
 }
 
 /*
@@ -1380,6 +1439,8 @@ static int record_run(const struct record_params *p, int argc, char **argv)
 	for (k = 0; k < p->nr_uprobes; k++)
 		if (add_user_probe(el, p, p->uprobes[k], &rs))
 			goto out;
+	if (add_flush_kprobes(el, p, &notes, &rs))
+		goto out;
 	set_side_band(el);
 	if (rs.ndyn) {
 		char **all = realloc(tps, (nr_tps + rs.ndyn) * sizeof(*all));
