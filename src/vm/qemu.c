@@ -631,6 +631,11 @@ static int make_cmdline(char *buf, size_t len, const struct vm_pack *pack,
 	return o < len && o < 2048 ? 0 : -E2BIG;
 }
 
+/* Entries a stale-run cleanup leaves alone are not ours to mention. */
+static void ignore_note(void *ctx, const char *path, const char *why)
+{
+}
+
 static bool kvm_usable(void)
 {
 	return access("/dev/kvm", R_OK | W_OK) == 0;
@@ -645,7 +650,7 @@ int vm__run(const struct vm_params *p, int argc, char *const argv[],
 	struct boot b = { 0 };
 	struct launch l = { 0 };
 	char qemu[4096], cmdline[4096];
-	unsigned int boot_s, run_s;
+	unsigned int boot_s, run_s, removed = 0;
 	bool no_boot;
 	int err, derr;
 
@@ -670,6 +675,8 @@ int vm__run(const struct vm_params *p, int argc, char *const argv[],
 	res = calloc(1, sizeof(*res));
 	if (!res)
 		return -ENOMEM;
+	/* What a run killed outright left (its QEMU died with it). */
+	workdir__cleanup_stale("vm", NULL, &removed, ignore_note, NULL);
 	err = workdir__new(&wd, "vm", NULL, errbuf, errlen);
 	if (err)
 		goto out;

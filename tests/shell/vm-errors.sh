@@ -79,4 +79,23 @@ rc=$?
 grep -q "interrupted; the VM was stopped" "$TMP/err" ||
 	fail "interrupt: $(cat "$TMP/err")"
 left_behind "interrupt"
+
+# SIGKILL: QEMU dies with the tool (PR_SET_PDEATHSIG); its work directory
+# cannot be removed by a dead process, so the next VM run removes it.
+"$RS_BIN" doctor --kernel "$kernel" --accel tcg >/dev/null 2>&1 &
+pid=$!
+for _ in $(seq 50); do
+	pgrep -f "$kernel" >/dev/null && break
+	sleep 0.1
+done
+kill -KILL "$pid"
+wait "$pid" 2>/dev/null
+for _ in $(seq 20); do
+	pgrep -f "$kernel" >/dev/null || break
+	sleep 0.1
+done
+! pgrep -f "$kernel" >/dev/null || fail "SIGKILL: QEMU outlived the tool"
+[ "$(vm_workdirs)" != "$before" ] || fail "SIGKILL: no work directory to clean (test broken?)"
+"$RS_BIN" doctor --kernel "$kernel" --accel tcg --vm-timeout 1 >/dev/null 2>&1
+left_behind "the run after a SIGKILL"
 echo "ok"
