@@ -164,8 +164,11 @@ build/tools/bpf-spans-run: tests/tools/bpf-spans-run.c $(LIB_OBJ)
 tests: $(UNIT_BIN) $(WORKLOAD_BIN) build/san/rstat-analyze rstat-analyze \
 	build/tools/bpf-spans-run
 
+# The VM tests' kernels come from apt too; without them those tests skip.
 deps:
 	$(Q)scripts/install-deps.sh
+	$(Q)scripts/fetch-kernels.sh >/dev/null || \
+		echo "make: no kernels for the VM tests; they will skip" >&2
 
 check: deps
 	$(Q)$(MAKE) --no-print-directory all tests

@@ -32,6 +32,28 @@ int cmd_plot(int argc, char **argv);
  */
 int report_fold(const char *input, const char *kallsyms, FILE *out);
 
+/*
+ * What `compare F1 -- F2 -- ...` prints (text), in-process: one file per
+ * side, the first the base, labelled labels[i]. Errors reported once;
+ * returns compare's exit status.
+ */
+int compare_results(const char *const *files, const char *const *labels,
+		    size_t n);
+
+struct vm_opts;
+struct vm_result;
+/*
+ * Run `rstat-analyze argv...` in a VM on kernel (src/cmd-vm.c), with the
+ * programs packed and the guest files fetch brought back. On failure the
+ * guest console's tail and one error line are printed and the exit status
+ * returned (1; 130 when interrupted); on success RS_EXIT_OK and *resp.
+ */
+int vm_cmd__run(const char *cmd, const struct vm_opts *o, const char *kernel,
+		int argc, char **argv, const char *const *programs,
+		const char *const *fetch, struct vm_result **resp);
+/* The guest command's stdout and stderr, copied to ours; its status. */
+int vm_cmd__print_output(const struct vm_result *res);
+
 /* "rstat-analyze: <message>" on stderr: the one line a failure prints. */
 void rs_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* The message of the last rs_error(), "" if none. */

@@ -79,6 +79,27 @@ int events__uprobe_attr(const char *path, uint64_t offset, bool retprobe,
 int events__kprobe_attr(const char *func, uint64_t addr_or_offset,
 			bool retprobe, struct perf_event_attr *attr);
 
+/*
+ * The same probe as a tracefs dynamic event (kprobe_events or
+ * uprobe_events) named group:event, opened as a tracepoint: *attr filled
+ * as above, *dev to give to events__dynprobe_remove() on every exit path.
+ *
+ * Needed for inherited events (a command and its children): the probe
+ * PMUs take the function name or path by user pointer (config1), and a
+ * fork of the recorded task copies each inherited event by reading that
+ * pointer again, in the forking task's address space, where it is
+ * garbage: fork() fails with EFAULT ("sh: can't fork: Bad address" on
+ * 6.12). A tracepoint's config is its id, which copies as it is; perf
+ * records its probes this way. 0 or -errno (-ENOENT: no such events file).
+ */
+struct tracefs_dynevent;
+int events__dynprobe_create(const char *group, const char *event,
+			    bool kernel, const char *target, uint64_t offset,
+			    bool retprobe, struct tracefs_dynevent **dev,
+			    struct perf_event_attr *attr);
+/* Remove the event from tracefs and free dev (NULL: nothing). */
+void events__dynprobe_remove(struct tracefs_dynevent *dev);
+
 /* ---- evsel ---------------------------------------------------------- */
 
 struct evsel;

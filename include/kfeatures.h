@@ -126,5 +126,11 @@ const char *kf_state__str(enum kf_state s);
 const char *kf_cgroup_layout__str(enum kf_cgroup_layout l);
 /* Release text ("6.18.44-fc") as major * 1000 + minor, -1 if unparsable. */
 int kfeatures__version(const char *release);
+/*
+ * Whether the running kernel has a text symbol of that name in
+ * /proc/kallsyms (a function that was not inlined away: one a kprobe can
+ * be placed on).
+ */
+bool kfeatures__has_function(const char *name);
 
 #endif

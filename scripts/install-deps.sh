@@ -14,6 +14,8 @@ packages=(
 	linux-perf			# the oracle the tests compare against
 	gnuplot-nox			# rstat-analyze plot
 	python3				# test helpers
+	qemu-system-x86			# --kernel: throwaway VMs
+	cpio				# the oracle for our initramfs writer
 	debhelper dpkg-dev		# the .deb (dpkg-buildpackage)
 )
 

@@ -40,6 +40,7 @@
 #include "kfeatures.h"
 #include "outfile.h"
 #include "util.h"
+#include "vm.h"
 #include "workdir.h"
 
 #define MAX_FILES 8
@@ -63,6 +64,8 @@ enum updater { UPD_MEMORY, UPD_CPU, UPD_BOTH };
 static const char *const updater_names[] = { "memory", "cpu", "both" };
 
 struct bench_params {
+	struct vm_opts vm;	/* --kernel: once per kernel, in a VM */
+	int nopts;		/* optind after the options */
 	enum scenario scenario;
 	bool main_job;		/* no scenario named */
 	unsigned int reps;
@@ -121,7 +124,9 @@ static void bench_signal(int sig)
 static const char bench_usage_text[] =
 	"usage: rstat-analyze bench [stat-read|many-cgroups|pipe|fault|accuracy]\n"
 	"                           [-r N] [--record] [--json FILE] [-o DIR]\n"
-	"                           [--root PATH] [--keep] [scenario options]\n";
+	"                           [--root PATH] [--keep] [scenario options]\n"
+	"       rstat-analyze bench SCENARIO ... --kernel IMAGE [--kernel IMAGE]...\n"
+	"                           -o DIR [VM options]\n";
 
 static void bench_usage(FILE *out)
 {
@@ -178,6 +183,12 @@ static void bench_help(void)
 	      "                        truth check (the error must be 0)\n"
 	      "  -h, --help            this text\n"
 	      "\n"
+	      VM_HELP_TEXT
+	      "With --kernel the scenario runs once per kernel, each in a fresh\n"
+	      "VM, into DIR/<guest uname -r>/ (results.json, and rstat.data with\n"
+	      "--record, which holds the guest's kallsyms); with two kernels or\n"
+	      "more, the compare table follows, the first kernel the base.\n"
+	      "\n"
 	      "Exit status: 0 ok, 1 error or interrupted (one line on stderr),\n"
 	      "2 usage error. See rstat-analyze-bench(1).\n", stdout);
 }
@@ -232,6 +243,7 @@ static const struct option bench_options[] = {
 	{ "after-flush", no_argument, NULL, OPT_AFTER_FLUSH },
 	{ "step", required_argument, NULL, OPT_STEP },
 	{ "help", no_argument, NULL, 'h' },
+	VM_LONG_OPTIONS,
 	{ NULL, 0, NULL, 0 },
 };
 
@@ -423,6 +435,7 @@ static int bench_parse_args(int argc, char **argv, struct bench_params *p)
 	static char *default_files[] = {
 		"cgroup.stat", "cpu.stat", "memory.stat", "io.stat",
 	};
+	char err[256];
 	uint64_t v;
 	char *end;
 	unsigned int i;
@@ -595,6 +608,19 @@ static int bench_parse_args(int argc, char **argv, struct bench_params *p)
 				return RS_EXIT_USAGE;
 			p->step = v;
 			break;
+		case VM_OPT_KERNEL:
+		case VM_OPT_CPUS:
+		case VM_OPT_MEMORY:
+		case VM_OPT_APPEND:
+		case VM_OPT_ACCEL:
+		case VM_OPT_TIMEOUT:
+			if (vm_opts__parse(&p->vm, c, optarg, err,
+					   sizeof(err))) {
+				rs_error("bench: %s", err);
+				bench_usage(stderr);
+				return RS_EXIT_USAGE;
+			}
+			break;
 		case 'h':
 			bench_help();
 			return -1;
@@ -617,6 +643,16 @@ static int bench_parse_args(int argc, char **argv, struct bench_params *p)
 	}
 	if (check_scenario_opts(p, given)) {
 		bench_usage(stderr);
+		return RS_EXIT_USAGE;
+	}
+	p->nopts = optind;
+	if (p->vm.nkernels && !p->outdir) {
+		rs_error("bench: --kernel writes DIR/<kernel release>/: give -o DIR");
+		return RS_EXIT_USAGE;
+	}
+	if (p->vm.nkernels && (p->json || p->root || p->keep)) {
+		rs_error("bench: --kernel: %s means nothing in a throwaway VM; use -o DIR",
+			 p->json ? "--json" : p->root ? "--root" : "--keep");
 		return RS_EXIT_USAGE;
 	}
 	if (!p->reads)
@@ -829,34 +865,55 @@ static void progress_clear(const struct bench_run *run)
 static int start_recorder(struct bench_run *run)
 {
 	pid_t parent = getpid();
+	struct pollfd pfd;
+	int ready[2], n;
 	double t0;
+	char c;
 	pid_t pid;
-	int status, err;
+	int err;
 
 	if (run->p->outdir)
 		snprintf(run->recording, sizeof(run->recording),
 			 "%s/rstat.data", run->p->outdir);
 	else
 		snprintf(run->recording, sizeof(run->recording), "rstat.data");
-	/*
-	 * As record does: the previous recording becomes .old, so that the
-	 * file appearing below means this recorder has started.
-	 */
+	/* As record does: the previous recording becomes .old. */
 	err = outfile__rotate(run->recording);
 	if (err < 0) {
 		rs_error("%s: %s", run->recording, outfile__strerror(err));
 		return err;
 	}
 	run->rotated = err == 1;
-	pid = fork();
-	if (pid < 0)
+	/*
+	 * The recorder says on this pipe when its events are enabled (see
+	 * record's tell_ready()); only then does the workload start. Its
+	 * output file appearing is not enough: record writes the header,
+	 * the tracing data and the threads before it enables anything,
+	 * which under TCG took longer than the whole recorded pass.
+	 */
+	if (pipe2(ready, O_CLOEXEC))
 		return -errno;
+	pid = fork();
+	if (pid < 0) {
+		err = -errno;
+		close(ready[0]);
+		close(ready[1]);
+		return err;
+	}
 	if (pid == 0) {
+		char fdnum[16];
+
 		prctl(PR_SET_PDEATHSIG, SIGINT);
 		if (getppid() != parent)
 			_exit(127);
 		signal(SIGINT, SIG_DFL);
 		signal(SIGTERM, SIG_DFL);
+		close(ready[0]);
+		/* The write end alone survives the exec. */
+		if (fcntl(ready[1], F_SETFD, 0) < 0)
+			_exit(127);
+		snprintf(fdnum, sizeof(fdnum), "%d", ready[1]);
+		setenv("RS_RECORD_READY_FD", fdnum, 1);
 		/*
 		 * A flushing reader makes 100k lock events a second with
 		 * callchains, while the workloads compete for the CPU the
@@ -866,21 +923,29 @@ static int start_recorder(struct bench_run *run)
 		      "-m", "1024", "-o", run->recording, (char *)NULL);
 		_exit(127);
 	}
+	close(ready[1]);
 	run->recorder = pid;
-	/* Recording starts once its output exists (events open first). */
-	for (t0 = now_s(); now_s() - t0 < 15; ) {
-		/* Which file is ours, to remove if the run is interrupted. */
-		if (!lstat(run->recording, &run->recording_st))
-			return nap(200);
-		if (waitpid(pid, &status, WNOHANG) == pid) {
-			run->recorder = 0;
-			rs_error("bench: --record: the recorder failed (run `rstat-analyze record -d 1` to see why)");
-			return -EIO;
-		}
-		if (nap(20))
+	pfd.fd = ready[0];
+	pfd.events = POLLIN;
+	for (t0 = now_s(); now_s() - t0 < 120; ) {
+		if (bench_stop) {
+			close(ready[0]);
 			return -EINTR;
+		}
+		n = poll(&pfd, 1, 100);
+		if (n <= 0)
+			continue;
+		n = read(ready[0], &c, 1);
+		close(ready[0]);
+		/* Which file is ours, to remove if the run is interrupted. */
+		lstat(run->recording, &run->recording_st);
+		if (n == 1)
+			return 0;
+		rs_error("bench: --record: the recorder failed (run `rstat-analyze record -d 1` to see why)");
+		return -EIO;
 	}
-	rs_error("bench: --record: the recorder did not start within 15 s");
+	close(ready[0]);
+	rs_error("bench: --record: the recorder did not enable its events within 120 s");
 	return -ETIMEDOUT;
 }
 
@@ -1987,6 +2052,167 @@ out:
 	return status;
 }
 
+/* --- in VMs ---------------------------------------------------------------- */
+
+/* A guest's release as a directory name: nothing a path could make of it. */
+static bool release_ok(const char *r)
+{
+	const char *c;
+
+	if (!*r || !strcmp(r, ".") || !strcmp(r, ".."))
+		return false;
+	for (c = r; *c; c++)
+		if (!strchr("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+			    "0123456789._+-~", *c))
+			return false;
+	return true;
+}
+
+static int write_guest_file(const struct vm_result *res, const char *name,
+			    const char *path)
+{
+	struct outfile *out;
+	const void *data;
+	size_t len;
+	int err;
+
+	data = vm_result__file(res, name, &len);
+	if (!data)
+		return 0;
+	err = outfile__rotate(path);
+	if (err >= 0)
+		err = outfile__open(&out, path);
+	if (err < 0) {
+		rs_error("%s: cannot write: %s", path, outfile__strerror(err));
+		return err;
+	}
+	if (fwrite(data, 1, len, outfile__stream(out)) != len) {
+		outfile__abort(out);
+		rs_error("%s: cannot write", path);
+		return -EIO;
+	}
+	err = outfile__commit(out);
+	if (err)
+		rs_error("%s: %s", path, strerror(-err));
+	return err;
+}
+
+/*
+ * DIR/<release>/ for one guest's results; a release seen before (the same
+ * kernel twice, or a patched kernel built with the same version string)
+ * gets -2, -3...
+ */
+static int guest_dir(const struct bench_params *p, const char *release,
+		     char (*seen)[PATH_MAX], size_t i, char *dir, size_t len)
+{
+	unsigned int n;
+	size_t j;
+	int err;
+
+	for (n = 1; ; n++) {
+		bool dup = false;
+
+		if (n == 1)
+			snprintf(dir, len, "%s/%s", p->outdir, release);
+		else
+			snprintf(dir, len, "%s/%s-%u", p->outdir, release, n);
+		for (j = 0; j < i; j++)
+			dup |= !strcmp(seen[j], dir);
+		if (!dup)
+			break;
+	}
+	if (n > 1)
+		rs_note("%s ran as kernel %s again: its results go to %s",
+			p->vm.kernels[i], release, dir);
+	snprintf(seen[i], PATH_MAX, "%s", dir);
+	err = outfile__dir(dir);
+	if (err)
+		rs_error("%s: %s", dir, outfile__strerror(err));
+	return err;
+}
+
+static int bench_in_vms(const struct bench_params *p)
+{
+	char (*dirs)[PATH_MAX] = calloc(p->vm.nkernels, sizeof(*dirs));
+	const char *files[VM_MAX_KERNELS], *labels[VM_MAX_KERNELS];
+	char results[VM_MAX_KERNELS][PATH_MAX];
+	char path[PATH_MAX + 32];
+	struct vm_result *res = NULL;
+	int gargc, status = RS_EXIT_FAIL, err;
+	bool noted = false;
+	char **gargv;
+	size_t i;
+
+	gargv = vm_guest_argv(p->argc, p->argv, p->nopts, bench_options, "o",
+			      &gargc);
+	if (!dirs || !gargv) {
+		rs_error("bench: out of memory");
+		goto out;
+	}
+	/* The guest writes into its /out, which comes back. */
+	gargv[gargc++] = "-o";
+	gargv[gargc++] = "/out";
+	gargv[gargc] = NULL;
+	err = outfile__dir(p->outdir);
+	if (err) {
+		rs_error("%s: %s", p->outdir, outfile__strerror(err));
+		goto out;
+	}
+	for (i = 0; i < p->vm.nkernels; i++) {
+		const char *rel;
+
+		printf("# rstat-analyze bench: kernel %s\n", p->vm.kernels[i]);
+		fflush(stdout);
+		status = vm_cmd__run("bench", &p->vm, p->vm.kernels[i], gargc,
+				     gargv, NULL, NULL, &res);
+		if (status)
+			goto out;
+		rel = vm_result__release(res);
+		if (vm_result__tcg(res) && !noted) {
+			rs_note("the guests run under TCG (emulated): times are several times real ones, only ratios between kernels mean anything");
+			noted = true;
+		}
+		status = vm_cmd__print_output(res);
+		if (status)
+			goto out;	/* the guest said why, on stderr */
+		status = RS_EXIT_FAIL;
+		if (!release_ok(rel)) {
+			rs_error("bench --kernel %s: the guest's release '%s' cannot name a directory",
+				 p->vm.kernels[i], rel);
+			goto out;
+		}
+		if (!vm_result__file(res, "out/results.json", NULL)) {
+			rs_error("bench --kernel %s: the guest sent no results.json",
+				 p->vm.kernels[i]);
+			goto out;
+		}
+		if (guest_dir(p, rel, dirs, i, results[i], PATH_MAX))
+			goto out;
+		snprintf(path, sizeof(path), "%s/results.json", results[i]);
+		if (write_guest_file(res, "out/results.json", path))
+			goto out;
+		snprintf(path, sizeof(path), "%s/rstat.data", results[i]);
+		if (write_guest_file(res, "out/rstat.data", path))
+			goto out;
+		snprintf(results[i], PATH_MAX, "%s/results.json", dirs[i]);
+		files[i] = results[i];
+		labels[i] = dirs[i] + strlen(p->outdir) + 1;
+		vm_result__delete(res);
+		res = NULL;
+		printf("\n");
+	}
+	status = RS_EXIT_OK;
+	if (p->vm.nkernels > 1) {
+		fflush(stdout);
+		status = compare_results(files, labels, p->vm.nkernels);
+	}
+out:
+	vm_result__delete(res);
+	free(gargv);
+	free(dirs);
+	return status;
+}
+
 int cmd_bench(int argc, char **argv)
 {
 	struct bench_params params;
@@ -1995,6 +2221,8 @@ int cmd_bench(int argc, char **argv)
 	ret = bench_parse_args(argc, argv, &params);
 	if (ret < 0)
 		ret = rs_finish_stdout(RS_EXIT_OK);
+	else if (!ret && params.vm.nkernels)
+		ret = rs_finish_stdout(bench_in_vms(&params));
 	else if (!ret)
 		ret = rs_finish_stdout(bench_run(&params));
 	free(params.files_buf);

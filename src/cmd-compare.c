@@ -988,6 +988,28 @@ out:
 	return ret;
 }
 
+int compare_results(const char *const *files, const char *const *labels,
+		    size_t n)
+{
+	struct compare_params p = { .format = FMT_TEXT };
+	size_t *starts = calloc(n + 1, sizeof(*starts));
+	size_t i;
+	int ret;
+
+	if (!starts) {
+		rs_error("compare: out of memory");
+		return RS_EXIT_FAIL;
+	}
+	for (i = 0; i <= n; i++)
+		starts[i] = i;
+	p.files = (char **)files;
+	p.side_start = starts;
+	p.nr_sides = p.nr_files = n;
+	ret = __cmd_compare(&p, (char **)labels);
+	free(starts);
+	return ret;
+}
+
 int cmd_compare(int argc, char **argv)
 {
 	struct compare_params params;

@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "cmds.h"
+#include "vm.h"
 #include "json.h"
 #include "kfeatures.h"
 
@@ -26,10 +27,12 @@
 
 struct doctor_params {
 	bool json;
+	struct vm_opts vm;	/* --kernel: the doctor of a VM's kernel */
+	int nopts;		/* optind after the options */
 };
 
 static const char doctor_usage_text[] =
-	"usage: rstat-analyze doctor [--json]\n";
+	"usage: rstat-analyze doctor [--json] [--kernel IMAGE [VM options]]\n";
 
 static void doctor_usage(FILE *out)
 {
@@ -48,8 +51,13 @@ static void doctor_help(void)
 	      "gets a line saying what to do. Nothing is changed: tracefs is not\n"
 	      "mounted, no probe is created.\n"
 	      "\n"
+	      "With --kernel, the same report for that kernel image, made\n"
+	      "inside a throwaway VM booted from it.\n"
+	      "\n"
 	      "      --json            the same as one JSON object\n"
 	      "  -h, --help            this text\n"
+	      "\n"
+	      VM_HELP_TEXT
 	      "\n"
 	      "Exit status: 0 when the report was made (whatever it says),\n"
 	      "1 on an internal failure, 2 usage error.\n"
@@ -63,12 +71,14 @@ enum {
 static const struct option doctor_options[] = {
 	{ "json", no_argument, NULL, OPT_JSON },
 	{ "help", no_argument, NULL, 'h' },
+	VM_LONG_OPTIONS,
 	{ NULL, 0, NULL, 0 },
 };
 
 /* Returns 0, RS_EXIT_USAGE, or -1 when --help was printed. */
 static int doctor_parse_args(int argc, char **argv, struct doctor_params *p)
 {
+	char err[256];
 	int c;
 
 	memset(p, 0, sizeof(*p));
@@ -79,6 +89,19 @@ static int doctor_parse_args(int argc, char **argv, struct doctor_params *p)
 		switch (c) {
 		case OPT_JSON:
 			p->json = true;
+			break;
+		case VM_OPT_KERNEL:
+		case VM_OPT_CPUS:
+		case VM_OPT_MEMORY:
+		case VM_OPT_APPEND:
+		case VM_OPT_ACCEL:
+		case VM_OPT_TIMEOUT:
+			if (vm_opts__parse(&p->vm, c, optarg, err,
+					   sizeof(err))) {
+				rs_error("doctor: %s", err);
+				doctor_usage(stderr);
+				return RS_EXIT_USAGE;
+			}
 			break;
 		case 'h':
 			doctor_help();
@@ -100,7 +123,36 @@ static int doctor_parse_args(int argc, char **argv, struct doctor_params *p)
 		doctor_usage(stderr);
 		return RS_EXIT_USAGE;
 	}
+	if (p->vm.nkernels > 1) {
+		rs_error("doctor: one --kernel at a time");
+		doctor_usage(stderr);
+		return RS_EXIT_USAGE;
+	}
+	p->nopts = optind;
 	return 0;
+}
+
+/* The guest's doctor, printed as it printed it; its exit status. */
+static int doctor_in_vm(const struct doctor_params *p, int argc, char **argv)
+{
+	struct vm_result *res;
+	char **gargv;
+	int gargc, status;
+
+	gargv = vm_guest_argv(argc, argv, p->nopts, doctor_options, NULL,
+			      &gargc);
+	if (!gargv) {
+		rs_error("doctor: out of memory");
+		return RS_EXIT_FAIL;
+	}
+	status = vm_cmd__run("doctor", &p->vm, p->vm.kernels[0], gargc, gargv,
+			     NULL, NULL, &res);
+	free(gargv);
+	if (status)
+		return status;
+	status = vm_cmd__print_output(res);
+	vm_result__delete(res);
+	return status;
 }
 
 /* What the report needs beside the probed features. */
@@ -778,6 +830,8 @@ int cmd_doctor(int argc, char **argv)
 		return rs_finish_stdout(RS_EXIT_OK);
 	if (ret)
 		return ret;
+	if (params.vm.nkernels)
+		return rs_finish_stdout(doctor_in_vm(&params, argc, argv));
 	ret = __cmd_doctor(&params);
 	/* In JSON mode a failure is JSON too, as bpftool does it. */
 	if (ret == RS_EXIT_FAIL && params.json) {

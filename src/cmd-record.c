@@ -26,15 +26,19 @@
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
+#include <tracefs.h>
 #include <unistd.h>
 
 #include "bpf-spans.h"
 #include "cmds.h"
+#include "vm.h"
 #include "evlist.h"
 #include "kernel-spans.h"
+#include "kfeatures.h"
 #include "outfile.h"
 #include "perf-writer.h"
 #include "probe.h"
+#include "util.h"
 
 #define DEFAULT_OUTPUT "rstat.data"
 #define DEFAULT_FREQ 4999
@@ -57,6 +61,8 @@ enum record_target {
 };
 
 struct record_params {
+	struct vm_opts vm;	/* --kernel: record inside a VM */
+	int nopts;		/* optind after the options */
 	const char *output;
 	enum record_target target;
 	bool target_given;
@@ -86,9 +92,17 @@ struct record_params {
  * What the recording had to do without, said once the events are open (a
  * failure is then one line, not a note and an error) and not with -q.
  */
+/*
+ * The flush function of the kernels before the rstat tracepoints (4.18 to
+ * 6.14; the tracepoints came in 6.10): probed at entry and return when
+ * the tracepoints are missing, so that flushes still have spans.
+ */
+#define FLUSH_FUNC BPF_SPANS_FLUSH_FUNC
+
 struct record_notes {
 	bool no_cycles;		/* sampling cpu-clock instead */
 	bool no_tracepoints;	/* this kernel has none */
+	bool flush_kprobes;	/* ...so the flush function is probed */
 	bool tracefs_denied;	/* tracefs not readable by this user */
 	/* --spans auto could not time in the kernel: why (BPF's reason) */
 	char no_bpf[256];
@@ -100,6 +114,11 @@ struct record_notes {
 struct record_strings {
 	char *s[MAX_EVENT_ARGS * 4];
 	unsigned int n;
+	/* Probes made in tracefs for inherited events: removed at the end. */
+	struct tracefs_dynevent *dyn[MAX_EVENT_ARGS * 4];
+	char *dyn_name[MAX_EVENT_ARGS * 4];	/* "group:event", in s[] */
+	unsigned int ndyn;
+	int guardian_fd;	/* its pipe's write end, or -1 */
 };
 
 static volatile sig_atomic_t record_stop;
@@ -115,6 +134,8 @@ static const char record_usage_text[] =
 	"                            [--uprobe BINARY:SPEC]... [-d SECONDS]\n"
 	"                            [--vmlinux FILE] [-m PAGES]\n"
 	"                            [--spans auto|bpf|perf] [-q]\n"
+	"                            [-- CMD ARGS...]\n"
+	"       rstat-analyze record --kernel IMAGE [VM options] [options]\n"
 	"                            [-- CMD ARGS...]\n";
 
 static void record_usage(FILE *out)
@@ -157,6 +178,11 @@ static void record_help(void)
 	      "  -q, --quiet           no progress line, notes or summary\n"
 	      "  -h, --help            this text\n"
 	      "\n"
+	      VM_HELP_TEXT
+	      "With --kernel the recording is made in a VM booted from IMAGE,\n"
+	      "with CMD (and --uprobe binaries) packed in with their libraries,\n"
+	      "and written here to -o FILE; the guest's symbols are inside it.\n"
+	      "\n"
 	      "Ctrl-C or SIGTERM stops the recording cleanly.\n"
 	      "Exit status: 0 ok, 1 error (one line on stderr), 2 usage error.\n"
 	      "See rstat-analyze-record(1) and `rstat-analyze doctor`.\n",
@@ -186,6 +212,7 @@ static const struct option record_options[] = {
 	{ "spans", required_argument, NULL, OPT_SPANS },
 	{ "quiet", no_argument, NULL, 'q' },
 	{ "help", no_argument, NULL, 'h' },
+	VM_LONG_OPTIONS,
 	{ NULL, 0, NULL, 0 },
 };
 
@@ -225,6 +252,7 @@ static int parse_uint(const char *s, unsigned long max, unsigned long *out)
 /* Returns 0, RS_EXIT_USAGE, or -1 when --help was printed. */
 static int record_parse_args(int argc, char **argv, struct record_params *p)
 {
+	char vmerr[256];
 	unsigned long v;
 	char *end;
 	int c;
@@ -320,6 +348,19 @@ static int record_parse_args(int argc, char **argv, struct record_params *p)
 		case 'q':
 			p->quiet = true;
 			break;
+		case VM_OPT_KERNEL:
+		case VM_OPT_CPUS:
+		case VM_OPT_MEMORY:
+		case VM_OPT_APPEND:
+		case VM_OPT_ACCEL:
+		case VM_OPT_TIMEOUT:
+			if (vm_opts__parse(&p->vm, c, optarg, vmerr,
+					   sizeof(vmerr))) {
+				rs_error("record: %s", vmerr);
+				record_usage(stderr);
+				return RS_EXIT_USAGE;
+			}
+			break;
 		case 'h':
 			record_help();
 			return -1;
@@ -334,6 +375,16 @@ static int record_parse_args(int argc, char **argv, struct record_params *p)
 			record_usage(stderr);
 			return RS_EXIT_USAGE;
 		}
+	}
+	p->nopts = optind;
+	if (p->vm.nkernels > 1) {
+		rs_error("record: one --kernel at a time (bench takes several)");
+		return RS_EXIT_USAGE;
+	}
+	if (p->vm.nkernels && (p->target == TARGET_PID || p->vmlinux)) {
+		rs_error("record: --kernel: %s names something on this machine, not in the VM",
+			 p->vmlinux ? "--vmlinux" : "-p");
+		return RS_EXIT_USAGE;
 	}
 	if (optind < argc) {
 		if (p->target_given && p->target == TARGET_PID) {
@@ -679,6 +730,52 @@ static void unique_probe_name(const struct evlist *el, char *name,
 		snprintf(name, size, "%s:%s_%u", group, event, k);
 }
 
+/* Events a command's (or a process's) children inherit. */
+static bool inherited(const struct record_params *p)
+{
+	return p->target == TARGET_PID || p->target == TARGET_CMD;
+}
+
+/*
+ * An inherited probe goes through tracefs (events__dynprobe_create() says
+ * why), in a group of this process's own, "rstat_analyze_PID", which no
+ * other run uses and which the end of the run removes.
+ */
+static int add_dynprobe(const struct record_params *p,
+			const struct probe_point *pt, bool kernel,
+			const char *target, struct perf_event_attr *attr,
+			struct record_strings *rs)
+{
+	char group[64], event[128], name[200];
+	int err;
+
+	if (rs->ndyn == ARRAY_SIZE(rs->dyn)) {
+		rs_error("record: too many probes");
+		return -E2BIG;
+	}
+	snprintf(group, sizeof(group), "rstat_analyze_%d", (int)getpid());
+	/* Unique in the group: the same point may be asked for twice. */
+	snprintf(event, sizeof(event), "%.100s_%u", pt->event, rs->ndyn);
+	err = events__dynprobe_create(group, event, kernel, target,
+				      pt->offset, pt->retprobe,
+				      &rs->dyn[rs->ndyn], attr);
+	if (err) {
+		rs_error("record: cannot create the probe %s:%s in tracefs (%s_events): %s",
+			 group, event, kernel ? "kprobe" : "uprobe",
+			 strerror(-err));
+		return err == -ENOENT ? -EIO : err;
+	}
+	rs->ndyn++;
+	/* Its format goes into the TRACING_DATA, as a tracepoint's. */
+	snprintf(name, sizeof(name), "%s:%s", group, event);
+	rs->dyn_name[rs->ndyn - 1] = keep_string(rs, name);
+	if (!rs->dyn_name[rs->ndyn - 1]) {
+		rs_error("record: out of memory");
+		return -ENOMEM;
+	}
+	return 0;
+}
+
 static int add_probe_points(struct evlist *el, const struct record_params *p,
 			    struct probe_point *pts, size_t n,
 			    const char *path, bool kernel,
@@ -697,15 +794,21 @@ static int add_probe_points(struct evlist *el, const struct record_params *p,
 			rs_error("record: out of memory");
 			return -ENOMEM;
 		}
-		err = kernel ? events__kprobe_attr(target, pts[i].offset,
-						   pts[i].retprobe, &attr) :
-		      events__uprobe_attr(target, pts[i].offset,
-					  pts[i].retprobe, &attr);
+		unique_probe_name(el, name, sizeof(name), pts[i].group,
+				  pts[i].event);
+		if (inherited(p))
+			err = add_dynprobe(p, &pts[i], kernel, target, &attr,
+					   rs);
+		else
+			err = kernel ? events__kprobe_attr(target,
+							   pts[i].offset,
+							   pts[i].retprobe,
+							   &attr) :
+			      events__uprobe_attr(target, pts[i].offset,
+						  pts[i].retprobe, &attr);
 		if (err)
 			return err;
 		set_sampling(&attr, p);
-		unique_probe_name(el, name, sizeof(name), pts[i].group,
-				  pts[i].event);
 		err = add_evsel(el, &attr, name);
 		if (err)
 			return err;
@@ -1293,6 +1396,8 @@ static void say_notes(const struct record_notes *n)
 		rs_note("tracefs is not readable by this user: recording samples only, without the rstat tracepoints (run as root to record them)");
 	if (n->no_tracepoints && n->bpf_kprobes)
 		rs_note("this kernel has no rstat tracepoints (cgroup:cgroup_rstat_* came in v6.10): flushes are timed in the kernel by BPF on kprobes at " BPF_SPANS_FLUSH_FUNC "'s entry and return");
+	else if (n->no_tracepoints && n->flush_kprobes)
+		rs_note("this kernel has no rstat tracepoints (cgroup:cgroup_rstat_* came in v6.10): probing " FLUSH_FUNC " and its return instead; its spans: report --span probe:" FLUSH_FUNC ",probe:" FLUSH_FUNC "__return");
 	else if (n->no_tracepoints)
 		rs_note("this kernel has no rstat tracepoints (cgroup:cgroup_rstat_* came in v6.10): recording samples only");
 	else if (*n->no_bpf && !n->tracefs_denied)
@@ -1323,9 +1428,125 @@ static void open_error(const struct record_params *p, const struct evlist *el,
 	rs_error("record: %s; see rstat-analyze doctor", evlist__strerror(el));
 }
 
+/*
+ * Before v6.10 there are no rstat tracepoints: probe the flush function's
+ * entry and return instead, where kprobes can be placed, unless the user
+ * chose probes. Quietly nothing where they cannot: the note says so.
+ */
+static int add_flush_kprobes(struct evlist *el, const struct record_params *p,
+			     struct record_notes *notes,
+			     struct record_strings *rs)
+{
+	struct perf_event_attr attr;
+	char *path;
+	bool dyn_ok;
+	int err;
+
+	/*
+	 * BPF times the flush function in the kernel already: a perf probe
+	 * on it would write a record inside every span it times.
+	 */
+	if (!notes->no_tracepoints || p->nr_probes || notes->bpf_kprobes ||
+	    events__kprobe_attr("schedule", 0, false, &attr) == -ENOENT ||
+	    !kfeatures__has_function(FLUSH_FUNC))
+		return 0;
+	path = inherited(p) ? tracefs_get_tracing_file("kprobe_events") :
+	       NULL;
+	dyn_ok = !inherited(p) || (path && !access(path, W_OK));
+	tracefs_put_tracing_file(path);
+	if (!dyn_ok)
+		return 0;
+	err = add_kernel_probe(el, p, FLUSH_FUNC, rs);
+	if (!err)
+		err = add_kernel_probe(el, p, FLUSH_FUNC "%return", rs);
+	if (!err)
+		notes->flush_kprobes = true;
+	return err;
+}
+
+/*
+ * Probes made in tracefs outlive a recorder killed with SIGKILL, unlike
+ * perf events, which go with its file descriptors. A guardian removes
+ * them then: a grandchild (reparented away from us before the command's
+ * subreaper is set, so that stopping the command's descendants does not
+ * stop it) that waits for EOF on a pipe whose write end only we hold,
+ * which comes when we exit, however we exit. After a normal end we have
+ * removed them already and it finds nothing to do.
+ */
+static int start_probe_guardian(struct record_strings *rs)
+{
+	int fds[2], status;
+	unsigned int k, tries;
+	pid_t pid;
+	char c;
+
+	if (!rs->ndyn)
+		return 0;
+	if (pipe2(fds, O_CLOEXEC))
+		return -errno;
+	pid = fork();
+	if (pid < 0) {
+		close(fds[0]);
+		close(fds[1]);
+		return -errno;
+	}
+	if (pid == 0) {
+		if (fork() != 0)
+			_exit(0);
+		/* The grandchild: nothing of ours but the pipe. */
+		setsid();
+		signal(SIGINT, SIG_IGN);
+		signal(SIGTERM, SIG_IGN);
+		signal(SIGHUP, SIG_IGN);
+		close(fds[1]);
+		while (read(fds[0], &c, 1) < 0 && errno == EINTR)
+			;
+		/* Busy while the dying recorder's events close: retry. */
+		for (k = 0; k < rs->ndyn; k++)
+			for (tries = 0; tries < 200; tries++) {
+				if (!tracefs_dynevent_destroy(rs->dyn[k],
+							      true) ||
+				    errno == ENOENT)
+					break;
+				usleep(10000);
+			}
+		_exit(0);
+	}
+	close(fds[0]);
+	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+		;
+	rs->guardian_fd = fds[1];
+	return 0;
+}
+
+/*
+ * bench --record starts us and must not start its workload before our
+ * events are enabled: under TCG, writing the header, the tracing data and
+ * the threads of a fresh VM takes longer than any fixed wait. It passes
+ * the write end of a pipe in RS_RECORD_READY_FD; one byte on it says the
+ * events are on (EOF without it: we failed).
+ */
+static void tell_ready(void)
+{
+	const char *s = getenv("RS_RECORD_READY_FD");
+	char *end;
+	long fd;
+
+	if (!s)
+		return;
+	fd = strtol(s, &end, 10);
+	unsetenv("RS_RECORD_READY_FD");
+	if (*end || fd < 3 || fd > 1 << 20)
+		return;
+	/* A failed write reads as EOF in bench, which says so. */
+	if (write(fd, "1", 1) != 1)
+		fd = -fd;
+	close(fd < 0 ? -fd : fd);
+}
+
 static int record_run(const struct record_params *p, int argc, char **argv)
 {
-	struct record_strings rs = { .n = 0 };
+	struct record_strings rs = { .n = 0, .ndyn = 0, .guardian_fd = -1 };
 	struct record_notes notes = { .no_cycles = false };
 	struct stat sb;
 	struct child child = { .pid = 0, .go_fd = -1, .err_fd = -1 };
@@ -1365,8 +1586,33 @@ static int record_run(const struct record_params *p, int argc, char **argv)
 	for (k = 0; k < p->nr_uprobes; k++)
 		if (add_user_probe(el, p, p->uprobes[k], &rs))
 			goto out;
+	if (add_flush_kprobes(el, p, &notes, &rs))
+		goto out;
 	set_side_band(el);
+	if (rs.ndyn) {
+		char **all = realloc(tps, (nr_tps + rs.ndyn) * sizeof(*all));
 
+		if (!all) {
+			rs_error("record: out of memory");
+			goto out;
+		}
+		tps = all;
+		for (k = 0; k < rs.ndyn; k++) {
+			tps[nr_tps] = strdup(rs.dyn_name[k]);
+			if (!tps[nr_tps]) {
+				rs_error("record: out of memory");
+				goto out;
+			}
+			nr_tps++;
+		}
+	}
+
+	err = start_probe_guardian(&rs);
+	if (err) {
+		rs_error("record: cannot start the process that removes the probes after a crash: %s",
+			 strerror(-err));
+		goto out;
+	}
 	install_signals();
 	if (p->cmd) {
 		/* Orphans of the command come to us, to be stopped at the end. */
@@ -1488,6 +1734,7 @@ static int record_run(const struct record_params *p, int argc, char **argv)
 		}
 		created = true;
 	}
+	tell_ready();
 	if (p->cmd && child_go(&child, p->cmd))
 		goto out;
 	if (record_loop(p, el, w, &child))
@@ -1529,6 +1776,128 @@ out:
 	free(tps);
 	for (k = 0; k < rs.n; k++)
 		free(rs.s[k]);
+	for (k = 0; k < rs.ndyn; k++)
+		events__dynprobe_remove(rs.dyn[k]);
+	/* The guardian sees EOF and finds them gone. */
+	if (rs.guardian_fd >= 0)
+		close(rs.guardian_fd);
+	return status;
+}
+
+/* --- in a VM ------------------------------------------------------------- */
+
+/* A program the guest needs, packed at its absolute host path. */
+static int vm_program(const char *name, char *out, size_t len)
+{
+	char found[PATH_MAX];
+	int err = vm_find_program(name, found, sizeof(found));
+
+	if (err) {
+		rs_error("record: --kernel: %s: %s", name,
+			 err == -ENOENT ? "not found on PATH" : strerror(-err));
+		return err;
+	}
+	if (found[0] != '/') {
+		if (!realpath(found, out))
+			return -errno;
+		return 0;
+	}
+	snprintf(out, len, "%s", found);
+	return 0;
+}
+
+static int record_in_vm(const struct record_params *p, int argc, char **argv)
+{
+	char paths[MAX_EVENT_ARGS + 1][PATH_MAX];
+	char uprobes[MAX_EVENT_ARGS][PATH_MAX + 256];
+	const char *programs[MAX_EVENT_ARGS + 2];
+	struct vm_result *res = NULL;
+	struct outfile *out;
+	char **gargv = NULL, **full = NULL;
+	const void *data;
+	size_t np = 0, len;
+	unsigned int k;
+	int gargc, i, n = 0, status = RS_EXIT_FAIL, err;
+
+	if (p->cmd) {
+		if (vm_program(p->cmd[0], paths[np], PATH_MAX))
+			return RS_EXIT_FAIL;
+		programs[np] = paths[np];
+		np++;
+	}
+	gargv = vm_guest_argv(argc, argv, p->nopts, record_options, "o",
+			      &gargc);
+	full = calloc(gargc + 3, sizeof(*full));
+	if (!gargv || !full) {
+		rs_error("record: out of memory");
+		goto out;
+	}
+	/* The recording goes to the guest's /out, which comes back. */
+	full[n++] = gargv[0];
+	full[n++] = "-o";
+	full[n++] = "/out/rstat.data";
+	for (i = 1; i < gargc; i++) {
+		const char *w = gargv[i];
+
+		/* BINARY:SPEC of --uprobe: the binary packed, by its path. */
+		for (k = 0; k < p->nr_uprobes; k++) {
+			const char *colon = strchr(p->uprobes[k], ':');
+			char bin[PATH_MAX];
+
+			if (w != p->uprobes[k] || !colon ||
+			    (size_t)(colon - w) >= sizeof(bin))
+				continue;
+			snprintf(bin, sizeof(bin), "%.*s", (int)(colon - w), w);
+			if (!realpath(bin, paths[np])) {
+				rs_error("record: --uprobe %s: %s: %s", w, bin,
+					 strerror(errno));
+				goto out;
+			}
+			programs[np] = paths[np];
+			snprintf(uprobes[k], sizeof(uprobes[k]), "%s%s",
+				 paths[np], colon);
+			np++;
+			w = uprobes[k];
+		}
+		/* CMD by the path it was found at, as the guest has it. */
+		if (p->cmd && w == p->cmd[0])
+			w = paths[0];
+		full[n++] = (char *)w;
+	}
+	full[n] = NULL;
+	programs[np] = NULL;
+	status = vm_cmd__run("record", &p->vm, p->vm.kernels[0], n, full,
+			     programs, NULL, &res);
+	if (status)
+		goto out;
+	status = vm_cmd__print_output(res);
+	data = vm_result__file(res, "out/rstat.data", &len);
+	if (!data)
+		goto out;	/* the guest's record said why */
+	err = outfile__rotate(p->output);
+	if (err >= 0)
+		err = outfile__open(&out, p->output);
+	if (err < 0) {
+		rs_error("%s: cannot write: %s", p->output,
+			 outfile__strerror(err));
+		status = RS_EXIT_FAIL;
+		goto out;
+	}
+	if (fwrite(data, 1, len, outfile__stream(out)) != len) {
+		outfile__abort(out);
+		rs_error("%s: cannot write", p->output);
+		status = RS_EXIT_FAIL;
+		goto out;
+	}
+	err = outfile__commit(out);
+	if (err) {
+		rs_error("%s: %s", p->output, strerror(-err));
+		status = RS_EXIT_FAIL;
+	}
+out:
+	vm_result__delete(res);
+	free(full);
+	free(gargv);
 	return status;
 }
 
@@ -1542,5 +1911,7 @@ int cmd_record(int argc, char **argv)
 		return rs_finish_stdout(RS_EXIT_OK);
 	if (ret)
 		return ret;
+	if (params.vm.nkernels)
+		return rs_finish_stdout(record_in_vm(&params, argc, argv));
 	return record_run(&params, argc, argv);
 }

@@ -704,3 +704,19 @@ void kfeatures__free(struct kfeatures *kf)
 	free(kf->release);
 	memset(kf, 0, sizeof(*kf));
 }
+
+bool kfeatures__has_function(const char *name)
+{
+	char line[512], sym[256], type;
+	unsigned long long addr;
+	bool found = false;
+	FILE *f = fopen("/proc/kallsyms", "re");
+
+	if (!f)
+		return false;
+	while (!found && fgets(line, sizeof(line), f))
+		found = sscanf(line, "%llx %c %255s", &addr, &type, sym) == 3 &&
+			(type == 't' || type == 'T') && !strcmp(sym, name);
+	fclose(f);
+	return found;
+}

@@ -11,8 +11,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cmds.h"
+#include "vm.h"
 #include "util.h"
 
 struct cmd {
@@ -111,13 +113,11 @@ int rs_finish_stdout(int status)
 	return RS_EXIT_FAIL;
 }
 
-int main(int argc, char **argv)
+static int run_command(int argc, char **argv)
 {
 	const char *name;
 	size_t i;
 
-	/* Write errors on a closed pipe come back as EPIPE, not a signal. */
-	signal(SIGPIPE, SIG_IGN);
 
 	if (argc < 2) {
 		usage(stderr);
@@ -164,4 +164,14 @@ int main(int argc, char **argv)
 			"rstat-analyze: '%s' is not a command; see rstat-analyze --help\n",
 			name);
 	return RS_EXIT_USAGE;
+}
+
+int main(int argc, char **argv)
+{
+	/* Write errors on a closed pipe come back as EPIPE, not a signal. */
+	signal(SIGPIPE, SIG_IGN);
+	/* PID 1 with our argv file: /init of a VM that vm__run() made. */
+	if (getpid() == 1 && access(VM_GUEST_ARGV_FILE, R_OK) == 0)
+		vm_guest__main(run_command);
+	return run_command(argc, argv);
 }

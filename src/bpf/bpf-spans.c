@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "bpf-spans.h"
+#include "kfeatures.h"
 #include "perf-event.h"
 #include "rules.h"
 #include "symbols.h"
@@ -438,8 +439,8 @@ static int bpf_refused(int err, const char *what, char *errbuf,
 {
 	if (err == -EPERM || err == -EACCES) {
 		errbuf_set(errbuf, errlen,
-			"%s: not permitted: BPF needs root (or CAP_BPF and CAP_PERFMON)",
-			what);
+			"%s: not permitted (%s): BPF needs root (or CAP_BPF and CAP_PERFMON)",
+			what, libbpf_msg[0] ? libbpf_msg : strerror(-err));
 		return -EOPNOTSUPP;
 	}
 	if (err == -ENOMEM) {
@@ -481,23 +482,6 @@ static int fill_filters(struct bpf_spans *s, char *errbuf, size_t errlen)
 	return 0;
 }
 
-/* A text symbol of that name in /proc/kallsyms (not inlined away). */
-static bool kernel_has_text(const char *name)
-{
-	char line[512], sym[256], type;
-	unsigned long long addr;
-	bool found = false;
-	FILE *f = fopen("/proc/kallsyms", "re");
-
-	if (!f)
-		return false;
-	while (!found && fgets(line, sizeof(line), f))
-		found = sscanf(line, "%llx %c %255s", &addr, &type, sym) == 3 &&
-			(type == 't' || type == 'T') && !strcmp(sym, name);
-	fclose(f);
-	return found;
-}
-
 /*
  * Before v6.10 (no rstat tracepoints): whether the flush function can be
  * timed by kprobes instead. 0, or -EOPNOTSUPP with the reason.
@@ -509,7 +493,7 @@ static int kprobe_mode_ok(char *errbuf, size_t errlen)
 			"no rstat tracepoints (v6.10+) and no kprobes on this kernel to time " BPF_SPANS_FLUSH_FUNC " instead");
 		return -EOPNOTSUPP;
 	}
-	if (!kernel_has_text(BPF_SPANS_FLUSH_FUNC)) {
+	if (!kfeatures__has_function(BPF_SPANS_FLUSH_FUNC)) {
 		errbuf_set(errbuf, errlen,
 			"no rstat tracepoints (v6.10+) and no " BPF_SPANS_FLUSH_FUNC " in kallsyms to probe instead");
 		return -EOPNOTSUPP;

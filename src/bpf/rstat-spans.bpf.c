@@ -219,7 +219,8 @@ static __always_inline __u32 slot_of(__u64 v)
 static __always_inline void hist_add(struct rs_bpf_key *key, __u64 v)
 {
 	struct rs_bpf_hist *h;
-	__u32 zero = 0, i;
+	__u32 zero = 0;
+	__u64 i;
 
 	h = bpf_map_lookup_elem(&hists, key);
 	if (!h) {
@@ -243,8 +244,14 @@ static __always_inline void hist_add(struct rs_bpf_key *key, __u64 v)
 	h->count++;
 	h->sum += v;
 	i = slot_of(v);
-	if (i >= RS_BPF_SLOTS)
+	if (i > RS_BPF_SLOTS - 1)
 		i = RS_BPF_SLOTS - 1;
+	/*
+	 * One register for the bound and the index: clang checks a copy and
+	 * indexes with another, which v6.1's verifier refuses ("R0 unbounded
+	 * memory access") though later ones follow it.
+	 */
+	asm volatile("" : "+r"(i));
 	h->slots[i]++;
 }
 

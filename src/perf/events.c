@@ -504,3 +504,70 @@ int events__kprobe_attr(const char *func, uint64_t addr_or_offset,
 	attr->config2 = addr_or_offset;
 	return 0;
 }
+
+int events__dynprobe_create(const char *group, const char *event,
+			    bool kernel, const char *target, uint64_t offset,
+			    bool retprobe, struct tracefs_dynevent **dev,
+			    struct perf_event_attr *attr)
+{
+	struct tracefs_dynevent *d;
+	char addr[512], idfile[512], *path;
+	unsigned long long id;
+	int err = 0;
+
+	*dev = NULL;
+	if (kernel) {
+		if (offset)
+			snprintf(addr, sizeof(addr), "%s+%llu", target,
+				 (unsigned long long)offset);
+		else
+			snprintf(addr, sizeof(addr), "%s", target);
+		d = retprobe ? tracefs_kretprobe_alloc(group, event, addr,
+						       NULL, 0) :
+			       tracefs_kprobe_alloc(group, event, addr, NULL);
+	} else {
+		d = retprobe ? tracefs_uretprobe_alloc(group, event, target,
+						       offset, NULL) :
+			       tracefs_uprobe_alloc(group, event, target,
+						    offset, NULL);
+	}
+	if (!d)
+		return -ENOMEM;
+	if (tracefs_dynevent_create(d)) {
+		err = errno ? -errno : -EINVAL;
+		tracefs_dynevent_free(d);
+		return err;
+	}
+	snprintf(idfile, sizeof(idfile), "events/%s/%s/id", group, event);
+	path = tracefs_get_tracing_file(idfile);
+	if (path) {
+		FILE *f = fopen(path, "re");
+
+		if (!f || fscanf(f, "%llu", &id) != 1)
+			err = -ENOENT;
+		if (f)
+			fclose(f);
+	} else {
+		err = -ENOMEM;
+	}
+	tracefs_put_tracing_file(path);
+	if (err) {
+		events__dynprobe_remove(d);
+		return err;
+	}
+	memset(attr, 0, sizeof(*attr));
+	attr->size = sizeof(*attr);
+	attr->type = PERF_TYPE_TRACEPOINT;
+	attr->config = id;
+	attr->sample_period = 1;
+	*dev = d;
+	return 0;
+}
+
+void events__dynprobe_remove(struct tracefs_dynevent *dev)
+{
+	if (!dev)
+		return;
+	tracefs_dynevent_destroy(dev, true);
+	tracefs_dynevent_free(dev);
+}

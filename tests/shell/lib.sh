@@ -55,3 +55,21 @@ expect_error() {
 	grep -v 'rstat-analyze: note:' "$TMP/stderr" | grep -Eq -- "$pattern" ||
 		fail "$*: stderr '$(cat "$TMP/stderr")' does not match '$pattern'"
 }
+
+# The Debian cloud kernels scripts/fetch-kernels.sh caches, for the VM
+# tests: sets K61 and K612 (their vmlinuz) or skips saying what is missing.
+need_vm_kernels() {
+	local cache=${RS_KERNEL_CACHE:-/var/cache/rstat-analyze/kernels}
+
+	command -v qemu-system-x86_64 >/dev/null 2>&1 ||
+		skip "qemu-system-x86_64 is not installed (Debian package qemu-system-x86)"
+	K61=$(ls -d "$cache"/6.1.0-*/vmlinuz 2>/dev/null | sort -V | tail -n 1)
+	K612=$(ls -d "$cache"/6.12.*/vmlinuz 2>/dev/null | sort -V | tail -n 1)
+	[ -n "$K61" ] && [ -n "$K612" ] ||
+		skip "no Debian 6.1 and 6.12 cloud kernels in $cache: run scripts/fetch-kernels.sh"
+}
+
+# The VM work directories the tool left (as root it makes them here).
+vm_workdirs() {
+	ls -d /var/lib/rstat-analyze/rstat-analyze-vm.* 2>/dev/null | sort
+}

@@ -1,0 +1,218 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Kernels in throwaway VMs: run one command of the tool inside a QEMU guest
+ * booted from any kernel image, and bring its output back.
+ *
+ * The guest has no disk, no network and no busybox: its initramfs (a newc
+ * cpio we write) holds this very binary as /init, the shared libraries it
+ * needs, and any programs the command runs (record -- CMD). As PID 1 the
+ * binary mounts proc, sysfs, tracefs and a pure cgroup v2 hierarchy with
+ * every controller enabled, runs the command in a child, and sends its
+ * stdout, stderr, exit status and output files back in frames over the
+ * second serial port (ttyS1; ttyS0 is the console), then powers off.
+ *
+ * Why a serial port: the 8250 UART is built into every distribution
+ * kernel (Debian's 6.1 cloud kernel has virtio-console and virtio-pci only
+ * as modules, and we load no modules), it needs nothing on the host but a
+ * file QEMU writes to, and nothing but our frames is ever written to it.
+ */
+#ifndef RS_VM_H
+#define RS_VM_H
+
+#include <getopt.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+/* The file that tells a PID 1 it is our guest's /init. */
+#define VM_GUEST_ARGV_FILE "/rs-vm/argv"
+
+/* The package that provides qemu-system-x86_64 on Debian. */
+#define VM_QEMU_PACKAGE "qemu-system-x86"
+
+enum vm_accel {
+	VM_ACCEL_AUTO,	/* KVM when a KVM guest boots, TCG otherwise */
+	VM_ACCEL_KVM,
+	VM_ACCEL_TCG,
+};
+
+struct vm_params {
+	const char *kernel;		/* the kernel image (bzImage) */
+	unsigned int cpus;		/* 0: 2 */
+	unsigned long memory_mb;	/* 0: 1024 */
+	const char *append;		/* more kernel arguments, or NULL */
+	enum vm_accel accel;
+	unsigned int boot_timeout_s;	/* 0: 60 (10 for KVM under auto) */
+	unsigned int timeout_s;		/* the whole run; 0: 1800 */
+	/*
+	 * Programs to pack besides the tool (record -- CMD): absolute host
+	 * paths, packed at the same paths with their interpreters and
+	 * shared libraries. NULL-terminated, or NULL.
+	 */
+	const char *const *programs;
+	/* Guest files to send back after the command ("/proc/kallsyms"). */
+	const char *const *fetch;
+	/* Set by the caller's signal handler: stop, kill the guest. */
+	volatile sig_atomic_t *stop;
+};
+
+/* Parse "kvm", "tcg" or "auto"; 0 or -EINVAL. */
+int vm_accel__parse(const char *s, enum vm_accel *accel);
+/* Parse "512M", "2G", "1024" (MiB); 0 or -EINVAL. */
+int vm_memory__parse(const char *s, unsigned long *mb);
+
+/*
+ * The options every command with --kernel takes, for its getopt table
+ * (VM_LONG_OPTIONS), its --help (VM_HELP_TEXT) and its parser.
+ */
+enum {
+	VM_OPT_KERNEL = 0x1000,
+	VM_OPT_CPUS,
+	VM_OPT_MEMORY,
+	VM_OPT_APPEND,
+	VM_OPT_ACCEL,
+	VM_OPT_TIMEOUT,
+};
+
+#define VM_LONG_OPTIONS							\
+	{ "kernel", required_argument, NULL, VM_OPT_KERNEL },		\
+	{ "vm-cpus", required_argument, NULL, VM_OPT_CPUS },		\
+	{ "vm-memory", required_argument, NULL, VM_OPT_MEMORY },	\
+	{ "append", required_argument, NULL, VM_OPT_APPEND },		\
+	{ "accel", required_argument, NULL, VM_OPT_ACCEL },		\
+	{ "vm-timeout", required_argument, NULL, VM_OPT_TIMEOUT }
+
+#define VM_HELP_TEXT							\
+	"In a throwaway VM (QEMU, package " VM_QEMU_PACKAGE "):\n"	\
+	"      --kernel IMAGE    run the command on that kernel image\n"	\
+	"      --vm-cpus N       the guest's CPUs (default 2)\n"		\
+	"      --vm-memory SIZE  its memory, as 1024M or 2G (default 1G)\n" \
+	"      --append ARGS     more kernel arguments (psi=1 ...)\n"	\
+	"      --accel MODE      kvm, tcg, or auto (default: KVM if a KVM\n" \
+	"                        guest boots, else TCG)\n"		\
+	"      --vm-timeout S    kill the guest after S seconds (1800)\n"
+
+#define VM_MAX_KERNELS 16
+
+struct vm_opts {
+	const char *kernels[VM_MAX_KERNELS];
+	size_t nkernels;
+	struct vm_params params;	/* .kernel set per run */
+};
+
+/*
+ * Take one VM option (opt from VM_LONG_OPTIONS, arg its value) into o.
+ * 0, or -EINVAL with errbuf saying why (a usage error).
+ */
+int vm_opts__parse(struct vm_opts *o, int opt, const char *arg,
+		   char *errbuf, size_t errlen);
+
+/*
+ * The argv to run in the guest: argv without the VM options, after
+ * getopt_long() with longopts has parsed argv[0..nopts) (nopts: its final
+ * optind; it permuted the options there, before "--"); the words from
+ * nopts on are kept as they are. Also dropped: the options whose short
+ * letters are in strip (each taking a value: "-o DIR", "-oDIR", and the
+ * long options with that letter as their val), for the caller to replace.
+ * Room is left for 4 more words. Returns a NULL-terminated copy of the
+ * pointers (free() it), NULL on -ENOMEM.
+ */
+char **vm_guest_argv(int argc, char *const argv[], int nopts,
+		     const struct option *longopts, const char *strip,
+		     int *gargc);
+
+struct vm_result;
+
+/*
+ * Boot params->kernel with the tool as /init and run `rstat-analyze
+ * argv[0] argv[1] ...` in the guest, in the guest's directory /out. On
+ * success (the guest ran the command, whatever its exit status) returns 0
+ * and *resp. On failure returns -errno with errbuf saying what happened
+ * (-ENOENT: no QEMU; -ETIMEDOUT: no boot or a hung guest; -EIO: the guest
+ * died without finishing; -EINTR: params->stop), and *resp, when not NULL,
+ * holds the console tail (vm_result__console()). Nothing is left behind:
+ * no QEMU process, no temporary file.
+ */
+int vm__run(const struct vm_params *params, int argc, char *const argv[],
+	    struct vm_result **resp, char *errbuf, size_t errlen);
+
+void vm_result__delete(struct vm_result *res);
+/* The guest's `uname -r`; "" when it never said. */
+const char *vm_result__release(const struct vm_result *res);
+/* The command's exit status in the guest (as a shell sees it). */
+int vm_result__status(const struct vm_result *res);
+/* Whether auto fell back from KVM to TCG, and which ran. */
+bool vm_result__tcg(const struct vm_result *res);
+bool vm_result__kvm_fell_back(const struct vm_result *res);
+/* The last lines of the guest console (at most max bytes), "" if none. */
+const char *vm_result__console(const struct vm_result *res, size_t max);
+/*
+ * A file the guest sent: "stdout", "stderr", "kallsyms", or a file the
+ * command left in /out as "out/NAME". NULL when absent.
+ */
+const void *vm_result__file(const struct vm_result *res, const char *name,
+			    size_t *len);
+/* Iterate over the files: index from 0; NULL past the last. */
+const char *vm_result__file_name(const struct vm_result *res, size_t i);
+
+/*
+ * The guest side: when the tool runs as PID 1 it is /init in one of our
+ * VMs. Never returns: it powers the guest off. run is the command table
+ * (main's dispatch), called in a child with the argv the host packed.
+ */
+void vm_guest__main(int (*run)(int argc, char **argv))
+	__attribute__((noreturn));
+
+/* The newc cpio writer the initramfs is made with (exposed for tests). */
+struct cpio;
+struct cpio *cpio__new(FILE *out);
+/* A directory (mode 0755); parents must have been added. 0 or -errno. */
+int cpio__add_dir(struct cpio *c, const char *path);
+/* A regular file from memory. 0 or -errno. */
+int cpio__add_data(struct cpio *c, const char *path, unsigned int mode,
+		   const void *data, size_t len);
+/* A regular file copied from the host file src. 0 or -errno. */
+int cpio__add_file(struct cpio *c, const char *path, unsigned int mode,
+		   const char *src);
+/* A character device node (the kernel opens /dev/console for /init). */
+int cpio__add_chardev(struct cpio *c, const char *path, unsigned int mode,
+		      unsigned int major, unsigned int minor);
+/* Whether path was added already. */
+bool cpio__has(const struct cpio *c, const char *path);
+/* Write the trailer and pad; 0 or -errno (-EIO on a write error). */
+int cpio__finish(struct cpio *c);
+void cpio__delete(struct cpio *c);
+
+/*
+ * Where name (a command word: "sh", "./x", "/bin/ls") is, as execvp would
+ * find it; 0 and out set, or -errno.
+ */
+int vm_find_program(const char *name, char *out, size_t outlen);
+
+/*
+ * The frames on the guest's data port: "RSVM <type> <len> <hash> <name>\n"
+ * then len bytes; hash is hash_bytes() of the bytes, in hex. Types: HELLO
+ * (the release), FILE, ZFILE (a file as one zstd frame), EXIT (the
+ * status, decimal), END.
+ */
+struct vm_frame {
+	char type[8];
+	char name[256];
+	const uint8_t *data;
+	size_t len;
+};
+
+/*
+ * Parse the frame at *pos of buf[0..len): 1 and *pos past it, 0 when the
+ * buffer ends inside it (the guest is still writing, or died), -EBADMSG
+ * for bytes that are no frame or a hash mismatch.
+ */
+int vm_frame__parse(const uint8_t *buf, size_t len, size_t *pos,
+		    struct vm_frame *f);
+/* Write one frame to fd; 0 or -errno. */
+int vm_frame__write(int fd, const char *type, const char *name,
+		    const void *data, size_t len);
+
+#endif

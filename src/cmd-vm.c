@@ -1,0 +1,109 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * What doctor, bench and record share for --kernel: run the command's own
+ * argv in a VM on one kernel and report a failure once, at the command
+ * boundary, with the guest console's tail above the one error line.
+ */
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "cmds.h"
+#include "vm.h"
+
+#define CONSOLE_TAIL 3000	/* bytes of console a failure shows */
+
+static volatile sig_atomic_t vm_stop;
+
+static void on_stop_signal(int sig)
+{
+	vm_stop = 1;
+}
+
+/*
+ * The console as text: the firmware's terminal escapes ("ESC [ 2 J") and
+ * other control bytes dropped, so that they do not act on our terminal.
+ */
+static void print_console(const char *kernel, const char *tail)
+{
+	const char *p;
+
+	fprintf(stderr, "--- guest console (%s), last lines ---\n", kernel);
+	for (p = tail; *p; p++) {
+		if (*p == '\033' && p[1] == '[') {
+			for (p += 2; *p && (*p < 0x40 || *p > 0x7e); p++)
+				;
+			if (!*p)
+				break;
+			continue;
+		}
+		if ((unsigned char)*p >= 0x20 || *p == '\n' || *p == '\t')
+			fputc(*p, stderr);
+	}
+	if (p > tail && p[-1] != '\n')
+		fputc('\n', stderr);
+	fputs("--- end of guest console ---\n", stderr);
+}
+
+int vm_cmd__run(const char *cmd, const struct vm_opts *o, const char *kernel,
+		int argc, char **argv, const char *const *programs,
+		const char *const *fetch, struct vm_result **resp)
+{
+	struct sigaction sa, old_int, old_term, old_hup;
+	struct vm_params p = o->params;
+	struct vm_result *res = NULL;
+	char err[1024];
+	int rc;
+
+	*resp = NULL;
+	p.kernel = kernel;
+	p.programs = programs;
+	p.fetch = fetch;
+	p.stop = &vm_stop;
+	vm_stop = 0;
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_stop_signal;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, &old_int);
+	sigaction(SIGTERM, &sa, &old_term);
+	sigaction(SIGHUP, &sa, &old_hup);
+	err[0] = '\0';
+	rc = vm__run(&p, argc, argv, &res, err, sizeof(err));
+	sigaction(SIGINT, &old_int, NULL);
+	sigaction(SIGTERM, &old_term, NULL);
+	sigaction(SIGHUP, &old_hup, NULL);
+	if (rc) {
+		if (res) {
+			const char *tail = vm_result__console(res,
+							      CONSOLE_TAIL);
+
+			fflush(stdout);
+			if (*tail)
+				print_console(kernel, tail);
+			vm_result__delete(res);
+		}
+		rs_error("%s --kernel %s: %s", cmd, kernel, err);
+		return rc == -EINTR ? 130 : RS_EXIT_FAIL;
+	}
+	if (vm_result__kvm_fell_back(res))
+		rs_note("%s: a KVM guest did not boot here; ran under TCG (emulated): times are emulated, only ratios between kernels mean anything",
+			kernel);
+	*resp = res;
+	return RS_EXIT_OK;
+}
+
+int vm_cmd__print_output(const struct vm_result *res)
+{
+	const void *data;
+	size_t len;
+
+	data = vm_result__file(res, "stdout", &len);
+	if (data && len)
+		fwrite(data, 1, len, stdout);
+	fflush(stdout);
+	data = vm_result__file(res, "stderr", &len);
+	if (data && len)
+		fwrite(data, 1, len, stderr);
+	return vm_result__status(res);
+}

@@ -1,0 +1,162 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The options of --kernel runs, shared by doctor, bench and record, and the
+ * argv the guest runs: the command's own, without them.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "util.h"
+#include "vm.h"
+
+static int parse_uint(const char *s, unsigned int min, unsigned int max,
+		      unsigned int *v)
+{
+	unsigned long n;
+	char *end;
+
+	errno = 0;
+	if (*s < '0' || *s > '9')
+		return -EINVAL;
+	n = strtoul(s, &end, 10);
+	if (errno || *end || n < min || n > max)
+		return -EINVAL;
+	*v = n;
+	return 0;
+}
+
+int vm_opts__parse(struct vm_opts *o, int opt, const char *arg,
+		   char *errbuf, size_t errlen)
+{
+	struct vm_params *p = &o->params;
+
+	switch (opt) {
+	case VM_OPT_KERNEL:
+		if (o->nkernels == VM_MAX_KERNELS) {
+			errbuf_set(errbuf, errlen,
+				   "--kernel: at most %d kernels",
+				   VM_MAX_KERNELS);
+			return -EINVAL;
+		}
+		if (!*arg) {
+			errbuf_set(errbuf, errlen, "--kernel: an empty path");
+			return -EINVAL;
+		}
+		o->kernels[o->nkernels++] = arg;
+		return 0;
+	case VM_OPT_CPUS:
+		if (parse_uint(arg, 1, 288, &p->cpus)) {
+			errbuf_set(errbuf, errlen,
+				   "--vm-cpus '%s': expected 1 to 288", arg);
+			return -EINVAL;
+		}
+		return 0;
+	case VM_OPT_MEMORY:
+		if (vm_memory__parse(arg, &p->memory_mb)) {
+			errbuf_set(errbuf, errlen,
+				   "--vm-memory '%s': expected a size from 128M to 1024G, as 512M or 2G",
+				   arg);
+			return -EINVAL;
+		}
+		return 0;
+	case VM_OPT_APPEND:
+		p->append = arg;
+		return 0;
+	case VM_OPT_ACCEL:
+		if (vm_accel__parse(arg, &p->accel)) {
+			errbuf_set(errbuf, errlen,
+				   "--accel '%s': expected kvm, tcg or auto",
+				   arg);
+			return -EINVAL;
+		}
+		return 0;
+	case VM_OPT_TIMEOUT:
+		if (parse_uint(arg, 1, 7 * 86400, &p->timeout_s)) {
+			errbuf_set(errbuf, errlen,
+				   "--vm-timeout '%s': expected seconds, 1 or more",
+				   arg);
+			return -EINVAL;
+		}
+		return 0;
+	}
+	errbuf_set(errbuf, errlen, "not a VM option");
+	return -EINVAL;
+}
+
+static bool is_vm_opt(int val)
+{
+	return val >= VM_OPT_KERNEL && val <= VM_OPT_TIMEOUT;
+}
+
+/*
+ * The option a "--name[=value]" word means, as getopt_long decides: an
+ * exact name, else the one option name starts (ambiguous: none).
+ */
+static const struct option *find_long(const struct option *longopts,
+				      const char *word)
+{
+	const struct option *o, *match = NULL;
+	size_t len = strcspn(word, "=");
+
+	for (o = longopts; o->name; o++) {
+		if (strncmp(o->name, word, len))
+			continue;
+		if (strlen(o->name) == len)
+			return o;
+		if (match)
+			return NULL;
+		match = o;
+	}
+	return match;
+}
+
+char **vm_guest_argv(int argc, char *const argv[], int nopts,
+		     const struct option *longopts, const char *strip,
+		     int *gargc)
+{
+	char **out = calloc(argc + 5, sizeof(*out));
+	bool rest = false;
+	int i, n = 0;
+
+	if (!out)
+		return NULL;
+	strip = strip ? strip : "";
+	for (i = 0; i < argc; i++) {
+		const char *w = argv[i];
+		const struct option *o;
+
+		if (i == 0 || i >= nopts || rest || w[0] != '-' || !w[1]) {
+			out[n++] = argv[i];
+			continue;
+		}
+		if (!strcmp(w, "--")) {
+			rest = true;
+			out[n++] = argv[i];
+			continue;
+		}
+		if (w[1] != '-') {
+			/* "-o DIR" or "-oDIR" for a letter in strip. */
+			if (strchr(strip, w[1])) {
+				if (!w[2] && i + 1 < nopts)
+					i++;
+				continue;
+			}
+			out[n++] = argv[i];
+			continue;
+		}
+		o = find_long(longopts, w + 2);
+		if (!o || !(is_vm_opt(o->val) ||
+			    (o->val > 0 && o->val < 128 &&
+			     strchr(strip, o->val)))) {
+			out[n++] = argv[i];
+			continue;
+		}
+		/* Its value is the next word unless given as --opt=value. */
+		if (!strchr(w, '=') && o->has_arg == required_argument &&
+		    i + 1 < nopts)
+			i++;
+	}
+	*gargc = n;
+	return out;
+}

@@ -1,0 +1,26 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# doctor --kernel boots Debian's 6.1 cloud kernel under TCG and prints the
+# guest's doctor as the guest printed it: the oracle is the kernel itself
+# (kprobe_events, no rstat tracepoints before 6.10, a pure v2 layout with
+# the io controller that this host lacks). One boot: vm-bench and
+# vm-record boot 6.12 and check what it has (v2 with memory and io, the
+# rstat tracepoints, kprobes).
+. tests/shell/lib.sh
+need_vm_kernels
+[ "$(id -u)" -eq 0 ] || skip "not root: the VM's work directory is root's"
+
+before=$(vm_workdirs)
+# Text mode prints the guest's report as the guest printed it.
+"$RS_BIN" doctor --kernel "$K61" --accel tcg >"$TMP/text" 2>"$TMP/err" ||
+	fail "doctor text: $(cat "$TMP/err")"
+grep -q "^rstat-analyze doctor: kernel 6\.1\.0-" "$TMP/text" ||
+	fail "doctor text names no 6.1 kernel: $(head -n 3 "$TMP/text")"
+grep -Eq '^  io.stat +v2: ' "$TMP/text" || fail "no v2 io.stat in the guest"
+grep -Eq '^  kprobe_events +yes' "$TMP/text" || fail "6.1 has kprobe_events"
+grep -Eq '^  cgroup:cgroup_rstat_locked +no ' "$TMP/text" ||
+	fail "6.1 has no rstat tracepoints, the guest's doctor says otherwise"
+
+[ "$(vm_workdirs)" = "$before" ] || fail "work directories left: $(vm_workdirs)"
+echo "ok"

@@ -1,0 +1,101 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# --kernel runs that cannot work say so in one line and leave nothing
+# behind: no QEMU on PATH, an image that is no kernel, a kernel that
+# panics (the console tail is shown), a guest past --vm-timeout, Ctrl-C.
+# Each run uses a copy of the kernel under $TMP, so that its QEMU, if one
+# were left, is found by that path and no one else's is.
+. tests/shell/lib.sh
+[ "$(id -u)" -eq 0 ] || skip "not root: the VM's work directory is root's"
+
+# Usage errors need no VM.
+expect_error 2 "--accel 'xen': expected kvm, tcg or auto" \
+	"$RS_BIN" doctor --kernel /nonexistent --accel xen
+expect_error 2 "--vm-memory '1T': expected a size" \
+	"$RS_BIN" doctor --kernel /nonexistent --vm-memory 1T
+expect_error 2 "one --kernel at a time" \
+	"$RS_BIN" doctor --kernel a --kernel b
+expect_error 1 "kernel image /nonexistent: No such file" \
+	"$RS_BIN" doctor --kernel /nonexistent
+expect_error 1 "qemu-system-x86_64 is not on PATH: install the package qemu-system-x86" \
+	env PATH=/nonexistent "$RS_BIN" doctor --kernel /etc/passwd
+
+need_vm_kernels
+before=$(vm_workdirs)
+kernel=$TMP/vmlinuz-under-test
+cp "$K612" "$kernel"
+
+left_behind() {
+	! pgrep -f "$kernel" >/dev/null ||
+		fail "$1: a QEMU process is left: $(pgrep -af "$kernel")"
+	[ "$(vm_workdirs)" = "$before" ] ||
+		fail "$1: work directories left: $(vm_workdirs)"
+}
+
+# Not a kernel: QEMU's own message, in one line.
+expect_error 1 "QEMU failed before the guest started: .*" \
+	"$RS_BIN" doctor --kernel /etc/passwd --accel tcg
+left_behind "no kernel"
+
+# No /init to run: the kernel panics, the console tail says why.
+"$RS_BIN" doctor --kernel "$kernel" --accel tcg --append rdinit=/nonexistent \
+	>"$TMP/out" 2>"$TMP/err"
+rc=$?
+[ "$rc" -eq 1 ] || fail "panic: exit $rc: $(tail "$TMP/err")"
+grep -q "Kernel panic" "$TMP/err" || fail "panic: no console tail: $(cat "$TMP/err")"
+grep -q "^--- end of guest console ---" "$TMP/err" || fail "panic: console not framed"
+[ "$(grep -c '^rstat-analyze: ' "$TMP/err")" -eq 1 ] ||
+	fail "panic: not one error line: $(grep '^rstat-analyze' "$TMP/err")"
+grep -q "^rstat-analyze: doctor --kernel .*: the guest kernel panicked while booting" \
+	"$TMP/err" || fail "panic: $(tail -n 1 "$TMP/err")"
+left_behind "panic"
+
+# A guest that takes too long is killed; the console shows how far it got.
+"$RS_BIN" doctor --kernel "$kernel" --accel tcg --vm-timeout 2 \
+	>"$TMP/out" 2>"$TMP/err"
+rc=$?
+[ "$rc" -eq 1 ] || fail "timeout: exit $rc: $(tail "$TMP/err")"
+[ "$(tail -n 1 "$TMP/err")" = "rstat-analyze: doctor --kernel $kernel: the guest did not finish within 2 s (--vm-timeout); it was killed" ] ||
+	fail "timeout: $(tail -n 1 "$TMP/err")"
+[ "$(grep -c '^rstat-analyze: ' "$TMP/err")" -eq 1 ] ||
+	fail "timeout: not one error line: $(cat "$TMP/err")"
+! grep -q $'\033' "$TMP/err" || fail "timeout: terminal escapes printed"
+left_behind "timeout"
+
+# Ctrl-C (SIGINT to the tool alone, as a supervisor would send it).
+"$RS_BIN" doctor --kernel "$kernel" --accel tcg >"$TMP/out" 2>"$TMP/err" &
+pid=$!
+for _ in $(seq 50); do
+	pgrep -f "$kernel" >/dev/null && break
+	sleep 0.1
+done
+pgrep -f "$kernel" >/dev/null || fail "interrupt: QEMU never started"
+sleep 1
+kill -INT "$pid"
+wait "$pid"
+rc=$?
+[ "$rc" -eq 130 ] || fail "interrupt: exit $rc: $(cat "$TMP/err")"
+grep -q "interrupted; the VM was stopped" "$TMP/err" ||
+	fail "interrupt: $(cat "$TMP/err")"
+left_behind "interrupt"
+
+# SIGKILL: QEMU dies with the tool (PR_SET_PDEATHSIG); its work directory
+# cannot be removed by a dead process, so the next VM run removes it.
+"$RS_BIN" doctor --kernel "$kernel" --accel tcg >/dev/null 2>&1 &
+pid=$!
+for _ in $(seq 50); do
+	pgrep -f "$kernel" >/dev/null && break
+	sleep 0.1
+done
+kill -KILL "$pid"
+wait "$pid" 2>/dev/null
+for _ in $(seq 20); do
+	pgrep -f "$kernel" >/dev/null || break
+	sleep 0.1
+done
+! pgrep -f "$kernel" >/dev/null || fail "SIGKILL: QEMU outlived the tool"
+[ "$(vm_workdirs)" != "$before" ] || fail "SIGKILL: no work directory to clean (test broken?)"
+"$RS_BIN" doctor --kernel "$kernel" --accel tcg --vm-timeout 1 >/dev/null 2>&1
+left_behind "the run after a SIGKILL"
+echo "ok"

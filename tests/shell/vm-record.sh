@@ -1,0 +1,47 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# record --kernel K --probe FUNC -- CMD on Debian's 6.1 and 6.12 cloud
+# kernels (kprobes, which this host lacks): CMD is a shell whose every
+# read of cpu.stat runs in a forked subshell, so the probe must be
+# inherited and every fork must work (with the kprobe PMU the forks
+# failed with EFAULT on 6.12). cgroup_base_stat_cputime_show runs once per
+# cpu.stat read on both kernels: perf script (the oracle) and report on
+# this host must both count exactly the reads, from the guest's symbols.
+. tests/shell/lib.sh
+need_vm_kernels
+need_perf
+[ "$(id -u)" -eq 0 ] || skip "not root: the VM's work directory is root's"
+
+before=$(vm_workdirs)
+n=20
+for k in "$K61" "$K612"; do
+	out=$TMP/probe.data
+	"$RS_BIN" record -q --kernel "$k" --accel tcg -o "$out" \
+		--probe cgroup_base_stat_cputime_show -- sh -c "
+		i=0
+		while [ \$i -lt $n ]; do
+			(read x < /sys/fs/cgroup/cpu.stat) || echo FORK-FAILED
+			i=\$((i + 1))
+		done" >"$TMP/out" 2>"$TMP/err" ||
+		fail "record --kernel $k: $(tail -n 20 "$TMP/err")"
+	grep -qi "fork" "$TMP/out" "$TMP/err" &&
+		fail "$k: a fork failed: $(cat "$TMP/out" "$TMP/err")"
+	hits=$(perf script -i "$out" -F event 2>/dev/null |
+		grep -c 'probe:cgroup_base_stat_cputime_show:')
+	[ "$hits" -eq $n ] || fail "$k: perf script counts $hits hits, expected $n"
+	"$RS_BIN" report -i "$out" --json >"$TMP/r.json" 2>"$TMP/err" ||
+		fail "report: $(cat "$TMP/err")"
+	rel=$(basename "$(dirname "$k")")
+	python3 - "$TMP/r.json" $n "$rel" <<'PY' || fail "$k: report's counts"
+import json, sys
+d = json.load(open(sys.argv[1]))
+c = {e["name"]: e["samples"] for e in d["events"]}
+got = c.get("probe:cgroup_base_stat_cputime_show")
+assert got == int(sys.argv[2]), c
+assert d["header"]["os_release"] == sys.argv[3], d["header"]
+print("ok", d["header"]["os_release"], got)
+PY
+done
+[ "$(vm_workdirs)" = "$before" ] || fail "work directories left: $(vm_workdirs)"
+echo "ok"

@@ -1,0 +1,290 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The VM layer's host-side parts that need no VM: the newc cpio writer
+ * (checked by GNU cpio, which nobody here wrote, extracting it), the
+ * program packer (what the dynamic loader needs for /bin/sh), the frames
+ * of the data port, and the argv a guest runs.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "unit.h"
+#include "util.h"
+#include "vm.h"
+#include "../../src/vm/vm-internal.h"
+
+static bool have_cpio(void)
+{
+	if (unit_sh("command -v cpio >/dev/null 2>&1") == 0)
+		return true;
+	SKIP("GNU cpio is not installed (Debian package cpio)");
+	return false;
+}
+
+static void test_cpio_extracts(void)
+{
+	const char *img = unit_tmp_path("t.cpio");
+	const char *src = unit_tmp_path("src.bin");
+	const char *out = unit_tmp_path("x");
+	char data[5000];
+	struct cpio *c;
+	FILE *f;
+	size_t i;
+
+	if (!have_cpio())
+		return;
+	for (i = 0; i < sizeof(data); i++)
+		data[i] = (char)(i * 7 + 3);
+	f = fopen(src, "w");
+	CHECK(f && fwrite(data, 1, sizeof(data), f) == sizeof(data));
+	fclose(f);
+	f = fopen(img, "w");
+	CHECK(f != NULL);
+	c = cpio__new(f);
+	CHECK(c != NULL);
+	CHECK_INT(cpio__add_dir(c, "/etc"), 0);
+	/* Names of 1 to 4 bytes exercise every padding of the name. */
+	CHECK_INT(cpio__add_data(c, "/a", 0644, "x", 1), 0);
+	CHECK_INT(cpio__add_data(c, "/etc/ab", 0600, "yz", 2), 0);
+	CHECK_INT(cpio__add_data(c, "/abc", 0644, "", 0), 0);
+	/* Parents come on their own. */
+	CHECK_INT(cpio__add_file(c, "/usr/lib/deep/abcd", 0755, src), 0);
+	CHECK_INT(cpio__add_data(c, "/a", 0644, "x", 1), -EEXIST);
+	CHECK(cpio__has(c, "usr/lib"));
+	CHECK(!cpio__has(c, "usr/li"));
+	CHECK_INT(cpio__finish(c), 0);
+	cpio__delete(c);
+	CHECK_INT(ftell(f) % 512, 0);
+	fclose(f);
+
+	CHECK_INT(unit_sh("mkdir -p '%s' && cd '%s' && cpio -id --quiet "
+			  "--no-absolute-filenames <'%s'", out, out, img), 0);
+	CHECK_INT(unit_sh("cmp -s '%s' '%s/usr/lib/deep/abcd'", src, out), 0);
+	CHECK_INT(unit_sh("test \"$(cat '%s/a')\" = x && "
+			  "test \"$(cat '%s/etc/ab')\" = yz && "
+			  "test -f '%s/abc' && ! test -s '%s/abc'",
+			  out, out, out, out), 0);
+	/* Modes as written; cpio -t lists the members in order. */
+	CHECK_INT(unit_sh("test \"$(stat -c %%a '%s/usr/lib/deep/abcd')\" = 755",
+			  out), 0);
+	CHECK_INT(unit_sh("test \"$(cpio -t --quiet <'%s' | tr '\\n' ' ')\" = "
+			  "'etc a etc/ab abc usr usr/lib usr/lib/deep "
+			  "usr/lib/deep/abcd '", img), 0);
+}
+
+static void test_cpio_chardev(void)
+{
+	const char *img = unit_tmp_path("dev.cpio");
+	struct cpio *c;
+	FILE *f;
+
+	if (!have_cpio())
+		return;
+	f = fopen(img, "w");
+	c = cpio__new(f);
+	CHECK_INT(cpio__add_chardev(c, "/dev/console", 0600, 5, 1), 0);
+	CHECK_INT(cpio__finish(c), 0);
+	cpio__delete(c);
+	fclose(f);
+	/* "crw-------   1 root root 5, 1 ... dev/console" */
+	CHECK_INT(unit_sh("cpio -tv --quiet <'%s' | grep -q "
+			  "'^crw------- .* 5, *1 .*dev/console$'", img), 0);
+}
+
+static void test_pack_sh(void)
+{
+	const char *img = unit_tmp_path("sh.cpio");
+	const char *out = unit_tmp_path("shx");
+	struct vm_pack pack = { 0 };
+	char err[512] = "";
+	char sh[4096];
+	FILE *f;
+	size_t i;
+	bool libc = false;
+
+	if (!have_cpio())
+		return;
+	CHECK_INT(vm_find_program("sh", sh, sizeof(sh)), 0);
+	f = fopen(img, "w");
+	pack.cpio = cpio__new(f);
+	CHECK_INT(vm_pack__program(&pack, sh, NULL, err, sizeof(err)), 0);
+	CHECK_STR(err, "");
+	/* A script brings its interpreter. */
+	CHECK_INT(vm_pack__program(&pack, "/usr/bin/ldd", NULL, err,
+				   sizeof(err)), 0);
+	CHECK(cpio__has(pack.cpio, "/usr/bin/ldd"));
+	CHECK(cpio__has(pack.cpio, "/bin/bash"));
+	CHECK_INT(cpio__finish(pack.cpio), 0);
+	for (i = 0; i < pack.nlibdirs; i++)
+		libc |= !strcmp(pack.libdirs[i], "/usr/lib/x86_64-linux-gnu");
+	CHECK(libc);
+	cpio__delete(pack.cpio);
+	fclose(f);
+	vm_pack__free(&pack);
+	/*
+	 * The oracle: the image's own loader runs the image's sh, with the
+	 * image's libraries only (--inhibit-cache, --library-path).
+	 */
+	CHECK_INT(unit_sh("mkdir -p '%s' && cd '%s' && cpio -id --quiet "
+			  "--no-absolute-filenames <'%s'", out, out, img), 0);
+	CHECK_INT(unit_sh("cd '%s' && ./lib64/ld-linux-x86-64.so.2 "
+			  "--inhibit-cache --library-path "
+			  "./usr/lib/x86_64-linux-gnu .%s -c 'exit 7'",
+			  out, sh), 7);
+}
+
+static void test_pack_errors(void)
+{
+	struct vm_pack pack = { 0 };
+	char err[512] = "";
+	FILE *f = fopen("/dev/null", "w");
+
+	pack.cpio = cpio__new(f);
+	CHECK_INT(vm_pack__program(&pack, "/nonexistent/x", NULL, err,
+				   sizeof(err)), -ENOENT);
+	CHECK(strstr(err, "/nonexistent/x") != NULL);
+	CHECK_INT(vm_pack__program(&pack, "/etc/passwd", NULL, err,
+				   sizeof(err)), -ENOEXEC);
+	CHECK(strstr(err, "not an ELF file or a script") != NULL);
+	cpio__delete(pack.cpio);
+	vm_pack__free(&pack);
+	fclose(f);
+}
+
+static void test_frames(void)
+{
+	const char *path = unit_tmp_path("frames");
+	uint8_t bin[300];
+	struct vm_frame fr;
+	struct bytebuf b = { 0 };
+	char chunk[4096];
+	size_t pos = 0, i, len;
+	ssize_t n;
+	int fd;
+
+	for (i = 0; i < sizeof(bin); i++)
+		bin[i] = (uint8_t)i;	/* "\n" and NUL inside */
+	fd = open(path, O_RDWR | O_CREAT | O_TRUNC, 0600);
+	CHECK(fd >= 0);
+	CHECK_INT(vm_frame__write(fd, "HELLO", "release", "6.1.0", 5), 0);
+	CHECK_INT(vm_frame__write(fd, "FILE", "out/a b.json", bin,
+				  sizeof(bin)), 0);
+	CHECK_INT(vm_frame__write(fd, "END", "end", "", 0), 0);
+	CHECK_INT(vm_frame__write(fd, "FILE", "bad\nname", "", 0), -EINVAL);
+	lseek(fd, 0, SEEK_SET);
+	while ((n = read(fd, chunk, sizeof(chunk))) > 0)
+		bytebuf__put(&b, chunk, n);
+	close(fd);
+
+	CHECK_INT(vm_frame__parse(b.p, b.len, &pos, &fr), 1);
+	CHECK_STR(fr.type, "HELLO");
+	CHECK_INT(fr.len, 5);
+	CHECK(!memcmp(fr.data, "6.1.0", 5));
+	CHECK_INT(vm_frame__parse(b.p, b.len, &pos, &fr), 1);
+	CHECK_STR(fr.name, "out/a b.json");
+	CHECK_INT(fr.len, sizeof(bin));
+	CHECK(!memcmp(fr.data, bin, sizeof(bin)));
+	CHECK_INT(vm_frame__parse(b.p, b.len, &pos, &fr), 1);
+	CHECK_STR(fr.type, "END");
+	CHECK_INT(pos, b.len);
+	CHECK_INT(vm_frame__parse(b.p, b.len, &pos, &fr), 0);
+
+	/* Every truncation is "not yet", never a frame or an error. */
+	for (len = 0; len < b.len; len++) {
+		size_t p = 0;
+		int rc, frames = 0;
+
+		while ((rc = vm_frame__parse(b.p, len, &p, &fr)) == 1)
+			frames++;
+		if (rc != 0 || frames > 2) {
+			UNIT_FAIL("truncated at %zu: rc %d, %d frames", len,
+				  rc, frames);
+			break;
+		}
+	}
+	/* A flipped payload byte fails the hash; garbage is no frame. */
+	pos = 0;
+	CHECK_INT(vm_frame__parse(b.p, b.len, &pos, &fr), 1);
+	b.p[pos + 60] ^= 1;
+	CHECK_INT(vm_frame__parse(b.p, b.len, &pos, &fr), -EBADMSG);
+	pos = 0;
+	CHECK_INT(vm_frame__parse((const uint8_t *)"[    0.0] x", 11, &pos,
+				  &fr), -EBADMSG);
+	free(b.p);
+}
+
+static const struct option test_opts[] = {
+	{ "json", no_argument, NULL, 1 },
+	{ "output", required_argument, NULL, 'o' },
+	VM_LONG_OPTIONS,
+	{ NULL, 0, NULL, 0 },
+};
+
+static void test_guest_argv(void)
+{
+	char *argv[] = { "record", "-o", "x", "--kernel", "K", "--vm-cpus=4",
+			 "--acc", "tcg", "--json", "--", "sh", "--kernel",
+			 "y", NULL };
+	char **g;
+	int n, i;
+	const char *want[] = { "record", "-o", "x", "--json", "--", "sh",
+			       "--kernel", "y" };
+
+	char *argv2[] = { "bench", "stat-read", "-oX", "--output", "Y",
+			  "--json", "-o", "Z", "--kernel=K", NULL };
+	const char *want2[] = { "bench", "stat-read", "--json" };
+
+	/* getopt stopped after "--" (index 10). */
+	g = vm_guest_argv(13, argv, 10, test_opts, NULL, &n);
+	CHECK(g != NULL);
+	CHECK_INT(n, 8);
+	for (i = 0; i < n && i < 8; i++)
+		CHECK_STR(g[i], want[i]);
+	CHECK(g[n] == NULL);
+	free(g);
+	/* -o in all its spellings, for the caller to put its own. */
+	g = vm_guest_argv(9, argv2, 9, test_opts, "o", &n);
+	CHECK_INT(n, 3);
+	for (i = 0; i < n && i < 3; i++)
+		CHECK_STR(g[i], want2[i]);
+	free(g);
+}
+
+static void test_option_values(void)
+{
+	struct vm_opts o = { 0 };
+	unsigned long mb = 0;
+	enum vm_accel a;
+	char err[256];
+
+	CHECK_INT(vm_memory__parse("512M", &mb), 0);
+	CHECK_INT(mb, 512);
+	CHECK_INT(vm_memory__parse("2G", &mb), 0);
+	CHECK_INT(mb, 2048);
+	CHECK_INT(vm_memory__parse("1024", &mb), 0);
+	CHECK_INT(mb, 1024);
+	CHECK_INT(vm_memory__parse("64M", &mb), -EINVAL);
+	CHECK_INT(vm_memory__parse("2T", &mb), -EINVAL);
+	CHECK_INT(vm_memory__parse("-1G", &mb), -EINVAL);
+	CHECK_INT(vm_accel__parse("tcg", &a), 0);
+	CHECK_INT(a, VM_ACCEL_TCG);
+	CHECK_INT(vm_accel__parse("xen", &a), -EINVAL);
+	CHECK_INT(vm_opts__parse(&o, VM_OPT_CPUS, "0", err, sizeof(err)),
+		  -EINVAL);
+	CHECK(strstr(err, "--vm-cpus '0'") != NULL);
+	CHECK_INT(vm_opts__parse(&o, VM_OPT_CPUS, "8", err, sizeof(err)), 0);
+	CHECK_INT(o.params.cpus, 8);
+	CHECK_INT(vm_opts__parse(&o, VM_OPT_KERNEL, "a", err, sizeof(err)), 0);
+	CHECK_INT(vm_opts__parse(&o, VM_OPT_KERNEL, "b", err, sizeof(err)), 0);
+	CHECK_INT(o.nkernels, 2);
+	unit_tmp_cleanup();
+}
+
+UNIT_MAIN(UNIT(test_cpio_extracts), UNIT(test_cpio_chardev),
+	  UNIT(test_pack_sh), UNIT(test_pack_errors), UNIT(test_frames),
+	  UNIT(test_guest_argv), UNIT(test_option_values))
