@@ -61,6 +61,7 @@ struct stack_ent {
  * most samples then touch one line of memory instead of two.
  */
 struct chain_slot {
+	uint64_t where;		/* the raw callchain's hash: the home slot */
 	uint64_t h[2];
 	uint64_t count;
 	uint32_t stack;
@@ -112,7 +113,7 @@ struct fold {
 	struct chain_slot *chains;
 	size_t nr_chains, nr_chain_slots;
 	bool pending;		/* the open sample's key awaits its stack */
-	uint64_t pending_h[2];
+	uint64_t pending_h[2], pending_where;
 
 	uint64_t nr_kept, nr_dropped;
 	/* Kept samples whose event the filter matched by name, and whether
@@ -852,17 +853,19 @@ static int stack_insert(struct fold *f, const uint32_t *key, uint32_t len,
 	return 0;
 }
 
-static struct chain_slot *chain_slot(struct fold *f, const uint64_t h[2])
+static struct chain_slot *chain_slot(struct fold *f, const uint64_t h[2],
+				     uint64_t where)
 {
 	size_t mask = f->nr_chain_slots - 1, j;
 
-	for (j = h[0] & mask; f->chains[j].used; j = (j + 1) & mask)
+	for (j = where & mask; f->chains[j].used; j = (j + 1) & mask)
 		if (f->chains[j].h[0] == h[0] && f->chains[j].h[1] == h[1])
 			break;
 	return &f->chains[j];
 }
 
-static int chain_insert(struct fold *f, const uint64_t h[2], uint32_t stack)
+static int chain_insert(struct fold *f, const uint64_t h[2], uint64_t where,
+			uint32_t stack)
 {
 	struct chain_slot *c;
 
@@ -879,33 +882,41 @@ static int chain_insert(struct fold *f, const uint64_t h[2], uint32_t stack)
 		f->nr_chain_slots = n ? n * 2 : 4096;
 		for (i = 0; i < n; i++)
 			if (old[i].used)
-				*chain_slot(f, old[i].h) = old[i];
+				*chain_slot(f, old[i].h, old[i].where) = old[i];
 		free(old);
 	}
-	c = chain_slot(f, h);
+	c = chain_slot(f, h, where);
 	if (!c->used) {
-		*c = (struct chain_slot){ { h[0], h[1] }, 0, stack, 1 };
+		*c = (struct chain_slot){ where, { h[0], h[1] }, 0, stack, 1 };
 		f->nr_chains++;
 	}
 	return 0;
 }
 
+void fold__prefetch(const struct fold *f, uint64_t where)
+{
+	if (f->nr_chain_slots)
+		__builtin_prefetch(&f->chains[where & (f->nr_chain_slots - 1)]);
+}
+
 /*
  * Only the 128-bit hash of a key is kept: a false match, which would
  * count a sample on another stack, needs both 64-bit lanes to collide.
+ * Keys are placed by the hash of the raw callchain alone, which the
+ * reading thread computed: the slot of a sample still in the batch can
+ * be fetched before its turn (fold__prefetch()).
  */
-int fold__begin_key(struct fold *f, const uint64_t *key, uint32_t len)
+int fold__begin_key(struct fold *f, const uint64_t in[2], uint64_t where)
 {
 	struct chain_slot *c;
-	uint64_t h[2];
+	uint64_t h[2] = { in[0], in[1] };
 
 	if (!f->in_sample)
 		return 0;
-	hash_words128(key, len, h);
 	h[0] ^= hash_u64(f->pname + 1);
 	h[1] += f->pname;
 	if (f->nr_chain_slots) {
-		c = chain_slot(f, h);
+		c = chain_slot(f, h, where);
 		if (c->used) {
 			c->count += f->count;
 			f->nr_kept++;
@@ -918,6 +929,7 @@ int fold__begin_key(struct fold *f, const uint64_t *key, uint32_t len)
 	f->pending = true;
 	f->pending_h[0] = h[0];
 	f->pending_h[1] = h[1];
+	f->pending_where = where;
 	return 0;
 }
 
@@ -957,7 +969,7 @@ int fold__end(struct fold *f)
 	f->sample_named = false;
 	if (f->pending) {
 		f->pending = false;
-		return chain_insert(f, f->pending_h, stack);
+		return chain_insert(f, f->pending_h, f->pending_where, stack);
 	}
 	return 0;
 }
