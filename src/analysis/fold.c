@@ -69,6 +69,14 @@ struct chain_slot {
 };
 
 #define FOLD_MAX_SEEN 32
+/* Direct-mapped front of pcache for recorded samples: a few busy tasks. */
+#define FOLD_PFAST 64
+
+struct pfast_ent {
+	const char *comm;	/* NULL: empty */
+	uint32_t pid, tid;
+	uint32_t id;
+};
 
 struct fold {
 	struct fold_opts opts;
@@ -83,6 +91,7 @@ struct fold {
 	struct strpool *names;	/* processed names; the id is the frame id */
 
 	struct kmap pcache;	/* (comm, pid, tid) -> name id */
+	struct pfast_ent pfast[FOLD_PFAST];
 	struct kmap fcache;	/* (sym, dso, pc, flags) -> frame_ent index */
 	uint32_t *idmap;	/* fold__frame_id(): id -> frame_ent index + 1 */
 	size_t nr_idmap;
@@ -579,6 +588,7 @@ int fold__begin(struct fold *f, const char *event, const char *comm,
 		uint32_t pid, uint32_t tid, uint64_t period, bool has_period)
 {
 	uint64_t k[4] = { (uintptr_t)comm, pid, tid, KEY_PNAME_NUM };
+	struct pfast_ent *pf;
 	int64_t id;
 	int ret;
 
@@ -589,6 +599,10 @@ int fold__begin(struct fold *f, const char *event, const char *comm,
 	if (!comm)
 		comm = "";
 	k[0] = (uintptr_t)comm;
+	pf = &f->pfast[(tid ^ pid * 31) % FOLD_PFAST];
+	if (pf->comm == comm && pf->pid == pid && pf->tid == tid)
+		return start_sample(f, pf->id, strpool__str(f->names, pf->id),
+				    period, has_period);
 	id = kmap_get(&f->pcache, k);
 	if (id < 0) {
 		char pbuf[16], tbuf[16];
@@ -612,6 +626,7 @@ int fold__begin(struct fold *f, const char *event, const char *comm,
 			return ret;
 		id = kmap_get(&f->pcache, k);
 	}
+	*pf = (struct pfast_ent){ comm, pid, tid, id };
 	return start_sample(f, id, strpool__str(f->names, id), period,
 			    has_period);
 }
