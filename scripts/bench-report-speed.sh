@@ -143,20 +143,20 @@ side_by_side() {	# side_by_side FILE
 	echo
 	printf '| %-46s | %8s | %8s | %10s |\n' command wall CPU "peak RSS"
 	echo "|---|---:|---:|---:|"
-	local rs="$bin report -i $f --kallsyms $ks"
-	measure "report --folded" $rs --folded; fw=$wall fr=$rss fc=$cpu
+	local rs=("$bin" report -i "$f" --kallsyms "$ks")
+	measure "report --folded" "${rs[@]}" --folded; fw=$wall fr=$rss fc=$cpu
 	line "rstat-analyze report --folded"
-	measure "report --folded -j 1" $rs --folded -j 1
+	measure "report --folded -j 1" "${rs[@]}" --folded -j 1
 	line "rstat-analyze report --folded -j 1"
-	measure "report" $rs; aw=$wall ac=$cpu
+	measure "report" "${rs[@]}"; aw=$wall ac=$cpu
 	line "rstat-analyze report"
-	measure "report -j 1" $rs -j 1
+	measure "report -j 1" "${rs[@]}" -j 1
 	line "rstat-analyze report -j 1"
 	if [ -n "$base" ]; then
-		local old="$base report -i $f --kallsyms $ks"
-		measure "before: report --folded" $old --folded
+		local old=("$base" report -i "$f" --kallsyms "$ks")
+		measure "before: report --folded" "${old[@]}" --folded
 		line "before: rstat-analyze report --folded"
-		measure "before: report" $old
+		measure "before: report" "${old[@]}"
 		line "before: rstat-analyze report"
 	fi
 	measure "perf report" perf report -i "$f" --kallsyms "$ks" --stdio \
@@ -165,10 +165,13 @@ side_by_side() {	# side_by_side FILE
 	line "perf report --stdio --no-children -g folded"
 	sw=
 	if [ -n "$sc" ]; then
+		# shellcheck disable=SC2016 # expanded by the inner shell
 		measure "perf script | stackcollapse-perf.pl" sh -c \
 			'perf script -i "$1" --kallsyms "$2" | "$3"' sh "$f" "$ks" "$sc"
 		sw=$wall sc_cpu=$cpu
-		printf '| %-46s | %6.2f s | %8s | %10s |\n' "perf script \| stackcollapse-perf.pl" "$wall" "-" "-"
+		# the pipeline's CPU time: time(1) counts the shell's children
+		printf '| %-46s | %6.2f s | %6.2f s | %10s |\n' \
+			"perf script \| stackcollapse-perf.pl" "$wall" "$cpu" "-"
 	fi
 	measure "perf script" perf script -i "$f" --kallsyms "$ks"
 	line "perf script (alone)"
@@ -216,4 +219,5 @@ case " $sizes " in
 *" 800k "*) side_by_side "$dir/cpu-clock-800k.data" ;;
 *) side_by_side "$dir/cpu-clock-${sizes%% *}.data" ;;
 esac
+# shellcheck disable=SC2086 # one argument per size
 scaling $sizes
