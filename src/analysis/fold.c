@@ -61,7 +61,7 @@ struct stack_ent {
  * most samples then touch one line of memory instead of two.
  */
 struct chain_slot {
-	uint64_t where;		/* the raw callchain's hash: the home slot */
+	uint64_t where;		/* raw callchain hash: the home slot */
 	uint64_t h[2];
 	uint64_t count;
 	uint32_t stack;

@@ -118,8 +118,9 @@ static int pl_put(void *arg, const struct rs_event *ev)
 	size_t need = pl_need(ev);
 	struct rs_event *e;
 
+	/* A record is at most 64 KiB: this cannot be. */
 	if (need > PL_BYTES)
-		return -E2BIG;	/* a record is at most 64 KiB: cannot be */
+		return -E2BIG;
 	if (b->nr == PL_EVENTS || PL_BYTES - b->used < need) {
 		if (!pl_publish(pl))
 			return -ECANCELED;
@@ -128,17 +129,19 @@ static int pl_put(void *arg, const struct rs_event *ev)
 	e = &b->ev[b->nr++];
 	*e = *ev;
 	switch (ev->kind) {
-	case RS_EV_SAMPLE:
-		if (ev->sample.nr_callchain)
-			e->sample.callchain = pl_copy(b, ev->sample.callchain,
-						      ev->sample.nr_callchain * 8);
-		if (ev->sample.raw_size)
-			e->sample.raw = pl_copy(b, ev->sample.raw,
-						ev->sample.raw_size);
-		if (ev->sample.nr_branches)
-			e->sample.branches = pl_copy(b, ev->sample.branches,
-						     ev->sample.nr_branches * 24);
+	case RS_EV_SAMPLE: {
+		const struct rs_sample *s = &ev->sample;
+
+		if (s->nr_callchain)
+			e->sample.callchain = pl_copy(b, s->callchain,
+						      s->nr_callchain * 8);
+		if (s->raw_size)
+			e->sample.raw = pl_copy(b, s->raw, s->raw_size);
+		if (s->nr_branches)
+			e->sample.branches = pl_copy(b, s->branches,
+						     s->nr_branches * 24);
 		break;
+	}
 	case RS_EV_COMM:
 		e->comm.comm = pl_copy(b, ev->comm.comm,
 				       strlen(ev->comm.comm) + 1);
