@@ -66,14 +66,22 @@ int fold__frame_id(struct fold *f, uint32_t id, const char *sym,
 		   const char *dso, uint64_t addr);
 int fold__end(struct fold *f);
 /*
- * A shortcut for recorded samples, called after fold__begin(): key holds
- * the raw callchain and everything its naming depends on (the maps
- * versions, cpumode...). Returns 1 when a sample with the same process
- * name and key was folded before: this one is counted on that stack and
- * closed, with no frames to feed. Returns 0 otherwise: feed the frames,
- * and fold__end() remembers the key. -ENOMEM.
+ * A shortcut for recorded samples, called after fold__begin(): h is the
+ * 128-bit hash of the raw callchain and everything its naming depends on
+ * (machine__callchain_hash()), where a hash of the raw callchain alone
+ * (rs_sample.chain_hash[0]), which places the key in the table so that
+ * fold__prefetch() can find its slot before the sample's turn. Returns 1
+ * when a sample with the same process name and key was folded before:
+ * this one is counted on that stack and closed, with no frames to feed.
+ * Returns 0 otherwise: feed the frames, and fold__end() remembers the
+ * key. -ENOMEM.
  */
-int fold__begin_key(struct fold *f, const uint64_t *key, uint32_t len);
+int fold__begin_key(struct fold *f, const uint64_t h[2], uint64_t where);
+/*
+ * Start bringing into the cache the table slot a coming sample's
+ * fold__begin_key() will look at (where as for it). A hint only.
+ */
+void fold__prefetch(const struct fold *f, uint64_t where);
 
 /*
  * The event filter alone: 1 when samples of this event are kept (the

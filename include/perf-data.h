@@ -72,6 +72,20 @@ void perf_data__delete(struct perf_data *pd);
 
 /* Deliver every event in order; see rs_event_fn. */
 int perf_data__process(struct perf_data *pd, rs_event_fn fn, void *ctx);
+/*
+ * With n >= 2, perf_data__process() reads and decodes the records on a
+ * thread of its own while fn runs on the caller's, on the same events in
+ * the same order (fn sees copies that live until it returns). fn must not
+ * call back into pd for anything but the getters below. 1 (the default):
+ * one thread.
+ */
+void perf_data__set_threads(struct perf_data *pd, unsigned int n);
+/*
+ * With two threads, ahead is called (with fn's ctx) on an event a few
+ * places before fn gets it, to prefetch what fn will look up: it must
+ * change nothing that fn's result depends on.
+ */
+void perf_data__set_lookahead(struct perf_data *pd, rs_event_fn ahead);
 
 const struct perf_header_info *perf_data__header(const struct perf_data *pd);
 const struct perf_data_stats *perf_data__stats(const struct perf_data *pd);

@@ -50,6 +50,12 @@ struct rs_sample {
 	uint16_t misc;
 	uint64_t nr_callchain;		/* entries, context markers included */
 	const uint64_t *callchain;	/* unaligned-safe: use rs_u64() */
+	/*
+	 * hash_words128() of the raw callchain, taken where the record is
+	 * decoded (the reading thread, with -j 2), when has_chain_hash.
+	 */
+	bool has_chain_hash;
+	uint64_t chain_hash[2];
 	uint32_t raw_size;
 	const void *raw;
 	uint64_t nr_branches;

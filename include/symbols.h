@@ -121,15 +121,15 @@ void machine__maps_version(struct machine *m, uint32_t pid, uint32_t tid,
 			   uint64_t version[2]);
 
 /*
- * The key of a sample's callchain for caches of its named frames: what
- * naming them depends on (the cpumode, the caller's tag, the versions of
- * the maps involved) and the raw entries, or the sampled ip when there is
- * no callchain. Kernel-only chains leave the thread's maps out, so that
- * every process shares them. Writes at most max words (max >= 4; the
- * callchain must fit: nr_callchain + 3 <= max) and returns how many.
+ * The 128-bit hash of a sample's callchain key, for caches of its named
+ * frames: what naming them depends on (the cpumode, the caller's tag, the
+ * versions of the maps involved) and the raw entries (through their hash,
+ * s->chain_hash, when the reader took it), or the sampled ip when there
+ * is no callchain. Kernel-only chains leave the thread's maps out, so
+ * that every process shares them.
  */
-uint32_t machine__callchain_key(struct machine *m, const struct rs_sample *s,
-				uint16_t tag, uint64_t *key, uint32_t max);
+void machine__callchain_hash(struct machine *m, const struct rs_sample *s,
+			     uint16_t tag, uint64_t h[2]);
 
 /* Counters for tests and reports. */
 struct machine_stats {

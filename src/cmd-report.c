@@ -33,8 +33,9 @@
 #define DEFAULT_INPUT "rstat.data"
 /* perf script's default --max-stack (the kernel's perf_event_max_stack). */
 #define REPORT_MAX_STACK 127
-/* Longer callchains (in words) are always named afresh. */
-#define REPORT_MAX_KEY 512
+
+/* -j: threads reading a perf.data; more than two have nothing to do. */
+#define REPORT_MAX_JOBS 2
 
 /* --span options kept, at most; more is surely a mistake. */
 #define REPORT_MAX_SPANS 32
@@ -64,6 +65,7 @@ struct report_params {
 	struct analysis_span spans[REPORT_MAX_SPANS];
 	char *span_text[REPORT_MAX_SPANS];	/* START,END split in place */
 	uint32_t nr_spans;
+	unsigned int jobs;	/* -j: threads for a perf.data */
 };
 
 /* What finding kernel symbols needs; shared by folding and analysis. */
@@ -96,14 +98,13 @@ struct report_fold_ctx {
 	uint64_t nr_left_tp;	/* tracepoint and probe hits */
 	uint64_t nr_left_other;	/* samples of other sampling events */
 	struct rs_frame frames[REPORT_MAX_STACK];
-	uint64_t chain_key[REPORT_MAX_KEY];
 };
 
 static const char report_usage_text[] =
 	"usage: rstat-analyze report [-i FILE|-] [--kallsyms FILE] [--vmlinux FILE]\n"
 	"                            [--rules FILE] [--hist] [--unit ns|us|ms]\n"
-	"                            [--span START,END]... [--json | --csv]\n"
-	"       rstat-analyze report [-i FILE|-] --folded [--pid|--tid]\n"
+	"                            [--span START,END]... [--json | --csv] [-j N]\n"
+	"       rstat-analyze report [-i FILE|-] [-j N] --folded [--pid|--tid]\n"
 	"                            [--kernel|--jit|--all] [--addrs]\n"
 	"                            [--event-filter NAME] [--samples]\n"
 	"                            [--stackcollapse]\n"
@@ -155,6 +156,10 @@ static void report_help(void)
 	      "        --stackcollapse  a perf.data folded exactly as\n"
 	      "                        `perf script | stackcollapse-perf.pl`: the\n"
 	      "                        first event seen, tracepoint hits included\n"
+	      "  -j, --jobs N          threads for a perf.data: 1 reads, decodes\n"
+	      "                        and folds on one; 2 (the default with two\n"
+	      "                        CPUs or more) reads and decodes on a second;\n"
+	      "                        the output is the same\n"
 	      "  -h, --help            this text\n"
 	      "\n"
 	      "Exit status: 0 ok, 1 error (one line on stderr), 2 usage error.\n"
@@ -204,6 +209,7 @@ static const struct option report_options[] = {
 	{ "hist", no_argument, NULL, OPT_HIST },
 	{ "unit", required_argument, NULL, OPT_UNIT },
 	{ "span", required_argument, NULL, OPT_SPAN },
+	{ "jobs", required_argument, NULL, 'j' },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
@@ -266,6 +272,31 @@ static int add_span(struct report_params *p, const char *arg)
 	return 0;
 }
 
+/* -j N: 1 and up; more than REPORT_MAX_JOBS is taken as that many. */
+static int set_jobs(struct report_params *p, const char *arg)
+{
+	unsigned long v;
+	char *end;
+
+	errno = 0;
+	v = strtoul(arg, &end, 10);
+	if (errno || end == arg || *end || !v || arg[0] == '-') {
+		rs_error("report: -j '%s': give a number of threads, 1 or more",
+			 arg);
+		return -EINVAL;
+	}
+	p->jobs = v > REPORT_MAX_JOBS ? REPORT_MAX_JOBS : v;
+	return 0;
+}
+
+/* Two threads where there are two CPUs to run them. */
+static unsigned int default_jobs(void)
+{
+	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+
+	return cpus >= 2 ? REPORT_MAX_JOBS : 1;
+}
+
 static void report_params_free(struct report_params *p)
 {
 	uint32_t i;
@@ -285,13 +316,18 @@ static int report_parse_args(int argc, char **argv, struct report_params *p)
 	p->out = stdout;
 	p->divisor = 1000;
 	p->unit = "usecs";
+	p->jobs = default_jobs();
 	optind = 1;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":i:h", report_options,
+	while ((c = getopt_long(argc, argv, ":i:j:h", report_options,
 				NULL)) != -1) {
 		switch (c) {
 		case 'i':
 			p->input = optarg;
+			break;
+		case 'j':
+			if (set_jobs(p, optarg))
+				return RS_EXIT_USAGE;
 			break;
 		case OPT_KALLSYMS:
 			p->kallsyms = optarg;
@@ -634,10 +670,31 @@ static int choose_folded(struct report_fold_ctx *ctx)
 	return 0;
 }
 
+/* Where fold__begin_key() places a sample's key: see fold_ahead(). */
+static uint64_t chain_where(const struct rs_sample *s, const uint64_t h[2])
+{
+	return s->has_chain_hash ? s->chain_hash[0] : h[0];
+}
+
+/*
+ * Called on a sample a few places ahead of the one being folded (-j 2):
+ * its callchain slot is fetched while this one is folded, since most
+ * samples end at that one random read of a large table.
+ */
+static int fold_ahead(void *arg, const struct rs_event *ev)
+{
+	struct report_fold_ctx *ctx = arg;
+
+	if (ev->kind == RS_EV_SAMPLE && ev->sample.has_chain_hash)
+		fold__prefetch(ctx->fold, ev->sample.chain_hash[0]);
+	return 0;
+}
+
 static int fold_sample(struct report_fold_ctx *ctx, const struct rs_event *ev)
 {
 	const struct rs_sample *s = &ev->sample;
 	bool tracepoint, no_dso;
+	uint64_t h[2];
 	const char *comm;
 	int i, n, ret;
 
@@ -686,15 +743,10 @@ static int fold_sample(struct report_fold_ctx *ctx, const struct rs_event *ev)
 	 * Most samples repeat a callchain seen before: fold those by their
 	 * raw addresses and skip naming their frames again.
 	 */
-	if (s->nr_callchain <= REPORT_MAX_KEY - 3) {
-		ret = fold__begin_key(ctx->fold, ctx->chain_key,
-				      machine__callchain_key(ctx->machine, s,
-							     no_dso,
-							     ctx->chain_key,
-							     REPORT_MAX_KEY));
-		if (ret)
-			return ret < 0 ? ret : 0;
-	}
+	machine__callchain_hash(ctx->machine, s, no_dso, h);
+	ret = fold__begin_key(ctx->fold, h, chain_where(s, h));
+	if (ret)
+		return ret < 0 ? ret : 0;
 
 	n = machine__resolve_callchain(ctx->machine, s->pid, s->tid,
 				       s->cpumode, s->callchain,
@@ -1114,6 +1166,7 @@ static int report_perf_data(const struct report_params *p,
 		status = RS_EXIT_FAIL;
 		goto out;
 	}
+	perf_data__set_lookahead(pd, fold_ahead);
 	err = perf_data__process(pd, fold_event, &ctx);
 	note_bad_formats(pd);
 	if (ctx.ksyms.reported) {
@@ -1349,6 +1402,7 @@ static int report_input(const struct report_params *p,
 			print_data_error(p->input, pd, err, -1);
 			status = RS_EXIT_FAIL;
 		} else {
+			perf_data__set_threads(pd, p->jobs);
 			status = report_perf_data(p, pd, rules);
 		}
 		perf_data__delete(pd);

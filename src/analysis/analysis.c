@@ -82,7 +82,6 @@ struct analysis {
 	enum evsel_role sampled_role;
 	struct rs_frame frames[AN_MAX_STACK];
 	const char *syms[AN_MAX_STACK];
-	uint64_t key[AN_MAX_KEY];
 	char *buf;		/* flush stack text being built */
 	size_t buf_cap;
 };
@@ -432,8 +431,7 @@ static int sample_class(struct analysis *an, const struct rs_sample *s,
 		*out = &an->classes[an->nr_classes];
 		return err;
 	}
-	hash_words128(an->key, machine__callchain_key(an->machine, s, 0,
-						      an->key, AN_MAX_KEY), h);
+	machine__callchain_hash(an->machine, s, 0, h);
 	if (keymap__find(an->chain_index, h, &idx)) {
 		*out = &an->classes[idx];
 		return 0;

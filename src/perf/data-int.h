@@ -176,6 +176,9 @@ struct perf_data {
 
 	rs_event_fn fn;
 	void *ctx;
+	unsigned int nr_threads;	/* perf_data__set_threads() */
+	rs_event_fn ahead;		/* perf_data__set_lookahead() */
+	struct pd_pipeline *pipeline;	/* while read on two threads */
 	bool header_done;		/* pipe: the header records are read */
 	bool processed;
 
@@ -236,8 +239,15 @@ int pd_tracing_data(struct perf_data *pd, const uint8_t *p, uint64_t size,
 int pd_build_id_rec(struct perf_data *pd, const uint8_t *p, uint64_t size);
 
 /* data-process.c */
+int pd_process(struct perf_data *pd, rs_event_fn fn, void *ctx);
 ssize_t pd_sread(struct perf_data *pd, void *dst, size_t n);
 int pd_read_pipe_header(struct perf_data *pd);
 void pd_process_free(struct perf_data *pd);
+
+/* data-pipeline.c */
+int pd_pipeline_run(struct perf_data *pd, rs_event_fn fn, void *ctx,
+		    int *result);
+/* Wait until the callback has seen every event delivered (0), or stop. */
+int pd_pipeline_drain(struct perf_data *pd);
 
 #endif

@@ -367,6 +367,9 @@ static int parse_sample(struct perf_data *pd, struct pd_evsel *e,
 		s->nr_callchain = n;
 		s->callchain = (const uint64_t *)p;
 		p += n * 8;
+		/* Here, on the reading thread: callers key caches on it. */
+		hash_words128(s->callchain, n, s->chain_hash);
+		s->has_chain_hash = true;
 	}
 	if (st & PERF_SAMPLE_RAW) {
 		uint32_t rs;
@@ -1106,6 +1109,20 @@ static int user_record(struct perf_data *pd, const uint8_t *rec, uint64_t off)
 	int err;
 
 	switch (type) {
+	case PD_HEADER_ATTR:
+	case PD_HEADER_TRACING_DATA:
+	case PD_HEADER_BUILD_ID:
+	case PD_HEADER_FEATURE:
+	case PD_EVENT_UPDATE:
+		/* They change what a callback reads through pd. */
+		err = pd_pipeline_drain(pd);
+		if (err)
+			return err;
+		break;
+	default:
+		break;
+	}
+	switch (type) {
 	case PD_FINISHED_ROUND: {
 		/* perf: flush up to the previous round's maximum */
 		uint64_t limit = pd->next_flush;
@@ -1259,15 +1276,12 @@ static int noop_fn(void *ctx, const struct rs_event *ev)
 	return 0;
 }
 
-int perf_data__process(struct perf_data *pd, rs_event_fn fn, void *ctx)
+int pd_process(struct perf_data *pd, rs_event_fn fn, void *ctx)
 {
 	const uint8_t *rec;
 	uint64_t off;
 	int ret;
 
-	if (pd->processed)
-		return pd_err_errno(pd, -EALREADY, 0, "data already processed");
-	pd->processed = true;
 	pd->fn = fn ? fn : noop_fn;
 	pd->ctx = ctx;
 	for (;;) {
@@ -1281,6 +1295,28 @@ int perf_data__process(struct perf_data *pd, rs_event_fn fn, void *ctx)
 	if (ret < 0)
 		return ret;
 	return flush(pd, ~0ULL);
+}
+
+int perf_data__process(struct perf_data *pd, rs_event_fn fn, void *ctx)
+{
+	int ret;
+
+	if (pd->processed)
+		return pd_err_errno(pd, -EALREADY, 0, "data already processed");
+	pd->processed = true;
+	if (fn && pd->nr_threads > 1 && pd_pipeline_run(pd, fn, ctx, &ret))
+		return ret;
+	return pd_process(pd, fn, ctx);
+}
+
+void perf_data__set_threads(struct perf_data *pd, unsigned int n)
+{
+	pd->nr_threads = n;
+}
+
+void perf_data__set_lookahead(struct perf_data *pd, rs_event_fn ahead)
+{
+	pd->ahead = ahead;
 }
 
 void pd_process_free(struct perf_data *pd)

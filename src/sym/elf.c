@@ -127,10 +127,23 @@ int elf__read_build_id(const char *path, uint8_t *bid, size_t size)
  * cplus_demangle() and no options (no parameter lists), which leaves C
  * names alone and also reads Rust's legacy mangling.
  */
+static bool may_be_mangled(const char *name)
+{
+	/*
+	 * With no options, cplus_demangle() tries Rust (_ZN..., _R...) and
+	 * then the Itanium C++ ABI, which reads _Z... and _GLOBAL_ ctors:
+	 * anything else comes back NULL, after the work of trying. Most
+	 * symbols of a C program are plain names.
+	 */
+	return name[0] == '_' &&
+	       (name[1] == 'Z' || name[1] == 'R' || name[1] == 'G');
+}
+
 static const char *demangled_intern(struct strpool *sp, const char *name,
 				    const char *suffix)
 {
-	char *d = cplus_demangle(name, DMGL_NO_OPTS);
+	char *d = may_be_mangled(name) ? cplus_demangle(name, DMGL_NO_OPTS) :
+		  NULL;
 	const char *base = d ? d : name;
 	char buf[4096];
 	int len;

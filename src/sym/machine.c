@@ -1203,12 +1203,12 @@ void machine__maps_version(struct machine *m, uint32_t pid, uint32_t tid,
 	version[1] = m->kversion;
 }
 
-uint32_t machine__callchain_key(struct machine *m, const struct rs_sample *s,
-				uint16_t tag, uint64_t *key, uint32_t max)
+void machine__callchain_hash(struct machine *m, const struct rs_sample *s,
+			     uint16_t tag, uint64_t h[2])
 {
 	bool user = (s->cpumode & PERF_RECORD_MISC_CPUMODE_MASK) ==
 		    PERF_RECORD_MISC_USER;
-	uint64_t version[2], first, i;
+	uint64_t version[2], first, i, key[5];
 
 	/* Entries before the first marker take the sample's cpumode. */
 	first = s->nr_callchain ? rs_u64(&s->callchain[0]) : 0;
@@ -1223,10 +1223,12 @@ uint32_t machine__callchain_key(struct machine *m, const struct rs_sample *s,
 	key[2] = version[1];
 	if (!s->nr_callchain) {
 		key[3] = s->ip;
-		return 4;
+		key[4] = 0;
+	} else if (s->has_chain_hash) {
+		key[3] = s->chain_hash[0];
+		key[4] = s->chain_hash[1];
+	} else {
+		hash_words128(s->callchain, s->nr_callchain, key + 3);
 	}
-	if (s->nr_callchain + 3 > max)
-		return 0;
-	memcpy(key + 3, s->callchain, s->nr_callchain * sizeof(*key));
-	return s->nr_callchain + 3;
+	hash_words128(key, 5, h);
 }

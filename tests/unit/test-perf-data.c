@@ -1693,6 +1693,199 @@ static void test_truncations(void)
 	}
 }
 
+/* ---- two threads ---- */
+
+/* What a callback saw: how many events and a hash of all their content. */
+struct digest {
+	uint64_t nr, h;
+	int threads;		/* the process's, at the first event */
+	uint64_t stop_at;	/* fail with -EIO on this event (1-based) */
+};
+
+static void dig(struct digest *d, const void *p, size_t n)
+{
+	d->h = hash_u64(d->h ^ hash_bytes(p, n));
+}
+
+static int threads_now(void)
+{
+	char line[256];
+	int n = -1;
+	FILE *f = fopen("/proc/self/status", "r");
+
+	while (f && fgets(line, sizeof(line), f))
+		if (sscanf(line, "Threads: %d", &n) == 1)
+			break;
+	if (f)
+		fclose(f);
+	return n;
+}
+
+static int digest_event(void *ctx, const struct rs_event *ev)
+{
+	struct digest *d = ctx;
+	const struct rs_sample *s = &ev->sample;
+	uint64_t v[8] = { ev->kind, ev->cpumode, ev->time, ev->offset };
+
+	if (!d->nr++)
+		d->threads = threads_now();
+	dig(d, v, sizeof(v));
+	switch (ev->kind) {
+	case RS_EV_SAMPLE:
+		dig(d, s->evsel->name, strlen(s->evsel->name));
+		v[0] = s->ip, v[1] = s->pid, v[2] = s->tid, v[3] = s->period;
+		v[4] = s->cpu, v[5] = s->nr_callchain, v[6] = s->raw_size;
+		v[7] = s->nr_branches;
+		dig(d, v, sizeof(v));
+		dig(d, s->callchain, s->nr_callchain * 8);
+		dig(d, s->raw, s->raw_size);
+		dig(d, s->branches, s->nr_branches * 24);
+		/* the reader's hash of the callchain is the callchain's */
+		if (s->nr_callchain) {
+			uint64_t h[2];
+
+			hash_words128(s->callchain, s->nr_callchain, h);
+			if (!s->has_chain_hash || h[0] != s->chain_hash[0] ||
+			    h[1] != s->chain_hash[1])
+				d->h = 0xbad;
+		}
+		break;
+	case RS_EV_COMM:
+		dig(d, ev->comm.comm, strlen(ev->comm.comm));
+		break;
+	case RS_EV_MMAP:
+		dig(d, ev->mmap.filename, strlen(ev->mmap.filename));
+		dig(d, &ev->mmap.start, sizeof(ev->mmap.start));
+		break;
+	default:
+		break;
+	}
+	return d->nr == d->stop_at ? -EIO : 0;
+}
+
+static int digest_file(const char *name, unsigned int threads,
+		       struct digest *d)
+{
+	struct perf_data *pd;
+	int err = perf_data__open(&pd, fixture(name));
+
+	if (!err) {
+		perf_data__set_threads(pd, threads);
+		err = perf_data__process(pd, digest_event, d);
+		/* a callback's failure leaves no reader message behind */
+		if (err == -EIO)
+			CHECK_STR(perf_data__strerror(pd), "");
+	}
+	perf_data__delete(pd);
+	return err;
+}
+
+/*
+ * -j 2 reads on a thread of its own and hands the callback the same
+ * events, content and order, as one thread does: every bundled layout
+ * (file, pipe with features in the stream, compressed).
+ */
+static void test_threads_same_events(void)
+{
+	static const char *const files[] = {
+		"flush-mixed.data", "pipe-mode.data", "compressed.data",
+		"pipe-compressed.data",
+	};
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(files); i++) {
+		struct digest one = { 0 }, two = { 0 };
+
+		CHECK_INT(digest_file(files[i], 1, &one), 0);
+		CHECK_INT(digest_file(files[i], 2, &two), 0);
+		CHECK(one.nr > 0);
+		CHECK_U64(two.nr, one.nr);
+		CHECK_U64(two.h, one.h);
+		CHECK(one.h != 0xbad);
+		CHECK_INT(one.threads, 1);
+	}
+}
+
+/*
+ * flush-mixed.data holds more events than the batches in flight: the
+ * reading thread is still at work when the callback sees the first one.
+ */
+static void test_threads_really_two(void)
+{
+	struct digest d = { 0 };
+
+	CHECK_INT(digest_file("flush-mixed.data", 2, &d), 0);
+	CHECK(d.nr > 20000);
+	CHECK_INT(d.threads, 2);
+}
+
+/*
+ * A callback that fails stops both threads: the error comes back, the
+ * callback saw the same events as on one thread, nothing hangs.
+ */
+static void test_threads_stop(void)
+{
+	static const uint64_t at[] = { 1, 1023, 1024, 1025, 9000, 22000 };
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(at); i++) {
+		struct digest one = { .stop_at = at[i] };
+		struct digest two = { .stop_at = at[i] };
+
+		CHECK_INT(digest_file("flush-mixed.data", 1, &one), -EIO);
+		CHECK_INT(digest_file("flush-mixed.data", 2, &two), -EIO);
+		CHECK_U64(one.nr, at[i]);
+		CHECK_U64(two.nr, at[i]);
+		CHECK_U64(two.h, one.h);
+	}
+}
+
+/*
+ * A recording that breaks part-way: with two threads the callback still
+ * gets every event before the break, and the reader's message is the
+ * same.
+ */
+static void test_threads_truncated(void)
+{
+	struct perf_data *pd;
+	struct digest one = { 0 }, two = { 0 };
+	char msg1[256], msg2[256];
+	uint8_t *buf;
+	size_t len, pos;
+	int err1, err2;
+	FILE *f = fopen(fixture("flush-mixed.data"), "rb");
+
+	CHECK(f != NULL);
+	if (!f)
+		return;
+	buf = malloc(4 << 20);
+	len = fread(buf, 1, 4 << 20, f);
+	fclose(f);
+	/* a record of size 0, mid-way through the data section */
+	pos = pd_u64(buf + 40);
+	while (pos < len / 2)
+		pos += pd_u16(buf + pos + 6);
+	memset(buf + pos, 0, 8);
+
+	CHECK_INT(perf_data__open_mem(&pd, buf, len), 0);
+	err1 = perf_data__process(pd, digest_event, &one);
+	snprintf(msg1, sizeof(msg1), "%s", perf_data__strerror(pd));
+	perf_data__delete(pd);
+	CHECK_INT(perf_data__open_mem(&pd, buf, len), 0);
+	perf_data__set_threads(pd, 2);
+	err2 = perf_data__process(pd, digest_event, &two);
+	snprintf(msg2, sizeof(msg2), "%s", perf_data__strerror(pd));
+	perf_data__delete(pd);
+	free(buf);
+
+	CHECK(err1 != 0);
+	CHECK_INT(err2, err1);
+	CHECK_STR(msg2, msg1);
+	CHECK(one.nr > 1000);
+	CHECK_U64(two.nr, one.nr);
+	CHECK_U64(two.h, one.h);
+}
+
 UNIT_MAIN(
 	UNIT(test_flush_mixed),
 	UNIT(test_tracepoint_fields),
@@ -1724,4 +1917,8 @@ UNIT_MAIN(
 	UNIT(test_bad_pipe),
 	UNIT(test_unreadable),
 	UNIT(test_truncations),
+	UNIT(test_threads_same_events),
+	UNIT(test_threads_really_two),
+	UNIT(test_threads_stop),
+	UNIT(test_threads_truncated),
 )

@@ -1,0 +1,223 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Benchmark (not a test): how fast `report` folds and attributes a large
+# system-wide recording, side by side with perf in one run, and how its
+# cost grows with the number of samples.
+#
+# The recordings are made once, with Debian's perf, and kept in DIR
+# (default build/bench-report-speed): cpu-clock with callchains at 20 kHz
+# on all CPUs (perf record -a -g), while one CPU spins in user space and
+# another reads cgroup.stat and /proc/self/stat in a shell loop, for as
+# long as it takes to collect about SIZE samples (100k, 800k, 3M). A copy
+# of /proc/kallsyms taken at the same time sits beside them, so that every
+# command resolves kernel frames with the same symbols.
+#
+# On the 800k recording, RUNS times each (page cache warm, output to
+# /dev/null, median wall time and peak RSS from /usr/bin/time):
+#   rstat-analyze report --folded            (both CPUs, the default)
+#   rstat-analyze report --folded -j 1       (one thread)
+#   rstat-analyze report                     (attribution, text)
+#   rstat-analyze report -j 1
+#   perf report --stdio --no-children -g folded,0,caller,count
+#   perf script | stackcollapse-perf.pl      (when the script is found:
+#                                             $STACKCOLLAPSE or PATH)
+#   perf script                              (the pipeline's first half:
+#                                             a lower bound for it)
+# Then, on every size, `report --folded` and `report` alone: wall, RSS,
+# distinct stacks, and time per sample, to show the cost grows linearly.
+#
+# Usage: scripts/bench-report-speed.sh [-r RUNS] [-s "100k 800k 3M"]
+#                                      [-d DIR] [-b BINARY] [-B BINARY] [-n]
+#   -b   the rstat-analyze to measure (default ./rstat-analyze)
+#   -B   an older build to time beside it (report --folded and report,
+#        without -j), for before/after figures from one run
+#   -n   make the missing recordings and stop
+set -eu
+cd "$(dirname "$0")/.."
+
+runs=5 sizes="100k 800k 3M" dir=build/bench-report-speed bin=./rstat-analyze
+base=
+freq=20000
+usage() {
+	echo "usage: $0 [-r RUNS] [-s \"100k 800k 3M\"] [-d DIR] [-b BINARY] [-B BINARY] [-n]" >&2
+	exit 2
+}
+record_only=
+while getopts "r:s:d:b:B:n" o; do
+	case $o in
+	r) runs=$OPTARG ;;
+	s) sizes=$OPTARG ;;
+	d) dir=$OPTARG ;;
+	b) bin=$OPTARG ;;
+	B) base=$OPTARG ;;
+	n) record_only=1 ;;
+	*) usage ;;
+	esac
+done
+[ "$runs" -ge 1 ] 2>/dev/null || usage
+
+command -v perf >/dev/null || { echo "bench: needs perf (linux-perf)" >&2; exit 1; }
+[ -x /usr/bin/time ] || { echo "bench: needs /usr/bin/time (apt-get install time)" >&2; exit 1; }
+[ -x "$bin" ] || make -s
+mkdir -p "$dir"
+work=$(mktemp -d /tmp/rstat-bench-speed.XXXXXX)
+pids=()
+partial=
+cleanup() {
+	for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done
+	wait 2>/dev/null || true
+	[ -z "$partial" ] || rm -f "$partial"
+	rm -rf "$work"
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+stat=/sys/fs/cgroup/unified/cgroup.stat
+[ -r "$stat" ] || stat=/sys/fs/cgroup/cgroup.stat
+sc=${STACKCOLLAPSE:-$(command -v stackcollapse-perf.pl || true)}
+
+# 100k -> 100000, 3M -> 3000000
+count() {
+	case $1 in
+	*k) echo $((${1%k} * 1000)) ;;
+	*M) echo $((${1%M} * 1000000)) ;;
+	*) echo "$1" ;;
+	esac
+}
+
+# record SIZE: DIR/cpu-clock-SIZE.data, unless it is there already
+record() {
+	local f=$dir/cpu-clock-$1.data cpus secs
+	[ -s "$f" ] && return 0
+	cpus=$(nproc)
+	secs=$(( ($(count "$1") + freq * cpus - 1) / (freq * cpus) ))
+	echo "recording $f: ${secs} s at $freq Hz on $cpus CPUs" >&2
+	( while :; do :; done ) & pids+=($!)
+	( while :; do read -r _ <"$stat"; read -r _ </proc/self/stat; done ) &
+	pids+=($!)
+	partial=$f.tmp
+	perf record -q -a -g -e cpu-clock -F "$freq" -o "$partial" \
+		-- sleep "$secs" 2>/dev/null
+	for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done
+	wait 2>/dev/null || true
+	pids=()
+	mv "$partial" "$f"
+	partial=
+	[ -s "$dir/kallsyms" ] || cp /proc/kallsyms "$dir/kallsyms"
+}
+
+# median of the numbers on stdin
+median() { sort -n | awk '{ a[NR] = $1 } END { print a[int((NR + 1) / 2)] }'; }
+
+# measure NAME CMD...: sets $wall and $cpu (user + sys, s) and $rss
+# (KiB), the medians. On a shared machine wall time includes waiting for
+# a CPU; CPU time is the work done.
+measure() {
+	local name=$1 i e k u s t=() m=() c=()
+	shift
+	for ((i = 0; i < runs; i++)); do
+		/usr/bin/time -f '%e %M %U %S' -o "$work/time" "$@" \
+			>/dev/null 2>"$work/err" || {
+			echo "bench: $name failed: $(tail -n 3 "$work/err")" >&2
+			exit 1
+		}
+		read -r e k u s <"$work/time"
+		t+=("$e") m+=("$k") c+=("$(awk -v u="$u" -v s="$s" 'BEGIN { print u + s }')")
+	done
+	wall=$(printf '%s\n' "${t[@]}" | median)
+	rss=$(printf '%s\n' "${m[@]}" | median)
+	cpu=$(printf '%s\n' "${c[@]}" | median)
+}
+
+line() {		# line NAME: the medians measure() left
+	printf '| %-46s | %6.2f s | %6.2f s | %7.1f MB |\n' "$1" "$wall" \
+		"$cpu" "$(awk -v k="$rss" 'BEGIN { print k / 1024 }')"
+}
+
+side_by_side() {	# side_by_side FILE
+	local f=$1 ks=$dir/kallsyms samples
+	samples=$(perf report -i "$f" --stats 2>/dev/null |
+		awk '/SAMPLE events:/ { print $3; exit }')
+	echo "== $f: $(du -h "$f" | cut -f1), ${samples:-?} samples, $(nproc) CPUs, load $(cut -d' ' -f1-3 /proc/loadavg), medians of $runs runs"
+	echo
+	printf '| %-46s | %8s | %8s | %10s |\n' command wall CPU "peak RSS"
+	echo "|---|---:|---:|---:|"
+	local rs=("$bin" report -i "$f" --kallsyms "$ks")
+	measure "report --folded" "${rs[@]}" --folded; fw=$wall fr=$rss fc=$cpu
+	line "rstat-analyze report --folded"
+	measure "report --folded -j 1" "${rs[@]}" --folded -j 1
+	line "rstat-analyze report --folded -j 1"
+	measure "report" "${rs[@]}"; aw=$wall ac=$cpu
+	line "rstat-analyze report"
+	measure "report -j 1" "${rs[@]}" -j 1
+	line "rstat-analyze report -j 1"
+	if [ -n "$base" ]; then
+		local old=("$base" report -i "$f" --kallsyms "$ks")
+		measure "before: report --folded" "${old[@]}" --folded
+		line "before: rstat-analyze report --folded"
+		measure "before: report" "${old[@]}"
+		line "before: rstat-analyze report"
+	fi
+	measure "perf report" perf report -i "$f" --kallsyms "$ks" --stdio \
+		--no-children -g folded,0,caller,count
+	pw=$wall pr=$rss pc=$cpu
+	line "perf report --stdio --no-children -g folded"
+	sw=
+	if [ -n "$sc" ]; then
+		# shellcheck disable=SC2016 # expanded by the inner shell
+		measure "perf script | stackcollapse-perf.pl" sh -c \
+			'perf script -i "$1" --kallsyms "$2" | "$3"' sh "$f" "$ks" "$sc"
+		sw=$wall sc_cpu=$cpu
+		# the pipeline's CPU time: time(1) counts the shell's children
+		printf '| %-46s | %6.2f s | %6.2f s | %10s |\n' \
+			"perf script \| stackcollapse-perf.pl" "$wall" "$cpu" "-"
+	fi
+	measure "perf script" perf script -i "$f" --kallsyms "$ks"
+	line "perf script (alone)"
+	[ -n "$sw" ] || sw=$wall sc_cpu=$cpu
+	echo
+	awk -v fw="$fw" -v aw="$aw" -v pw="$pw" -v sw="$sw" -v fr="$fr" \
+	    -v pr="$pr" -v fc="$fc" -v ac="$ac" -v pc="$pc" -v sc="$sc_cpu" \
+	    -v pl="${sc:+stackcollapse-perf.pl}" 'BEGIN {
+		other = pl ? "perf script | " pl : "perf script (alone)"
+		printf "--folded: %.3fx perf report wall (%.3fx CPU), %.3fx %s wall (%.3fx CPU), %.2fx perf report RSS\n",
+			fw / pw, fc / pc, fw / sw, other, fc / sc, fr / pr
+		printf "report:   %.3fx perf report wall (%.3fx CPU), %.3fx %s wall (%.3fx CPU)\n",
+			aw / pw, ac / pc, aw / sw, other, ac / sc
+	}'
+	echo
+}
+
+scaling() {		# scaling SIZE...
+	local s f n stacks
+	echo "== growth with samples (medians of $runs runs)"
+	echo
+	echo "| samples | MB | distinct stacks | --folded wall | CPU | RSS | CPU per sample | report wall | CPU | RSS | CPU per sample |"
+	echo "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
+	for s in "$@"; do
+		f=$dir/cpu-clock-$s.data
+		n=$(perf report -i "$f" --stats 2>/dev/null |
+			awk '/SAMPLE events:/ { print $3; exit }')
+		stacks=$("$bin" report -i "$f" --kallsyms "$dir/kallsyms" --folded | wc -l)
+		measure "--folded $s" "$bin" report -i "$f" --kallsyms "$dir/kallsyms" --folded
+		local fw=$wall fr=$rss fc=$cpu
+		measure "report $s" "$bin" report -i "$f" --kallsyms "$dir/kallsyms"
+		awk -v n="$n" -v mb="$(du -m "$f" | cut -f1)" -v st="$stacks" \
+			-v fw="$fw" -v fr="$fr" -v fc="$fc" -v aw="$wall" \
+			-v ar="$rss" -v ac="$cpu" 'BEGIN {
+			printf "| %d | %d | %d | %.2f s | %.2f s | %.0f MB | %.2f us | %.2f s | %.2f s | %.0f MB | %.2f us |\n",
+				n, mb, st, fw, fc, fr / 1024, fc * 1e6 / n,
+				aw, ac, ar / 1024, ac * 1e6 / n }'
+	done
+	echo
+}
+
+for s in $sizes; do record "$s"; done
+[ -z "$record_only" ] || exit 0
+case " $sizes " in
+*" 800k "*) side_by_side "$dir/cpu-clock-800k.data" ;;
+*) side_by_side "$dir/cpu-clock-${sizes%% *}.data" ;;
+esac
+# shellcheck disable=SC2086 # one argument per size
+scaling $sizes

@@ -1,0 +1,299 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * perf.data reading on two threads: one reads, decodes and orders the
+ * records (perf_data__process() as ever, with a callback that copies each
+ * event into a batch), the caller's thread runs the real callback on the
+ * batches, in the same order. What the callback sees is what it would
+ * have seen on one thread, so the output cannot depend on -j.
+ *
+ * Events point into the record they came from (callchain, raw data,
+ * comm, file name), which the reader gives back or reuses once it has
+ * delivered it: a batch holds copies. State that callbacks read through
+ * the perf_data (event names and attrs, the header, tracing data) only
+ * changes at the records that carry it; before handling one, the reader
+ * waits until the callback has seen every event delivered so far.
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "data-int.h"
+
+/* Batches in flight, events and bytes of copied data in each. */
+#define PL_BATCHES	8
+#define PL_EVENTS	1024
+/* Room for the largest record (a u16 size), twice over. */
+#define PL_BYTES	(256u << 10)
+/* How far ahead of the callback the lookahead runs, in events. */
+#define PL_AHEAD	8
+
+struct pl_batch {
+	struct rs_event ev[PL_EVENTS];
+	uint32_t nr;
+	size_t used;
+	uint8_t *data;		/* PL_BYTES */
+};
+
+struct pd_pipeline {
+	struct perf_data *pd;
+	rs_event_fn fn;		/* the caller's callback */
+	rs_event_fn ahead;	/* perf_data__set_lookahead()'s, or NULL */
+	void *ctx;
+
+	pthread_mutex_t lock;
+	pthread_cond_t filled;	/* a batch was published, or done */
+	pthread_cond_t freed;	/* a batch was consumed, or stop */
+	struct pl_batch *b[PL_BATCHES];
+	uint32_t fill;		/* the batch the reader fills (its own) */
+	uint32_t head;		/* next batch to consume */
+	uint32_t count;		/* published, not yet consumed */
+	bool done;		/* the reader has published its last batch */
+	bool stop;		/* the consumer failed: stop reading */
+	int reader_ret;		/* perf_data__process() in the reader */
+};
+
+/* Hand the batch being filled to the consumer; false when told to stop. */
+static bool pl_publish(struct pd_pipeline *pl)
+{
+	struct pl_batch *cur = pl->b[pl->fill];
+	bool go;
+
+	pthread_mutex_lock(&pl->lock);
+	if (cur->nr) {
+		pl->count++;
+		pl->fill = (pl->fill + 1) % PL_BATCHES;
+		pthread_cond_signal(&pl->filled);
+	}
+	/* The next batch to fill must be free. */
+	while (pl->count == PL_BATCHES && !pl->stop)
+		pthread_cond_wait(&pl->freed, &pl->lock);
+	go = !pl->stop;
+	pthread_mutex_unlock(&pl->lock);
+	if (go) {
+		cur = pl->b[pl->fill];
+		cur->nr = 0;
+		cur->used = 0;
+	}
+	return go;
+}
+
+/*
+ * Copy n bytes keeping their alignment modulo 8, so that a consumer that
+ * reads them in place (tracepoint fields) finds them as the record had
+ * them.
+ */
+static const void *pl_copy(struct pl_batch *b, const void *src, size_t n)
+{
+	size_t at = (b->used + 7) & ~(size_t)7;
+	uint8_t *dst;
+
+	at += (uintptr_t)src & 7;
+	dst = b->data + at;
+	memcpy(dst, src, n);
+	b->used = at + n;
+	return dst;
+}
+
+static size_t pl_need(const struct rs_event *ev)
+{
+	switch (ev->kind) {
+	case RS_EV_SAMPLE:
+		return ev->sample.nr_callchain * 8 + ev->sample.raw_size +
+		       ev->sample.nr_branches * 24 + 3 * 16;
+	case RS_EV_COMM:
+		return strlen(ev->comm.comm) + 1 + 16;
+	case RS_EV_MMAP:
+		return strlen(ev->mmap.filename) + 1 + 16;
+	default:
+		return 0;
+	}
+}
+
+/* The reader's callback: the event, deep-copied into the current batch. */
+static int pl_put(void *arg, const struct rs_event *ev)
+{
+	struct pd_pipeline *pl = arg;
+	struct pl_batch *b = pl->b[pl->fill];
+	size_t need = pl_need(ev);
+	struct rs_event *e;
+
+	/* A record is at most 64 KiB: this cannot be. */
+	if (need > PL_BYTES)
+		return -E2BIG;
+	if (b->nr == PL_EVENTS || PL_BYTES - b->used < need) {
+		if (!pl_publish(pl))
+			return -ECANCELED;
+		b = pl->b[pl->fill];
+	}
+	e = &b->ev[b->nr++];
+	*e = *ev;
+	switch (ev->kind) {
+	case RS_EV_SAMPLE: {
+		const struct rs_sample *s = &ev->sample;
+
+		if (s->nr_callchain)
+			e->sample.callchain = pl_copy(b, s->callchain,
+						      s->nr_callchain * 8);
+		if (s->raw_size)
+			e->sample.raw = pl_copy(b, s->raw, s->raw_size);
+		if (s->nr_branches)
+			e->sample.branches = pl_copy(b, s->branches,
+						     s->nr_branches * 24);
+		break;
+	}
+	case RS_EV_COMM:
+		e->comm.comm = pl_copy(b, ev->comm.comm,
+				       strlen(ev->comm.comm) + 1);
+		break;
+	case RS_EV_MMAP:
+		e->mmap.filename = pl_copy(b, ev->mmap.filename,
+					   strlen(ev->mmap.filename) + 1);
+		break;
+	default:
+		break;
+	}
+	return 0;
+}
+
+int pd_pipeline_drain(struct perf_data *pd)
+{
+	struct pd_pipeline *pl = pd->pipeline;
+	bool go;
+
+	if (!pl)
+		return 0;
+	if (!pl_publish(pl))
+		return -ECANCELED;
+	pthread_mutex_lock(&pl->lock);
+	while (pl->count && !pl->stop)
+		pthread_cond_wait(&pl->freed, &pl->lock);
+	go = !pl->stop;
+	pthread_mutex_unlock(&pl->lock);
+	return go ? 0 : -ECANCELED;
+}
+
+static void *pl_reader(void *arg)
+{
+	struct pd_pipeline *pl = arg;
+	int ret;
+
+	ret = pd_process(pl->pd, pl_put, pl);
+	/* What was delivered before an error is still the callback's. */
+	if (ret != -ECANCELED && !pl_publish(pl) && !ret)
+		ret = -ECANCELED;
+	pthread_mutex_lock(&pl->lock);
+	pl->reader_ret = ret;
+	pl->done = true;
+	pthread_cond_signal(&pl->filled);
+	pthread_mutex_unlock(&pl->lock);
+	return NULL;
+}
+
+/* The caller's side: run the callback on each batch as it comes. */
+static int pl_consume(struct pd_pipeline *pl)
+{
+	struct pl_batch *b;
+	uint32_t i;
+	int err = 0;
+
+	for (;;) {
+		pthread_mutex_lock(&pl->lock);
+		while (!pl->count && !pl->done)
+			pthread_cond_wait(&pl->filled, &pl->lock);
+		if (!pl->count) {
+			pthread_mutex_unlock(&pl->lock);
+			return 0;
+		}
+		b = pl->b[pl->head];
+		pthread_mutex_unlock(&pl->lock);
+
+		if (pl->ahead)
+			for (i = 0; i < PL_AHEAD && i < b->nr; i++)
+				pl->ahead(pl->ctx, &b->ev[i]);
+		for (i = 0; i < b->nr && !err; i++) {
+			if (pl->ahead && i + PL_AHEAD < b->nr)
+				pl->ahead(pl->ctx, &b->ev[i + PL_AHEAD]);
+			err = pl->fn(pl->ctx, &b->ev[i]);
+		}
+
+		pthread_mutex_lock(&pl->lock);
+		pl->head = (pl->head + 1) % PL_BATCHES;
+		pl->count--;
+		if (err)
+			pl->stop = true;
+		pthread_cond_signal(&pl->freed);
+		pthread_mutex_unlock(&pl->lock);
+		if (err)
+			return err;
+	}
+}
+
+static void pl_free(struct pd_pipeline *pl)
+{
+	uint32_t i;
+
+	for (i = 0; i < PL_BATCHES; i++) {
+		if (pl->b[i])
+			free(pl->b[i]->data);
+		free(pl->b[i]);
+	}
+	free(pl);
+}
+
+/*
+ * 1 and the result when the records were read on a thread of their own;
+ * 0 when that could not be set up (no memory, no thread), nothing done.
+ */
+int pd_pipeline_run(struct perf_data *pd, rs_event_fn fn, void *ctx,
+		    int *result)
+{
+	struct pd_pipeline *pl = calloc(1, sizeof(*pl));
+	char err_before[sizeof(pd->err)];
+	pthread_t reader;
+	uint32_t i;
+	int err;
+
+	if (!pl)
+		return 0;
+	for (i = 0; i < PL_BATCHES; i++) {
+		pl->b[i] = calloc(1, sizeof(*pl->b[i]));
+		if (!pl->b[i] || !(pl->b[i]->data = malloc(PL_BYTES))) {
+			pl_free(pl);
+			return 0;
+		}
+	}
+	pl->pd = pd;
+	pl->fn = fn;
+	pl->ahead = pd->ahead;
+	pl->ctx = ctx;
+	pthread_mutex_init(&pl->lock, NULL);
+	pthread_cond_init(&pl->filled, NULL);
+	pthread_cond_init(&pl->freed, NULL);
+	memcpy(err_before, pd->err, sizeof(err_before));
+	pd->pipeline = pl;
+	if (pthread_create(&reader, NULL, pl_reader, pl)) {
+		pd->pipeline = NULL;
+		pl_free(pl);
+		return 0;
+	}
+	err = pl_consume(pl);
+	pthread_join(reader, NULL);
+	pd->pipeline = NULL;
+	if (err) {
+		/*
+		 * The callback failed on an event delivered before anything
+		 * the reader found wrong further on: on one thread the
+		 * reader would not have got there.
+		 */
+		memcpy(pd->err, err_before, sizeof(pd->err));
+	} else {
+		err = pl->reader_ret;
+	}
+	pthread_cond_destroy(&pl->freed);
+	pthread_cond_destroy(&pl->filled);
+	pthread_mutex_destroy(&pl->lock);
+	pl_free(pl);
+	*result = err;
+	return 1;
+}
