@@ -1,7 +1,8 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# "Locks per cgroup" names cgroups by path where the recording was made
+# "Locks per cgroup" (perf's lock records: record --spans perf) names
+# cgroups by path where the recording was made
 # on this machine: a cgroup made here, whose memory.stat is read while
 # recording, appears with its path, in the text and in --json with the id
 # the kernel gives its directory (its inode number, per stat(1)). A
@@ -22,7 +23,7 @@ trap 'rmdir "$dir" 2>/dev/null; rm -rf "$TMP"' EXIT
 [ -d /sys/kernel/tracing/events/cgroup ] ||
 	skip "no cgroup tracepoints in tracefs"
 
-"$RS_BIN" record -q -o "$TMP/r.data" -a -- sh -c "
+"$RS_BIN" record -q --spans perf -o "$TMP/r.data" -a -- sh -c "
 	echo \$\$ >'$dir/cgroup.procs'
 	i=0; while [ \$i -lt 100 ]; do cat '$dir/memory.stat' >/dev/null
 	i=\$((i + 1)); done" 2>"$TMP/err" || fail "record: $(cat "$TMP/err")"
