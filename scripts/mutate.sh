@@ -132,5 +132,5 @@ while IFS=$'\t' read -r name file tests why; do
 	cat "$scratch/orig" >"$tree/$file"
 done <<<"$all"
 
-echo "mutation score: $caught of $total planted bugs caught${errors:+, $errors list errors}"
+echo "mutation score: $caught of $total planted bugs caught$([ "$errors" -gt 0 ] && echo ", $errors errors in the list")"
 [ "$caught" -eq "$total" ] && [ "$errors" -eq 0 ]
