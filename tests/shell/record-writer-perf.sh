@@ -81,6 +81,12 @@ want = "%s record -q -a -d 5 -F 99 -o %s --uprobe %s:loop_body:5 -- %s 100 " \
 if line("cmdline") != want:
     bad.append("cmdline %r, expected %r" % (line("cmdline"), want))
 
+# -F 99: cpu-clock sampled by frequency, at 99 Hz.
+m = re.search(r"^cpu-clock: type: 1, .*\{ sample_period, sample_freq \}: "
+              r"(\d+),.* freq: 1,", evl, re.M)
+if not m or m.group(1) != "99":
+    bad.append("evlist -v: cpu-clock is not sampled at -F 99: %s" %
+               (m and m.group(0)))
 m = re.search(r"^probe_loop:loop_body_L5: type: (\d+),.*sample_type: ([A-Z|]+)",
               evl, re.M)
 if not m or m.group(1) != utype or "CALLCHAIN" not in m.group(2):
