@@ -38,8 +38,19 @@ PY
 import json, sys
 perf = {l.split()[0]: (int(l.split()[1]), int(l.split()[2]))
         for l in open(sys.argv[2])}
-ours = {}
-for a in json.load(open(sys.argv[1]))["attribution"]:
+ours, flush = {}, {}
+attrib = json.load(open(sys.argv[1]))["attribution"]
+# flush_share: a flush category's share of the event's flush samples.
+for a in attrib:
+    if a["flush_share"] is not None:
+        flush[a["event"]] = flush.get(a["event"], 0) + a["period"]
+for a in attrib:
+    if a["flush_share"] is not None and abs(
+            a["flush_share"] - a["period"] / flush[a["event"]]) > 1e-9:
+        sys.exit("%s %s: flush_share %s, expected %s" % (
+            a["event"], a["category"], a["flush_share"],
+            a["period"] / flush[a["event"]]))
+for a in attrib:
     n, p = ours.get(a["event"], (0, 0))
     ours[a["event"]] = (n + a["samples"], p + a["period"])
 if not ours:
