@@ -10,7 +10,9 @@ need_perf
 
 for data in flush-mixed.data pipe-mode.data; do
 	f=$RS_FIXTURES/$data
-	"$RS_BIN" report -i "$f" --json >"$TMP/out.json" 2>"$TMP/err" ||
+	# The fixtures' kernel symbols: flush samples get their categories.
+	"$RS_BIN" report -i "$f" --kallsyms "$(fixture_kallsyms)" --json \
+		>"$TMP/out.json" 2>"$TMP/err" ||
 		fail "report --json $data: $(cat "$TMP/err")"
 	python3 - "$TMP/out.json" >"$TMP/ours" <<'PY' || fail "$data: invalid JSON"
 import json, sys
@@ -34,7 +36,7 @@ PY
 		awk 'NF == 2 { sub(/:$/, "", $2); n[$2]++; p[$2] += $1 }
 		     END { for (e in n) printf "%s %d %.0f\n", e, n[e], p[e] }' \
 		>"$TMP/periods"
-	python3 - "$TMP/out.json" "$TMP/periods" <<'PY' ||
+	python3 - "$TMP/out.json" "$TMP/periods" "$data" <<'PY' ||
 import json, sys
 perf = {l.split()[0]: (int(l.split()[1]), int(l.split()[2]))
         for l in open(sys.argv[2])}
@@ -44,6 +46,8 @@ attrib = json.load(open(sys.argv[1]))["attribution"]
 for a in attrib:
     if a["flush_share"] is not None:
         flush[a["event"]] = flush.get(a["event"], 0) + a["period"]
+if sys.argv[3] == "flush-mixed.data" and not flush:
+    sys.exit("no flush category in flush-mixed.data's attribution")
 for a in attrib:
     if a["flush_share"] is not None and abs(
             a["flush_share"] - a["period"] / flush[a["event"]]) > 1e-9:
