@@ -4,9 +4,21 @@
 # Run every test and print one closing line: N passed, N failed, N skipped.
 #
 # Unit tests (build/san/tests/test-*, built with ASan+UBSan) print one
-# PASS/FAIL/SKIP line per case. Shell tests (tests/shell/*.sh) are one case
-# each: exit 0 passes, 2 skips (the test prints why), anything else fails.
-# Shell tests run the sanitized build of the tool, $RS_BIN.
+# PASS/FAIL/SKIP line per case. A binary that crashes (a sanitizer abort,
+# a signal, a timeout) fails the case it was in and is restarted after it
+# (UNIT_START), so that the cases after a crash still run. Shell tests
+# (tests/shell/*.sh) are one case each: exit 0 passes, 2 skips (the test
+# prints why), anything else fails. Files named *lib.sh are helpers that
+# the tests source, not tests. Shell tests run the sanitized build of the
+# tool, $RS_BIN.
+#
+# A test that skips part of its work prints a PART-SKIP line saying what;
+# those are counted and listed too.
+#
+# Skips cannot hide: tests/required.txt lists, per area, the tests that
+# must run on a CI machine. With CI=true, a required test that skips (or
+# does not run at all) fails the run, with its reason. Without CI, the
+# skips and part-skips are summed up by area before the closing line.
 #
 # Usage: tests/run.sh [PATTERN]   (only tests whose name contains PATTERN)
 set -u
@@ -20,31 +32,77 @@ export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=0}
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1:exitcode=99}
 filter=${1:-}
 timeout_s=${RS_TEST_TIMEOUT:-300}
+ci=false
+[ "${CI:-}" = true ] && ci=true
 
-passed=0 failed=0 skipped=0
+passed=0 failed=0 skipped=0 parts=0
 failures=()
 log=$(mktemp -d /tmp/rstat-tests.XXXXXX)
 trap 'rm -rf "$log"' EXIT
+export RS_UNIT_TMP=$log
+# Every result line, "STATUS NAME: reason", for the skip accounting.
+results=$log/results
+
+# area_of NAME: the area a test belongs to (the required list first).
+declare -A req_area=()
+while read -r area tests; do
+	for t in $tests; do
+		req_area[$t]=$area
+	done
+done < <(sed 's/#.*//' tests/required.txt | grep .)
+area_of() {
+	local n=$1 bin=${1%%:*}
+	if [ -n "${req_area[$n]:-}" ]; then
+		echo "${req_area[$n]}"
+		return
+	fi
+	[ -n "${req_area[$bin]:-}" ] && { echo "${req_area[$bin]}"; return; }
+	case ${n#*/} in
+	record-*|test-evlist*|test-writer*) echo record ;;
+	bench-*|test-bench-*|test-workdir*) echo bench ;;
+	report-attrib-*|test-rules*|test-spans*|test-bpf-*) echo attribution ;;
+	*fold*) echo folding ;;
+	compare*|test-stats*) echo compare ;;
+	plot*|test-hist*) echo plot ;;
+	report-*|test-perf-data*|test-script*|test-symbols*|test-vmlinux*)
+		echo reading ;;
+	*) echo other ;;
+	esac
+}
 
 for t in build/san/tests/test-*; do
 	[ -x "$t" ] || continue
 	name=$(basename "$t")
 	[[ -z "$filter" || "$name" == *"$filter"* ]] || continue
 	out="$log/$name.out"
-	timeout "$timeout_s" "$t" >"$out" 2>&1
-	rc=$?
+	: >"$out"
+	start=0
+	while :; do
+		UNIT_START=$start timeout "$timeout_s" "$t" >"$log/part" 2>&1
+		rc=$?
+		cat "$log/part" >>"$out"
+		# The last case announced and not reported crashed.
+		crashed=$(awk '/^# RUN / { c = $3; next }
+			/^(PASS|FAIL|SKIP) / { c = "" } END { print c }' \
+			"$log/part")
+		[ -n "$crashed" ] || break
+		echo "FAIL $crashed: crashed (exit status $rc); the cases after it run anew" >>"$out"
+		start=$((start + $(grep -c '^# RUN ' "$log/part")))
+	done
 	p=$(grep -c '^PASS ' "$out")
 	f=$(grep -c '^FAIL ' "$out")
 	s=$(grep -c '^SKIP ' "$out")
-	sed -n 's/^\(PASS\|FAIL\|SKIP\) /\1 unit\/'"$name"': /p' "$out"
+	sed -n 's/^\(PASS\|FAIL\|SKIP\|PART-SKIP\) /\1 unit\/'"$name"': /p' \
+		"$out" | tee -a "$results"
 	if [ "$rc" -ne 0 ] && [ "$f" -eq 0 ]; then
-		# Crashed, sanitizer report, or timed out between cases.
-		echo "FAIL unit/$name: exit status $rc"
+		# A sanitizer report (leaks) after the last case, or a timeout.
+		echo "FAIL unit/$name: exit status $rc" | tee -a "$results"
 		f=1
 	fi
 	if [ "$f" -gt 0 ]; then
 		failures+=("unit/$name")
-		sed 's/^/    | /' "$out" | grep -v '^    | PASS ' | tail -n 40
+		sed 's/^/    | /' "$out" | grep -v '^    | \(PASS\|# RUN\) ' |
+			tail -n 40
 	fi
 	passed=$((passed + p)) failed=$((failed + f)) skipped=$((skipped + s))
 done
@@ -52,29 +110,35 @@ done
 for t in tests/shell/*.sh; do
 	[ -f "$t" ] || continue
 	name=$(basename "$t" .sh)
+	# Helpers (lib.sh, bench-lib.sh) are sourced by the tests.
+	[[ $name == *lib ]] && continue
 	[[ -z "$filter" || "$name" == *"$filter"* ]] || continue
 	out="$log/$name.out"
 	timeout "$timeout_s" bash "$t" >"$out" 2>&1
 	rc=$?
+	sed -n 's/^PART-SKIP: /PART-SKIP shell\/'"$name"': /p' "$out" |
+		tee -a "$results"
 	case $rc in
 	0)
-		echo "PASS shell/$name"
+		echo "PASS shell/$name" | tee -a "$results"
 		passed=$((passed + 1))
 		;;
 	2)
 		# Only a test that said why (skip() in lib.sh) skips.
 		if tail -n 1 "$out" | grep -q '^SKIP: '; then
-			echo "SKIP shell/$name: $(tail -n 1 "$out" | cut -c7-)"
+			echo "SKIP shell/$name: $(tail -n 1 "$out" | cut -c7-)" |
+				tee -a "$results"
 			skipped=$((skipped + 1))
 		else
-			echo "FAIL shell/$name: exit status 2 without a reason"
+			echo "FAIL shell/$name: exit status 2 without a reason" |
+				tee -a "$results"
 			sed 's/^/    | /' "$out" | tail -n 40
 			failures+=("shell/$name")
 			failed=$((failed + 1))
 		fi
 		;;
 	*)
-		echo "FAIL shell/$name: exit status $rc"
+		echo "FAIL shell/$name: exit status $rc" | tee -a "$results"
 		sed 's/^/    | /' "$out" | tail -n 40
 		failures+=("shell/$name")
 		failed=$((failed + 1))
@@ -85,6 +149,50 @@ done
 if [ $((passed + failed + skipped)) -eq 0 ]; then
 	echo "FAIL: no test ran${filter:+ (none matches '$filter')}; build them with make tests"
 	failed=1
+fi
+
+# Required tests (tests/required.txt): a unit binary listed alone stands
+# for each of its cases.
+touch "$results"
+for t in "${!req_area[@]}"; do
+	[[ -z "$filter" || "${t#*/}" == *"$filter"* ]] || continue
+	case $t in
+	unit/*:*) pat="^[A-Z-]* ${t%%:*}: ${t#*:}\(:\|$\)" ;;
+	*) pat="^[A-Z-]* $t\(:\|$\)" ;;
+	esac
+	grep -q "$pat" "$results" || {
+		echo "NOT RUN $t (required for ${req_area[$t]})" >>"$log/missing"
+		continue
+	}
+	grep "$pat" "$results" | grep '^SKIP ' |
+		sed "s/^SKIP /SKIP (required for ${req_area[$t]}) /" \
+			>>"$log/required-skips"
+done
+if $ci; then
+	for f in "$log/missing" "$log/required-skips"; do
+		[ -s "$f" ] || continue
+		sed 's/^/FAIL (CI=true) /' "$f"
+		n=$(wc -l <"$f")
+		failed=$((failed + n))
+		failures+=("(required tests that did not run, CI=true)")
+	done
+elif [ -s "$log/missing" ] && [ -z "$filter" ]; then
+	cat "$log/missing"
+fi
+
+# Skips by area, required or not, so that none goes unseen.
+if grep -q '^\(SKIP\|PART-SKIP\) ' "$results"; then
+	echo
+	echo "skips by area:"
+	grep '^\(SKIP\|PART-SKIP\) ' "$results" | while read -r st n rest; do
+		n=${n%:}
+		echo "$(area_of "$n") $st $n${rest:+: $rest}"
+	done | sort -s -k1,1 | awk '
+		$1 != a { a = $1; printf "  %s:\n", a }
+		{ $1 = ""; sub(/^ /, ""); print "    " $0 }'
+	parts=$(grep -c '^PART-SKIP ' "$results")
+	[ "$parts" -gt 0 ] &&
+		echo "  ($parts passing tests skipped part of their work)"
 fi
 if [ ${#failures[@]} -gt 0 ]; then
 	echo

@@ -33,6 +33,31 @@ for r in d["repetitions"]:
     t = r["time"]
     assert t["real_s"] > 0, t
     m = {(x["name"], x["file"]): x for x in r["metrics"]}
+    # Each distribution's figures, from its own samples, by the
+    # definitions of docs/bench-results.md (nearest-rank percentiles,
+    # the n - 1 standard deviation, log2 rows).
+    for x in r["metrics"]:
+        xs = sorted(x.get("samples") or [])
+        if x["kind"] != "hist" or len(xs) != x["count"]:
+            continue
+        n = len(xs)
+        rank = lambda q: xs[max(1, min(n, -(-q * n // 100))) - 1]
+        mean = sum(xs) / n
+        sd = (sum((v - mean) ** 2 for v in xs) / (n - 1)) ** 0.5 \
+            if n > 1 else 0
+        want = {"min": xs[0], "max": xs[-1], "p50": rank(50),
+                "p90": rank(90), "p99": rank(99)}
+        for k, v in want.items():
+            assert x[k] == v, (x["name"], x["file"], k, x[k], v)
+        assert abs(x["mean"] - mean) <= 1e-6 * max(1, mean), (x["mean"], mean)
+        assert abs(x["stddev"] - sd) <= 1e-6 * max(1, sd), (x["stddev"], sd)
+        rows = {}
+        for v in xs:
+            b = v.bit_length() if v > 1 else 1
+            rows[b] = rows.get(b, 0) + 1
+        got = {(h["low"].bit_length() if h["low"] > 1 else 1): h["count"]
+               for h in x["hist"] if h["count"]}
+        assert got == rows, (x["name"], got, rows)
     exec(sys.argv[4])
 print(scen, "ok:", [(k, v.get("count", v.get("value"))) for k, v in m.items()])
 PY

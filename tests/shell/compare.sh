@@ -167,7 +167,7 @@ echo "ok compare on fixtures"
 
 # End to end, as root: fewer children, cheaper reads.
 if [ "$(id -u)" -ne 0 ]; then
-	echo "ok (end-to-end part needs root: not run)"
+	skip_part "not root: the end-to-end bench part is not run"
 	exit 0
 fi
 for n in 1 4; do

@@ -183,7 +183,7 @@ expect_error 2 "unexpected argument 'extra'" "$RS_BIN" doctor extra
 
 # As nobody: still a report, exit 0, and it says it is not root.
 if [ "$(id -u)" -ne 0 ]; then
-	echo "ok (not root: the unprivileged run is the one above)"
+	skip_part "not root: the run as nobody next to a root run is not made"
 	exit 0
 fi
 # The sanitized binary and its output must be reachable for nobody.
@@ -195,7 +195,7 @@ elif su nobody -s /bin/sh -c true 2>/dev/null; then
 	as_nobody=su
 fi
 if [ -z "$as_nobody" ]; then
-	echo "SKIP part: neither setpriv nor su can switch to nobody"
+	skip_part "neither setpriv nor su can switch to nobody"
 	exit 0
 fi
 run_nobody() {
@@ -206,7 +206,7 @@ run_nobody() {
 	fi
 }
 if ! run_nobody test -x "$RS_BIN"; then
-	echo "SKIP part: nobody cannot run $RS_BIN"
+	skip_part "nobody cannot run $RS_BIN"
 	exit 0
 fi
 # Leak reports need ptrace of itself, which a user may lack: keep the rest.
@@ -230,7 +230,7 @@ if run_nobody "$py" -c 'pass' 2>/dev/null; then
 	run_nobody "$py" "$TMP/check-json.py" "$TMP/json.nobody" \
 		"$TMP/out.nobody" || fail "--json as nobody disagrees (see above)"
 else
-	echo "SKIP part: nobody cannot run $py; JSON as nobody unchecked"
+	skip_part "nobody cannot run $py; JSON as nobody unchecked"
 fi
 echo "ok doctor as nobody"
 exit 0

@@ -48,7 +48,7 @@ if mkdir "$cg" 2>/dev/null && echo $b >"$cg/cgroup.procs"; then
 	echo "ok --cgroup: only pid $b"
 	echo $b >"$v2/cgroup.procs"
 else
-	echo "note: cannot create $cg; --cgroup not tested"
+	skip_part "cannot create $cg; --cgroup not tested"
 fi
 
 # -- CMD: the command's own samples, from its exec on.

@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# Probe points that fire an exact number of times: record -- a
+# Probe points that fire an exact number of times, and no other: record -- a
 # deterministic loop (tests/workloads/loop.c, N iterations) with uprobes on
 # two lines of its loop body, on a function and on its return. Each must
 # count exactly N hits, in report's counts and in perf script's reading of
@@ -52,9 +52,16 @@ d = json.load(open(sys.argv[1]))
 n = int(sys.argv[3])
 perf = dict((l.split()[0], int(l.split()[1])) for l in open(sys.argv[2]))
 counts = {c["event"]: c["count"] for c in d["counts"]}
-for ev in ("probe_loop:loop_body_L5", "probe_loop:loop_body_L7",
-           "probe_loop:loop_leaf", "probe_loop:loop_leaf__return",
-           "probe_loop:loop_leaf_1"):
+want = {"probe_loop:loop_body_L5", "probe_loop:loop_body_L7",
+        "probe_loop:loop_leaf", "probe_loop:loop_leaf__return",
+        "probe_loop:loop_leaf_1"}
+# Exactly the probes asked for: a line placed at each of its line-table
+# rows would add events (loop_body_L5_1...) that must not exist.
+for name, got in (("report", set(counts)), ("perf script", set(perf))):
+    extra = {e for e in got if e.startswith("probe_")} - want
+    if extra:
+        sys.exit("%s: events nobody asked for: %s" % (name, sorted(extra)))
+for ev in sorted(want):
     if counts.get(ev) != n:
         sys.exit("%s: report counts %s, expected %d" % (ev, counts.get(ev), n))
     if perf.get(ev) != n:

@@ -79,7 +79,7 @@ if perf script -i "$TMP/sys.data" -F event 2>/dev/null |
 		grep -q 'cgroup_rstat_locked:'; then
 	compare system-wide "$TMP/sys.data" --event-filter cgroup:cgroup_rstat_locked
 else
-	echo "no cgroup_rstat_locked samples in this recording: tracepoint case not run"
+	skip_part "no cgroup_rstat_locked samples in this recording: tracepoint case not run"
 fi
 
 # 2b. Without callchains (no -g): process names alone, with a note; perf
@@ -118,7 +118,7 @@ if perf record -q -z -e cpu-clock -F 1999 -g -o "$TMP/z.data" -- \
 	"$spin" 300 >/dev/null 2>&1; then
 	compare compressed "$TMP/z.data"
 else
-	echo "perf record -z unsupported by this perf: compressed case not run"
+	skip_part "perf record -z unsupported by this perf: compressed case not run"
 fi
 
 # 5. perf's highest compression level: frames with a 2^27-byte window.
@@ -126,6 +126,6 @@ if perf record -q --compression-level=22 -e cpu-clock -F 1999 -g \
 	-o "$TMP/z22.data" -- "$spin" 300 >/dev/null 2>&1; then
 	compare "compression level 22" "$TMP/z22.data"
 else
-	echo "perf record --compression-level unsupported: level 22 not run"
+	skip_part "perf record --compression-level unsupported: level 22 not run"
 fi
 exit 0

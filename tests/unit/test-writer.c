@@ -34,6 +34,13 @@
 
 static const uint64_t clock_ids[] = { 101, 102 };
 static const uint64_t tp_ids[] = { 201, 202 };
+/* A user DSO's BUILD_ID entry, which perf buildid-list must list. */
+#define DSO_NAME	"/usr/lib/rstat-analyze-test/libmarker.so"
+static const uint8_t dso_id[20] = {
+	0xde, 0xad, 0xbe, 0xef, 0x01, 0x23, 0x45, 0x67, 0x89, 0xab,
+	0xcd, 0xef, 0xfe, 0xdc, 0xba, 0x98, 0x76, 0x54, 0x32, 0x10,
+};
+#define DSO_ID_HEX	"deadbeef0123456789abcdeffedcba9876543210"
 
 /* The user frame every cpu-clock sample carries; kept out of line. */
 __attribute__((noinline)) int writer_marker_fn(int n)
@@ -240,6 +247,10 @@ static int write_file(const char *path, struct plan *p)
 	if (!err)
 		err = perf_writer__set_cmdline(w, 4, argv);
 	if (!err)
+		err = perf_writer__add_build_id(w, getpid(),
+						PERF_RECORD_MISC_USER, dso_id,
+						sizeof(dso_id), DSO_NAME);
+	if (!err)
 		err = perf_writer__set_sample_time(w, t0, t + 700);
 	if (!err && !p->no_tracing)
 		err = perf_writer__set_tracing(w, tps, p->tracepoint, true);
@@ -413,6 +424,85 @@ static void check_ours(const char *path, const struct plan *p)
 	perf_data__delete(pd);
 }
 
+/* The line of out that starts with prefix, or NULL (its end cut). */
+static char *line_of(char *out, const char *prefix, char *buf, size_t len)
+{
+	char *p = out;
+
+	while (p && *p) {
+		if (!strncmp(p, prefix, strlen(prefix))) {
+			snprintf(buf, len, "%.*s", (int)strcspn(p, "\n"), p);
+			return buf;
+		}
+		p = strchr(p, '\n');
+		p = p ? p + 1 : NULL;
+	}
+	return NULL;
+}
+
+/*
+ * What perf itself makes of the header, field by field: the EVENT_DESC
+ * ids of each event (as written, not the first event's for all), the
+ * CPU counts, the command line, the attrs, the build ids (ours, and the
+ * kernel's as `perf buildid-list -k` reads it from the running kernel).
+ */
+static void check_perf_header(const char *path, const struct plan *p)
+{
+	char *out = NULL, want[512], got[512], kid[128] = "";
+	FILE *k;
+
+	CHECK_INT(run_perf("report --header-only", path, &out), 0);
+	if (out) {
+		if (!strstr(out, "# event : name = cpu-clock, , id = { 101, 102 },"))
+			UNIT_FAIL("cpu-clock's EVENT_DESC ids: %s",
+				  line_of(out, "# event : name = cpu-clock",
+					  got, sizeof(got)));
+		if (p->tracepoint &&
+		    !strstr(out, "# event : name = " TP_NAME ", , id = { 201, 202 },"))
+			UNIT_FAIL(TP_NAME "'s EVENT_DESC ids: %s",
+				  line_of(out, "# event : name = " TP_NAME,
+					  got, sizeof(got)));
+		snprintf(want, sizeof(want), "# nrcpus online : %ld",
+			 sysconf(_SC_NPROCESSORS_ONLN));
+		CHECK_STR(line_of(out, "# nrcpus online", got, sizeof(got)),
+			  want);
+		snprintf(want, sizeof(want), "# nrcpus avail : %ld",
+			 sysconf(_SC_NPROCESSORS_CONF));
+		CHECK_STR(line_of(out, "# nrcpus avail", got, sizeof(got)),
+			  want);
+		snprintf(want, sizeof(want),
+			 "# cmdline : rstat-analyze record -o %s ", path);
+		CHECK_STR(line_of(out, "# cmdline", got, sizeof(got)), want);
+	}
+	free(out);
+
+	CHECK_INT(run_perf("evlist -v", path, &out), 0);
+	if (out) {
+		CHECK(strstr(out, "cpu-clock: type: 1, size: ") != NULL);
+		CHECK(strstr(out, "{ sample_period, sample_freq }: 250000, sample_type: IP|TID|TIME|CALLCHAIN|CPU|PERIOD|IDENTIFIER,") != NULL);
+		if (p->tracepoint)
+			CHECK(strstr(out, "sample_type: IP|TID|TIME|CPU|PERIOD|RAW|IDENTIFIER,") != NULL);
+	}
+	free(out);
+
+	/* The running kernel's build id, read by perf, not by us. */
+	k = popen("perf buildid-list -k 2>/dev/null", "r");
+	if (k) {
+		if (!fgets(kid, sizeof(kid), k))
+			kid[0] = '\0';
+		kid[strcspn(kid, "\n")] = '\0';
+		pclose(k);
+	}
+	CHECK_INT(run_perf("buildid-list", path, &out), 0);
+	if (out) {
+		CHECK(strstr(out, DSO_ID_HEX " " DSO_NAME "\n") != NULL);
+		snprintf(want, sizeof(want), "%s [kernel.kallsyms]\n", kid);
+		if (!*kid || !strstr(out, want))
+			UNIT_FAIL("kernel build id %s not in: %.300s", kid, out);
+	}
+	free(out);
+}
+
 static void check_perf(const char *path, const struct plan *p)
 {
 	char *out = NULL;
@@ -460,6 +550,7 @@ static void check_perf(const char *path, const struct plan *p)
 			CHECK(strstr(out, TP_NAME "\n") != NULL);
 	}
 	free(out);
+	check_perf_header(path, p);
 }
 
 static bool can_record(void)

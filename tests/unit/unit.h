@@ -6,6 +6,12 @@
  *   PASS name
  *   FAIL name: file:line: what
  *   SKIP name: why
+ * and a case that did only part of its work says so first:
+ *   PART-SKIP name: what was not done and why
+ * Each case is announced ("# RUN name") before it starts, so that a crash
+ * (a sanitizer abort, a signal, a timeout) is pinned on its case, and
+ * UNIT_START=N runs the cases after the first N: tests/run.sh restarts a
+ * crashed binary there, and the cases after a crash still run.
  * The binary exits 1 when any case failed.
  */
 #ifndef RS_UNIT_H
@@ -67,13 +73,24 @@ static const char *unit_name;
 /* Mark the running case skipped (call, then return from the case). */
 #define SKIP(why) (unit_skip = (why))
 
+/* The case goes on, but part of its work is not done here: say which. */
+#define SKIP_PART(fmt, ...)						\
+	do {								\
+		printf("PART-SKIP %s: " fmt "\n", unit_name,		\
+		       ##__VA_ARGS__);					\
+		fflush(stdout);						\
+	} while (0)
+
 static inline int unit_run(const struct unit_case *cases, size_t n)
 {
+	const char *start = getenv("UNIT_START");
 	int bad = 0;
 	size_t i;
 
-	for (i = 0; i < n; i++) {
+	for (i = start ? strtoul(start, NULL, 10) : 0; i < n; i++) {
 		unit_name = cases[i].name;
+		printf("# RUN %s\n", unit_name);
+		fflush(stdout);
 		unit_failed = 0;
 		unit_skip = NULL;
 		cases[i].fn();
@@ -119,9 +136,13 @@ static inline const char *unit_fixtures(void)
  */
 static inline const char *unit_tmpdir(void)
 {
-	static char dir[] = "/tmp/rs-unit-XXXXXX";
+	static char dir[192] = "/tmp/rs-unit-XXXXXX";
 	static int made;
+	/* run.sh's own scratch directory: what a crash leaves goes with it. */
+	const char *base = getenv("RS_UNIT_TMP");
 
+	if (!made && base && *base)
+		snprintf(dir, sizeof(dir), "%s/rs-unit-XXXXXX", base);
 	if (!made && mkdtemp(dir))
 		made = 1;
 	return dir;
