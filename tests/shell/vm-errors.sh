@@ -84,10 +84,13 @@ left_behind "interrupt"
 # cannot be removed by a dead process, so the next VM run removes it.
 "$RS_BIN" doctor --kernel "$kernel" --accel tcg >/dev/null 2>&1 &
 pid=$!
-for _ in $(seq 50); do
-	pgrep -f "$kernel" >/dev/null && break
+# QEMU itself, not the tool (whose command line names the kernel too),
+# and so its work directory, must be there before the kill.
+for _ in $(seq 100); do
+	pgrep -f "qemu-system.*$kernel" >/dev/null && break
 	sleep 0.1
 done
+pgrep -f "qemu-system.*$kernel" >/dev/null || fail "SIGKILL: QEMU never started"
 kill -KILL "$pid"
 wait "$pid" 2>/dev/null
 for _ in $(seq 20); do
