@@ -126,6 +126,12 @@ int bpf_spans__attach(struct bpf_spans *s, char *errbuf, size_t errlen);
  */
 int bpf_spans__read(struct bpf_spans *s, char *errbuf, size_t errlen);
 
+/*
+ * Stop timing (the programs stay loaded, the maps readable): a read after
+ * it sees counters and histograms of the same spans, none half-added.
+ */
+void bpf_spans__detach(struct bpf_spans *s);
+
 /* Zero every histogram and counter in the kernel (e.g. between passes). */
 int bpf_spans__reset(struct bpf_spans *s);
 

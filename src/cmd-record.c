@@ -1371,6 +1371,8 @@ static int store_bpf_spans(const struct record_params *p,
 	char *text = NULL;
 	int err;
 
+	/* The recording has ended: so has the timing, for a whole read. */
+	bpf_spans__detach(bs);
 	err = bpf_spans__read(bs, errbuf, sizeof(errbuf));
 	if (err) {
 		rs_error("record: reading the spans timed in the kernel: %s",

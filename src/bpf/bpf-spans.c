@@ -284,6 +284,10 @@ int bpf_spans__reset(struct bpf_spans *s)
 	return -EOPNOTSUPP;
 }
 
+void bpf_spans__detach(struct bpf_spans *s)
+{
+}
+
 #else /* RS_HAVE_BPF */
 
 /*
@@ -959,6 +963,14 @@ out:
 			strerror(-err));
 	free(buf);
 	return err;
+}
+
+void bpf_spans__detach(struct bpf_spans *s)
+{
+	/* The manual kprobe links are the skeleton's too: they go with it. */
+	if (s->skel && s->attached)
+		rstat_spans__detach(s->skel);
+	s->attached = false;
 }
 
 int bpf_spans__reset(struct bpf_spans *s)
