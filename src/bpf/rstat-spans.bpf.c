@@ -216,6 +216,21 @@ static __always_inline __u32 slot_of(__u64 v)
 	return r + 1;
 }
 
+/* The kernel stack here, which names the subsystem; -1 without one. */
+static __always_inline __s32 stack_of(void *ctx)
+{
+	long sid;
+
+	if (!want_stacks)
+		return -1;
+	sid = bpf_get_stackid(ctx, &stacks, stack_skip & 0xff);
+	if (sid < 0) {
+		count(RS_BPF_C_STACK_ERRORS);
+		return -1;
+	}
+	return (__s32)sid;
+}
+
 static __always_inline void hist_add(struct rs_bpf_key *key, __u64 v)
 {
 	struct rs_bpf_hist *h;
@@ -403,16 +418,8 @@ int rs_unlock(void *ctx)
 	key.kind = RS_BPF_HOLD;
 	key.root = root;
 	key.short_lock = cpu < 0;
-	key.stack_id = -1;
 	/* After the timestamp: the unwinding stays out of the hold. */
-	if (want_stacks) {
-		long sid = bpf_get_stackid(ctx, &stacks, stack_skip & 0xff);
-
-		if (sid < 0)
-			count(RS_BPF_C_STACK_ERRORS);
-		else
-			key.stack_id = sid;
-	}
+	key.stack_id = stack_of(ctx);
 	hist_add(&key, ts > start ? ts - start : 0);
 	count(RS_BPF_C_PAIRS);
 
@@ -506,15 +513,7 @@ int rs_func_return(void *ctx)
 	t0 = *start;
 	bpf_map_delete_elem(&func_open, &tid);
 	key.kind = RS_BPF_FLUSH;
-	key.stack_id = -1;
-	if (want_stacks) {
-		long sid = bpf_get_stackid(ctx, &stacks, stack_skip & 0xff);
-
-		if (sid < 0)
-			count(RS_BPF_C_STACK_ERRORS);
-		else
-			key.stack_id = sid;
-	}
+	key.stack_id = stack_of(ctx);
 	hist_add(&key, ts > t0 ? ts - t0 : 0);
 	count(RS_BPF_C_FLUSHES);
 	return 0;
