@@ -69,8 +69,14 @@ events=(-e cpu-clock)
 for tp in cgroup:cgroup_rstat_locked cgroup:cgroup_rstat_unlock; do
 	[ -d "/sys/kernel/tracing/events/${tp/://}" ] && events+=(-e "$tp")
 done
-stat=/sys/fs/cgroup/unified/cpu.stat
-[ -r "$stat" ] || stat=/sys/fs/cgroup/cpu.stat
+# The root's cpu.stat does not flush: a cgroup of our own's does.
+v2=/sys/fs/cgroup/unified
+[ -f $v2/cgroup.controllers ] || v2=/sys/fs/cgroup
+stat=$v2/cpu.stat
+if [ "$(id -u)" -eq 0 ] && mkdir "$v2/rs-folded-$$" 2>/dev/null; then
+	trap 'rmdir "$v2/rs-folded-$$" 2>/dev/null; rm -rf "$TMP"' EXIT
+	stat=$v2/rs-folded-$$/cpu.stat
+fi
 perf record -q -a -g "${events[@]}" -F 1999 -o "$TMP/sys.data" -- \
 	sh -c "for i in \$(seq 300); do cat $stat >/dev/null; done; $spin 300" \
 	>/dev/null 2>&1 || fail "system-wide perf record failed"
