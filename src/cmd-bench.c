@@ -969,21 +969,17 @@ static int stop_recorder(struct bench_run *run)
 	return WIFEXITED(status) && !WEXITSTATUS(status) ? 0 : -EIO;
 }
 
+/*
+ * The report of the recorded pass, as `rstat-analyze report -i FILE`
+ * prints it: report's own entry point, called in this process (as perf
+ * c2c calls cmd_record()), not the tool run again as a child.
+ */
 static void print_report(const char *file)
 {
-	pid_t pid;
-	int status;
+	char *argv[] = { "report", "-i", (char *)file, NULL };
 
 	fflush(stdout);
-	pid = fork();
-	if (pid == 0) {
-		execl("/proc/self/exe", "rstat-analyze", "report", "-i", file,
-		      (char *)NULL);
-		_exit(127);
-	}
-	if (pid > 0)
-		while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
-			;
+	cmd_report(3, argv);
 }
 
 /* --- scenarios ---------------------------------------------------------- */
