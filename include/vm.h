@@ -76,6 +76,11 @@ enum {
 	VM_OPT_TIMEOUT,
 };
 
+/* The case labels of a getopt switch that hands them to vm_opts__parse(). */
+#define VM_OPT_CASES							\
+	case VM_OPT_KERNEL: case VM_OPT_CPUS: case VM_OPT_MEMORY:	\
+	case VM_OPT_APPEND: case VM_OPT_ACCEL: case VM_OPT_TIMEOUT
+
 #define VM_LONG_OPTIONS							\
 	{ "kernel", required_argument, NULL, VM_OPT_KERNEL },		\
 	{ "vm-cpus", required_argument, NULL, VM_OPT_CPUS },		\

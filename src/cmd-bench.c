@@ -608,12 +608,7 @@ static int bench_parse_args(int argc, char **argv, struct bench_params *p)
 				return RS_EXIT_USAGE;
 			p->step = v;
 			break;
-		case VM_OPT_KERNEL:
-		case VM_OPT_CPUS:
-		case VM_OPT_MEMORY:
-		case VM_OPT_APPEND:
-		case VM_OPT_ACCEL:
-		case VM_OPT_TIMEOUT:
+		VM_OPT_CASES:
 			if (vm_opts__parse(&p->vm, c, optarg, err,
 					   sizeof(err))) {
 				rs_error("bench: %s", err);

@@ -90,12 +90,7 @@ static int doctor_parse_args(int argc, char **argv, struct doctor_params *p)
 		case OPT_JSON:
 			p->json = true;
 			break;
-		case VM_OPT_KERNEL:
-		case VM_OPT_CPUS:
-		case VM_OPT_MEMORY:
-		case VM_OPT_APPEND:
-		case VM_OPT_ACCEL:
-		case VM_OPT_TIMEOUT:
+		VM_OPT_CASES:
 			if (vm_opts__parse(&p->vm, c, optarg, err,
 					   sizeof(err))) {
 				rs_error("doctor: %s", err);

@@ -348,12 +348,7 @@ static int record_parse_args(int argc, char **argv, struct record_params *p)
 		case 'q':
 			p->quiet = true;
 			break;
-		case VM_OPT_KERNEL:
-		case VM_OPT_CPUS:
-		case VM_OPT_MEMORY:
-		case VM_OPT_APPEND:
-		case VM_OPT_ACCEL:
-		case VM_OPT_TIMEOUT:
+		VM_OPT_CASES:
 			if (vm_opts__parse(&p->vm, c, optarg, vmerr,
 					   sizeof(vmerr))) {
 				rs_error("record: %s", vmerr);
