@@ -37,9 +37,9 @@ bash -c 'read -r _ <"$1"; for ((i = 0; i < $2; i++)); do
 reader=$!
 "$RS_BIN" record -q --spans bpf -p $reader -o "$TMP/r.data" 2>"$TMP/err" &
 rec=$!
-# record is attached once its output exists and a moment has passed.
-for _ in $(seq 50); do [ -s "$TMP/r.data" ] && break; sleep 0.1; done
-sleep 1
+# The output gets its name only once the programs and events are live:
+# the reads start as soon as it exists, and every one must be counted.
+for _ in $(seq 100); do [ -e "$TMP/r.data" ] && break; sleep 0.05; done
 echo go >"$TMP/go"
 wait $rec || {
 	grep -q -- "--spans bpf: " "$TMP/err" &&

@@ -51,6 +51,9 @@ grep -q "note: the guests run under TCG" "$TMP/stderr" || fail "no TCG note"
 # holds, timed in the kernel by BPF (or recorded by perf without it).
 "$RS_BIN" report -i "$out/$r612/rstat.data" --json >"$TMP/r612.json" \
 	2>"$TMP/err" || fail "report $r612: $(cat "$TMP/err")"
+grep -q '"kernel_spans": null' "$TMP/r612.json" &&
+	grep -aq rs_func_return "$RS_BIN" &&
+	fail "$r612: the BPF spans did not load in the guest"
 python3 - "$TMP/r612.json" $reads <<'PY' || fail "$r612: the recording missed the reads"
 import json, sys
 d = json.load(open(sys.argv[1]))
