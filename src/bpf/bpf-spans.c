@@ -426,17 +426,6 @@ static int possible_cpus(int *first, int *last)
 	return 0;
 }
 
-/* The running kernel is at least major.minor (unknown: assume so). */
-static bool kernel_at_least(int major, int minor)
-{
-	struct utsname u;
-	int ma, mi;
-
-	if (uname(&u) || sscanf(u.release, "%d.%d", &ma, &mi) != 2)
-		return true;
-	return ma > major || (ma == major && mi >= minor);
-}
-
 /* Why the kernel said err to loading or attaching, for a person. */
 static int bpf_refused(int err, const char *what, char *errbuf,
 		       size_t errlen)
@@ -513,9 +502,10 @@ static int do_open(struct bpf_spans *s, char *errbuf, size_t errlen)
 	};
 	struct tp_layout lock[3], memcg;
 	int off_root = -1, off_id = -1, off_cpu = -1, first = 0, last = 0;
-	int mforce, mneeds, err, i;
+	int mforce, mneeds, err, i, version;
 	unsigned int depth;
 	struct rstat_spans *sk;
+	struct utsname u;
 
 	if (s->skel) {
 		errbuf_set(errbuf, errlen, "BPF spans already open");
@@ -622,8 +612,12 @@ static int do_open(struct bpf_spans *s, char *errbuf, size_t errlen)
 	sk->rodata->off_cpu = (__u32)off_cpu;
 	sk->rodata->first_cpu = first;
 	sk->rodata->last_cpu = last;
-	/* v6.10-v6.14 retake the lock only after yielding: no per-CPU run. */
-	sk->rodata->flush_spans = kernel_at_least(6, 15);
+	/*
+	 * v6.10-v6.14 retake the lock only after yielding: no per-CPU run.
+	 * An unknown release reads as the newest layout.
+	 */
+	version = uname(&u) ? -1 : kfeatures__version(u.release);
+	sk->rodata->flush_spans = version < 0 || version >= 6015;
 	sk->rodata->filter_tgid = s->o.nr_tgids > 0;
 	sk->rodata->filter_cgroup = s->o.nr_cgroup_ids > 0;
 	sk->rodata->want_stacks = !s->o.no_stacks;
