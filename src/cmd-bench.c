@@ -882,9 +882,11 @@ static int start_recorder(struct bench_run *run)
 	/*
 	 * The recorder says on this pipe when its events are enabled (see
 	 * record's tell_ready()); only then does the workload start. Its
-	 * output file appearing is not enough: record writes the header,
-	 * the tracing data and the threads before it enables anything,
-	 * which under TCG took longer than the whole recorded pass.
+	 * output appears only once they are, too, but only where the file
+	 * system can make an unnamed file (O_TMPFILE; a guest's initramfs
+	 * may not): without it the name comes before the header, the
+	 * tracing data and the threads are written, which under TCG took
+	 * longer than the whole recorded pass. The pipe holds everywhere.
 	 */
 	if (pipe2(ready, O_CLOEXEC))
 		return -errno;
