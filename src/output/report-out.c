@@ -300,6 +300,8 @@ struct hold_cost {
 	uint64_t bound_ns;		/* UINT64_MAX: no hold */
 	const char *dominated[8];	/* subsystems, in table order */
 	unsigned int nr_dominated;
+	/* in-kernel spans: the kind that gave the bound ("hold", "flush") */
+	const char *span;
 };
 
 static void hold_cost(struct spans *sp, struct hold_cost *hc)
@@ -308,6 +310,7 @@ static void hold_cost(struct spans *sp, struct hold_cost *hc)
 
 	hc->bound_ns = UINT64_MAX;
 	hc->nr_dominated = 0;
+	hc->span = NULL;
 	for (k = 0; k < sizeof(subsys_order) / sizeof(*subsys_order); k++) {
 		struct hist *h = spans__hold_hist(sp, subsys_order[k]);
 
@@ -373,6 +376,8 @@ static void json_cost(struct json_writer *jw, const struct hold_cost *hc)
 	}
 	json__object_begin(jw, "hold_cost");
 	json__u64(jw, "bound_ns", hc->bound_ns);
+	if (hc->span)
+		json__string(jw, "span", hc->span);
 	json__array_begin(jw, "dominated");
 	for (i = 0; i < hc->nr_dominated; i++)
 		json__string(jw, NULL, hc->dominated[i]);
@@ -562,17 +567,22 @@ static void fmt_bucket(char *buf, size_t len, const struct bpf_spans_hist *h,
 static void kspans_hold_cost(const struct kernel_spans *ks,
 			     struct hold_cost *hc)
 {
+	/* Holds where the lock was timed; flush calls where only they were. */
+	enum bpf_spans_kind kind =
+		kernel_spans__hist(ks, BPF_SPANS_HOLD, BPF_SPANS_ANY)->count ?
+		BPF_SPANS_HOLD : BPF_SPANS_FLUSH;
 	const struct bpf_spans_hist *any =
-		kernel_spans__hist(ks, BPF_SPANS_HOLD, BPF_SPANS_ANY);
+		kernel_spans__hist(ks, kind, BPF_SPANS_ANY);
 	unsigned int k;
 	uint64_t low, high;
 
+	hc->span = kind == BPF_SPANS_HOLD ? "hold" : "flush";
 	hc->bound_ns = any->count ? any->min : UINT64_MAX;
 	hc->nr_dominated = 0;
 	for (k = 0; any->count &&
 	     k < sizeof(subsys_order) / sizeof(*subsys_order); k++) {
-		const struct bpf_spans_hist *h = kernel_spans__hist(ks,
-			BPF_SPANS_HOLD, subsys_order[k]);
+		const struct bpf_spans_hist *h = kernel_spans__hist(ks, kind,
+			subsys_order[k]);
 
 		if (!h || !h->count)
 			continue;
@@ -633,8 +643,8 @@ static void text_kspans(FILE *out, const struct report_out *ro)
 	if (hc.bound_ns == UINT64_MAX)
 		return;
 	fmt_time(name, sizeof(name), hc.bound_ns, ro);
-	fprintf(out, "timing cost: no record is written inside a span; the shortest hold,\n%s %s, bounds what the two BPF programs add to each",
-		name, unit_short(ro));
+	fprintf(out, "timing cost: no record is written inside a span; the shortest %s,\n%s %s, bounds what the two BPF programs add to each",
+		hc.span, name, unit_short(ro));
 	text_dominated(out, &hc, "timing");
 	if (hc.nr_dominated)
 		fputs("\n", out);

@@ -89,6 +89,7 @@ for (name, sub), s in rows.items():
 m = re.search(r"the shortest hold,\n([\d.]+) us", text)
 assert m and abs(float(m.group(1)) * 1000 - ks["hold_cost"]["bound_ns"]) < 51, \
     (m and m.group(1), ks["hold_cost"])
+assert ks["hold_cost"]["span"] == "hold", ks["hold_cost"]
 assert ks["hold_cost"]["bound_ns"] == min(s["min_ns"] for s in ks["spans"]
                                           if s["name"] == "hold")
 # perf recorded no lock tracepoint, so perf's lock tables are absent.

@@ -104,6 +104,10 @@ if ks is not None:
     flush = {s["subsystem"]: s["count"] for s in ks["spans"]
              if s["name"] == "flush"}
     assert sum(flush.values()) == ks["flushes"], (flush, ks["flushes"])
+    # what timing them cost is stated, from the shortest flush call
+    assert ks["hold_cost"]["span"] == "flush", ks["hold_cost"]
+    assert ks["hold_cost"]["bound_ns"] == min(
+        s["min_ns"] for s in ks["spans"] if s["name"] == "flush"), ks
     print("ok 6.1: flushes timed by BPF kprobes", ks["flushes"], flush)
     sys.exit(0)
 entry = counts.get("probe:cgroup_rstat_flush_locked", 0)
