@@ -151,7 +151,10 @@ int vm_result__status(const struct vm_result *res);
 /* Whether auto fell back from KVM to TCG, and which ran. */
 bool vm_result__tcg(const struct vm_result *res);
 bool vm_result__kvm_fell_back(const struct vm_result *res);
-/* The last lines of the guest console (at most max bytes), "" if none. */
+/*
+ * The last lines of the guest console (at most max bytes; from the first
+ * line of a kernel oops when there is one, up to 4 * max), "" if none.
+ */
 const char *vm_result__console(const struct vm_result *res, size_t max);
 /*
  * A file the guest sent: "stdout", "stderr", "kallsyms", or a file the

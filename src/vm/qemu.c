@@ -116,19 +116,51 @@ bool vm_result__kvm_fell_back(const struct vm_result *res)
 	return res->fell_back;
 }
 
-const char *vm_result__console(const struct vm_result *res, size_t max)
+/*
+ * The first line of a kernel oops or warning: what went wrong (an int3,
+ * an invalid opcode...) is said there, above the registers and the call
+ * trace that fill a short tail.
+ */
+static const char *oops_start(const char *c)
 {
-	const char *c = res->console ? res->console : "";
+	static const char *const marks[] = {
+		"------------[ cut here ]", "BUG: ", "Oops: ",
+		"general protection fault", "invalid opcode",
+	};
+	const char *first = NULL, *m;
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(marks); i++) {
+		m = strstr(c, marks[i]);
+		if (m && (!first || m < first))
+			first = m;
+	}
+	while (first && first > c && first[-1] != '\n')
+		first--;
+	return first;
+}
+
+const char *vm_console__tail(const char *c, size_t max)
+{
 	size_t len = strlen(c);
-	const char *tail;
+	const char *tail, *oops;
 
 	if (len <= max)
 		return c;
+	/* A panic's report can be longer than max: show it from its start. */
+	oops = oops_start(c);
+	if (oops && (size_t)(c + len - oops) <= 4 * max)
+		return oops;
 	/* Start at a line. */
 	tail = c + len - max;
 	while (*tail && tail[-1] != '\n')
 		tail++;
 	return tail;
+}
+
+const char *vm_result__console(const struct vm_result *res, size_t max)
+{
+	return vm_console__tail(res->console ? res->console : "", max);
 }
 
 const void *vm_result__file(const struct vm_result *res, const char *name,
@@ -340,7 +372,14 @@ static int spawn_qemu(const struct launch *l, struct boot *b, char *errbuf,
 	argv[i++] = "-nographic";
 	argv[i++] = "-no-reboot";	/* a panic (panic=-1) ends QEMU */
 	argv[i++] = "-accel";
-	argv[i++] = l->kvm ? "kvm" : "tcg";
+	/*
+	 * One host thread runs every vCPU in turn under TCG. With one thread
+	 * per vCPU (MTTCG) a guest that flips a static key while recording
+	 * (perf's sched hooks) sometimes died of the int3 that text_poke_bp()
+	 * plants: another vCPU still ran the stale translated code after the
+	 * kernel's sync (6.12, 1 boot in 15 on two host CPUs).
+	 */
+	argv[i++] = l->kvm ? "kvm" : "tcg,thread=single";
 	argv[i++] = "-cpu";
 	argv[i++] = l->kvm ? "host" : "max";
 	argv[i++] = "-smp";

@@ -28,4 +28,11 @@ int vm_pack__program(struct vm_pack *pack, const char *src, const char *as,
 		     char *errbuf, size_t errlen);
 void vm_pack__free(struct vm_pack *pack);
 
+/*
+ * What a failure shows of the guest console c: its last lines (at most
+ * max bytes, from a line start), or, when the kernel oopsed, everything
+ * from the oops's first line if that is at most 4 * max bytes.
+ */
+const char *vm_console__tail(const char *c, size_t max);
+
 #endif

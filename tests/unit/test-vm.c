@@ -285,6 +285,38 @@ static void test_option_values(void)
 	unit_tmp_cleanup();
 }
 
+/*
+ * A panic's report starts with the line that says what trapped; the
+ * registers and call trace below it overflow a short tail (CI once showed
+ * an int3 oops in __schedule without its first line).
+ */
+static void test_console_tail(void)
+{
+	char con[20000], *p = con;
+	const char *t;
+	int i;
+
+	for (i = 0; i < 200; i++)
+		p += sprintf(p, "[    1.%06d] boot line %d\n", i, i);
+	p += sprintf(p, "[    7.9] Oops: int3: 0000 [#1] PREEMPT SMP NOPTI\n");
+	for (i = 0; i < 60; i++)
+		p += sprintf(p, "[    8.%06d] R%02d: ffffffff\n", i, i);
+	t = vm_console__tail(con, 1000);
+	CHECK(!strncmp(t, "[    7.9] Oops: int3", 20));
+	/* Too long a report: the last lines, from a line start. */
+	t = vm_console__tail(con, 200);
+	CHECK(strlen(t) <= 200 && t[-1] == '\n');
+	CHECK(strstr(t, "R59: ffffffff\n") != NULL);
+	/* No oops: the last lines. */
+	con[0] = '\0';
+	for (i = 0, p = con; i < 200; i++)
+		p += sprintf(p, "line %d\n", i);
+	t = vm_console__tail(con, 100);
+	CHECK(t[-1] == '\n' && strstr(t, "line 199\n") && !strstr(t, "line 1\n"));
+	CHECK(vm_console__tail("short", 100)[0] == 's');
+}
+
 UNIT_MAIN(UNIT(test_cpio_extracts), UNIT(test_cpio_chardev),
 	  UNIT(test_pack_sh), UNIT(test_pack_errors), UNIT(test_frames),
-	  UNIT(test_guest_argv), UNIT(test_option_values))
+	  UNIT(test_guest_argv), UNIT(test_option_values),
+	  UNIT(test_console_tail))
