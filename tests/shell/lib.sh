@@ -76,6 +76,20 @@ need_vm_kernels() {
 }
 
 # The VM work directories the tool left (as root it makes them here).
+# The VM work directories no live run owns: another run sharing the
+# machine keeps its own while it lives (its .owner stamp names its PID
+# and start time, as the tool's stale check reads it).
 vm_workdirs() {
-	ls -d /var/lib/rstat-analyze/rstat-analyze-vm.* 2>/dev/null | sort
+	local d stamp pid start now
+	for d in /var/lib/rstat-analyze/rstat-analyze-vm.*; do
+		[ -d "$d" ] || continue
+		stamp=$(cat "$d/.owner" 2>/dev/null)
+		pid=$(sed -n 's/.* pid=\([0-9]*\) .*/\1/p' <<<"$stamp")
+		start=$(sed -n 's/.* start=\([0-9]*\) .*/\1/p' <<<"$stamp")
+		now=
+		[ -n "$pid" ] && now=$(awk '{ sub(/.*\) /, ""); print $20 }' \
+			"/proc/$pid/stat" 2>/dev/null)
+		[ -n "$start" ] && [ "$now" = "$start" ] && continue
+		echo "$d"
+	done | sort
 }
