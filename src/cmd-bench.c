@@ -6,9 +6,9 @@
  *
  * Everything the run creates (cgroups, workload processes, work files,
  * the recorder) is undone on every exit path: normal end, error, SIGINT,
- * SIGTERM. Workloads and the recorder also die with the bench process
- * (PR_SET_PDEATHSIG), and a later run removes the cgroups and work files
- * a SIGKILLed run left.
+ * SIGTERM. Workloads die with the bench process (PR_SET_PDEATHSIG), the
+ * recorder is a thread of it, and a later run removes the cgroups and
+ * work files a SIGKILLed run left.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -33,6 +33,7 @@
 
 #include "bench-accuracy.h"
 #include "bench-cgroup.h"
+#include "bench-recording.h"
 #include "bench-results.h"
 #include "bench-workload.h"
 #include "cmds.h"
@@ -103,7 +104,7 @@ struct bench_run {
 	struct bench_results *res;
 	struct bench_proc *procs[MAX_PROCS];
 	unsigned int nr_procs;
-	pid_t recorder;
+	struct bench_recording *recorder;
 	struct workdir *workdir;	/* the work files */
 	char recording[PATH_MAX];
 	struct bench_cgroup_counts before;
@@ -853,18 +854,13 @@ static void progress_clear(const struct bench_run *run)
 /* --- recording ---------------------------------------------------------- */
 
 /*
- * The recorder is `rstat-analyze record` itself, in a child: the same
- * events as record, and a recording perf reads. It gets SIGINT to stop,
- * also when the bench process dies (PDEATHSIG), so the file is complete.
+ * The recorder is the recorder library in this process (bench-recording.h):
+ * the same events as `record -a`, and a recording perf reads. It is live
+ * when this returns, so the pass's workload misses nothing of it.
  */
 static int start_recorder(struct bench_run *run)
 {
-	pid_t parent = getpid();
-	struct pollfd pfd;
-	int ready[2], n;
-	double t0;
-	char c;
-	pid_t pid;
+	char errbuf[512] = "";
 	int err;
 
 	if (run->p->outdir)
@@ -872,98 +868,33 @@ static int start_recorder(struct bench_run *run)
 			 "%s/rstat.data", run->p->outdir);
 	else
 		snprintf(run->recording, sizeof(run->recording), "rstat.data");
-	/* As record does: the previous recording becomes .old. */
-	err = outfile__rotate(run->recording);
-	if (err < 0) {
-		rs_error("%s: %s", run->recording, outfile__strerror(err));
+	err = bench_recording__start(&run->recorder, run->recording, errbuf,
+				     sizeof(errbuf));
+	run->rotated = bench_recording__rotated(run->recorder);
+	if (err) {
+		bench_recording__delete(run->recorder);
+		run->recorder = NULL;
+		rs_error("bench: --record: %s", errbuf);
 		return err;
 	}
-	run->rotated = err == 1;
-	/*
-	 * The recorder says on this pipe when its events are enabled (see
-	 * record's tell_ready()); only then does the workload start. Its
-	 * output appears only once they are, too, but only where the file
-	 * system can make an unnamed file (O_TMPFILE; a guest's initramfs
-	 * may not): without it the name comes before the header, the
-	 * tracing data and the threads are written, which under TCG took
-	 * longer than the whole recorded pass. The pipe holds everywhere.
-	 */
-	if (pipe2(ready, O_CLOEXEC))
-		return -errno;
-	pid = fork();
-	if (pid < 0) {
-		err = -errno;
-		close(ready[0]);
-		close(ready[1]);
-		return err;
-	}
-	if (pid == 0) {
-		char fdnum[16];
-
-		prctl(PR_SET_PDEATHSIG, SIGINT);
-		if (getppid() != parent)
-			_exit(127);
-		signal(SIGINT, SIG_DFL);
-		signal(SIGTERM, SIG_DFL);
-		close(ready[0]);
-		/* The write end alone survives the exec. */
-		if (fcntl(ready[1], F_SETFD, 0) < 0)
-			_exit(127);
-		snprintf(fdnum, sizeof(fdnum), "%d", ready[1]);
-		setenv("RS_RECORD_READY_FD", fdnum, 1);
-		/*
-		 * A flushing reader makes 100k lock events a second with
-		 * callchains, while the workloads compete for the CPU the
-		 * recorder drains on: 4 MiB rings rather than 1.
-		 */
-		execl("/proc/self/exe", "rstat-analyze", "record", "-q", "-a",
-		      "-m", "1024", "-o", run->recording, (char *)NULL);
-		_exit(127);
-	}
-	close(ready[1]);
-	run->recorder = pid;
-	pfd.fd = ready[0];
-	pfd.events = POLLIN;
-	for (t0 = now_s(); now_s() - t0 < 120; ) {
-		if (bench_stop) {
-			close(ready[0]);
-			return -EINTR;
-		}
-		n = poll(&pfd, 1, 100);
-		if (n <= 0)
-			continue;
-		n = read(ready[0], &c, 1);
-		close(ready[0]);
-		/* Which file is ours, to remove if the run is interrupted. */
-		lstat(run->recording, &run->recording_st);
-		if (n == 1)
-			return 0;
-		rs_error("bench: --record: the recorder failed (run `rstat-analyze record -d 1` to see why)");
-		return -EIO;
-	}
-	close(ready[0]);
-	rs_error("bench: --record: the recorder did not enable its events within 120 s");
-	return -ETIMEDOUT;
+	/* Which file is ours, to remove if the run is interrupted. */
+	lstat(run->recording, &run->recording_st);
+	return bench_stop ? -EINTR : 0;
 }
 
 static int stop_recorder(struct bench_run *run)
 {
-	int status = 0, i;
+	char errbuf[512] = "";
+	int err;
 
-	if (run->recorder <= 0)
+	if (!run->recorder)
 		return 0;
-	kill(run->recorder, SIGINT);
-	for (i = 0; i < 3000; i++) {
-		if (waitpid(run->recorder, &status, WNOHANG) == run->recorder)
-			break;
-		usleep(10000);
-	}
-	if (i == 3000) {
-		kill(run->recorder, SIGKILL);
-		waitpid(run->recorder, &status, 0);
-	}
-	run->recorder = 0;
-	return WIFEXITED(status) && !WEXITSTATUS(status) ? 0 : -EIO;
+	err = bench_recording__stop(run->recorder, errbuf, sizeof(errbuf));
+	if (err && !bench_stop)
+		rs_error("bench: --record: %s", errbuf);
+	bench_recording__delete(run->recorder);
+	run->recorder = NULL;
+	return err;
 }
 
 /*
@@ -1035,11 +966,8 @@ static int pass_end(struct bench_run *run, unsigned int rep, int err)
 {
 	if (!recorded_pass(run, rep))
 		return err;
-	if (stop_recorder(run) && !err && !bench_stop) {
-		rs_error("bench: --record: the recorder failed; see %s",
-			 run->recording);
+	if (stop_recorder(run) && !err && !bench_stop)
 		return -EIO;
-	}
 	return err;
 }
 
@@ -1974,11 +1902,8 @@ static int bench_run(const struct bench_params *p)
 	progress(&run, "bench %s: stopping the workloads",
 		 scenario_names[p->scenario]);
 	stop_procs(&run);
-	if (stop_recorder(&run) && !err && !bench_stop) {
-		rs_error("bench: --record: the recorder failed; see %s",
-			 run.recording);
+	if (stop_recorder(&run) && !err && !bench_stop)
 		err = -EIO;
-	}
 	/* cgroups_after counts what the run leaves, not its own tree. */
 	progress(&run, "bench %s: removing the run's cgroups",
 		 scenario_names[p->scenario]);
