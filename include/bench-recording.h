@@ -11,6 +11,7 @@
 #ifndef RS_BENCH_RECORDING_H
 #define RS_BENCH_RECORDING_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 struct bench_recording;
