@@ -63,7 +63,25 @@ struct bench_params {
 	bool after_flush;
 	int argc;
 	char **argv;
+	char why[512];	/* why a bench_params__*() refused a value */
 };
+
+/* The defaults; argv as bench got it (argv[1]: the scenario, if any). */
+void bench_params__init(struct bench_params *p, int argc, char **argv);
+/* The scenario's own defaults for what no option gave. */
+void bench_params__finish(struct bench_params *p);
+void bench_params__free(struct bench_params *p);
+/*
+ * Option values: 0, or -EINVAL with why in p->why. A count is 1 to max,
+ * a number above 0 up to max, a size has an optional K, M or G suffix;
+ * files are comma-separated cgroup stat files bench knows.
+ */
+int bench_params__count(struct bench_params *p, const char *opt,
+			const char *s, uint64_t max, uint64_t *out);
+int bench_params__number(struct bench_params *p, const char *opt,
+			 const char *s, double max, double *out);
+int bench_params__size(struct bench_params *p, const char *s, uint64_t *out);
+int bench_params__files(struct bench_params *p, const char *arg);
 
 /* How a run speaks. Any member may be NULL. */
 struct bench_ops {

@@ -2,47 +2,28 @@
 /*
  * rstat-analyze bench: the published rstat experiments as scenarios with
  * parameters, run in cgroups the run owns, timed, optionally recorded,
- * with every repetition's figures kept for `compare`.
- *
- * Everything the run creates (cgroups, workload processes, work files,
- * the recorder) is undone on every exit path: normal end, error, SIGINT,
- * SIGTERM. Workloads die with the bench process (PR_SET_PDEATHSIG), the
- * recorder is a thread of it, and a later run removes the cgroups and
- * work files a SIGKILLed run left.
+ * with every repetition's figures kept for `compare`. The run is library
+ * code (bench-run.h, src/bench/); this file turns the options into
+ * parameters, stops the run on SIGINT, SIGTERM and SIGHUP, and prints.
  */
-#include <dirent.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <getopt.h>
-#include <inttypes.h>
 #include <limits.h>
-#include <poll.h>
 #include <signal.h>
-#include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/pidfd.h>
-#include <sys/prctl.h>
-#include <sys/resource.h>
-#include <sys/stat.h>
-#include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "bench-accuracy.h"
-#include "bench-cgroup.h"
 #include "bench-results.h"
 #include "bench-run.h"
-#include "bench-workload.h"
+#include "bench-vm.h"
 #include "cmds.h"
-#include "hist.h"
-#include "kfeatures.h"
 #include "outfile.h"
 #include "util.h"
 #include "vm.h"
-#include "workdir.h"
 
 static void bench_signal(int sig)
 {
@@ -175,119 +156,11 @@ static const struct option bench_options[] = {
 	{ NULL, 0, NULL, 0 },
 };
 
-static int parse_count(const char *opt, const char *s, uint64_t max,
-		       uint64_t *out)
+/* A value bench_params__*() refused: a usage error. */
+static int bad_value(const struct bench_params *p)
 {
-	char *end;
-
-	errno = 0;
-	*out = strtoull(s, &end, 10);
-	if (errno || end == s || *end || *s == '-' || !*out || *out > max) {
-		rs_error("bench: %s '%s': give a number from 1 to %" PRIu64,
-			 opt, s, max);
-		return -EINVAL;
-	}
-	return 0;
-}
-
-/* A positive number up to max (--rate, --interval). */
-static int parse_number(const char *opt, const char *s, double max,
-			double *out)
-{
-	char *end;
-
-	errno = 0;
-	*out = strtod(s, &end);
-	if (errno || end == s || *end || !(*out > 0) || *out > max) {
-		rs_error("bench: %s '%s': give a number above 0, at most %g",
-			 opt, s, max);
-		return -EINVAL;
-	}
-	return 0;
-}
-
-/* SIZE with an optional K, M or G suffix (powers of 1024). */
-static int parse_size(const char *s, uint64_t *out)
-{
-	unsigned long long v;
-	char *end;
-	int shift = 0;
-
-	errno = 0;
-	v = strtoull(s, &end, 10);
-	if (errno || end == s || *s == '-')
-		goto bad;
-	switch (*end) {
-	case 'k': case 'K': shift = 10; end++; break;
-	case 'm': case 'M': shift = 20; end++; break;
-	case 'g': case 'G': shift = 30; end++; break;
-	}
-	if (*end || !v || v > (UINT64_MAX >> shift))
-		goto bad;
-	*out = (uint64_t)v << shift;
-	return 0;
-bad:
-	rs_error("bench: --memory-max '%s': give a size like 512M", s);
-	return -EINVAL;
-}
-
-/*
- * The cgroup files a reader may time: the stat files that flush (or, as
- * cgroup.stat and cpu.stat.local, do not) and the usual counters beside
- * them, v2 and v1 names. A typo is a usage error, not a run that reads
- * nothing.
- */
-static const char *const known_files[] = {
-	"cgroup.stat", "cgroup.events", "cpu.stat", "cpu.stat.local",
-	"cpu.pressure", "memory.stat", "memory.numa_stat", "memory.current",
-	"memory.peak", "memory.events", "memory.events.local",
-	"memory.pressure", "memory.swap.current", "memory.zswap.current",
-	"io.stat", "io.pressure", "pids.current", "memory.usage_in_bytes",
-	"memory.max_usage_in_bytes", "cpuacct.stat", "cpuacct.usage",
-	"cpuacct.usage_percpu",
-};
-
-static bool known_file(const char *name)
-{
-	size_t i;
-
-	for (i = 0; i < ARRAY_SIZE(known_files); i++)
-		if (!strcmp(name, known_files[i]))
-			return true;
-	return false;
-}
-
-static int parse_files(struct bench_params *p, const char *arg)
-{
-	char *tok, *save = NULL, *list;
-
-	/* A copy: argv stays whole for the results' command_line. */
-	free(p->files_buf);
-	list = p->files_buf = strdup(arg);
-	if (!list) {
-		rs_error("bench: out of memory");
-		return -ENOMEM;
-	}
-	p->nr_files = 0;
-	for (tok = strtok_r(list, ",", &save); tok;
-	     tok = strtok_r(NULL, ",", &save)) {
-		if (p->nr_files == BENCH_MAX_FILES) {
-			rs_error("bench: --files: give at most %d file names of the parent cgroup, comma-separated",
-				 BENCH_MAX_FILES);
-			return -EINVAL;
-		}
-		if (!known_file(tok)) {
-			rs_error("bench: --files: '%s' is not a cgroup stat file bench knows (cgroup.stat, cpu.stat, cpu.stat.local, memory.stat, memory.numa_stat, io.stat, the *.pressure and *.current files...)",
-				 tok);
-			return -EINVAL;
-		}
-		p->files[p->nr_files++] = tok;
-	}
-	if (!p->nr_files) {
-		rs_error("bench: --files needs at least one file name");
-		return -EINVAL;
-	}
-	return 0;
+	rs_error("bench: %s", p->why);
+	return RS_EXIT_USAGE;
 }
 
 /* The scenario options, and the scenarios each belongs to. */
@@ -360,43 +233,13 @@ static int check_scenario_opts(const struct bench_params *p,
 static int bench_parse_args(int argc, char **argv, struct bench_params *p)
 {
 	bool given[OPT__END - OPT_RECORD] = { false };
-	static char *default_files[] = {
-		"cgroup.stat", "cpu.stat", "memory.stat", "io.stat",
-	};
 	char err[256];
 	uint64_t v;
 	char *end;
 	unsigned int i;
 	int c;
 
-	memset(p, 0, sizeof(*p));
-	p->reps = 1;
-	p->depth = 1;
-	p->updater = UPD_BOTH;
-	p->reads = 0;
-	p->interleave = true;
-	p->cgroups = 2500;
-	p->round_trips = 100000;
-	p->duration = 3;
-	p->kind = ACC_BOTH;
-	p->interval_ms = 10;
-	p->rate = 200;
-	p->step = 1;
-	p->argc = argc;
-	p->argv = argv;
-	for (i = 0; i < sizeof(default_files) / sizeof(*default_files); i++)
-		p->files[p->nr_files++] = default_files[i];
-	/*
-	 * No scenario named: the main job, small enough for a minute on 2
-	 * CPUs, recorded and reported. Options (--root in a container, -o)
-	 * change it but do not turn it into a bare stat-read.
-	 */
-	p->main_job = argc == 1 || argv[1][0] == '-';
-	if (p->main_job) {
-		p->record = true;
-		p->children = 26;
-		p->reads = 2000;
-	}
+	bench_params__init(p, argc, argv);
 	optind = 1;
 	opterr = 0;
 	if (argc > 1 && argv[1][0] != '-') {
@@ -419,8 +262,8 @@ static int bench_parse_args(int argc, char **argv, struct bench_params *p)
 			given[c - OPT_RECORD] = true;
 		switch (c) {
 		case 'r':
-			if (parse_count("-r", optarg, 1000, &v))
-				return RS_EXIT_USAGE;
+			if (bench_params__count(p, "-r", optarg, 1000, &v))
+				return bad_value(p);
 			p->reps = v;
 			break;
 		case OPT_RECORD:
@@ -439,13 +282,14 @@ static int bench_parse_args(int argc, char **argv, struct bench_params *p)
 			p->keep = true;
 			break;
 		case OPT_CHILDREN:
-			if (parse_count("--children", optarg, 1000, &v))
-				return RS_EXIT_USAGE;
+			if (bench_params__count(p, "--children", optarg, 1000,
+						&v))
+				return bad_value(p);
 			p->children = v;
 			break;
 		case OPT_DEPTH:
-			if (parse_count("--depth", optarg, 16, &v))
-				return RS_EXIT_USAGE;
+			if (bench_params__count(p, "--depth", optarg, 16, &v))
+				return bad_value(p);
 			p->depth = v;
 			break;
 		case OPT_UPDATER:
@@ -460,16 +304,17 @@ static int bench_parse_args(int argc, char **argv, struct bench_params *p)
 			p->updater = i;
 			break;
 		case OPT_MEMORY_MAX:
-			if (parse_size(optarg, &p->memory_max))
-				return RS_EXIT_USAGE;
+			if (bench_params__size(p, optarg, &p->memory_max))
+				return bad_value(p);
 			break;
 		case OPT_FILES:
-			if (parse_files(p, optarg))
-				return RS_EXIT_USAGE;
+			if (bench_params__files(p, optarg))
+				return bad_value(p);
 			break;
 		case OPT_READS:
-			if (parse_count("--reads", optarg, 100000000, &v))
-				return RS_EXIT_USAGE;
+			if (bench_params__count(p, "--reads", optarg,
+						100000000, &v))
+				return bad_value(p);
 			p->reads = v;
 			break;
 		case OPT_INTERLEAVE:
@@ -479,14 +324,15 @@ static int bench_parse_args(int argc, char **argv, struct bench_params *p)
 			p->interleave = false;
 			break;
 		case OPT_CGROUPS:
-			if (parse_count("--cgroups", optarg, 100000, &v))
-				return RS_EXIT_USAGE;
+			if (bench_params__count(p, "--cgroups", optarg, 100000,
+						&v))
+				return bad_value(p);
 			p->cgroups = v;
 			break;
 		case OPT_ROUND_TRIPS:
-			if (parse_count("--round-trips", optarg, 1000000000,
+			if (bench_params__count(p, "--round-trips", optarg, 1000000000,
 					&v))
-				return RS_EXIT_USAGE;
+				return bad_value(p);
 			p->round_trips = v;
 			break;
 		case OPT_DURATION:
@@ -520,20 +366,22 @@ static int bench_parse_args(int argc, char **argv, struct bench_params *p)
 			p->spread = !strcmp(optarg, "spread");
 			break;
 		case OPT_RATE:
-			if (parse_number("--rate", optarg, 1e7, &p->rate))
-				return RS_EXIT_USAGE;
+			if (bench_params__number(p, "--rate", optarg, 1e7,
+						 &p->rate))
+				return bad_value(p);
 			break;
 		case OPT_INTERVAL:
-			if (parse_number("--interval", optarg, 60000,
+			if (bench_params__number(p, "--interval", optarg, 60000,
 					 &p->interval_ms))
-				return RS_EXIT_USAGE;
+				return bad_value(p);
 			break;
 		case OPT_AFTER_FLUSH:
 			p->after_flush = true;
 			break;
 		case OPT_STEP:
-			if (parse_count("--step", optarg, ACC_MAX_PAGES, &v))
-				return RS_EXIT_USAGE;
+			if (bench_params__count(p, "--step", optarg,
+						ACC_MAX_PAGES, &v))
+				return bad_value(p);
 			p->step = v;
 			break;
 		VM_OPT_CASES:
@@ -578,11 +426,7 @@ static int bench_parse_args(int argc, char **argv, struct bench_params *p)
 			 p->json ? "--json" : p->root ? "--root" : "--keep");
 		return RS_EXIT_USAGE;
 	}
-	if (!p->reads)
-		p->reads = p->scenario == SC_ACCURACY ? 200 : 1000;
-	if (!p->children)
-		p->children = p->scenario == SC_FAULT ? 0 :
-			      p->scenario == SC_ACCURACY ? 4 : 26;
+	bench_params__finish(p);
 	return 0;
 }
 
@@ -683,80 +527,30 @@ static int bench_run(const struct bench_params *p)
 
 /* --- in VMs ---------------------------------------------------------------- */
 
-/* A guest's release as a directory name: nothing a path could make of it. */
-static bool release_ok(const char *r)
+/* The guest's results into DIR/<release>/ (dir), said once if not. */
+static int save_guest(const struct bench_params *p, const struct vm_result *res,
+		      const char *rel, char (*dirs)[PATH_MAX], size_t i,
+		      char *dir)
 {
-	const char *c;
-
-	if (!*r || !strcmp(r, ".") || !strcmp(r, ".."))
-		return false;
-	for (c = r; *c; c++)
-		if (!strchr("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
-			    "0123456789._+-~", *c))
-			return false;
-	return true;
-}
-
-static int write_guest_file(const struct vm_result *res, const char *name,
-			    const char *path)
-{
-	struct outfile *out;
-	const void *data;
-	size_t len;
+	char path[PATH_MAX + 32], errbuf[PATH_MAX + 128] = "";
+	bool again;
 	int err;
 
-	data = vm_result__file(res, name, &len);
-	if (!data)
-		return 0;
-	err = outfile__rotate(path);
-	if (err >= 0)
-		err = outfile__open(&out, path);
-	if (err < 0) {
-		rs_error("%s: cannot write: %s", path, outfile__strerror(err));
-		return err;
-	}
-	if (fwrite(data, 1, len, outfile__stream(out)) != len) {
-		outfile__abort(out);
-		rs_error("%s: cannot write", path);
-		return -EIO;
-	}
-	err = outfile__commit(out);
-	if (err)
-		rs_error("%s: %s", path, strerror(-err));
-	return err;
-}
-
-/*
- * DIR/<release>/ for one guest's results; a release seen before (the same
- * kernel twice, or a patched kernel built with the same version string)
- * gets -2, -3...
- */
-static int guest_dir(const struct bench_params *p, const char *release,
-		     char (*seen)[PATH_MAX], size_t i, char *dir, size_t len)
-{
-	unsigned int n;
-	size_t j;
-	int err;
-
-	for (n = 1; ; n++) {
-		bool dup = false;
-
-		if (n == 1)
-			snprintf(dir, len, "%s/%s", p->outdir, release);
-		else
-			snprintf(dir, len, "%s/%s-%u", p->outdir, release, n);
-		for (j = 0; j < i; j++)
-			dup |= !strcmp(seen[j], dir);
-		if (!dup)
-			break;
-	}
-	if (n > 1)
+	err = bench_vm__guest_dir(p->outdir, rel, dirs, i, dir, PATH_MAX,
+				  &again, errbuf, sizeof(errbuf));
+	if (!err && again)
 		rs_note("%s ran as kernel %s again: its results go to %s",
-			p->vm.kernels[i], release, dir);
-	snprintf(seen[i], PATH_MAX, "%s", dir);
-	err = outfile__dir(dir);
+			p->vm.kernels[i], rel, dir);
+	snprintf(path, sizeof(path), "%s/results.json", dir);
+	if (!err)
+		err = bench_vm__save_file(res, "out/results.json", path,
+					  errbuf, sizeof(errbuf));
+	snprintf(path, sizeof(path), "%s/rstat.data", dir);
+	if (!err)
+		err = bench_vm__save_file(res, "out/rstat.data", path,
+					  errbuf, sizeof(errbuf));
 	if (err)
-		rs_error("%s: %s", dir, outfile__strerror(err));
+		rs_error("%s", errbuf);
 	return err;
 }
 
@@ -765,7 +559,6 @@ static int bench_in_vms(const struct bench_params *p)
 	char (*dirs)[PATH_MAX] = calloc(p->vm.nkernels, sizeof(*dirs));
 	const char *files[VM_MAX_KERNELS], *labels[VM_MAX_KERNELS];
 	char results[VM_MAX_KERNELS][PATH_MAX];
-	char path[PATH_MAX + 32];
 	struct vm_result *res = NULL;
 	int gargc, status = RS_EXIT_FAIL, err;
 	bool noted = false;
@@ -805,7 +598,7 @@ static int bench_in_vms(const struct bench_params *p)
 		if (status)
 			goto out;	/* the guest said why, on stderr */
 		status = RS_EXIT_FAIL;
-		if (!release_ok(rel)) {
+		if (!bench_vm__release_ok(rel)) {
 			rs_error("bench --kernel %s: the guest's release '%s' cannot name a directory",
 				 p->vm.kernels[i], rel);
 			goto out;
@@ -815,13 +608,7 @@ static int bench_in_vms(const struct bench_params *p)
 				 p->vm.kernels[i]);
 			goto out;
 		}
-		if (guest_dir(p, rel, dirs, i, results[i], PATH_MAX))
-			goto out;
-		snprintf(path, sizeof(path), "%s/results.json", results[i]);
-		if (write_guest_file(res, "out/results.json", path))
-			goto out;
-		snprintf(path, sizeof(path), "%s/rstat.data", results[i]);
-		if (write_guest_file(res, "out/rstat.data", path))
+		if (save_guest(p, res, rel, dirs, i, results[i]))
 			goto out;
 		snprintf(results[i], PATH_MAX, "%s/results.json", dirs[i]);
 		files[i] = results[i];
@@ -854,6 +641,6 @@ int cmd_bench(int argc, char **argv)
 		ret = rs_finish_stdout(bench_in_vms(&params));
 	else if (!ret)
 		ret = rs_finish_stdout(bench_run(&params));
-	free(params.files_buf);
+	bench_params__free(&params);
 	return ret;
 }
