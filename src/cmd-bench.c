@@ -432,18 +432,6 @@ static int bench_parse_args(int argc, char **argv, struct bench_params *p)
 
 /* --- the run ------------------------------------------------------------ */
 
-static void install_signals(void)
-{
-	struct sigaction sa;
-
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = bench_signal;
-	/* No SA_RESTART: the run's waits must return to see the stop. */
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
-	sigaction(SIGHUP, &sa, NULL);
-}
-
 static void say_error(void *ctx, const char *msg)
 {
 	rs_error("%s", msg);
@@ -514,7 +502,7 @@ static int bench_run(const struct bench_params *p)
 	};
 	char recording[PATH_MAX];
 
-	install_signals();
+	rs_on_stop_signals(bench_signal);
 	if (bench__run(p, &ops))
 		return RS_EXIT_FAIL;
 	if (p->record) {

@@ -365,18 +365,6 @@ static void progress(const struct recorder *r, double elapsed, bool last)
 		last ? "\n" : "   ");
 }
 
-static void install_signals(void)
-{
-	struct sigaction sa;
-
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = record_signal;
-	/* No SA_RESTART: poll() must return at once. */
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
-	sigaction(SIGHUP, &sa, NULL);
-}
-
 static void say_notes(const struct recorder_notes *n)
 {
 	if (n->no_cycles)
@@ -459,7 +447,7 @@ static int record_run(const struct record_params *p, int argc, char **argv)
 		rs_error("record: out of memory");
 		return RS_EXIT_FAIL;
 	}
-	install_signals();
+	rs_on_stop_signals(record_signal);
 	err = recorder__open(r);
 	if (!err && !p->quiet)
 		say_notes(recorder__notes(r));
