@@ -4,11 +4,10 @@
  * with callchains, record every rstat tracepoint this kernel has and any
  * probe points asked for, and write a perf.data that perf itself reads.
  *
- * Events are opened before the output file is created, so a kernel that
- * lacks something fails before anything is written. Probes go through the
- * kprobe and uprobe PMUs: the kernel removes them when the file descriptors
- * close, so no exit path (not even SIGKILL) leaves one behind. A command
- * run with `--` dies with the recorder (PR_SET_PDEATHSIG).
+ * The recording itself is the recorder library (recorder.h, src/record/):
+ * this file turns the options into its options, drains it until Ctrl-C,
+ * SIGTERM, -d or the target's end, and prints its notes, progress line,
+ * errors and summary. With --kernel the recording is made in a VM.
  */
 #include <errno.h>
 #include <getopt.h>
