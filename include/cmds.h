@@ -65,5 +65,10 @@ void rs_note(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
  * Returns the exit status to use: status unchanged, or RS_EXIT_FAIL.
  */
 int rs_finish_stdout(int status);
+/*
+ * handler for SIGINT, SIGTERM and SIGHUP, without SA_RESTART: a command's
+ * waits (poll, ppoll) return at once to see the stop.
+ */
+void rs_on_stop_signals(void (*handler)(int sig));
 
 #endif

@@ -91,6 +91,17 @@ void rs_note(const char *fmt, ...)
 	fputc('\n', stderr);
 }
 
+void rs_on_stop_signals(void (*handler)(int sig))
+{
+	struct sigaction sa;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = handler;
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
+}
+
 int rs_finish_stdout(int status)
 {
 	int err;

@@ -1,0 +1,33 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * bench --record's recorder: the recorder library (recorder.h) in this
+ * process, its rings drained by a thread of its own, so that the bench
+ * records as `record -a` would without running the tool again.
+ *
+ * bench_recording__start() returns once the events are enabled and the
+ * output has its name: the workload of the recorded pass starts after
+ * it and misses nothing. bench_recording__stop() completes the file.
+ */
+#ifndef RS_BENCH_RECORDING_H
+#define RS_BENCH_RECORDING_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+struct bench_recording;
+
+/*
+ * Record every CPU into path (an earlier file there becomes path.old).
+ * 0, or -errno with what failed in errbuf.
+ */
+int bench_recording__start(struct bench_recording **out, const char *path,
+			   char *errbuf, size_t len);
+/* Stop draining and complete the file; -errno with errbuf on failure. */
+int bench_recording__stop(struct bench_recording *br, char *errbuf,
+			  size_t len);
+/* Whether an earlier recording was moved to path.old. */
+bool bench_recording__rotated(const struct bench_recording *br);
+/* Stops a recording still running; a file not completed is removed. */
+void bench_recording__delete(struct bench_recording *br);
+
+#endif /* RS_BENCH_RECORDING_H */

@@ -1,0 +1,119 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * A bench run (`rstat-analyze bench`): a scenario with its parameters,
+ * run in cgroups of its own, timed, optionally recorded (the recorder
+ * library, in this process), its repetitions' figures kept for
+ * `compare`. Everything the run creates is undone on every exit path.
+ *
+ * The run prints nothing: it speaks through struct bench_ops, whose
+ * members the command supplies (and prints).
+ */
+#ifndef RS_BENCH_RUN_H
+#define RS_BENCH_RUN_H
+
+#include <signal.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "bench-accuracy.h"
+#include "vm.h"
+
+#define BENCH_MAX_FILES 8
+
+struct bench_results;
+
+enum scenario { SC_STAT_READ, SC_MANY_CGROUPS, SC_PIPE, SC_FAULT, SC_ACCURACY };
+
+extern const char *const scenario_names[SC_ACCURACY + 1];
+
+extern const char *const kind_names[ACC_BOTH + 1];
+
+enum updater { UPD_MEMORY, UPD_CPU, UPD_BOTH };
+
+extern const char *const updater_names[UPD_BOTH + 1];
+
+struct bench_params {
+	struct vm_opts vm;	/* --kernel: once per kernel, in a VM */
+	int nopts;		/* optind after the options */
+	enum scenario scenario;
+	bool main_job;		/* no scenario named */
+	unsigned int reps;
+	bool record;
+	const char *json;
+	const char *outdir;
+	const char *root;
+	bool keep;
+	unsigned int children;	/* 0: the scenario's default */
+	unsigned int depth;
+	enum updater updater;
+	uint64_t memory_max;	/* 0: none */
+	char *files[BENCH_MAX_FILES];
+	unsigned int nr_files;
+	char *files_buf;	/* --files split, argv left as it was */
+	uint64_t reads;
+	bool interleave;
+	unsigned int cgroups;
+	uint64_t round_trips;
+	double duration;
+	enum acc_kind kind;
+	bool spread;
+	double interval_ms;
+	double rate;
+	uint64_t step;
+	bool after_flush;
+	int argc;
+	char **argv;
+	char why[512];	/* why a bench_params__*() refused a value */
+};
+
+/* The defaults; argv as bench got it (argv[1]: the scenario, if any). */
+void bench_params__init(struct bench_params *p, int argc, char **argv);
+/* The scenario's own defaults for what no option gave. */
+void bench_params__finish(struct bench_params *p);
+void bench_params__free(struct bench_params *p);
+/*
+ * Option values: 0, or -EINVAL with why in p->why. A count is 1 to max,
+ * a number above 0 up to max, a size has an optional K, M or G suffix;
+ * files are comma-separated cgroup stat files bench knows.
+ */
+int bench_params__count(struct bench_params *p, const char *opt,
+			const char *s, uint64_t max, uint64_t *out);
+int bench_params__number(struct bench_params *p, const char *opt,
+			 const char *s, double max, double *out);
+int bench_params__size(struct bench_params *p, const char *s, uint64_t *out);
+int bench_params__files(struct bench_params *p, const char *arg);
+
+/* How a run speaks. Any member may be NULL. */
+struct bench_ops {
+	void (*error)(void *ctx, const char *msg);	/* what failed */
+	void (*note)(void *ctx, const char *msg);
+	/* The step the run is at; NULL: the step line is done. */
+	void (*progress)(void *ctx, const char *msg);
+	/* The run's figures, once they are saved. */
+	void (*results)(void *ctx, struct bench_results *res,
+			const char *cgroup_layout);
+	/* Interrupted: what finished before (res may be NULL). */
+	void (*interrupted)(void *ctx, struct bench_results *res);
+	void *ctx;
+};
+
+/*
+ * Stop the run: a signal handler's call (async-signal-safe). The run
+ * undoes what it made and returns -EINTR.
+ */
+void bench__stop(int sig);
+/* The signal that stopped the run, or 0. */
+int bench__stopped(void);
+
+/*
+ * Run p's scenario (p as bench's options left it). 0 when the results are
+ * saved and given to ops->results; -errno after ops->error said why
+ * (-EINTR: stopped by bench__stop(), nothing left behind).
+ */
+int bench__run(const struct bench_params *p, const struct bench_ops *ops);
+
+/* Where the run records (--record). */
+void bench__recording_path(const struct bench_params *p, char *buf,
+			   size_t len);
+
+#endif /* RS_BENCH_RUN_H */

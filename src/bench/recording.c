@@ -1,0 +1,179 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * bench --record's recorder (bench-recording.h): a struct recorder of
+ * this process whose rings a thread drains while the main thread runs
+ * the workloads.
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bench-recording.h"
+#include "outfile.h"
+#include "recorder.h"
+#include "util.h"
+
+/* How often the rings are drained when no wakeup comes, in ms. */
+#define POLL_MS 100
+
+struct bench_recording {
+	struct recorder *rec;
+	pthread_t drainer;
+	bool running;		/* the thread was started, not yet joined */
+	atomic_bool stop;
+	int err;		/* the thread's, once joined */
+	bool rotated;
+	char *argv[9];
+	char path[4096];
+};
+
+static void *drain_thread(void *arg)
+{
+	struct bench_recording *br = arg;
+	bool ended = false;
+	int err = 0;
+
+	while (!err && !atomic_load(&br->stop))
+		err = recorder__drain(br->rec, POLL_MS, &ended);
+	br->err = err;
+	return NULL;
+}
+
+/*
+ * The drain thread takes none of the signals that stop a run: the main
+ * thread's waits (ppoll with them unblocked) must see them at once.
+ */
+/* The recorder's one line, without the "record: " it says as a command. */
+static void say_error(struct bench_recording *br, char *errbuf, size_t len)
+{
+	const char *msg = recorder__strerror(br->rec);
+
+	if (!strncmp(msg, "record: ", 8))
+		msg += 8;
+	errbuf_set(errbuf, len, "%s", msg);
+}
+
+static int start_thread(struct bench_recording *br)
+{
+	sigset_t stops, old;
+	int err;
+
+	sigemptyset(&stops);
+	sigaddset(&stops, SIGINT);
+	sigaddset(&stops, SIGTERM);
+	sigaddset(&stops, SIGHUP);
+	pthread_sigmask(SIG_BLOCK, &stops, &old);
+	err = pthread_create(&br->drainer, NULL, drain_thread, br);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	if (err)
+		return -err;
+	br->running = true;
+	return 0;
+}
+
+static int join_thread(struct bench_recording *br)
+{
+	if (!br->running)
+		return 0;
+	atomic_store(&br->stop, true);
+	pthread_join(br->drainer, NULL);
+	br->running = false;
+	return br->err;
+}
+
+int bench_recording__start(struct bench_recording **out, const char *path,
+			   char *errbuf, size_t len)
+{
+	struct recorder_opts o = {
+		.output = path, .target = RECORDER_ALL, .freq = 4999,
+		/*
+		 * A flushing reader makes 100k lock events a second with
+		 * callchains, while the workloads compete for the CPU the
+		 * rings are drained on: 4 MiB rings rather than 1.
+		 */
+		.mmap_pages = 1024, .spans = RECORDER_SPANS_AUTO,
+	};
+	struct bench_recording *br;
+	int err;
+
+	*out = NULL;
+	br = calloc(1, sizeof(*br));
+	if (!br) {
+		errbuf_set(errbuf, len, "out of memory");
+		return -ENOMEM;
+	}
+	snprintf(br->path, sizeof(br->path), "%s", path);
+	/*
+	 * The header's command line: the `record` that makes the same
+	 * recording, as it read when bench ran it as a child.
+	 */
+	br->argv[0] = "rstat-analyze";
+	br->argv[1] = "record";
+	br->argv[2] = "-q";
+	br->argv[3] = "-a";
+	br->argv[4] = "-m";
+	br->argv[5] = "1024";
+	br->argv[6] = "-o";
+	br->argv[7] = br->path;
+	o.output = br->path;
+	o.cmdline_argc = 8;
+	o.cmdline_argv = br->argv;
+	/* As record does: the previous recording becomes .old. */
+	err = outfile__rotate(br->path);
+	if (err < 0) {
+		errbuf_set(errbuf, len, "%s: %s", br->path,
+			   outfile__strerror(err));
+		free(br);
+		return err;
+	}
+	br->rotated = err == 1;
+	*out = br;
+	br->rec = recorder__new(&o);
+	if (!br->rec) {
+		errbuf_set(errbuf, len, "out of memory");
+		return -ENOMEM;
+	}
+	err = recorder__open(br->rec);
+	if (!err)
+		err = recorder__start(br->rec);
+	if (err) {
+		say_error(br, errbuf, len);
+		return err;
+	}
+	err = start_thread(br);
+	if (err)
+		errbuf_set(errbuf, len, "cannot start the thread that drains the rings: %s",
+			   strerror(-err));
+	return err;
+}
+
+bool bench_recording__rotated(const struct bench_recording *br)
+{
+	return br && br->rotated;
+}
+
+int bench_recording__stop(struct bench_recording *br, char *errbuf,
+			  size_t len)
+{
+	int err = join_thread(br);
+
+	if (!err)
+		err = recorder__stop(br->rec);
+	if (err)
+		say_error(br, errbuf, len);
+	return err;
+}
+
+void bench_recording__delete(struct bench_recording *br)
+{
+	if (!br)
+		return;
+	join_thread(br);
+	recorder__delete(br->rec);
+	free(br);
+}

@@ -1,0 +1,852 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * A bench run (bench-run.h): its workload processes and the waits on
+ * them, its passes (the timed repetitions, then the recorded one), its
+ * recorder, its parameters and provenance in the results, its outputs,
+ * and the one cleanup path. The scenarios are in scenarios.c.
+ *
+ * Everything the run creates (cgroups, workload processes, work files,
+ * the recording) is undone on every exit path: normal end, error,
+ * bench__stop(). Workloads die with the bench process (PR_SET_PDEATHSIG),
+ * the recorder is a thread of it, and a later run removes the cgroups and
+ * work files a SIGKILLed run left.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/pidfd.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "bench-recording.h"
+#include "hist.h"
+#include "kfeatures.h"
+#include "outfile.h"
+#include "run-int.h"
+#include "util.h"
+#include "workdir.h"
+
+const char *const scenario_names[SC_ACCURACY + 1] = {
+	"stat-read", "many-cgroups", "pipe", "fault", "accuracy",
+};
+
+const char *const kind_names[ACC_BOTH + 1] = { "anon", "file", "both" };
+
+const char *const updater_names[UPD_BOTH + 1] = { "memory", "cpu", "both" };
+
+volatile sig_atomic_t bench_stop;
+
+/* --- processes ---------------------------------------------------------- */
+
+static int add_proc(struct bench_run *run, struct bench_proc *proc)
+{
+	if (!proc) {
+		bench_run__error(run, "bench: cannot start a workload process: %s",
+			 strerror(errno));
+		return -errno;
+	}
+	if (run->nr_procs == MAX_PROCS) {
+		bench_proc__delete(proc);
+		bench_run__error(run, "bench: more than %d workload processes", MAX_PROCS);
+		return -E2BIG;
+	}
+	run->procs[run->nr_procs++] = proc;
+	return 0;
+}
+
+void bench_run__stop_procs(struct bench_run *run)
+{
+	unsigned int i;
+
+	bench_proc__stop_all(run->procs, run->nr_procs);
+	for (i = 0; i < run->nr_procs; i++)
+		bench_proc__delete(run->procs[i]);
+	run->nr_procs = 0;
+}
+
+/* Spawn fn in cgroup rel and let it run. */
+int bench_run__start_in(struct bench_run *run, const char *rel,
+		    int (*fn)(void *), void *arg, struct bench_proc **out)
+{
+	struct bench_proc *proc = bench_proc__spawn(fn, arg);
+	int err = add_proc(run, proc);
+
+	if (err)
+		return err;
+	if (rel) {
+		err = bench_cg__join(run->cg, rel, bench_proc__pid(proc));
+		if (err) {
+			bench_run__error(run, "bench: cannot move a workload into %s: %s",
+				 rel, *bench_cg__error(run->cg) ?
+				 bench_cg__error(run->cg) : strerror(-err));
+			return err;
+		}
+	}
+	/* Updaters yield to the measured task, as in the seeds' runs. */
+	if (fn == wl_cpu_spin || fn == wl_memory_churn)
+		setpriority(PRIO_PROCESS, bench_proc__pid(proc), 19);
+	err = bench_proc__start(proc);
+	if (err) {
+		bench_run__error(run, "bench: cannot start a workload: %s", strerror(-err));
+		return err;
+	}
+	if (out)
+		*out = proc;
+	return 0;
+}
+
+/*
+ * Block the signals that stop a run (old: the mask before), so that a
+ * look at bench_stop and the wait after it cannot lose one.
+ */
+static void block_stops(sigset_t *stops, sigset_t *old)
+{
+	sigemptyset(stops);
+	sigaddset(stops, SIGINT);
+	sigaddset(stops, SIGTERM);
+	sigaddset(stops, SIGHUP);
+	sigprocmask(SIG_BLOCK, stops, old);
+}
+
+/* Wait for a started process; -EINTR when the run is being stopped. */
+int bench_run__wait(struct bench_run *run, struct bench_proc *proc,
+		    struct rusage *ru, double *real_s)
+{
+	struct timespec tick = { 0, 1000 * 1000 };
+	struct pollfd pfd = { .events = POLLIN };
+	sigset_t stops, old;
+	int status, err;
+
+	/*
+	 * Not a plain blocking wait4(): a signal landing between a look at
+	 * bench_stop and the wait would be lost, and the run would wait out
+	 * the workload (minutes for pipe's round trips). With the stop
+	 * signals blocked, bench_stop is looked at, then ppoll() on a pidfd
+	 * unblocks them atomically: it returns when the child ends or a
+	 * signal comes, never missing either, and costs nothing meanwhile.
+	 * Without pidfds (before 5.3) it polls, from 1 ms up to 20 ms, so
+	 * that short workloads (many-cgroups' thousands of charges) are not
+	 * slowed by the poll.
+	 */
+	pfd.fd = pidfd_open(bench_proc__pid(proc), 0);
+	block_stops(&stops, &old);
+	while ((err = bench_proc__poll(proc)) > 0 && !bench_stop) {
+		if (pfd.fd >= 0) {
+			ppoll(&pfd, 1, NULL, &old);
+			continue;
+		}
+		sigprocmask(SIG_SETMASK, &old, NULL);
+		nanosleep(&tick, NULL);
+		if (tick.tv_nsec < 20 * 1000 * 1000)
+			tick.tv_nsec *= 2;
+		sigprocmask(SIG_BLOCK, &stops, NULL);
+	}
+	sigprocmask(SIG_SETMASK, &old, NULL);
+	if (pfd.fd >= 0)
+		close(pfd.fd);
+	if (err > 0)
+		return -EINTR;
+	if (!err)
+		err = bench_proc__wait(proc, &status, ru, real_s);
+	if (err)
+		return err;
+	if (!WIFEXITED(status) || WEXITSTATUS(status)) {
+		if (bench_stop)
+			return -EINTR;
+		bench_run__error(run, "bench: a workload failed: %s",
+			 WIFEXITED(status) ? strerror(WEXITSTATUS(status)) :
+			 strsignal(WTERMSIG(status)));
+		return -EIO;
+	}
+	return 0;
+}
+
+/*
+ * Sleep ms, cut short when the run is being stopped. As in bench_run__wait(run, ),
+ * bench_stop is looked at with the stop signals blocked and ppoll()
+ * unblocks them atomically, so a signal landing just before a long sleep
+ * (fault's --duration) ends it at once.
+ */
+int bench_run__nap(double ms)
+{
+	struct timespec end, now, ts;
+	sigset_t stops, old;
+	double left;
+
+	clock_gettime(CLOCK_MONOTONIC, &end);
+	end.tv_sec += (time_t)(ms / 1000);
+	end.tv_nsec += (long)((ms - (time_t)(ms / 1000) * 1000) * 1e6);
+	if (end.tv_nsec >= 1000000000L) {
+		end.tv_sec++;
+		end.tv_nsec -= 1000000000L;
+	}
+	block_stops(&stops, &old);
+	while (!bench_stop) {
+		clock_gettime(CLOCK_MONOTONIC, &now);
+		left = (end.tv_sec - now.tv_sec) +
+		       (end.tv_nsec - now.tv_nsec) / 1e9;
+		if (left <= 0)
+			break;
+		ts.tv_sec = (time_t)left;
+		ts.tv_nsec = (long)((left - ts.tv_sec) * 1e9);
+		ppoll(NULL, 0, &ts, &old);
+	}
+	sigprocmask(SIG_SETMASK, &old, NULL);
+	return bench_stop ? -EINTR : 0;
+}
+
+double bench_run__now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+static void say(void (*fn)(void *, const char *), void *ctx,
+		const char *fmt, va_list ap)
+{
+	char msg[1024];
+
+	if (!fn)
+		return;
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	fn(ctx, msg);
+}
+
+void bench_run__error(struct bench_run *run, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	say(run->ops->error, run->ops->ctx, fmt, ap);
+	va_end(ap);
+}
+
+void bench_run__note(struct bench_run *run, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	say(run->ops->note, run->ops->ctx, fmt, ap);
+	va_end(ap);
+}
+
+/* The step the run is at (the command shows it on a terminal). */
+void bench_run__progress(const struct bench_run *run, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	say(run->ops->progress, run->ops->ctx, fmt, ap);
+	va_end(ap);
+}
+
+static void progress_clear(const struct bench_run *run)
+{
+	if (run->ops->progress)
+		run->ops->progress(run->ops->ctx, NULL);
+}
+
+/* --- recording ---------------------------------------------------------- */
+
+/*
+ * The recorder is the recorder library in this process (bench-recording.h):
+ * the same events as `record -a`, and a recording perf reads. It is live
+ * when this returns, so the pass's workload misses nothing of it.
+ */
+static int start_recorder(struct bench_run *run)
+{
+	char errbuf[512] = "";
+	int err;
+
+	bench__recording_path(run->p, run->recording, sizeof(run->recording));
+	err = bench_recording__start(&run->recorder, run->recording, errbuf,
+				     sizeof(errbuf));
+	run->rotated = bench_recording__rotated(run->recorder);
+	if (err) {
+		bench_recording__delete(run->recorder);
+		run->recorder = NULL;
+		bench_run__error(run, "bench: --record: %s", errbuf);
+		return err;
+	}
+	/* Which file is ours, to remove if the run is interrupted. */
+	lstat(run->recording, &run->recording_st);
+	return bench_stop ? -EINTR : 0;
+}
+
+static int stop_recorder(struct bench_run *run)
+{
+	char errbuf[512] = "";
+	int err;
+
+	if (!run->recorder)
+		return 0;
+	err = bench_recording__stop(run->recorder, errbuf, sizeof(errbuf));
+	if (err && !bench_stop)
+		bench_run__error(run, "bench: --record: %s", errbuf);
+	bench_recording__delete(run->recorder);
+	run->recorder = NULL;
+	return err;
+}
+
+/* --- passes ---------------------------------------------------------- */
+
+static int add_hist_metric(struct bench_run *run, const char *file,
+			   const uint64_t *lat, size_t n)
+{
+	struct hist *h = hist__new();
+	size_t i;
+	int err = h ? 0 : -ENOMEM;
+
+	for (i = 0; !err && i < n; i++)
+		err = hist__add(h, lat[i]);
+	if (!err)
+		err = bench_results__rep_metric_hist(run->res, "read_ns", "ns",
+						     file, true, h, lat, n);
+	hist__delete(h);
+	return err;
+}
+
+/*
+ * Passes: the timed repetitions, never recorded, then with --record one
+ * more pass of the same workload while the recorder runs. A recorder
+ * inflates what it observes (a 0.6 us cpu.stat read took 8 us while
+ * callchains were recorded): its pass is kept apart, as what recording
+ * cost, and no figure of it is ever printed or saved as a result.
+ */
+unsigned int bench_run__nr_passes(const struct bench_run *run)
+{
+	return run->p->reps + (run->p->record ? 1 : 0);
+}
+
+bool bench_run__recorded_pass(const struct bench_run *run, unsigned int rep)
+{
+	return run->p->record && rep == run->p->reps;
+}
+
+/* "repetition 2 of 3", or "the recorded pass". */
+const char *bench_run__pass_name(const struct bench_run *run, unsigned int rep,
+			     char *buf, size_t len)
+{
+	if (bench_run__recorded_pass(run, rep))
+		snprintf(buf, len, "the recorded pass");
+	else
+		snprintf(buf, len, "repetition %u of %u", rep + 1,
+			 run->p->reps);
+	return buf;
+}
+
+int bench_run__pass_start(struct bench_run *run, unsigned int rep)
+{
+	return bench_run__recorded_pass(run, rep) ? start_recorder(run) : 0;
+}
+
+int bench_run__pass_end(struct bench_run *run, unsigned int rep, int err)
+{
+	if (!bench_run__recorded_pass(run, rep))
+		return err;
+	if (stop_recorder(run) && !err && !bench_stop)
+		return -EIO;
+	return err;
+}
+
+int bench_run__begin_rep(struct bench_run *run, unsigned int rep, double real,
+		     double user, double sys)
+{
+	if (bench_run__recorded_pass(run, rep))
+		return bench_results__recorded_begin(run->res, real, user,
+						     sys);
+	return bench_results__rep_begin(run->res, real, user, sys);
+}
+
+/*
+ * One reader run: reads files reads times (interleaved or one after the
+ * other) from outside the measured tree; its time(1) figures are the
+ * pass's, each file's read latencies a metric.
+ */
+int bench_run__read(struct bench_run *run, unsigned int pass, char **paths,
+		      char **names, unsigned int nr, uint64_t reads,
+		      bool interleave)
+{
+	size_t slots = reads * nr, size = slots * sizeof(uint64_t) +
+		       sizeof(uint64_t) + sizeof(int);
+	struct wl_reader rd = {
+		.files = paths, .nr_files = nr, .reads = reads,
+		.interleave = interleave,
+	};
+	struct bench_proc *proc;
+	struct rusage ru;
+	double real;
+	uint64_t *lat, *one;
+	unsigned int f;
+	uint64_t r;
+	void *shm;
+	int err;
+
+	shm = bench_shared__alloc(size);
+	if (!shm) {
+		bench_run__error(run, "bench: out of memory for %zu read timings", slots);
+		return -ENOMEM;
+	}
+	rd.lat_ns = shm;
+	rd.done = (uint64_t *)shm + slots;
+	rd.err = (int *)(rd.done + 1);
+	one = malloc(reads * sizeof(*one));
+	err = one ? bench_run__start_in(run, NULL, wl_reader, &rd, &proc) : -ENOMEM;
+	if (!err)
+		err = bench_run__wait(run, proc, &ru, &real);
+	if (!err && (*rd.err || *rd.done != slots)) {
+		bench_run__error(run, "bench: the reader stopped after %" PRIu64 " of %zu reads: %s",
+			 *rd.done, slots, strerror(*rd.err ? *rd.err : EIO));
+		err = -EIO;
+	}
+	if (!err)
+		err = bench_run__begin_rep(run, pass, real,
+				ru.ru_utime.tv_sec + ru.ru_utime.tv_usec / 1e6,
+				ru.ru_stime.tv_sec + ru.ru_stime.tv_usec / 1e6);
+	for (f = 0; !err && f < nr; f++) {
+		lat = rd.lat_ns;
+		for (r = 0; r < reads; r++)
+			one[r] = interleave ? lat[r * nr + f] :
+				 lat[f * reads + r];
+		err = add_hist_metric(run, names[f], one, reads);
+	}
+	if (!err)
+		err = bench_results__rep_metric_value(run->res, "reads_per_s",
+						      "1/s", false,
+						      slots / real);
+	free(one);
+	bench_shared__free(shm, size);
+	return err;
+}
+
+/* --- the run ------------------------------------------------------------ */
+
+static void note_left_alone(void *ctx, const char *path, const char *why)
+{
+	struct bench_run *run = ctx;
+
+	bench_run__note(run, "%s: %s", path, why);
+}
+
+static void split_words(const char *s, const char **out, size_t *n,
+			size_t max, char *buf, size_t len)
+{
+	char *tok, *save = NULL;
+
+	*n = 0;
+	if (!s)
+		return;
+	snprintf(buf, len, "%s", s);
+	for (tok = strtok_r(buf, " ", &save); tok && *n < max;
+	     tok = strtok_r(NULL, " ", &save))
+		out[(*n)++] = tok;
+}
+
+static int set_params(struct bench_run *run)
+{
+	const struct bench_params *p = run->p;
+	struct bench_results *r = run->res;
+	const char *files[BENCH_MAX_FILES];
+	unsigned int i;
+	int err;
+
+	err = bench_results__param_u64(r, "repetitions", p->reps);
+	err = err ?: bench_results__param_bool(r, "record", p->record);
+	err = err ?: bench_results__param_str(r, "root",
+					      p->root ? p->root : "");
+	switch (p->scenario) {
+	case SC_STAT_READ:
+		for (i = 0; i < p->nr_files; i++)
+			files[i] = p->files[i];
+		err = err ?: bench_results__param_u64(r, "children",
+						      p->children);
+		err = err ?: bench_results__param_u64(r, "depth", p->depth);
+		err = err ?: bench_results__param_str(r, "updater",
+						      updater_names[p->updater]);
+		err = err ?: bench_results__param_u64(r, "memory_max",
+						      p->memory_max);
+		err = err ?: bench_results__param_strv(r, "files", files,
+						       p->nr_files);
+		err = err ?: bench_results__param_u64(r, "reads", p->reads);
+		err = err ?: bench_results__param_str(r, "order",
+						      p->interleave ?
+						      "interleave" :
+						      "discrete");
+		break;
+	case SC_MANY_CGROUPS:
+		err = err ?: bench_results__param_u64(r, "cgroups",
+						      p->cgroups);
+		err = err ?: bench_results__param_u64(r, "reads", p->reads);
+		err = err ?: bench_results__param_u64(r, "charge_bytes",
+						      CHARGE_BYTES);
+		break;
+	case SC_PIPE:
+		err = err ?: bench_results__param_u64(r, "round_trips",
+						      p->round_trips);
+		break;
+	case SC_FAULT:
+		err = err ?: bench_results__param_u64(r, "children",
+				p->children ? p->children : run->nr_cpus);
+		err = err ?: bench_results__param_double(r, "duration_s",
+							 p->duration);
+		err = err ?: bench_results__param_u64(r, "bytes",
+						      FAULT_BYTES);
+		break;
+	case SC_ACCURACY:
+		err = err ?: bench_results__param_u64(r, "children",
+						      p->children);
+		err = err ?: bench_results__param_str(r, "kind",
+						      kind_names[p->kind]);
+		err = err ?: bench_results__param_double(r, "rate", p->rate);
+		err = err ?: bench_results__param_str(r, "cpus_spread",
+						      p->spread ? "spread" :
+						      "pinned");
+		err = err ?: bench_results__param_u64(r, "reads", p->reads);
+		err = err ?: bench_results__param_double(r, "interval_ms",
+							 p->interval_ms);
+		err = err ?: bench_results__param_bool(r, "after_flush",
+						       p->after_flush);
+		err = err ?: bench_results__param_u64(r, "step_pages",
+						      p->step);
+		err = err ?: bench_results__param_u64(r, "max_pages",
+						      ACC_MAX_PAGES);
+		break;
+	}
+	return err;
+}
+
+static int set_provenance(struct bench_run *run)
+{
+	struct bench_provenance prov = { 0 };
+	struct bench_cg_counts after;
+	struct kfeatures kf = { 0 };
+	const char *v2[64], *v1[64];
+	char b2[1024], b1[1024], cmd[2048];
+	size_t used = 0;
+	int i, err;
+
+	err = kfeatures__probe_cgroups(&kf);
+	if (err)
+		return err;
+	split_words(kf.v2_controllers, v2, &prov.nr_v2_controllers, 64, b2,
+		    sizeof(b2));
+	split_words(kf.v1_controllers, v1, &prov.nr_v1_controllers, 64, b1,
+		    sizeof(b1));
+	prov.v2_controllers = v2;
+	prov.v1_controllers = v1;
+	prov.cgroup_layout = bench_cg__layout(run->cg);
+	prov.before = run->before;
+	if (!bench_cg__counts(run->cg, &after)) {
+		prov.after.v2_live = after.v2_live;
+		prov.after.v2_dying = after.v2_dying;
+		prov.after.v1_memory = after.v1_memory_cgroups;
+	} else {
+		prov.after.v2_live = prov.after.v2_dying = -1;
+		prov.after.v1_memory = -1;
+	}
+	prov.started = run->started;
+	prov.finished = time(NULL);
+	cmd[0] = '\0';
+	used = snprintf(cmd, sizeof(cmd), "rstat-analyze");
+	for (i = 0; i < run->p->argc && used < sizeof(cmd); i++)
+		used += snprintf(cmd + used, sizeof(cmd) - used, " %s",
+				 run->p->argv[i]);
+	prov.command_line = cmd;
+	err = bench_results__provenance(run->res, &prov);
+	kfeatures__free(&kf);
+	return err;
+}
+
+/*
+ * As record does with recordings, an earlier results file becomes .old;
+ * the new one is written beside it and renamed into place when whole.
+ */
+static int write_results_to(struct bench_run *run, const char *file)
+{
+	struct outfile *out;
+	int err;
+
+	err = outfile__rotate(file);
+	if (err >= 0)
+		err = outfile__open(&out, file);
+	if (err < 0) {
+		bench_run__error(run, "%s: cannot write: %s", file, outfile__strerror(err));
+		return err;
+	}
+	err = bench_results__write(run->res, outfile__stream(out));
+	if (err) {
+		outfile__abort(out);
+	} else {
+		err = outfile__commit(out);
+	}
+	if (err)
+		bench_run__error(run, "%s: %s", file, strerror(-err));
+	return err;
+}
+
+static int check_output(struct bench_run *run, const char *dir,
+			const char *name)
+{
+	char path[PATH_MAX];
+	int err;
+
+	snprintf(path, sizeof(path), "%s%s%s", dir ? dir : "", dir ? "/" : "",
+		 name);
+	err = outfile__check(path);
+	if (err)
+		bench_run__error(run, "%s: cannot write: %s", path, outfile__strerror(err));
+	return err;
+}
+
+/*
+ * Before the run: that every output can be written, so that an hour of
+ * bench is not lost to a typo in a path. -o DIR is made here; a link
+ * there is followed only if its owner is ours or root's (outfile.h).
+ */
+static int check_outputs(struct bench_run *run)
+{
+	const struct bench_params *p = run->p;
+	int err = p->outdir ? outfile__dir(p->outdir) : 0;
+
+	if (err) {
+		bench_run__error(run, "%s: %s", p->outdir, outfile__strerror(err));
+		return err;
+	}
+	if (p->outdir && check_output(run, p->outdir, "results.json"))
+		return -EIO;
+	if (p->record && check_output(run, p->outdir, "rstat.data"))
+		return -EIO;
+	if (p->json && check_output(run, NULL, p->json))
+		return -EIO;
+	return 0;
+}
+
+/* --json FILE and -o DIR each get a copy when both are given. */
+static int write_results(struct bench_run *run)
+{
+	char path[PATH_MAX];
+	int err;
+
+	if (run->p->outdir) {
+		snprintf(path, sizeof(path), "%s/results.json", run->p->outdir);
+		err = write_results_to(run, path);
+		if (err)
+			return err;
+	}
+	if (run->p->json)
+		return write_results_to(run, run->p->json);
+	return 0;
+}
+
+static unsigned int scenario_need(const struct bench_params *p)
+{
+	unsigned int need = BENCH_NEED(BENCH_CTRL_BASE), i;
+
+	switch (p->scenario) {
+	case SC_STAT_READ:
+		if (p->updater != UPD_CPU || p->memory_max)
+			need |= BENCH_NEED(BENCH_CTRL_MEMORY);
+		for (i = 0; i < p->nr_files; i++) {
+			if (!strncmp(p->files[i], "memory.", 7))
+				need |= BENCH_NEED(BENCH_CTRL_MEMORY);
+			if (!strncmp(p->files[i], "io.", 3))
+				need |= BENCH_NEED(BENCH_CTRL_IO);
+		}
+		break;
+	case SC_MANY_CGROUPS:
+	case SC_FAULT:
+	case SC_ACCURACY:
+		need |= BENCH_NEED(BENCH_CTRL_MEMORY);
+		break;
+	case SC_PIPE:
+		break;
+	}
+	return need;
+}
+
+/* --keep: the tree is the user's now; say where, once per hierarchy. */
+static void note_kept(struct bench_run *run)
+{
+	const struct bench_cg *cg = run->cg;
+	const char *dirs[BENCH_CTRL__NR];
+	unsigned int n = 0, i;
+	int c;
+
+	for (c = 0; c < BENCH_CTRL__NR; c++) {
+		const char *d = bench_cg__root(cg, c);
+
+		for (i = 0; d && i < n && strcmp(dirs[i], d); i++)
+			;
+		if (d && i == n)
+			dirs[n++] = d;
+	}
+	for (i = 0; i < n; i++)
+		bench_run__note(run, "--keep: the run's cgroups stay in %s: yours to remove (rmdir, leaves first); no later run touches them",
+			dirs[i]);
+}
+
+/*
+ * An interrupted run removes its recording too (and puts back the one it
+ * had moved to .old): only the file its recorder made, by inode.
+ */
+static void remove_recording(struct bench_run *run)
+{
+	struct stat st;
+
+	if (!run->recording_st.st_ino || lstat(run->recording, &st) ||
+	    st.st_dev != run->recording_st.st_dev ||
+	    st.st_ino != run->recording_st.st_ino)
+		return;
+	if (!unlink(run->recording) && run->rotated)
+		outfile__unrotate(run->recording);
+}
+
+int bench__run(const struct bench_params *p, const struct bench_ops *ops)
+{
+	struct bench_run run = { .p = p, .ops = ops };
+	struct bench_cg_opts o = {
+		.root = p->root, .keep = p->keep, .need = scenario_need(p),
+	};
+	struct bench_cg_counts c;
+	char errbuf[512] = "";
+	unsigned int removed = 0;
+	int err, status = -EIO;
+	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+
+	run.nr_cpus = ncpu > 0 ? ncpu : 1;
+	run.started = time(NULL);
+	if (bench_cg__cleanup_stale(p->root, &removed, note_left_alone, &run,
+				    errbuf,
+				    sizeof(errbuf)) && *errbuf)
+		bench_run__note(&run, "leftovers of earlier runs: %s", errbuf);
+	else if (removed)
+		bench_run__note(&run, "removed the cgroups of %u earlier run%s that did not finish",
+			removed, removed > 1 ? "s" : "");
+	if (!workdir__cleanup_stale("bench", NULL, &removed,
+				    note_left_alone, &run) && removed)
+		bench_run__note(&run, "removed the work files of %u earlier run%s that did not finish",
+			removed, removed > 1 ? "s" : "");
+	if (check_outputs(&run))
+		return -EIO;
+	err = bench_cg__new(&run.cg, &o, errbuf, sizeof(errbuf));
+	if (err) {
+		bench_run__error(&run, "bench: %s",
+				 *errbuf ? errbuf : strerror(-err));
+		return err;
+	}
+	if (!bench_cg__counts(run.cg, &c)) {
+		run.before.v2_live = c.v2_live;
+		run.before.v2_dying = c.v2_dying;
+		run.before.v1_memory = c.v1_memory_cgroups;
+	} else {
+		run.before.v2_live = run.before.v2_dying = -1;
+		run.before.v1_memory = -1;
+	}
+	if (workdir__new(&run.workdir, "bench", NULL, errbuf,
+			 sizeof(errbuf))) {
+		bench_run__error(&run, "bench: %s", errbuf);
+		goto out;
+	}
+	run.res = bench_results__new(scenario_names[p->scenario]);
+	if (!run.res || set_params(&run)) {
+		bench_run__error(&run, "bench: out of memory");
+		goto out;
+	}
+	err = bench_scenario__run(&run);
+	bench_run__progress(&run, "bench %s: stopping the workloads",
+		 scenario_names[p->scenario]);
+	bench_run__stop_procs(&run);
+	if (stop_recorder(&run) && !err && !bench_stop)
+		err = -EIO;
+	/* cgroups_after counts what the run leaves, not its own tree. */
+	bench_run__progress(&run, "bench %s: removing the run's cgroups",
+		 scenario_names[p->scenario]);
+	if (!bench_stop && !err && bench_cg__destroy(run.cg)) {
+		bench_run__error(&run, "bench: %s", bench_cg__error(run.cg));
+		goto out;
+	}
+	progress_clear(&run);
+	if (bench_stop)
+		goto out;
+	if (err) {
+		if (err == -ENOMEM)
+			bench_run__error(&run, "bench: out of memory");
+		goto out;
+	}
+	if (p->record)
+		bench_results__set_recording(run.res, run.recording);
+	if (set_provenance(&run) || write_results(&run))
+		goto out;
+	if (ops->results)
+		ops->results(ops->ctx, run.res, bench_cg__layout(run.cg));
+	status = 0;
+out:
+	progress_clear(&run);
+	bench_run__stop_procs(&run);
+	stop_recorder(&run);
+	if (bench_stop && status)
+		remove_recording(&run);
+	if (run.cg && bench_cg__destroy(run.cg)) {
+		bench_run__error(&run, "bench: %s", bench_cg__error(run.cg));
+		status = -EIO;
+	} else if (bench_stop && status) {
+		/*
+		 * Whatever step the signal cut short (the recorder's start,
+		 * a wait, a scenario), it is said here, once, after the
+		 * cleanup it claims.
+		 */
+		if (ops->interrupted)
+			ops->interrupted(ops->ctx, run.res);
+		bench_run__error(&run, "bench: interrupted by SIG%s: removed what the run created%s",
+			 sigabbrev_np(bench_stop),
+			 run.recording_st.st_ino ?
+			 ", the recording included" : "");
+	}
+	if (run.cg && p->keep)
+		note_kept(&run);
+	bench_cg__delete(run.cg);
+	if (run.workdir) {
+		char wpath[PATH_MAX];
+
+		snprintf(wpath, sizeof(wpath), "%s",
+			 workdir__path(run.workdir));
+		if (workdir__delete(run.workdir)) {
+			bench_run__error(&run, "bench: %s: could not remove all of it", wpath);
+			status = -EIO;
+		}
+	}
+	bench_results__delete(run.res);
+	if (status && bench_stop)
+		return -EINTR;
+	return status;
+}
+
+
+void bench__recording_path(const struct bench_params *p, char *buf,
+			   size_t len)
+{
+	if (p->outdir)
+		snprintf(buf, len, "%s/rstat.data", p->outdir);
+	else
+		snprintf(buf, len, "rstat.data");
+}
+
+void bench__stop(int sig)
+{
+	bench_stop = sig;
+}
+
+int bench__stopped(void)
+{
+	return bench_stop;
+}

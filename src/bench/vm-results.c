@@ -1,0 +1,93 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * bench --kernel's results on this side (bench-vm.h): a directory per
+ * guest, named by its release, and the files the guest sent back.
+ */
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "bench-vm.h"
+#include "outfile.h"
+#include "util.h"
+#include "vm.h"
+
+/* A guest's release as a directory name: nothing a path could make of it. */
+bool bench_vm__release_ok(const char *r)
+{
+	const char *c;
+
+	if (!*r || !strcmp(r, ".") || !strcmp(r, ".."))
+		return false;
+	for (c = r; *c; c++)
+		if (!strchr("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+			    "0123456789._+-~", *c))
+			return false;
+	return true;
+}
+
+int bench_vm__save_file(const struct vm_result *res, const char *name,
+			const char *path, char *errbuf, size_t errlen)
+{
+	struct outfile *out;
+	const void *data;
+	size_t len;
+	int err;
+
+	data = vm_result__file(res, name, &len);
+	if (!data)
+		return 0;
+	err = outfile__rotate(path);
+	if (err >= 0)
+		err = outfile__open(&out, path);
+	if (err < 0) {
+		errbuf_set(errbuf, errlen, "%s: cannot write: %s", path,
+			   outfile__strerror(err));
+		return err;
+	}
+	if (fwrite(data, 1, len, outfile__stream(out)) != len) {
+		outfile__abort(out);
+		errbuf_set(errbuf, errlen, "%s: cannot write", path);
+		return -EIO;
+	}
+	err = outfile__commit(out);
+	if (err)
+		errbuf_set(errbuf, errlen, "%s: %s", path, strerror(-err));
+	return err;
+}
+
+/*
+ * DIR/<release>/ for one guest's results; a release seen before (the same
+ * kernel twice, or a patched kernel built with the same version string)
+ * gets -2, -3...
+ */
+int bench_vm__guest_dir(const char *outdir, const char *release,
+			char (*seen)[PATH_MAX], size_t i, char *dir, size_t len,
+			bool *again, char *errbuf, size_t errlen)
+{
+	unsigned int n;
+	size_t j;
+	int err;
+
+	for (n = 1; ; n++) {
+		bool dup = false;
+
+		if (n == 1)
+			snprintf(dir, len, "%s/%s", outdir, release);
+		else
+			snprintf(dir, len, "%s/%s-%u", outdir, release, n);
+		for (j = 0; j < i; j++)
+			dup |= !strcmp(seen[j], dir);
+		if (!dup)
+			break;
+	}
+	*again = n > 1;
+	snprintf(seen[i], PATH_MAX, "%s", dir);
+	err = outfile__dir(dir);
+	if (err)
+		errbuf_set(errbuf, errlen, "%s: %s", dir,
+			   outfile__strerror(err));
+	return err;
+}
+

@@ -1,0 +1,160 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The recorder library (recorder.h) against the running kernel: a
+ * recording of every CPU that perf_data reads back with the events the
+ * recorder opened; a failure that says what failed and leaves no file;
+ * a recorder inside another program that never reaps that program's
+ * children (bench --record runs one beside its workloads).
+ */
+#include <errno.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "perf-data.h"
+#include "recorder.h"
+#include "unit.h"
+
+static void opts_all(struct recorder_opts *o, const char *out)
+{
+	static char *argv[] = { "test-recorder", NULL };
+
+	memset(o, 0, sizeof(*o));
+	o->output = out;
+	o->target = RECORDER_ALL;
+	o->freq = 999;
+	o->spans = RECORDER_SPANS_PERF;
+	o->cmdline_argc = 1;
+	o->cmdline_argv = argv;
+}
+
+static const char *cannot_record(void)
+{
+	if (geteuid())
+		return "not root";
+	if (access("/sys/kernel/tracing/events", R_OK))
+		return "no tracefs";
+	return NULL;
+}
+
+/* Drain for about ms milliseconds. */
+static int drain_for(struct recorder *r, int ms)
+{
+	bool ended = false;
+	int err = 0, i;
+
+	for (i = 0; !err && i < ms / 50 && !ended; i++)
+		err = recorder__drain(r, 50, &ended);
+	return err;
+}
+
+static void test_record_all(void)
+{
+	const char *out = unit_tmp_path("all.data");
+	const char *why = cannot_record();
+	struct recorder_opts o;
+	struct recorder_stats st;
+	struct perf_data *pd = NULL;
+	struct recorder *r;
+	struct stat sb;
+
+	if (why) {
+		SKIP(why);
+		return;
+	}
+	opts_all(&o, out);
+	r = recorder__new(&o);
+	CHECK(r != NULL);
+	if (!r)
+		return;
+	CHECK_INT(recorder__open(r), 0);
+	/* Nothing is made before the start. */
+	CHECK(stat(out, &sb) != 0);
+	CHECK_INT(recorder__start(r), 0);
+	/* Started: the output has its name. */
+	CHECK_INT(stat(out, &sb), 0);
+	CHECK_INT(drain_for(r, 300), 0);
+	CHECK_INT(recorder__stop(r), 0);
+	CHECK_STR(recorder__strerror(r), "");
+	recorder__stats(r, &st);
+	CHECK(st.data_size > 0);
+	recorder__delete(r);
+	/* Finished: the file stays, and reads back. */
+	CHECK_INT(perf_data__open(&pd, out), 0);
+	if (pd) {
+		/* The sampling event and at least one rstat tracepoint. */
+		CHECK(perf_data__nr_evsel(pd) >= 1);
+		perf_data__delete(pd);
+	}
+	unlink(out);
+}
+
+static void test_error_leaves_nothing(void)
+{
+	const char *out = unit_tmp_path("bad.data");
+	const char *why = cannot_record();
+	struct recorder_opts o;
+	struct recorder *r;
+	struct stat sb;
+
+	if (why) {
+		SKIP(why);
+		return;
+	}
+	opts_all(&o, out);
+	o.target = RECORDER_CGROUP;
+	o.cgroup = "/nonexistent/rstat-analyze-test";
+	r = recorder__new(&o);
+	CHECK(r != NULL);
+	if (!r)
+		return;
+	CHECK(recorder__open(r) < 0);
+	CHECK(strstr(recorder__strerror(r),
+		     "--cgroup /nonexistent/rstat-analyze-test") != NULL);
+	recorder__delete(r);
+	CHECK(stat(out, &sb) != 0);
+
+	/* Never opened: deleted clean. */
+	recorder__delete(recorder__new(&o));
+}
+
+static void test_leaves_callers_children(void)
+{
+	const char *out = unit_tmp_path("kids.data");
+	const char *why = cannot_record();
+	struct recorder_opts o;
+	struct recorder *r;
+	int status = 0;
+	pid_t kid;
+
+	if (why) {
+		SKIP(why);
+		return;
+	}
+	kid = fork();
+	if (kid == 0) {
+		usleep(200 * 1000);
+		_exit(7);
+	}
+	CHECK(kid > 0);
+	opts_all(&o, out);
+	r = recorder__new(&o);
+	CHECK(r != NULL);
+	if (r && !recorder__open(r) && !recorder__start(r)) {
+		CHECK_INT(drain_for(r, 400), 0);
+		CHECK_INT(recorder__stop(r), 0);
+	}
+	recorder__delete(r);
+	/* The caller's child, exited meanwhile, is still the caller's. */
+	CHECK_INT(waitpid(kid, &status, 0), kid);
+	CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 7);
+	unlink(out);
+}
+
+UNIT_MAIN(UNIT(test_record_all), UNIT(test_error_leaves_nothing),
+	  UNIT(test_leaves_callers_children))
