@@ -637,6 +637,9 @@ static int pack_initramfs(int dirfd, const struct vm_params *p, int argc,
 	err = write_argv(pack->cpio, argc, argv);
 	if (!err)
 		err = write_fetch(pack->cpio, p->fetch);
+	if (!err && p->build_id)
+		err = cpio__add_data(pack->cpio, VM_GUEST_BUILD_ID, 0644,
+				     p->build_id, strlen(p->build_id));
 	if (!err)
 		err = cpio__finish(pack->cpio);
 	if (err)

@@ -20,6 +20,13 @@ expect_error 1 "kernel image /nonexistent: No such file" \
 	"$RS_BIN" doctor --kernel /nonexistent
 expect_error 1 "qemu-system-x86_64 is not on PATH: install the package qemu-system-x86" \
 	env PATH=/nonexistent "$RS_BIN" doctor --kernel /etc/passwd
+# A line probe needs the guest kernel's vmlinux, found before any boot.
+mkdir "$TMP/img"
+: >"$TMP/img/vmlinuz"
+expect_error 1 "record: --kernel $TMP/img/vmlinuz: --probe f:3: a source line needs that kernel's vmlinux with debuginfo: .*" \
+	"$RS_BIN" record --kernel "$TMP/img/vmlinuz" --probe f:3 -- true
+expect_error 1 "record: --kernel $TMP/img/vmlinuz: $TMP/img/vmlinux: no build id to check the guest kernel against .*" \
+	sh -c "echo x >'$TMP/img/vmlinux' && '$RS_BIN' record --kernel '$TMP/img/vmlinuz' --probe f:3 -- true"
 
 need_vm_kernels
 before=$(vm_workdirs)
