@@ -581,7 +581,7 @@ static int add_tracepoints(struct evlist *el, const struct record_params *p,
 	};
 	struct perf_event_attr attr;
 	char **names = NULL, **all;
-	size_t n, i, total = 0, nr_auto;
+	size_t n, i, total = 0, nr_auto, found = 0;
 	char *name;
 	unsigned int g;
 	int err;
@@ -604,6 +604,7 @@ static int add_tracepoints(struct evlist *el, const struct record_params *p,
 			notes->tracefs_denied = true;
 			break;
 		}
+		found += err ? 0 : n;
 		for (i = 0; !err && i < n && total < 64; i++) {
 			if (bpf_spans && is_lock_tracepoint(names[i]))
 				continue;
@@ -615,7 +616,8 @@ static int add_tracepoints(struct evlist *el, const struct record_params *p,
 		events__free_names(names);
 		names = NULL;
 	}
-	if (!total && !notes->tracefs_denied)
+	/* Those BPF times are not missing: no flush kprobes for them. */
+	if (!found && !notes->tracefs_denied)
 		notes->no_tracepoints = true;
 	nr_auto = total;
 
