@@ -150,6 +150,23 @@ struct classifier *classifier__new(const struct rules *r);
 void classifier__delete(struct classifier *c);
 
 /*
+ * The kernel the stacks come from (its release's major and minor), for
+ * the rules that depend on it (rules__inline_release()). Unknown (the
+ * default): none of those apply.
+ */
+void classifier__set_kernel(struct classifier *c, int major, int minor);
+
+/*
+ * Readers that release the rstat lock themselves, the unlock inlined:
+ * on such a kernel a clock sample (cpu-clock) that skids to the IRQ
+ * re-enable point directly in reader sym is the time of the flush it
+ * held the lock for. Returns that flush's category (the reader's), or
+ * RS_CAT_OTHER when sym is no such reader on kernel major.minor.
+ */
+enum rs_category rules__inline_release(const char *sym, int major,
+				       int minor);
+
+/*
  * Classify the stack syms[0..n) (frame names, leaf first). The names must
  * be interned (stable pointers, one pointer per distinct string): matches
  * are cached by pointer. NULL entries match nothing. 0, -ENOMEM, or
@@ -158,7 +175,10 @@ void classifier__delete(struct classifier *c);
  * The category is that of the innermost `in` frame; when that is core,
  * the first frame toward the root that is `in` or `caller` of memory, io,
  * base or bpf names the subsystem instead. The trigger is the outermost
- * frame with one, anywhere in the stack.
+ * frame with one, anywhere in the stack. A stack with no `in` frame whose
+ * leaf frames are IRQ re-enable points directly in a reader that, on the
+ * kernel set, releases the rstat lock inline is that reader's flush
+ * (skid, category_frame the reader's).
  */
 int classifier__classify(struct classifier *c, const char *const *syms,
 			 uint32_t n, struct rs_stack_class *out);

@@ -54,6 +54,13 @@ struct vm_params {
 	const char *const *programs;
 	/* Guest files to send back after the command ("/proc/kallsyms"). */
 	const char *const *fetch;
+	/*
+	 * The build id (hex) the guest kernel must have, or NULL: the guest
+	 * refuses to run the command on another kernel (status 1, saying
+	 * why on its stderr), as offsets resolved from a vmlinux would be
+	 * wrong there.
+	 */
+	const char *build_id;
 	/* Set by the caller's signal handler: stop, kill the guest. */
 	volatile sig_atomic_t *stop;
 };
@@ -172,6 +179,45 @@ const char *vm_result__file_name(const struct vm_result *res, size_t i);
  */
 void vm_guest__main(int (*run)(int argc, char **argv))
 	__attribute__((noreturn));
+
+/*
+ * Source-line kprobes (--probe FUNC:RLN, SRC:ALN) for record --kernel:
+ * resolved on the host against the guest kernel's vmlinux, passed to the
+ * guest as EVENT=FUNC+OFF (see probe.c).
+ */
+/* Whether spec names a source line, which needs the kernel's DWARF. */
+bool vm_probe__is_line(const char *spec);
+/* IMAGE's directory's "vmlinux" (scripts/fetch-kernels.sh --dbg puts
+ * it there) if readable; malloc()ed, or NULL. */
+char *vm_probe__default_vmlinux(const char *kernel);
+/* vmlinux's build id as hex into hex[len]; 0, or -errno and errbuf. */
+int vm_probe__build_id(const char *vmlinux, char *hex, size_t len,
+		       char *errbuf, size_t errlen);
+/*
+ * argv (NULL-terminated, its options before a "--") with each --probe
+ * value that is one of probes[] (by pointer, as getopt left them) and
+ * names a line replaced by one "--probe EVENT=FUNC+OFF" per point vmlinux
+ * resolves it to, and the --vmlinux option whose value is vmlinux_value
+ * (by pointer; NULL: none) dropped. NULL with errbuf saying why on
+ * failure. Free with vm_probe__free_argv(argv, result, *nargc).
+ */
+char **vm_probe__guest_argv(int argc, char *const argv[],
+			    const char *const *probes, size_t nprobes,
+			    const char *vmlinux_value, const char *vmlinux,
+			    int *nargc, char *errbuf, size_t errlen);
+void vm_probe__free_argv(char *const argv[], char **gargv, int gargc);
+/*
+ * All of it for record --kernel: when a probe names a line or vmlinux
+ * (--vmlinux's value; NULL: the one beside kernel) is given, *out = the
+ * guest argv as vm_probe__guest_argv() makes it and build_id[idlen] the
+ * vmlinux's (for vm_params.build_id); else *out = NULL. 0, or -errno
+ * with errbuf saying why.
+ */
+int vm_probe__record_argv(const char *kernel, const char *vmlinux,
+			  const char *const *probes, size_t nprobes,
+			  int argc, char *const argv[], char ***out,
+			  int *nargc, char *build_id, size_t idlen,
+			  char *errbuf, size_t errlen);
 
 /* The newc cpio writer the initramfs is made with (exposed for tests). */
 struct cpio;

@@ -7,10 +7,21 @@
 # per kernel: the path of its vmlinuz. Does nothing for a kernel already
 # cached.
 #
-# Usage: scripts/fetch-kernels.sh [CACHE]
+# With --dbg it also fetches each kernel's debug symbols (the package
+# linux-image-<release>-dbg, about 280 MB each, hence opt-in) and keeps
+# only their vmlinux, beside the vmlinuz: what `record --kernel K --probe
+# FUNC:LINE` resolves lines with (tests/shell/vm-probe-lines.sh). Prints
+# the vmlinux's path then.
+#
+# Usage: scripts/fetch-kernels.sh [--dbg] [CACHE]
 #        (default $RS_KERNEL_CACHE or /var/cache/rstat-analyze/kernels)
 set -eu
 
+dbg=
+if [ "${1-}" = --dbg ]; then
+	dbg=1
+	shift
+fi
 cache=${1:-${RS_KERNEL_CACHE:-/var/cache/rstat-analyze/kernels}}
 
 # The newest package of a series: apt-cache lists every version it knows.
@@ -45,6 +56,28 @@ fetch() {
 	echo "$dir/vmlinuz"
 }
 
+# The -dbg package of the kernel cached in dir: only its vmlinux is kept.
+fetch_dbg() {
+	local dir=$1 rel tmp
+
+	if [ -s "$dir/vmlinux" ]; then
+		echo "$dir/vmlinux"
+		return 0
+	fi
+	rel=$(basename "$dir")
+	tmp=$(mktemp -d "$cache/.fetch.XXXXXX")
+	chmod 755 "$tmp"
+	# shellcheck disable=SC2064
+	trap "rm -rf '$tmp'" EXIT
+	(cd "$tmp" && apt-get download -qq "linux-image-$rel-dbg" >/dev/null)
+	dpkg-deb --fsys-tarfile "$tmp"/*.deb |
+		tar -x -C "$tmp" "./usr/lib/debug/boot/vmlinux-$rel"
+	mv "$tmp/usr/lib/debug/boot/vmlinux-$rel" "$dir/vmlinux"
+	rm -rf "$tmp"
+	trap - EXIT
+	echo "$dir/vmlinux"
+}
+
 mkdir -p "$cache"
 for series in 6.1.0- 6.12.; do
 	pkg=$(newest "$series")
@@ -52,5 +85,7 @@ for series in 6.1.0- 6.12.; do
 		echo "fetch-kernels: no linux-image-${series}*-cloud-amd64-unsigned in apt's lists; run apt-get update" >&2
 		exit 1
 	fi
-	fetch "$pkg"
+	vmlinuz=$(fetch "$pkg")
+	echo "$vmlinuz"
+	[ -z "$dbg" ] || fetch_dbg "$(dirname "$vmlinuz")"
 done

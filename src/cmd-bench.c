@@ -579,7 +579,7 @@ static int bench_in_vms(const struct bench_params *p)
 			goto out;
 		rel = vm_result__release(res);
 		if (vm_result__tcg(res) && !noted) {
-			rs_note("the guests run under TCG (emulated): times are several times real ones, only ratios between kernels mean anything");
+			rs_note("the guests run under TCG (emulated, clock: the TSC, tsc=reliable): times are several times real ones, only ratios between kernels mean anything");
 			noted = true;
 		}
 		status = vm_cmd__print_output(res);

@@ -124,6 +124,8 @@ static void record_help(void)
 	      "With --kernel the recording is made in a VM booted from IMAGE,\n"
 	      "with CMD (and --uprobe binaries) packed in with their libraries,\n"
 	      "and written here to -o FILE; the guest's symbols are inside it.\n"
+	      "--probe lines resolve here, from that kernel's vmlinux (--vmlinux,\n"
+	      "or IMAGE's directory's vmlinux), which the guest must be running.\n"
 	      "\n"
 	      "Ctrl-C or SIGTERM stops the recording cleanly.\n"
 	      "Exit status: 0 ok, 1 error (one line on stderr), 2 usage error.\n"
@@ -318,9 +320,8 @@ static int record_parse_args(int argc, char **argv, struct record_params *p)
 		rs_error("record: one --kernel at a time (bench takes several)");
 		return RS_EXIT_USAGE;
 	}
-	if (p->vm.nkernels && (p->target == RECORDER_PID || p->vmlinux)) {
-		rs_error("record: --kernel: %s names something on this machine, not in the VM",
-			 p->vmlinux ? "--vmlinux" : "-p");
+	if (p->vm.nkernels && p->target == RECORDER_PID) {
+		rs_error("record: --kernel: -p names something on this machine, not in the VM");
 		return RS_EXIT_USAGE;
 	}
 	if (optind < argc) {
@@ -501,8 +502,10 @@ static int record_in_vm(const struct record_params *p, int argc, char **argv)
 	char uprobes[RECORDER_MAX_ARGS][PATH_MAX + 256];
 	const char *programs[RECORDER_MAX_ARGS + 2];
 	struct vm_result *res = NULL;
+	struct vm_opts vm = p->vm;
 	struct outfile *out;
-	char **gargv = NULL, **full = NULL;
+	char **gargv = NULL, **full = NULL, **lines = NULL;
+	char build_id[130], errbuf[512] = "";
 	const void *data;
 	size_t np = 0, len;
 	unsigned int k;
@@ -555,8 +558,17 @@ static int record_in_vm(const struct record_params *p, int argc, char **argv)
 	}
 	full[n] = NULL;
 	programs[np] = NULL;
-	status = vm_cmd__run("record", &p->vm, p->vm.kernels[0], n, full,
-			     programs, NULL, &res);
+	/* --probe lines resolve here, from the guest kernel's vmlinux. */
+	if (vm_probe__record_argv(p->vm.kernels[0], p->vmlinux, p->probes,
+				  p->nr_probes, n, full, &lines, &n, build_id,
+				  sizeof(build_id), errbuf, sizeof(errbuf))) {
+		rs_error("record: --kernel %s: %s", p->vm.kernels[0], errbuf);
+		goto out;
+	}
+	if (lines)
+		vm.params.build_id = build_id;
+	status = vm_cmd__run("record", &vm, p->vm.kernels[0], n,
+			     lines ? lines : full, programs, NULL, &res);
 	if (status)
 		goto out;
 	status = vm_cmd__print_output(res);
@@ -585,6 +597,7 @@ static int record_in_vm(const struct record_params *p, int argc, char **argv)
 	}
 out:
 	vm_result__delete(res);
+	vm_probe__free_argv(full, lines, n);
 	free(full);
 	free(gargv);
 	return status;

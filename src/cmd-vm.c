@@ -87,7 +87,7 @@ int vm_cmd__run(const char *cmd, const struct vm_opts *o, const char *kernel,
 		return rc == -EINTR ? 130 : RS_EXIT_FAIL;
 	}
 	if (vm_result__kvm_fell_back(res))
-		rs_note("%s: a KVM guest did not boot here; ran under TCG (emulated): times are emulated, only ratios between kernels mean anything",
+		rs_note("%s: a KVM guest did not boot here; ran under TCG (emulated, clock: the TSC, tsc=reliable): times are emulated, only ratios between kernels mean anything",
 			kernel);
 	*resp = res;
 	return RS_EXIT_OK;

@@ -136,6 +136,9 @@ struct analysis *analysis__new(const struct analysis_opts *opts,
 	    maj == 6 && min >= 10 && min <= 14)
 		so.cpu_sem = RS_CPU_SEM_6_10;
 	an->classifier = classifier__new(opts->rules);
+	if (an->classifier && opts->os_release &&
+	    sscanf(opts->os_release, "%d.%d", &maj, &min) == 2)
+		classifier__set_kernel(an->classifier, maj, min);
 	an->attrib = attrib__new();
 	an->spans = spans__new(&so);
 	an->stacks = strpool__new();

@@ -21,6 +21,7 @@ struct classifier {
 	const struct rules *rules;
 	struct cache_entry *slots;
 	uint32_t nr_slots, count;
+	int major, minor;	/* the kernel's release; 0: unknown */
 };
 
 struct classifier *classifier__new(const struct rules *r)
@@ -37,6 +38,12 @@ struct classifier *classifier__new(const struct rules *r)
 		return NULL;
 	}
 	return c;
+}
+
+void classifier__set_kernel(struct classifier *c, int major, int minor)
+{
+	c->major = major;
+	c->minor = minor;
 }
 
 void classifier__delete(struct classifier *c)
@@ -134,6 +141,7 @@ int classifier__classify(struct classifier *c, const char *const *syms,
 	const struct rs_rule_match *m;
 	bool resolving = false;	/* core found, its subsystem not yet */
 	bool leaf_irq = false;
+	int below_irq = -1;	/* the first frame under the leaf IRQ ones */
 	uint32_t i;
 	int ret;
 
@@ -151,6 +159,9 @@ int classifier__classify(struct classifier *c, const char *const *syms,
 			return ret;
 		if (i == 0 && m->role == RS_ROLE_IRQ_ENABLE)
 			leaf_irq = true;
+		if (leaf_irq && below_irq < 0 &&
+		    m->role != RS_ROLE_IRQ_ENABLE)
+			below_irq = i;
 		if (out->named == RS_CAT_OTHER && names_subsystem(m))
 			out->named = m->category;
 		/* Outermost wins: the frame that started it all asked. */
@@ -180,6 +191,19 @@ int classifier__classify(struct classifier *c, const char *const *syms,
 	 * the innermost `in` frames of such a sample. A flush called from
 	 * a BPF program (bpf_trace_run* outside it) stays a flush.
 	 */
+	if (out->category_frame < 0 && below_irq >= 0 && syms[below_irq]) {
+		/* The reader the skidding unlock is inlined in held a flush:
+		 * only while the rules still call it that subsystem's. */
+		ret = lookup(c, syms[below_irq], &m);
+		if (ret)
+			return ret;
+		if (m->role == RS_ROLE_CALLER &&
+		    rules__inline_release(syms[below_irq], c->major,
+					  c->minor) == m->category) {
+			out->category = m->category;
+			out->category_frame = below_irq;
+		}
+	}
 	out->skid = leaf_irq && rs_category_is_flush(out->category);
 	return 0;
 }

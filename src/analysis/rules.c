@@ -317,6 +317,42 @@ static const struct builtin builtin_rules[] = {
 	IRQ("_raw_*_unlock_irqrestore"),
 };
 
+/*
+ * Readers whose rstat lock release is inlined into them, up to the
+ * kernel where that stopped. Before 6.15, cgroup_base_stat_cputime_show
+ * held the lock across its flush (cgroup_rstat_flush_hold, then
+ * cgroup_rstat_flush_release), and both are inlined into it on Debian's
+ * 6.1 and 6.12: the flush's time, spent with IRQs off, skids to the
+ * spin_unlock_irq called right in the reader. From 6.15 the lock it takes
+ * itself (cpu=-1) only guards reading the totals: no flush under it.
+ */
+static const struct {
+	const char *reader;
+	enum rs_category category;
+	int last_major, last_minor;
+} inline_releases[] = {
+	{ "cgroup_base_stat_cputime_show", RS_CAT_BASE, 6, 14 },
+};
+
+enum rs_category rules__inline_release(const char *sym, int major,
+				       int minor)
+{
+	size_t i, len = strcspn(sym, ".");
+
+	if (major <= 0)
+		return RS_CAT_OTHER;
+	for (i = 0; i < ARRAY_SIZE(inline_releases); i++) {
+		if (strlen(inline_releases[i].reader) != len ||
+		    strncmp(sym, inline_releases[i].reader, len))
+			continue;
+		if (major < inline_releases[i].last_major ||
+		    (major == inline_releases[i].last_major &&
+		     minor <= inline_releases[i].last_minor))
+			return inline_releases[i].category;
+	}
+	return RS_CAT_OTHER;
+}
+
 struct rule {
 	const char *pattern;	/* in the pool: stable, NUL-terminated */
 	uint32_t len;

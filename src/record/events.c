@@ -189,7 +189,7 @@ int rec_events__add_tracepoints(struct recorder *r)
 	};
 	struct perf_event_attr attr;
 	char **names = NULL, **all;
-	size_t n, i, total = 0, nr_auto;
+	size_t n, i, total = 0, nr_auto, found = 0;
 	char *name;
 	unsigned int g;
 	int err;
@@ -212,6 +212,7 @@ int rec_events__add_tracepoints(struct recorder *r)
 			r->notes.tracefs_denied = true;
 			break;
 		}
+		found += err ? 0 : n;
 		for (i = 0; !err && i < n && total < 64; i++) {
 			if (bpf_spans && is_lock_tracepoint(names[i]))
 				continue;
@@ -223,7 +224,8 @@ int rec_events__add_tracepoints(struct recorder *r)
 		events__free_names(names);
 		names = NULL;
 	}
-	if (!total && !r->notes.tracefs_denied)
+	/* Those BPF times are not missing: no flush kprobes for them. */
+	if (!found && !r->notes.tracefs_denied)
 		r->notes.no_tracepoints = true;
 	nr_auto = total;
 

@@ -175,7 +175,7 @@ int rec_probes__add_kernel(struct recorder *r, const char *spec)
 			 spec);
 		return -ENOENT;
 	}
-	if (vmlinux) {
+	if (vmlinux && !strchr(spec, '=')) {
 		err = probe__resolve(vmlinux, true, spec, &pts, &n, errbuf,
 				     sizeof(errbuf));
 		if (err) {
@@ -186,25 +186,29 @@ int rec_probes__add_kernel(struct recorder *r, const char *spec)
 		}
 	} else {
 		/* Without DWARF: FUNC[%return] or FUNC+OFF, named as perf
-		 * (perf probe names FUNC+OFF plain FUNC too). */
+		 * (perf probe names FUNC+OFF plain FUNC too), or EVENT=...
+		 * as perf probe takes it (record --kernel's line probes). */
 		struct probe_point pt = { 0 };
 		char func[256], *ev;
 		unsigned long long off = 0;
-		const char *plus = strchr(spec, '+');
-		const char *pct = strchr(spec, '%');
-		size_t len = plus ? (size_t)(plus - spec) :
-			     pct ? (size_t)(pct - spec) : strlen(spec);
+		const char *eq = strchr(spec, '=');
+		const char *fs = eq ? eq + 1 : spec;
+		const char *plus = strchr(fs, '+');
+		const char *pct = strchr(fs, '%');
+		size_t len = plus ? (size_t)(plus - fs) :
+			     pct ? (size_t)(pct - fs) : strlen(fs);
 
-		if (!len || len >= sizeof(func) ||
+		if (!len || len >= sizeof(func) || eq == spec ||
 		    (pct && strcmp(pct, "%return")) ||
 		    (plus && sscanf(plus + 1, "%lli", &off) != 1)) {
 			rec_error(r, "record: --probe %s: give FUNC, FUNC%%return, FUNC+OFF, FUNC:RLN or SRC:ALN",
 				 spec);
 			return -EINVAL;
 		}
-		memcpy(func, spec, len);
+		memcpy(func, fs, len);
 		func[len] = '\0';
-		ev = probe__event_name(func, pct ? "__return" : "");
+		ev = eq ? strndup(spec, eq - spec) :
+		     probe__event_name(func, pct ? "__return" : "");
 		if (!ev) {
 			rec_error(r, "record: out of memory");
 			return -ENOMEM;

@@ -13,6 +13,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -240,6 +241,76 @@ static int run_command(int (*run)(int, char **), int argc, char **argv)
 	return WEXITSTATUS(status);
 }
 
+/*
+ * The build id of the running kernel, from its notes (/sys/kernel/notes:
+ * ELF notes, 4-byte aligned), as hex into hex[len]; 0 or -1.
+ */
+static int kernel_build_id(char *hex, size_t len)
+{
+	struct bytebuf b = { 0 };
+	size_t off = 0, o = 0, i;
+	int ret = -1;
+
+	if (slurp("/sys/kernel/notes", &b))
+		goto out;
+	while (off + 12 <= b.len) {
+		uint32_t namesz, descsz, type;
+		size_t name, desc;
+
+		memcpy(&namesz, b.p + off, 4);
+		memcpy(&descsz, b.p + off + 4, 4);
+		memcpy(&type, b.p + off + 8, 4);
+		name = off + 12;
+		desc = name + ((namesz + 3) & ~3u);
+		if (desc < name || desc + descsz > b.len)
+			break;
+		if (type == 3 && namesz == 4 && !memcmp(b.p + name, "GNU", 4) &&
+		    descsz * 2 < len) {	/* NT_GNU_BUILD_ID */
+			for (i = 0; i < descsz; i++)
+				o += snprintf(hex + o, len - o, "%02x",
+					      b.p[desc + i]);
+			ret = 0;
+			break;
+		}
+		off = desc + ((descsz + 3) & ~3u);
+	}
+out:
+	free(b.p);
+	return ret;
+}
+
+/*
+ * When the host resolved probes against a vmlinux, this kernel must be
+ * that vmlinux's: else the offsets point into other code. The refusal
+ * goes where the command's errors go, for the host to print.
+ */
+static bool kernel_is_expected(void)
+{
+	struct bytebuf want = { 0 };
+	char have[160] = "";
+	bool ok = true;
+	FILE *f;
+
+	if (slurp(VM_GUEST_BUILD_ID, &want) || !want.len)
+		goto out;
+	bytebuf__put(&want, "", 1);
+	if (want.oom)
+		goto out;
+	kernel_build_id(have, sizeof(have));
+	if (!strcmp((char *)want.p, have))
+		goto out;
+	ok = false;
+	f = fopen(GUEST_STDERR, "w");
+	if (f) {
+		fprintf(f, "rstat-analyze: the vmlinux the probes were resolved with is not this kernel's: its build id is %s, the guest kernel's %s (give the vmlinux of the -dbg package of this very kernel)\n",
+			(char *)want.p, *have ? have : "unknown");
+		fclose(f);
+	}
+out:
+	free(want.p);
+	return ok;
+}
+
 static void send_fetches(int port)
 {
 	struct bytebuf b = { 0 };
@@ -278,6 +349,8 @@ void vm_guest__main(int (*run)(int argc, char **argv))
 	if (!argv) {
 		say("%s holds no command", VM_GUEST_ARGV, 0);
 		rc = 127;
+	} else if (!kernel_is_expected()) {
+		rc = 1;
 	} else {
 		rc = run_command(run, argc, argv);
 	}

@@ -10,6 +10,7 @@
 /* Paths the guest side reads, inside the initramfs. */
 #define VM_GUEST_DIR "/rs-vm"
 #define VM_GUEST_ARGV VM_GUEST_ARGV_FILE	/* NUL-separated argv */
+#define VM_GUEST_BUILD_ID VM_GUEST_DIR "/build-id"	/* hex, if any */
 #define VM_GUEST_OUT "/out"			/* the command's cwd */
 #define VM_DATA_PORT "/dev/ttyS1"
 

@@ -3,7 +3,8 @@
 #
 # --kernel runs that cannot work say so in one line and leave nothing
 # behind: no QEMU on PATH, an image that is no kernel, a kernel that
-# panics (the console tail is shown), a guest past --vm-timeout, Ctrl-C.
+# panics (the console tail is shown), a guest past --vm-timeout, Ctrl-C,
+# SIGTERM in the middle of a multi-kernel bench.
 # Each run uses a copy of the kernel under $TMP, so that its QEMU, if one
 # were left, is found by that path and no one else's is.
 . tests/shell/lib.sh
@@ -20,6 +21,13 @@ expect_error 1 "kernel image /nonexistent: No such file" \
 	"$RS_BIN" doctor --kernel /nonexistent
 expect_error 1 "qemu-system-x86_64 is not on PATH: install the package qemu-system-x86" \
 	env PATH=/nonexistent "$RS_BIN" doctor --kernel /etc/passwd
+# A line probe needs the guest kernel's vmlinux, found before any boot.
+mkdir "$TMP/img"
+: >"$TMP/img/vmlinuz"
+expect_error 1 "record: --kernel $TMP/img/vmlinuz: --probe f:3: a source line needs that kernel's vmlinux with debuginfo: .*" \
+	"$RS_BIN" record --kernel "$TMP/img/vmlinuz" --probe f:3 -- true
+expect_error 1 "record: --kernel $TMP/img/vmlinuz: $TMP/img/vmlinux: no build id to check the guest kernel against .*" \
+	sh -c "echo x >'$TMP/img/vmlinux' && '$RS_BIN' record --kernel '$TMP/img/vmlinuz' --probe f:3 -- true"
 
 need_vm_kernels
 before=$(vm_workdirs)
@@ -79,6 +87,36 @@ rc=$?
 grep -q "interrupted; the VM was stopped" "$TMP/err" ||
 	fail "interrupt: $(cat "$TMP/err")"
 left_behind "interrupt"
+
+# A multi-kernel bench stopped by SIGTERM in its second guest: exit 130,
+# the first kernel's results kept whole, no QEMU, no work directory, no
+# half-written file, no third boot.
+"$RS_BIN" bench stat-read --children 1 --reads 20 --accel tcg \
+	--kernel "$K61" --kernel "$kernel" --kernel "$K61" -o "$TMP/multi" \
+	>"$TMP/out" 2>"$TMP/err" &
+pid=$!
+for _ in $(seq 1200); do
+	pgrep -f "qemu-system.*$kernel" >/dev/null && break
+	kill -0 "$pid" 2>/dev/null || break
+	sleep 0.1
+done
+pgrep -f "qemu-system.*$kernel" >/dev/null ||
+	fail "multi-kernel: the second QEMU never started: $(tail -n 5 "$TMP/err")"
+kill -TERM "$pid"
+wait "$pid"
+rc=$?
+[ "$rc" -eq 130 ] || fail "multi-kernel: exit $rc: $(tail -n 5 "$TMP/err")"
+tail -n 1 "$TMP/err" | grep -q "bench --kernel $kernel: interrupted; the VM was stopped" ||
+	fail "multi-kernel: $(tail -n 3 "$TMP/err")"
+[ "$(grep -c '^# rstat-analyze bench: kernel' "$TMP/out")" -eq 2 ] ||
+	fail "multi-kernel: a guest ran after the interrupt: $(grep '^# rstat' "$TMP/out")"
+rel61=$(basename "$(dirname "$K61")")
+python3 -c "import json, sys; json.load(open(sys.argv[1]))" \
+	"$TMP/multi/$rel61/results.json" ||
+	fail "multi-kernel: the first kernel's results.json is not whole"
+[ "$(find "$TMP/multi" -type f | wc -l)" -eq 1 ] ||
+	fail "multi-kernel: files left: $(find "$TMP/multi" -type f)"
+left_behind "multi-kernel interrupt"
 
 # SIGKILL: QEMU dies with the tool (PR_SET_PDEATHSIG); its work directory
 # cannot be removed by a dead process, so the next VM run removes it.

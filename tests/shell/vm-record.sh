@@ -8,6 +8,7 @@
 # failed with EFAULT on 6.12). cgroup_base_stat_cputime_show runs once per
 # cpu.stat read on both kernels: perf script (the oracle) and report on
 # this host must both count exactly the reads, from the guest's symbols.
+# The TCG guest's kernel must be told tsc=reliable.
 . tests/shell/lib.sh
 need_vm_kernels
 need_perf
@@ -19,6 +20,10 @@ for k in "$K61" "$K612"; do
 	out=$TMP/probe.data
 	"$RS_BIN" record -q --kernel "$k" --accel tcg -o "$out" \
 		--probe cgroup_base_stat_cputime_show -- sh -c "
+		read cmdline < /proc/cmdline
+		echo cmdline=\$cmdline
+		read cs < /sys/devices/system/clocksource/clocksource0/current_clocksource
+		echo clocksource=\$cs
 		i=0
 		while [ \$i -lt $n ]; do
 			(read x < /sys/fs/cgroup/cpu.stat) || echo FORK-FAILED
@@ -27,6 +32,12 @@ for k in "$K61" "$K612"; do
 		fail "record --kernel $k: $(tail -n 20 "$TMP/err")"
 	grep -qi "fork" "$TMP/out" "$TMP/err" &&
 		fail "$k: a fork failed: $(cat "$TMP/out" "$TMP/err")"
+	# Under TCG the guest is told its TSC is reliable, not left on the
+	# HPET, whose reads cost an emulated device access each. (Its boot
+	# may still find a TSC warp between CPUs and take the HPET: said.)
+	grep -q "^cmdline=.* tsc=reliable" "$TMP/out" ||
+		fail "$k: no tsc=reliable for a TCG guest: $(grep cmdline "$TMP/out")"
+	grep "^clocksource=" "$TMP/out"
 	hits=$(perf script -i "$out" -F event 2>/dev/null |
 		grep -c 'probe:cgroup_base_stat_cputime_show:')
 	[ "$hits" -eq $n ] || fail "$k: perf script counts $hits hits, expected $n"

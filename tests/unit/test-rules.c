@@ -27,6 +27,9 @@ static const char *intern(const char *s, size_t len)
 	return id < 0 ? NULL : strpool__str(pool, id);
 }
 
+/* The kernel classify_with() says the stacks come from; 0: unknown. */
+static int kernel_major, kernel_minor;
+
 /*
  * Classify "leaf;caller;...;root" with the rules r (built-in when NULL);
  * returns the classifier's status.
@@ -48,6 +51,8 @@ static int classify_with(const struct rules *r, const char *stack,
 		rules__delete(own);
 		return -ENOMEM;
 	}
+	if (kernel_major)
+		classifier__set_kernel(c, kernel_major, kernel_minor);
 	while (*stack && n < ARRAY_SIZE(syms)) {
 		size_t len = strcspn(stack, ";");
 
@@ -444,6 +449,67 @@ static void test_old_kernels(void)
 	CHECK_CLASS("_raw_spin_unlock_irq;__cgroup_rstat_unlock;"
 		    "cgroup_rstat_flush;css_release_work_fn",
 		    RS_CAT_CORE, RS_TRIG_NONE, true, 1, -1);
+}
+
+/*
+ * Before 6.15 the base reader held the rstat lock across its flush and
+ * released it inline: seen on 6.1 in a guest, cpu-clock samples of the
+ * flush land in "_raw_spin_unlock_irq;cgroup_base_stat_cputime_show".
+ */
+static void test_inline_release(void)
+{
+	static const struct { int major, minor; bool flush; } kernels[] = {
+		{ 6, 1, true }, { 6, 12, true }, { 6, 14, true },
+		{ 5, 15, true }, { 6, 15, false }, { 6, 18, false },
+		{ 7, 0, false }, { 0, 0, false },
+	};
+	struct rules *r;
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(kernels); i++) {
+		kernel_major = kernels[i].major;
+		kernel_minor = kernels[i].minor;
+		if (kernels[i].flush) {
+			CHECK_CLASS("_raw_spin_unlock_irq;" CPU_STAT_TAIL,
+				    RS_CAT_BASE, RS_TRIG_CPU_STAT, true, 1, 2);
+			CHECK_CLASS(SKID_HEAD CPU_STAT_TAIL, RS_CAT_BASE,
+				    RS_TRIG_CPU_STAT, true, 3, 4);
+		} else {
+			CHECK_CLASS("_raw_spin_unlock_irq;" CPU_STAT_TAIL,
+				    RS_CAT_OTHER, RS_TRIG_CPU_STAT, false, -1,
+				    2);
+		}
+	}
+	kernel_major = 6;
+	kernel_minor = 1;
+	/* Formatting after the release: no IRQ re-enable leaf, no flush. */
+	CHECK_CLASS("seq_printf;" CPU_STAT_TAIL,
+		    RS_CAT_OTHER, RS_TRIG_CPU_STAT, false, -1, 2);
+	/* An unlock under another frame than the reader's. */
+	CHECK_CLASS("_raw_spin_unlock_irq;cputime_adjust;" CPU_STAT_TAIL,
+		    RS_CAT_OTHER, RS_TRIG_CPU_STAT, false, -1, 3);
+	/* blkcg_print_stat's own queue_lock unlocks are no flush's. */
+	CHECK_CLASS("_raw_spin_unlock_irq;blkcg_print_stat;seq_read_iter",
+		    RS_CAT_OTHER, RS_TRIG_IO_STAT, false, -1, 1);
+	/* A flush frame in the stack still decides, as ever. */
+	CHECK_CLASS("_raw_spin_unlock_irq;cgroup_rstat_flush_locked;"
+		    CPU_STAT_TAIL, RS_CAT_BASE, RS_TRIG_CPU_STAT, true, 1, 3);
+	/* A rule file that takes the reader's role away turns it off. */
+	r = rules__new();
+	CHECK(r != NULL);
+	if (r) {
+		CHECK_INT(rules__load_text(r,
+			  "cgroup_base_stat_cputime_show - cpu.stat\n", 41,
+			  "t"), 0);
+		CHECK_CLASS_R(r, "_raw_spin_unlock_irq;" CPU_STAT_TAIL,
+			      RS_CAT_OTHER, RS_TRIG_CPU_STAT, false, -1, 2);
+		rules__delete(r);
+	}
+	CHECK_INT(rules__inline_release("cgroup_base_stat_cputime_show.cold",
+					6, 1), RS_CAT_BASE);
+	CHECK_INT(rules__inline_release("cpu_stat_show", 6, 1), RS_CAT_OTHER);
+	kernel_major = 0;
+	kernel_minor = 0;
 }
 
 static void test_suffixes(void)
@@ -989,6 +1055,7 @@ UNIT_MAIN(
 	UNIT(test_suffixes),
 	UNIT(test_named_subsystem), UNIT(test_trigger_and_core),
 	UNIT(test_cache_growth),
+	UNIT(test_inline_release),
 	UNIT(test_user_rules),
 	UNIT(test_dump_reloads),
 	UNIT(test_syntax_errors),

@@ -255,6 +255,61 @@ static void test_guest_argv(void)
 	free(g);
 }
 
+/*
+ * record --kernel's line probes: each --probe value naming a line (by
+ * pointer, as getopt left it) becomes EVENT=FUNC+OFF as resolved from the
+ * "vmlinux" (here a user binary with DWARF: kernel mode only reads
+ * symbol + offset), --vmlinux goes, the CMD after "--" stays as it is.
+ */
+static void test_line_probes(void)
+{
+	static const char loop[] = "build/workloads/loop";
+	char spec1[32] = "loop_body:1", spec2[] = "--probe=loop_body:1";
+	char entry[] = "loop_body", vml[] = "--vmlinux=x";
+	char *argv[] = { "record", "-o", "/out/r", "--probe", spec1,
+			 "--probe", entry, spec2, vml, "--", "sh",
+			 "--probe", spec1, NULL };
+	const char *probes[] = { spec1, entry, spec2 + 8 };
+	static const char *const want[] = {
+		"record", "-o", "/out/r", "--probe", "loop_body_L1=loop_body+0",
+		"--probe", "loop_body", "--probe", "loop_body_L1=loop_body+0",
+		"--", "sh", "--probe", "loop_body:1",
+	};
+	char err[256] = "";
+	char **g;
+	int n = 0, i;
+
+	if (access(loop, R_OK)) {
+		SKIP("build/workloads/loop not built (make tests)");
+		return;
+	}
+	CHECK(vm_probe__is_line("f:3") && vm_probe__is_line("a.c:3") &&
+	      !vm_probe__is_line("f%return") && !vm_probe__is_line("f+8"));
+	/* The CMD's own "--probe loop_body:1" is CMD's: not a probe. */
+	argv[12] = strdup("loop_body:1");
+	g = vm_probe__guest_argv(13, argv, probes, 3, vml + 10, loop, &n,
+				 err, sizeof(err));
+	CHECK(g != NULL);
+	CHECK_INT(n, (int)ARRAY_SIZE(want));
+	for (i = 0; g && i < n && i < (int)ARRAY_SIZE(want); i++)
+		CHECK_STR(g[i], want[i]);
+	CHECK(g && g[n] == NULL);
+	vm_probe__free_argv(argv, g, n);
+	free(argv[12]);
+	/* A line that is not there: NULL, and which spec says why. */
+	probes[0] = spec1;
+	strcpy(spec1, "loop_body:999");
+	argv[12] = "x";
+	g = vm_probe__guest_argv(13, argv, probes, 1, NULL, loop, &n, err,
+				 sizeof(err));
+	CHECK(g == NULL);
+	CHECK(strstr(err, "--probe loop_body:999") != NULL);
+	CHECK_INT(vm_probe__build_id(loop, err, sizeof(err), err,
+				     sizeof(err)), 0);
+	CHECK_INT(strspn(err, "0123456789abcdef"), strlen(err));
+	CHECK(strlen(err) >= 16);
+}
+
 static void test_option_values(void)
 {
 	struct vm_opts o = { 0 };
@@ -318,5 +373,6 @@ static void test_console_tail(void)
 
 UNIT_MAIN(UNIT(test_cpio_extracts), UNIT(test_cpio_chardev),
 	  UNIT(test_pack_sh), UNIT(test_pack_errors), UNIT(test_frames),
-	  UNIT(test_guest_argv), UNIT(test_option_values),
+	  UNIT(test_guest_argv), UNIT(test_line_probes),
+	  UNIT(test_option_values),
 	  UNIT(test_console_tail))
