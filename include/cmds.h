@@ -26,13 +26,6 @@ int cmd_diff_folded(int argc, char **argv);
 int cmd_plot(int argc, char **argv);
 
 /*
- * What `report -i INPUT --folded [--kallsyms KALLSYMS]` prints, written to
- * out, in-process (diff-folded's recordings). Errors are reported as
- * report reports them, once; returns report's exit status.
- */
-int report_fold(const char *input, const char *kallsyms, FILE *out);
-
-/*
  * What `compare F1 -- F2 -- ...` prints (text), in-process: one file per
  * side, the first the base, labelled labels[i]. Errors reported once;
  * returns compare's exit status.
