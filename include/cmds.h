@@ -8,6 +8,7 @@
 #define RS_CMDS_H
 
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stdio.h>
 
 enum {
@@ -53,6 +54,12 @@ void rs_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 const char *rs_last_error(void);
 /* "rstat-analyze: note: <message>" on stderr. */
 void rs_note(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+struct session;
+/*
+ * Print what a session queued, in its order (notes with rs_note(), the
+ * error with rs_error()); whether an error was among them.
+ */
+bool rs_say_session(struct session *s);
 /*
  * Flush stdout and report a write error (full disk, closed pipe) once.
  * Returns the exit status to use: status unchanged, or RS_EXIT_FAIL.

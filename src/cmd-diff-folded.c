@@ -137,23 +137,6 @@ static int diff_parse_args(int argc, char **argv, struct diff_params *p)
 	return 0;
 }
 
-/* Print what the session queued; whether an error was among it. */
-static bool diff_say(struct session *s)
-{
-	bool error, said = false;
-	const char *msg;
-
-	while ((msg = session__next_msg(s, &error))) {
-		if (error) {
-			rs_error("%s", msg);
-			said = true;
-		} else {
-			rs_note("%s", msg);
-		}
-	}
-	return said;
-}
-
 static void diff_error(const char *input, int err, uint64_t bad_line)
 {
 	if (err == -EINVAL)
@@ -213,7 +196,7 @@ static int read_input(struct folded_diff *d, const struct diff_params *p,
 	if (!err && in)
 		err = folded_diff__read(d, in, side, &bad_line);
 	/* The session's words first; what it did not say, ours. */
-	if (!diff_say(s) && err)
+	if (!rs_say_session(s) && err)
 		diff_error(so.input, err, bad_line);
 	if (in && buf)
 		fclose(in);

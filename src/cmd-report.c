@@ -404,17 +404,8 @@ static int report_parse_args(int argc, char **argv, struct report_params *p)
  */
 static int report_status(struct session *s, int err)
 {
-	bool error, said = false;
-	const char *msg;
+	bool said = rs_say_session(s);
 
-	while ((msg = session__next_msg(s, &error))) {
-		if (error) {
-			rs_error("%s", msg);
-			said = true;
-		} else {
-			rs_note("%s", msg);
-		}
-	}
 	if (!err)
 		return RS_EXIT_OK;
 	if (!said)

@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "cmds.h"
+#include "session.h"
 #include "vm.h"
 #include "util.h"
 
@@ -89,6 +90,22 @@ void rs_note(const char *fmt, ...)
 	vfprintf(stderr, fmt, ap);
 	va_end(ap);
 	fputc('\n', stderr);
+}
+
+bool rs_say_session(struct session *s)
+{
+	bool error, said = false;
+	const char *msg;
+
+	while ((msg = session__next_msg(s, &error))) {
+		if (error) {
+			rs_error("%s", msg);
+			said = true;
+		} else {
+			rs_note("%s", msg);
+		}
+	}
+	return said;
 }
 
 int rs_finish_stdout(int status)
