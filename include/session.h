@@ -62,8 +62,6 @@ void session__delete(struct session *s);
 
 enum session_kind session__kind(const struct session *s);
 const char *session__input(const struct session *s);
-/* The first bytes read (up to 4 KiB), for messages about them. */
-const char *session__prefix(const struct session *s, size_t *len);
 /* A recording's reader; NULL for the other kinds. */
 struct perf_data *session__perf_data(const struct session *s);
 /* Tasks, maps and symbols, with the recording's build ids registered. */

@@ -499,8 +499,10 @@ static int report_analysis(const struct report_params *p,
 		if (!ro.cgroups)
 			err = -ENOMEM;
 	}
-	if (!err)
-		err = report_status(s, 0) ?: print_report(p, &ro);
+	if (!err) {
+		rs_say_session(s);
+		err = print_report(p, &ro);
+	}
 	cgroup_paths__delete(ro.cgroups);
 	kernel_spans__delete(ks);
 	analysis__delete(an);
@@ -522,6 +524,16 @@ static int report_folded(const struct report_params *p, struct session *s)
 	return report_status(s, err == -ENOMEM ? err : 0);
 }
 
+/* What report says of the inputs it does not read. */
+static const char *const report_refusal[] = {
+	[SESSION_EMPTY] = "empty: neither a perf.data file nor perf script text",
+	/* Text the script's rules would fold into junk stacks. */
+	[SESSION_JSON] = "JSON, not perf script output: report reads perf.data or `perf script` text (bench results go to compare and plot)",
+	[SESSION_TEXT] = "not perf script output (its first line is no sample header); give a perf.data file or the output of `perf script -i FILE`",
+	[SESSION_BINARY] = "offset 0: neither a perf.data file (no PERFILE2 magic) nor perf script text",
+	[SESSION_SCRIPT] = "perf script text holds no tracepoint formats or periods to attribute; use --folded, or give the perf.data itself",
+};
+
 static int report_input(const struct report_params *p,
 			const struct rules *rules)
 {
@@ -531,51 +543,24 @@ static int report_input(const struct report_params *p,
 		.kallsyms = p->kallsyms, .vmlinux = p->vmlinux,
 		.jobs = p->jobs,
 	};
+	enum session_kind kind;
 	struct session *s;
 	int status = RS_EXIT_FAIL;
 	int err;
 
 	err = session__open(&s, &so);
-	if (!s) {
-		rs_error("report: out of memory");
-		return RS_EXIT_FAIL;
-	}
-	if (err) {
-		status = report_status(s, err);
+	if (err || !s) {
+		status = report_status(s, err ?: -ENOMEM);
 		goto out;
 	}
-	switch (session__kind(s)) {
-	case SESSION_PERF_DATA:
-		if (p->mode == REPORT_FOLDED)
-			status = report_folded(p, s);
-		else
-			status = report_analysis(p, s, rules);
-		break;
-	case SESSION_SCRIPT:
-		if (p->mode == REPORT_FOLDED)
-			status = report_folded(p, s);
-		else
-			rs_error("%s: perf script text holds no tracepoint formats or periods to attribute; use --folded, or give the perf.data itself",
-				 p->input);
-		break;
-	case SESSION_EMPTY:
-		rs_error("%s: empty: neither a perf.data file nor perf script text",
-			 p->input);
-		break;
-	/* Text the script's rules would fold into junk stacks. */
-	case SESSION_JSON:
-		rs_error("%s: JSON, not perf script output: report reads perf.data or `perf script` text (bench results go to compare and plot)",
-			 p->input);
-		break;
-	case SESSION_TEXT:
-		rs_error("%s: not perf script output (its first line is no sample header); give a perf.data file or the output of `perf script -i FILE`",
-			 p->input);
-		break;
-	case SESSION_BINARY:
-		rs_error("%s: offset 0: neither a perf.data file (no PERFILE2 magic) nor perf script text",
-			 p->input);
-		break;
-	}
+	kind = session__kind(s);
+	if (kind == SESSION_PERF_DATA && p->mode != REPORT_FOLDED)
+		status = report_analysis(p, s, rules);
+	else if (kind == SESSION_PERF_DATA || (kind == SESSION_SCRIPT &&
+						p->mode == REPORT_FOLDED))
+		status = report_folded(p, s);
+	else
+		rs_error("%s: %s", p->input, report_refusal[kind]);
 out:
 	session__delete(s);
 	return status;

@@ -209,12 +209,6 @@ const char *session__input(const struct session *s)
 	return s->opts.input;
 }
 
-const char *session__prefix(const struct session *s, size_t *len)
-{
-	*len = s->prefix_len;
-	return s->prefix;
-}
-
 struct perf_data *session__perf_data(const struct session *s)
 {
 	return s->pd;

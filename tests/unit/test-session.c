@@ -164,6 +164,58 @@ static void test_bad_kallsyms(void)
 	session__delete(s);
 }
 
+struct counts {
+	uint64_t samples;
+	int64_t fail_offset;	/* fail at the first sample when set */
+};
+
+static int count_event(void *arg, const struct rs_event *ev)
+{
+	struct counts *c = arg;
+
+	if (ev->kind != RS_EV_SAMPLE)
+		return 0;
+	c->samples++;
+	if (c->fail_offset) {
+		c->fail_offset = ev->offset;
+		return -EIO;
+	}
+	return 0;
+}
+
+/*
+ * Any consumer can be fed: every sample perf script prints for the
+ * fixture (7 cpu-clock, 18 tracepoint hits), and a consumer's failure
+ * becomes the one error, naming the event's offset.
+ */
+static void test_process(void)
+{
+	struct session_opts o = { .input = fixture("pipe-mode.data") };
+	struct counts c = { 0 };
+	struct session *s;
+	const char *msg;
+	char want[512];
+	bool error = false;
+
+	CHECK_INT(session__open(&s, &o), 0);
+	CHECK_INT(session__process(s, count_event, &c), 0);
+	CHECK_U64(c.samples, 25);
+	CHECK(session__next_msg(s, &error) == NULL);
+	session__delete(s);
+
+	c.samples = 0;
+	c.fail_offset = -1;
+	CHECK_INT(session__open(&s, &o), 0);
+	CHECK_INT(session__process(s, count_event, &c), -EIO);
+	CHECK_U64(c.samples, 1);
+	snprintf(want, sizeof(want), "%s: offset %lld: %s", o.input,
+		 (long long)c.fail_offset, strerror(EIO));
+	msg = session__next_msg(s, &error);
+	CHECK_STR(msg, want);
+	CHECK(error);
+	session__delete(s);
+}
+
 struct holds {
 	uint64_t n;
 	uint64_t first_locked, first_hold;
@@ -213,5 +265,6 @@ UNIT_MAIN(
 	UNIT(test_open_errors),
 	UNIT(test_fold_notes),
 	UNIT(test_bad_kallsyms),
+	UNIT(test_process),
 	UNIT(test_timeline),
 )
