@@ -38,6 +38,7 @@ enum session_kind {
 	SESSION_BINARY,		/* neither text nor a recording */
 };
 
+/* Kept by the session: the strings must outlive it. */
 struct session_opts {
 	const char *input;	/* a path; "-" with dash_is_stdin */
 	bool dash_is_stdin;
@@ -61,7 +62,6 @@ int session__open(struct session **sp, const struct session_opts *o);
 void session__delete(struct session *s);
 
 enum session_kind session__kind(const struct session *s);
-const char *session__input(const struct session *s);
 /* A recording's reader; NULL for the other kinds. */
 struct perf_data *session__perf_data(const struct session *s);
 /* Tasks, maps and symbols, with the recording's build ids registered. */

@@ -45,8 +45,6 @@ void session_msg_error(struct session *s, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 void session_msg_note(struct session *s, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
-/* Whether an error is queued (taken or not). */
-bool session_has_error(const struct session *s);
 
 /*
  * Run the events through fn (ahead: the reader's lookahead, or NULL),

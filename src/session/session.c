@@ -57,16 +57,6 @@ void session_msg_note(struct session *s, const char *fmt, ...)
 	va_end(ap);
 }
 
-bool session_has_error(const struct session *s)
-{
-	size_t i;
-
-	for (i = 0; i < s->nr_msgs; i++)
-		if (s->msgs[i].error)
-			return true;
-	return false;
-}
-
 const char *session__next_msg(struct session *s, bool *error)
 {
 	if (!s || s->next_msg == s->nr_msgs)
@@ -202,11 +192,6 @@ void session__delete(struct session *s)
 enum session_kind session__kind(const struct session *s)
 {
 	return s->kind;
-}
-
-const char *session__input(const struct session *s)
-{
-	return s->opts.input;
 }
 
 struct perf_data *session__perf_data(const struct session *s)
