@@ -8,6 +8,7 @@
 #define RS_CMDS_H
 
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stdio.h>
 
 enum {
@@ -24,13 +25,6 @@ int cmd_doctor(int argc, char **argv);
 int cmd_compare(int argc, char **argv);
 int cmd_diff_folded(int argc, char **argv);
 int cmd_plot(int argc, char **argv);
-
-/*
- * What `report -i INPUT --folded [--kallsyms KALLSYMS]` prints, written to
- * out, in-process (diff-folded's recordings). Errors are reported as
- * report reports them, once; returns report's exit status.
- */
-int report_fold(const char *input, const char *kallsyms, FILE *out);
 
 /*
  * What `compare F1 -- F2 -- ...` prints (text), in-process: one file per
@@ -60,6 +54,12 @@ void rs_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 const char *rs_last_error(void);
 /* "rstat-analyze: note: <message>" on stderr. */
 void rs_note(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+struct session;
+/*
+ * Print what a session queued, in its order (notes with rs_note(), the
+ * error with rs_error()); whether an error was among them.
+ */
+bool rs_say_session(struct session *s);
 /*
  * Flush stdout and report a write error (full disk, closed pipe) once.
  * Returns the exit status to use: status unchanged, or RS_EXIT_FAIL.

@@ -6,55 +6,29 @@
  * the digits (and an optional fraction) after the last blank, a stack
  * missing on one side counts 0, -n scales A to B's total with int(), -s
  * turns every 0x<hex> into "0x..." so that stacks differing only in
- * addresses merge. difffolded.pl prints in Perl hash order, which changes
- * from run to run; we sort bytewise, as flamegraph.pl sorts anyway.
+ * addresses merge (src/analysis/folded-diff.c).
  *
- * Either input may be a recording: it is folded by report's own code
- * (report_fold()), in-process, exactly as `report --folded` prints it.
+ * Either input may be a recording: it is folded in-process through a
+ * session, exactly as `report --folded` prints it.
  */
-#include <ctype.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <getopt.h>
 #include <inttypes.h>
-#include <math.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include "cmds.h"
-#include "perf-data.h"
-#include "util.h"
+#include "fold.h"
+#include "folded-diff.h"
+#include "session.h"
 
 struct diff_params {
 	const char *input[2];
 	const char *kallsyms;
 	bool normalize;
 	bool strip_hex;
-};
-
-/* A count as difffolded.pl sums it: integers exactly, fractions as NV. */
-struct dcount {
-	uint64_t i;
-	double f;
-	bool frac;	/* some count had a fraction: print f */
-};
-
-struct dstack {
-	char *s;
-	size_t len;
-	struct dcount c[2];
-};
-
-struct dtable {
-	struct dstack *v;
-	size_t nr, cap;
-	uint32_t *slots;	/* index + 1, 0 empty; open addressing */
-	size_t nr_slots;
-	struct dcount total[2];
 };
 
 static const char diff_usage_text[] =
@@ -163,407 +137,78 @@ static int diff_parse_args(int argc, char **argv, struct diff_params *p)
 	return 0;
 }
 
-static void dtable_free(struct dtable *t)
+static void diff_error(const char *input, int err, uint64_t bad_line)
 {
-	size_t i;
-
-	for (i = 0; i < t->nr; i++)
-		free(t->v[i].s);
-	free(t->v);
-	free(t->slots);
-}
-
-static int dtable_rehash(struct dtable *t)
-{
-	size_t n = t->nr_slots ? t->nr_slots * 2 : 1024, i;
-	uint32_t *slots = calloc(n, sizeof(*slots));
-
-	if (!slots)
-		return -ENOMEM;
-	for (i = 0; i < t->nr; i++) {
-		size_t h = hash_bytes(t->v[i].s, t->v[i].len) & (n - 1);
-
-		while (slots[h])
-			h = (h + 1) & (n - 1);
-		slots[h] = i + 1;
-	}
-	free(t->slots);
-	t->slots = slots;
-	t->nr_slots = n;
-	return 0;
-}
-
-static struct dstack *dtable_get(struct dtable *t, const char *s, size_t len)
-{
-	struct dstack *d;
-	size_t h;
-
-	if ((t->nr + 1) * 2 > t->nr_slots) {
-		if (t->nr >= UINT32_MAX / 2 || dtable_rehash(t))
-			return NULL;
-	}
-	h = hash_bytes(s, len) & (t->nr_slots - 1);
-	while (t->slots[h]) {
-		d = &t->v[t->slots[h] - 1];
-		if (d->len == len && !memcmp(d->s, s, len))
-			return d;
-		h = (h + 1) & (t->nr_slots - 1);
-	}
-	if (grow_array((void **)&t->v, &t->cap, t->nr + 1, sizeof(*t->v)))
-		return NULL;
-	d = &t->v[t->nr];
-	memset(d, 0, sizeof(*d));
-	d->s = malloc(len + 1);
-	if (!d->s)
-		return NULL;
-	memcpy(d->s, s, len);
-	d->s[len] = '\0';
-	d->len = len;
-	t->slots[h] = ++t->nr;
-	return d;
-}
-
-static void dcount_add(struct dcount *c, const struct dcount *v)
-{
-	/* Perl keeps integers exact until they overflow, then goes NV. */
-	if (!c->frac && !v->frac && c->i + v->i >= c->i) {
-		c->i += v->i;
-		c->f = (double)c->i;
-		return;
-	}
-	if (!c->frac)
-		c->f = (double)c->i;
-	c->f += v->frac ? v->f : (double)v->i;
-	c->frac = true;
-}
-
-/* Perl's \s on bytes. */
-static bool is_blank(char c)
-{
-	return c == ' ' || c == '\t' || c == '\n' || c == '\r' ||
-	       c == '\f' || c == '\v';
-}
-
-static bool is_digit(char c)
-{
-	return c >= '0' && c <= '9';
-}
-
-/*
- * difffolded.pl's /^(.*)\s+?(\d+(?:\.\d*)?)$/ on a chomped line: the
- * count runs from after the last blank to the end; the stack is what
- * precedes that one blank (blanks before it stay in the stack).
- * false when the line does not match.
- */
-static bool parse_line(const char *line, size_t len, size_t *stack_len,
-		       struct dcount *count)
-{
-	size_t i = len, start, dot = 0;
-	uint64_t v = 0;
-
-	while (i > 0 && !is_blank(line[i - 1]))
-		i--;
-	if (i == 0 || i == len)
-		return false;
-	start = i;
-	for (; i < len && is_digit(line[i]); i++)
-		;
-	if (i == start)
-		return false;
-	if (i < len) {
-		if (line[i] != '.')
-			return false;
-		dot = i++;
-		for (; i < len && is_digit(line[i]); i++)
-			;
-		if (i < len)
-			return false;
-	}
-	*stack_len = start - 1;
-	memset(count, 0, sizeof(*count));
-	for (i = start; i < (dot ? dot : len); i++) {
-		if (v > (UINT64_MAX - 9) / 10) {
-			count->frac = true;	/* beyond 64 bits: an NV */
-			break;
-		}
-		v = v * 10 + (line[i] - '0');
-	}
-	/* "5." and "5.000" are the integer 5 to Perl's arithmetic. */
-	if (dot && !count->frac) {
-		for (i = dot + 1; i < len; i++) {
-			if (line[i] != '0') {
-				count->frac = true;
-				break;
-			}
-		}
-	}
-	if (count->frac)
-		count->f = strtod(line + start, NULL);
+	if (err == -EINVAL)
+		rs_error("%s:%" PRIu64 ": not a folded stack line 'STACK COUNT'",
+			 input, bad_line);
+	else if (err == -ENOMEM)
+		rs_error("diff-folded: out of memory");
 	else
-		count->i = v;
-	return true;
+		rs_error("%s: %s", input, strerror(-err));
 }
 
-/*
- * difffolded -s: s/0x[0-9a-fA-F]+/0x.../g from src into dst (room for
- * twice len: "0x1" grows to "0x..."); returns the new length.
- */
-static size_t strip_hex_copy(char *dst, const char *src, size_t len)
+/* Fold a recording as `report --folded` does, into a stream to read. */
+static int fold_recording(struct session *s, char **buf, size_t *len)
 {
-	size_t i = 0, o = 0;
+	struct fold_opts o = { 0 };
+	struct fold *fold;
+	FILE *mem;
+	int err;
 
-	while (i < len) {
-		if (i + 2 < len && src[i] == '0' && src[i + 1] == 'x' &&
-		    isxdigit((unsigned char)src[i + 2])) {
-			for (i += 2; i < len && isxdigit((unsigned char)src[i]);
-			     i++)
-				;
-			memcpy(dst + o, "0x...", 5);
-			o += 5;
-			continue;
-		}
-		dst[o++] = src[i++];
-	}
-	return o;
+	err = session__fold(s, &o, false, &fold);
+	if (err)
+		return err;
+	mem = open_memstream(buf, len);
+	if (!mem)
+		err = -ENOMEM;
+	else if (fold__write(fold, mem) == -ENOMEM)
+		err = -ENOMEM;
+	if (mem && fclose(mem) && !err)
+		err = -ENOMEM;
+	fold__delete(fold);
+	return err;
 }
 
-/*
- * Read folded lines from in into side (0: A, 1: B). name is the file for
- * messages. 0, or RS_EXIT_FAIL after printing the one line.
- */
-static int read_folded(struct dtable *t, FILE *in, const char *name,
-		       int side, bool strip)
+/* One side: folded stacks, or a recording folded first. */
+static int read_input(struct folded_diff *d, const struct diff_params *p,
+		      int side)
 {
-	char *line = NULL, *buf = NULL;
-	size_t cap = 0, bufcap = 0, stack_len;
-	uint64_t lineno = 0;
-	struct dcount c;
-	struct dstack *d;
-	ssize_t n;
-	int status = 0;
-
-	while ((n = getline(&line, &cap, in)) >= 0) {
-		size_t len = n;
-
-		lineno++;
-		if (len && line[len - 1] == '\n')
-			len--;
-		/* An empty line (a file's trailing one) holds no stack. */
-		if (!len)
-			continue;
-		if (!parse_line(line, len, &stack_len, &c)) {
-			rs_error("%s:%" PRIu64 ": not a folded stack line 'STACK COUNT'",
-				 name, lineno);
-			status = RS_EXIT_FAIL;
-			goto out;
-		}
-		if (strip) {
-			/* "0x1" (3 bytes) becomes "0x..." (5): room for it. */
-			size_t need = stack_len * 2 + 8;
-
-			if (need > bufcap) {
-				char *nb = realloc(buf, need);
-
-				if (!nb)
-					goto nomem;
-				buf = nb;
-				bufcap = need;
-			}
-			stack_len = strip_hex_copy(buf, line, stack_len);
-			d = dtable_get(t, buf, stack_len);
-		} else {
-			d = dtable_get(t, line, stack_len);
-		}
-		if (!d)
-			goto nomem;
-		dcount_add(&d->c[side], &c);
-		dcount_add(&t->total[side], &c);
-	}
-	if (ferror(in)) {
-		rs_error("%s: %s", name, strerror(errno));
-		status = RS_EXIT_FAIL;
-	}
-	goto out;
-nomem:
-	rs_error("diff-folded: out of memory");
-	status = RS_EXIT_FAIL;
-out:
-	free(line);
-	free(buf);
-	return status;
-}
-
-/*
- * Fold a recording as `report --folded` does, in-process (no command runs
- * another as a child), and read the stacks back.
- */
-static int read_recording(struct dtable *t, const struct diff_params *p,
-			  const char *name, int side)
-{
+	struct session_opts so = { .input = p->input[side],
+				   .kallsyms = p->kallsyms };
+	struct session *s;
 	char *buf = NULL;
 	size_t len = 0;
-	FILE *mem;
-	int status;
+	uint64_t bad_line = 0;
+	FILE *in = NULL;
+	int err;
 
-	mem = open_memstream(&buf, &len);
-	if (!mem) {
-		rs_error("diff-folded: out of memory");
-		return RS_EXIT_FAIL;
+	err = session__open(&s, &so);
+	if (!err && session__kind(s) == SESSION_PERF_DATA) {
+		err = fold_recording(s, &buf, &len);
+		if (!err && len)
+			in = fmemopen(buf, len, "r");
+	} else if (!err) {
+		in = session__text(s);
 	}
-	/* report prints its one line itself. */
-	status = report_fold(name, p->kallsyms, mem);
-	if (fclose(mem) && !status) {
-		rs_error("diff-folded: out of memory");
-		status = RS_EXIT_FAIL;
-	}
-	if (!status && len) {
-		mem = fmemopen(buf, len, "r");
-		if (!mem) {
-			rs_error("diff-folded: out of memory");
-			status = RS_EXIT_FAIL;
-		} else {
-			status = read_folded(t, mem, name, side, p->strip_hex);
-			fclose(mem);
-		}
-	}
+	if (!err && (len || session__kind(s) != SESSION_PERF_DATA) && !in)
+		err = -ENOMEM;
+	if (!err && in)
+		err = folded_diff__read(d, in, side, &bad_line);
+	/* The session's words first; what it did not say, ours. */
+	if (!rs_say_session(s) && err)
+		diff_error(so.input, err, bad_line);
+	if (in && buf)
+		fclose(in);
 	free(buf);
-	return status ? RS_EXIT_FAIL : 0;
-}
-
-static int read_input(struct dtable *t, const struct diff_params *p, int side)
-{
-	const char *name = p->input[side];
-	char prefix[8];
-	char *buf = NULL;
-	size_t len = 0, cap = 0, n;
-	FILE *f, *mem;
-	int status;
-
-	f = fopen(name, "r");
-	if (!f) {
-		rs_error("%s: %s", name, strerror(errno));
-		return RS_EXIT_FAIL;
-	}
-	n = fread(prefix, 1, sizeof(prefix), f);
-	if (ferror(f)) {
-		rs_error("%s: %s", name, strerror(errno));
-		fclose(f);
-		return RS_EXIT_FAIL;
-	}
-	if (perf_data__sniff(prefix, n)) {
-		fclose(f);
-		return read_recording(t, p, name, side);
-	}
-	/*
-	 * Folded text, maybe from a pipe (<(...)) that cannot be rewound:
-	 * the bytes read, then the rest, from memory.
-	 */
-	for (;;) {
-		if (len + 65536 > cap) {
-			size_t ncap = cap ? cap * 2 : 131072;
-			char *nb = realloc(buf, ncap);
-
-			if (!nb) {
-				rs_error("diff-folded: out of memory");
-				status = RS_EXIT_FAIL;
-				goto out;
-			}
-			buf = nb;
-			cap = ncap;
-		}
-		if (!len) {
-			memcpy(buf, prefix, n);
-			len = n;
-			if (n < sizeof(prefix))
-				break;
-		}
-		n = fread(buf + len, 1, cap - len, f);
-		len += n;
-		if (!n)
-			break;
-	}
-	if (ferror(f)) {
-		rs_error("%s: %s", name, strerror(errno));
-		status = RS_EXIT_FAIL;
-		goto out;
-	}
-	status = 0;
-	if (!len)
-		goto out;
-	mem = fmemopen(buf, len, "r");
-	if (!mem) {
-		rs_error("diff-folded: %s", strerror(errno));
-		status = RS_EXIT_FAIL;
-		goto out;
-	}
-	status = read_folded(t, mem, name, side, p->strip_hex);
-	fclose(mem);
-out:
-	fclose(f);
-	free(buf);
-	return status;
-}
-
-static int cmp_stack(const void *a, const void *b)
-{
-	const struct dstack *x = a, *y = b;
-	size_t n = x->len < y->len ? x->len : y->len;
-	int c = memcmp(x->s, y->s, n);
-
-	if (c)
-		return c;
-	return x->len < y->len ? -1 : x->len > y->len;
-}
-
-/* difffolded -n: int(count1 * total2 / total1) when the totals differ. */
-static void normalize(struct dtable *t)
-{
-	const struct dcount *t1 = &t->total[0], *t2 = &t->total[1];
-	size_t i;
-
-	if (t1->frac || t2->frac) {
-		double a = t1->frac ? t1->f : (double)t1->i;
-		double b = t2->frac ? t2->f : (double)t2->i;
-
-		if (a == b || a == 0)
-			return;
-		for (i = 0; i < t->nr; i++) {
-			struct dcount *c = &t->v[i].c[0];
-			double v = c->frac ? c->f : (double)c->i;
-
-			c->f = trunc(v * b / a);
-			c->frac = true;
-		}
-		return;
-	}
-	/* Nothing to scale from: A is empty (difffolded divides by 0). */
-	if (t1->i == t2->i || t1->i == 0)
-		return;
-	for (i = 0; i < t->nr; i++) {
-		struct dcount *c = &t->v[i].c[0];
-
-		/* Exact, as Perl's integer product and division give. */
-		c->i = (uint64_t)((unsigned __int128)c->i * t2->i / t1->i);
-		c->f = (double)c->i;
-	}
-}
-
-static void print_count(const struct dcount *c)
-{
-	/* A truncated NV prints as an integer; other NVs as Perl's %.15g. */
-	if (!c->frac)
-		printf(" %" PRIu64, c->i);
-	else if (c->f == trunc(c->f) && fabs(c->f) < 1e15)
-		printf(" %.0f", c->f);
-	else
-		printf(" %.15g", c->f);
+	session__delete(s);
+	return err ? RS_EXIT_FAIL : 0;
 }
 
 int cmd_diff_folded(int argc, char **argv)
 {
 	struct diff_params params;
-	struct dtable t = { 0 };
-	size_t i;
+	struct folded_diff *d;
 	int ret;
 
 	ret = diff_parse_args(argc, argv, &params);
@@ -571,22 +216,19 @@ int cmd_diff_folded(int argc, char **argv)
 		return rs_finish_stdout(RS_EXIT_OK);
 	if (ret)
 		return ret;
-	ret = read_input(&t, &params, 0);
-	if (!ret)
-		ret = read_input(&t, &params, 1);
-	if (ret)
-		goto out;
-	if (params.normalize)
-		normalize(&t);
-	if (t.nr)
-		qsort(t.v, t.nr, sizeof(*t.v), cmp_stack);
-	for (i = 0; i < t.nr; i++) {
-		fwrite(t.v[i].s, 1, t.v[i].len, stdout);
-		print_count(&t.v[i].c[0]);
-		print_count(&t.v[i].c[1]);
-		putchar('\n');
+	d = folded_diff__new(params.strip_hex);
+	if (!d) {
+		rs_error("diff-folded: out of memory");
+		return RS_EXIT_FAIL;
 	}
-out:
-	dtable_free(&t);
+	ret = read_input(d, &params, 0);
+	if (!ret)
+		ret = read_input(d, &params, 1);
+	if (!ret) {
+		if (params.normalize)
+			folded_diff__normalize(d);
+		folded_diff__write(d, stdout);
+	}
+	folded_diff__delete(d);
 	return rs_finish_stdout(ret);
 }

@@ -5,34 +5,23 @@
  * for flamegraph.pl, or the same as JSON.
  */
 #include <errno.h>
-#include <fcntl.h>
 #include <getopt.h>
-#include <inttypes.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <sys/utsname.h>
-#include <time.h>
 #include <unistd.h>
 
-#include "analysis.h"
-#include "attrib.h"
 #include "cgroup-path.h"
 #include "cmds.h"
-#include "fold.h"
 #include "json.h"
 #include "kernel-spans.h"
 #include "perf-data.h"
-#include "perf-script.h"
 #include "report-out.h"
 #include "rules.h"
-#include "symbols.h"
+#include "session.h"
 
 #define DEFAULT_INPUT "rstat.data"
-/* perf script's default --max-stack (the kernel's perf_event_max_stack). */
-#define REPORT_MAX_STACK 127
 
 /* -j: threads reading a perf.data; more than two have nothing to do. */
 #define REPORT_MAX_JOBS 2
@@ -52,7 +41,6 @@ struct report_params {
 	const char *kallsyms;
 	const char *vmlinux;
 	const char *rules_file;
-	FILE *out;		/* folded stacks: stdout, or diff-folded's */
 	enum report_mode mode;
 	struct fold_opts fold;
 	bool fold_option_seen;	/* a --folded sub-option was given */
@@ -66,38 +54,6 @@ struct report_params {
 	char *span_text[REPORT_MAX_SPANS];	/* START,END split in place */
 	uint32_t nr_spans;
 	unsigned int jobs;	/* -j: threads for a perf.data */
-};
-
-/* What finding kernel symbols needs; shared by folding and analysis. */
-struct kernel_syms_ctx {
-	const struct report_params *params;
-	struct perf_data *pd;
-	struct machine *machine;
-	bool kernel_checked;	/* kernel symbol source decided */
-	bool reported;		/* an error was already printed */
-	char note[512];		/* said only if the report succeeds */
-};
-
-/* State while folding a perf.data recording. */
-struct report_fold_ctx {
-	const struct report_params *params;
-	struct perf_data *pd;
-	struct machine *machine;
-	struct kernel_syms_ctx ksyms;
-	struct fold *fold;
-	struct perf_script *script;	/* names exiting tasks' samples */
-	uint64_t nr_no_chain;	/* folded samples recorded without -g */
-	int64_t err_offset;	/* event a consumer error happened at */
-	/*
-	 * Without --stackcollapse, the one event folded (chosen at the
-	 * first sample, when a pipe has announced its events), and what
-	 * was left out.
-	 */
-	const struct rs_evsel *folded;
-	bool no_such_event;	/* --event-filter names none of them */
-	uint64_t nr_left_tp;	/* tracepoint and probe hits */
-	uint64_t nr_left_other;	/* samples of other sampling events */
-	struct rs_frame frames[REPORT_MAX_STACK];
 };
 
 static const char report_usage_text[] =
@@ -313,7 +269,6 @@ static int report_parse_args(int argc, char **argv, struct report_params *p)
 
 	memset(p, 0, sizeof(*p));
 	p->input = DEFAULT_INPUT;
-	p->out = stdout;
 	p->divisor = 1000;
 	p->unit = "usecs";
 	p->jobs = default_jobs();
@@ -444,373 +399,19 @@ static int report_parse_args(int argc, char **argv, struct report_params *p)
 }
 
 /*
- * The kernel symbols to use: --kallsyms, else this machine's when the
- * recording comes from the running kernel. Decided at the first sample,
- * since in the pipe layout the OSRELEASE feature arrives in the stream.
+ * Print what the session queued, in its order: notes, and the error
+ * when there is one. Returns the exit status for err.
  */
-static int load_kernel_symbols(struct kernel_syms_ctx *ctx)
+static int report_status(struct session *s, int err)
 {
-	const struct perf_header_info *hdr = perf_data__header(ctx->pd);
-	struct utsname uts = { 0 };
-	const char *text;
-	size_t len;
-	int err;
+	bool said = rs_say_session(s);
 
-	ctx->kernel_checked = true;
-	/* As in perf, --kallsyms wins over --vmlinux. */
-	if (!ctx->params->kallsyms && ctx->params->vmlinux) {
-		const char *path = ctx->params->vmlinux;
-
-		err = machine__load_vmlinux(ctx->machine, path);
-		if (err == -EINVAL)
-			rs_error("%s: build id differs from the recorded kernel's; give the vmlinux of the kernel that was recorded",
-				 path);
-		else if (err == -ENODATA)
-			rs_error("%s: no symbol table (stripped?); give an unstripped vmlinux or --kallsyms",
-				 path);
-		else if (err == -ENOEXEC)
-			rs_error("%s: not a vmlinux image; give the uncompressed ELF (not a bzImage) or --kallsyms",
-				 path);
-		else if (err)
-			rs_error("%s: cannot read kernel symbols: %s", path,
-				 strerror(-err));
-		ctx->reported = err != 0;
-		return err;
-	}
-	if (ctx->params->kallsyms) {
-		const char *path = ctx->params->kallsyms;
-		struct stat sb;
-
-		/*
-		 * The loader says -ENOENT for a file with no symbol line and
-		 * -EIO for a directory: name what the file is instead.
-		 */
-		if (stat(path, &sb))
-			err = -errno;
-		else if (S_ISDIR(sb.st_mode))
-			err = -EISDIR;
-		else
-			err = machine__load_kallsyms(ctx->machine, path);
-		if (err == -ENOENT && !stat(path, &sb))
-			rs_error("%s: not a kallsyms file (no 'ADDRESS TYPE NAME' lines); pass a copy of /proc/kallsyms taken as root",
-				 path);
-		else if (err == -EISDIR)
-			rs_error("%s: is a directory; pass a copy of /proc/kallsyms taken as root",
-				 path);
-		else if (err)
-			rs_error("%s: cannot read kernel symbols: %s; pass a copy of /proc/kallsyms",
-				 path, strerror(-err));
-		ctx->reported = err != 0;
-		return err;
-	}
-	/*
-	 * A recording made by `record` carries the kernel's text symbols
-	 * (the kallsyms section of its tracing data): they are the ones the
-	 * addresses were taken with, even on another machine.
-	 */
-	if (!perf_data__kallsyms(ctx->pd, &text, &len)) {
-		err = machine__load_kallsyms_buf(ctx->machine, text, len);
-		if (!err && machine__has_kernel_symbols(ctx->machine))
-			return 0;
-	}
-	if (uname(&uts))
-		strcpy(uts.release, "(unknown)");
-	if (hdr->os_release &&
-	    !strcmp(hdr->os_release, uts.release)) {
-		err = machine__load_kallsyms(ctx->machine, "/proc/kallsyms");
-		if (!err && machine__has_kernel_symbols(ctx->machine))
-			return 0;
-		snprintf(ctx->note, sizeof(ctx->note),
-			 "/proc/kallsyms gives no addresses (kptr_restrict?); kernel frames stay [unknown]");
-		return 0;
-	}
-	snprintf(ctx->note, sizeof(ctx->note),
-		 "recording made on kernel %s, this is %s: kernel frames stay [unknown]; pass --kallsyms FILE captured there",
-		 hdr->os_release ? hdr->os_release : "(unknown)", uts.release);
-	return 0;
-}
-
-/* What load_kernel_symbols() had to say, once the report is sure. */
-static void say_ksyms_note(const struct kernel_syms_ctx *ctx)
-{
-	if (ctx->note[0])
-		rs_note("%s", ctx->note);
-}
-
-/*
- * What perf script's default output shows for a sample of this event,
- * which is what stackcollapse-perf.pl goes by. Hardware and software
- * events print "period event:" at the end of the header line. Tracepoint
- * headers end with the formatted fields instead, so the script sees no
- * event there (the sample escapes the event filter) and no period (it
- * counts 1); and in the pipe layout perf prints their callchain frames
- * without a dso, which the script's frame regex then skips.
- */
-static bool evsel_is_tracepoint(const struct rs_evsel *evsel)
-{
-	return evsel->attr.type == PERF_TYPE_TRACEPOINT &&
-	       (evsel->attr.sample_type & PERF_SAMPLE_RAW);
-}
-
-static bool evsel_shows_period(const struct rs_evsel *evsel)
-{
-	return (evsel->attr.sample_type & PERF_SAMPLE_PERIOD) &&
-	       !evsel_is_tracepoint(evsel);
-}
-
-/* perf script's "[001] " CPU column. */
-static const char *cpu_field(uint32_t cpu)
-{
-	static char buf[24];
-
-	snprintf(buf, sizeof(buf), "[%03d] ", (int)cpu);
-	return buf;
-}
-
-/*
- * A task sampled while exiting has pid and tid -1. perf script prints
- * its header as ":-1    -1 [001]  3081.234458:  500250 cpu-clock:", where
- * the script's header regex finds no tid: the process name becomes the
- * whole text up to the time, so each such sample is a stack of its own.
- * Print the header as perf script would (-F +pid when --pid or --tid
- * asks for the PID) and let the script's rules read it.
- */
-static int begin_exiting(struct report_fold_ctx *ctx,
-			 const struct rs_sample *s, const char *comm)
-{
-	uint64_t type = s->evsel->attr.sample_type;
-	char secs[32], tstamp[48] = "";
-	uint64_t usecs = s->time / 1000;
-	char *line = NULL;
-	int n, ret;
-
-	if (!ctx->script) {
-		ctx->script = perf_script__new();
-		if (!ctx->script)
-			return -ENOMEM;
-	}
-	if (type & PERF_SAMPLE_TIME) {
-		snprintf(secs, sizeof(secs), "%" PRIu64 ".%06" PRIu64,
-			 usecs / 1000000, usecs % 1000000);
-		snprintf(tstamp, sizeof(tstamp), "%12s: ", secs);
-	}
-	/* The comm comes from the file: any length, hence asprintf. */
-	if (ctx->params->fold.pid || ctx->params->fold.tid)
-		n = asprintf(&line, type & PERF_SAMPLE_CALLCHAIN ?
-			     "%s %5d/%-5d %s%s%10" PRIu64 " %s: " :
-			     "%16s %5d/%-5d %s%s%10" PRIu64 " %s: ",
-			     comm, (int)s->pid, (int)s->tid,
-			     type & PERF_SAMPLE_CPU ? cpu_field(s->cpu) : "",
-			     tstamp, s->period, s->evsel->name);
-	else
-		n = asprintf(&line, type & PERF_SAMPLE_CALLCHAIN ?
-			     "%s %5d %s%s%10" PRIu64 " %s: " :
-			     "%16s %5d %s%s%10" PRIu64 " %s: ",
-			     comm, (int)s->tid,
-			     type & PERF_SAMPLE_CPU ? cpu_field(s->cpu) : "",
-			     tstamp, s->period, s->evsel->name);
-	if (n < 0)
-		return -ENOMEM;
-	ret = perf_script__begin_sample(ctx->script, ctx->fold, line, n);
-	free(line);
-	return ret;
-}
-
-/*
- * A tracepoint or probe (recorded at every hit, or sampled by perf
- * record -F alike): not a sampling event, whose samples stand for time
- * or cycles spent.
- */
-static bool evsel_is_hit(const struct rs_evsel *evsel)
-{
-	uint32_t type = evsel->attr.type;
-
-	return type != PERF_TYPE_HARDWARE && type != PERF_TYPE_SOFTWARE &&
-	       type != PERF_TYPE_HW_CACHE && type != PERF_TYPE_RAW;
-}
-
-/* perf record's side-band carrier ("dummy:HG") samples nothing. */
-static bool evsel_is_dummy(const struct rs_evsel *evsel)
-{
-	return evsel->attr.type == PERF_TYPE_SOFTWARE &&
-	       evsel->attr.config == PERF_COUNT_SW_DUMMY;
-}
-
-/*
- * The event to fold: --event-filter's (modifiers optional), else the
- * first sampling event, else (only tracepoints) the first event.
- */
-static int choose_folded(struct report_fold_ctx *ctx)
-{
-	uint32_t i, n = perf_data__nr_evsel(ctx->pd);
-	const char *want = ctx->params->fold.event_filter;
-	const struct rs_evsel *e;
-
-	for (i = 0; i < n; i++) {
-		e = perf_data__evsel(ctx->pd, i);
-		if (want ? !strcmp(e->name, want) :
-		    !evsel_is_hit(e) && !evsel_is_dummy(e)) {
-			ctx->folded = e;
-			return 0;
-		}
-	}
-	for (i = 0; want && i < n; i++) {
-		e = perf_data__evsel(ctx->pd, i);
-		if (fold__event_match(e->name, want)) {
-			ctx->folded = e;
-			return 0;
-		}
-	}
-	if (want) {
-		ctx->no_such_event = true;
-		return -ENOENT;
-	}
-	if (n)
-		ctx->folded = perf_data__evsel(ctx->pd, 0);
-	return 0;
-}
-
-/* Where fold__begin_key() places a sample's key: see fold_ahead(). */
-static uint64_t chain_where(const struct rs_sample *s, const uint64_t h[2])
-{
-	return s->has_chain_hash ? s->chain_hash[0] : h[0];
-}
-
-/*
- * Called on a sample a few places ahead of the one being folded (-j 2):
- * its callchain slot is fetched while this one is folded, since most
- * samples end at that one random read of a large table.
- */
-static int fold_ahead(void *arg, const struct rs_event *ev)
-{
-	struct report_fold_ctx *ctx = arg;
-
-	if (ev->kind == RS_EV_SAMPLE && ev->sample.has_chain_hash)
-		fold__prefetch(ctx->fold, ev->sample.chain_hash[0]);
-	return 0;
-}
-
-static int fold_sample(struct report_fold_ctx *ctx, const struct rs_event *ev)
-{
-	const struct rs_sample *s = &ev->sample;
-	bool tracepoint, no_dso;
-	uint64_t h[2];
-	const char *comm;
-	int i, n, ret;
-
-	if (!ctx->params->stackcollapse) {
-		if (!ctx->folded) {
-			ret = choose_folded(ctx);
-			if (ret)
-				return ret;
-		}
-		if (s->evsel != ctx->folded &&
-		    s->evsel->name != ctx->folded->name) {
-			if (evsel_is_hit(s->evsel))
-				ctx->nr_left_tp++;
-			else
-				ctx->nr_left_other++;
-			return 0;
-		}
-	}
-	if (!ctx->ksyms.kernel_checked) {
-		ret = load_kernel_symbols(&ctx->ksyms);
-		if (ret)
-			return ret;
-	}
-	comm = machine__comm(ctx->machine, s->pid, s->tid);
-	tracepoint = evsel_is_tracepoint(s->evsel);
-	if (s->tid == (uint32_t)-1 && evsel_shows_period(s->evsel))
-		ret = begin_exiting(ctx, s, comm);
-	else
-		/*
-		 * As the script sees perf script's lines, a tracepoint's
-		 * shows no event and passes any filter. Folded alone, the
-		 * event was chosen above, by its attr: a name the stream
-		 * changed mid-way (EVENT_UPDATE) must not split it.
-		 */
-		ret = fold__begin(ctx->fold, !ctx->params->stackcollapse ||
-				  tracepoint ? NULL : s->evsel->name, comm,
-				  s->pid, s->tid, s->period,
-				  evsel_shows_period(s->evsel));
-	if (ret <= 0)
-		return ret;
-	no_dso = tracepoint && perf_data__header(ctx->pd)->pipe_mode;
-	if (!(s->evsel->attr.sample_type & PERF_SAMPLE_CALLCHAIN))
-		ctx->nr_no_chain++;
-
-	/*
-	 * Most samples repeat a callchain seen before: fold those by their
-	 * raw addresses and skip naming their frames again.
-	 */
-	machine__callchain_hash(ctx->machine, s, no_dso, h);
-	ret = fold__begin_key(ctx->fold, h, chain_where(s, h));
-	if (ret)
-		return ret < 0 ? ret : 0;
-
-	n = machine__resolve_callchain(ctx->machine, s->pid, s->tid,
-				       s->cpumode, s->callchain,
-				       s->nr_callchain, ctx->frames,
-				       REPORT_MAX_STACK);
-	if (n < 0)
-		return n;
-	for (i = 0; i < n; i++) {
-		/* --addrs prints the address as perf script does. */
-		const struct rs_frame *fr = &ctx->frames[i];
-
-		/* Without a dso the frame is named differently: no id. */
-		ret = fold__frame_id(ctx->fold, no_dso ? 0 : fr->id, fr->sym,
-				     no_dso ? NULL : fr->dso, fr->map_addr);
-		if (ret)
-			return ret;
-	}
-	return fold__end(ctx->fold);
-}
-
-/* Symbols are only taken from files whose build id matches the recording. */
-static void register_build_ids(struct machine *m, struct perf_data *pd)
-{
-	uint32_t i, n = perf_data__nr_build_ids(pd);
-
-	for (i = 0; i < n; i++) {
-		const struct perf_build_id *bid = perf_data__build_id(pd, i);
-
-		if (bid->filename)
-			machine__add_build_id(m, bid->filename, bid->id,
-					      bid->size);
-	}
-}
-
-static int fold_event(void *arg, const struct rs_event *ev)
-{
-	struct report_fold_ctx *ctx = arg;
-	int err;
-
-	if (ev->kind == RS_EV_SAMPLE)
-		err = fold_sample(ctx, ev);
-	else
-		err = machine__process_event(ctx->machine, ev);
-	if (err)
-		ctx->err_offset = ev->offset;
-	return err;
-}
-
-/*
- * The reader's own message names the offset; an error from the consumer
- * (out of memory while folding) gets the offset of the event it was on.
- */
-static void print_data_error(const char *input, struct perf_data *pd,
-			     int err, int64_t offset)
-{
-	const char *msg = pd ? perf_data__strerror(pd) : "";
-
-	if (msg && *msg)
-		rs_error("%s: %s", input, msg);
-	else if (offset >= 0)
-		rs_error("%s: offset %" PRId64 ": %s", input, offset,
+	if (!err)
+		return RS_EXIT_OK;
+	if (!said)
+		rs_error("report: %s", err == -ENOMEM ? "out of memory" :
 			 strerror(-err));
-	else
-		rs_error("%s: %s", input, strerror(-err));
+	return RS_EXIT_FAIL;
 }
 
 /* The report-core keys: header, events and reader counters. */
@@ -853,104 +454,6 @@ static void json_header(struct json_writer *jw, struct perf_data *pd)
 	json__u64(jw, "records", st->nr_records);
 }
 
-/*
- * Say what the fold mixed or dropped: stackcollapse-perf.pl keeps one
- * event's samples, but a tracepoint's pass whatever the filter, so a
- * profile of cycles also counts every recorded tracepoint hit.
- */
-static void note_dropped(const struct fold *fold)
-{
-	uint64_t unnamed = fold__nr_kept_unnamed(fold);
-	uint64_t named = fold__nr_kept(fold) - unnamed;
-	uint64_t dropped = fold__nr_dropped(fold);
-	char tail[128] = "";
-
-	if (dropped)
-		snprintf(tail, sizeof(tail),
-			 "; %" PRIu64 " samples of other events dropped",
-			 dropped);
-	if (unnamed && !named && dropped)
-		rs_note("folded the %" PRIu64 " samples of every tracepoint, not only '%s' (tracepoints pass any --event-filter, as in stackcollapse-perf.pl)%s",
-			unnamed, fold__event(fold), tail);
-	else if (unnamed && named)
-		rs_note("folded %" PRIu64 " '%s' samples and %" PRIu64 " tracepoint samples (tracepoints pass any --event-filter, as in stackcollapse-perf.pl)%s",
-			named, fold__event(fold), unnamed, tail);
-	else if (dropped)
-		rs_note("folded only '%s' samples%s (--event-filter picks one)",
-			fold__event(fold), tail);
-}
-
-/* State while analysing a perf.data recording. */
-struct report_an_ctx {
-	struct kernel_syms_ctx ksyms;
-	const struct rules *rules;
-	struct analysis *an;	/* made at the first sample */
-	int64_t err_offset;
-};
-
-static int analyse_event(void *arg, const struct rs_event *ev)
-{
-	struct report_an_ctx *ctx = arg;
-	const struct report_params *p = ctx->ksyms.params;
-	int err;
-
-	if (ev->kind == RS_EV_SAMPLE && !ctx->an) {
-		/*
-		 * In the pipe layout OSRELEASE, which says what the lock
-		 * events' cpu field means, comes in the stream: wait for
-		 * the first sample.
-		 */
-		struct analysis_opts o = {
-			.rules = ctx->rules,
-			.spans = p->spans,
-			.nr_spans = p->nr_spans,
-			.os_release = perf_data__header(ctx->ksyms.pd)->os_release,
-		};
-
-		err = load_kernel_symbols(&ctx->ksyms);
-		if (err)
-			return err;
-		ctx->an = analysis__new(&o, ctx->ksyms.machine);
-		if (!ctx->an)
-			err = -ENOMEM;
-	}
-	if (ctx->an)
-		err = analysis__event(ctx->an, ev);
-	else
-		err = machine__process_event(ctx->ksyms.machine, ev);
-	if (err)
-		ctx->err_offset = ev->offset;
-	return err;
-}
-
-/* Names of the recording's events, for a message. */
-static void list_events(struct perf_data *pd, char *buf, size_t len)
-{
-	uint32_t i, n = perf_data__nr_evsel(pd);
-	size_t used = 0;
-
-	buf[0] = '\0';
-	for (i = 0; i < n && used + 1 < len; i++)
-		used += snprintf(buf + used, len - used, "%s%s", i ? ", " : "",
-				 perf_data__evsel(pd, i)->name);
-}
-
-static void note_skid(struct analysis *an)
-{
-	struct attrib *at = analysis__attrib(an);
-	uint32_t i;
-
-	for (i = 0; i < attrib__nr_events(at); i++) {
-		const struct attrib_event *ev = attrib__event(at, i);
-
-		if (!ev->clock || !ev->skid.samples)
-			continue;
-		rs_note("%s cannot sample while IRQs are off: %.1f%% of its flush samples are skid at the IRQ re-enable point; per-callback attribution inside the lock needs a PMU event (cycles), the lock hold times are the precise figure",
-			ev->name, 100.0 * ev->skid.period / ev->flush.period);
-		return;
-	}
-}
-
 static int print_report(const struct report_params *p,
 			const struct report_out *ro)
 {
@@ -971,478 +474,96 @@ static int print_report(const struct report_params *p,
 	return 0;
 }
 
-/*
- * cgroup ids name paths only on the machine, and in the boot, they were
- * recorded in: same host name and kernel, and no sample time (perf's
- * clock counts from boot) later than this boot's clock now.
- */
-static bool recorded_here(struct perf_data *pd)
+/* The tables: attribution, triggers, spans, then every event's count. */
+static int report_analysis(const struct report_params *p,
+			   struct session *s, const struct rules *rules)
 {
-	const struct perf_header_info *hdr = perf_data__header(pd);
-	struct utsname uts;
-	struct timespec ts;
-
-	if (uname(&uts) || !hdr->hostname || !hdr->os_release ||
-	    strcmp(hdr->hostname, uts.nodename) ||
-	    strcmp(hdr->os_release, uts.release) ||
-	    clock_gettime(CLOCK_MONOTONIC, &ts))
-		return false;
-	return hdr->sample_time_end <=
-	       (uint64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
-}
-
-static int print_analysis(const struct report_params *p, struct perf_data *pd,
-			  struct analysis *an)
-{
+	struct analysis_opts o = { .rules = rules, .spans = p->spans,
+				   .nr_spans = p->nr_spans };
 	struct report_out ro = {
-		.input = p->input, .pd = pd, .an = an,
+		.input = p->input, .pd = session__perf_data(s),
 		.divisor = p->divisor, .unit = p->unit, .hist = p->hist,
 	};
 	struct kernel_spans *ks = NULL;
-	char errbuf[256] = "";
-	const char *text;
-	int ret;
+	struct analysis *an;
+	int err;
 
-	/* After the data: a pipe carries its features among the records. */
-	if (!perf_data__rstat_spans(pd, &text)) {
-		ret = kernel_spans__parse(&ks, text, strlen(text), errbuf,
-					  sizeof(errbuf));
-		if (ret == -ENOMEM)
-			return ret;
-		if (ret)
-			rs_note("%s: %s; left out of the report", p->input,
-				errbuf);
-	}
+	err = session__analyse(s, &o, &an);
+	if (report_status(s, err))
+		return RS_EXIT_FAIL;
+	ro.an = an;
+	err = session__kernel_spans(s, &ks);
 	ro.kspans = ks;
-	if (recorded_here(pd)) {
+	if (!err && session__recorded_here(s)) {
 		ro.cgroups = cgroup_paths__new();
-		if (!ro.cgroups) {
-			kernel_spans__delete(ks);
-			return -ENOMEM;
-		}
+		if (!ro.cgroups)
+			err = -ENOMEM;
 	}
-	ret = print_report(p, &ro);
+	if (!err) {
+		rs_say_session(s);
+		err = print_report(p, &ro);
+	}
 	cgroup_paths__delete(ro.cgroups);
 	kernel_spans__delete(ks);
-	return ret;
+	analysis__delete(an);
+	/* Only running out of memory stops the tables; not a short write. */
+	return report_status(s, err == -ENOMEM ? err : 0);
 }
 
-/*
- * Formats the reader would not hand to libtraceevent as they are (one
- * could crash it): the samples stay, but the user should know which
- * event's format the recording got wrong.
- */
-static void note_bad_formats(const struct perf_data *pd)
+static int report_folded(const struct report_params *p, struct session *s)
 {
-	uint32_t i, n = perf_data__nr_bad_formats(pd);
-	const char *what;
-
-	for (i = 0; (what = perf_data__bad_format(pd, i)); i++)
-		rs_note("bad tracepoint format in the recording (%s): not parsed as it is; its samples are kept",
-			what);
-	if (n > i)
-		rs_note("%u more bad tracepoint formats in the recording were ignored",
-			n - i);
-}
-
-static int report_analysis(const struct report_params *p,
-			   struct perf_data *pd, const struct rules *rules)
-{
-	struct report_an_ctx ctx = { .rules = rules, .err_offset = -1 };
-	struct analysis_opts empty = { .rules = rules, .spans = p->spans,
-				       .nr_spans = p->nr_spans };
-	int status = RS_EXIT_OK;
-	char events[512];
-	bool start;
-	int err, idx;
-
-	ctx.ksyms.params = p;
-	ctx.ksyms.pd = pd;
-	ctx.ksyms.machine = machine__new();
-	if (!ctx.ksyms.machine) {
-		rs_error("report: out of memory");
-		return RS_EXIT_FAIL;
-	}
-	register_build_ids(ctx.ksyms.machine, pd);
-	err = perf_data__process(pd, analyse_event, &ctx);
-	/* after the data: in a pipe the tracing data may come late */
-	note_bad_formats(pd);
-	if (ctx.ksyms.reported) {
-		status = RS_EXIT_FAIL;
-		goto out;
-	}
-	if (err) {
-		/* Half a report would mislead: say where the data broke. */
-		print_data_error(p->input, pd, err, ctx.err_offset);
-		status = RS_EXIT_FAIL;
-		goto out;
-	}
-	/* A recording with no sample still gets its header and counts. */
-	if (!ctx.an)
-		ctx.an = analysis__new(&empty, ctx.ksyms.machine);
-	if (!ctx.an || analysis__finish(ctx.an)) {
-		rs_error("report: out of memory");
-		status = RS_EXIT_FAIL;
-		goto out;
-	}
-	idx = analysis__unmatched_span(ctx.an, &start);
-	if (idx >= 0) {
-		list_events(pd, events, sizeof(events));
-		rs_error("%s: --span %s,%s: no sample of '%s' in the recording (its events: %s)",
-			 p->input, p->spans[idx].start, p->spans[idx].end,
-			 start ? p->spans[idx].start : p->spans[idx].end,
-			 events);
-		status = RS_EXIT_FAIL;
-		goto out;
-	}
-	if (analysis__nr_bad_raw(ctx.an))
-		rs_note("%" PRIu64 " tracepoint samples too short for their fields were left out",
-			analysis__nr_bad_raw(ctx.an));
-	if (analysis__sampled_tracepoint(ctx.an)) {
-		const struct rs_evsel *tp =
-			analysis__sampled_tracepoint(ctx.an);
-
-		rs_note("%s was sampled (%" PRIu64 " of %" PRIu64
-			" hits recorded: perf record -F and -c apply to tracepoints): spans may pair events of different rounds; record tracepoints with -c 1",
-			tp->name, tp->nr_samples, tp->total_period);
-	}
-	if (analysis__nr_no_chain(ctx.an))
-		rs_note("%" PRIu64 " samples have no callchain (record with -g): only their sampled function was classified",
-			analysis__nr_no_chain(ctx.an));
-	/* Notes first: on a terminal they would land inside the tables. */
-	say_ksyms_note(&ctx.ksyms);
-	note_skid(ctx.an);
-	err = print_analysis(p, pd, ctx.an);
-	if (err == -ENOMEM) {
-		rs_error("report: out of memory");
-		status = RS_EXIT_FAIL;
-		goto out;
-	}
-out:
-	analysis__delete(ctx.an);
-	machine__delete(ctx.ksyms.machine);
-	return status;
-}
-
-/* Say what the fold of one event left out, and how to get it. */
-static void note_left_out(const struct report_fold_ctx *ctx)
-{
-	char tp[64] = "", other[64] = "";
-
-	if (!ctx->folded || (!ctx->nr_left_tp && !ctx->nr_left_other))
-		return;
-	if (ctx->nr_left_tp)
-		snprintf(tp, sizeof(tp), "%" PRIu64 " tracepoint and probe hits",
-			 ctx->nr_left_tp);
-	if (ctx->nr_left_other)
-		snprintf(other, sizeof(other),
-			 "%s%" PRIu64 " samples of other events",
-			 ctx->nr_left_tp ? " and " : "", ctx->nr_left_other);
-	rs_note("folded the '%s' samples alone, leaving out %s%s (--event-filter NAME folds another event; --stackcollapse folds as perf script | stackcollapse-perf.pl)",
-		ctx->folded->name, tp, other);
-}
-
-static int report_perf_data(const struct report_params *p,
-			    struct perf_data *pd, const struct rules *rules)
-{
-	struct report_fold_ctx ctx = { .params = p, .pd = pd,
-				       .err_offset = -1 };
-	int status = RS_EXIT_OK;
-	char events[512];
-	int err;
-
-	if (p->mode != REPORT_FOLDED)
-		return report_analysis(p, pd, rules);
-
-	ctx.machine = machine__new();
-	ctx.ksyms.params = p;
-	ctx.ksyms.pd = pd;
-	ctx.ksyms.machine = ctx.machine;
-	ctx.fold = fold__new(&p->fold);
-	if (ctx.machine)
-		register_build_ids(ctx.machine, pd);
-	if (!ctx.machine || !ctx.fold) {
-		rs_error("report: out of memory");
-		status = RS_EXIT_FAIL;
-		goto out;
-	}
-	perf_data__set_lookahead(pd, fold_ahead);
-	err = perf_data__process(pd, fold_event, &ctx);
-	note_bad_formats(pd);
-	if (ctx.ksyms.reported) {
-		status = RS_EXIT_FAIL;
-		goto out;
-	}
-	/*
-	 * Chosen at the first sample; a recording without any: now. With
-	 * --stackcollapse too: there it only checks that --event-filter
-	 * names an event of the file (a typo is an error, not an empty
-	 * profile).
-	 */
-	if (!err && !ctx.folded)
-		choose_folded(&ctx);
-	if (ctx.no_such_event) {
-		list_events(pd, events, sizeof(events));
-		rs_error("%s: --event-filter %s: no such event in the recording (its events: %s)",
-			 p->input, p->fold.event_filter ?
-			 p->fold.event_filter : "", *events ? events : "none");
-		status = RS_EXIT_FAIL;
-		goto out;
-	}
-	/*
-	 * A fatal error prints the error alone: stacks cut short at an
-	 * unknown point, and notes about them, would pass for a profile.
-	 */
-	if (err) {
-		print_data_error(p->input, pd, err, ctx.err_offset);
-		status = RS_EXIT_FAIL;
-		goto out;
-	}
-	/* Notes first: on a terminal they would land inside the stacks. */
-	say_ksyms_note(&ctx.ksyms);
-	if (p->stackcollapse)
-		note_dropped(ctx.fold);
-	else
-		note_left_out(&ctx);
-	/*
-	 * perf script prints such samples on one line with no blank line
-	 * after, so stackcollapse-perf.pl folds nothing; process names alone
-	 * say more, but say why.
-	 */
-	if (ctx.nr_no_chain)
-		rs_note("%" PRIu64 " samples have no callchain (record with -g): folded as process names alone",
-			ctx.nr_no_chain);
-	if (fold__write(ctx.fold, p->out) == -ENOMEM) {
-		rs_error("report: out of memory");
-		status = RS_EXIT_FAIL;
-	}
-out:
-	fold__delete(ctx.fold);
-	perf_script__delete(ctx.script);
-	machine__delete(ctx.machine);
-	return status;
-}
-
-/*
- * Standard input after sniffing: the bytes already read, then the rest of
- * the descriptor, as one stream for the text reader.
- */
-struct prefixed_input {
-	int fd;
-	const char *prefix;
-	size_t len, pos;
-};
-
-static ssize_t prefixed_read(void *cookie, char *buf, size_t size)
-{
-	struct prefixed_input *in = cookie;
-	ssize_t n;
-
-	if (in->pos < in->len) {
-		n = in->len - in->pos < size ? in->len - in->pos : size;
-		memcpy(buf, in->prefix + in->pos, n);
-		in->pos += n;
-		return n;
-	}
-	do {
-		n = read(in->fd, buf, size);
-	} while (n < 0 && errno == EINTR);
-	return n;
-}
-
-static int report_text(const struct report_params *p, FILE *in)
-{
-	struct perf_script_stats st = { 0 };
-	struct perf_script *ps;
 	struct fold *fold;
-	int status = RS_EXIT_OK;
 	int err;
 
-	if (p->mode != REPORT_FOLDED) {
-		rs_error("%s: perf script text holds no tracepoint formats or periods to attribute; use --folded, or give the perf.data itself",
-			 p->input);
+	err = session__fold(s, &p->fold, p->stackcollapse, &fold);
+	/* Notes first: on a terminal they would land inside the stacks. */
+	if (report_status(s, err))
 		return RS_EXIT_FAIL;
-	}
-	ps = perf_script__new();
-	fold = fold__new(&p->fold);
-	if (!ps || !fold) {
-		rs_error("report: out of memory");
-		status = RS_EXIT_FAIL;
-		goto out;
-	}
-	err = perf_script__fold(ps, in, fold, &st);
-	if (err) {
-		/* The error alone: cut-short stacks would pass for a profile. */
-		rs_error("%s: line %" PRIu64 ": %s", p->input, st.err_line,
-			 st.err_msg ? st.err_msg : strerror(-err));
-		status = RS_EXIT_FAIL;
-		goto out;
-	}
-	if (!st.nr_samples && !st.nr_filtered &&
-	    (st.nr_headers || st.nr_frames)) {
-		/* Without -g, perf script ends no sample with a blank line. */
-		rs_error("%s: no stacks in %" PRIu64 " lines of perf script output: it prints callchains only for recordings made with -g",
-			 p->input, st.nr_lines);
-		status = RS_EXIT_FAIL;
-		goto out;
-	}
-	if (!st.nr_samples && !st.nr_filtered) {
-		rs_error("%s: no samples found in %" PRIu64
-			 " lines: not perf script output? (try `perf script -i FILE`)",
-			 p->input, st.nr_lines);
-		status = RS_EXIT_FAIL;
-		goto out;
-	}
-	if (p->fold.event_filter && !fold__filter_hit(fold)) {
-		const char *seen[8];
-		unsigned int i, n = fold__events_seen(fold, seen, 8);
-		char list[512] = "";
-		size_t used = 0;
-
-		for (i = 0; i < n && i < 8 && used + 1 < sizeof(list); i++)
-			used += snprintf(list + used, sizeof(list) - used,
-					 "%s%s", i ? ", " : "", seen[i]);
-		rs_error("%s: --event-filter %s: no sample of that event (its events: %s%s)",
-			 p->input, p->fold.event_filter, n ? list : "none named",
-			 n > 8 ? ", ..." : "");
-		status = RS_EXIT_FAIL;
-		goto out;
-	}
-	note_dropped(fold);
-	if (fold__write(fold, p->out) == -ENOMEM) {
-		rs_error("report: out of memory");
-		status = RS_EXIT_FAIL;
-	}
-out:
+	err = fold__write(fold, stdout);
 	fold__delete(fold);
-	perf_script__delete(ps);
-	return status;
+	return report_status(s, err == -ENOMEM ? err : 0);
 }
 
-/* Read up to len bytes, fewer only at end of file. */
-static ssize_t read_prefix(int fd, char *buf, size_t len)
-{
-	size_t got = 0;
-	ssize_t n;
-
-	while (got < len) {
-		n = read(fd, buf + got, len - got);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0)
-			return -errno;
-		if (n == 0)
-			break;
-		got += n;
-	}
-	return got;
-}
-
-/*
- * Text, but not perf script output: its lines would fold into junk
- * stacks. Say what it looks like, where that is clear.
- */
-static void not_script_error(const char *input, const char *text, size_t n)
-{
-	size_t i = 0;
-
-	while (i < n && (text[i] == ' ' || text[i] == '\t' ||
-			 text[i] == '\n' || text[i] == '\r'))
-		i++;
-	if (i < n && (text[i] == '{' || text[i] == '['))
-		rs_error("%s: JSON, not perf script output: report reads perf.data or `perf script` text (bench results go to compare and plot)",
-			 input);
-	else
-		rs_error("%s: not perf script output (its first line is no sample header); give a perf.data file or the output of `perf script -i FILE`",
-			 input);
-}
+/* What report says of the inputs it does not read. */
+static const char *const report_refusal[] = {
+	[SESSION_EMPTY] = "empty: neither a perf.data file nor perf script text",
+	/* Text the script's rules would fold into junk stacks. */
+	[SESSION_JSON] = "JSON, not perf script output: report reads perf.data or `perf script` text (bench results go to compare and plot)",
+	[SESSION_TEXT] = "not perf script output (its first line is no sample header); give a perf.data file or the output of `perf script -i FILE`",
+	[SESSION_BINARY] = "offset 0: neither a perf.data file (no PERFILE2 magic) nor perf script text",
+	[SESSION_SCRIPT] = "perf script text holds no tracepoint formats or periods to attribute; use --folded, or give the perf.data itself",
+};
 
 static int report_input(const struct report_params *p,
 			const struct rules *rules)
 {
-	bool is_stdin = !strcmp(p->input, "-");
-	struct perf_data *pd = NULL;
-	char prefix[4096];
-	struct stat sb = { 0 };
-	ssize_t n;
-	int fd, err, status;
-
-	fd = is_stdin ? STDIN_FILENO : open(p->input, O_RDONLY | O_CLOEXEC);
-	if (fd < 0) {
-		rs_error("%s: %s; give a recording with -i FILE", p->input,
-			 strerror(errno));
-		return RS_EXIT_FAIL;
-	}
-	if (fstat(fd, &sb) == 0 && S_ISDIR(sb.st_mode)) {
-		rs_error("%s: is a directory; give a recording with -i FILE",
-			 p->input);
-		status = RS_EXIT_FAIL;
-		goto out;
-	}
-	n = read_prefix(fd, prefix, sizeof(prefix));
-	if (n < 0) {
-		rs_error("%s: %s", p->input, strerror((int)-n));
-		status = RS_EXIT_FAIL;
-		goto out;
-	}
-	if (n == 0) {
-		rs_error("%s: empty: neither a perf.data file nor perf script text",
-			 p->input);
-		status = RS_EXIT_FAIL;
-		goto out;
-	}
-
-	if (perf_data__sniff(prefix, n)) {
-		/* Regular files are mapped whole; streams read as they come. */
-		if (!is_stdin && S_ISREG(sb.st_mode))
-			err = perf_data__open(&pd, p->input);
-		else
-			err = perf_data__open_fd(&pd, fd, prefix, n);
-		if (err) {
-			print_data_error(p->input, pd, err, -1);
-			status = RS_EXIT_FAIL;
-		} else {
-			perf_data__set_threads(pd, p->jobs);
-			status = report_perf_data(p, pd, rules);
-		}
-		perf_data__delete(pd);
-	} else if (perf_script__sniff(prefix, n) &&
-		   !perf_script__recognise(prefix, n)) {
-		not_script_error(p->input, prefix, n);
-		status = RS_EXIT_FAIL;
-	} else if (perf_script__sniff(prefix, n)) {
-		struct prefixed_input cookie = {
-			.fd = fd, .prefix = prefix, .len = n,
-		};
-		cookie_io_functions_t io = { .read = prefixed_read };
-		FILE *in = fopencookie(&cookie, "r", io);
-
-		if (!in) {
-			rs_error("report: out of memory");
-			status = RS_EXIT_FAIL;
-			goto out;
-		}
-		status = report_text(p, in);
-		fclose(in);
-	} else {
-		rs_error("%s: offset 0: neither a perf.data file (no PERFILE2 magic) nor perf script text",
-			 p->input);
-		status = RS_EXIT_FAIL;
-	}
-out:
-	if (!is_stdin)
-		close(fd);
-	return status;
-}
-
-int report_fold(const char *input, const char *kallsyms, FILE *out)
-{
-	struct report_params p = {
-		.input = input, .kallsyms = kallsyms, .out = out,
-		.mode = REPORT_FOLDED, .divisor = 1000, .unit = "usecs",
+	struct session_opts so = {
+		.input = p->input, .dash_is_stdin = true,
+		.open_hint = "give a recording with -i FILE",
+		.kallsyms = p->kallsyms, .vmlinux = p->vmlinux,
+		.jobs = p->jobs,
 	};
+	enum session_kind kind;
+	struct session *s;
+	int status = RS_EXIT_FAIL;
+	int err;
 
-	return report_input(&p, NULL);
+	err = session__open(&s, &so);
+	if (err || !s) {
+		status = report_status(s, err ?: -ENOMEM);
+		goto out;
+	}
+	kind = session__kind(s);
+	if (kind == SESSION_PERF_DATA && p->mode != REPORT_FOLDED)
+		status = report_analysis(p, s, rules);
+	else if (kind == SESSION_PERF_DATA || (kind == SESSION_SCRIPT &&
+						p->mode == REPORT_FOLDED))
+		status = report_folded(p, s);
+	else
+		rs_error("%s: %s", p->input, report_refusal[kind]);
+out:
+	session__delete(s);
+	return status;
 }
 
 int cmd_report(int argc, char **argv)

@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "cmds.h"
+#include "session.h"
 #include "vm.h"
 #include "util.h"
 
@@ -100,6 +101,22 @@ void rs_on_stop_signals(void (*handler)(int sig))
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
 	sigaction(SIGHUP, &sa, NULL);
+}
+
+bool rs_say_session(struct session *s)
+{
+	bool error, said = false;
+	const char *msg;
+
+	while ((msg = session__next_msg(s, &error))) {
+		if (error) {
+			rs_error("%s", msg);
+			said = true;
+		} else {
+			rs_note("%s", msg);
+		}
+	}
+	return said;
 }
 
 int rs_finish_stdout(int status)
