@@ -14,6 +14,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "hist.h"
 #include "stats.h"
 
 struct json_writer;
@@ -43,13 +44,12 @@ struct compare_share {
 	double *share;			/* [nr_sides], NAN when absent */
 };
 
-#define COMPARE_MAX_BUCKETS 64
-
 /* A span's histogram per side (the log2 buckets of report --json). */
 struct compare_span_side {
 	bool present;
 	uint64_t count, p50, p90, p99;	/* ns */
-	uint64_t bucket[COMPARE_MAX_BUCKETS];	/* by hist__bucket_index - 1 */
+	/* By hist__bucket_index(); values 0 in bucket 1, its row 0 -> 1. */
+	uint64_t bucket[HIST_MAX_BUCKETS];
 };
 
 struct compare_span {

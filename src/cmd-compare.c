@@ -732,17 +732,19 @@ static int add_shares(const struct input *in, const char *key,
 	return 0;
 }
 
+/* The bucket index of a report --json hist row, -1 if not a log2 row. */
 static int bucket_of(uint64_t low, uint64_t high)
 {
-	int b;
+	uint64_t lo, hi;
+	int idx;
 
 	if (low == 0)
-		return high == 1 ? 0 : -1;
-	b = hist__bucket_index(low) - 1;
-	if (b < 1 || b >= COMPARE_MAX_BUCKETS || low != UINT64_C(1) << b ||
-	    (b < 63 && high != (UINT64_C(1) << (b + 1)) - 1))
+		return high == 1 ? 1 : -1;
+	idx = hist__bucket_index(low);
+	hist__bucket_bounds(idx, &lo, &hi);
+	if (idx < 2 || low != lo || (idx < 64 && high != hi))
 		return -1;
-	return b;
+	return idx;
 }
 
 static int add_span(struct compare *c, const struct input *in,
@@ -813,24 +815,23 @@ static int add_span(struct compare *c, const struct input *in,
  */
 static uint64_t bucket_percentile(const struct compare_span_side *d, double q)
 {
-	uint64_t total = 0, rank, seen = 0;
+	uint64_t total = 0, rank, seen = 0, low, high;
 	int b;
 
-	for (b = 0; b < COMPARE_MAX_BUCKETS; b++)
+	for (b = 1; b < HIST_MAX_BUCKETS; b++)
 		total += d->bucket[b];
 	if (!total)
 		return 0;
 	rank = (uint64_t)ceil(q * total / 100);
 	if (!rank)
 		rank = 1;
-	for (b = 0; b < COMPARE_MAX_BUCKETS; b++) {
+	for (b = 1; b < HIST_MAX_BUCKETS - 1; b++) {
 		seen += d->bucket[b];
 		if (seen >= rank)
 			break;
 	}
-	if (b >= 63)
-		return UINT64_MAX;
-	return b ? (UINT64_C(1) << (b + 1)) - 1 : 1;
+	hist__row_bounds(b, &low, &high);
+	return high;
 }
 
 static int build_profile(struct compare *c, const struct input *in,

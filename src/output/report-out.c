@@ -12,6 +12,7 @@
 #include "analysis.h"
 #include "attrib.h"
 #include "cgroup-path.h"
+#include "hist.h"
 #include "json.h"
 #include "kernel-spans.h"
 #include "perf-data.h"
@@ -708,10 +709,10 @@ static void json_kspans(struct json_writer *jw, const struct report_out *ro)
 			for (b = 0; b < BPF_SPANS_SLOTS; b++) {
 				if (!h->slots[b])
 					continue;
+				hist__bucket_bounds(b, &low, &high);
 				json__object_begin(jw, NULL);
-				json__u64(jw, "low", b ? 1ULL << (b - 1) : 0);
-				json__u64(jw, "high", b ? b == 64 ? UINT64_MAX :
-					  (1ULL << b) - 1 : 0);
+				json__u64(jw, "low", low);
+				json__u64(jw, "high", high);
 				json__u64(jw, "count", h->slots[b]);
 				json__object_end(jw);
 			}
