@@ -18,6 +18,7 @@
 #include "stats.h"
 
 struct json_writer;
+struct compare_input;
 
 /* One metric of bench results, pooled per side. */
 struct compare_metric {
@@ -71,6 +72,12 @@ struct compare {
 	size_t nr_categories, nr_triggers;
 	struct compare_span *spans;
 	size_t nr_spans;
+	/* What was left out while building, for the command to print. */
+	char **notes;
+	size_t nr_notes;
+	/* The inputs read (compare.h), which the strings above point into. */
+	struct compare_input *inputs;
+	size_t nr_inputs;
 };
 
 /* The significance level of the Amean/Hmean marks. */
