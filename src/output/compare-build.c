@@ -35,7 +35,7 @@ struct compare_input {
 /*
  * Read and tell apart one input, as plot does (json-input.c): bench
  * results (a file, or the directory bench -o wrote) or a report --json
- * profile; bench_results__read_mem() says precisely what is wrong with
+ * profile; bench_results__read_json() says precisely what is wrong with
  * bench results.
  */
 static int load_input(struct compare_input *in, const char *arg, char *err,
@@ -57,10 +57,8 @@ static int load_input(struct compare_input *in, const char *arg, char *err,
 		return ret;
 	}
 	in->kind = IN_BENCH;
-	/* The results' own reader parses the text again: the tree can go. */
-	jv__free(&ji.doc);
-	ret = bench_results__read_mem(&in->res, ji.buf, ji.len, in->path, err,
-				      errlen);
+	ret = bench_results__read_json(&in->res, &ji.doc, in->path, err,
+				       errlen);
 	json_input__release(&ji);
 	if (ret && ret != -ENOMEM && !err[0])
 		errbuf_set(err, errlen, "%s", in->path);

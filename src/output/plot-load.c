@@ -192,8 +192,7 @@ static int load_bench(struct plot *ctx, const char *input,
 	bool has_hist = false;
 	int ret;
 
-	ret = bench_results__read_mem(&r, ji->buf, ji->len, ji->path, err,
-				      errlen);
+	ret = bench_results__read_json(&r, &ji->doc, ji->path, err, errlen);
 	if (ret)
 		return ret == -ENOMEM ? -ENOMEM : -EINVAL;
 	if (p->kind == PLOT_BARS) {
