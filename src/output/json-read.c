@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "json.h"
 #include "json-read.h"
 #include "util.h"
 
@@ -67,33 +68,6 @@ static void skip_ws(struct jparse *jp)
 			return;
 		jp->p++;
 	}
-}
-
-/* Length of the valid UTF-8 sequence at p (2-4 bytes), or 0. */
-static int utf8_seq(const unsigned char *p, const unsigned char *end)
-{
-	uint32_t c;
-	int n, i;
-
-	if (p[0] >= 0xc2 && p[0] <= 0xdf)
-		n = 2, c = p[0] & 0x1f;
-	else if (p[0] >= 0xe0 && p[0] <= 0xef)
-		n = 3, c = p[0] & 0x0f;
-	else if (p[0] >= 0xf0 && p[0] <= 0xf4)
-		n = 4, c = p[0] & 0x07;
-	else
-		return 0;
-	if (end - p < n)
-		return 0;
-	for (i = 1; i < n; i++) {
-		if ((p[i] & 0xc0) != 0x80)
-			return 0;
-		c = c << 6 | (p[i] & 0x3f);
-	}
-	if ((n == 3 && c < 0x800) || (n == 4 && c < 0x10000) ||
-	    (c >= 0xd800 && c <= 0xdfff) || c > 0x10ffff)
-		return 0;
-	return n;
 }
 
 static int hex4(const char *p, uint32_t *out)
@@ -166,8 +140,8 @@ static int parse_string(struct jparse *jp, char **out)
 			return jfail(jp, "control character in a string");
 		}
 		if (ch >= 0x80) {
-			n = utf8_seq((const unsigned char *)jp->p,
-				     (const unsigned char *)q);
+			n = json__utf8_len((const unsigned char *)jp->p,
+					   (size_t)(q - jp->p));
 			if (!n) {
 				free(s);
 				return jfail(jp, "invalid UTF-8 in a string");
