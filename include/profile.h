@@ -91,4 +91,13 @@ struct profile {
 int profile__from_json(struct profile **out, struct jv *doc);
 void profile__delete(struct profile *p);
 
+struct json_writer;
+
+/*
+ * A log2 row of a "hist" array as report --json writes it (and compare
+ * --format json after it): {"low", "high", "count"}.
+ */
+void profile__json_hist_row(struct json_writer *jw, uint64_t low,
+			    uint64_t high, uint64_t count);
+
 #endif

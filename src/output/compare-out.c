@@ -18,6 +18,7 @@
 
 #include "compare-out.h"
 #include "json.h"
+#include "profile.h"
 
 enum stat_row {
 	ST_MIN, ST_Q1, ST_Q2, ST_Q3, ST_P1, ST_P5, ST_P10, ST_P90, ST_P95,
@@ -886,11 +887,8 @@ static void json_spans(struct json_writer *jw, const struct compare *c)
 				uint64_t low, high;
 
 				hist__row_bounds(b, &low, &high);
-				json__object_begin(jw, NULL);
-				json__u64(jw, "low", low);
-				json__u64(jw, "high", high);
-				json__u64(jw, "count", d->bucket[b]);
-				json__object_end(jw);
+				profile__json_hist_row(jw, low, high,
+						       d->bucket[b]);
 			}
 			json__array_end(jw);
 			json__object_end(jw);

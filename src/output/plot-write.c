@@ -55,6 +55,23 @@ static void plot_titles(FILE *gp, const struct plot *ctx, size_t i)
 	gnuplot__quote(gp, ctx->series[i].name);
 }
 
+/* One plot line per series, each a block (index) of the .dat. */
+static void plot_blocks(const struct plot *ctx, FILE *gp, const char *dat_name,
+			const char *style)
+{
+	size_t i;
+
+	fputs("plot ", gp);
+	for (i = 0; i < ctx->nr_series; i++) {
+		if (i)
+			fputs(", \\\n     ", gp);
+		gnuplot__quote(gp, dat_name);
+		fprintf(gp, " index %zu using 1:2 %s", i, style);
+		plot_titles(gp, ctx, i);
+	}
+	fputc('\n', gp);
+}
+
 /* A bucket bound for a label: whole numbers from 100, else 3 digits. */
 static void print_bound(FILE *out, double v)
 {
@@ -243,15 +260,7 @@ static int write_cdf(const struct plot *ctx, FILE *dat, FILE *gp,
 	/* Latencies span decades; a log axis needs no zero values. */
 	if (positive)
 		fputs("set logscale x\n", gp);
-	fputs("plot ", gp);
-	for (i = 0; i < ctx->nr_series; i++) {
-		if (i)
-			fputs(", \\\n     ", gp);
-		gnuplot__quote(gp, dat_name);
-		fprintf(gp, " index %zu using 1:2 with steps lw 2", i);
-		plot_titles(gp, ctx, i);
-	}
-	fputc('\n', gp);
+	plot_blocks(ctx, gp, dat_name, "with steps lw 2");
 	return 0;
 }
 
@@ -344,15 +353,7 @@ static int write_timeline(const struct plot *ctx, FILE *dat, FILE *gp,
 		fputs("set ylabel \"lock hold time (us)\"\n"
 		      "set yrange [0:*]\n", gp);
 	}
-	fputs("plot ", gp);
-	for (i = 0; i < ctx->nr_series; i++) {
-		if (i)
-			fputs(", \\\n     ", gp);
-		gnuplot__quote(gp, dat_name);
-		fprintf(gp, " index %zu using 1:2 with points pt 7 ps 0.6", i);
-		plot_titles(gp, ctx, i);
-	}
-	fputc('\n', gp);
+	plot_blocks(ctx, gp, dat_name, "with points pt 7 ps 0.6");
 	return 0;
 }
 

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "json.h"
 #include "profile.h"
 
 static struct profile_num num_of(const struct jv *obj, const char *key)
@@ -137,4 +138,14 @@ void profile__delete(struct profile *p)
 	free(p->triggers);
 	jv__free(&p->doc);
 	free(p);
+}
+
+void profile__json_hist_row(struct json_writer *jw, uint64_t low,
+			    uint64_t high, uint64_t count)
+{
+	json__object_begin(jw, NULL);
+	json__u64(jw, PROFILE_LOW, low);
+	json__u64(jw, PROFILE_HIGH, high);
+	json__u64(jw, PROFILE_COUNT, count);
+	json__object_end(jw);
 }

@@ -711,11 +711,8 @@ static void json_kspans(struct json_writer *jw, const struct report_out *ro)
 				if (!h->slots[b])
 					continue;
 				hist__bucket_bounds(b, &low, &high);
-				json__object_begin(jw, NULL);
-				json__u64(jw, "low", low);
-				json__u64(jw, "high", high);
-				json__u64(jw, "count", h->slots[b]);
-				json__object_end(jw);
+				profile__json_hist_row(jw, low, high,
+						       h->slots[b]);
 			}
 			json__array_end(jw);
 			json__object_end(jw);
@@ -856,13 +853,8 @@ static void json_hist(struct json_writer *jw, struct hist *h)
 	int i, n = hist__buckets(h, 1, b, HIST_MAX_BUCKETS);
 
 	json__array_begin(jw, PROFILE_HIST);
-	for (i = 0; i < n; i++) {
-		json__object_begin(jw, NULL);
-		json__u64(jw, PROFILE_LOW, b[i].low);
-		json__u64(jw, PROFILE_HIGH, b[i].high);
-		json__u64(jw, PROFILE_COUNT, b[i].count);
-		json__object_end(jw);
-	}
+	for (i = 0; i < n; i++)
+		profile__json_hist_row(jw, b[i].low, b[i].high, b[i].count);
 	json__array_end(jw);
 }
 
