@@ -10,14 +10,10 @@
  */
 #include <errno.h>
 #include <getopt.h>
-#include <inttypes.h>
-#include <math.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include "cmds.h"
 #include "gnuplot.h"
