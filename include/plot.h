@@ -19,6 +19,7 @@ enum plot_kind {
 	PLOT_TIMELINE,
 };
 
+/* Copied by plot__new(); its strings must outlive the plot. */
 struct plot_opts {
 	enum plot_kind kind;
 	const char *metric;	/* --metric NAME, or NULL */
