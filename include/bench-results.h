@@ -30,6 +30,7 @@
 #define BENCH_RESULTS_MAX_SAMPLES 10000
 
 struct bench_results;
+struct jv;
 
 struct bench_results *bench_results__new(const char *scenario);
 void bench_results__delete(struct bench_results *r);
@@ -141,6 +142,9 @@ int bench_results__read(struct bench_results **r, const char *path,
 int bench_results__read_mem(struct bench_results **r, const char *buf,
 			    size_t len, const char *name, char *errbuf,
 			    size_t errlen);
+/* The same from a document json-read.c has parsed (json-input.h's). */
+int bench_results__read_json(struct bench_results **r, const struct jv *doc,
+			     const char *name, char *errbuf, size_t errlen);
 
 /* Accessors, for compare. Strings stay valid until the object is deleted. */
 const char *bench_results__scenario(const struct bench_results *r);

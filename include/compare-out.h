@@ -14,9 +14,11 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "hist.h"
 #include "stats.h"
 
 struct json_writer;
+struct compare_input;
 
 /* One metric of bench results, pooled per side. */
 struct compare_metric {
@@ -43,13 +45,12 @@ struct compare_share {
 	double *share;			/* [nr_sides], NAN when absent */
 };
 
-#define COMPARE_MAX_BUCKETS 64
-
 /* A span's histogram per side (the log2 buckets of report --json). */
 struct compare_span_side {
 	bool present;
 	uint64_t count, p50, p90, p99;	/* ns */
-	uint64_t bucket[COMPARE_MAX_BUCKETS];	/* by hist__bucket_index - 1 */
+	/* By hist__bucket_index(); values 0 in bucket 1, its row 0 -> 1. */
+	uint64_t bucket[HIST_MAX_BUCKETS];
 };
 
 struct compare_span {
@@ -71,6 +72,12 @@ struct compare {
 	size_t nr_categories, nr_triggers;
 	struct compare_span *spans;
 	size_t nr_spans;
+	/* What was left out while building, for the command to print. */
+	char **notes;
+	size_t nr_notes;
+	/* The inputs read (compare.h), which the strings above point into. */
+	struct compare_input *inputs;
+	size_t nr_inputs;
 };
 
 /* The significance level of the Amean/Hmean marks. */

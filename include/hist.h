@@ -51,6 +51,19 @@ uint64_t hist__percentile(struct hist *h, double q);
  */
 int hist__bucket_index(uint64_t v);
 
+/*
+ * The values bucket idx holds: {0, 0} for 0, else [2^(idx-1), 2^idx - 1]
+ * (bucket 64 ends at UINT64_MAX). The one place log2 bounds are made:
+ * report --json's span rows, plot's and compare's rows use it.
+ */
+void hist__bucket_bounds(int idx, uint64_t *low, uint64_t *high);
+
+/*
+ * The row bucket idx prints as: its bounds, but bucket 1 shown as 0 -> 1
+ * (values 0 are counted in it, see hist__print()).
+ */
+void hist__row_bounds(int idx, uint64_t *low, uint64_t *high);
+
 /* One printed row, in the display unit; count is the row's count. */
 struct hist_bucket {
 	uint64_t low, high, count;

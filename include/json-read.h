@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * A small JSON reader into a tree (src/output/json-read.c), for the
- * tool's own JSON outputs read back: report --json profiles.
+ * The tool's JSON reader into a tree (src/output/json-read.c), for its
+ * own JSON read back: report --json profiles, bench results, the kernel
+ * spans of a recording. Strict (RFC 8259: a number's grammar, valid
+ * UTF-8, no duplicate member) and bounded.
  */
 #ifndef RS_JSON_READ_H
 #define RS_JSON_READ_H
@@ -10,6 +12,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* Deeper documents, or more values, are refused: memory stays bounded. */
+#define JV_MAX_DEPTH	32
+#define JV_MAX_VALUES	(4u << 20)
+
 enum jtype { J_NULL, J_BOOL, J_NUM, J_STR, J_ARR, J_OBJ };
 
 struct jv {
@@ -17,11 +23,12 @@ struct jv {
 	bool b;
 	double num;
 	uint64_t u;		/* J_NUM: exact when is_u64 */
-	bool is_u64;
+	bool is_u64;		/* a non-negative integer (no fraction) */
 	char *str;
 	struct jv *items;	/* J_ARR, J_OBJ (values) */
 	char **keys;		/* J_OBJ */
 	size_t n;
+	unsigned int line;	/* where the value starts, from 1 */
 };
 
 /*

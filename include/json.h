@@ -8,6 +8,7 @@
 #define RS_JSON_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 
@@ -27,6 +28,13 @@ void json__u64(struct json_writer *jw, const char *key, uint64_t val);
 void json__i64(struct json_writer *jw, const char *key, int64_t val);
 void json__double(struct json_writer *jw, const char *key, double val);
 void json__bool(struct json_writer *jw, const char *key, bool val);
+
+/*
+ * Length of the valid UTF-8 sequence at p (2-4 bytes, within avail), or
+ * 0: overlong forms, surrogates and values past U+10FFFF are not. The
+ * writer's and the reader's (json-read.c) one check.
+ */
+int json__utf8_len(const unsigned char *p, size_t avail);
 
 /* Write s as a JSON string literal, quotes included. */
 void json_escape(FILE *out, const char *s);

@@ -149,11 +149,18 @@ static int count_buckets(const struct hist *h, uint64_t divisor,
 	return last;
 }
 
-/* bcc's row bounds: [2^(i-1), 2^i - 1], with bucket 1 shown as 0 -> 1. */
-static void bucket_bounds(int i, uint64_t *low, uint64_t *high)
+/* bcc's bounds: [2^(i-1), 2^i - 1]. */
+void hist__bucket_bounds(int idx, uint64_t *low, uint64_t *high)
 {
-	*high = i >= 64 ? UINT64_MAX : (1ULL << i) - 1;
-	*low = i <= 1 ? 0 : 1ULL << (i - 1);
+	*high = idx >= 64 ? UINT64_MAX : (1ULL << idx) - 1;
+	*low = idx < 1 ? 0 : 1ULL << (idx - 1);
+}
+
+void hist__row_bounds(int idx, uint64_t *low, uint64_t *high)
+{
+	hist__bucket_bounds(idx, low, high);
+	if (idx == 1)
+		*low = 0;
 }
 
 int hist__buckets(struct hist *h, uint64_t divisor, struct hist_bucket *out,
@@ -168,7 +175,7 @@ int hist__buckets(struct hist *h, uint64_t divisor, struct hist_bucket *out,
 	for (i = 1; i <= last; i++) {
 		if (i - 1 >= max)
 			break;
-		bucket_bounds(i, &out[i - 1].low, &out[i - 1].high);
+		hist__row_bounds(i, &out[i - 1].low, &out[i - 1].high);
 		out[i - 1].count = cnt[i];
 	}
 	return last;
@@ -234,7 +241,7 @@ int hist__print(struct hist *h, FILE *out, uint64_t divisor,
 	err |= fprintf(out, "%*s%-*s : count     distribution\n",
 		       wide ? 15 : 5, "", wide ? 29 : 19, unit_label) < 0;
 	for (i = 1; i <= last; i++) {
-		bucket_bounds(i, &low, &high);
+		hist__row_bounds(i, &low, &high);
 		stars(bar, cnt[i], val_max, width);
 		err |= fprintf(out, "%*" PRIu64 " -> %-*" PRIu64 " : %-8" PRIu64
 			       " |%-*s|\n", wide ? 20 : 10, low, wide ? 20 : 10,

@@ -10,10 +10,15 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "hist.h"
 #include "json-read.h"
 #include "json.h"
 #include "kernel-spans.h"
 #include "rules.h"
+
+/* A BPF slot is hist.h's bucket of the same index: one convention. */
+_Static_assert(BPF_SPANS_SLOTS == HIST_MAX_BUCKETS,
+	       "BPF span slots are numbered as hist__bucket_index()");
 
 /* Index 0: unknown subsystem (-1), then the categories. */
 #define KS_SUBSYS (RS_CAT__NR + 1)

@@ -15,6 +15,7 @@
 
 #include "bench-results.h"
 #include "json.h"
+#include "json-read.h"
 #include "util.h"
 
 struct metric {
@@ -1234,437 +1235,6 @@ bench_results__recorded_metric_find(const struct bench_results *r,
 
 /* --- reading: a strict JSON parser ----------------------------------- */
 
-/*
- * Bounds, so that no input makes the reader use unbounded stack or
- * memory: results nest 6 deep, and the largest runs (tens of repetitions
- * of a few files at 10000 samples) are a few million values.
- */
-#define JSON_MAX_DEPTH		32
-#define JSON_MAX_SIZE		(64u << 20)
-#define JSON_MAX_NODES		(4u << 20)
-
-enum jtype { J_NULL, J_BOOL, J_NUM, J_STR, J_ARR, J_OBJ };
-
-struct jnode {
-	unsigned char type;
-	bool b;
-	bool is_uint;		/* J_NUM: a non-negative integer, in u */
-	unsigned int line;
-	uint32_t nr;		/* J_ARR, J_OBJ */
-	union {
-		struct {
-			uint64_t u;
-			double d;
-		};
-		char *s;
-		struct {
-			struct jnode *kids;
-			char **keys;	/* J_OBJ */
-		};
-	};
-};
-
-struct jparser {
-	const char *p, *end;
-	unsigned int line;
-	size_t nodes;
-	char msg[160];
-	unsigned int err_line;
-};
-
-static int jfail(struct jparser *jp, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
-static int jfail(struct jparser *jp, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (!jp->msg[0]) {
-		va_start(ap, fmt);
-		vsnprintf(jp->msg, sizeof(jp->msg), fmt, ap);
-		va_end(ap);
-		jp->err_line = jp->line;
-	}
-	return -EINVAL;
-}
-
-static void jnode_free(struct jnode *n)
-{
-	uint32_t i;
-
-	if (n->type == J_STR) {
-		free(n->s);
-	} else if (n->type == J_ARR || n->type == J_OBJ) {
-		for (i = 0; i < n->nr; i++) {
-			jnode_free(&n->kids[i]);
-			if (n->type == J_OBJ)
-				free(n->keys[i]);
-		}
-		free(n->kids);
-		free(n->keys);
-	}
-	n->type = J_NULL;
-}
-
-static void skip_ws(struct jparser *jp)
-{
-	while (jp->p < jp->end) {
-		if (*jp->p == '\n')
-			jp->line++;
-		else if (*jp->p != ' ' && *jp->p != '\t' && *jp->p != '\r')
-			return;
-		jp->p++;
-	}
-}
-
-/* Length of the valid UTF-8 sequence at p (2-4 bytes), or 0. */
-static int utf8_seq(const unsigned char *p, const unsigned char *end)
-{
-	uint32_t c;
-	int n, i;
-
-	if (p[0] >= 0xc2 && p[0] <= 0xdf)
-		n = 2, c = p[0] & 0x1f;
-	else if (p[0] >= 0xe0 && p[0] <= 0xef)
-		n = 3, c = p[0] & 0x0f;
-	else if (p[0] >= 0xf0 && p[0] <= 0xf4)
-		n = 4, c = p[0] & 0x07;
-	else
-		return 0;
-	if (end - p < n)
-		return 0;
-	for (i = 1; i < n; i++) {
-		if ((p[i] & 0xc0) != 0x80)
-			return 0;
-		c = c << 6 | (p[i] & 0x3f);
-	}
-	if ((n == 3 && c < 0x800) || (n == 4 && c < 0x10000) ||
-	    (c >= 0xd800 && c <= 0xdfff) || c > 0x10ffff)
-		return 0;
-	return n;
-}
-
-static int hex4(const char *p, uint32_t *out)
-{
-	uint32_t v = 0;
-	int i;
-
-	for (i = 0; i < 4; i++) {
-		v <<= 4;
-		if (p[i] >= '0' && p[i] <= '9')
-			v |= (uint32_t)(p[i] - '0');
-		else if (p[i] >= 'a' && p[i] <= 'f')
-			v |= (uint32_t)(p[i] - 'a' + 10);
-		else if (p[i] >= 'A' && p[i] <= 'F')
-			v |= (uint32_t)(p[i] - 'A' + 10);
-		else
-			return -1;
-	}
-	*out = v;
-	return 0;
-}
-
-static size_t put_utf8(char *o, uint32_t c)
-{
-	if (c < 0x80) {
-		o[0] = (char)c;
-		return 1;
-	}
-	if (c < 0x800) {
-		o[0] = (char)(0xc0 | c >> 6);
-		o[1] = (char)(0x80 | (c & 0x3f));
-		return 2;
-	}
-	if (c < 0x10000) {
-		o[0] = (char)(0xe0 | c >> 12);
-		o[1] = (char)(0x80 | (c >> 6 & 0x3f));
-		o[2] = (char)(0x80 | (c & 0x3f));
-		return 3;
-	}
-	o[0] = (char)(0xf0 | c >> 18);
-	o[1] = (char)(0x80 | (c >> 12 & 0x3f));
-	o[2] = (char)(0x80 | (c >> 6 & 0x3f));
-	o[3] = (char)(0x80 | (c & 0x3f));
-	return 4;
-}
-
-/* A string literal at jp->p (the opening quote), decoded into *out. */
-static int parse_string(struct jparser *jp, char **out)
-{
-	const char *start = ++jp->p, *q;
-	uint32_t c, lo;
-	char *s, *o;
-	int n;
-
-	/* Escapes only shrink: the raw length bounds the decoded one. */
-	for (q = start; q < jp->end && *q != '"'; q++)
-		if (*q == '\\' && q + 1 < jp->end)
-			q++;
-	if (q >= jp->end)
-		return jfail(jp, "unterminated string");
-	s = malloc((size_t)(q - start) + 1);
-	if (!s)
-		return -ENOMEM;
-	o = s;
-	while (jp->p < q) {
-		unsigned char ch = (unsigned char)*jp->p;
-
-		if (ch < 0x20) {
-			free(s);
-			return jfail(jp, "control character in a string");
-		}
-		if (ch >= 0x80) {
-			n = utf8_seq((const unsigned char *)jp->p,
-				     (const unsigned char *)q);
-			if (!n) {
-				free(s);
-				return jfail(jp, "invalid UTF-8 in a string");
-			}
-			memcpy(o, jp->p, (size_t)n);
-			o += n;
-			jp->p += n;
-			continue;
-		}
-		if (ch != '\\') {
-			*o++ = (char)ch;
-			jp->p++;
-			continue;
-		}
-		jp->p++;
-		switch (*jp->p) {
-		case '"': case '\\': case '/':
-			*o++ = *jp->p;
-			break;
-		case 'b': *o++ = '\b'; break;
-		case 'f': *o++ = '\f'; break;
-		case 'n': *o++ = '\n'; break;
-		case 'r': *o++ = '\r'; break;
-		case 't': *o++ = '\t'; break;
-		case 'u':
-			if (q - jp->p < 5 || hex4(jp->p + 1, &c))
-				goto bad_escape;
-			jp->p += 4;
-			if (c >= 0xdc00 && c <= 0xdfff)
-				goto bad_escape;
-			if (c >= 0xd800 && c <= 0xdbff) {
-				if (q - jp->p < 7 || jp->p[1] != '\\' ||
-				    jp->p[2] != 'u' || hex4(jp->p + 3, &lo) ||
-				    lo < 0xdc00 || lo > 0xdfff)
-					goto bad_escape;
-				c = 0x10000 + ((c - 0xd800) << 10) +
-				    (lo - 0xdc00);
-				jp->p += 6;
-			}
-			/* C strings: an embedded NUL would cut them. */
-			if (!c)
-				goto bad_escape;
-			o += put_utf8(o, c);
-			break;
-		default:
-			goto bad_escape;
-		}
-		jp->p++;
-	}
-	*o = '\0';
-	jp->p = q + 1;
-	*out = s;
-	return 0;
-bad_escape:
-	free(s);
-	return jfail(jp, "invalid escape in a string");
-}
-
-static bool is_digit(char c)
-{
-	return c >= '0' && c <= '9';
-}
-
-/*
- * A number, to the JSON grammar. Non-negative integers are kept exactly
- * (up to UINT64_MAX); every number also as the nearest double, which
- * must be finite.
- */
-static int parse_number(struct jparser *jp, struct jnode *n)
-{
-	const char *s = jp->p, *p = s;
-	bool frac = false, neg = false;
-	char buf[64], *endp;
-	uint64_t u = 0;
-
-	if (*p == '-') {
-		neg = true;
-		p++;
-	}
-	if (p >= jp->end || !is_digit(*p))
-		return jfail(jp, "invalid number");
-	if (*p == '0' && p + 1 < jp->end && is_digit(p[1]))
-		return jfail(jp, "invalid number (leading zero)");
-	while (p < jp->end && is_digit(*p)) {
-		if (u > (UINT64_MAX - (uint64_t)(*p - '0')) / 10)
-			return jfail(jp, "number out of range");
-		u = u * 10 + (uint64_t)(*p - '0');
-		p++;
-	}
-	if (p < jp->end && *p == '.') {
-		frac = true;
-		p++;
-		if (p >= jp->end || !is_digit(*p))
-			return jfail(jp, "invalid number");
-		while (p < jp->end && is_digit(*p))
-			p++;
-	}
-	if (p < jp->end && (*p == 'e' || *p == 'E')) {
-		frac = true;
-		p++;
-		if (p < jp->end && (*p == '+' || *p == '-'))
-			p++;
-		if (p >= jp->end || !is_digit(*p))
-			return jfail(jp, "invalid number");
-		while (p < jp->end && is_digit(*p))
-			p++;
-	}
-	if ((size_t)(p - s) >= sizeof(buf))
-		return jfail(jp, "number too long");
-	memcpy(buf, s, (size_t)(p - s));
-	buf[p - s] = '\0';
-	n->type = J_NUM;
-	n->d = strtod(buf, &endp);
-	if (endp != buf + (p - s) || !isfinite(n->d))
-		return jfail(jp, "number out of range");
-	n->is_uint = !neg && !frac;
-	n->u = n->is_uint ? u : 0;
-	jp->p = p;
-	return 0;
-}
-
-static bool match_word(struct jparser *jp, const char *w)
-{
-	size_t len = strlen(w);
-
-	if ((size_t)(jp->end - jp->p) < len || memcmp(jp->p, w, len))
-		return false;
-	jp->p += len;
-	return true;
-}
-
-static int parse_value(struct jparser *jp, struct jnode *n, int depth);
-
-/* Elements of an array or members of an object, after the bracket. */
-static int parse_container(struct jparser *jp, struct jnode *n, int depth)
-{
-	bool obj = n->type == J_OBJ;
-	char close = obj ? '}' : ']';
-	size_t cap = 0, kcap = 0;
-	struct jnode kid;
-	char *key = NULL;
-	uint32_t i;
-	int err;
-
-	jp->p++;
-	skip_ws(jp);
-	if (jp->p < jp->end && *jp->p == close) {
-		jp->p++;
-		return 0;
-	}
-	for (;;) {
-		skip_ws(jp);
-		if (obj) {
-			if (jp->p >= jp->end || *jp->p != '"')
-				return jfail(jp, "expected a member name");
-			err = parse_string(jp, &key);
-			if (err)
-				return err;
-			for (i = 0; i < n->nr; i++) {
-				if (!strcmp(n->keys[i], key)) {
-					err = jfail(jp,
-						    "duplicate member \"%s\"",
-						    key);
-					free(key);
-					return err;
-				}
-			}
-			skip_ws(jp);
-			if (jp->p >= jp->end || *jp->p != ':') {
-				free(key);
-				return jfail(jp, "expected ':'");
-			}
-			jp->p++;
-		}
-		memset(&kid, 0, sizeof(kid));
-		err = parse_value(jp, &kid, depth + 1);
-		if (!err && grow_array((void **)&n->kids, &cap, n->nr + 1,
-				       sizeof(*n->kids)))
-			err = -ENOMEM;
-		if (!err && obj && grow_array((void **)&n->keys, &kcap,
-					      n->nr + 1, sizeof(*n->keys)))
-			err = -ENOMEM;
-		if (err) {
-			jnode_free(&kid);
-			free(key);
-			return err;
-		}
-		n->kids[n->nr] = kid;
-		if (obj)
-			n->keys[n->nr] = key;
-		key = NULL;
-		n->nr++;
-		skip_ws(jp);
-		if (jp->p < jp->end && *jp->p == ',') {
-			jp->p++;
-			continue;
-		}
-		if (jp->p < jp->end && *jp->p == close) {
-			jp->p++;
-			return 0;
-		}
-		if (jp->p >= jp->end)
-			return jfail(jp, "unexpected end of input");
-		return jfail(jp, obj ? "expected ',' or '}'" :
-				       "expected ',' or ']'");
-	}
-}
-
-static int parse_value(struct jparser *jp, struct jnode *n, int depth)
-{
-	skip_ws(jp);
-	n->line = jp->line;
-	if (depth > JSON_MAX_DEPTH)
-		return jfail(jp, "nested deeper than %d", JSON_MAX_DEPTH);
-	if (++jp->nodes > JSON_MAX_NODES)
-		return jfail(jp, "more than %u values", JSON_MAX_NODES);
-	if (jp->p >= jp->end)
-		return jfail(jp, "unexpected end of input");
-	switch (*jp->p) {
-	case '{':
-		n->type = J_OBJ;
-		return parse_container(jp, n, depth);
-	case '[':
-		n->type = J_ARR;
-		return parse_container(jp, n, depth);
-	case '"':
-		n->type = J_STR;
-		return parse_string(jp, &n->s);
-	case 't':
-	case 'f':
-	case 'n':
-		if (match_word(jp, "true")) {
-			n->type = J_BOOL;
-			n->b = true;
-			return 0;
-		}
-		if (match_word(jp, "false")) {
-			n->type = J_BOOL;
-			return 0;
-		}
-		if (match_word(jp, "null"))
-			return 0;
-		return jfail(jp, "invalid literal");
-	default:
-		if (*jp->p == '-' || is_digit(*jp->p))
-			return parse_number(jp, n);
-		return jfail(jp, "unexpected character '%c'", *jp->p);
-	}
-}
-
 /* --- reading: from the JSON tree to the results ---------------------- */
 
 struct reader {
@@ -1673,9 +1243,9 @@ struct reader {
 	size_t errlen;
 };
 
-static int bad(struct reader *rd, const struct jnode *n, const char *fmt, ...)
+static int bad(struct reader *rd, const struct jv *n, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
-static int bad(struct reader *rd, const struct jnode *n, const char *fmt, ...)
+static int bad(struct reader *rd, const struct jv *n, const char *fmt, ...)
 {
 	char msg[200];
 	va_list ap;
@@ -1689,22 +1259,12 @@ static int bad(struct reader *rd, const struct jnode *n, const char *fmt, ...)
 	return -EINVAL;
 }
 
-static const struct jnode *member(const struct jnode *obj, const char *key)
-{
-	uint32_t i;
-
-	for (i = 0; i < obj->nr; i++)
-		if (!strcmp(obj->keys[i], key))
-			return &obj->kids[i];
-	return NULL;
-}
-
 /*
  * obj must be an object with exactly the members named in keys (NULL
  * terminated); those after the first NULL-terminated list in opt are
  * optional.
  */
-static int check_object(struct reader *rd, const struct jnode *obj,
+static int check_object(struct reader *rd, const struct jv *obj,
 			const char *what, const char *const *keys,
 			const char *const *opt)
 {
@@ -1714,27 +1274,27 @@ static int check_object(struct reader *rd, const struct jnode *obj,
 
 	if (obj->type != J_OBJ)
 		return bad(rd, obj, "%s: expected an object", what);
-	for (i = 0; i < obj->nr; i++) {
+	for (i = 0; i < obj->n; i++) {
 		known = false;
 		for (k = keys; *k && !known; k++)
 			known = !strcmp(*k, obj->keys[i]);
 		for (k = opt; k && *k && !known; k++)
 			known = !strcmp(*k, obj->keys[i]);
 		if (!known)
-			return bad(rd, &obj->kids[i],
+			return bad(rd, &obj->items[i],
 				   "%s: unknown member \"%s\"", what,
 				   obj->keys[i]);
 	}
 	for (k = keys; *k; k++)
-		if (!member(obj, *k))
+		if (!jv__get(obj, *k))
 			return bad(rd, obj, "%s: missing \"%s\"", what, *k);
 	return 0;
 }
 
-static int get_str(struct reader *rd, const struct jnode *obj,
+static int get_str(struct reader *rd, const struct jv *obj,
 		   const char *key, bool nullable, char **out)
 {
-	const struct jnode *n = member(obj, key);
+	const struct jv *n = jv__get(obj, key);
 
 	*out = NULL;
 	if (nullable && n->type == J_NULL)
@@ -1742,35 +1302,35 @@ static int get_str(struct reader *rd, const struct jnode *obj,
 	if (n->type != J_STR)
 		return bad(rd, n, "\"%s\": expected a string%s", key,
 			   nullable ? " or null" : "");
-	*out = strdup(n->s);
+	*out = strdup(n->str);
 	return *out ? 0 : -ENOMEM;
 }
 
-static int get_u64(struct reader *rd, const struct jnode *obj,
+static int get_u64(struct reader *rd, const struct jv *obj,
 		   const char *key, uint64_t *out)
 {
-	const struct jnode *n = member(obj, key);
+	const struct jv *n = jv__get(obj, key);
 
-	if (n->type != J_NUM || !n->is_uint)
+	if (n->type != J_NUM || !n->is_u64)
 		return bad(rd, n, "\"%s\": expected a non-negative integer",
 			   key);
 	*out = n->u;
 	return 0;
 }
 
-static int get_double(struct reader *rd, const struct jnode *obj,
+static int get_double(struct reader *rd, const struct jv *obj,
 		      const char *key, bool nonneg, double *out)
 {
-	const struct jnode *n = member(obj, key);
+	const struct jv *n = jv__get(obj, key);
 
-	if (n->type != J_NUM || (nonneg && n->d < 0))
+	if (n->type != J_NUM || (nonneg && n->num < 0))
 		return bad(rd, n, "\"%s\": expected a %snumber", key,
 			   nonneg ? "non-negative " : "");
-	*out = n->d;
+	*out = n->num;
 	return 0;
 }
 
-static int get_strv(struct reader *rd, const struct jnode *n,
+static int get_strv(struct reader *rd, const struct jv *n,
 		    const char *key, const char *const **out, size_t *nr)
 {
 	char **v;
@@ -1778,29 +1338,29 @@ static int get_strv(struct reader *rd, const struct jnode *n,
 
 	if (n->type != J_ARR)
 		return bad(rd, n, "\"%s\": expected an array of strings", key);
-	for (i = 0; i < n->nr; i++)
-		if (n->kids[i].type != J_STR)
-			return bad(rd, &n->kids[i],
+	for (i = 0; i < n->n; i++)
+		if (n->items[i].type != J_STR)
+			return bad(rd, &n->items[i],
 				   "\"%s\": expected an array of strings", key);
-	v = calloc(n->nr ? n->nr : 1, sizeof(*v));
+	v = calloc(n->n ? n->n : 1, sizeof(*v));
 	if (!v)
 		return -ENOMEM;
-	for (i = 0; i < n->nr; i++) {
-		v[i] = strdup(n->kids[i].s);
+	for (i = 0; i < n->n; i++) {
+		v[i] = strdup(n->items[i].str);
 		if (!v[i]) {
 			strv_free((const char *const *)v, i);
 			return -ENOMEM;
 		}
 	}
 	*out = (const char *const *)v;
-	*nr = n->nr;
+	*nr = n->n;
 	return 0;
 }
 
 static int read_params(struct reader *rd, struct bench_results *r,
-		       const struct jnode *obj)
+		       const struct jv *obj)
 {
-	const struct jnode *n;
+	const struct jv *n;
 	const char *const *v;
 	uint32_t i;
 	size_t nr;
@@ -1808,17 +1368,17 @@ static int read_params(struct reader *rd, struct bench_results *r,
 
 	if (obj->type != J_OBJ)
 		return bad(rd, obj, "\"params\": expected an object");
-	for (i = 0; i < obj->nr; i++) {
-		n = &obj->kids[i];
+	for (i = 0; i < obj->n; i++) {
+		n = &obj->items[i];
 		switch (n->type) {
 		case J_STR:
-			err = bench_results__param_str(r, obj->keys[i], n->s);
+			err = bench_results__param_str(r, obj->keys[i], n->str);
 			break;
 		case J_NUM:
-			err = n->is_uint ?
+			err = n->is_u64 ?
 			      bench_results__param_u64(r, obj->keys[i], n->u) :
 			      bench_results__param_double(r, obj->keys[i],
-							  n->d);
+							  n->num);
 			break;
 		case J_BOOL:
 			err = bench_results__param_bool(r, obj->keys[i], n->b);
@@ -1841,28 +1401,28 @@ static int read_params(struct reader *rd, struct bench_results *r,
 	return 0;
 }
 
-static int read_count(struct reader *rd, const struct jnode *obj,
+static int read_count(struct reader *rd, const struct jv *obj,
 		      const char *key, int64_t *out)
 {
-	const struct jnode *n = member(obj, key);
+	const struct jv *n = jv__get(obj, key);
 
 	if (n->type == J_NULL) {
 		*out = -1;
 		return 0;
 	}
-	if (n->type != J_NUM || !n->is_uint || n->u > INT64_MAX)
+	if (n->type != J_NUM || !n->is_u64 || n->u > INT64_MAX)
 		return bad(rd, n, "\"%s\": expected a count or null", key);
 	*out = (int64_t)n->u;
 	return 0;
 }
 
-static int read_counts(struct reader *rd, const struct jnode *obj,
+static int read_counts(struct reader *rd, const struct jv *obj,
 		       const char *key, struct bench_cgroup_counts *c)
 {
 	static const char *const keys[] = {
 		"v2_live", "v2_dying", "v1_memory", NULL
 	};
-	const struct jnode *n = member(obj, key);
+	const struct jv *n = jv__get(obj, key);
 	int err;
 
 	err = check_object(rd, n, key, keys, NULL);
@@ -1876,16 +1436,16 @@ static int read_counts(struct reader *rd, const struct jnode *obj,
 }
 
 /* "2026-11-30T20:00:00Z", exactly as written. */
-static int read_time(struct reader *rd, const struct jnode *obj,
+static int read_time(struct reader *rd, const struct jv *obj,
 		     const char *key, time_t *out)
 {
-	const struct jnode *n = member(obj, key);
+	const struct jv *n = jv__get(obj, key);
 	struct tm tm = { 0 };
 	int y, mo, d, h, mi, s, len = 0;
 
 	if (n->type != J_STR ||
-	    sscanf(n->s, "%4d-%2d-%2dT%2d:%2d:%2dZ%n", &y, &mo, &d, &h, &mi,
-		   &s, &len) != 6 || len != 20 || strlen(n->s) != 20 ||
+	    sscanf(n->str, "%4d-%2d-%2dT%2d:%2d:%2dZ%n", &y, &mo, &d, &h, &mi,
+		   &s, &len) != 6 || len != 20 || strlen(n->str) != 20 ||
 	    y < 1970 || mo < 1 || mo > 12 || d < 1 || d > 31 || h > 23 ||
 	    mi > 59 || s > 60 || h < 0 || mi < 0 || s < 0)
 		return bad(rd, n,
@@ -1902,7 +1462,7 @@ static int read_time(struct reader *rd, const struct jnode *obj,
 }
 
 static int read_prov(struct reader *rd, struct bench_results *r,
-		     const struct jnode *n)
+		     const struct jv *n)
 {
 	static const char *const keys[] = {
 		"hostname", "kernel", "kernel_version", "arch", "cpus",
@@ -1911,7 +1471,7 @@ static int read_prov(struct reader *rd, struct bench_results *r,
 		"command_line", NULL
 	};
 	struct bench_provenance *p = &r->prov;
-	uint64_t cpus;
+	uint64_t cpus = 0;
 	int err;
 
 	if (n->type == J_NULL)
@@ -1928,9 +1488,9 @@ static int read_prov(struct reader *rd, struct bench_results *r,
 	    (err = get_u64(rd, n, "cpus", &cpus)) ||
 	    (err = get_str(rd, n, "cgroup_layout", false,
 			   (char **)&p->cgroup_layout)) ||
-	    (err = get_strv(rd, member(n, "v2_controllers"), "v2_controllers",
+	    (err = get_strv(rd, jv__get(n, "v2_controllers"), "v2_controllers",
 			    &p->v2_controllers, &p->nr_v2_controllers)) ||
-	    (err = get_strv(rd, member(n, "v1_controllers"), "v1_controllers",
+	    (err = get_strv(rd, jv__get(n, "v1_controllers"), "v1_controllers",
 			    &p->v1_controllers, &p->nr_v1_controllers)) ||
 	    (err = read_counts(rd, n, "cgroups_before", &p->before)) ||
 	    (err = read_counts(rd, n, "cgroups_after", &p->after)) ||
@@ -1940,21 +1500,21 @@ static int read_prov(struct reader *rd, struct bench_results *r,
 			   (char **)&p->command_line)))
 		return err;
 	if (cpus < 1 || cpus > UINT32_MAX)
-		return bad(rd, member(n, "cpus"), "\"cpus\": out of range");
+		return bad(rd, jv__get(n, "cpus"), "\"cpus\": out of range");
 	p->cpus = (unsigned int)cpus;
 	if (!layout_ok(p->cgroup_layout))
-		return bad(rd, member(n, "cgroup_layout"),
+		return bad(rd, jv__get(n, "cgroup_layout"),
 			   "\"cgroup_layout\": expected v2, v1, hybrid or none");
 	return 0;
 }
 
-static int read_better(struct reader *rd, const struct jnode *m, bool *lower)
+static int read_better(struct reader *rd, const struct jv *m, bool *lower)
 {
-	const struct jnode *n = member(m, "better");
+	const struct jv *n = jv__get(m, "better");
 
-	if (n->type == J_STR && !strcmp(n->s, "lower"))
+	if (n->type == J_STR && !strcmp(n->str, "lower"))
 		*lower = true;
-	else if (n->type == J_STR && !strcmp(n->s, "higher"))
+	else if (n->type == J_STR && !strcmp(n->str, "higher"))
 		*lower = false;
 	else
 		return bad(rd, n,
@@ -1963,7 +1523,7 @@ static int read_better(struct reader *rd, const struct jnode *m, bool *lower)
 }
 
 static int read_hist_rows(struct reader *rd, struct bench_metric *p,
-			  const struct jnode *a)
+			  const struct jv *a)
 {
 	static const char *const keys[] = { "low", "high", "count", NULL };
 	struct hist_bucket *b;
@@ -1973,27 +1533,27 @@ static int read_hist_rows(struct reader *rd, struct bench_metric *p,
 
 	if (a->type != J_ARR)
 		return bad(rd, a, "\"hist\": expected an array");
-	b = calloc(a->nr ? a->nr : 1, sizeof(*b));
+	b = calloc(a->n ? a->n : 1, sizeof(*b));
 	if (!b)
 		return -ENOMEM;
 	p->buckets = b;
-	p->nr_buckets = a->nr;
-	for (i = 0; i < a->nr; i++) {
-		err = check_object(rd, &a->kids[i], "hist row", keys, NULL);
+	p->nr_buckets = a->n;
+	for (i = 0; i < a->n; i++) {
+		err = check_object(rd, &a->items[i], "hist row", keys, NULL);
 		if (!err)
-			err = get_u64(rd, &a->kids[i], "low", &b[i].low);
+			err = get_u64(rd, &a->items[i], "low", &b[i].low);
 		if (!err)
-			err = get_u64(rd, &a->kids[i], "high", &b[i].high);
+			err = get_u64(rd, &a->items[i], "high", &b[i].high);
 		if (!err)
-			err = get_u64(rd, &a->kids[i], "count", &b[i].count);
+			err = get_u64(rd, &a->items[i], "count", &b[i].count);
 		if (err)
 			return err;
 		if (b[i].low > b[i].high ||
 		    (i && b[i].low <= b[i - 1].high))
-			return bad(rd, &a->kids[i],
+			return bad(rd, &a->items[i],
 				   "hist row: bounds out of order");
 		if (b[i].count > p->count - sum)
-			return bad(rd, &a->kids[i],
+			return bad(rd, &a->items[i],
 				   "hist: more values than \"count\"");
 		sum += b[i].count;
 	}
@@ -2004,7 +1564,7 @@ static int read_hist_rows(struct reader *rd, struct bench_metric *p,
 }
 
 static int read_samples(struct reader *rd, struct bench_metric *p,
-			const struct jnode *a)
+			const struct jv *a)
 {
 	uint64_t want = p->count < BENCH_RESULTS_MAX_SAMPLES ?
 			p->count : BENCH_RESULTS_MAX_SAMPLES;
@@ -2013,25 +1573,25 @@ static int read_samples(struct reader *rd, struct bench_metric *p,
 
 	if (a->type != J_ARR)
 		return bad(rd, a, "\"samples\": expected an array");
-	if (a->nr != want)
-		return bad(rd, a, "\"samples\": %u values, expected %" PRIu64,
-			   a->nr, want);
-	s = malloc((a->nr ? a->nr : 1) * sizeof(*s));
+	if (a->n != want)
+		return bad(rd, a, "\"samples\": %zu values, expected %" PRIu64,
+			   a->n, want);
+	s = malloc((a->n ? a->n : 1) * sizeof(*s));
 	if (!s)
 		return -ENOMEM;
 	p->samples = s;
-	p->nr_samples = a->nr;
-	for (i = 0; i < a->nr; i++) {
-		if (a->kids[i].type != J_NUM || !a->kids[i].is_uint)
-			return bad(rd, &a->kids[i],
+	p->nr_samples = a->n;
+	for (i = 0; i < a->n; i++) {
+		if (a->items[i].type != J_NUM || !a->items[i].is_u64)
+			return bad(rd, &a->items[i],
 				   "\"samples\": expected non-negative integers");
-		s[i] = a->kids[i].u;
+		s[i] = a->items[i].u;
 	}
 	return 0;
 }
 
 static int read_metric(struct reader *rd, struct bench_results *r,
-		       const struct jnode *m)
+		       const struct jv *m)
 {
 	static const char *const value_keys[] = {
 		"name", "kind", "unit", "better", "file", "value", NULL
@@ -2041,7 +1601,7 @@ static int read_metric(struct reader *rd, struct bench_results *r,
 		"p50", "p90", "p99", "max", "mean", "stddev", "hist",
 		"samples", NULL
 	};
-	const struct jnode *kind;
+	const struct jv *kind;
 	/* The repetition read last, or the recorded pass. */
 	struct rep *rep = r->in_recorded ? r->recorded :
 			  &r->reps[r->nr_reps - 1];
@@ -2052,14 +1612,14 @@ static int read_metric(struct reader *rd, struct bench_results *r,
 
 	if (m->type != J_OBJ)
 		return bad(rd, m, "metric: expected an object");
-	kind = member(m, "kind");
+	kind = jv__get(m, "kind");
 	if (!kind)
 		return bad(rd, m, "metric: missing \"kind\"");
 	if (kind->type != J_STR ||
-	    (strcmp(kind->s, "hist") && strcmp(kind->s, "value")))
+	    (strcmp(kind->str, "hist") && strcmp(kind->str, "value")))
 		return bad(rd, kind,
 			   "\"kind\": expected \"hist\" or \"value\"");
-	hist = !strcmp(kind->s, "hist");
+	hist = !strcmp(kind->str, "hist");
 	err = check_object(rd, m, "metric", hist ? hist_keys : value_keys,
 			   NULL);
 	if (err)
@@ -2096,9 +1656,9 @@ static int read_metric(struct reader *rd, struct bench_results *r,
 		return bad(rd, m,
 			   "metric \"%s\": min <= p50 <= p90 <= p99 <= max does not hold",
 			   p->name);
-	err = read_hist_rows(rd, p, member(m, "hist"));
+	err = read_hist_rows(rd, p, jv__get(m, "hist"));
 	if (!err)
-		err = read_samples(rd, p, member(m, "samples"));
+		err = read_samples(rd, p, jv__get(m, "samples"));
 	return err;
 }
 
@@ -2107,17 +1667,17 @@ static int read_metric(struct reader *rd, struct bench_results *r,
  * or (recorded) the recorded pass.
  */
 static int read_pass(struct reader *rd, struct bench_results *r,
-		     const struct jnode *n, bool recorded)
+		     const struct jv *n, bool recorded)
 {
 	static const char *const tkeys[] = {
 		"real_s", "user_s", "sys_s", NULL
 	};
-	const struct jnode *t, *ms;
+	const struct jv *t, *ms;
 	double real = 0, user = 0, sys = 0;
 	uint32_t i;
 	int err;
 
-	t = member(n, "time");
+	t = jv__get(n, "time");
 	if ((err = check_object(rd, t, "time", tkeys, NULL)) ||
 	    (err = get_double(rd, t, "real_s", true, &real)) ||
 	    (err = get_double(rd, t, "user_s", true, &user)) ||
@@ -2127,11 +1687,11 @@ static int read_pass(struct reader *rd, struct bench_results *r,
 	      bench_results__rep_begin(r, real, user, sys);
 	if (err)
 		return err;
-	ms = member(n, "metrics");
+	ms = jv__get(n, "metrics");
 	if (ms->type != J_ARR)
 		return bad(rd, ms, "\"metrics\": expected an array");
-	for (i = 0; i < ms->nr; i++) {
-		err = read_metric(rd, r, &ms->kids[i]);
+	for (i = 0; i < ms->n; i++) {
+		err = read_metric(rd, r, &ms->items[i]);
 		if (err)
 			return err;
 	}
@@ -2139,10 +1699,10 @@ static int read_pass(struct reader *rd, struct bench_results *r,
 }
 
 static int read_rep(struct reader *rd, struct bench_results *r,
-		    const struct jnode *n)
+		    const struct jv *n)
 {
 	static const char *const keys[] = { "index", "time", "metrics", NULL };
-	uint64_t index;
+	uint64_t index = 0;
 	int err;
 
 	err = check_object(rd, n, "repetition", keys, NULL);
@@ -2152,14 +1712,14 @@ static int read_rep(struct reader *rd, struct bench_results *r,
 	if (err)
 		return err;
 	if (index != r->nr_reps)
-		return bad(rd, member(n, "index"),
+		return bad(rd, jv__get(n, "index"),
 			   "\"index\": %" PRIu64 ", expected %zu", index,
 			   r->nr_reps);
 	return read_pass(rd, r, n, false);
 }
 
 static int read_top(struct reader *rd, struct bench_results *r,
-		    const struct jnode *top)
+		    const struct jv *top)
 {
 	static const char *const keys[] = {
 		"schema", "scenario", "tool_version", "params", "provenance",
@@ -2168,9 +1728,9 @@ static int read_top(struct reader *rd, struct bench_results *r,
 	static const char *const rkeys[] = { "file", NULL };
 	static const char *const ropt[] = { "pass", NULL };
 	static const char *const pkeys[] = { "time", "metrics", NULL };
-	const struct jnode *p;
+	const struct jv *p;
 	bool v1;
-	const struct jnode *n, *reps;
+	const struct jv *n, *reps;
 	const char *const *v;
 	size_t nr, i;
 	int err;
@@ -2178,10 +1738,10 @@ static int read_top(struct reader *rd, struct bench_results *r,
 	/* The version first: another one is not a list of odd members. */
 	if (top->type != J_OBJ)
 		return bad(rd, top, "results: expected an object");
-	n = member(top, "schema");
-	v1 = n && n->type == J_STR && !strcmp(n->s, BENCH_RESULTS_SCHEMA_V1);
+	n = jv__get(top, "schema");
+	v1 = n && n->type == J_STR && !strcmp(n->str, BENCH_RESULTS_SCHEMA_V1);
 	if (!n || n->type != J_STR ||
-	    (!v1 && strcmp(n->s, BENCH_RESULTS_SCHEMA)))
+	    (!v1 && strcmp(n->str, BENCH_RESULTS_SCHEMA)))
 		return bad(rd, n ? n : top,
 			   "\"schema\": expected \"%s\" (or \"%s\")",
 			   BENCH_RESULTS_SCHEMA, BENCH_RESULTS_SCHEMA_V1);
@@ -2194,12 +1754,12 @@ static int read_top(struct reader *rd, struct bench_results *r,
 	if ((err = get_str(rd, top, "scenario", false, &r->scenario)) ||
 	    (err = get_str(rd, top, "tool_version", false, &r->tool_version)))
 		return err;
-	err = read_params(rd, r, member(top, "params"));
+	err = read_params(rd, r, jv__get(top, "params"));
 	if (!err)
-		err = read_prov(rd, r, member(top, "provenance"));
+		err = read_prov(rd, r, jv__get(top, "provenance"));
 	if (err)
 		return err;
-	err = get_strv(rd, member(top, "skipped"), "skipped", &v, &nr);
+	err = get_strv(rd, jv__get(top, "skipped"), "skipped", &v, &nr);
 	if (err)
 		return err;
 	for (i = 0; i < nr && !err; i++)
@@ -2207,23 +1767,23 @@ static int read_top(struct reader *rd, struct bench_results *r,
 	strv_free(v, nr);
 	if (err)
 		return err;
-	reps = member(top, "repetitions");
-	if (reps->type != J_ARR || !reps->nr)
+	reps = jv__get(top, "repetitions");
+	if (reps->type != J_ARR || !reps->n)
 		return bad(rd, reps,
 			   "\"repetitions\": expected a non-empty array");
-	for (i = 0; i < reps->nr; i++) {
-		err = read_rep(rd, r, &reps->kids[i]);
+	for (i = 0; i < reps->n; i++) {
+		err = read_rep(rd, r, &reps->items[i]);
 		if (err)
 			return err;
 	}
-	n = member(top, "recording");
+	n = jv__get(top, "recording");
 	if (n->type == J_NULL)
 		return 0;
 	/* The recorded pass came with /2. */
 	err = check_object(rd, n, "recording", rkeys, v1 ? NULL : ropt);
 	if (!err)
 		err = get_str(rd, n, "file", false, &r->recording);
-	p = err ? NULL : member(n, "pass");
+	p = err ? NULL : jv__get(n, "pass");
 	if (!p)
 		return err;
 	/* The recorded pass: a repetition's time and metrics, no index. */
@@ -2231,50 +1791,56 @@ static int read_top(struct reader *rd, struct bench_results *r,
 	return err ? err : read_pass(rd, r, p, true);
 }
 
-int bench_results__read_mem(struct bench_results **out, const char *buf,
-			    size_t len, const char *name, char *errbuf,
-			    size_t errlen)
+/* No results file is larger (bench_results__read() stops past it). */
+#define RESULTS_MAX_SIZE	(64u << 20)
+
+int bench_results__read_json(struct bench_results **out, const struct jv *doc,
+			     const char *name, char *errbuf, size_t errlen)
 {
 	struct reader rd = { name ? name : "(input)", errbuf, errlen };
-	struct jparser jp = { buf, buf + len, 1, 0, "", 1 };
-	struct jnode top = { 0 };
 	struct bench_results *r;
 	int err;
 
 	*out = NULL;
 	if (errlen)
 		errbuf[0] = '\0';
-	if (len > JSON_MAX_SIZE) {
-		top.line = 1;
-		return bad(&rd, &top, "larger than %u bytes", JSON_MAX_SIZE);
-	}
-	err = parse_value(&jp, &top, 0);
-	if (!err) {
-		skip_ws(&jp);
-		if (jp.p != jp.end)
-			err = jfail(&jp, "trailing data after the JSON value");
-	}
-	if (err) {
-		jnode_free(&top);
-		if (err == -EINVAL) {
-			top.line = jp.err_line;
-			bad(&rd, &top, "%s", jp.msg);
-		}
-		return err;
-	}
 	r = bench_results__new("");
-	if (!r) {
-		jnode_free(&top);
+	if (!r)
 		return -ENOMEM;
-	}
-	err = read_top(&rd, r, &top);
-	jnode_free(&top);
+	err = read_top(&rd, r, doc);
 	if (err) {
 		bench_results__delete(r);
 		return err;
 	}
 	*out = r;
 	return 0;
+}
+
+int bench_results__read_mem(struct bench_results **out, const char *buf,
+			    size_t len, const char *name, char *errbuf,
+			    size_t errlen)
+{
+	struct jv top;
+	char msg[200];
+	int err;
+
+	*out = NULL;
+	if (errlen)
+		errbuf[0] = '\0';
+	name = name ? name : "(input)";
+	if (len > RESULTS_MAX_SIZE) {
+		errbuf_set(errbuf, errlen, "%s: line 1: larger than %u bytes",
+			   name, RESULTS_MAX_SIZE);
+		return -EINVAL;
+	}
+	err = jv__parse(buf, len, &top, msg, sizeof(msg));
+	if (err == -EINVAL)
+		errbuf_set(errbuf, errlen, "%s: %s", name, msg);
+	if (err)
+		return err;
+	err = bench_results__read_json(out, &top, name, errbuf, errlen);
+	jv__free(&top);
+	return err;
 }
 
 int bench_results__read(struct bench_results **out, const char *path,
@@ -2304,7 +1870,7 @@ int bench_results__read(struct bench_results **out, const char *path,
 		}
 		k = fread(buf + n, 1, cap - n, f);
 		n += k;
-	} while (k && n <= JSON_MAX_SIZE);
+	} while (k && n <= RESULTS_MAX_SIZE);
 	if (ferror(f)) {
 		err = -EIO;
 		snprintf(errbuf, errlen, "%s: read error", path);

@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "bpf-spans.h"
+#include "hist.h"
 #include "kfeatures.h"
 #include "perf-event.h"
 #include "rules.h"
@@ -116,10 +117,7 @@ uint64_t bpf_spans_hist__percentile(const struct bpf_spans_hist *h,
 		}
 		if (i >= BPF_SPANS_SLOTS)
 			i = BPF_SPANS_SLOTS - 1;
-		if (i > 0) {
-			lo = 1ULL << (i - 1);
-			hi = i == 64 ? UINT64_MAX : (1ULL << i) - 1;
-		}
+		hist__bucket_bounds(i, &lo, &hi);
 	}
 	if (low)
 		*low = lo;

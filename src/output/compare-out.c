@@ -18,6 +18,7 @@
 
 #include "compare-out.h"
 #include "json.h"
+#include "profile.h"
 
 enum stat_row {
 	ST_MIN, ST_Q1, ST_Q2, ST_Q3, ST_P1, ST_P5, ST_P10, ST_P90, ST_P95,
@@ -372,25 +373,16 @@ static void span_range(const struct compare *c, const struct compare_span *s,
 	size_t k;
 	int b;
 
-	*lo = COMPARE_MAX_BUCKETS;
+	*lo = HIST_MAX_BUCKETS;
 	*hi = -1;
 	for (k = 0; k < c->nr_sides; k++)
-		for (b = 0; b < COMPARE_MAX_BUCKETS; b++)
+		for (b = 1; b < HIST_MAX_BUCKETS; b++)
 			if (s->side[k].present && s->side[k].bucket[b]) {
 				if (b < *lo)
 					*lo = b;
 				if (b > *hi)
 					*hi = b;
 			}
-}
-
-/* Bucket b (0-based row of hist__buckets()): its low and high in ns. */
-static void bucket_bounds(int b, uint64_t *low, uint64_t *high)
-{
-	*low = b ? UINT64_C(1) << b : 0;
-	*high = b == 63 ? UINT64_MAX : (UINT64_C(1) << (b + 1)) - 1;
-	if (!b)
-		*high = 1;
 }
 
 static void text_spans(FILE *out, const struct compare *c)
@@ -449,7 +441,7 @@ static void text_spans(FILE *out, const struct compare *c)
 			uint64_t low, high;
 			char range[48];
 
-			bucket_bounds(b, &low, &high);
+			hist__row_bounds(b, &low, &high);
 			snprintf(range, sizeof(range), "%" PRIu64 " -> %"
 				 PRIu64, low, high);
 			fprintf(out, "%-25s:", range);
@@ -894,12 +886,9 @@ static void json_spans(struct json_writer *jw, const struct compare *c)
 			for (b = lo; b <= hi; b++) {
 				uint64_t low, high;
 
-				bucket_bounds(b, &low, &high);
-				json__object_begin(jw, NULL);
-				json__u64(jw, "low", low);
-				json__u64(jw, "high", high);
-				json__u64(jw, "count", d->bucket[b]);
-				json__object_end(jw);
+				hist__row_bounds(b, &low, &high);
+				profile__json_hist_row(jw, low, high,
+						       d->bucket[b]);
 			}
 			json__array_end(jw);
 			json__object_end(jw);

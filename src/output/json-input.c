@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "json-input.h"
+#include "profile.h"
 #include "perf-data.h"
 
 /* What the inputs may be, for the messages. */
@@ -182,7 +183,8 @@ int json_input__load(struct json_input *in, const char *arg,
 			 in->path, member->str);
 		goto fail;
 	}
-	if (jv__get(&in->doc, "attribution") || jv__get(&in->doc, "spans")) {
+	if (jv__get(&in->doc, PROFILE_ATTRIBUTION) ||
+	    jv__get(&in->doc, PROFILE_SPANS)) {
 		in->kind = JSON_INPUT_PROFILE;
 		return 0;
 	}

@@ -1,27 +1,31 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * A small JSON reader into a tree, for the tool's own JSON outputs read
- * back (report --json profiles by compare and plot). Bounded: nesting
- * depth is limited, and errors say the line. The strict reader of bench
- * results files (src/bench/results.c) checks its schema on the way and
- * has its own.
+ * The tool's one JSON reader (include/json-read.h): report --json
+ * profiles read back by compare and plot, bench results files, the
+ * kernel spans a recording carries. Strict to RFC 8259 (a number's
+ * grammar, valid UTF-8, no duplicate member) and bounded (nesting depth,
+ * number of values), so that no input makes it use unbounded stack or
+ * memory; every error names the line.
  */
 #include <errno.h>
+#include <math.h>
+#include <stdarg.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "json.h"
 #include "json-read.h"
-
-/* Deeper documents are refused: the recursion stays bounded. */
-#define JSON_MAX_DEPTH 64
-
+#include "util.h"
 
 struct jparse {
-	const char *p, *end, *start;
-	char err[128];
+	const char *p, *end;
+	unsigned int line;
+	size_t values;
+	char msg[160];
+	unsigned int err_line;
 };
 
 void jv__free(struct jv *v)
@@ -40,205 +44,307 @@ void jv__free(struct jv *v)
 	memset(v, 0, sizeof(*v));
 }
 
-static int jerr(struct jparse *jp, const char *what)
+static int jfail(struct jparse *jp, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+static int jfail(struct jparse *jp, const char *fmt, ...)
 {
-	int line = 1;
-	const char *q;
+	va_list ap;
 
-	for (q = jp->start; q < jp->p && q < jp->end; q++)
-		line += *q == '\n';
-	snprintf(jp->err, sizeof(jp->err), "line %d: %s", line, what);
+	if (!jp->msg[0]) {
+		va_start(ap, fmt);
+		vsnprintf(jp->msg, sizeof(jp->msg), fmt, ap);
+		va_end(ap);
+		jp->err_line = jp->line;
+	}
 	return -EINVAL;
 }
 
-static void jws(struct jparse *jp)
+static void skip_ws(struct jparse *jp)
 {
-	while (jp->p < jp->end && (*jp->p == ' ' || *jp->p == '\t' ||
-				   *jp->p == '\n' || *jp->p == '\r'))
+	while (jp->p < jp->end) {
+		if (*jp->p == '\n')
+			jp->line++;
+		else if (*jp->p != ' ' && *jp->p != '\t' && *jp->p != '\r')
+			return;
 		jp->p++;
+	}
 }
 
-static int jhex4(const char *s, unsigned int *out)
+static int hex4(const char *p, uint32_t *out)
 {
-	unsigned int v = 0;
+	uint32_t v = 0;
 	int i;
 
 	for (i = 0; i < 4; i++) {
-		char c = s[i];
-
 		v <<= 4;
-		if (c >= '0' && c <= '9')
-			v |= c - '0';
-		else if (c >= 'a' && c <= 'f')
-			v |= c - 'a' + 10;
-		else if (c >= 'A' && c <= 'F')
-			v |= c - 'A' + 10;
+		if (p[i] >= '0' && p[i] <= '9')
+			v |= (uint32_t)(p[i] - '0');
+		else if (p[i] >= 'a' && p[i] <= 'f')
+			v |= (uint32_t)(p[i] - 'a' + 10);
+		else if (p[i] >= 'A' && p[i] <= 'F')
+			v |= (uint32_t)(p[i] - 'A' + 10);
 		else
-			return -EINVAL;
+			return -1;
 	}
 	*out = v;
 	return 0;
 }
 
-static int jstring(struct jparse *jp, char **out)
+static size_t put_utf8(char *o, uint32_t c)
 {
-	size_t cap = 16, len = 0;
-	char *s = malloc(cap);
-	unsigned int c, lo;
-
-	if (!s)
-		return -ENOMEM;
-	jp->p++;	/* the opening quote */
-	for (;;) {
-		if (len + 5 > cap) {
-			char *n = realloc(s, cap * 2);
-
-			if (!n) {
-				free(s);
-				return -ENOMEM;
-			}
-			s = n;
-			cap *= 2;
-		}
-		if (jp->p >= jp->end) {
-			free(s);
-			return jerr(jp, "unterminated string");
-		}
-		c = (unsigned char)*jp->p++;
-		if (c == '"')
-			break;
-		if (c < 0x20) {
-			free(s);
-			return jerr(jp, "control character in a string");
-		}
-		if (c != '\\') {
-			s[len++] = c;
-			continue;
-		}
-		if (jp->p >= jp->end) {
-			free(s);
-			return jerr(jp, "unterminated string");
-		}
-		c = *jp->p++;
-		switch (c) {
-		case '"': case '\\': case '/':
-			s[len++] = c;
-			break;
-		case 'b': s[len++] = '\b'; break;
-		case 'f': s[len++] = '\f'; break;
-		case 'n': s[len++] = '\n'; break;
-		case 'r': s[len++] = '\r'; break;
-		case 't': s[len++] = '\t'; break;
-		case 'u':
-			if (jp->end - jp->p < 4 || jhex4(jp->p, &c))
-				goto bad;
-			jp->p += 4;
-			if (c >= 0xd800 && c < 0xdc00) {
-				if (jp->end - jp->p < 6 || jp->p[0] != '\\' ||
-				    jp->p[1] != 'u' || jhex4(jp->p + 2, &lo) ||
-				    lo < 0xdc00 || lo > 0xdfff)
-					goto bad;
-				jp->p += 6;
-				c = 0x10000 + ((c - 0xd800) << 10) +
-				    (lo - 0xdc00);
-			} else if (c >= 0xdc00 && c < 0xe000) {
-				goto bad;
-			}
-			/* A NUL would cut the name short: refuse it. */
-			if (!c)
-				goto bad;
-			if (c < 0x80) {
-				s[len++] = c;
-			} else if (c < 0x800) {
-				s[len++] = 0xc0 | c >> 6;
-				s[len++] = 0x80 | (c & 0x3f);
-			} else if (c < 0x10000) {
-				s[len++] = 0xe0 | c >> 12;
-				s[len++] = 0x80 | ((c >> 6) & 0x3f);
-				s[len++] = 0x80 | (c & 0x3f);
-			} else {
-				s[len++] = 0xf0 | c >> 18;
-				s[len++] = 0x80 | ((c >> 12) & 0x3f);
-				s[len++] = 0x80 | ((c >> 6) & 0x3f);
-				s[len++] = 0x80 | (c & 0x3f);
-			}
-			break;
-		default:
-			goto bad;
-		}
+	if (c < 0x80) {
+		o[0] = (char)c;
+		return 1;
 	}
-	s[len] = '\0';
-	*out = s;
-	return 0;
-bad:
-	free(s);
-	return jerr(jp, "bad escape in a string");
+	if (c < 0x800) {
+		o[0] = (char)(0xc0 | c >> 6);
+		o[1] = (char)(0x80 | (c & 0x3f));
+		return 2;
+	}
+	if (c < 0x10000) {
+		o[0] = (char)(0xe0 | c >> 12);
+		o[1] = (char)(0x80 | (c >> 6 & 0x3f));
+		o[2] = (char)(0x80 | (c & 0x3f));
+		return 3;
+	}
+	o[0] = (char)(0xf0 | c >> 18);
+	o[1] = (char)(0x80 | (c >> 12 & 0x3f));
+	o[2] = (char)(0x80 | (c >> 6 & 0x3f));
+	o[3] = (char)(0x80 | (c & 0x3f));
+	return 4;
 }
 
-static int jvalue(struct jparse *jp, struct jv *v, int depth);
-
-static int jcontainer(struct jparse *jp, struct jv *v, int depth)
+/* A string literal at jp->p (the opening quote), decoded into *out. */
+static int parse_string(struct jparse *jp, char **out)
 {
-	bool obj = *jp->p == '{';
-	char close = obj ? '}' : ']';
-	size_t cap = 0;
+	const char *start = ++jp->p, *q;
+	uint32_t c, lo;
+	char *s, *o;
+	int n;
+
+	/* Escapes only shrink: the raw length bounds the decoded one. */
+	for (q = start; q < jp->end && *q != '"'; q++)
+		if (*q == '\\' && q + 1 < jp->end)
+			q++;
+	if (q >= jp->end)
+		return jfail(jp, "unterminated string");
+	s = malloc((size_t)(q - start) + 1);
+	if (!s)
+		return -ENOMEM;
+	o = s;
+	while (jp->p < q) {
+		unsigned char ch = (unsigned char)*jp->p;
+
+		if (ch < 0x20) {
+			free(s);
+			return jfail(jp, "control character in a string");
+		}
+		if (ch >= 0x80) {
+			n = json__utf8_len((const unsigned char *)jp->p,
+					   (size_t)(q - jp->p));
+			if (!n) {
+				free(s);
+				return jfail(jp, "invalid UTF-8 in a string");
+			}
+			memcpy(o, jp->p, (size_t)n);
+			o += n;
+			jp->p += n;
+			continue;
+		}
+		if (ch != '\\') {
+			*o++ = (char)ch;
+			jp->p++;
+			continue;
+		}
+		jp->p++;
+		switch (*jp->p) {
+		case '"': case '\\': case '/':
+			*o++ = *jp->p;
+			break;
+		case 'b': *o++ = '\b'; break;
+		case 'f': *o++ = '\f'; break;
+		case 'n': *o++ = '\n'; break;
+		case 'r': *o++ = '\r'; break;
+		case 't': *o++ = '\t'; break;
+		case 'u':
+			if (q - jp->p < 5 || hex4(jp->p + 1, &c))
+				goto bad_escape;
+			jp->p += 4;
+			if (c >= 0xdc00 && c <= 0xdfff)
+				goto bad_escape;
+			if (c >= 0xd800 && c <= 0xdbff) {
+				if (q - jp->p < 7 || jp->p[1] != '\\' ||
+				    jp->p[2] != 'u' || hex4(jp->p + 3, &lo) ||
+				    lo < 0xdc00 || lo > 0xdfff)
+					goto bad_escape;
+				c = 0x10000 + ((c - 0xd800) << 10) +
+				    (lo - 0xdc00);
+				jp->p += 6;
+			}
+			/* C strings: an embedded NUL would cut them. */
+			if (!c)
+				goto bad_escape;
+			o += put_utf8(o, c);
+			break;
+		default:
+			goto bad_escape;
+		}
+		jp->p++;
+	}
+	*o = '\0';
+	jp->p = q + 1;
+	*out = s;
+	return 0;
+bad_escape:
+	free(s);
+	return jfail(jp, "invalid escape in a string");
+}
+
+static bool is_digit(char c)
+{
+	return c >= '0' && c <= '9';
+}
+
+/*
+ * A number, to the JSON grammar. Non-negative integers are kept exactly
+ * (up to UINT64_MAX); every number also as the nearest double, which
+ * must be finite.
+ */
+static int parse_number(struct jparse *jp, struct jv *v)
+{
+	const char *s = jp->p, *p = s;
+	bool frac = false, neg = false;
+	char buf[64], *endp;
+	uint64_t u = 0;
+
+	if (*p == '-') {
+		neg = true;
+		p++;
+	}
+	if (p >= jp->end || !is_digit(*p))
+		return jfail(jp, "invalid number");
+	if (*p == '0' && p + 1 < jp->end && is_digit(p[1]))
+		return jfail(jp, "invalid number (leading zero)");
+	while (p < jp->end && is_digit(*p)) {
+		if (u > (UINT64_MAX - (uint64_t)(*p - '0')) / 10)
+			return jfail(jp, "number out of range");
+		u = u * 10 + (uint64_t)(*p - '0');
+		p++;
+	}
+	if (p < jp->end && *p == '.') {
+		frac = true;
+		p++;
+		if (p >= jp->end || !is_digit(*p))
+			return jfail(jp, "invalid number");
+		while (p < jp->end && is_digit(*p))
+			p++;
+	}
+	if (p < jp->end && (*p == 'e' || *p == 'E')) {
+		frac = true;
+		p++;
+		if (p < jp->end && (*p == '+' || *p == '-'))
+			p++;
+		if (p >= jp->end || !is_digit(*p))
+			return jfail(jp, "invalid number");
+		while (p < jp->end && is_digit(*p))
+			p++;
+	}
+	if ((size_t)(p - s) >= sizeof(buf))
+		return jfail(jp, "number too long");
+	memcpy(buf, s, (size_t)(p - s));
+	buf[p - s] = '\0';
+	v->type = J_NUM;
+	v->num = strtod(buf, &endp);
+	if (endp != buf + (p - s) || !isfinite(v->num))
+		return jfail(jp, "number out of range");
+	v->is_u64 = !neg && !frac;
+	v->u = v->is_u64 ? u : 0;
+	jp->p = p;
+	return 0;
+}
+
+static bool match_word(struct jparse *jp, const char *w)
+{
+	size_t len = strlen(w);
+
+	if ((size_t)(jp->end - jp->p) < len || memcmp(jp->p, w, len))
+		return false;
+	jp->p += len;
+	return true;
+}
+
+static int parse_value(struct jparse *jp, struct jv *v, int depth);
+
+/* A member name and its colon, the name refused if already there. */
+static int parse_key(struct jparse *jp, const struct jv *obj, char **key)
+{
+	size_t i;
 	int err;
 
-	v->type = obj ? J_OBJ : J_ARR;
-	if (depth >= JSON_MAX_DEPTH)
-		return jerr(jp, "nested too deep");
+	if (jp->p >= jp->end || *jp->p != '"')
+		return jfail(jp, "expected a member name");
+	err = parse_string(jp, key);
+	if (err)
+		return err;
+	for (i = 0; i < obj->n; i++)
+		if (!strcmp(obj->keys[i], *key))
+			break;
+	if (i < obj->n)
+		err = jfail(jp, "duplicate member \"%s\"", *key);
+	skip_ws(jp);
+	if (!err && (jp->p >= jp->end || *jp->p != ':'))
+		err = jfail(jp, "expected ':'");
+	if (err) {
+		free(*key);
+		*key = NULL;
+		return err;
+	}
 	jp->p++;
-	jws(jp);
+	return 0;
+}
+
+/* Elements of an array or members of an object, after the bracket. */
+static int parse_container(struct jparse *jp, struct jv *v, int depth)
+{
+	bool obj = v->type == J_OBJ;
+	char close = obj ? '}' : ']';
+	size_t cap = 0, kcap = 0;
+	struct jv kid;
+	char *key = NULL;
+	int err;
+
+	jp->p++;
+	skip_ws(jp);
 	if (jp->p < jp->end && *jp->p == close) {
 		jp->p++;
 		return 0;
 	}
 	for (;;) {
-		char *key = NULL;
-
-		jws(jp);
+		skip_ws(jp);
 		if (obj) {
-			if (jp->p >= jp->end || *jp->p != '"')
-				return jerr(jp, "expected a member name");
-			err = jstring(jp, &key);
+			err = parse_key(jp, v, &key);
 			if (err)
 				return err;
-			jws(jp);
-			if (jp->p >= jp->end || *jp->p != ':') {
-				free(key);
-				return jerr(jp, "expected ':'");
-			}
-			jp->p++;
 		}
-		if (v->n == cap) {
-			size_t ncap = cap ? cap * 2 : 8;
-			struct jv *ni = realloc(v->items, ncap * sizeof(*ni));
-
-			if (!ni) {
-				free(key);
-				return -ENOMEM;
-			}
-			v->items = ni;
-			if (obj) {
-				char **nk = realloc(v->keys,
-						    ncap * sizeof(*nk));
-
-				if (!nk) {
-					free(key);
-					return -ENOMEM;
-				}
-				v->keys = nk;
-			}
-			cap = ncap;
+		memset(&kid, 0, sizeof(kid));
+		err = parse_value(jp, &kid, depth + 1);
+		if (!err && grow_array((void **)&v->items, &cap, v->n + 1,
+				       sizeof(*v->items)))
+			err = -ENOMEM;
+		if (!err && obj && grow_array((void **)&v->keys, &kcap,
+					      v->n + 1, sizeof(*v->keys)))
+			err = -ENOMEM;
+		if (err) {
+			jv__free(&kid);
+			free(key);
+			return err;
 		}
-		memset(&v->items[v->n], 0, sizeof(v->items[0]));
+		v->items[v->n] = kid;
 		if (obj)
 			v->keys[v->n] = key;
+		key = NULL;
 		v->n++;
-		err = jvalue(jp, &v->items[v->n - 1], depth + 1);
-		if (err)
-			return err;
-		jws(jp);
+		skip_ws(jp);
 		if (jp->p < jp->end && *jp->p == ',') {
 			jp->p++;
 			continue;
@@ -247,70 +353,52 @@ static int jcontainer(struct jparse *jp, struct jv *v, int depth)
 			jp->p++;
 			return 0;
 		}
-		return jerr(jp, obj ? "expected ',' or '}'" :
-				      "expected ',' or ']'");
+		if (jp->p >= jp->end)
+			return jfail(jp, "unexpected end of input");
+		return jfail(jp, obj ? "expected ',' or '}'" :
+				       "expected ',' or ']'");
 	}
 }
 
-static int jnumber(struct jparse *jp, struct jv *v)
+static int parse_value(struct jparse *jp, struct jv *v, int depth)
 {
-	const char *s = jp->p;
-	char buf[64], *end;
-	size_t len;
-
-	while (jp->p < jp->end && strchr("+-0123456789.eE", *jp->p))
-		jp->p++;
-	len = jp->p - s;
-	if (!len || len >= sizeof(buf))
-		return jerr(jp, "bad number");
-	memcpy(buf, s, len);
-	buf[len] = '\0';
-	v->type = J_NUM;
-	errno = 0;
-	v->num = strtod(buf, &end);
-	if (*end || errno == ERANGE)
-		return jerr(jp, "bad number");
-	if (buf[0] >= '0' && buf[0] <= '9' && !strpbrk(buf, ".eE")) {
-		errno = 0;
-		v->u = strtoull(buf, &end, 10);
-		v->is_u64 = !*end && errno != ERANGE;
-	}
-	return 0;
-}
-
-static int jvalue(struct jparse *jp, struct jv *v, int depth)
-{
-	jws(jp);
+	skip_ws(jp);
+	v->line = jp->line;
+	if (depth > JV_MAX_DEPTH)
+		return jfail(jp, "nested deeper than %d", JV_MAX_DEPTH);
+	if (++jp->values > JV_MAX_VALUES)
+		return jfail(jp, "more than %u values", JV_MAX_VALUES);
 	if (jp->p >= jp->end)
-		return jerr(jp, "unexpected end of input");
+		return jfail(jp, "unexpected end of input");
 	switch (*jp->p) {
 	case '{':
+		v->type = J_OBJ;
+		return parse_container(jp, v, depth);
 	case '[':
-		return jcontainer(jp, v, depth);
+		v->type = J_ARR;
+		return parse_container(jp, v, depth);
 	case '"':
 		v->type = J_STR;
-		return jstring(jp, &v->str);
+		return parse_string(jp, &v->str);
 	case 't':
 	case 'f':
-	case 'n': {
-		static const char *const words[] = { "true", "false", "null" };
-		size_t i;
-
-		for (i = 0; i < 3; i++) {
-			size_t l = strlen(words[i]);
-
-			if ((size_t)(jp->end - jp->p) >= l &&
-			    !memcmp(jp->p, words[i], l)) {
-				jp->p += l;
-				v->type = i == 2 ? J_NULL : J_BOOL;
-				v->b = i == 0;
-				return 0;
-			}
+	case 'n':
+		if (match_word(jp, "true")) {
+			v->type = J_BOOL;
+			v->b = true;
+			return 0;
 		}
-		return jerr(jp, "unexpected word");
-	}
+		if (match_word(jp, "false")) {
+			v->type = J_BOOL;
+			return 0;
+		}
+		if (match_word(jp, "null"))
+			return 0;
+		return jfail(jp, "invalid literal");
 	default:
-		return jnumber(jp, v);
+		if (*jp->p == '-' || is_digit(*jp->p))
+			return parse_number(jp, v);
+		return jfail(jp, "unexpected character '%c'", *jp->p);
 	}
 }
 
@@ -336,21 +424,22 @@ const char *jv__str(const struct jv *obj, const char *key)
 int jv__parse(const char *buf, size_t len, struct jv *root, char *errbuf,
 	      size_t errlen)
 {
-	struct jparse jp = { 0 };
+	struct jparse jp = { .p = buf, .end = buf + len, .line = 1 };
 	int ret;
 
 	memset(root, 0, sizeof(*root));
-	jp.p = jp.start = buf;
-	jp.end = buf + len;
-	ret = jvalue(&jp, root, 0);
+	ret = parse_value(&jp, root, 0);
 	if (!ret) {
-		jws(&jp);
+		skip_ws(&jp);
 		if (jp.p != jp.end)
-			ret = jerr(&jp, "trailing data after the document");
+			ret = jfail(&jp, "trailing data after the JSON value");
 	}
 	if (ret) {
-		snprintf(errbuf, errlen, "%s",
-			 ret == -ENOMEM ? "out of memory" : jp.err);
+		if (ret == -ENOMEM)
+			errbuf_set(errbuf, errlen, "out of memory");
+		else
+			errbuf_set(errbuf, errlen, "line %u: %s",
+				   jp.err_line, jp.msg);
 		jv__free(root);
 	}
 	return ret;

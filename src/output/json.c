@@ -31,8 +31,7 @@ void json_writer__delete(struct json_writer *jw)
 	free(jw);
 }
 
-/* Length of the valid UTF-8 sequence at p (2-4), or 0 if there is none. */
-static int utf8_len(const unsigned char *p)
+int json__utf8_len(const unsigned char *p, size_t avail)
 {
 	int n, i;
 	uint32_t c;
@@ -44,6 +43,8 @@ static int utf8_len(const unsigned char *p)
 	else if (p[0] >= 0xf0 && p[0] <= 0xf4)
 		n = 4, c = p[0] & 0x07;
 	else
+		return 0;
+	if (avail < (size_t)n)
 		return 0;
 	for (i = 1; i < n; i++) {
 		if ((p[i] & 0xc0) != 0x80)
@@ -69,7 +70,8 @@ void json_escape(FILE *out, const char *s)
 		 * any bytes: JSON must stay valid UTF-8.
 		 */
 		if (*p >= 0x80) {
-			n = utf8_len(p);
+			/* A NUL ends the string before a sequence would. */
+			n = json__utf8_len(p, 4);
 			if (n) {
 				fwrite(p, 1, n, out);
 				p += n - 1;

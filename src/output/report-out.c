@@ -12,9 +12,11 @@
 #include "analysis.h"
 #include "attrib.h"
 #include "cgroup-path.h"
+#include "hist.h"
 #include "json.h"
 #include "kernel-spans.h"
 #include "perf-data.h"
+#include "profile.h"
 #include "report-out.h"
 #include "rules.h"
 #include "spans.h"
@@ -708,12 +710,9 @@ static void json_kspans(struct json_writer *jw, const struct report_out *ro)
 			for (b = 0; b < BPF_SPANS_SLOTS; b++) {
 				if (!h->slots[b])
 					continue;
-				json__object_begin(jw, NULL);
-				json__u64(jw, "low", b ? 1ULL << (b - 1) : 0);
-				json__u64(jw, "high", b ? b == 64 ? UINT64_MAX :
-					  (1ULL << b) - 1 : 0);
-				json__u64(jw, "count", h->slots[b]);
-				json__object_end(jw);
+				hist__bucket_bounds(b, &low, &high);
+				profile__json_hist_row(jw, low, high,
+						       h->slots[b]);
 			}
 			json__array_end(jw);
 			json__object_end(jw);
@@ -853,14 +852,9 @@ static void json_hist(struct json_writer *jw, struct hist *h)
 	struct hist_bucket b[HIST_MAX_BUCKETS];
 	int i, n = hist__buckets(h, 1, b, HIST_MAX_BUCKETS);
 
-	json__array_begin(jw, "hist");
-	for (i = 0; i < n; i++) {
-		json__object_begin(jw, NULL);
-		json__u64(jw, "low", b[i].low);
-		json__u64(jw, "high", b[i].high);
-		json__u64(jw, "count", b[i].count);
-		json__object_end(jw);
-	}
+	json__array_begin(jw, PROFILE_HIST);
+	for (i = 0; i < n; i++)
+		profile__json_hist_row(jw, b[i].low, b[i].high, b[i].count);
 	json__array_end(jw);
 }
 
@@ -868,15 +862,15 @@ static void json_span(struct json_writer *jw, const char *name,
 		      const char *subsys, struct hist *h)
 {
 	json__object_begin(jw, NULL);
-	json__string(jw, "name", name);
-	json__string(jw, "subsystem", subsys);
-	json__u64(jw, "count", hist__count(h));
+	json__string(jw, PROFILE_NAME, name);
+	json__string(jw, PROFILE_SUBSYSTEM, subsys);
+	json__u64(jw, PROFILE_COUNT, hist__count(h));
 	json__u64(jw, "total_ns", hist__total(h));
 	json__u64(jw, "min_ns", hist__min(h));
 	json__u64(jw, "max_ns", hist__max(h));
-	json__u64(jw, "p50_ns", hist__percentile(h, 50));
-	json__u64(jw, "p90_ns", hist__percentile(h, 90));
-	json__u64(jw, "p99_ns", hist__percentile(h, 99));
+	json__u64(jw, PROFILE_P50_NS, hist__percentile(h, 50));
+	json__u64(jw, PROFILE_P90_NS, hist__percentile(h, 90));
+	json__u64(jw, PROFILE_P99_NS, hist__percentile(h, 99));
 	json_hist(jw, h);
 }
 
@@ -887,7 +881,7 @@ static void json_attrib(struct json_writer *jw, const struct report_out *ro)
 	struct attrib_keyed *top;
 	int c, t, k, nk;
 
-	json__array_begin(jw, "attribution");
+	json__array_begin(jw, PROFILE_ATTRIBUTION);
 	for (i = 0; i < n; i++) {
 		const struct attrib_event *ev = attrib__event(at, i);
 
@@ -895,24 +889,24 @@ static void json_attrib(struct json_writer *jw, const struct report_out *ro)
 			if (!ev->cat[c].samples)
 				continue;
 			json__object_begin(jw, NULL);
-			json__string(jw, "event", ev->name);
-			json__string(jw, "category", rs_category_name(c));
+			json__string(jw, PROFILE_EVENT, ev->name);
+			json__string(jw, PROFILE_CATEGORY, rs_category_name(c));
 			json__u64(jw, "samples", ev->cat[c].samples);
 			json__u64(jw, "period", ev->cat[c].period);
-			json__double(jw, "share", share(ev->cat[c].period,
+			json__double(jw, PROFILE_SHARE, share(ev->cat[c].period,
 							ev->total.period));
 			if (rs_category_is_flush(c))
-				json__double(jw, "flush_share",
+				json__double(jw, PROFILE_FLUSH_SHARE,
 					     share(ev->cat[c].period,
 						   ev->flush.period));
 			else
-				json__string(jw, "flush_share", NULL);
+				json__string(jw, PROFILE_FLUSH_SHARE, NULL);
 			json__object_end(jw);
 		}
 	}
 	json__array_end(jw);
 
-	json__array_begin(jw, "triggers");
+	json__array_begin(jw, PROFILE_TRIGGERS);
 	for (i = 0; i < n; i++) {
 		const struct attrib_event *ev = attrib__event(at, i);
 
@@ -920,11 +914,11 @@ static void json_attrib(struct json_writer *jw, const struct report_out *ro)
 			if (!ev->trig[t].samples)
 				continue;
 			json__object_begin(jw, NULL);
-			json__string(jw, "event", ev->name);
-			json__string(jw, "trigger", rs_trigger_name(t));
+			json__string(jw, PROFILE_EVENT, ev->name);
+			json__string(jw, PROFILE_TRIGGER, rs_trigger_name(t));
 			json__u64(jw, "samples", ev->trig[t].samples);
 			json__u64(jw, "period", ev->trig[t].period);
-			json__double(jw, "share", share(ev->trig[t].period,
+			json__double(jw, PROFILE_SHARE, share(ev->trig[t].period,
 							ev->flush.period));
 			json__object_end(jw);
 		}
@@ -1019,7 +1013,7 @@ static void json_spans(struct json_writer *jw, const struct report_out *ro)
 
 	json_hold_cost(jw, sp);
 	json_kspans(jw, ro);
-	json__array_begin(jw, "spans");
+	json__array_begin(jw, PROFILE_SPANS);
 	for (k = 0; k < sizeof(subsys_order) / sizeof(*subsys_order); k++) {
 		int s = subsys_order[k];
 		struct hist *h = spans__hold_hist(sp, s);

@@ -383,7 +383,38 @@ static void test_errors(void)
 	hist__delete(NULL);
 }
 
+/*
+ * The bounds of every bucket hold exactly the values hist__bucket_index()
+ * puts there: they tile 0..UINT64_MAX with no gap, and the printed row
+ * of bucket 1 starts at 0.
+ */
+static void test_bounds(void)
+{
+	uint64_t low, high, next = 1;
+	int i;
+
+	hist__bucket_bounds(0, &low, &high);
+	CHECK_U64(low, 0);
+	CHECK_U64(high, 0);
+	for (i = 1; i < HIST_MAX_BUCKETS; i++) {
+		hist__bucket_bounds(i, &low, &high);
+		CHECK_U64(low, next);
+		CHECK_INT(hist__bucket_index(low), i);
+		CHECK_INT(hist__bucket_index(high), i);
+		CHECK(high >= low);
+		next = high + 1;
+	}
+	CHECK_U64(high, UINT64_MAX);
+	hist__row_bounds(1, &low, &high);
+	CHECK_U64(low, 0);
+	CHECK_U64(high, 1);
+	hist__row_bounds(13, &low, &high);
+	CHECK_U64(low, 4096);
+	CHECK_U64(high, 8191);
+}
+
 UNIT_MAIN(UNIT(test_funclatency_example), UNIT(test_stars), UNIT(test_units),
 	  UNIT(test_zeros), UNIT(test_empty), UNIT(test_wide),
 	  UNIT(test_top_bucket), UNIT(test_bucket_index),
-	  UNIT(test_percentile), UNIT(test_buckets), UNIT(test_errors))
+	  UNIT(test_percentile), UNIT(test_buckets), UNIT(test_bounds),
+	  UNIT(test_errors))

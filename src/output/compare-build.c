@@ -1,0 +1,689 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * compare's inputs read and pooled per side (include/compare.h): bench
+ * results' metrics with Welch's t-test and ministat's verdict against the
+ * first side, or report --json profiles' shares and span histograms.
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bench-results.h"
+#include "compare.h"
+#include "hist.h"
+#include "json-input.h"
+#include "profile.h"
+#include "stats.h"
+#include "util.h"
+
+/* --- inputs --------------------------------------------------------------- */
+
+enum input_kind { IN_BENCH, IN_PROFILE };
+
+struct compare_input {
+	char *path;		/* the file read (DIR/results.json for a DIR) */
+	size_t side;
+	enum input_kind kind;
+	struct bench_results *res;
+	struct profile *prof;
+};
+
+/*
+ * Read and tell apart one input, as plot does (json-input.c): bench
+ * results (a file, or the directory bench -o wrote) or a report --json
+ * profile; bench_results__read_json() says precisely what is wrong with
+ * bench results.
+ */
+static int load_input(struct compare_input *in, const char *arg, char *err,
+		      size_t errlen)
+{
+	struct json_input ji;
+	int ret;
+
+	ret = json_input__load(&ji, arg, 0, err, errlen);
+	if (ret)
+		return ret;
+	/* Messages name the file read: DIR/results.json for a DIR. */
+	in->path = ji.path;
+	ji.path = NULL;
+	if (ji.kind == JSON_INPUT_PROFILE) {
+		in->kind = IN_PROFILE;
+		ret = profile__from_json(&in->prof, &ji.doc);
+		json_input__release(&ji);
+		return ret;
+	}
+	in->kind = IN_BENCH;
+	ret = bench_results__read_json(&in->res, &ji.doc, in->path, err,
+				       errlen);
+	json_input__release(&ji);
+	if (ret && ret != -ENOMEM && !err[0])
+		errbuf_set(err, errlen, "%s", in->path);
+	return ret;
+}
+
+/*
+ * A note for the command to print; one lost for want of memory is not
+ * worth failing the comparison for.
+ */
+static void note(struct compare *c, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+static void note(struct compare *c, const char *fmt, ...)
+{
+	char **nn;
+	va_list ap;
+	int ret;
+
+	nn = realloc(c->notes, (c->nr_notes + 1) * sizeof(*nn));
+	if (!nn)
+		return;
+	c->notes = nn;
+	va_start(ap, fmt);
+	ret = vasprintf(&nn[c->nr_notes], fmt, ap);
+	va_end(ap);
+	if (ret >= 0)
+		c->nr_notes++;
+}
+
+/* --- bench results -------------------------------------------------------- */
+
+struct dvec {
+	double *v;
+	size_t n, cap;
+};
+
+static int dvec_push(struct dvec *d, double x)
+{
+	if (d->n == d->cap) {
+		size_t nc = d->cap ? d->cap * 2 : 256;
+		double *nv = realloc(d->v, nc * sizeof(*nv));
+
+		if (!nv)
+			return -ENOMEM;
+		d->v = nv;
+		d->cap = nc;
+	}
+	d->v[d->n++] = x;
+	return 0;
+}
+
+static bool same_str(const char *a, const char *b)
+{
+	return (!a && !b) || (a && b && !strcmp(a, b));
+}
+
+/* "read_ns" of cpu.stat -> "cpu.stat-us"; "reads_per_s" -> itself. */
+static char *metric_label(const struct bench_metric *m, bool us)
+{
+	char stem[256];
+	size_t len;
+	char *l;
+	int ret;
+
+	snprintf(stem, sizeof(stem), "%s", m->name);
+	len = strlen(stem);
+	if (us && len > 3 && !strcmp(stem + len - 3, "_ns"))
+		stem[len - 3] = '\0';
+	if (us && m->file && !strcmp(stem, "read"))
+		ret = asprintf(&l, "%s-us", m->file);
+	else if (us)
+		ret = asprintf(&l, "%s%s%s-us", m->file ? m->file : "",
+			       m->file ? "-" : "", stem);
+	else
+		ret = asprintf(&l, "%s%s%s", m->file ? m->file : "",
+			       m->file ? "-" : "", stem);
+	return ret < 0 ? NULL : l;
+}
+
+/* The metric's figures on one side: samples pooled, or a value per rep. */
+static int pool_side(const struct compare_input *in, size_t nr_in, size_t side,
+		     const struct bench_metric *like, bool us,
+		     struct dvec *d, bool *mismatch)
+{
+	size_t i, rep, k;
+	int err;
+
+	for (i = 0; i < nr_in; i++) {
+		if (in[i].side != side)
+			continue;
+		for (rep = 0; rep < bench_results__nr_reps(in[i].res); rep++) {
+			const struct bench_metric *m =
+				bench_results__metric_find(in[i].res, rep,
+							   like->name,
+							   like->file);
+
+			if (!m)
+				continue;
+			if (m->is_hist != like->is_hist ||
+			    !same_str(m->unit, like->unit) ||
+			    m->lower_is_better != like->lower_is_better) {
+				*mismatch = true;
+				return 0;
+			}
+			if (!m->is_hist) {
+				err = dvec_push(d, m->value);
+				if (err)
+					return err;
+				continue;
+			}
+			for (k = 0; k < m->nr_samples; k++) {
+				err = dvec_push(d, us ? m->samples[k] / 1000.0 :
+						(double)m->samples[k]);
+				if (err)
+					return err;
+			}
+		}
+	}
+	return 0;
+}
+
+void compare__release(struct compare *c)
+{
+	size_t i;
+
+	for (i = 0; i < c->nr_metrics; i++) {
+		free(c->metrics[i].label);
+		free(c->metrics[i].sum);
+		free(c->metrics[i].welch);
+		free(c->metrics[i].ministat);
+	}
+	free(c->metrics);
+	free(c->time);
+	for (i = 0; i < c->nr_categories; i++) {
+		free(c->categories[i].event);
+		free(c->categories[i].name);
+		free(c->categories[i].share);
+	}
+	free(c->categories);
+	for (i = 0; i < c->nr_triggers; i++) {
+		free(c->triggers[i].event);
+		free(c->triggers[i].name);
+		free(c->triggers[i].share);
+	}
+	free(c->triggers);
+	for (i = 0; i < c->nr_spans; i++) {
+		free(c->spans[i].name);
+		free(c->spans[i].subsystem);
+		free(c->spans[i].side);
+	}
+	free(c->spans);
+	for (i = 0; i < c->nr_notes; i++)
+		free(c->notes[i]);
+	free(c->notes);
+	for (i = 0; i < c->nr_inputs; i++) {
+		bench_results__delete(c->inputs[i].res);
+		profile__delete(c->inputs[i].prof);
+		free(c->inputs[i].path);
+	}
+	free(c->inputs);
+}
+
+/* One metric of the base's first file: pool it per side, test it. */
+static int add_metric(struct compare *c, const struct compare_input *in, size_t nr_in,
+		      const struct bench_metric *like)
+{
+	struct compare_metric *m = &c->metrics[c->nr_metrics];
+	bool us = like->is_hist && same_str(like->unit, "ns");
+	bool mismatch = false;
+	struct dvec d = { 0 };
+	size_t s;
+	int err = 0;
+
+	memset(m, 0, sizeof(*m));
+	m->name = like->name;
+	m->file = like->file;
+	m->unit = like->unit;
+	m->display_unit = us ? "us" : like->unit;
+	m->is_hist = like->is_hist;
+	m->lower_is_better = like->lower_is_better;
+	m->label = metric_label(like, us);
+	m->sum = calloc(c->nr_sides, sizeof(*m->sum));
+	m->welch = calloc(c->nr_sides, sizeof(*m->welch));
+	m->ministat = calloc(c->nr_sides, sizeof(*m->ministat));
+	if (!m->label || !m->sum || !m->welch || !m->ministat) {
+		err = -ENOMEM;
+		goto out;
+	}
+	for (s = 0; s < c->nr_sides; s++) {
+		d.n = 0;
+		err = pool_side(in, nr_in, s, like, us, &d, &mismatch);
+		if (err)
+			goto out;
+		if (mismatch) {
+			note(c, "%s: not the same kind, unit or direction on side %s: left out",
+				m->label, c->labels[s]);
+			break;
+		}
+		if (!d.n) {
+			note(c, "%s: not on side %s: left out", m->label,
+				c->labels[s]);
+			break;
+		}
+		err = stats__summarize(d.v, d.n, &m->sum[s]);
+		if (err)
+			goto out;
+	}
+	if (s < c->nr_sides) {	/* not on all sides */
+		free(m->label);
+		free(m->sum);
+		free(m->welch);
+		free(m->ministat);
+		goto out;
+	}
+	/* Rates, better higher: mmtests' Hmean, when it exists everywhere. */
+	m->hmean = !m->lower_is_better;
+	for (s = 0; s < c->nr_sides; s++)
+		if (isnan(m->sum[s].hmean))
+			m->hmean = false;
+	for (s = 1; s < c->nr_sides; s++) {
+		err = stats__welch(&m->sum[s], &m->sum[0], COMPARE_ALPHA,
+				   &m->welch[s]);
+		if (!err)
+			err = stats__ministat(&m->sum[0], &m->sum[s],
+					      &m->ministat[s]);
+		if (err)
+			goto out;
+	}
+	c->nr_metrics++;
+	free(d.v);
+	return 0;
+out:
+	if (err) {
+		free(m->label);
+		free(m->sum);
+		free(m->welch);
+		free(m->ministat);
+	}
+	free(d.v);
+	return err;
+}
+
+/* Was metric j of rep already met, in rep or an earlier one? */
+static bool seen_before(const struct bench_results *r, size_t rep, size_t j)
+{
+	const struct bench_metric *m = bench_results__metric(r, rep, j);
+	size_t pr, pj;
+
+	for (pr = 0; pr <= rep; pr++)
+		for (pj = 0; pj < (pr < rep ? bench_results__nr_metrics(r, pr) :
+				   j); pj++) {
+			const struct bench_metric *o =
+				bench_results__metric(r, pr, pj);
+
+			if (!strcmp(o->name, m->name) &&
+			    same_str(o->file, m->file))
+				return true;
+		}
+	return false;
+}
+
+static int build_bench(struct compare *c, const struct compare_input *in, size_t nr_in)
+{
+	const struct bench_results *first = in[0].res;
+	size_t i, rep, j, max = 0, s;
+	int err;
+
+	/* Metrics in the order of the base's first file. */
+	for (rep = 0; rep < bench_results__nr_reps(first); rep++)
+		max += bench_results__nr_metrics(first, rep);
+	c->metrics = calloc(max ? max : 1, sizeof(*c->metrics));
+	c->time = calloc(c->nr_sides, sizeof(*c->time));
+	if (!c->metrics || !c->time)
+		return -ENOMEM;
+	for (rep = 0; rep < bench_results__nr_reps(first); rep++)
+		for (j = 0; j < bench_results__nr_metrics(first, rep); j++) {
+			const struct bench_metric *m =
+				bench_results__metric(first, rep, j);
+
+			if (seen_before(first, rep, j))
+				continue;
+			err = add_metric(c, in, nr_in, m);
+			if (err)
+				return err;
+		}
+
+	for (i = 0; i < nr_in; i++) {
+		s = in[i].side;
+		for (rep = 0; rep < bench_results__nr_reps(in[i].res); rep++) {
+			const struct bench_rep_time *t =
+				bench_results__rep_time(in[i].res, rep);
+
+			c->time[s].real_s += t->real_s;
+			c->time[s].user_s += t->user_s;
+			c->time[s].sys_s += t->sys_s;
+			c->time[s].n++;
+		}
+	}
+	for (s = 0; s < c->nr_sides; s++) {
+		c->time[s].real_s /= c->time[s].n;
+		c->time[s].user_s /= c->time[s].n;
+		c->time[s].sys_s /= c->time[s].n;
+	}
+
+	c->title = bench_results__scenario(first);
+	for (i = 1; i < nr_in; i++)
+		if (strcmp(bench_results__scenario(in[i].res), c->title)) {
+			note(c, "%s is scenario %s, %s is %s: comparing what they share",
+				in[0].path, c->title, in[i].path,
+				bench_results__scenario(in[i].res));
+			c->title = NULL;
+			break;
+		}
+	return 0;
+}
+
+
+/* --- profiles ------------------------------------------------------------- */
+
+static struct compare_share *share_find(struct compare_share **rows,
+					size_t *nr, size_t nr_sides,
+					const char *event, const char *name)
+{
+	struct compare_share *r, *nrows;
+	size_t i;
+
+	for (i = 0; i < *nr; i++)
+		if (!strcmp((*rows)[i].event, event) &&
+		    !strcmp((*rows)[i].name, name))
+			return &(*rows)[i];
+	nrows = realloc(*rows, (*nr + 1) * sizeof(**rows));
+	if (!nrows)
+		return NULL;
+	*rows = nrows;
+	r = &nrows[*nr];
+	r->event = strdup(event);
+	r->name = strdup(name);
+	r->share = malloc(nr_sides * sizeof(*r->share));
+	if (!r->event || !r->name || !r->share) {
+		free(r->event);
+		free(r->name);
+		free(r->share);
+		return NULL;
+	}
+	for (i = 0; i < nr_sides; i++)
+		r->share[i] = 0;
+	(*nr)++;
+	return r;
+}
+
+/*
+ * Add a file's shares to its side's: several files on a side give the
+ * mean of their shares (files[] counts them), so that each file weighs
+ * the same whatever its sample count.
+ */
+static int add_shares(const struct compare_input *in, const char *key,
+		      const char *name_key, enum profile_section sec,
+		      const struct profile_share *sh, size_t nr_sh,
+		      struct compare_share **rows, size_t *nr, size_t nr_sides,
+		      char *err, size_t errlen)
+{
+	size_t i;
+
+	if (sec != PROFILE_ARRAY) {
+		errbuf_set(err, errlen, "%s: \"%s\" is not an array: not a report --json profile",
+			   in->path, key);
+		return -EINVAL;
+	}
+	for (i = 0; i < nr_sh; i++) {
+		struct compare_share *r;
+
+		if (!sh[i].event || !sh[i].name || !sh[i].share.ok) {
+			errbuf_set(err, errlen, "%s: %s[%zu]: needs \"event\", \"%s\" and a numeric \"share\"",
+				   in->path, key, i, name_key);
+			return -EINVAL;
+		}
+		r = share_find(rows, nr, nr_sides, sh[i].event, sh[i].name);
+		if (!r)
+			return -ENOMEM;
+		if (isnan(r->share[in->side]))
+			r->share[in->side] = 0;
+		r->share[in->side] += sh[i].share.num;
+	}
+	return 0;
+}
+
+/* The bucket index of a report --json hist row, -1 if not a log2 row. */
+static int bucket_of(uint64_t low, uint64_t high)
+{
+	uint64_t lo, hi;
+	int idx;
+
+	if (low == 0)
+		return high == 1 ? 1 : -1;
+	idx = hist__bucket_index(low);
+	hist__bucket_bounds(idx, &lo, &hi);
+	if (idx < 2 || low != lo || (idx < 64 && high != hi))
+		return -1;
+	return idx;
+}
+
+static int add_span(struct compare *c, const struct compare_input *in,
+		    const struct profile_span *o, size_t idx,
+		    size_t *files_on_side, char *err, size_t errlen)
+{
+	struct compare_span *sp = NULL, *nsp;
+	struct compare_span_side *d;
+	size_t i;
+
+	if (!o->name || !o->count.ok || !o->p50_ns.ok || !o->p90_ns.ok ||
+	    !o->p99_ns.ok || !o->has_hist) {
+		errbuf_set(err, errlen, "%s: spans[%zu]: needs \"name\", \"count\", \"p50_ns\", \"p90_ns\", \"p99_ns\" and \"hist\"",
+			   in->path, idx);
+		return -EINVAL;
+	}
+	for (i = 0; i < c->nr_spans; i++)
+		if (!strcmp(c->spans[i].name, o->name) &&
+		    same_str(c->spans[i].subsystem, o->subsystem))
+			sp = &c->spans[i];
+	if (!sp) {
+		nsp = realloc(c->spans, (c->nr_spans + 1) * sizeof(*nsp));
+		if (!nsp)
+			return -ENOMEM;
+		c->spans = nsp;
+		sp = &nsp[c->nr_spans];
+		memset(sp, 0, sizeof(*sp));
+		sp->name = strdup(o->name);
+		sp->subsystem = o->subsystem ? strdup(o->subsystem) : NULL;
+		sp->side = calloc(c->nr_sides, sizeof(*sp->side));
+		c->nr_spans++;
+		if (!sp->name || (o->subsystem && !sp->subsystem) ||
+		    !sp->side)
+			return -ENOMEM;
+	}
+	d = &sp->side[in->side];
+	d->present = true;
+	d->count += (uint64_t)o->count.num;
+	/* One file: its exact percentiles; pooled files: see below. */
+	if (files_on_side[in->side] == 1) {
+		d->p50 = (uint64_t)o->p50_ns.num;
+		d->p90 = (uint64_t)o->p90_ns.num;
+		d->p99 = (uint64_t)o->p99_ns.num;
+	}
+	for (i = 0; i < o->nr_hist; i++) {
+		const struct profile_hist_row *row = &o->hist[i];
+		int b;
+
+		if (!row->low.ok || !row->high.ok || !row->count.ok ||
+		    row->low.num < 0 || row->high.num < row->low.num ||
+		    (b = bucket_of((uint64_t)row->low.num,
+				   (uint64_t)row->high.num)) < 0) {
+			errbuf_set(err, errlen, "%s: spans[%zu].hist[%zu]: not a log2 bucket",
+				   in->path, idx, i);
+			return -EINVAL;
+		}
+		d->bucket[b] += (uint64_t)row->count.num;
+	}
+	return 0;
+}
+
+/*
+ * Pooled files' percentiles cannot be recovered exactly; they are read
+ * off the pooled log2 buckets (the high end of the bucket holding the
+ * nearest rank), which the man page states.
+ */
+static uint64_t bucket_percentile(const struct compare_span_side *d, double q)
+{
+	uint64_t total = 0, rank, seen = 0, low, high;
+	int b;
+
+	for (b = 1; b < HIST_MAX_BUCKETS; b++)
+		total += d->bucket[b];
+	if (!total)
+		return 0;
+	rank = (uint64_t)ceil(q * total / 100);
+	if (!rank)
+		rank = 1;
+	for (b = 1; b < HIST_MAX_BUCKETS - 1; b++) {
+		seen += d->bucket[b];
+		if (seen >= rank)
+			break;
+	}
+	hist__row_bounds(b, &low, &high);
+	return high;
+}
+
+static int build_profile(struct compare *c, const struct compare_input *in,
+			 size_t nr_in, char *err, size_t errlen)
+{
+	size_t *files = calloc(c->nr_sides, sizeof(*files));
+	size_t i, j, k;
+	int ret = 0;
+
+	if (!files)
+		return -ENOMEM;
+	c->profile = true;
+	for (i = 0; i < nr_in; i++)
+		files[in[i].side]++;
+	for (i = 0; i < nr_in && !ret; i++) {
+		const struct profile *p = in[i].prof;
+
+		ret = add_shares(&in[i], PROFILE_ATTRIBUTION, PROFILE_CATEGORY,
+				 p->attribution_sec, p->attribution,
+				 p->nr_attribution, &c->categories,
+				 &c->nr_categories, c->nr_sides, err, errlen);
+		if (!ret)
+			ret = add_shares(&in[i], PROFILE_TRIGGERS,
+					 PROFILE_TRIGGER, p->triggers_sec,
+					 p->triggers, p->nr_triggers,
+					 &c->triggers, &c->nr_triggers,
+					 c->nr_sides, err, errlen);
+		if (ret)
+			break;
+		if (p->spans_sec == PROFILE_NOT_ARRAY) {
+			errbuf_set(err, errlen, "%s: \"spans\" is not an array",
+				   in[i].path);
+			ret = -EINVAL;
+			break;
+		}
+		for (j = 0; j < p->nr_spans && !ret; j++)
+			ret = add_span(c, &in[i], &p->spans[j], j, files, err,
+				       errlen);
+	}
+	if (ret) {
+		free(files);
+		return ret;
+	}
+	/* Means of the files' shares; an absent row counts as 0 in a file. */
+	for (k = 0; k < c->nr_sides; k++) {
+		for (i = 0; i < c->nr_categories; i++)
+			if (!isnan(c->categories[i].share[k]))
+				c->categories[i].share[k] /= files[k];
+		for (i = 0; i < c->nr_triggers; i++)
+			if (!isnan(c->triggers[i].share[k]))
+				c->triggers[i].share[k] /= files[k];
+		for (i = 0; i < c->nr_spans; i++) {
+			struct compare_span_side *d = &c->spans[i].side[k];
+
+			if (files[k] > 1 && d->present) {
+				d->p50 = bucket_percentile(d, 50);
+				d->p90 = bucket_percentile(d, 90);
+				d->p99 = bucket_percentile(d, 99);
+			}
+		}
+	}
+	free(files);
+	return 0;
+}
+
+/* --- the comparison ------------------------------------------------------- */
+
+static const char *kind_name(enum input_kind kind)
+{
+	return kind == IN_BENCH ? "a bench results file" :
+	       "a report --json profile";
+}
+
+static int load_inputs(struct compare_input *in, const struct compare_inputs *ci,
+		       char *err, size_t errlen)
+{
+	size_t i;
+	int ret;
+
+	for (i = 0; i < ci->nr_files; i++) {
+		in[i].side = ci->side[i];
+		ret = load_input(&in[i], ci->files[i], err, errlen);
+		if (ret)
+			return ret;
+		if (in[i].kind != in[0].kind) {
+			errbuf_set(err, errlen, "compare: %s is %s, %s is %s: compare results with results, profiles with profiles",
+				   in[0].path, kind_name(in[0].kind),
+				   in[i].path, kind_name(in[i].kind));
+			return -EXDEV;
+		}
+	}
+	return 0;
+}
+
+int compare__build(struct compare *c, const struct compare_inputs *ci,
+		   char *err, size_t errlen)
+{
+	struct compare_input *in = calloc(ci->nr_files, sizeof(*in));
+	int ret;
+
+	if (!in)
+		return -ENOMEM;
+	/* The comparison borrows the inputs' strings: they go with it. */
+	c->inputs = in;
+	c->nr_inputs = ci->nr_files;
+	ret = load_inputs(in, ci, err, errlen);
+	if (!ret && in[0].kind == IN_BENCH) {
+		ret = build_bench(c, in, ci->nr_files);
+		if (!ret && !c->nr_metrics) {
+			errbuf_set(err, errlen, "compare: the sides have no metric in common (same name and file, kind and unit)");
+			ret = -EINVAL;
+		}
+	} else if (!ret) {
+		ret = build_profile(c, in, ci->nr_files, err, errlen);
+	}
+	return ret;
+}
+
+/* "runs/base.json" -> "base"; "runs/base/results.json" -> "base". */
+char *compare__file_label(const char *path)
+{
+	char *copy = strdup(path), *base, *slash;
+	size_t len;
+
+	if (!copy)
+		return NULL;
+	len = strlen(copy);
+	while (len > 1 && copy[len - 1] == '/')
+		copy[--len] = '\0';
+	slash = strrchr(copy, '/');
+	base = slash ? slash + 1 : copy;
+	if (!strcmp(base, "results.json") && slash && slash != copy) {
+		*slash = '\0';
+		slash = strrchr(copy, '/');
+		base = slash ? slash + 1 : copy;
+	} else {
+		len = strlen(base);
+		if (len > 5 && !strcmp(base + len - 5, ".json"))
+			base[len - 5] = '\0';
+	}
+	base = strdup(base);
+	free(copy);
+	return base;
+}

@@ -1,0 +1,375 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * plot's series written for gnuplot (include/plot.h): the data file and
+ * the plot commands, per kind.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "gnuplot.h"
+#include "plot-int.h"
+#include "util.h"
+
+/* ------------------------------------------------------------------ */
+/* Writing OUT.dat and OUT.gp.                                          */
+
+struct display_unit {
+	double div;
+	const char *label;
+};
+
+/* Nanoseconds shown in the unit that keeps numbers readable. */
+static struct display_unit pick_unit(const char *unit, double max)
+{
+	if (!unit || strcmp(unit, "ns"))
+		return (struct display_unit){ 1, unit ? unit : "" };
+	if (max < 1e4)
+		return (struct display_unit){ 1, "ns" };
+	if (max < 1e7)
+		return (struct display_unit){ 1e3, "us" };
+	return (struct display_unit){ 1e6, "ms" };
+}
+
+/* All series in one unit, or an error naming the odd one. */
+static int check_units(const struct plot *ctx, char *err, size_t errlen)
+{
+	size_t i;
+
+	for (i = 1; i < ctx->nr_series; i++) {
+		if (strcmp(ctx->series[i].unit, ctx->series[0].unit)) {
+			errbuf_set(err, errlen, "%s: in %s, %s in %s: plot distributions of one unit (pick one with --metric)",
+				 ctx->series[i].name, ctx->series[i].unit,
+				 ctx->series[0].name, ctx->series[0].unit);
+			return -EINVAL;
+		}
+	}
+	return 0;
+}
+
+static void plot_titles(FILE *gp, const struct plot *ctx, size_t i)
+{
+	fputs(" title ", gp);
+	gnuplot__quote(gp, ctx->series[i].name);
+}
+
+/* One plot line per series, each a block (index) of the .dat. */
+static void plot_blocks(const struct plot *ctx, FILE *gp, const char *dat_name,
+			const char *style)
+{
+	size_t i;
+
+	fputs("plot ", gp);
+	for (i = 0; i < ctx->nr_series; i++) {
+		if (i)
+			fputs(", \\\n     ", gp);
+		gnuplot__quote(gp, dat_name);
+		fprintf(gp, " index %zu using 1:2 %s", i, style);
+		plot_titles(gp, ctx, i);
+	}
+	fputc('\n', gp);
+}
+
+/* A bucket bound for a label: whole numbers from 100, else 3 digits. */
+static void print_bound(FILE *out, double v)
+{
+	if (v >= 100)
+		fprintf(out, "%.0f", v);
+	else
+		fprintf(out, "%.3g", v);
+}
+
+/* The characters print_bound() writes. */
+static int label_len(double v)
+{
+	char buf[32];
+
+	return snprintf(buf, sizeof(buf), v >= 100 ? "%.0f" : "%.3g", v);
+}
+
+static int write_hist(const struct plot *ctx, FILE *dat, FILE *gp,
+		      const char *dat_name, char *err, size_t errlen)
+{
+	const struct plot_opts *p = &ctx->o;
+	int lo = HIST_MAX_BUCKETS, hi = -1, b;
+	uint64_t low, high;
+	struct display_unit du;
+	size_t i;
+
+	if (check_units(ctx, err, errlen))
+		return -EINVAL;
+	for (i = 0; i < ctx->nr_series; i++) {
+		for (b = 0; b < HIST_MAX_BUCKETS; b++) {
+			if (!ctx->series[i].buckets[b])
+				continue;
+			lo = b < lo ? b : lo;
+			hi = b > hi ? b : hi;
+		}
+	}
+	if (hi < 0) {
+		errbuf_set(err, errlen, "%s: every histogram is empty: nothing to plot",
+			 ctx->series[0].name);
+		return -EINVAL;
+	}
+	/* Values of 0 are counted in the first row, {0, 1}. */
+	if (lo == 0)
+		lo = 1;
+	/* The unit of the smallest row keeps every label short. */
+	hist__row_bounds(lo, &low, &high);
+	du = pick_unit(ctx->series[0].unit, (double)high * 10);
+	fprintf(dat, "# rstat-analyze plot --kind hist: log2 buckets in %s; columns: bucket index, label, then %s per series in the order of the .gp's plot\n",
+		du.label, p->normalize ? "share" : "count");
+	for (b = lo; b <= hi; b++) {
+		hist__row_bounds(b, &low, &high);
+		fprintf(dat, "%d \"", b);
+		print_bound(dat, low / du.div);
+		fputc('-', dat);
+		print_bound(dat, high / du.div);
+		fputc('"', dat);
+		for (i = 0; i < ctx->nr_series; i++) {
+			const struct series *s = &ctx->series[i];
+			uint64_t n = s->buckets[b] + (b == 1 ? s->buckets[0] : 0);
+
+			if (p->normalize) {
+				uint64_t total = 0;
+				int k;
+
+				for (k = 0; k < HIST_MAX_BUCKETS; k++)
+					total += s->buckets[k];
+				fprintf(dat, " %.10g", total ? (double)n / total : 0);
+			} else {
+				fprintf(dat, " %" PRIu64, n);
+			}
+		}
+		fputc('\n', dat);
+	}
+	fputs("set style data histograms\n"
+	      "set style histogram clustered gap 1\n"
+	      "set style fill solid 0.85 border -1\n"
+	      "set xtics rotate by -45 scale 0 nomirror\n"
+	      "set grid ytics\n"
+	      "set yrange [0:*]\n"
+	      "set key top right\n", gp);
+	/*
+	 * A label rotated by -45 runs right of its tic by 0.7 of its
+	 * length: leave room for the last one, which gnuplot's automatic
+	 * margin does not count (it was clipped at the image's edge).
+	 */
+	hist__row_bounds(hi, &low, &high);
+	fprintf(gp, "set rmargin %d\n",
+		(int)(0.75 * (label_len(low / du.div) +
+			      label_len(high / du.div) + 1)) + 3);
+	fprintf(gp, "set xlabel \"log2 bucket (%s)\"\n", du.label);
+	fprintf(gp, "set ylabel \"%s\"\n", p->normalize ? "share" : "count");
+	fputs("plot ", gp);
+	for (i = 0; i < ctx->nr_series; i++) {
+		if (i)
+			fputs(", \\\n     ", gp);
+		gnuplot__quote(gp, dat_name);
+		if (i)
+			fprintf(gp, " using %zu", i + 3);
+		else
+			fputs(" using 3:xtic(2)", gp);
+		plot_titles(gp, ctx, i);
+	}
+	fputc('\n', gp);
+	return 0;
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static int write_cdf(const struct plot *ctx, FILE *dat, FILE *gp,
+		      const char *dat_name, char *err, size_t errlen)
+{
+	struct display_unit du;
+	double max = 0;
+	bool positive = true;
+	size_t i, j;
+	int b;
+
+	if (check_units(ctx, err, errlen))
+		return -EINVAL;
+	for (i = 0; i < ctx->nr_series; i++) {
+		struct series *s = &ctx->series[i];
+		uint64_t total = 0, low, high;
+
+		if (s->nr_samples) {
+			qsort(s->samples, s->nr_samples, sizeof(*s->samples),
+			      cmp_u64);
+			max = fmax(max, s->samples[s->nr_samples - 1]);
+			positive &= s->samples[0] > 0;
+			continue;
+		}
+		for (b = 0; b < HIST_MAX_BUCKETS; b++) {
+			total += s->buckets[b];
+			if (s->buckets[b]) {
+				hist__row_bounds(b, &low, &high);
+				max = fmax(max, high);
+			}
+		}
+		if (!total) {
+			errbuf_set(err, errlen, "%s: an empty distribution has no CDF",
+				 s->name);
+			return -EINVAL;
+		}
+	}
+	du = pick_unit(ctx->series[0].unit, max);
+	fprintf(dat, "# rstat-analyze plot --kind cdf: one block per series (gnuplot index 0, 1, ...); columns: value (%s), fraction of values <= it\n",
+		du.label);
+	for (i = 0; i < ctx->nr_series; i++) {
+		const struct series *s = &ctx->series[i];
+		uint64_t total = 0, cum = 0, low, high;
+
+		fprintf(dat, "%s# series %zu\n", i ? "\n\n" : "", i);
+		if (s->nr_samples) {
+			/* Exact: one step per distinct value. */
+			for (j = 0; j < s->nr_samples; j++) {
+				if (j + 1 < s->nr_samples &&
+				    s->samples[j + 1] == s->samples[j])
+					continue;
+				fprintf(dat, "%.10g %.10g\n",
+					s->samples[j] / du.div,
+					(double)(j + 1) / s->nr_samples);
+			}
+			continue;
+		}
+		for (b = 0; b < HIST_MAX_BUCKETS; b++)
+			total += s->buckets[b];
+		/* From buckets: all of a row counts as reached at its top. */
+		for (b = 0; b < HIST_MAX_BUCKETS; b++) {
+			if (!s->buckets[b])
+				continue;
+			cum += s->buckets[b];
+			hist__row_bounds(b < 1 ? 1 : b, &low, &high);
+			fprintf(dat, "%.10g %.10g\n", high / du.div,
+				(double)cum / total);
+		}
+	}
+	fputs("set grid\n"
+	      "set key bottom right\n"
+	      "set yrange [0:1]\n"
+	      "set ylabel \"fraction of values <= x\"\n", gp);
+	fprintf(gp, "set xlabel \"latency (%s)\"\n", du.label);
+	/* Latencies span decades; a log axis needs no zero values. */
+	if (positive)
+		fputs("set logscale x\n", gp);
+	plot_blocks(ctx, gp, dat_name, "with steps lw 2");
+	return 0;
+}
+
+static int write_bars(const struct plot *ctx, FILE *dat, FILE *gp,
+		      const char *dat_name)
+{
+	struct display_unit du;
+	double max = 0;
+	size_t i, j;
+
+	for (i = 0; i < ctx->nr_series; i++)
+		for (j = 0; j < ctx->series[i].nr_points; j++)
+			max = fmax(max, ctx->series[i].y[j]);
+	du = pick_unit(ctx->bar_unit, max);
+	fprintf(dat, "# rstat-analyze plot --kind bars: one row per input (the xtics of the .gp); columns: index, then one per segment (%s) in the order of the .gp's plot\n",
+		du.label);
+	for (i = 0; i < ctx->nr_series; i++) {
+		const struct series *s = &ctx->series[i];
+
+		fprintf(dat, "%zu", i);
+		for (j = 0; j < ctx->nr_segs; j++)
+			fprintf(dat, " %.10g",
+				j < s->nr_points ? s->y[j] / du.div : 0);
+		fputc('\n', dat);
+	}
+	fputs("set style data histograms\n"
+	      "set style histogram rowstacked\n"
+	      "set style fill solid 0.85 border -1\n"
+	      "set boxwidth 0.6\n"
+	      "set grid ytics\n"
+	      "set yrange [0:*]\n"
+	      "set key outside right top\n"
+	      "set xtics nomirror rotate by -20 (", gp);
+	/* Input names go in the script, quoted: they may hold anything. */
+	for (i = 0; i < ctx->nr_series; i++) {
+		if (i)
+			fputs(", ", gp);
+		gnuplot__quote(gp, ctx->series[i].name);
+		fprintf(gp, " %zu", i);
+	}
+	fputs(")\n", gp);
+	if (!strcmp(du.label, "%"))
+		fputs("set ylabel \"share of the event's flush samples (%)\"\n", gp);
+	else
+		fprintf(gp, "set ylabel \"mean (%s)\"\n", du.label);
+	fputs("plot ", gp);
+	for (j = 0; j < ctx->nr_segs; j++) {
+		if (j)
+			fputs(", \\\n     ", gp);
+		gnuplot__quote(gp, dat_name);
+		fprintf(gp, " using %zu title ", j + 2);
+		gnuplot__quote(gp, ctx->segs[j]);
+	}
+	fputc('\n', gp);
+	return 0;
+}
+
+static int write_timeline(const struct plot *ctx, FILE *dat, FILE *gp,
+			  const char *dat_name)
+{
+	bool positive = true;
+	double max = 0;
+	size_t i, j;
+
+	fputs("# rstat-analyze plot --kind timeline: one block per recording (gnuplot index 0, 1, ...); columns: lock time since the recording's first sample (s), hold time (us)\n",
+	      dat);
+	for (i = 0; i < ctx->nr_series; i++) {
+		const struct series *s = &ctx->series[i];
+
+		fprintf(dat, "%s# series %zu\n", i ? "\n\n" : "", i);
+		for (j = 0; j < s->nr_points; j++) {
+			fprintf(dat, "%.10g %.10g\n", s->x[j], s->y[j]);
+			positive &= s->y[j] > 0;
+			max = fmax(max, s->y[j]);
+		}
+	}
+	fputs("set grid\n"
+	      "set key top right\n"
+	      "set xlabel \"time since the recording's first sample (s)\"\n",
+	      gp);
+	/*
+	 * Holds span decades: most take microseconds, and one of 14 ms on
+	 * a linear axis flattens all the others into a line at zero. A log
+	 * axis shows both; it needs no hold of 0 (below the clock's tick).
+	 */
+	if (positive && max > 0) {
+		fputs("set logscale y\n"
+		      "set ylabel \"lock hold time (us, log scale)\"\n", gp);
+	} else {
+		fputs("set ylabel \"lock hold time (us)\"\n"
+		      "set yrange [0:*]\n", gp);
+	}
+	plot_blocks(ctx, gp, dat_name, "with points pt 7 ps 0.6");
+	return 0;
+}
+
+
+int plot__write(struct plot *pl, FILE *dat, FILE *gp, const char *dat_name,
+		char *err, size_t errlen)
+{
+	switch (pl->o.kind) {
+	case PLOT_HIST:
+		return write_hist(pl, dat, gp, dat_name, err, errlen);
+	case PLOT_CDF:
+		return write_cdf(pl, dat, gp, dat_name, err, errlen);
+	case PLOT_BARS:
+		return write_bars(pl, dat, gp, dat_name);
+	case PLOT_TIMELINE:
+		return write_timeline(pl, dat, gp, dat_name);
+	}
+	return -EINVAL;
+}
