@@ -7,12 +7,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "analysis.h"
-#include "perf-data.h"
 #include "plot-int.h"
 #include "rules.h"
-#include "spans.h"
-#include "symbols.h"
+#include "session.h"
 #include "util.h"
 
 /* timeline: lock hold times from a recording.                          */
@@ -20,8 +17,6 @@
 struct tl_ctx {
 	struct series *s;
 	size_t cap_points;
-	struct machine *machine;
-	struct analysis *an;
 };
 
 static int tl_point(struct tl_ctx *ctx, double x, double y)
@@ -57,22 +52,16 @@ static int tl_hold(void *arg, uint64_t locked_time, uint64_t hold_ns)
 	return tl_point(arg, locked_time / 1e9, hold_ns / 1e3);
 }
 
-static int tl_event(void *arg, const struct rs_event *ev)
-{
-	struct tl_ctx *ctx = arg;
-
-	return analysis__event(ctx->an, ev);
-}
-
 int plot__load_recording(struct plot *ctx, const char *input, char *err,
 			 size_t errlen)
 {
+	struct session_opts so = { .input = input };
 	struct tl_ctx tl = { 0 };
-	struct analysis_opts o = { 0 };
-	struct perf_data *pd = NULL;
 	struct rules *rules = NULL;
-	uint64_t first = 0, last, i;
+	struct session *s = NULL;
+	uint64_t first = 0, i;
 	const char *msg;
+	bool error;
 	int ret;
 
 	if (ctx->o.kind != PLOT_TIMELINE) {
@@ -81,41 +70,27 @@ int plot__load_recording(struct plot *ctx, const char *input, char *err,
 		return -EINVAL;
 	}
 	tl.s = plot__series_add(ctx, input, NULL, "us");
-	ret = tl.s ? perf_data__open(&pd, input) : -ENOMEM;
-	if (!ret) {
-		rules = rules__new();
-		tl.machine = machine__new();
-		o.rules = rules;
-		o.os_release = perf_data__header(pd)->os_release;
-		tl.an = rules && tl.machine ?
-			analysis__new(&o, tl.machine) : NULL;
-		if (!tl.an)
-			ret = -ENOMEM;
-	}
-	if (!ret) {
-		spans__set_hold_fn(analysis__spans(tl.an), tl_hold, &tl);
-		ret = perf_data__process(pd, tl_event, &tl);
-	}
+	rules = rules__new();
+	ret = tl.s && rules ? session__open(&s, &so) : -ENOMEM;
+	if (!ret)
+		ret = session__timeline(s, rules, tl_hold, &tl, &first);
 	if (ret) {
-		msg = pd ? perf_data__strerror(pd) : "";
-		if (ret != -ENOMEM && msg && *msg)
-			errbuf_set(err, errlen, "%s: %s", input, msg);
-		else if (ret != -ENOMEM)
-			errbuf_set(err, errlen, "%s: %s", input, strerror(-ret));
-		if (ret != -ENOMEM)
-			ret = -EINVAL;
+		/* The session's error alone: plot says none of its notes. */
+		msg = NULL;
+		while (s && (msg = session__next_msg(s, &error)) && !error)
+			;
+		if (msg)
+			errbuf_set(err, errlen, "%s", msg);
+		ret = msg ? -EINVAL : -ENOMEM;
 	} else if (!tl.s->nr_points) {
 		errbuf_set(err, errlen, "%s: no cgroup:cgroup_rstat_locked/unlock pairs with root, id and cpu fields: record them with `rstat-analyze record`",
 			 input);
 		ret = -EINVAL;
 	} else {
-		analysis__time_range(tl.an, &first, &last);
 		for (i = 0; i < tl.s->nr_points; i++)
 			tl.s->x[i] -= first / 1e9;
 	}
-	analysis__delete(tl.an);
-	machine__delete(tl.machine);
+	session__delete(s);
 	rules__delete(rules);
-	perf_data__delete(pd);
 	return ret;
 }
