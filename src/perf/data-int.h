@@ -15,52 +15,9 @@
 #include <sys/types.h>
 
 #include "perf-data.h"
+#include "perf-format.h"
 
 struct strpool;
-
-/* User record types perf writes (tools/lib/perf/include/perf/event.h) */
-enum {
-	PD_HEADER_ATTR = 64,
-	PD_HEADER_EVENT_TYPE = 65,
-	PD_HEADER_TRACING_DATA = 66,
-	PD_HEADER_BUILD_ID = 67,
-	PD_FINISHED_ROUND = 68,
-	PD_ID_INDEX = 69,
-	PD_AUXTRACE_INFO = 70,
-	PD_AUXTRACE = 71,
-	PD_AUXTRACE_ERROR = 72,
-	PD_THREAD_MAP = 73,
-	PD_CPU_MAP = 74,
-	PD_STAT_CONFIG = 75,
-	PD_STAT = 76,
-	PD_STAT_ROUND = 77,
-	PD_EVENT_UPDATE = 78,
-	PD_TIME_CONV = 79,
-	PD_HEADER_FEATURE = 80,
-	PD_COMPRESSED = 81,
-	PD_FINISHED_INIT = 82,
-	PD_COMPRESSED2 = 83,
-	PD_USER_TYPE_MAX = 84,
-};
-
-/* Feature bits (perf's HEADER_* enum in tools/perf/util/header.h). */
-enum {
-	PD_FEAT_TRACING_DATA = 1,
-	PD_FEAT_BUILD_ID = 2,
-	PD_FEAT_HOSTNAME = 3,
-	PD_FEAT_OSRELEASE = 4,
-	PD_FEAT_VERSION = 5,
-	PD_FEAT_ARCH = 6,
-	PD_FEAT_NRCPUS = 7,
-	PD_FEAT_CPUDESC = 8,
-	PD_FEAT_CMDLINE = 11,
-	PD_FEAT_EVENT_DESC = 12,
-	PD_FEAT_SAMPLE_TIME = 21,
-	PD_FEAT_RSTAT_SPANS = 255,	/* ours: kernel-spans.h */
-	PD_FEAT_BITS = 256,
-};
-
-#define PD_MISC_BUILD_ID_SIZE	(1 << 15)
 
 /* Tracepoint formats refused that the reader names (all are counted). */
 #define PD_MAX_BAD_FORMATS	8

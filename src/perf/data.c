@@ -21,13 +21,6 @@
 #include "data-int.h"
 #include "util.h"
 
-#define PERF_MAGIC2		0x32454c4946524550ULL	/* "PERFILE2" */
-#define PERF_MAGIC2_SWAPPED	0x50455246494c4532ULL
-#define PERF_MAGIC1		0x454c494646524550ULL	/* "PERFFILE" */
-
-#define FILE_HEADER_SIZE	104	/* with the 256-bit feature map */
-#define FILE_HEADER_OLD_SIZE	72	/* before features existed */
-#define PIPE_HEADER_SIZE	16
 #define MAX_ATTR_SIZE		4096
 
 static int pd_verr(struct perf_data *pd, uint64_t off, const char *fmt,
@@ -497,7 +490,7 @@ static int read_features(struct perf_data *pd, uint64_t table)
 	unsigned int feat, n = 0;
 	int err;
 
-	for (feat = 0; feat < PD_FEAT_BITS; feat++) {
+	for (feat = 0; feat < PERF_FEAT_BITS; feat++) {
 		uint64_t so = table + n * 16, off, size;
 
 		if (!(pd->feat_bitmap[feat / 64] & (1ULL << (feat % 64))))
@@ -524,16 +517,16 @@ static int open_file_layout(struct perf_data *pd)
 	uint64_t hsize, attr_size, data_off, data_size;
 	int err;
 
-	if (pd->len < FILE_HEADER_OLD_SIZE)
+	if (pd->len < PERF_FILE_HEADER_OLD_SIZE)
 		return pd_err(pd, pd->len, "file header truncated (%zu of %d bytes)",
-			      pd->len, FILE_HEADER_SIZE);
+			      pd->len, PERF_FILE_HEADER_SIZE);
 	hsize = pd_u64(b + 8);
-	if (hsize == FILE_HEADER_SIZE) {
-		if (pd->len < FILE_HEADER_SIZE)
+	if (hsize == PERF_FILE_HEADER_SIZE) {
+		if (pd->len < PERF_FILE_HEADER_SIZE)
 			return pd_err(pd, pd->len, "file header truncated (%zu of %d bytes)",
-				      pd->len, FILE_HEADER_SIZE);
+				      pd->len, PERF_FILE_HEADER_SIZE);
 		memcpy(pd->feat_bitmap, b + 72, sizeof(pd->feat_bitmap));
-	} else if (hsize != FILE_HEADER_OLD_SIZE) {
+	} else if (hsize != PERF_FILE_HEADER_OLD_SIZE) {
 		return pd_err(pd, 8, "unknown file header size %" PRIu64, hsize);
 	}
 	attr_size = pd_u64(b + 16);
@@ -561,34 +554,40 @@ static int open_file_layout(struct perf_data *pd)
 	return 0;
 }
 
-static int check_magic(struct perf_data *pd, const uint8_t *b, size_t len)
+/* The layout the magic says, or the error that refuses it. */
+static int check_magic(struct perf_data *pd, const uint8_t *b, size_t len,
+		       enum perf_layout *layout)
 {
-	uint64_t magic;
-
 	if (len < 8)
 		return pd_err(pd, len, "file too short for a perf.data header");
-	magic = pd_u64(b);
-	if (magic == PERF_MAGIC2)
+	*layout = perf_format__sniff(b, len);
+	switch (*layout) {
+	case PERF_LAYOUT_FILE:
+	case PERF_LAYOUT_PIPE:
 		return 0;
-	if (magic == PERF_MAGIC2_SWAPPED)
+	case PERF_LAYOUT_SWAPPED:
 		return pd_err_errno(pd, -ENOTSUP, 0,
 				    "other-endian perf.data is not supported; convert it on a machine of that byte order");
-	if (magic == PERF_MAGIC1)
+	case PERF_LAYOUT_V1:
 		return pd_err_errno(pd, -ENOTSUP, 0,
 				    "perf.data version 1 (PERFFILE) is not supported");
+	case PERF_LAYOUT_NONE:
+		break;
+	}
 	return pd_err(pd, 0, "not a perf.data file (bad magic)");
 }
 
 static int open_in_memory(struct perf_data *pd)
 {
-	int err = check_magic(pd, pd->buf, pd->len);
+	enum perf_layout layout;
+	int err = check_magic(pd, pd->buf, pd->len, &layout);
 
 	if (err)
 		return err;
-	if (pd->len >= 16 && pd_u64(pd->buf + 8) == PIPE_HEADER_SIZE) {
+	if (layout == PERF_LAYOUT_PIPE) {
 		pd->pipe = true;
 		pd->hdr.pipe_mode = true;
-		pd->pos = PIPE_HEADER_SIZE;
+		pd->pos = PERF_PIPE_HEADER_SIZE;
 		pd->end = pd->len;
 		return pd_read_pipe_header(pd);
 	}
@@ -627,6 +626,7 @@ int perf_data__open_mem(struct perf_data **pdp, const void *buf, size_t len)
 
 static int open_stream(struct perf_data *pd)
 {
+	enum perf_layout layout;
 	uint8_t h[16];
 	size_t n = 0;
 	ssize_t r;
@@ -636,12 +636,12 @@ static int open_stream(struct perf_data *pd)
 		return pd_err_errno(pd, (int)r, 0, "read error: %s",
 				    strerror((int)-r));
 	n = r;
-	r = check_magic(pd, h, n);
+	r = check_magic(pd, h, n, &layout);
 	if (r)
 		return r;
 	if (n < 16)
 		return pd_err(pd, n, "header truncated");
-	if (pd_u64(h + 8) != PIPE_HEADER_SIZE)
+	if (layout != PERF_LAYOUT_PIPE)
 		return pd_err_errno(pd, -ENOTSUP, 8,
 				    "file layout perf.data on a pipe: give the file name, or record with -o -");
 	pd->pipe = true;
@@ -795,10 +795,8 @@ const char *perf_data__strerror(const struct perf_data *pd)
 
 bool perf_data__sniff(const void *buf, size_t len)
 {
-	uint64_t magic;
+	enum perf_layout layout = perf_format__sniff(buf, len);
 
-	if (len < 8)
-		return false;
-	magic = pd_u64(buf);
-	return magic == PERF_MAGIC2 || magic == PERF_MAGIC2_SWAPPED;
+	return layout == PERF_LAYOUT_FILE || layout == PERF_LAYOUT_PIPE ||
+	       layout == PERF_LAYOUT_SWAPPED;
 }

@@ -19,6 +19,7 @@
 #include <string.h>
 
 #include "fold.h"
+#include "perf-format.h"
 #include "perf-script.h"
 #include "util.h"
 
@@ -508,9 +509,7 @@ bool perf_script__sniff(const void *buf, size_t len)
 	const unsigned char *p = buf;
 	size_t i, bad = 0;
 
-	if (len >= 8 && (!memcmp(p, "PERFILE2", 8) ||
-			 !memcmp(p, "2ELIFREP", 8) ||
-			 !memcmp(p, "PERFFILE", 8)))
+	if (perf_format__sniff(p, len) != PERF_LAYOUT_NONE)
 		return false;
 	for (i = 0; i < len; i++) {
 		if (!p[i])
