@@ -42,6 +42,24 @@ static inline uint64_t hash_u64(uint64_t x)
 	return x;
 }
 
+/* Perl's \s, \d and \w on byte strings: ASCII only, whatever the locale. */
+static inline bool ascii_is_space(unsigned char c)
+{
+	return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' ||
+	       c == '\v';
+}
+
+static inline bool ascii_is_digit(unsigned char c)
+{
+	return c >= '0' && c <= '9';
+}
+
+static inline bool ascii_is_word(unsigned char c)
+{
+	return ascii_is_digit(c) || c == '_' || (c >= 'a' && c <= 'z') ||
+	       (c >= 'A' && c <= 'Z');
+}
+
 /*
  * Make room for need elements of size bytes in the array *p of *cap
  * elements, doubling (from 16); overflow-checked. 0 or -ENOMEM, and the

@@ -14,7 +14,6 @@
 #include <string.h>
 
 #include "fold.h"
-#include "perf-script.h"
 #include "util.h"
 
 /* A small open-addressing map from four u64 words to a u32 value. */
@@ -686,7 +685,7 @@ static bool resplit_needed(const char *sym, const char *dso)
 static int process_printed(struct fold *f, const char *sym, const char *dso,
 			   const char *pc, struct frame_ent *fe)
 {
-	struct perf_script_frame fr;
+	struct fold_frame_split fr;
 	struct sbuf sb = { .f = f };
 	char *line, *s, *d;
 	int ret;
@@ -703,7 +702,7 @@ static int process_printed(struct fold *f, const char *sym, const char *dso,
 	if (sb.err)
 		return sb.err;
 	/* No frame for the script: the line is skipped. */
-	if (!perf_script__split_frame(f->scratch, sb.len, &fr))
+	if (!fold__split_frame(f->scratch, sb.len, &fr))
 		return 0;
 	line = strndup(f->scratch, sb.len);
 	if (!line)
