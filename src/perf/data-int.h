@@ -1,8 +1,12 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * Private state of the perf.data reader, shared by data.c (open, header,
- * attrs, names), data-features.c (feature sections, tracing data) and
- * data-process.c (records, samples, ordering, compression).
+ * Private state of the perf.data reader and its layers, each calling only
+ * the ones below it:
+ *
+ *   data.c            open, file header, public accessors
+ *   data-process.c    records, samples, ordering, compression
+ *   data-features.c   feature sections, tracing data, build-ids
+ *   data-evsel.c      the error slot, attrs and ids, event names
  */
 #ifndef RS_PERF_DATA_INT_H
 #define RS_PERF_DATA_INT_H
@@ -177,7 +181,7 @@ int pd_err(struct perf_data *pd, uint64_t off, const char *fmt, ...)
 int pd_err_errno(struct perf_data *pd, int err, uint64_t off,
 		 const char *fmt, ...) __attribute__((format(printf, 4, 5)));
 
-/* data.c */
+/* data-evsel.c */
 int pd_add_attr(struct perf_data *pd, const void *attr, size_t attr_len,
 		const void *ids, uint64_t nr_ids, uint64_t off);
 int pd_map_id(struct perf_data *pd, uint64_t id, uint32_t idx);
