@@ -122,6 +122,72 @@ int keymap__set(struct keymap *km, const uint64_t key[2], uint32_t val);
 uint32_t keymap__count(const struct keymap *km);
 
 /*
+ * A linear-probing table from a two-word key to a fixed-size value kept in
+ * the slot: the one hash table under the tools' maps of open state, threads
+ * and caches. At most half full; removal shifts later entries back instead
+ * of leaving tombstones (a long run of inserts and removes cannot fill it
+ * with dead slots) and gives memory back once the table is mostly empty.
+ * Embedded in its owner (init/exit) so that a lookup is one pointer away.
+ * Value pointers are valid until the next insert, remove or clear.
+ */
+struct hashtab_slot {
+	uint64_t k0, k1;
+	uint64_t used;
+	uint64_t val[];		/* val_size bytes, 8-aligned */
+};
+
+struct hashtab {
+	unsigned char *slots;
+	size_t cap, nr;		/* cap: 0 or a power of two */
+	size_t val_size, slot_size;
+};
+
+void hashtab__init(struct hashtab *t, size_t val_size);
+void hashtab__exit(struct hashtab *t);
+/* The key's value, zeroed when new (*fresh set); NULL on -ENOMEM. */
+void *hashtab__get(struct hashtab *t, uint64_t k0, uint64_t k1, bool *fresh);
+/* Remove the entry whose value val points to (from find or get). */
+void hashtab__remove(struct hashtab *t, void *val);
+/* Remove every entry, keeping the memory. */
+void hashtab__clear(struct hashtab *t);
+
+static inline struct hashtab_slot *hashtab__at(const struct hashtab *t,
+					       size_t i)
+{
+	return (struct hashtab_slot *)(t->slots + i * t->slot_size);
+}
+
+/* Where the key's probe run starts (cap > 0). */
+static inline size_t hashtab__home(const struct hashtab *t, uint64_t k0,
+				   uint64_t k1)
+{
+	return hash_u64(k0 ^ hash_u64(k1 + 0x9e3779b97f4a7c15ULL)) &
+	       (t->cap - 1);
+}
+
+/* The key's value, or NULL. Inline: it is on every sample's path. */
+static inline void *hashtab__find(const struct hashtab *t, uint64_t k0,
+				  uint64_t k1)
+{
+	size_t i;
+
+	if (!t->nr)
+		return NULL;
+	for (i = hashtab__home(t, k0, k1);; i = (i + 1) & (t->cap - 1)) {
+		struct hashtab_slot *e = hashtab__at(t, i);
+
+		if (!e->used)
+			return NULL;
+		if (e->k0 == k0 && e->k1 == k1)
+			return e->val;
+	}
+}
+
+#define hashtab__for_each(t, i, e)					\
+	for ((i) = 0; (i) < (t)->cap; (i)++)				\
+		if (!((e) = hashtab__at((t), (i)))->used) {} else
+
+/*
  * A growable byte buffer that remembers running out of memory, so that a
  * writer can put many fields and check once (oom) at the end.
  */

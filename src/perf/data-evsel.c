@@ -66,63 +66,31 @@ int pd_keep_str(struct perf_data *pd, char *s)
 
 /* ---- sample id -> evsel map (open addressing, ids are sparse) ---- */
 
-static uint32_t id_slot(const struct perf_data *pd, uint64_t id)
-{
-	return hash_u64(id) & (pd->ids_cap - 1);
-}
-
 struct pd_idmap *pd_id_find(struct perf_data *pd, uint64_t id)
 {
-	uint32_t i;
-
-	if (!pd->ids_nr)
-		return NULL;
-	for (i = id_slot(pd, id);; i = (i + 1) & (pd->ids_cap - 1)) {
-		if (!pd->ids[i].idx1)
-			return NULL;
-		if (pd->ids[i].id == id)
-			return &pd->ids[i];
-	}
+	return hashtab__find(&pd->ids, id, 0);
 }
 
 int pd_id2idx(const struct perf_data *pd, uint64_t id)
 {
-	const struct pd_idmap *m = pd_id_find((struct perf_data *)pd, id);
+	const struct pd_idmap *m = hashtab__find(&pd->ids, id, 0);
 
 	return m ? (int)m->idx1 - 1 : -1;
 }
 
 int pd_map_id(struct perf_data *pd, uint64_t id, uint32_t idx)
 {
-	uint32_t i;
+	struct pd_idmap *m;
+	bool fresh;
 
-	if ((pd->ids_nr + 1) * 2 > pd->ids_cap) {
-		uint32_t cap = pd->ids_cap ? pd->ids_cap * 2 : 64;
-		struct pd_idmap *old = pd->ids, *n = calloc(cap, sizeof(*n));
-		uint32_t oldcap = pd->ids_cap, j;
-
-		if (!n)
-			return -ENOMEM;
-		pd->ids = n;
-		pd->ids_cap = cap;
-		for (j = 0; j < oldcap; j++) {
-			if (!old[j].idx1)
-				continue;
-			for (i = id_slot(pd, old[j].id); n[i].idx1;
-			     i = (i + 1) & (cap - 1))
-				;
-			n[i] = old[j];
-		}
-		free(old);
+	m = hashtab__get(&pd->ids, id, 0, &fresh);
+	if (!m)
+		return -ENOMEM;
+	/* first mapping wins, as in perf's evlist */
+	if (fresh) {
+		m->id = id;
+		m->idx1 = idx + 1;
 	}
-	for (i = id_slot(pd, id); pd->ids[i].idx1; i = (i + 1) & (pd->ids_cap - 1)) {
-		/* first mapping wins, as in perf's evlist */
-		if (pd->ids[i].id == id)
-			return 0;
-	}
-	pd->ids[i].id = id;
-	pd->ids[i].idx1 = idx + 1;
-	pd->ids_nr++;
 	return 0;
 }
 

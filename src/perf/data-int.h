@@ -20,6 +20,7 @@
 
 #include "perf-data.h"
 #include "perf-format.h"
+#include "util.h"
 
 struct strpool;
 
@@ -67,7 +68,7 @@ struct pd_chunk {
 struct pd_idmap {
 	uint64_t id;
 	uint64_t last_read;		/* PERF_SAMPLE_READ: previous value */
-	uint32_t idx1;			/* evsel index + 1, 0 = empty slot */
+	uint32_t idx1;			/* evsel index + 1 */
 };
 
 struct perf_data {
@@ -102,8 +103,7 @@ struct perf_data {
 
 	struct pd_evsel **evsel;
 	uint32_t nr_evsel, evsel_cap;
-	struct pd_idmap *ids;
-	uint32_t ids_cap, ids_nr;
+	struct hashtab ids;		/* sample id -> struct pd_idmap */
 
 	struct tep_handle *tep;
 	bool had_tracing_data;

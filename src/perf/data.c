@@ -186,6 +186,7 @@ static struct perf_data *pd_alloc(void)
 
 	if (pd) {
 		pd->fd = -1;
+		hashtab__init(&pd->ids, sizeof(struct pd_idmap));
 		pd->q_max_nr = PD_QUEUE_MAX_NR;
 		pd->q_max_bytes = PD_QUEUE_MAX_BYTES;
 	}
@@ -313,7 +314,7 @@ void perf_data__delete(struct perf_data *pd)
 	}
 	free(pd->evsel);
 	strpool__delete(pd->names);
-	free(pd->ids);
+	hashtab__exit(&pd->ids);
 	if (pd->tep)
 		tep_free(pd->tep);
 	free(pd->bids);
