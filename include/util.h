@@ -132,14 +132,15 @@ uint32_t keymap__count(const struct keymap *km);
  */
 struct hashtab_slot {
 	uint64_t k0, k1;
-	uint64_t used;
-	uint64_t val[];		/* val_size bytes, 8-aligned */
+	uint32_t used;
+	/* the value: at val_off, right here when it fits in 4 bytes */
 };
 
 struct hashtab {
 	unsigned char *slots;
 	size_t cap, nr;		/* cap: 0 or a power of two */
 	size_t val_size, slot_size;
+	size_t val_off;		/* 20 for values of 4 bytes or less, else 24 */
 };
 
 void hashtab__init(struct hashtab *t, size_t val_size);
@@ -157,12 +158,17 @@ static inline struct hashtab_slot *hashtab__at(const struct hashtab *t,
 	return (struct hashtab_slot *)(t->slots + i * t->slot_size);
 }
 
+static inline void *hashtab__val(const struct hashtab *t,
+				 const struct hashtab_slot *e)
+{
+	return (char *)e + t->val_off;
+}
+
 /* Where the key's probe run starts (cap > 0). */
 static inline size_t hashtab__home(const struct hashtab *t, uint64_t k0,
 				   uint64_t k1)
 {
-	return hash_u64(k0 ^ hash_u64(k1 + 0x9e3779b97f4a7c15ULL)) &
-	       (t->cap - 1);
+	return hash_u64(k0 ^ (k1 << 32 | k1 >> 32)) & (t->cap - 1);
 }
 
 /* The key's value, or NULL. Inline: it is on every sample's path. */
@@ -179,7 +185,7 @@ static inline void *hashtab__find(const struct hashtab *t, uint64_t k0,
 		if (!e->used)
 			return NULL;
 		if (e->k0 == k0 && e->k1 == k1)
-			return e->val;
+			return hashtab__val(t, e);
 	}
 }
 

@@ -334,7 +334,9 @@ void hashtab__init(struct hashtab *t, size_t val_size)
 {
 	memset(t, 0, sizeof(*t));
 	t->val_size = val_size;
-	t->slot_size = sizeof(struct hashtab_slot) + ((val_size + 7) & ~7UL);
+	t->val_off = val_size <= 4 ? offsetof(struct hashtab_slot, used) + 4 :
+				     sizeof(struct hashtab_slot);
+	t->slot_size = (t->val_off + val_size + 7) & ~7UL;
 }
 
 void hashtab__exit(struct hashtab *t)
@@ -392,13 +394,13 @@ void *hashtab__get(struct hashtab *t, uint64_t k0, uint64_t k1, bool *fresh)
 	e->used = 1;
 	t->nr++;
 	*fresh = true;
-	return e->val;
+	return hashtab__val(t, e);
 }
 
 void hashtab__remove(struct hashtab *t, void *val)
 {
 	struct hashtab_slot *e = (struct hashtab_slot *)((char *)val -
-				offsetof(struct hashtab_slot, val));
+							 t->val_off);
 	size_t mask = t->cap - 1;
 	size_t i = ((unsigned char *)e - t->slots) / t->slot_size, j = i, h;
 

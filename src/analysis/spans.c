@@ -105,9 +105,9 @@ static void free_open_state(struct spans *s)
 	size_t i;
 
 	hashtab__for_each(&s->runs, i, e)
-		free(((struct run *)e->val)->cpus);
+		free(((struct run *)hashtab__val(&s->runs, e))->cpus);
 	hashtab__for_each(&s->ustacks, i, e)
-		free(((struct ustack *)e->val)->times);
+		free(((struct ustack *)hashtab__val(&s->ustacks, e))->times);
 	hashtab__exit(&s->holds);
 	hashtab__exit(&s->waits);
 	hashtab__exit(&s->runs);
@@ -589,13 +589,13 @@ int spans__finish(struct spans *s, uint64_t end_time)
 	s->counts.unmatched_start += s->holds.nr;
 	s->counts.wait_unmatched_start += s->waits.nr;
 	hashtab__for_each(&s->runs, i, e) {
-		r = run_account(s, (struct run *)e->val);
+		r = run_account(s, (struct run *)hashtab__val(&s->runs, e));
 		if (r && !err)
 			err = r;
 	}
 	hashtab__for_each(&s->ustacks, i, e) {
 		struct user_span *u = &s->users[e->k0];
-		struct ustack *st = (struct ustack *)e->val;
+		struct ustack *st = hashtab__val(&s->ustacks, e);
 
 		/* The first and last hit of a START == END span are normal. */
 		if (!u->same)
@@ -650,7 +650,8 @@ static int table_rows(const struct hashtab *t, void **rows, size_t *cap,
 	if (grow_array(rows, cap, t->nr, t->val_size))
 		return -ENOMEM;
 	hashtab__for_each(t, i, e)
-		memcpy((char *)*rows + n++ * t->val_size, e->val, t->val_size);
+		memcpy((char *)*rows + n++ * t->val_size, hashtab__val(t, e),
+		       t->val_size);
 	if (n)
 		qsort(*rows, n, t->val_size, cmp);
 	return 0;

@@ -992,7 +992,7 @@ void machine__delete(struct machine *m)
 	hashtab__for_each(&m->threads, i, e) {
 		struct thread *th;
 
-		memcpy(&th, e->val, sizeof(th));
+		memcpy(&th, hashtab__val(&m->threads, e), sizeof(th));
 		maps__put(th->maps);
 		free(th);
 	}
