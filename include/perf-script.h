@@ -68,21 +68,6 @@ int perf_script__fold(struct perf_script *ps, FILE *in, struct fold *f,
 int perf_script__begin_sample(struct perf_script *ps, struct fold *f,
 			      const char *line, size_t n);
 
-/* Where a frame line's parts are, as offsets into the line. */
-struct perf_script_frame {
-	size_t pc_off, pc_len;
-	size_t sym_off, sym_len;
-	size_t dso_off, dso_len;
-};
-
-/*
- * Split a frame line ("\t addr sym+off (dso)") the way the script's regex
- * does, backtracking included: false when it is no frame line. The fold
- * uses it to see perf's printed lines as the script would.
- */
-bool perf_script__split_frame(const char *line, size_t n,
-			      struct perf_script_frame *fr);
-
 /*
  * Whether the first bytes of an input look like text rather than a
  * perf.data file: no perf.data magic, no NUL bytes, few control bytes.

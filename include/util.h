@@ -42,6 +42,24 @@ static inline uint64_t hash_u64(uint64_t x)
 	return x;
 }
 
+/* Perl's \s, \d and \w on byte strings: ASCII only, whatever the locale. */
+static inline bool ascii_is_space(unsigned char c)
+{
+	return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' ||
+	       c == '\v';
+}
+
+static inline bool ascii_is_digit(unsigned char c)
+{
+	return c >= '0' && c <= '9';
+}
+
+static inline bool ascii_is_word(unsigned char c)
+{
+	return ascii_is_digit(c) || c == '_' || (c >= 'a' && c <= 'z') ||
+	       (c >= 'A' && c <= 'Z');
+}
+
 /*
  * Make room for need elements of size bytes in the array *p of *cap
  * elements, doubling (from 16); overflow-checked. 0 or -ENOMEM, and the
@@ -102,6 +120,78 @@ int keymap__find(const struct keymap *km, const uint64_t key[2],
 /* Set the key's value (replacing any); 0 or -ENOMEM. */
 int keymap__set(struct keymap *km, const uint64_t key[2], uint32_t val);
 uint32_t keymap__count(const struct keymap *km);
+
+/*
+ * A linear-probing table from a two-word key to a fixed-size value kept in
+ * the slot: the one hash table under the tools' maps of open state, threads
+ * and caches. At most half full; removal shifts later entries back instead
+ * of leaving tombstones (a long run of inserts and removes cannot fill it
+ * with dead slots) and gives memory back once the table is mostly empty.
+ * Embedded in its owner (init/exit) so that a lookup is one pointer away.
+ * Value pointers are valid until the next insert, remove or clear.
+ */
+struct hashtab_slot {
+	uint64_t k0, k1;
+	uint32_t used;
+	/* the value: at val_off, right here when it fits in 4 bytes */
+};
+
+struct hashtab {
+	unsigned char *slots;
+	size_t cap, nr;		/* cap: 0 or a power of two */
+	size_t val_size, slot_size;
+	size_t val_off;		/* 20 for values of 4 bytes or less, else 24 */
+};
+
+void hashtab__init(struct hashtab *t, size_t val_size);
+void hashtab__exit(struct hashtab *t);
+/* The key's value, zeroed when new (*fresh set); NULL on -ENOMEM. */
+void *hashtab__get(struct hashtab *t, uint64_t k0, uint64_t k1, bool *fresh);
+/* Remove the entry whose value val points to (from find or get). */
+void hashtab__remove(struct hashtab *t, void *val);
+/* Remove every entry, keeping the memory. */
+void hashtab__clear(struct hashtab *t);
+
+static inline struct hashtab_slot *hashtab__at(const struct hashtab *t,
+					       size_t i)
+{
+	return (struct hashtab_slot *)(t->slots + i * t->slot_size);
+}
+
+static inline void *hashtab__val(const struct hashtab *t,
+				 const struct hashtab_slot *e)
+{
+	return (char *)e + t->val_off;
+}
+
+/* Where the key's probe run starts (cap > 0). */
+static inline size_t hashtab__home(const struct hashtab *t, uint64_t k0,
+				   uint64_t k1)
+{
+	return hash_u64(k0 ^ (k1 << 32 | k1 >> 32)) & (t->cap - 1);
+}
+
+/* The key's value, or NULL. Inline: it is on every sample's path. */
+static inline void *hashtab__find(const struct hashtab *t, uint64_t k0,
+				  uint64_t k1)
+{
+	size_t i;
+
+	if (!t->nr)
+		return NULL;
+	for (i = hashtab__home(t, k0, k1);; i = (i + 1) & (t->cap - 1)) {
+		struct hashtab_slot *e = hashtab__at(t, i);
+
+		if (!e->used)
+			return NULL;
+		if (e->k0 == k0 && e->k1 == k1)
+			return hashtab__val(t, e);
+	}
+}
+
+#define hashtab__for_each(t, i, e)					\
+	for ((i) = 0; (i) < (t)->cap; (i)++)				\
+		if (!((e) = hashtab__at((t), (i)))->used) {} else
 
 /*
  * A growable byte buffer that remembers running out of memory, so that a

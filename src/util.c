@@ -2,6 +2,7 @@
 #include <errno.h>
 #include <stdarg.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -264,100 +265,53 @@ uint32_t strpool__count(const struct strpool *sp)
 	return sp->count;
 }
 
-struct keymap_slot {
-	uint64_t key[2];
-	uint32_t val;
-	bool used;
-};
-
+/* The keymap is the opaque face of a hashtab with a u32 value. */
 struct keymap {
-	struct keymap_slot *slots;
-	size_t mask;		/* slots - 1; 0 before the first insert */
-	uint32_t count;
+	struct hashtab t;
 };
 
 struct keymap *keymap__new(void)
 {
-	return calloc(1, sizeof(struct keymap));
+	struct keymap *km = malloc(sizeof(*km));
+
+	if (km)
+		hashtab__init(&km->t, sizeof(uint32_t));
+	return km;
 }
 
 void keymap__delete(struct keymap *km)
 {
 	if (!km)
 		return;
-	free(km->slots);
+	hashtab__exit(&km->t);
 	free(km);
-}
-
-static size_t keymap_slot(const struct keymap *km, const uint64_t key[2])
-{
-	size_t i = hash_u64(key[0] ^ rotl64(key[1], 32)) & km->mask;
-
-	while (km->slots[i].used && (km->slots[i].key[0] != key[0] ||
-				     km->slots[i].key[1] != key[1]))
-		i = (i + 1) & km->mask;
-	return i;
 }
 
 int keymap__find(const struct keymap *km, const uint64_t key[2],
 		 uint32_t *val)
 {
-	size_t i;
+	const uint32_t *v = hashtab__find(&km->t, key[0], key[1]);
 
-	if (!km->slots)
+	if (!v)
 		return 0;
-	i = keymap_slot(km, key);
-	if (!km->slots[i].used)
-		return 0;
-	*val = km->slots[i].val;
+	*val = *v;
 	return 1;
-}
-
-static int keymap_grow(struct keymap *km)
-{
-	size_t n = km->slots ? (km->mask + 1) * 2 : 64, i;
-	struct keymap old = *km;
-
-	if (n > SIZE_MAX / sizeof(*km->slots) || n > (size_t)UINT32_MAX * 2)
-		return -ENOMEM;
-	km->slots = calloc(n, sizeof(*km->slots));
-	if (!km->slots) {
-		km->slots = old.slots;
-		return -ENOMEM;
-	}
-	km->mask = n - 1;
-	for (i = 0; old.slots && i <= old.mask; i++)
-		if (old.slots[i].used)
-			km->slots[keymap_slot(km, old.slots[i].key)] =
-				old.slots[i];
-	free(old.slots);
-	return 0;
 }
 
 int keymap__set(struct keymap *km, const uint64_t key[2], uint32_t val)
 {
-	size_t i;
-	int err;
+	bool fresh;
+	uint32_t *v = hashtab__get(&km->t, key[0], key[1], &fresh);
 
-	if (!km->slots || (size_t)km->count + 1 > (km->mask + 1) / 2) {
-		err = keymap_grow(km);
-		if (err)
-			return err;
-	}
-	i = keymap_slot(km, key);
-	if (!km->slots[i].used) {
-		km->slots[i].used = true;
-		km->slots[i].key[0] = key[0];
-		km->slots[i].key[1] = key[1];
-		km->count++;
-	}
-	km->slots[i].val = val;
+	if (!v)
+		return -ENOMEM;
+	*v = val;
 	return 0;
 }
 
 uint32_t keymap__count(const struct keymap *km)
 {
-	return km->count;
+	return km->t.nr;
 }
 
 void bytebuf__put(struct bytebuf *b, const void *src, size_t n)
@@ -370,4 +324,115 @@ void bytebuf__put(struct bytebuf *b, const void *src, size_t n)
 	}
 	memcpy(b->p + b->len, src, n);
 	b->len += n;
+}
+
+/* ---- hashtab ---------------------------------------------------------- */
+
+#define HASHTAB_MIN 64
+
+void hashtab__init(struct hashtab *t, size_t val_size)
+{
+	memset(t, 0, sizeof(*t));
+	t->val_size = val_size;
+	t->val_off = val_size <= 4 ? offsetof(struct hashtab_slot, used) + 4 :
+				     sizeof(struct hashtab_slot);
+	t->slot_size = (t->val_off + val_size + 7) & ~7UL;
+}
+
+void hashtab__exit(struct hashtab *t)
+{
+	free(t->slots);
+	t->slots = NULL;
+	t->cap = t->nr = 0;
+}
+
+static int hashtab_resize(struct hashtab *t, size_t cap)
+{
+	unsigned char *old = t->slots;
+	size_t old_cap = t->cap, i, j;
+
+	t->slots = calloc(cap, t->slot_size);
+	if (!t->slots) {
+		t->slots = old;
+		return -ENOMEM;
+	}
+	t->cap = cap;
+	for (i = 0; i < old_cap; i++) {
+		struct hashtab_slot *o;
+
+		o = (struct hashtab_slot *)(old + i * t->slot_size);
+		if (!o->used)
+			continue;
+		j = hashtab__home(t, o->k0, o->k1);
+		while (hashtab__at(t, j)->used)
+			j = (j + 1) & (cap - 1);
+		memcpy(hashtab__at(t, j), o, t->slot_size);
+	}
+	free(old);
+	return 0;
+}
+
+void *hashtab__get(struct hashtab *t, uint64_t k0, uint64_t k1, bool *fresh)
+{
+	struct hashtab_slot *e;
+	size_t i;
+	void *v = hashtab__find(t, k0, k1);
+
+	*fresh = false;
+	if (v)
+		return v;
+	if ((t->nr + 1) * 2 > t->cap &&
+	    hashtab_resize(t, t->cap ? t->cap * 2 : HASHTAB_MIN))
+		return NULL;
+	for (i = hashtab__home(t, k0, k1); hashtab__at(t, i)->used;
+	     i = (i + 1) & (t->cap - 1))
+		;
+	e = hashtab__at(t, i);
+	memset(e, 0, t->slot_size);
+	e->k0 = k0;
+	e->k1 = k1;
+	e->used = 1;
+	t->nr++;
+	*fresh = true;
+	return hashtab__val(t, e);
+}
+
+void hashtab__remove(struct hashtab *t, void *val)
+{
+	struct hashtab_slot *e = (struct hashtab_slot *)((char *)val -
+							 t->val_off);
+	size_t mask = t->cap - 1;
+	size_t i = ((unsigned char *)e - t->slots) / t->slot_size, j = i, h;
+
+	/*
+	 * Backward shift: move back each later entry of the probe run whose
+	 * home slot does not lie cyclically in (i, j], so that every entry
+	 * stays reachable from its home without tombstones.
+	 */
+	for (;;) {
+		struct hashtab_slot *f;
+
+		j = (j + 1) & mask;
+		f = hashtab__at(t, j);
+		if (!f->used)
+			break;
+		h = hashtab__home(t, f->k0, f->k1);
+		if (i <= j ? (h > i && h <= j) : (h > i || h <= j))
+			continue;
+		memcpy(hashtab__at(t, i), f, t->slot_size);
+		i = j;
+	}
+	hashtab__at(t, i)->used = 0;
+	t->nr--;
+	/* Give memory back after a burst of open keys has closed. */
+	if (t->cap > HASHTAB_MIN && t->nr * 8 < t->cap)
+		/* On failure the big table stays: no harm. */
+		hashtab_resize(t, t->cap / 2);
+}
+
+void hashtab__clear(struct hashtab *t)
+{
+	if (t->slots)
+		memset(t->slots, 0, t->cap * t->slot_size);
+	t->nr = 0;
 }

@@ -14,20 +14,7 @@
 #include <string.h>
 
 #include "fold.h"
-#include "perf-script.h"
 #include "util.h"
-
-/* A small open-addressing map from four u64 words to a u32 value. */
-struct kmap_ent {
-	uint64_t k[4];
-	uint32_t val;
-	uint32_t used;
-};
-
-struct kmap {
-	struct kmap_ent *ents;
-	uint32_t nr, nr_slots;
-};
 
 /* Kinds of keys, so that the two caches can never alias. */
 enum {
@@ -90,9 +77,9 @@ struct fold {
 	bool filter_hit;	/* a sample's event matched the filter */
 	struct strpool *names;	/* processed names; the id is the frame id */
 
-	struct kmap pcache;	/* (comm, pid, tid) -> name id */
+	struct keymap *pcache;	/* (comm, pid, tid) -> name id */
 	struct pfast_ent pfast[FOLD_PFAST];
-	struct kmap fcache;	/* (sym, dso, pc, flags) -> frame_ent index */
+	struct keymap *fcache;	/* (sym, dso, pc, flags) -> frame_ent index */
 	uint32_t *idmap;	/* fold__frame_id(): id -> frame_ent index + 1 */
 	size_t nr_idmap;
 	struct frame_ent *frames;
@@ -134,63 +121,25 @@ struct fold {
 	size_t cap_scratch;
 };
 
-static uint64_t key_hash(const uint64_t k[4])
+/*
+ * The caches' four-word keys are kept as their 128-bit hash (util.h's
+ * keymap): a false match needs both 64-bit lanes to collide.
+ */
+static int64_t kmap_get(const struct keymap *m, const uint64_t k[4])
 {
-	return hash_u64(k[0] ^ hash_u64(k[1] ^ hash_u64(k[2] ^
-			hash_u64(k[3]))));
+	uint64_t h[2];
+	uint32_t val;
+
+	hash_words128(k, 4, h);
+	return keymap__find(m, h, &val) ? (int64_t)val : -1;
 }
 
-static struct kmap_ent *kmap_slot(struct kmap *m, const uint64_t k[4])
+static int kmap_put(struct keymap *m, const uint64_t k[4], uint32_t val)
 {
-	uint32_t mask = m->nr_slots - 1;
-	uint32_t j = key_hash(k) & mask;
+	uint64_t h[2];
 
-	while (m->ents[j].used && memcmp(m->ents[j].k, k, sizeof(m->ents[j].k)))
-		j = (j + 1) & mask;
-	return &m->ents[j];
-}
-
-static int kmap_init(struct kmap *m)
-{
-	m->nr_slots = 1024;
-	m->nr = 0;
-	m->ents = calloc(m->nr_slots, sizeof(*m->ents));
-	return m->ents ? 0 : -ENOMEM;
-}
-
-/* Returns the value or -1 when absent. */
-static int64_t kmap_get(struct kmap *m, const uint64_t k[4])
-{
-	struct kmap_ent *e = kmap_slot(m, k);
-
-	return e->used ? (int64_t)e->val : -1;
-}
-
-static int kmap_put(struct kmap *m, const uint64_t k[4], uint32_t val)
-{
-	struct kmap_ent *e;
-
-	if ((m->nr + 1) * 2 > m->nr_slots) {
-		struct kmap old = *m;
-		uint32_t i;
-
-		m->nr_slots *= 2;
-		m->ents = calloc(m->nr_slots, sizeof(*m->ents));
-		if (!m->ents) {
-			*m = old;
-			return -ENOMEM;
-		}
-		for (i = 0; i < old.nr_slots; i++)
-			if (old.ents[i].used)
-				*kmap_slot(m, old.ents[i].k) = old.ents[i];
-		free(old.ents);
-	}
-	e = kmap_slot(m, k);
-	memcpy(e->k, k, sizeof(e->k));
-	e->val = val;
-	e->used = 1;
-	m->nr++;
-	return 0;
+	hash_words128(k, 4, h);
+	return keymap__set(m, h, val);
 }
 
 struct fold *fold__new(const struct fold_opts *opts)
@@ -212,7 +161,7 @@ struct fold *fold__new(const struct fold_opts *opts)
 	f->nr_slots = 1024;
 	f->slots = calloc(f->nr_slots, sizeof(*f->slots));
 	if (!f->events || !f->names || !f->slots ||
-	    kmap_init(&f->pcache) || kmap_init(&f->fcache))
+	    !(f->pcache = keymap__new()) || !(f->fcache = keymap__new()))
 		goto err;
 	return f;
 err:
@@ -227,8 +176,8 @@ void fold__delete(struct fold *f)
 	free(f->filter);
 	strpool__delete(f->events);
 	strpool__delete(f->names);
-	free(f->pcache.ents);
-	free(f->fcache.ents);
+	keymap__delete(f->pcache);
+	keymap__delete(f->fcache);
 	free(f->idmap);
 	free(f->frames);
 	free(f->fc_ids);
@@ -603,7 +552,7 @@ int fold__begin(struct fold *f, const char *event, const char *comm,
 	if (pf->comm == comm && pf->pid == pid && pf->tid == tid)
 		return start_sample(f, pf->id, strpool__str(f->names, pf->id),
 				    period, has_period);
-	id = kmap_get(&f->pcache, k);
+	id = kmap_get(f->pcache, k);
 	if (id < 0) {
 		char pbuf[16], tbuf[16];
 		const char *ps = NULL;
@@ -622,9 +571,9 @@ int fold__begin(struct fold *f, const char *event, const char *comm,
 			snprintf(tbuf, sizeof(tbuf), "%" PRIu32, tid);
 		}
 		ret = pname_build(f, comm, ps, tbuf);
-		if (ret < 0 || (ret = kmap_put(&f->pcache, k, ret)) < 0)
+		if (ret < 0 || (ret = kmap_put(f->pcache, k, ret)) < 0)
 			return ret;
-		id = kmap_get(&f->pcache, k);
+		id = kmap_get(f->pcache, k);
 	}
 	*pf = (struct pfast_ent){ comm, pid, tid, id };
 	return start_sample(f, id, strpool__str(f->names, id), period,
@@ -640,12 +589,12 @@ int fold__begin_text(struct fold *f, const char *comm, const char *pid,
 	int64_t id;
 	int ret;
 
-	id = kmap_get(&f->pcache, k);
+	id = kmap_get(f->pcache, k);
 	if (id < 0) {
 		ret = pname_build(f, comm, pid, tid);
-		if (ret < 0 || (ret = kmap_put(&f->pcache, k, ret)) < 0)
+		if (ret < 0 || (ret = kmap_put(f->pcache, k, ret)) < 0)
 			return ret;
-		id = kmap_get(&f->pcache, k);
+		id = kmap_get(f->pcache, k);
 	}
 	ret = start_sample(f, id, strpool__str(f->names, id), period,
 			   has_period);
@@ -686,7 +635,7 @@ static bool resplit_needed(const char *sym, const char *dso)
 static int process_printed(struct fold *f, const char *sym, const char *dso,
 			   const char *pc, struct frame_ent *fe)
 {
-	struct perf_script_frame fr;
+	struct fold_frame_split fr;
 	struct sbuf sb = { .f = f };
 	char *line, *s, *d;
 	int ret;
@@ -703,7 +652,7 @@ static int process_printed(struct fold *f, const char *sym, const char *dso,
 	if (sb.err)
 		return sb.err;
 	/* No frame for the script: the line is skipped. */
-	if (!perf_script__split_frame(f->scratch, sb.len, &fr))
+	if (!fold__split_frame(f->scratch, sb.len, &fr))
 		return 0;
 	line = strndup(f->scratch, sb.len);
 	if (!line)
@@ -731,7 +680,7 @@ static int add_frame(struct fold *f, const char *sym, const char *dso,
 {
 	uint64_t k[4] = { (uintptr_t)sym, (uintptr_t)dso, pckey,
 			  KEY_FRAME | flags << 8 | (uint64_t)f->java << 16 };
-	int64_t idx = kmap_get(&f->fcache, k);
+	int64_t idx = kmap_get(f->fcache, k);
 	int ret;
 
 	if (idx < 0) {
@@ -749,7 +698,7 @@ static int add_frame(struct fold *f, const char *sym, const char *dso,
 			return ret;
 		idx = f->nr_frames;
 		f->frames[f->nr_frames++] = fe;
-		ret = kmap_put(&f->fcache, k, idx);
+		ret = kmap_put(f->fcache, k, idx);
 		if (ret < 0)
 			return ret;
 	}

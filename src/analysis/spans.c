@@ -14,158 +14,6 @@
 #include "spans.h"
 #include "util.h"
 
-/*
- * A linear-probing table from a 128-bit key to a fixed-size value stored
- * in the slot. Removal shifts later entries back instead of leaving
- * tombstones, so a long run of opens and closes cannot fill the table
- * with dead slots. Value pointers are valid until the next insert or
- * remove.
- */
-struct ktab_slot {
-	uint64_t k0, k1;
-	uint64_t used;
-	uint64_t val[];		/* val_size bytes, 8-aligned */
-};
-
-struct ktab {
-	unsigned char *slots;
-	size_t cap, nr;		/* cap: 0 or a power of two */
-	size_t val_size, slot_size;
-};
-
-#define KTAB_MIN 64
-
-static void ktab_init(struct ktab *t, size_t val_size)
-{
-	memset(t, 0, sizeof(*t));
-	t->val_size = val_size;
-	t->slot_size = sizeof(struct ktab_slot) + ((val_size + 7) & ~7UL);
-}
-
-static void ktab_free(struct ktab *t)
-{
-	free(t->slots);
-	t->slots = NULL;
-	t->cap = t->nr = 0;
-}
-
-static struct ktab_slot *ktab_at(const struct ktab *t, size_t i)
-{
-	return (struct ktab_slot *)(t->slots + i * t->slot_size);
-}
-
-static size_t ktab_home(const struct ktab *t, uint64_t k0, uint64_t k1)
-{
-	return hash_u64(k0 ^ hash_u64(k1 + 0x9e3779b97f4a7c15ULL)) &
-	       (t->cap - 1);
-}
-
-static int ktab_resize(struct ktab *t, size_t cap)
-{
-	unsigned char *old = t->slots;
-	size_t old_cap = t->cap, i, j;
-
-	t->slots = calloc(cap, t->slot_size);
-	if (!t->slots) {
-		t->slots = old;
-		return -ENOMEM;
-	}
-	t->cap = cap;
-	for (i = 0; i < old_cap; i++) {
-		struct ktab_slot *o;
-
-		o = (struct ktab_slot *)(old + i * t->slot_size);
-		if (!o->used)
-			continue;
-		j = ktab_home(t, o->k0, o->k1);
-		while (ktab_at(t, j)->used)
-			j = (j + 1) & (cap - 1);
-		memcpy(ktab_at(t, j), o, t->slot_size);
-	}
-	free(old);
-	return 0;
-}
-
-static void *ktab_find(const struct ktab *t, uint64_t k0, uint64_t k1)
-{
-	size_t i;
-
-	if (!t->nr)
-		return NULL;
-	for (i = ktab_home(t, k0, k1);; i = (i + 1) & (t->cap - 1)) {
-		struct ktab_slot *e = ktab_at(t, i);
-
-		if (!e->used)
-			return NULL;
-		if (e->k0 == k0 && e->k1 == k1)
-			return e->val;
-	}
-}
-
-/* The value for the key, zeroed when new (*fresh set); NULL on -ENOMEM. */
-static void *ktab_get(struct ktab *t, uint64_t k0, uint64_t k1, bool *fresh)
-{
-	struct ktab_slot *e;
-	size_t i;
-	void *v = ktab_find(t, k0, k1);
-
-	*fresh = false;
-	if (v)
-		return v;
-	if ((t->nr + 1) * 2 > t->cap &&
-	    ktab_resize(t, t->cap ? t->cap * 2 : KTAB_MIN))
-		return NULL;
-	for (i = ktab_home(t, k0, k1); ktab_at(t, i)->used;
-	     i = (i + 1) & (t->cap - 1))
-		;
-	e = ktab_at(t, i);
-	memset(e, 0, t->slot_size);
-	e->k0 = k0;
-	e->k1 = k1;
-	e->used = 1;
-	t->nr++;
-	*fresh = true;
-	return e->val;
-}
-
-/* Remove the entry whose value val points to (from ktab_find/get). */
-static void ktab_remove(struct ktab *t, void *val)
-{
-	struct ktab_slot *e = (struct ktab_slot *)((char *)val -
-				offsetof(struct ktab_slot, val));
-	size_t mask = t->cap - 1;
-	size_t i = ((unsigned char *)e - t->slots) / t->slot_size, j = i, h;
-
-	/*
-	 * Backward shift: move back each later entry of the probe run whose
-	 * home slot does not lie cyclically in (i, j], so that every entry
-	 * stays reachable from its home without tombstones.
-	 */
-	for (;;) {
-		struct ktab_slot *f;
-
-		j = (j + 1) & mask;
-		f = ktab_at(t, j);
-		if (!f->used)
-			break;
-		h = ktab_home(t, f->k0, f->k1);
-		if (i <= j ? (h > i && h <= j) : (h > i || h <= j))
-			continue;
-		memcpy(ktab_at(t, i), f, t->slot_size);
-		i = j;
-	}
-	ktab_at(t, i)->used = 0;
-	t->nr--;
-	/* Give memory back after a burst of open keys has closed. */
-	if (t->cap > KTAB_MIN && t->nr * 8 < t->cap)
-		/* On failure the big table stays: no harm. */
-		ktab_resize(t, t->cap / 2);
-}
-
-#define ktab_for_each(t, i, e)						\
-	for ((i) = 0; (i) < (t)->cap; (i)++)				\
-		if (!((e) = ktab_at((t), (i)))->used) {} else
-
 /* A LOCKED or CONTENDED waiting for its UNLOCK or LOCKED. */
 struct open_lock {
 	uint64_t time;
@@ -204,12 +52,12 @@ struct spans {
 	bool finished;
 	struct spans_counts counts;
 
-	struct ktab holds;	/* (tid, cpu) -> struct open_lock */
-	struct ktab waits;	/* (tid, cpu) -> struct open_lock */
-	struct ktab runs;	/* tid -> struct run */
-	struct ktab ustacks;	/* (idx, tid) -> struct ustack */
-	struct ktab cgroups;	/* (cgroup_id, root:level) -> row */
-	struct ktab lock_cpus;	/* lock_cpu -> row */
+	struct hashtab holds;	/* (tid, cpu) -> struct open_lock */
+	struct hashtab waits;	/* (tid, cpu) -> struct open_lock */
+	struct hashtab runs;	/* tid -> struct run */
+	struct hashtab ustacks;	/* (idx, tid) -> struct ustack */
+	struct hashtab cgroups;	/* (cgroup_id, root:level) -> row */
+	struct hashtab lock_cpus;	/* lock_cpu -> row */
 
 	/* Indexed by subsys + 1. */
 	struct hist *hold[SPANS_SUBSYS_MAX + 1];
@@ -237,12 +85,12 @@ struct spans *spans__new(const struct spans_opts *o)
 	if (!s)
 		return NULL;
 	s->sem = o ? o->cpu_sem : RS_CPU_SEM_6_15;
-	ktab_init(&s->holds, sizeof(struct open_lock));
-	ktab_init(&s->waits, sizeof(struct open_lock));
-	ktab_init(&s->runs, sizeof(struct run));
-	ktab_init(&s->ustacks, sizeof(struct ustack));
-	ktab_init(&s->cgroups, sizeof(struct spans_cgroup));
-	ktab_init(&s->lock_cpus, sizeof(struct spans_lock_cpu));
+	hashtab__init(&s->holds, sizeof(struct open_lock));
+	hashtab__init(&s->waits, sizeof(struct open_lock));
+	hashtab__init(&s->runs, sizeof(struct run));
+	hashtab__init(&s->ustacks, sizeof(struct ustack));
+	hashtab__init(&s->cgroups, sizeof(struct spans_cgroup));
+	hashtab__init(&s->lock_cpus, sizeof(struct spans_lock_cpu));
 	s->memcg.updates = hist__new();
 	if (!s->memcg.updates) {
 		free(s);
@@ -253,17 +101,17 @@ struct spans *spans__new(const struct spans_opts *o)
 
 static void free_open_state(struct spans *s)
 {
-	struct ktab_slot *e;
+	struct hashtab_slot *e;
 	size_t i;
 
-	ktab_for_each(&s->runs, i, e)
-		free(((struct run *)e->val)->cpus);
-	ktab_for_each(&s->ustacks, i, e)
-		free(((struct ustack *)e->val)->times);
-	ktab_free(&s->holds);
-	ktab_free(&s->waits);
-	ktab_free(&s->runs);
-	ktab_free(&s->ustacks);
+	hashtab__for_each(&s->runs, i, e)
+		free(((struct run *)hashtab__val(&s->runs, e))->cpus);
+	hashtab__for_each(&s->ustacks, i, e)
+		free(((struct ustack *)hashtab__val(&s->ustacks, e))->times);
+	hashtab__exit(&s->holds);
+	hashtab__exit(&s->waits);
+	hashtab__exit(&s->runs);
+	hashtab__exit(&s->ustacks);
 }
 
 void spans__delete(struct spans *s)
@@ -273,8 +121,8 @@ void spans__delete(struct spans *s)
 	if (!s)
 		return;
 	free_open_state(s);
-	ktab_free(&s->cgroups);
-	ktab_free(&s->lock_cpus);
+	hashtab__exit(&s->cgroups);
+	hashtab__exit(&s->lock_cpus);
 	for (i = 0; i <= SPANS_SUBSYS_MAX; i++) {
 		hist__delete(s->hold[i]);
 		hist__delete(s->wait[i]);
@@ -319,7 +167,7 @@ static struct spans_cgroup *cgroup_row(struct spans *s, int32_t root,
 	struct spans_cgroup *row;
 	bool fresh;
 
-	row = ktab_get(&s->cgroups, id, k1, &fresh);
+	row = hashtab__get(&s->cgroups, id, k1, &fresh);
 	if (row && fresh) {
 		row->root = root;
 		row->level = level;
@@ -333,7 +181,7 @@ static struct spans_lock_cpu *lock_cpu_row(struct spans *s, int32_t lock_cpu)
 	struct spans_lock_cpu *row;
 	bool fresh;
 
-	row = ktab_get(&s->lock_cpus, (uint32_t)lock_cpu, 0, &fresh);
+	row = hashtab__get(&s->lock_cpus, (uint32_t)lock_cpu, 0, &fresh);
 	if (row && fresh)
 		row->lock_cpu = lock_cpu;
 	return row;
@@ -431,7 +279,7 @@ static int run_add(struct spans *s, struct run *r, const struct open_lock *o,
 static int flush_pair(struct spans *s, uint32_t tid, const struct open_lock *o,
 		      uint64_t unlock_time, uint64_t hold)
 {
-	struct run *r = ktab_find(&s->runs, tid, 0);
+	struct run *r = hashtab__find(&s->runs, tid, 0);
 	bool join = false, start = false, fresh;
 	int err = 0, err2;
 
@@ -453,11 +301,11 @@ static int flush_pair(struct spans *s, uint32_t tid, const struct open_lock *o,
 	if (r) {
 		err = run_account(s, r);
 		free(r->cpus);
-		ktab_remove(&s->runs, r);
+		hashtab__remove(&s->runs, r);
 	}
 	if (!start)
 		return err;
-	r = ktab_get(&s->runs, tid, 0, &fresh);
+	r = hashtab__get(&s->runs, tid, 0, &fresh);
 	if (!r)
 		return -ENOMEM;
 	r->root = o->root;
@@ -510,13 +358,13 @@ static void open_from(struct open_lock *o, const struct rs_lock_event *ev)
 }
 
 /* CONTENDED or LOCKED: open (or replace) the key's entry in t. */
-static int open_lock(struct ktab *t, const struct rs_lock_event *ev,
+static int open_lock(struct hashtab *t, const struct rs_lock_event *ev,
 		     uint64_t key, uint64_t *unmatched_start)
 {
 	struct open_lock *o;
 	bool fresh;
 
-	o = ktab_get(t, key, 0, &fresh);
+	o = hashtab__get(t, key, 0, &fresh);
 	if (!o)
 		return -ENOMEM;
 	if (!fresh)
@@ -529,7 +377,7 @@ static int open_lock(struct ktab *t, const struct rs_lock_event *ev,
 static int close_wait(struct spans *s, const struct rs_lock_event *ev,
 		      uint64_t key)
 {
-	struct open_lock *o = ktab_find(&s->waits, key, 0);
+	struct open_lock *o = hashtab__find(&s->waits, key, 0);
 	uint64_t wait;
 	int subsys;
 
@@ -542,13 +390,13 @@ static int close_wait(struct spans *s, const struct rs_lock_event *ev,
 		s->counts.wait_unmatched_start++;
 		if (ev->contended)
 			s->counts.wait_unmatched_end++;
-		ktab_remove(&s->waits, o);
+		hashtab__remove(&s->waits, o);
 		return 0;
 	}
 	wait = since(o->time, ev->time);
 	/* `locked` may come without a callchain (record's): the wait's own. */
 	subsys = ev->subsys >= 0 ? ev->subsys : o->subsys;
-	ktab_remove(&s->waits, o);
+	hashtab__remove(&s->waits, o);
 	s->counts.wait_pairs++;
 	return add_to(&s->wait[subsys + 1], wait);
 }
@@ -557,14 +405,14 @@ static int close_wait(struct spans *s, const struct rs_lock_event *ev,
 static int close_hold(struct spans *s, const struct rs_lock_event *ev,
 		      uint64_t key)
 {
-	struct open_lock *o = ktab_find(&s->holds, key, 0), copy;
+	struct open_lock *o = hashtab__find(&s->holds, key, 0), copy;
 
 	if (!o) {
 		s->counts.unmatched_end++;
 		return 0;
 	}
 	copy = *o;
-	ktab_remove(&s->holds, o);
+	hashtab__remove(&s->holds, o);
 	if (!same_fields(&copy, ev)) {
 		s->counts.unmatched_start++;
 		s->counts.unmatched_end++;
@@ -695,7 +543,7 @@ int spans__user_event(struct spans *s, int idx, bool is_start, uint32_t tid,
 	if (u->same) {
 		if (!is_start)
 			return 0;	/* the same hit, seen as START first */
-		st = ktab_get(&s->ustacks, (uint64_t)idx, tid, &fresh);
+		st = hashtab__get(&s->ustacks, (uint64_t)idx, tid, &fresh);
 		if (!st)
 			return -ENOMEM;
 		if (st->depth)
@@ -706,17 +554,17 @@ int spans__user_event(struct spans *s, int idx, bool is_start, uint32_t tid,
 		return err;
 	}
 	if (is_start) {
-		st = ktab_get(&s->ustacks, (uint64_t)idx, tid, &fresh);
+		st = hashtab__get(&s->ustacks, (uint64_t)idx, tid, &fresh);
 		if (!st)
 			return -ENOMEM;
 		err = ustack_push(st, time, &u->pub.unmatched_start);
 		if (err && !st->depth) {
 			free(st->times);
-			ktab_remove(&s->ustacks, st);
+			hashtab__remove(&s->ustacks, st);
 		}
 		return err;
 	}
-	st = ktab_find(&s->ustacks, (uint64_t)idx, tid);
+	st = hashtab__find(&s->ustacks, (uint64_t)idx, tid);
 	if (!st) {
 		u->pub.unmatched_end++;
 		return 0;
@@ -724,14 +572,14 @@ int spans__user_event(struct spans *s, int idx, bool is_start, uint32_t tid,
 	start = st->times[--st->depth];
 	if (!st->depth) {
 		free(st->times);
-		ktab_remove(&s->ustacks, st);
+		hashtab__remove(&s->ustacks, st);
 	}
 	return hist__add(u->pub.hist, since(start, time));
 }
 
 int spans__finish(struct spans *s, uint64_t end_time)
 {
-	struct ktab_slot *e;
+	struct hashtab_slot *e;
 	size_t i;
 	int err = 0, r;
 
@@ -740,14 +588,14 @@ int spans__finish(struct spans *s, uint64_t end_time)
 	s->finished = true;
 	s->counts.unmatched_start += s->holds.nr;
 	s->counts.wait_unmatched_start += s->waits.nr;
-	ktab_for_each(&s->runs, i, e) {
-		r = run_account(s, (struct run *)e->val);
+	hashtab__for_each(&s->runs, i, e) {
+		r = run_account(s, (struct run *)hashtab__val(&s->runs, e));
 		if (r && !err)
 			err = r;
 	}
-	ktab_for_each(&s->ustacks, i, e) {
+	hashtab__for_each(&s->ustacks, i, e) {
 		struct user_span *u = &s->users[e->k0];
-		struct ustack *st = (struct ustack *)e->val;
+		struct ustack *st = hashtab__val(&s->ustacks, e);
 
 		/* The first and last hit of a START == END span are normal. */
 		if (!u->same)
@@ -793,16 +641,17 @@ static int cmp_lock_cpu(const void *a, const void *b)
 }
 
 /* Copy the values of t into *rows (grown as needed) and sort them. */
-static int table_rows(const struct ktab *t, void **rows, size_t *cap,
+static int table_rows(const struct hashtab *t, void **rows, size_t *cap,
 		      int (*cmp)(const void *, const void *))
 {
-	struct ktab_slot *e;
+	struct hashtab_slot *e;
 	size_t i, n = 0;
 
 	if (grow_array(rows, cap, t->nr, t->val_size))
 		return -ENOMEM;
-	ktab_for_each(t, i, e)
-		memcpy((char *)*rows + n++ * t->val_size, e->val, t->val_size);
+	hashtab__for_each(t, i, e)
+		memcpy((char *)*rows + n++ * t->val_size, hashtab__val(t, e),
+		       t->val_size);
 	if (n)
 		qsort(*rows, n, t->val_size, cmp);
 	return 0;

@@ -193,7 +193,7 @@ int pd_build_id_rec(struct perf_data *pd, const uint8_t *p, uint64_t size)
 	b->misc = misc;
 	memcpy(b->id, p + 12, 20);
 	/* newer perf stores the id length; older ids are SHA-1 sized */
-	b->size = (misc & PD_MISC_BUILD_ID_SIZE) ? p[32] : 20;
+	b->size = (misc & PERF_RECORD_MISC_BUILD_ID_SIZE) ? p[32] : 20;
 	if (b->size > 20)
 		b->size = 20;
 	b->filename = fn;
@@ -639,16 +639,14 @@ static int tp_parse_formats(struct perf_data *pd, struct tep_handle *tep,
 static int parse_tracing(struct perf_data *pd, struct tep_handle *tep,
 			 struct cur *c)
 {
-	static const uint8_t magic[] = { 23, 8, 68, 't', 'r', 'a', 'c', 'i',
-					 'n', 'g' };
-	const uint8_t *m = take(c, sizeof(magic)), *hp;
+	const uint8_t *m = take(c, PERF_TRACING_MAGIC_LEN), *hp;
 	const char *version, *s;
 	uint64_t sz;
 	uint8_t be, lsize;
 	char *copy;
 	int err;
 
-	if (!m || memcmp(m, magic, sizeof(magic)))
+	if (!m || memcmp(m, PERF_TRACING_MAGIC, PERF_TRACING_MAGIC_LEN))
 		return -EINVAL;
 	version = take_cstr(c);
 	m = take(c, 2);
@@ -780,27 +778,27 @@ int pd_feature(struct perf_data *pd, unsigned int feat, const uint8_t *p,
 	int err;
 
 	switch (feat) {
-	case PD_FEAT_TRACING_DATA:
+	case PERF_FEAT_TRACING_DATA:
 		return pd_tracing_data(pd, p, size, off);
-	case PD_FEAT_BUILD_ID:
+	case PERF_FEAT_BUILD_ID:
 		err = build_ids(pd, &c);
 		break;
-	case PD_FEAT_HOSTNAME:
+	case PERF_FEAT_HOSTNAME:
 		err = set_str(&pd->hdr.hostname, &c);
 		break;
-	case PD_FEAT_OSRELEASE:
+	case PERF_FEAT_OSRELEASE:
 		err = set_str(&pd->hdr.os_release, &c);
 		break;
-	case PD_FEAT_VERSION:
+	case PERF_FEAT_VERSION:
 		err = set_str(&pd->hdr.perf_version, &c);
 		break;
-	case PD_FEAT_ARCH:
+	case PERF_FEAT_ARCH:
 		err = set_str(&pd->hdr.arch, &c);
 		break;
-	case PD_FEAT_CPUDESC:
+	case PERF_FEAT_CPUDESC:
 		err = set_str(&pd->hdr.cpudesc, &c);
 		break;
-	case PD_FEAT_NRCPUS: {
+	case PERF_FEAT_NRCPUS: {
 		uint32_t avail = take32(&c), online = take32(&c);
 
 		err = c.bad ? -EINVAL : 0;
@@ -810,13 +808,13 @@ int pd_feature(struct perf_data *pd, unsigned int feat, const uint8_t *p,
 		}
 		break;
 	}
-	case PD_FEAT_CMDLINE:
+	case PERF_FEAT_CMDLINE:
 		err = cmdline(pd, &c);
 		break;
-	case PD_FEAT_EVENT_DESC:
+	case PERF_FEAT_EVENT_DESC:
 		err = event_desc(pd, &c);
 		break;
-	case PD_FEAT_SAMPLE_TIME: {
+	case PERF_FEAT_SAMPLE_TIME: {
 		uint64_t start = take64(&c), end = take64(&c);
 
 		err = c.bad ? -EINVAL : 0;
@@ -826,7 +824,7 @@ int pd_feature(struct perf_data *pd, unsigned int feat, const uint8_t *p,
 		}
 		break;
 	}
-	case PD_FEAT_RSTAT_SPANS:
+	case PERF_FEAT_RSTAT_SPANS:
 		err = set_str(&pd->rstat_spans, &c);
 		break;
 	default:

@@ -1,8 +1,12 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * Private state of the perf.data reader, shared by data.c (open, header,
- * attrs, names), data-features.c (feature sections, tracing data) and
- * data-process.c (records, samples, ordering, compression).
+ * Private state of the perf.data reader and its layers, each calling only
+ * the ones below it:
+ *
+ *   data.c            open, file header, public accessors
+ *   data-process.c    records, samples, ordering, compression
+ *   data-features.c   feature sections, tracing data, build-ids
+ *   data-evsel.c      the error slot, attrs and ids, event names
  */
 #ifndef RS_PERF_DATA_INT_H
 #define RS_PERF_DATA_INT_H
@@ -15,52 +19,10 @@
 #include <sys/types.h>
 
 #include "perf-data.h"
+#include "perf-format.h"
+#include "util.h"
 
 struct strpool;
-
-/* User record types perf writes (tools/lib/perf/include/perf/event.h) */
-enum {
-	PD_HEADER_ATTR = 64,
-	PD_HEADER_EVENT_TYPE = 65,
-	PD_HEADER_TRACING_DATA = 66,
-	PD_HEADER_BUILD_ID = 67,
-	PD_FINISHED_ROUND = 68,
-	PD_ID_INDEX = 69,
-	PD_AUXTRACE_INFO = 70,
-	PD_AUXTRACE = 71,
-	PD_AUXTRACE_ERROR = 72,
-	PD_THREAD_MAP = 73,
-	PD_CPU_MAP = 74,
-	PD_STAT_CONFIG = 75,
-	PD_STAT = 76,
-	PD_STAT_ROUND = 77,
-	PD_EVENT_UPDATE = 78,
-	PD_TIME_CONV = 79,
-	PD_HEADER_FEATURE = 80,
-	PD_COMPRESSED = 81,
-	PD_FINISHED_INIT = 82,
-	PD_COMPRESSED2 = 83,
-	PD_USER_TYPE_MAX = 84,
-};
-
-/* Feature bits (perf's HEADER_* enum in tools/perf/util/header.h). */
-enum {
-	PD_FEAT_TRACING_DATA = 1,
-	PD_FEAT_BUILD_ID = 2,
-	PD_FEAT_HOSTNAME = 3,
-	PD_FEAT_OSRELEASE = 4,
-	PD_FEAT_VERSION = 5,
-	PD_FEAT_ARCH = 6,
-	PD_FEAT_NRCPUS = 7,
-	PD_FEAT_CPUDESC = 8,
-	PD_FEAT_CMDLINE = 11,
-	PD_FEAT_EVENT_DESC = 12,
-	PD_FEAT_SAMPLE_TIME = 21,
-	PD_FEAT_RSTAT_SPANS = 255,	/* ours: kernel-spans.h */
-	PD_FEAT_BITS = 256,
-};
-
-#define PD_MISC_BUILD_ID_SIZE	(1 << 15)
 
 /* Tracepoint formats refused that the reader names (all are counted). */
 #define PD_MAX_BAD_FORMATS	8
@@ -106,7 +68,7 @@ struct pd_chunk {
 struct pd_idmap {
 	uint64_t id;
 	uint64_t last_read;		/* PERF_SAMPLE_READ: previous value */
-	uint32_t idx1;			/* evsel index + 1, 0 = empty slot */
+	uint32_t idx1;			/* evsel index + 1 */
 };
 
 struct perf_data {
@@ -141,8 +103,7 @@ struct perf_data {
 
 	struct pd_evsel **evsel;
 	uint32_t nr_evsel, evsel_cap;
-	struct pd_idmap *ids;
-	uint32_t ids_cap, ids_nr;
+	struct hashtab ids;		/* sample id -> struct pd_idmap */
 
 	struct tep_handle *tep;
 	bool had_tracing_data;
@@ -220,7 +181,7 @@ int pd_err(struct perf_data *pd, uint64_t off, const char *fmt, ...)
 int pd_err_errno(struct perf_data *pd, int err, uint64_t off,
 		 const char *fmt, ...) __attribute__((format(printf, 4, 5)));
 
-/* data.c */
+/* data-evsel.c */
 int pd_add_attr(struct perf_data *pd, const void *attr, size_t attr_len,
 		const void *ids, uint64_t nr_ids, uint64_t off);
 int pd_map_id(struct perf_data *pd, uint64_t id, uint32_t idx);

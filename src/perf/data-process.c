@@ -1040,8 +1040,8 @@ static int process_zbuf(struct perf_data *pd)
 		}
 		if (size > pd->zlen - pos)
 			break;
-		if (pd_u32(pd->zbuf + pos) == PD_COMPRESSED ||
-		    pd_u32(pd->zbuf + pos) == PD_COMPRESSED2) {
+		if (pd_u32(pd->zbuf + pos) == PERF_RECORD_COMPRESSED ||
+		    pd_u32(pd->zbuf + pos) == PERF_RECORD_COMPRESSED2) {
 			/* nesting would let a block expand without bound */
 			pd->stats.nr_records++;
 			pd->stats.nr_unknown_records++;
@@ -1109,11 +1109,11 @@ static int user_record(struct perf_data *pd, const uint8_t *rec, uint64_t off)
 	int err;
 
 	switch (type) {
-	case PD_HEADER_ATTR:
-	case PD_HEADER_TRACING_DATA:
-	case PD_HEADER_BUILD_ID:
-	case PD_HEADER_FEATURE:
-	case PD_EVENT_UPDATE:
+	case PERF_RECORD_HEADER_ATTR:
+	case PERF_RECORD_HEADER_TRACING_DATA:
+	case PERF_RECORD_HEADER_BUILD_ID:
+	case PERF_RECORD_HEADER_FEATURE:
+	case PERF_RECORD_EVENT_UPDATE:
 		/* They change what a callback reads through pd. */
 		err = pd_pipeline_drain(pd);
 		if (err)
@@ -1123,16 +1123,16 @@ static int user_record(struct perf_data *pd, const uint8_t *rec, uint64_t off)
 		break;
 	}
 	switch (type) {
-	case PD_FINISHED_ROUND: {
+	case PERF_RECORD_FINISHED_ROUND: {
 		/* perf: flush up to the previous round's maximum */
 		uint64_t limit = pd->next_flush;
 
 		pd->next_flush = pd->max_ts;
 		return limit ? flush(pd, limit) : 0;
 	}
-	case PD_HEADER_ATTR:
+	case PERF_RECORD_HEADER_ATTR:
 		return header_attr(pd, rec, size, off);
-	case PD_HEADER_TRACING_DATA:
+	case PERF_RECORD_HEADER_TRACING_DATA:
 		if (size < 12)
 			return pd_err(pd, off, "TRACING_DATA record of %u bytes is too short",
 				      size);
@@ -1143,53 +1143,53 @@ static int user_record(struct perf_data *pd, const uint8_t *rec, uint64_t off)
 		if (err)
 			return err;
 		return pd_tracing_data(pd, payload, n, off);
-	case PD_HEADER_BUILD_ID:
+	case PERF_RECORD_HEADER_BUILD_ID:
 		err = pd_build_id_rec(pd, rec, size);
 		if (err == -ENOMEM)
 			return err;
 		if (err)
 			pd->stats.nr_unknown_features++;
 		return 0;
-	case PD_HEADER_FEATURE:
+	case PERF_RECORD_HEADER_FEATURE:
 		if (size < 16)
 			return pd_err(pd, off, "HEADER_FEATURE record of %u bytes is too short",
 				      size);
 		n = pd_u64(rec + 8);
-		if (n >= PD_FEAT_BITS) {
+		if (n >= PERF_FEAT_BITS) {
 			pd->stats.nr_unknown_features++;
 			return 0;
 		}
 		err = pd_feature(pd, n, rec + 16, size - 16, off);
-		if (!err && (n == PD_FEAT_EVENT_DESC))
+		if (!err && (n == PERF_FEAT_EVENT_DESC))
 			err = pd_finalize_evsels(pd);
 		return err;
-	case PD_ID_INDEX:
+	case PERF_RECORD_ID_INDEX:
 		return id_index(pd, rec, size);
-	case PD_EVENT_UPDATE:
+	case PERF_RECORD_EVENT_UPDATE:
 		return event_update(pd, rec, size);
-	case PD_AUXTRACE:
+	case PERF_RECORD_AUXTRACE:
 		if (size < 16)
 			return pd_err(pd, off, "AUXTRACE record of %u bytes is too short",
 				      size);
 		if (pd->in_compressed)
 			return 0;
 		return take_payload(pd, pd_u64(rec + 8), false, &payload, off);
-	case PD_COMPRESSED:
+	case PERF_RECORD_COMPRESSED:
 		return decompress(pd, rec + 8, size - 8, off);
-	case PD_COMPRESSED2:
+	case PERF_RECORD_COMPRESSED2:
 		if (size < 16 || pd_u64(rec + 8) > size - 16u)
 			return pd_err(pd, off, "bad COMPRESSED2 record");
 		return decompress(pd, rec + 16, pd_u64(rec + 8), off);
-	case PD_HEADER_EVENT_TYPE:
-	case PD_AUXTRACE_INFO:
-	case PD_AUXTRACE_ERROR:
-	case PD_THREAD_MAP:
-	case PD_CPU_MAP:
-	case PD_STAT_CONFIG:
-	case PD_STAT:
-	case PD_STAT_ROUND:
-	case PD_TIME_CONV:
-	case PD_FINISHED_INIT:
+	case PERF_RECORD_HEADER_EVENT_TYPE:
+	case PERF_RECORD_AUXTRACE_INFO:
+	case PERF_RECORD_AUXTRACE_ERROR:
+	case PERF_RECORD_THREAD_MAP:
+	case PERF_RECORD_CPU_MAP:
+	case PERF_RECORD_STAT_CONFIG:
+	case PERF_RECORD_STAT:
+	case PERF_RECORD_STAT_ROUND:
+	case PERF_RECORD_TIME_CONV:
+	case PERF_RECORD_FINISHED_INIT:
 		return 0;
 	default:
 		pd->stats.nr_unknown_records++;
@@ -1201,7 +1201,7 @@ static int handle_record(struct perf_data *pd, const uint8_t *rec,
 			 uint64_t off)
 {
 	pd->stats.nr_records++;
-	if (pd_u32(rec) >= PD_HEADER_ATTR)
+	if (pd_u32(rec) >= PERF_RECORD_HEADER_ATTR)
 		return user_record(pd, rec, off);
 	return kernel_record(pd, rec, off);
 }
@@ -1210,18 +1210,18 @@ static int handle_record(struct perf_data *pd, const uint8_t *rec,
 static bool is_header_type(uint32_t type)
 {
 	switch (type) {
-	case PD_HEADER_ATTR:
-	case PD_HEADER_EVENT_TYPE:
-	case PD_HEADER_TRACING_DATA:
-	case PD_HEADER_BUILD_ID:
-	case PD_HEADER_FEATURE:
-	case PD_ID_INDEX:
-	case PD_EVENT_UPDATE:
-	case PD_THREAD_MAP:
-	case PD_CPU_MAP:
-	case PD_TIME_CONV:
-	case PD_AUXTRACE_INFO:
-	case PD_STAT_CONFIG:
+	case PERF_RECORD_HEADER_ATTR:
+	case PERF_RECORD_HEADER_EVENT_TYPE:
+	case PERF_RECORD_HEADER_TRACING_DATA:
+	case PERF_RECORD_HEADER_BUILD_ID:
+	case PERF_RECORD_HEADER_FEATURE:
+	case PERF_RECORD_ID_INDEX:
+	case PERF_RECORD_EVENT_UPDATE:
+	case PERF_RECORD_THREAD_MAP:
+	case PERF_RECORD_CPU_MAP:
+	case PERF_RECORD_TIME_CONV:
+	case PERF_RECORD_AUXTRACE_INFO:
+	case PERF_RECORD_STAT_CONFIG:
 		return true;
 	}
 	return false;
@@ -1241,7 +1241,7 @@ int pd_read_pipe_header(struct perf_data *pd)
 		if (ret <= 0)
 			break;
 		type = pd_u32(rec);
-		if (type == PD_FINISHED_INIT) {
+		if (type == PERF_RECORD_FINISHED_INIT) {
 			pd->stats.nr_records++;
 			break;
 		}

@@ -19,6 +19,7 @@
 #include <string.h>
 
 #include "fold.h"
+#include "perf-format.h"
 #include "perf-script.h"
 #include "util.h"
 
@@ -62,24 +63,6 @@ void perf_script__delete(struct perf_script *ps)
 	free(ps);
 }
 
-/* Perl's \s, \d and \w on byte strings: ASCII only. */
-static inline bool is_ws(unsigned char c)
-{
-	return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' ||
-	       c == '\v';
-}
-
-static inline bool is_digit(unsigned char c)
-{
-	return c >= '0' && c <= '9';
-}
-
-static inline bool is_word(unsigned char c)
-{
-	return is_digit(c) || c == '_' || (c >= 'a' && c <= 'z') ||
-	       (c >= 'A' && c <= 'Z');
-}
-
 /*
  * ^(\S.+?)\s+(\d+)[/]*(\d+)*\s+
  *
@@ -94,22 +77,22 @@ static bool match_header(const char *p, size_t n, struct span *comm,
 {
 	size_t e, f, g, h, i;
 
-	if (n < 3 || is_ws(p[0]))
+	if (n < 3 || ascii_is_space(p[0]))
 		return false;
 	for (e = 2; e < n; e++) {
-		if (!is_ws(p[e]) || (e > 2 && is_ws(p[e - 1])))
+		if (!ascii_is_space(p[e]) || (e > 2 && ascii_is_space(p[e - 1])))
 			continue;
-		for (f = e; f < n && is_ws(p[f]); f++)
+		for (f = e; f < n && ascii_is_space(p[f]); f++)
 			;
-		for (g = f; g < n && is_digit(p[g]); g++)
+		for (g = f; g < n && ascii_is_digit(p[g]); g++)
 			;
 		if (g == f)
 			continue;
 		for (h = g; h < n && p[h] == '/'; h++)
 			;
-		for (i = h; i < n && is_digit(p[i]); i++)
+		for (i = h; i < n && ascii_is_digit(p[i]); i++)
 			;
-		if (i >= n || !is_ws(p[i]))
+		if (i >= n || !ascii_is_space(p[i]))
 			continue;
 		*comm = (struct span){ 0, e, true };
 		*pid = (struct span){ f, g - f, true };
@@ -133,15 +116,15 @@ static bool match_event(const char *p, size_t n, struct span *period,
 {
 	size_t c = n, e, j, b, k;
 
-	while (c > 0 && is_ws(p[c - 1]))
+	while (c > 0 && ascii_is_space(p[c - 1]))
 		c--;
 	if (!c || p[--c] != ':')
 		return false;
-	for (e = c; e > 0 && !is_ws(p[e - 1]); e--)
+	for (e = c; e > 0 && !ascii_is_space(p[e - 1]); e--)
 		;
 	if (e == c)
 		return false;
-	for (j = e; j > 0 && is_ws(p[j - 1]); j--)
+	for (j = e; j > 0 && ascii_is_space(p[j - 1]); j--)
 		;
 	if (j == e || j == 0)
 		return false;
@@ -150,70 +133,15 @@ static bool match_event(const char *p, size_t n, struct span *period,
 		period->set = false;
 		return true;
 	}
-	if (!is_digit(p[j - 1]))
+	if (!ascii_is_digit(p[j - 1]))
 		return false;
-	for (b = j; b > 0 && is_digit(p[b - 1]); b--)
+	for (b = j; b > 0 && ascii_is_digit(p[b - 1]); b--)
 		;
-	for (k = b; k > 0 && is_ws(p[k - 1]); k--)
+	for (k = b; k > 0 && ascii_is_space(p[k - 1]); k--)
 		;
 	if (k == 0 || p[k - 1] != ':')
 		return false;
 	*period = (struct span){ b, j - b, true };
-	return true;
-}
-
-/*
- * ^\s*(\w+)\s*(.+) \((.*)\)
- *
- * Greedy (.+) ends at the last " (" that has a ')' somewhere after it;
- * (.*) runs to the last ')'. The start of (.+) is the latest one Perl's
- * backtracking reaches that leaves it at least one byte: the end of the
- * blanks after the word, or earlier, giving bytes back from the blanks and
- * then from the word itself.
- */
-static bool match_frame(const char *p, size_t n, struct span *pc,
-			struct span *sym, struct span *dso)
-{
-	size_t i0, i1, ew, s, q;
-	const char *rp;
-
-	for (i0 = 0; i0 < n && is_ws(p[i0]); i0++)
-		;
-	if (i0 >= n || !is_word(p[i0]))
-		return false;
-	for (i1 = i0; i1 < n && is_word(p[i1]); i1++)
-		;
-	for (ew = i1; ew < n && is_ws(p[ew]); ew++)
-		;
-	rp = memrchr(p, ')', n);
-	if (!rp || (size_t)(rp - p) < i0 + 4)
-		return false;
-	/* The last " (" at q with q + 2 <= the last ')', (.+) before it. */
-	for (q = rp - p - 2; q >= i0 + 2; q--)
-		if (p[q] == ' ' && p[q + 1] == '(')
-			break;
-	if (q < i0 + 2)
-		return false;
-	s = ew < q - 1 ? ew : q - 1;
-	*pc = (struct span){ i0, (s < i1 ? s : i1) - i0, true };
-	*sym = (struct span){ s, q - s, true };
-	*dso = (struct span){ q + 2, (size_t)(rp - p) - (q + 2), true };
-	return true;
-}
-
-bool perf_script__split_frame(const char *line, size_t n,
-			      struct perf_script_frame *fr)
-{
-	struct span pc, sym, dso;
-
-	if (!match_frame(line, n, &pc, &sym, &dso))
-		return false;
-	fr->pc_off = pc.off;
-	fr->pc_len = pc.len;
-	fr->sym_off = sym.off;
-	fr->sym_len = sym.len;
-	fr->dso_off = dso.off;
-	fr->dso_len = dso.len;
 	return true;
 }
 
@@ -255,24 +183,24 @@ static bool match_tp_event(const char *p, size_t n, struct span *event)
 	size_t i, j, k;
 
 	for (i = 0; i < n; i++) {
-		if (!is_digit(p[i]) || (i && is_digit(p[i - 1])))
+		if (!ascii_is_digit(p[i]) || (i && ascii_is_digit(p[i - 1])))
 			continue;
-		for (j = i; j < n && is_digit(p[j]); j++)
+		for (j = i; j < n && ascii_is_digit(p[j]); j++)
 			;
-		if (j + 1 >= n || p[j] != '.' || !is_digit(p[j + 1]))
+		if (j + 1 >= n || p[j] != '.' || !ascii_is_digit(p[j + 1]))
 			continue;
-		for (j++; j < n && is_digit(p[j]); j++)
+		for (j++; j < n && ascii_is_digit(p[j]); j++)
 			;
 		if (j >= n || p[j] != ':')
 			continue;
-		for (j++; j < n && is_ws(p[j]); j++)
+		for (j++; j < n && ascii_is_space(p[j]); j++)
 			;
-		for (k = j; k < n && is_digit(p[k]); k++)
+		for (k = j; k < n && ascii_is_digit(p[k]); k++)
 			;
-		if (k > j && k < n && is_ws(p[k]))
-			for (j = k; j < n && is_ws(p[j]); j++)
+		if (k > j && k < n && ascii_is_space(p[k]))
+			for (j = k; j < n && ascii_is_space(p[j]); j++)
 				;
-		for (k = j; k < n && !is_ws(p[k]); k++)
+		for (k = j; k < n && !ascii_is_space(p[k]); k++)
 			;
 		if (k - j < 4 || p[k - 1] != ':' ||
 		    !memchr(p + j, ':', k - j - 1))
@@ -348,12 +276,16 @@ int perf_script__begin_sample(struct perf_script *ps, struct fold *f,
 static int do_frame(struct perf_script *ps, struct fold *f, const char *p,
 		    size_t n, bool open, struct perf_script_stats *st)
 {
+	struct fold_frame_split fr;
 	struct span pc, sym, dso;
 	const char *s, *d, *a = NULL;
 	int err = 0;
 
-	if (!match_frame(p, n, &pc, &sym, &dso))
+	if (!fold__split_frame(p, n, &fr))
 		return 0;
+	pc = (struct span){ fr.pc_off, fr.pc_len, true };
+	sym = (struct span){ fr.sym_off, fr.sym_len, true };
+	dso = (struct span){ fr.dso_off, fr.dso_len, true };
 	st->nr_frames++;
 	if (!open)
 		return 1;
@@ -508,14 +440,12 @@ bool perf_script__sniff(const void *buf, size_t len)
 	const unsigned char *p = buf;
 	size_t i, bad = 0;
 
-	if (len >= 8 && (!memcmp(p, "PERFILE2", 8) ||
-			 !memcmp(p, "2ELIFREP", 8) ||
-			 !memcmp(p, "PERFFILE", 8)))
+	if (perf_format__sniff(p, len) != PERF_LAYOUT_NONE)
 		return false;
 	for (i = 0; i < len; i++) {
 		if (!p[i])
 			return false;
-		if (p[i] < 0x20 && !is_ws(p[i]) && p[i] != 0x1b)
+		if (p[i] < 0x20 && !ascii_is_space(p[i]) && p[i] != 0x1b)
 			bad++;
 		else if (p[i] == 0x7f)
 			bad++;
@@ -530,13 +460,13 @@ static bool has_timestamp(const char *p, size_t n)
 	size_t i, j;
 
 	for (i = 0; i < n; i++) {
-		if (!is_digit(p[i]) || (i && is_digit(p[i - 1])))
+		if (!ascii_is_digit(p[i]) || (i && ascii_is_digit(p[i - 1])))
 			continue;
-		for (j = i; j < n && is_digit(p[j]); j++)
+		for (j = i; j < n && ascii_is_digit(p[j]); j++)
 			;
-		if (j + 2 >= n || p[j] != '.' || !is_digit(p[j + 1]))
+		if (j + 2 >= n || p[j] != '.' || !ascii_is_digit(p[j + 1]))
 			continue;
-		for (j++; j < n && is_digit(p[j]); j++)
+		for (j++; j < n && ascii_is_digit(p[j]); j++)
 			;
 		if (j < n && p[j] == ':')
 			return true;
@@ -557,7 +487,7 @@ bool perf_script__recognise(const void *buf, size_t len)
 		if (!nl)
 			return true;	/* no whole line yet: undecided */
 		n = nl - p;
-		while (n && is_ws(*p)) {
+		while (n && ascii_is_space(*p)) {
 			p++;
 			n--;
 		}

@@ -21,6 +21,7 @@
 #include <unistd.h>
 #include <tracefs.h>
 
+#include "perf-format.h"
 #include "perf-writer.h"
 #include "util.h"
 
@@ -154,8 +155,6 @@ int perf_tracing_data__build(const char *const *tps, size_t n,
 			     bool kallsyms, uint8_t **out, size_t *len,
 			     char *err, size_t errlen)
 {
-	static const uint8_t magic[] = { 23, 8, 68, 't', 'r', 'a', 'c', 'i',
-					 'n', 'g' };
 	struct bytebuf b = { 0 };
 	uint32_t nr_sys = 0;
 	size_t nr_sys_at, i;
@@ -179,7 +178,7 @@ int perf_tracing_data__build(const char *const *tps, size_t n,
 	if (!done)
 		return -ENOMEM;
 
-	bytebuf__put(&b, magic, sizeof(magic));
+	bytebuf__put(&b, PERF_TRACING_MAGIC, PERF_TRACING_MAGIC_LEN);
 	put_cstr(&b, "0.6");
 	u8 = __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__;
 	bytebuf__put(&b, &u8, 1);

@@ -22,42 +22,14 @@
 #include <sys/utsname.h>
 #include <unistd.h>
 
+#include "perf-format.h"
 #include "perf-writer.h"
 #include "util.h"
 
-#define PW_MAGIC		0x32454c4946524550ULL	/* "PERFILE2" */
-#define PW_HEADER_SIZE		104
 #define PW_BUF_SIZE		(1U << 20)
 #define PW_DIRECT_SIZE		(64U << 10)
-/* perf pads header strings to this (NAME_ALIGN in header.c) */
-#define PW_NAME_ALIGN		64
 /* the largest attr perf 6.1 reads; it refuses bigger ones */
 #define PW_ATTR_SIZE_VER7	128
-#define PW_FINISHED_ROUND	68
-#define PW_MISC_BUILD_ID_SIZE	(1 << 15)
-
-/* Feature bits (perf's HEADER_* enum) */
-enum {
-	FEAT_TRACING_DATA = 1,
-	FEAT_BUILD_ID = 2,
-	FEAT_HOSTNAME = 3,
-	FEAT_OSRELEASE = 4,
-	FEAT_VERSION = 5,
-	FEAT_ARCH = 6,
-	FEAT_NRCPUS = 7,
-	FEAT_CPUDESC = 8,
-	FEAT_CMDLINE = 11,
-	FEAT_EVENT_DESC = 12,
-	FEAT_SAMPLE_TIME = 21,
-	/*
-	 * Ours, not perf's: the spans timed in the kernel by BPF during the
-	 * recording (kernel-spans.h). The last bit, far above any perf has
-	 * assigned (33 in 2026): perf skips a feature it does not know, and
-	 * the last section's removal cannot shift the ones before it.
-	 */
-	FEAT_RSTAT_SPANS = 255,
-	FEAT_BITS = 256,
-};
 
 struct pw_event {
 	struct perf_event_attr attr;
@@ -145,7 +117,7 @@ static int write_all(int fd, const void *p, size_t n)
 
 static void mzero(struct bytebuf *b, size_t n)
 {
-	static const uint8_t z[PW_NAME_ALIGN];
+	static const uint8_t z[PERF_NAME_ALIGN];
 
 	while (n) {
 		size_t k = n < sizeof(z) ? n : sizeof(z);
@@ -158,7 +130,7 @@ static void mzero(struct bytebuf *b, size_t n)
 static void mput_str(struct bytebuf *b, const char *s)
 {
 	size_t n = strlen(s) + 1;
-	size_t len = (n + PW_NAME_ALIGN - 1) & ~(size_t)(PW_NAME_ALIGN - 1);
+	size_t len = (n + PERF_NAME_ALIGN - 1) & ~(size_t)(PERF_NAME_ALIGN - 1);
 
 	bytebuf__put32(b, len);
 	bytebuf__put(b, s, n);
@@ -201,7 +173,7 @@ int perf_writer__open_fd(struct perf_writer **wp, int fd)
 	 * half-written recording for a whole one. Seeking also refuses a
 	 * pipe early (the file layout needs to come back to the start).
 	 */
-	if (lseek(w->fd, PW_HEADER_SIZE, SEEK_SET) < 0) {
+	if (lseek(w->fd, PERF_FILE_HEADER_SIZE, SEEK_SET) < 0) {
 		err = -errno;
 		close(w->fd);
 		free(w->buf);
@@ -380,7 +352,7 @@ int perf_writer__write(struct perf_writer *w, const void *buf, size_t len)
 int perf_writer__finished_round(struct perf_writer *w)
 {
 	struct perf_event_header h = {
-		.type = PW_FINISHED_ROUND,
+		.type = PERF_RECORD_FINISHED_ROUND,
 		.size = sizeof(h),
 	};
 
@@ -663,11 +635,11 @@ static void put_build_id(struct bytebuf *b, int32_t pid, uint16_t misc,
 			 const uint8_t *id, uint8_t size, const char *name)
 {
 	size_t n = strlen(name) + 1;
-	size_t len = (n + PW_NAME_ALIGN - 1) & ~(size_t)(PW_NAME_ALIGN - 1);
+	size_t len = (n + PERF_NAME_ALIGN - 1) & ~(size_t)(PERF_NAME_ALIGN - 1);
 	uint8_t bid[24] = { 0 };
 	struct perf_event_header h = {
 		.type = 0,
-		.misc = misc | PW_MISC_BUILD_ID_SIZE,
+		.misc = misc | PERF_RECORD_MISC_BUILD_ID_SIZE,
 		.size = sizeof(h) + 4 + sizeof(bid) + len,
 	};
 
@@ -712,24 +684,24 @@ static bool put_feature(const struct perf_writer *w, struct bytebuf *b,
 	char *s;
 
 	switch (feat) {
-	case FEAT_TRACING_DATA:
+	case PERF_FEAT_TRACING_DATA:
 		if (!w->tracing)
 			return false;
 		bytebuf__put(b, w->tracing, w->tracing_len);
 		return true;
-	case FEAT_BUILD_ID: {
+	case PERF_FEAT_BUILD_ID: {
 		size_t before = b->len;
 
 		put_build_ids(w, b);
 		return b->len != before;
 	}
-	case FEAT_HOSTNAME:
+	case PERF_FEAT_HOSTNAME:
 		mput_str(b, u->nodename);
 		return true;
-	case FEAT_OSRELEASE:
+	case PERF_FEAT_OSRELEASE:
 		mput_str(b, u->release);
 		return true;
-	case FEAT_VERSION: {
+	case PERF_FEAT_VERSION: {
 		/* who wrote the file: perf only prints this string */
 		char who[128];
 
@@ -737,24 +709,24 @@ static bool put_feature(const struct perf_writer *w, struct bytebuf *b,
 		mput_str(b, who);
 		return true;
 	}
-	case FEAT_ARCH:
+	case PERF_FEAT_ARCH:
 		mput_str(b, u->machine);
 		return true;
-	case FEAT_NRCPUS:
+	case PERF_FEAT_NRCPUS:
 		bytebuf__put32(b, sysconf(_SC_NPROCESSORS_CONF));
 		bytebuf__put32(b, sysconf(_SC_NPROCESSORS_ONLN));
 		return true;
-	case FEAT_CPUDESC:
+	case PERF_FEAT_CPUDESC:
 		s = cpu_desc();
 		if (!s)
 			return false;
 		mput_str(b, s);
 		free(s);
 		return true;
-	case FEAT_CMDLINE:
+	case PERF_FEAT_CMDLINE:
 		put_cmdline(w, b);
 		return true;
-	case FEAT_EVENT_DESC:
+	case PERF_FEAT_EVENT_DESC:
 		if (!event_desc_ok(w))
 			return false;
 		bytebuf__put32(b, w->nr_ev);
@@ -769,13 +741,13 @@ static bool put_feature(const struct perf_writer *w, struct bytebuf *b,
 				bytebuf__put64(b, ev->ids[j]);
 		}
 		return true;
-	case FEAT_SAMPLE_TIME:
+	case PERF_FEAT_SAMPLE_TIME:
 		if (!w->have_time)
 			return false;
 		bytebuf__put64(b, w->first_time);
 		bytebuf__put64(b, w->last_time);
 		return true;
-	case FEAT_RSTAT_SPANS:
+	case PERF_FEAT_RSTAT_SPANS:
 		if (!w->rstat_spans)
 			return false;
 		mput_str(b, w->rstat_spans);
@@ -787,14 +759,14 @@ static bool put_feature(const struct perf_writer *w, struct bytebuf *b,
 int perf_writer__finish(struct perf_writer *w)
 {
 	static const unsigned int feats[] = {
-		FEAT_TRACING_DATA, FEAT_BUILD_ID, FEAT_HOSTNAME,
-		FEAT_OSRELEASE, FEAT_VERSION, FEAT_ARCH, FEAT_NRCPUS,
-		FEAT_CPUDESC, FEAT_CMDLINE, FEAT_EVENT_DESC, FEAT_SAMPLE_TIME,
-		FEAT_RSTAT_SPANS,
+		PERF_FEAT_TRACING_DATA, PERF_FEAT_BUILD_ID, PERF_FEAT_HOSTNAME,
+		PERF_FEAT_OSRELEASE, PERF_FEAT_VERSION, PERF_FEAT_ARCH, PERF_FEAT_NRCPUS,
+		PERF_FEAT_CPUDESC, PERF_FEAT_CMDLINE, PERF_FEAT_EVENT_DESC, PERF_FEAT_SAMPLE_TIME,
+		PERF_FEAT_RSTAT_SPANS,
 	};
 	struct feat sec[sizeof(feats) / sizeof(feats[0])];
-	uint64_t bitmap[FEAT_BITS / 64] = { 0 };
-	uint8_t hdr[PW_HEADER_SIZE];
+	uint64_t bitmap[PERF_FEAT_BITS / 64] = { 0 };
+	uint8_t hdr[PERF_FILE_HEADER_SIZE];
 	struct bytebuf b = { 0 }, tail = { 0 };
 	uint64_t table, base, ids_off, attrs_off, v;
 	size_t asz, nr = 0, i;
@@ -825,7 +797,7 @@ int perf_writer__finish(struct perf_writer *w)
 		bitmap[feats[i] / 64] |= 1ULL << (feats[i] % 64);
 		nr++;
 	}
-	table = PW_HEADER_SIZE + w->data_size;
+	table = PERF_FILE_HEADER_SIZE + w->data_size;
 	base = table + nr * 16;
 	for (i = 0; i < nr; i++) {
 		bytebuf__put64(&tail, base + sec[i].off);
@@ -857,16 +829,16 @@ int perf_writer__finish(struct perf_writer *w)
 		return io_err(w, err, "writing the features");
 
 	memset(hdr, 0, sizeof(hdr));
-	v = PW_MAGIC;
+	v = PERF_MAGIC2;
 	memcpy(hdr, &v, 8);
-	v = PW_HEADER_SIZE;
+	v = PERF_FILE_HEADER_SIZE;
 	memcpy(hdr + 8, &v, 8);
 	v = asz + 16;
 	memcpy(hdr + 16, &v, 8);
 	memcpy(hdr + 24, &attrs_off, 8);
 	v = (uint64_t)w->nr_ev * (asz + 16);
 	memcpy(hdr + 32, &v, 8);
-	v = PW_HEADER_SIZE;
+	v = PERF_FILE_HEADER_SIZE;
 	memcpy(hdr + 40, &v, 8);
 	memcpy(hdr + 48, &w->data_size, 8);
 	/* event_types (56..71): unused since perf 3.x, left zero */

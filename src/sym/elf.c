@@ -205,18 +205,50 @@ fail:
 	return -ENOENT;
 }
 
+int elf__open(const char *path, int *fd, Elf **elf)
+{
+	elf_init_once();
+	*elf = NULL;
+	*fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (*fd < 0)
+		return -errno;
+	*elf = elf_begin(*fd, ELF_C_READ_MMAP, NULL);
+	if (!*elf || elf_kind(*elf) != ELF_K_ELF) {
+		elf__close(*fd, *elf);
+		*fd = -1;
+		*elf = NULL;
+		return -ENOEXEC;
+	}
+	return 0;
+}
+
+void elf__close(int fd, Elf *elf)
+{
+	if (elf)
+		elf_end(elf);
+	if (fd >= 0)
+		close(fd);
+}
+
+bool elf__has_section(Elf *elf, uint32_t type, const char *name)
+{
+	return find_section(elf, type, name) != NULL;
+}
+
 static int image_open(struct image *img, const char *path,
 		      const uint8_t *bid, size_t bid_size)
 {
-	int fd;
+	Elf *elf;
+	int fd, err;
 
 	if (!is_regular(path))
 		return -ENOENT;
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	return image_init(img, fd, elf_begin(fd, ELF_C_READ_MMAP, NULL),
-			  bid, bid_size);
+	err = elf__open(path, &fd, &elf);
+	if (err == -ENOEXEC)
+		return -ENOENT;
+	if (err)
+		return err;
+	return image_init(img, fd, elf, bid, bid_size);
 }
 
 static void image_close(struct image *img)
@@ -470,6 +502,20 @@ int elf__build_id_cache_path(char *out, size_t size, const uint8_t *bid,
 	return 0;
 }
 
+int elf__build_id_debug_path(char *out, size_t size, const uint8_t *bid,
+			     size_t bid_size)
+{
+	/* Not only perf's 20 bytes: a linker may write longer ones. */
+	char bidhex[2 * ELF_BUILD_ID_LONGEST + 1];
+
+	if (!bid_size || bid_size > ELF_BUILD_ID_LONGEST)
+		return -ENOENT;
+	hex(bidhex, bid, bid_size);
+	snprintf(out, size, "/usr/lib/debug/.build-id/%.2s/%s.debug", bidhex,
+		 bidhex + 2);
+	return 0;
+}
+
 /* Candidate images in perf 6.1's binary_type_symtab order. */
 static int next_candidate(int k, const char *path, const uint8_t *bid,
 			  size_t bid_size, char *out, size_t size)
@@ -504,11 +550,8 @@ static int next_candidate(int k, const char *path, const uint8_t *bid,
 		snprintf(out, size, "/usr/lib/debug%s", path);
 		return 0;
 	case 8:				/* BUILDID_DEBUGINFO */
-		if (!bid_size)
-			return -1;
-		snprintf(out, size, "/usr/lib/debug/.build-id/%.2s/%s.debug",
-			 bidhex, bidhex + 2);
-		return 0;
+		return elf__build_id_debug_path(out, size, bid, bid_size) ?
+		       -1 : 0;
 	case 9:				/* SYSTEM_PATH_DSO */
 		snprintf(out, size, "%s", path);
 		return 0;

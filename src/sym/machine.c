@@ -73,9 +73,8 @@ struct thread {
 	struct maps *maps;
 };
 
+/* The cache's value for a (dso, addr) */
 struct cache_ent {
-	const struct dso *dso;	/* NULL: empty slot */
-	uint64_t addr;
 	const char *sym;	/* NULL: no symbol */
 	uint64_t start;
 	uint32_t id;		/* rs_frame.id */
@@ -92,8 +91,7 @@ struct machine {
 	struct strpool *sp;
 	const char *s_unknown, *s_kernel;
 
-	struct thread **threads;	/* open addressing on tid */
-	uint32_t nr_threads, threads_cap;
+	struct hashtab threads;		/* tid -> struct thread * */
 	struct thread *last;
 
 	struct dso *dsos;
@@ -114,8 +112,7 @@ struct machine {
 	size_t nr_kmods, kmods_cap;
 	struct dso **ksec;		/* dsos of ks.secs[] (vmlinux) */
 
-	struct cache_ent *cache;
-	uint32_t cache_nr, cache_cap;
+	struct hashtab cache;		/* (addr, dso) -> cache_ent */
 
 	uint32_t last_frame_id;		/* rs_frame.id handed out last */
 	uint64_t version;		/* last version handed out */
@@ -158,40 +155,11 @@ static void maps__put(struct maps *ms)
 	}
 }
 
-static struct thread **thread_slot(struct machine *m, uint32_t tid)
-{
-	uint32_t mask = m->threads_cap - 1, i;
-
-	i = hash_u64(tid) & mask;
-	while (m->threads[i] && m->threads[i]->tid != tid)
-		i = (i + 1) & mask;
-	return &m->threads[i];
-}
-
-static int threads_grow(struct machine *m)
-{
-	struct thread **old = m->threads;
-	uint32_t oldcap = m->threads_cap, i;
-
-	m->threads_cap = oldcap ? oldcap * 2 : 1024;
-	m->threads = calloc(m->threads_cap, sizeof(*m->threads));
-	if (!m->threads) {
-		m->threads = old;
-		m->threads_cap = oldcap;
-		return -ENOMEM;
-	}
-	for (i = 0; i < oldcap; i++)
-		if (old[i])
-			*thread_slot(m, old[i]->tid) = old[i];
-	free(old);
-	return 0;
-}
-
 static struct thread *find_thread(struct machine *m, uint32_t tid)
 {
-	if (!m->threads_cap)
-		return NULL;
-	return *thread_slot(m, tid);
+	struct thread **th = hashtab__find(&m->threads, tid, 0);
+
+	return th ? *th : NULL;
 }
 
 static const char *default_comm(struct machine *m, uint32_t tid)
@@ -228,6 +196,7 @@ static struct thread *findnew_thread(struct machine *m, uint32_t pid,
 				     uint32_t tid)
 {
 	struct thread *th, **slot;
+	bool fresh;
 
 	if (m->last && m->last->tid == tid &&
 	    (m->last->pid == pid || pid == NO_PID))
@@ -240,8 +209,6 @@ static struct thread *findnew_thread(struct machine *m, uint32_t pid,
 		m->last = th;
 		return th;
 	}
-	if ((m->nr_threads + 1) * 2 > m->threads_cap && threads_grow(m))
-		return NULL;
 	th = calloc(1, sizeof(*th));
 	if (!th)
 		return NULL;
@@ -254,10 +221,14 @@ static struct thread *findnew_thread(struct machine *m, uint32_t pid,
 		free(th);
 		return NULL;
 	}
+	slot = hashtab__get(&m->threads, tid, 0, &fresh);
+	if (!slot) {
+		maps__put(th->maps);
+		free(th);
+		return NULL;
+	}
 	th->maps->version = ++m->version;
-	slot = thread_slot(m, tid);
 	*slot = th;
-	m->nr_threads++;
 	m->stats.threads++;
 	if (pid != NO_PID && thread_set_pid(m, th, pid))
 		return NULL;
@@ -268,18 +239,7 @@ static struct thread *findnew_thread(struct machine *m, uint32_t pid,
 /* FORK onto an existing tid: perf drops the old thread first. */
 static void remove_thread(struct machine *m, struct thread *th)
 {
-	uint32_t mask = m->threads_cap - 1, i, j;
-
-	i = (uint32_t)(thread_slot(m, th->tid) - m->threads);
-	m->threads[i] = NULL;
-	m->nr_threads--;
-	/* Re-seat the rest of the probe run (linear probing delete). */
-	for (j = (i + 1) & mask; m->threads[j]; j = (j + 1) & mask) {
-		struct thread *t = m->threads[j];
-
-		m->threads[j] = NULL;
-		*thread_slot(m, t->tid) = t;
-	}
+	hashtab__remove(&m->threads, hashtab__find(&m->threads, th->tid, 0));
 	if (m->last == th)
 		m->last = NULL;
 	maps__put(th->maps);
@@ -531,9 +491,7 @@ static int maps__unshare(struct maps *ms)
 
 static void cache_clear(struct machine *m)
 {
-	if (m->cache)
-		memset(m->cache, 0, m->cache_cap * sizeof(*m->cache));
-	m->cache_nr = 0;
+	hashtab__clear(&m->cache);
 }
 
 static void kernel_update_delta(struct machine *m)
@@ -777,71 +735,33 @@ const char *machine__comm(struct machine *m, uint32_t pid, uint32_t tid)
 
 /* ---- resolution ------------------------------------------------------- */
 
-static int cache_grow(struct machine *m)
-{
-	struct cache_ent *old = m->cache;
-	uint32_t oldcap = m->cache_cap, i;
-
-	m->cache_cap = oldcap ? oldcap * 2 : 256;
-	m->cache = calloc(m->cache_cap, sizeof(*m->cache));
-	if (!m->cache) {
-		m->cache = old;
-		m->cache_cap = oldcap;
-		return -ENOMEM;
-	}
-	for (i = 0; i < oldcap; i++) {
-		uint32_t mask = m->cache_cap - 1, j;
-
-		if (!old[i].dso)
-			continue;
-		j = hash_u64(old[i].addr ^ (uintptr_t)old[i].dso) & mask;
-		while (m->cache[j].dso)
-			j = (j + 1) & mask;
-		m->cache[j] = old[i];
-	}
-	free(old);
-	return 0;
-}
-
 /* Symbol of (dso, addr in the dso's symbol space), cached. */
 static int lookup(struct machine *m, struct dso *d, uint64_t addr,
 		  const char **sym, uint64_t *start, uint32_t *id)
 {
 	const struct sym_entry *e;
 	struct cache_ent *c;
-	uint32_t mask, i;
+	bool fresh;
 
-	if (m->cache_cap) {
-		mask = m->cache_cap - 1;
-		i = hash_u64(addr ^ (uintptr_t)d) & mask;
-		for (c = &m->cache[i]; c->dso; c = &m->cache[i]) {
-			if (c->dso == d && c->addr == addr) {
-				m->stats.cache_hits++;
-				*sym = c->sym;
-				*start = c->start;
-				*id = c->id;
-				return 0;
-			}
-			i = (i + 1) & mask;
-		}
+	c = hashtab__find(&m->cache, addr, (uintptr_t)d);
+	if (c) {
+		m->stats.cache_hits++;
+		*sym = c->sym;
+		*start = c->start;
+		*id = c->id;
+		return 0;
 	}
 	if (!d->loaded)
 		dso_load(m, d);
 	e = d->syms ? symtab__find(d->syms, addr) : NULL;
 	*sym = e ? e->name : NULL;
 	*start = e ? e->start : 0;
-	if ((m->cache_nr + 1) * 2 > m->cache_cap && cache_grow(m))
+	c = hashtab__get(&m->cache, addr, (uintptr_t)d, &fresh);
+	if (!c)
 		return -ENOMEM;
-	mask = m->cache_cap - 1;
-	i = hash_u64(addr ^ (uintptr_t)d) & mask;
-	while (m->cache[i].dso)
-		i = (i + 1) & mask;
 	/* Ids are never reused, not even after the cache is emptied. */
 	*id = m->last_frame_id < UINT32_MAX ? ++m->last_frame_id : 0;
-	m->cache[i] = (struct cache_ent){ .dso = d, .addr = addr,
-					  .sym = *sym, .start = *start,
-					  .id = *id };
-	m->cache_nr++;
+	*c = (struct cache_ent){ .sym = *sym, .start = *start, .id = *id };
 	return 0;
 }
 
@@ -1033,6 +953,8 @@ struct machine *machine__new(void)
 
 	if (!m)
 		return NULL;
+	hashtab__init(&m->threads, sizeof(struct thread *));
+	hashtab__init(&m->cache, sizeof(struct cache_ent));
 	m->sp = strpool__new();
 	if (!m->sp)
 		goto fail;
@@ -1061,18 +983,20 @@ fail:
 void machine__delete(struct machine *m)
 {
 	struct bid_note *b, *bn;
+	struct hashtab_slot *e;
 	struct dso *d, *dn;
-	uint32_t i;
+	size_t i;
 
 	if (!m)
 		return;
-	for (i = 0; i < m->threads_cap; i++) {
-		if (m->threads[i]) {
-			maps__put(m->threads[i]->maps);
-			free(m->threads[i]);
-		}
+	hashtab__for_each(&m->threads, i, e) {
+		struct thread *th;
+
+		memcpy(&th, hashtab__val(&m->threads, e), sizeof(th));
+		maps__put(th->maps);
+		free(th);
 	}
-	free(m->threads);
+	hashtab__exit(&m->threads);
 	for (d = m->dsos; d; d = dn) {
 		dn = d->next;
 		symtab__exit(&d->own);
@@ -1085,7 +1009,7 @@ void machine__delete(struct machine *m)
 	ksyms__exit(&m->ks);
 	free(m->ksec);
 	free(m->kmods);
-	free(m->cache);
+	hashtab__exit(&m->cache);
 	strpool__delete(m->sp);
 	free(m);
 }

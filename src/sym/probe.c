@@ -28,6 +28,7 @@
 #include <unistd.h>
 
 #include "probe.h"
+#include "sym-internal.h"
 #include "util.h"
 
 /* perf's MAX_EVENT_NAME_LEN: longer names are cut. */
@@ -99,45 +100,24 @@ static const char *base_name(const char *path)
 
 /* ---- opening the ELF and its DWARF ---- */
 
+/* DWARF in the file itself (a stripped one keeps .debug_info NOBITS). */
 static bool has_debug_info(Elf *elf)
 {
-	Elf_Scn *scn = NULL;
-	size_t shstrndx;
-
-	if (elf_getshdrstrndx(elf, &shstrndx))
-		return false;
-	while ((scn = elf_nextscn(elf, scn))) {
-		GElf_Shdr sh;
-		const char *n;
-
-		if (!gelf_getshdr(scn, &sh) || sh.sh_type == SHT_NOBITS)
-			continue;
-		n = elf_strptr(elf, shstrndx, sh.sh_name);
-		if (n && !strcmp(n, ".debug_info"))
-			return true;
-	}
-	return false;
+	return elf__has_section(elf, SHT_PROGBITS, ".debug_info");
 }
 
 static int try_debug_file(struct dbg *d, const char *path)
 {
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
 	Elf *elf;
 	Dwarf *dw;
+	int fd;
 
-	if (fd < 0)
+	if (elf__open(path, &fd, &elf))
 		return -ENOENT;
-	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
-	if (!elf || elf_kind(elf) != ELF_K_ELF || !has_debug_info(elf)) {
-		if (elf)
-			elf_end(elf);
-		close(fd);
-		return -ENOENT;
-	}
-	dw = dwarf_begin_elf(elf, DWARF_C_READ, NULL);
+	dw = has_debug_info(elf) ? dwarf_begin_elf(elf, DWARF_C_READ, NULL) :
+				   NULL;
 	if (!dw) {
-		elf_end(elf);
-		close(fd);
+		elf__close(fd, elf);
 		return -ENOENT;
 	}
 	d->dfd = fd;
@@ -154,24 +134,16 @@ static int try_debug_file(struct dbg *d, const char *path)
 static void find_separate_debug(struct dbg *d)
 {
 	char buf[PATH_MAX], dir[PATH_MAX];
-	const unsigned char *bid;
+	uint8_t bid[ELF_BUILD_ID_LONGEST];
 	const char *link;
 	GElf_Word crc;
-	ssize_t n;
 	char *slash;
-	int len, i;
+	int n;
 
-	n = dwelf_elf_gnu_build_id(d->elf, (const void **)&bid);
-	if (n > 1) {
-		len = snprintf(buf, sizeof(buf),
-			       "/usr/lib/debug/.build-id/%02x/", bid[0]);
-		for (i = 1; i < n && len < (int)sizeof(buf) - 8; i++)
-			len += snprintf(buf + len, sizeof(buf) - len, "%02x",
-					bid[i]);
-		snprintf(buf + len, sizeof(buf) - len, ".debug");
-		if (!try_debug_file(d, buf))
-			return;
-	}
+	n = elf__build_id(d->elf, bid, sizeof(bid));
+	if (n > 1 && !elf__build_id_debug_path(buf, sizeof(buf), bid, n) &&
+	    !try_debug_file(d, buf))
+		return;
 	link = dwelf_elf_gnu_debuglink(d->elf, &crc);
 	if (!link || strchr(link, '/'))
 		return;
@@ -197,14 +169,8 @@ static void dbg_close(struct dbg *d)
 {
 	if (d->dw)
 		dwarf_end(d->dw);
-	if (d->delf)
-		elf_end(d->delf);
-	if (d->dfd >= 0)
-		close(d->dfd);
-	if (d->elf)
-		elf_end(d->elf);
-	if (d->fd >= 0)
-		close(d->fd);
+	elf__close(d->dfd, d->delf);
+	elf__close(d->fd, d->elf);
 }
 
 static int dbg_open(struct dbg *d, const char *path, bool kernel,
@@ -220,17 +186,11 @@ static int dbg_open(struct dbg *d, const char *path, bool kernel,
 	d->errlen = errlen;
 	if (errbuf && errlen)
 		errbuf[0] = '\0';
-	elf_version(EV_CURRENT);
-	d->fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (d->fd < 0) {
-		err = -errno;
+	err = elf__open(path, &d->fd, &d->elf);
+	if (err == -ENOEXEC)
+		return errmsg(d, err, "%s: not an ELF file", path);
+	if (err)
 		return errmsg(d, err, "%s: %s", path, strerror(-err));
-	}
-	d->elf = elf_begin(d->fd, ELF_C_READ_MMAP, NULL);
-	if (!d->elf || elf_kind(d->elf) != ELF_K_ELF) {
-		dbg_close(d);
-		return errmsg(d, -ENOEXEC, "%s: not an ELF file", path);
-	}
 	if (has_debug_info(d->elf))
 		d->dw = dwarf_begin_elf(d->elf, DWARF_C_READ, NULL);
 	if (!d->dw)
@@ -1611,19 +1571,15 @@ char *probe__find_vmlinux(void)
 	char buf[PATH_MAX];
 	unsigned int i;
 
-	elf_version(EV_CURRENT);
 	for (i = 0; !probe__vmlinux_path(i, buf, sizeof(buf)); i++) {
-		int fd = open(buf, O_RDONLY | O_CLOEXEC);
 		Elf *elf;
 		bool ok;
+		int fd;
 
-		if (fd < 0)
+		if (elf__open(buf, &fd, &elf))
 			continue;
-		elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
-		ok = elf && elf_kind(elf) == ELF_K_ELF && has_debug_info(elf);
-		if (elf)
-			elf_end(elf);
-		close(fd);
+		ok = has_debug_info(elf);
+		elf__close(fd, elf);
 		if (ok)
 			return strdup(buf);
 	}

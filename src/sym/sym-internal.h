@@ -168,6 +168,23 @@ enum sym_bind elf__sym_bind(const Elf64_Sym *s);
  */
 int elf__build_id_cache_path(char *out, size_t size, const uint8_t *bid,
 			     size_t bid_size, const char *base);
+/*
+ * Open path as an ELF file for reading (libelf set up once): 0 with *fd
+ * and *elf to give to elf__close(), -errno when it cannot be opened,
+ * -ENOEXEC when it is no ELF file.
+ */
+int elf__open(const char *path, int *fd, struct Elf **elf);
+void elf__close(int fd, struct Elf *elf);
+/* Whether the file has a section of this type and name (NULL: any). */
+bool elf__has_section(struct Elf *elf, uint32_t type, const char *name);
+/*
+ * The distribution's debug file for a build id:
+ * "/usr/lib/debug/.build-id/xx/yyy.debug". 0, or -ENOENT without one (or
+ * one longer than ELF_BUILD_ID_LONGEST bytes).
+ */
+#define ELF_BUILD_ID_LONGEST 64
+int elf__build_id_debug_path(char *out, size_t size, const uint8_t *bid,
+			     size_t bid_size);
 /* Same for an ELF image in memory (the vdso). */
 int elf__load_mem(struct symtab *t, const void *image, size_t size,
 		  const uint8_t *bid, size_t bid_size, struct strpool *sp);

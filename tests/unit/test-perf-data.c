@@ -1506,6 +1506,29 @@ static void expect_err(const void *buf, size_t len, bool at_open,
 	perf_data__delete(pd);
 }
 
+/* One sniffer for every layout: what each magic and header size says. */
+static void test_format_sniff(void)
+{
+	uint8_t b[16];
+	uint64_t size = PERF_PIPE_HEADER_SIZE;
+
+	memcpy(b, "PERFILE2", 8);
+	memcpy(b + 8, &size, 8);
+	CHECK(perf_format__sniff(b, 16) == PERF_LAYOUT_PIPE);
+	CHECK(perf_format__sniff(b, 8) == PERF_LAYOUT_FILE);
+	CHECK(perf_format__sniff(b, 7) == PERF_LAYOUT_NONE);
+	size = PERF_FILE_HEADER_SIZE;
+	memcpy(b + 8, &size, 8);
+	CHECK(perf_format__sniff(b, 16) == PERF_LAYOUT_FILE);
+	memcpy(b, "2ELIFREP", 8);
+	CHECK(perf_format__sniff(b, 16) == PERF_LAYOUT_SWAPPED);
+	memcpy(b, "PERFFILE", 8);
+	CHECK(perf_format__sniff(b, 16) == PERF_LAYOUT_V1);
+	CHECK(!perf_data__sniff(b, 16));
+	memcpy(b, "PERFILE3", 8);
+	CHECK(perf_format__sniff(b, 16) == PERF_LAYOUT_NONE);
+}
+
 static void test_bad_file(void)
 {
 	struct bb b = { 0 };
@@ -1912,6 +1935,7 @@ UNIT_MAIN(
 	UNIT(test_name_enomem),
 	UNIT(test_rename_mid_stream),
 	UNIT(test_bad_formats),
+	UNIT(test_format_sniff),
 	UNIT(test_bad_file),
 	UNIT(test_ids_aliased),
 	UNIT(test_bad_pipe),

@@ -41,6 +41,51 @@ static void test_strpool_ids_are_dense_and_stable(void)
 	strpool__delete(sp);
 }
 
+/*
+ * The hashtab under every table: values stay found through growth, removal
+ * (backward shift) keeps the rest of each probe run reachable, shrinking
+ * loses nothing, and the keymap on it keeps its set/find contract.
+ */
+static void test_hashtab_grow_remove(void)
+{
+	struct hashtab t;
+	struct keymap *km = keymap__new();
+	uint64_t k[2];
+	uint32_t i, v, missing = 0;
+	bool fresh;
+
+	hashtab__init(&t, sizeof(uint32_t));
+	for (i = 0; i < 5000; i++) {
+		uint32_t *p = hashtab__get(&t, i * 7919ULL, i & 3, &fresh);
+
+		CHECK(p && fresh);
+		*p = i;
+	}
+	CHECK(t.nr == 5000);
+	CHECK(!hashtab__find(&t, 5000 * 7919ULL, 0));
+	for (i = 0; i < 5000; i += 2)
+		hashtab__remove(&t, hashtab__find(&t, i * 7919ULL, i & 3));
+	for (i = 0; i < 5000; i++) {
+		uint32_t *p = hashtab__find(&t, i * 7919ULL, i & 3);
+
+		if (i % 2 ? !p || *p != i : p != NULL)
+			missing++;
+	}
+	CHECK(missing == 0);
+	for (i = 1; i < 5000; i += 2)
+		hashtab__remove(&t, hashtab__find(&t, i * 7919ULL, i & 3));
+	CHECK(t.nr == 0 && t.cap == 64);
+	hashtab__exit(&t);
+
+	CHECK(km != NULL);
+	k[0] = 1;
+	k[1] = 2;
+	CHECK(!keymap__find(km, k, &v));
+	CHECK(keymap__set(km, k, 7) == 0 && keymap__set(km, k, 9) == 0);
+	CHECK(keymap__find(km, k, &v) && v == 9 && keymap__count(km) == 1);
+	keymap__delete(km);
+}
+
 static void test_hash_bytes_differs_on_tail(void)
 {
 	CHECK(hash_bytes("abcdefghi", 9) != hash_bytes("abcdefghj", 9));
@@ -101,4 +146,5 @@ static void test_json_utf8(void)
 UNIT_MAIN(UNIT(test_json_utf8),
 	  UNIT(test_strpool_ids_are_dense_and_stable),
 	  UNIT(test_hash_bytes_differs_on_tail),
+	  UNIT(test_hashtab_grow_remove),
 	  UNIT(test_json_writer))
