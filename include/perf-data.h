@@ -121,11 +121,4 @@ const struct perf_build_id *perf_data__build_id(const struct perf_data *pd,
 /* Last error as "offset N: what is wrong", or "" */
 const char *perf_data__strerror(const struct perf_data *pd);
 
-/*
- * True when buf starts like a perf.data file (either layout, or the other
- * byte order). Kept for the commands that call it; new code calls
- * perf_format__sniff() (perf-format.h), which says which layout.
- */
-bool perf_data__sniff(const void *buf, size_t len);
-
 #endif

@@ -38,6 +38,13 @@ enum session_kind {
 	SESSION_BINARY,		/* neither text nor a recording */
 };
 
+/*
+ * What the first n bytes of an input are: the one place that tells a
+ * recording, perf script text, JSON and other text apart (report,
+ * diff-folded, plot and compare all ask it).
+ */
+enum session_kind session_kind__sniff(const void *buf, size_t n);
+
 /* Kept by the session: the strings must outlive it. */
 struct session_opts {
 	const char *input;	/* a path; "-" with dash_is_stdin */

@@ -91,6 +91,9 @@ const char *machine__comm(struct machine *m, uint32_t pid, uint32_t tid);
 int machine__resolve(struct machine *m, uint32_t pid, uint32_t tid,
 		     uint16_t cpumode, uint64_t addr, struct rs_frame *frame);
 
+/* Build id of an ELF file; returns its size (> 0), 0 when none, or -errno. */
+int elf__read_build_id(const char *path, uint8_t *bid, size_t size);
+
 /*
  * A build id the recording knew for a file (HEADER_BUILD_ID): perf refuses
  * symbol images whose build id differs, and finds debug files and the

@@ -13,7 +13,7 @@
 
 #include "json-input.h"
 #include "profile.h"
-#include "perf-data.h"
+#include "session.h"
 
 /* What the inputs may be, for the messages. */
 static const char *accepted(unsigned int flags)
@@ -92,7 +92,8 @@ static int read_all(struct json_input *in, char *err, size_t errlen)
 			break;
 		got += n;
 		/* A recording is told by its magic: not read on (it may be GBs). */
-		if (got >= 8 && got - n < 8 && perf_data__sniff(in->buf, got))
+		if (got >= 8 && got - n < 8 &&
+		    session_kind__sniff(in->buf, got) == SESSION_PERF_DATA)
 			break;
 	}
 	close(fd);
@@ -122,7 +123,8 @@ int json_input__load(struct json_input *in, const char *arg,
 		ret = read_all(in, err, errlen);
 	if (ret)
 		goto fail;
-	if (perf_data__sniff(in->buf, in->len)) {
+	if (session_kind__sniff(in->buf, in->len) ==
+	    SESSION_PERF_DATA) {
 		if (flags & JSON_INPUT_RECORDINGS) {
 			free(in->buf);
 			in->buf = NULL;

@@ -380,10 +380,3 @@ const char *perf_data__strerror(const struct perf_data *pd)
 	return pd ? pd->err : "";
 }
 
-bool perf_data__sniff(const void *buf, size_t len)
-{
-	enum perf_layout layout = perf_format__sniff(buf, len);
-
-	return layout == PERF_LAYOUT_FILE || layout == PERF_LAYOUT_PIPE ||
-	       layout == PERF_LAYOUT_SWAPPED;
-}

@@ -16,6 +16,7 @@
 
 #include "kernel-spans.h"
 #include "perf-data.h"
+#include "perf-format.h"
 #include "perf-script.h"
 #include "symbols.h"
 #include "util.h"
@@ -94,12 +95,21 @@ static bool starts_as_json(const char *text, size_t n)
 	return i < n && (text[i] == '{' || text[i] == '[');
 }
 
-static enum session_kind sniff(const char *buf, size_t n)
+enum session_kind session_kind__sniff(const void *data, size_t n)
 {
+	const char *buf = data;
+
 	if (!n)
 		return SESSION_EMPTY;
-	if (perf_data__sniff(buf, n))
+	switch (perf_format__sniff(buf, n)) {
+	case PERF_LAYOUT_FILE:
+	case PERF_LAYOUT_PIPE:
+	case PERF_LAYOUT_SWAPPED:
 		return SESSION_PERF_DATA;
+	case PERF_LAYOUT_V1:	/* told apart by the reader's message */
+	case PERF_LAYOUT_NONE:
+		break;
+	}
 	if (!perf_script__sniff(buf, n))
 		return SESSION_BINARY;
 	if (perf_script__recognise(buf, n))
@@ -142,7 +152,7 @@ static int open_input(struct session *s)
 		return n;
 	}
 	s->prefix_len = n;
-	s->kind = sniff(s->prefix, n);
+	s->kind = session_kind__sniff(s->prefix, n);
 	if (s->kind != SESSION_PERF_DATA)
 		return 0;
 	/* Regular files are mapped whole; streams read as they come. */

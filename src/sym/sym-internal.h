@@ -149,8 +149,6 @@ const struct symtab *ksyms__module(const struct ksyms *ks, const char *name);
 /* ELF symbols of a user-space dso, in file-offset space (perf's adjust). */
 int elf__load_dso(struct symtab *t, const char *path, const uint8_t *bid,
 		  size_t bid_size, struct strpool *sp);
-/* Build id of a file; returns its size (> 0), 0 when none, or -errno. */
-int elf__read_build_id(const char *path, uint8_t *bid, size_t size);
 /* Same for an open libelf handle (libelf's Elf is struct Elf). */
 struct Elf;
 int elf__build_id(struct Elf *elf, uint8_t *bid, size_t size);

@@ -16,9 +16,9 @@
 #include <unistd.h>
 
 #include "probe.h"
+#include "symbols.h"
 #include "util.h"
 #include "vm.h"
-#include "../sym/sym-internal.h"
 
 bool vm_probe__is_line(const char *spec)
 {
