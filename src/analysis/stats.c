@@ -91,40 +91,44 @@ double stats__pdiff(double new_val, double base, bool lower_is_better)
 	return new_val * 100 / base - 100;
 }
 
+#define CF_TINY 1e-300
+
+/*
+ * One step of Lentz's method with the partial numerator aa: updates c and
+ * d and returns the factor the convergent is multiplied by.
+ */
+static double lentz_step(double aa, double *c, double *d)
+{
+	*d = 1 + aa * *d;
+	if (fabs(*d) < CF_TINY)
+		*d = CF_TINY;
+	*c = 1 + aa / *c;
+	if (fabs(*c) < CF_TINY)
+		*c = CF_TINY;
+	*d = 1 / *d;
+	return *d * *c;
+}
+
 /* The continued fraction of I_x(a, b), for x < (a + 1) / (a + b + 2). */
 static double betacf(double a, double b, double x)
 {
-	const double tiny = 1e-300, eps = 1e-15;
+	const double eps = 1e-15;
 	double c = 1, d, h, del, aa;
 	int m, m2;
 
 	d = 1 - (a + b) * x / (a + 1);
-	if (fabs(d) < tiny)
-		d = tiny;
+	if (fabs(d) < CF_TINY)
+		d = CF_TINY;
 	d = 1 / d;
 	h = d;
 	for (m = 1; m <= 10000; m++) {
 		m2 = 2 * m;
 		/* Even step: d_{2m}. */
 		aa = m * (b - m) * x / ((a + m2 - 1) * (a + m2));
-		d = 1 + aa * d;
-		if (fabs(d) < tiny)
-			d = tiny;
-		c = 1 + aa / c;
-		if (fabs(c) < tiny)
-			c = tiny;
-		d = 1 / d;
-		h *= d * c;
+		h *= lentz_step(aa, &c, &d);
 		/* Odd step: d_{2m+1}. */
 		aa = -(a + m) * (a + b + m) * x / ((a + m2) * (a + m2 + 1));
-		d = 1 + aa * d;
-		if (fabs(d) < tiny)
-			d = tiny;
-		c = 1 + aa / c;
-		if (fabs(c) < tiny)
-			c = tiny;
-		d = 1 / d;
-		del = d * c;
+		del = lentz_step(aa, &c, &d);
 		h *= del;
 		if (fabs(del - 1) < eps)
 			break;

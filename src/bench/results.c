@@ -188,77 +188,68 @@ static struct bench_param *param_slot(struct bench_results *r,
 	return p;
 }
 
+/*
+ * Set key to v, whose strings the results now own: on failure they are
+ * freed.
+ */
+static int param_set(struct bench_results *r, const char *key,
+		     struct bench_param *v)
+{
+	struct bench_param *p;
+
+	p = key ? param_slot(r, key) : NULL;
+	if (!p) {
+		param_clear(v);
+		return key ? -ENOMEM : -EINVAL;
+	}
+	v->key = p->key;
+	*p = *v;
+	return 0;
+}
+
 int bench_results__param_str(struct bench_results *r, const char *key,
 			     const char *value)
 {
-	struct bench_param *p;
-	char *s;
+	struct bench_param v = { .type = BENCH_PARAM_STR };
 
 	if (!key || !value)
 		return -EINVAL;
-	s = strdup(value);
-	if (!s)
+	v.str = strdup(value);
+	if (!v.str)
 		return -ENOMEM;
-	p = param_slot(r, key);
-	if (!p) {
-		free(s);
-		return -ENOMEM;
-	}
-	p->type = BENCH_PARAM_STR;
-	p->str = s;
-	return 0;
+	return param_set(r, key, &v);
 }
 
 int bench_results__param_u64(struct bench_results *r, const char *key,
 			     uint64_t value)
 {
-	struct bench_param *p;
+	struct bench_param v = { .type = BENCH_PARAM_U64, .u64 = value };
 
-	if (!key)
-		return -EINVAL;
-	p = param_slot(r, key);
-	if (!p)
-		return -ENOMEM;
-	p->type = BENCH_PARAM_U64;
-	p->u64 = value;
-	return 0;
+	return param_set(r, key, &v);
 }
 
 int bench_results__param_double(struct bench_results *r, const char *key,
 				double value)
 {
-	struct bench_param *p;
+	struct bench_param v = { .type = BENCH_PARAM_DOUBLE, .dbl = value };
 
-	if (!key || !isfinite(value))
+	if (!isfinite(value))
 		return -EINVAL;
-	p = param_slot(r, key);
-	if (!p)
-		return -ENOMEM;
-	p->type = BENCH_PARAM_DOUBLE;
-	p->dbl = value;
-	return 0;
+	return param_set(r, key, &v);
 }
 
 int bench_results__param_bool(struct bench_results *r, const char *key,
 			      bool value)
 {
-	struct bench_param *p;
+	struct bench_param v = { .type = BENCH_PARAM_BOOL, .b = value };
 
-	if (!key)
-		return -EINVAL;
-	p = param_slot(r, key);
-	if (!p)
-		return -ENOMEM;
-	p->type = BENCH_PARAM_BOOL;
-	p->b = value;
-	return 0;
+	return param_set(r, key, &v);
 }
 
 int bench_results__param_strv(struct bench_results *r, const char *key,
 			      const char *const *values, size_t n)
 {
-	struct bench_param *p;
-	char **v;
+	struct bench_param v = { .type = BENCH_PARAM_STRV, .nr_strv = n };
 	size_t i;
 
 	if (!key || (n && !values))
@@ -266,18 +257,10 @@ int bench_results__param_strv(struct bench_results *r, const char *key,
 	for (i = 0; i < n; i++)
 		if (!values[i])
 			return -EINVAL;
-	v = strv_dup(values, n);
-	if (!v)
+	v.strv = (const char *const *)strv_dup(values, n);
+	if (!v.strv)
 		return -ENOMEM;
-	p = param_slot(r, key);
-	if (!p) {
-		strv_free((const char *const *)v, n);
-		return -ENOMEM;
-	}
-	p->type = BENCH_PARAM_STRV;
-	p->strv = (const char *const *)v;
-	p->nr_strv = n;
-	return 0;
+	return param_set(r, key, &v);
 }
 
 static bool layout_ok(const char *s)

@@ -452,83 +452,113 @@ static void split_words(const char *s, const char **out, size_t *n,
 		out[(*n)++] = tok;
 }
 
+/* The results' parameters as set_params() sets them: the first error. */
+struct param_sink {
+	struct bench_results *r;
+	int err;
+};
+
+static void put_u64(struct param_sink *s, const char *key, uint64_t v)
+{
+	if (!s->err)
+		s->err = bench_results__param_u64(s->r, key, v);
+}
+
+static void put_double(struct param_sink *s, const char *key, double v)
+{
+	if (!s->err)
+		s->err = bench_results__param_double(s->r, key, v);
+}
+
+static void put_bool(struct param_sink *s, const char *key, bool v)
+{
+	if (!s->err)
+		s->err = bench_results__param_bool(s->r, key, v);
+}
+
+static void put_str(struct param_sink *s, const char *key, const char *v)
+{
+	if (!s->err)
+		s->err = bench_results__param_str(s->r, key, v);
+}
+
+static void put_strv(struct param_sink *s, const char *key,
+		     const char *const *v, size_t n)
+{
+	if (!s->err)
+		s->err = bench_results__param_strv(s->r, key, v, n);
+}
+
 static int set_params(struct bench_run *run)
 {
 	const struct bench_params *p = run->p;
-	struct bench_results *r = run->res;
+	struct param_sink s = { .r = run->res };
 	const char *files[BENCH_MAX_FILES];
 	unsigned int i;
-	int err;
 
-	err = bench_results__param_u64(r, "repetitions", p->reps);
-	err = err ?: bench_results__param_bool(r, "record", p->record);
-	err = err ?: bench_results__param_str(r, "root",
-					      p->root ? p->root : "");
+	put_u64(&s, "repetitions", p->reps);
+	put_bool(&s, "record", p->record);
+	put_str(&s, "root", p->root ? p->root : "");
 	switch (p->scenario) {
 	case SC_STAT_READ:
 		for (i = 0; i < p->nr_files; i++)
 			files[i] = p->files[i];
-		err = err ?: bench_results__param_u64(r, "children",
-						      p->children);
-		err = err ?: bench_results__param_u64(r, "depth", p->depth);
-		err = err ?: bench_results__param_str(r, "updater",
-						      updater_names[p->updater]);
-		err = err ?: bench_results__param_u64(r, "memory_max",
-						      p->memory_max);
-		err = err ?: bench_results__param_strv(r, "files", files,
-						       p->nr_files);
-		err = err ?: bench_results__param_u64(r, "reads", p->reads);
-		err = err ?: bench_results__param_str(r, "order",
-						      p->interleave ?
-						      "interleave" :
-						      "discrete");
+		put_u64(&s, "children", p->children);
+		put_u64(&s, "depth", p->depth);
+		put_str(&s, "updater", updater_names[p->updater]);
+		put_u64(&s, "memory_max", p->memory_max);
+		put_strv(&s, "files", files, p->nr_files);
+		put_u64(&s, "reads", p->reads);
+		put_str(&s, "order", p->interleave ? "interleave" : "discrete");
 		break;
 	case SC_MANY_CGROUPS:
-		err = err ?: bench_results__param_u64(r, "cgroups",
-						      p->cgroups);
-		err = err ?: bench_results__param_u64(r, "reads", p->reads);
-		err = err ?: bench_results__param_u64(r, "charge_bytes",
-						      CHARGE_BYTES);
+		put_u64(&s, "cgroups", p->cgroups);
+		put_u64(&s, "reads", p->reads);
+		put_u64(&s, "charge_bytes", CHARGE_BYTES);
 		break;
 	case SC_PIPE:
-		err = err ?: bench_results__param_u64(r, "round_trips",
-						      p->round_trips);
+		put_u64(&s, "round_trips", p->round_trips);
 		break;
 	case SC_FAULT:
-		err = err ?: bench_results__param_u64(r, "children",
-				p->children ? p->children : run->nr_cpus);
-		err = err ?: bench_results__param_double(r, "duration_s",
-							 p->duration);
-		err = err ?: bench_results__param_u64(r, "bytes",
-						      FAULT_BYTES);
+		put_u64(&s, "children",
+			p->children ? p->children : run->nr_cpus);
+		put_double(&s, "duration_s", p->duration);
+		put_u64(&s, "bytes", FAULT_BYTES);
 		break;
 	case SC_ACCURACY:
-		err = err ?: bench_results__param_u64(r, "children",
-						      p->children);
-		err = err ?: bench_results__param_str(r, "kind",
-						      kind_names[p->kind]);
-		err = err ?: bench_results__param_double(r, "rate", p->rate);
-		err = err ?: bench_results__param_str(r, "cpus_spread",
-						      p->spread ? "spread" :
-						      "pinned");
-		err = err ?: bench_results__param_u64(r, "reads", p->reads);
-		err = err ?: bench_results__param_double(r, "interval_ms",
-							 p->interval_ms);
-		err = err ?: bench_results__param_bool(r, "after_flush",
-						       p->after_flush);
-		err = err ?: bench_results__param_u64(r, "step_pages",
-						      p->step);
-		err = err ?: bench_results__param_u64(r, "max_pages",
-						      ACC_MAX_PAGES);
+		put_u64(&s, "children", p->children);
+		put_str(&s, "kind", kind_names[p->kind]);
+		put_double(&s, "rate", p->rate);
+		put_str(&s, "cpus_spread", p->spread ? "spread" : "pinned");
+		put_u64(&s, "reads", p->reads);
+		put_double(&s, "interval_ms", p->interval_ms);
+		put_bool(&s, "after_flush", p->after_flush);
+		put_u64(&s, "step_pages", p->step);
+		put_u64(&s, "max_pages", ACC_MAX_PAGES);
 		break;
 	}
-	return err;
+	return s.err;
+}
+
+/* The cgroups on the machine now, as the results keep them; -1: unknown. */
+static void count_cgroups(const struct bench_cg *cg,
+			  struct bench_cgroup_counts *out)
+{
+	struct bench_cg_counts c;
+
+	if (!bench_cg__counts(cg, &c)) {
+		out->v2_live = c.v2_live;
+		out->v2_dying = c.v2_dying;
+		out->v1_memory = c.v1_memory_cgroups;
+	} else {
+		out->v2_live = out->v2_dying = -1;
+		out->v1_memory = -1;
+	}
 }
 
 static int set_provenance(struct bench_run *run)
 {
 	struct bench_provenance prov = { 0 };
-	struct bench_cg_counts after;
 	struct kfeatures kf = { 0 };
 	const char *v2[64], *v1[64];
 	char b2[1024], b1[1024], cmd[2048];
@@ -546,14 +576,7 @@ static int set_provenance(struct bench_run *run)
 	prov.v1_controllers = v1;
 	prov.cgroup_layout = bench_cg__layout(run->cg);
 	prov.before = run->before;
-	if (!bench_cg__counts(run->cg, &after)) {
-		prov.after.v2_live = after.v2_live;
-		prov.after.v2_dying = after.v2_dying;
-		prov.after.v1_memory = after.v1_memory_cgroups;
-	} else {
-		prov.after.v2_live = prov.after.v2_dying = -1;
-		prov.after.v1_memory = -1;
-	}
+	count_cgroups(run->cg, &prov.after);
 	prov.started = run->started;
 	prov.finished = time(NULL);
 	cmd[0] = '\0';
@@ -717,7 +740,6 @@ int bench__run(const struct bench_params *p, const struct bench_ops *ops)
 	struct bench_cg_opts o = {
 		.root = p->root, .keep = p->keep, .need = scenario_need(p),
 	};
-	struct bench_cg_counts c;
 	char errbuf[512] = "";
 	unsigned int removed = 0;
 	int err, status = -EIO;
@@ -744,14 +766,7 @@ int bench__run(const struct bench_params *p, const struct bench_ops *ops)
 				 *errbuf ? errbuf : strerror(-err));
 		return err;
 	}
-	if (!bench_cg__counts(run.cg, &c)) {
-		run.before.v2_live = c.v2_live;
-		run.before.v2_dying = c.v2_dying;
-		run.before.v1_memory = c.v1_memory_cgroups;
-	} else {
-		run.before.v2_live = run.before.v2_dying = -1;
-		run.before.v1_memory = -1;
-	}
+	count_cgroups(run.cg, &run.before);
 	if (workdir__new(&run.workdir, "bench", NULL, errbuf,
 			 sizeof(errbuf))) {
 		bench_run__error(&run, "bench: %s", errbuf);

@@ -60,20 +60,35 @@ static size_t put_name(struct rec *r, size_t off, const char *name)
 	return end;
 }
 
+/* The header, then the pid and tid COMM, MMAP and MMAP2 all start with. */
+static void rec_start(struct rec *r, uint32_t type, uint16_t misc,
+		      uint32_t pid, uint32_t tid)
+{
+	memset(&r->h, 0, sizeof(r->h));
+	r->h.type = type;
+	r->h.misc = misc;
+	memcpy(r->b + 8, &pid, 4);
+	memcpy(r->b + 12, &tid, 4);
+}
+
+/* MMAP's fields, which MMAP2 starts with too; MMAP2's own follow at 40. */
+static void map_start(struct rec *r, uint32_t type, uint16_t misc,
+		      uint32_t pid, uint32_t tid, uint64_t start,
+		      uint64_t len, uint64_t pgoff)
+{
+	rec_start(r, type, misc, pid, tid);
+	memcpy(r->b + 16, &start, 8);
+	memcpy(r->b + 24, &len, 8);
+	memcpy(r->b + 32, &pgoff, 8);
+}
+
 static int mmap_kernel(struct perf_writer *w, uint64_t start, uint64_t len,
 		       uint64_t pgoff, const char *name)
 {
 	struct rec r;
-	uint32_t pid = (uint32_t)-1, tid = 0;
 
-	memset(&r.h, 0, sizeof(r.h));
-	r.h.type = PERF_RECORD_MMAP;
-	r.h.misc = PERF_RECORD_MISC_KERNEL;
-	memcpy(r.b + 8, &pid, 4);
-	memcpy(r.b + 12, &tid, 4);
-	memcpy(r.b + 16, &start, 8);
-	memcpy(r.b + 24, &len, 8);
-	memcpy(r.b + 32, &pgoff, 8);
+	map_start(&r, PERF_RECORD_MMAP, PERF_RECORD_MISC_KERNEL,
+		  (uint32_t)-1, 0, start, len, pgoff);
 	return emit(w, &r, put_name(&r, 40, name));
 }
 
@@ -151,10 +166,7 @@ static int comm_rec(struct perf_writer *w, uint32_t pid, uint32_t tid,
 {
 	struct rec r;
 
-	memset(&r.h, 0, sizeof(r.h));
-	r.h.type = PERF_RECORD_COMM;
-	memcpy(r.b + 8, &pid, 4);
-	memcpy(r.b + 12, &tid, 4);
+	rec_start(&r, PERF_RECORD_COMM, 0, pid, tid);
 	return emit(w, &r, put_name(&r, 16, comm));
 }
 
@@ -164,7 +176,7 @@ static int mmap2_rec(struct perf_writer *w, uint32_t pid, uint64_t start,
 		     const char *name)
 {
 	uint32_t prot = 0, flags;
-	uint64_t len = end - start, gen = 0;
+	uint64_t gen = 0;
 	struct rec r;
 
 	if (perm[0] == 'r')
@@ -174,14 +186,8 @@ static int mmap2_rec(struct perf_writer *w, uint32_t pid, uint64_t start,
 	if (perm[2] == 'x')
 		prot |= PROT_EXEC;
 	flags = perm[3] == 's' ? MAP_SHARED : MAP_PRIVATE;
-	memset(&r.h, 0, sizeof(r.h));
-	r.h.type = PERF_RECORD_MMAP2;
-	r.h.misc = PERF_RECORD_MISC_USER;
-	memcpy(r.b + 8, &pid, 4);
-	memcpy(r.b + 12, &pid, 4);
-	memcpy(r.b + 16, &start, 8);
-	memcpy(r.b + 24, &len, 8);
-	memcpy(r.b + 32, &pgoff, 8);
+	map_start(&r, PERF_RECORD_MMAP2, PERF_RECORD_MISC_USER, pid, pid,
+		  start, end - start, pgoff);
 	memcpy(r.b + 40, &maj, 4);
 	memcpy(r.b + 44, &min, 4);
 	memcpy(r.b + 48, &ino, 8);

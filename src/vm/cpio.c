@@ -76,9 +76,13 @@ static void pad4(struct cpio *c)
 	put(c, zeros, (4 - c->written % 4) % 4);
 }
 
-/* One header and the name; the caller writes the data, then pad4(). */
+/*
+ * One header and the name; the caller writes the data, then pad4().
+ * rdev is the device a special file stands for, major and minor.
+ */
 static int header(struct cpio *c, const char *name, unsigned int mode,
-		  unsigned int nlink, unsigned long long size)
+		  unsigned int nlink, unsigned long long size,
+		  const unsigned int rdev[2])
 {
 	char h[111];
 
@@ -86,8 +90,9 @@ static int header(struct cpio *c, const char *name, unsigned int mode,
 		return -EFBIG;
 	snprintf(h, sizeof(h),
 		 "070701%08X%08X%08X%08X%08X%08X%08X%08X%08X%08X%08X%08X%08X",
-		 c->ino++, mode, 0, 0, nlink, 0, (unsigned int)size, 0, 0, 0,
-		 0, (unsigned int)strlen(name) + 1, 0);
+		 c->ino++, mode, 0, 0, nlink, 0, (unsigned int)size, 0, 0,
+		 rdev ? rdev[0] : 0, rdev ? rdev[1] : 0,
+		 (unsigned int)strlen(name) + 1, 0);
 	put(c, h, 110);
 	put(c, name, strlen(name) + 1);
 	pad4(c);
@@ -121,7 +126,7 @@ static int add_dir_one(struct cpio *c, const char *rel)
 
 	if (cpio__has(c, rel))
 		return 0;
-	err = header(c, rel, S_IFDIR | 0755, 2, 0);
+	err = header(c, rel, S_IFDIR | 0755, 2, 0, NULL);
 	return err ? err : remember(c, rel);
 }
 
@@ -145,6 +150,32 @@ static int add_parents(struct cpio *c, const char *rel)
 	return 0;
 }
 
+/* Whether rel may name a new entry (not a directory). */
+static int check_new(struct cpio *c, const char *rel)
+{
+	if (!*rel)
+		return -EINVAL;
+	return cpio__has(c, rel) ? -EEXIST : 0;
+}
+
+/* A file's or device's parents, then its header and name. */
+static int begin_entry(struct cpio *c, const char *rel, unsigned int mode,
+		       unsigned long long size, const unsigned int rdev[2])
+{
+	int err = add_parents(c, rel);
+
+	return err ? err : header(c, rel, mode, 1, size, rdev);
+}
+
+/* Close an entry whose header and data are written. */
+static int finish_entry(struct cpio *c, const char *rel)
+{
+	pad4(c);
+	if (c->error)
+		return -EIO;
+	return remember(c, rel);
+}
+
 int cpio__add_dir(struct cpio *c, const char *path)
 {
 	const char *rel = relative(path);
@@ -162,20 +193,13 @@ int cpio__add_data(struct cpio *c, const char *path, unsigned int mode,
 	const char *rel = relative(path);
 	int err;
 
-	if (!*rel)
-		return -EINVAL;
-	if (cpio__has(c, rel))
-		return -EEXIST;
-	err = add_parents(c, rel);
+	err = check_new(c, rel);
 	if (!err)
-		err = header(c, rel, S_IFREG | (mode & 07777), 1, len);
+		err = begin_entry(c, rel, S_IFREG | (mode & 07777), len, NULL);
 	if (err)
 		return err;
 	put(c, data, len);
-	pad4(c);
-	if (c->error)
-		return -EIO;
-	return remember(c, rel);
+	return finish_entry(c, rel);
 }
 
 int cpio__add_file(struct cpio *c, const char *path, unsigned int mode,
@@ -187,10 +211,9 @@ int cpio__add_file(struct cpio *c, const char *path, unsigned int mode,
 	struct stat st;
 	int fd, err;
 
-	if (!*rel)
-		return -EINVAL;
-	if (cpio__has(c, rel))
-		return -EEXIST;
+	err = check_new(c, rel);
+	if (err)
+		return err;
 	fd = open(src, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return -errno;
@@ -199,9 +222,7 @@ int cpio__add_file(struct cpio *c, const char *path, unsigned int mode,
 		close(fd);
 		return err;
 	}
-	err = add_parents(c, rel);
-	if (!err)
-		err = header(c, rel, S_IFREG | (mode & 07777), 1, st.st_size);
+	err = begin_entry(c, rel, S_IFREG | (mode & 07777), st.st_size, NULL);
 	for (left = st.st_size; !err && left; ) {
 		ssize_t n = read(fd, buf, left < sizeof(buf) ? left :
 				 sizeof(buf));
@@ -218,44 +239,26 @@ int cpio__add_file(struct cpio *c, const char *path, unsigned int mode,
 		left -= n;
 	}
 	close(fd);
-	if (err)
-		return err;
-	pad4(c);
-	if (c->error)
-		return -EIO;
-	return remember(c, rel);
+	return err ? err : finish_entry(c, rel);
 }
 
 int cpio__add_chardev(struct cpio *c, const char *path, unsigned int mode,
 		      unsigned int major, unsigned int minor)
 {
+	const unsigned int rdev[2] = { major, minor };
 	const char *rel = relative(path);
-	char h[111];
 	int err;
 
-	if (!*rel)
-		return -EINVAL;
-	if (cpio__has(c, rel))
-		return -EEXIST;
-	err = add_parents(c, rel);
-	if (err)
-		return err;
-	snprintf(h, sizeof(h),
-		 "070701%08X%08X%08X%08X%08X%08X%08X%08X%08X%08X%08X%08X%08X",
-		 c->ino++, S_IFCHR | (mode & 07777), 0, 0, 1, 0, 0, 0, 0,
-		 major, minor, (unsigned int)strlen(rel) + 1, 0);
-	put(c, h, 110);
-	put(c, rel, strlen(rel) + 1);
-	pad4(c);
-	if (c->error)
-		return -EIO;
-	return remember(c, rel);
+	err = check_new(c, rel);
+	if (!err)
+		err = begin_entry(c, rel, S_IFCHR | (mode & 07777), 0, rdev);
+	return err ? err : finish_entry(c, rel);
 }
 
 int cpio__finish(struct cpio *c)
 {
 	static const char zeros[512];
-	int err = header(c, "TRAILER!!!", 0, 1, 0);
+	int err = header(c, "TRAILER!!!", 0, 1, 0, NULL);
 
 	if (err)
 		return err;
