@@ -50,8 +50,11 @@ int vm_cmd__print_output(const struct vm_result *res);
 
 /* "rstat-analyze: <message>" on stderr: the one line a failure prints. */
 void rs_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-/* The message of the last rs_error(), "" if none. */
-const char *rs_last_error(void);
+/*
+ * The last rs_error() again, as {"error": "..."} on stdout: a command
+ * asked for JSON fails in JSON too (bpftool's convention).
+ */
+void rs_error_json(void);
 /* "rstat-analyze: note: <message>" on stderr. */
 void rs_note(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 struct session;

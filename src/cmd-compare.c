@@ -387,17 +387,8 @@ int cmd_compare(int argc, char **argv)
 			ret = params.labels_arg ? RS_EXIT_USAGE : RS_EXIT_FAIL;
 		}
 	}
-	/* bpftool's convention: a JSON consumer gets the error too. */
-	if (ret == RS_EXIT_FAIL && params.format == FMT_JSON) {
-		struct json_writer *jw = json_writer__new(stdout);
-
-		if (jw) {
-			json__object_begin(jw, NULL);
-			json__string(jw, "error", rs_last_error());
-			json__object_end(jw);
-			json_writer__delete(jw);
-		}
-	}
+	if (ret == RS_EXIT_FAIL && params.format == FMT_JSON)
+		rs_error_json();
 	compare_params_free(&params);
 	return rs_finish_stdout(ret);
 }

@@ -16,7 +16,6 @@
 #include "cmds.h"
 #include "doctor-out.h"
 #include "vm.h"
-#include "json.h"
 #include "kfeatures.h"
 
 struct doctor_params {
@@ -179,16 +178,7 @@ int cmd_doctor(int argc, char **argv)
 	if (params.vm.nkernels)
 		return rs_finish_stdout(doctor_in_vm(&params, argc, argv));
 	ret = __cmd_doctor(&params);
-	/* In JSON mode a failure is JSON too, as bpftool does it. */
-	if (ret == RS_EXIT_FAIL && params.json) {
-		struct json_writer *jw = json_writer__new(stdout);
-
-		if (jw) {
-			json__object_begin(jw, NULL);
-			json__string(jw, "error", rs_last_error());
-			json__object_end(jw);
-			json_writer__delete(jw);
-		}
-	}
+	if (ret == RS_EXIT_FAIL && params.json)
+		rs_error_json();
 	return rs_finish_stdout(ret);
 }

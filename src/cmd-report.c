@@ -598,17 +598,8 @@ int cmd_report(int argc, char **argv)
 	}
 	ret = report_input(&params, rules);
 out:
-	/* In JSON mode a failure is JSON too, as bpftool does it. */
-	if (ret == RS_EXIT_FAIL && params.mode == REPORT_JSON) {
-		struct json_writer *jw = json_writer__new(stdout);
-
-		if (jw) {
-			json__object_begin(jw, NULL);
-			json__string(jw, "error", rs_last_error());
-			json__object_end(jw);
-			json_writer__delete(jw);
-		}
-	}
+	if (ret == RS_EXIT_FAIL && params.mode == REPORT_JSON)
+		rs_error_json();
 	rules__delete(rules);
 	report_params_free(&params);
 	return rs_finish_stdout(ret);
