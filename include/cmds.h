@@ -55,6 +55,14 @@ void rs_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
  * asked for JSON fails in JSON too (bpftool's convention).
  */
 void rs_error_json(void);
+/*
+ * What a command's getopt loop does with an option it does not take: c is
+ * what getopt returned (':' for an option without its value), opt the
+ * option as given (argv[optind - 1]). One error line, then usage on
+ * stderr; returns RS_EXIT_USAGE.
+ */
+int rs_bad_option(const char *cmd, int c, const char *opt,
+		  void (*usage)(FILE *out));
 /* "rstat-analyze: note: <message>" on stderr. */
 void rs_note(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 struct session;

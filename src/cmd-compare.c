@@ -183,16 +183,9 @@ static int compare_parse_args(int argc, char **argv, struct compare_params *p)
 		case 'h':
 			compare_help();
 			return -1;
-		case ':':
-			rs_error("compare: option '%s' needs a value",
-				 p->opts[optind - 1]);
-			compare_usage(stderr);
-			return RS_EXIT_USAGE;
 		default:
-			rs_error("compare: unknown option '%s'",
-				 p->opts[optind - 1]);
-			compare_usage(stderr);
-			return RS_EXIT_USAGE;
+			return rs_bad_option("compare", c, p->opts[optind - 1],
+					     compare_usage);
 		}
 	}
 	if (!p->nr_files) {

@@ -94,16 +94,9 @@ static int doctor_parse_args(int argc, char **argv, struct doctor_params *p)
 		case 'h':
 			doctor_help();
 			return -1;
-		case ':':
-			rs_error("doctor: option '%s' needs a value",
-				 argv[optind - 1]);
-			doctor_usage(stderr);
-			return RS_EXIT_USAGE;
 		default:
-			rs_error("doctor: unknown option '%s'",
-				 argv[optind - 1]);
-			doctor_usage(stderr);
-			return RS_EXIT_USAGE;
+			return rs_bad_option("doctor", c, argv[optind - 1],
+					     doctor_usage);
 		}
 	}
 	if (optind < argc) {

@@ -358,16 +358,9 @@ static int report_parse_args(int argc, char **argv, struct report_params *p)
 		case 'h':
 			report_help();
 			return -1;
-		case ':':
-			rs_error("report: option '%s' needs a value",
-				 argv[optind - 1]);
-			report_usage(stderr);
-			return RS_EXIT_USAGE;
 		default:
-			rs_error("report: unknown option '%s'",
-				 argv[optind - 1]);
-			report_usage(stderr);
-			return RS_EXIT_USAGE;
+			return rs_bad_option("report", c, argv[optind - 1],
+					     report_usage);
 		}
 	}
 	if (optind < argc) {
