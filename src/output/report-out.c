@@ -845,6 +845,60 @@ int report_out__text(FILE *out, const struct report_out *ro)
 	return 0;
 }
 
+/*
+ * One span histogram of the report's tables: per subsystem (in table
+ * order) the lock holds, the lock waits and the flushes (f set), then the
+ * user's spans (u set, no subsystem).
+ */
+struct span_row {
+	const char *name;
+	const char *subsys;		/* NULL for a user's span */
+	struct hist *h;
+	const struct spans_flush *f;	/* the flush row's record */
+	const struct spans_user *u;	/* the user's span */
+};
+
+static void span_rows__each(struct spans *sp,
+			    void (*fn)(void *arg, const struct span_row *r),
+			    void *arg)
+{
+	unsigned int k;
+	int u, n;
+
+	for (k = 0; k < sizeof(subsys_order) / sizeof(*subsys_order); k++) {
+		int s = subsys_order[k];
+		const struct spans_flush *f = spans__flush(sp, s);
+		struct span_row r = { .subsys = subsys_name(s) };
+
+		r.h = spans__hold_hist(sp, s);
+		if (r.h && hist__count(r.h)) {
+			r.name = "lock-hold";
+			fn(arg, &r);
+		}
+		r.h = spans__wait_hist(sp, s);
+		if (r.h && hist__count(r.h)) {
+			r.name = "lock-wait";
+			fn(arg, &r);
+		}
+		if (f && f->flushes) {
+			r.name = "flush";
+			r.h = f->duration;
+			r.f = f;
+			fn(arg, &r);
+		}
+	}
+	n = spans__nr_user(sp);
+	for (u = 0; u < n; u++) {
+		const struct spans_user *us = spans__user(sp, u);
+		struct span_row r = { .h = us->hist, .u = us };
+		char name[256];
+
+		snprintf(name, sizeof(name), "%s,%s", us->start, us->end);
+		r.name = name;
+		fn(arg, &r);
+	}
+}
+
 /* --- JSON --------------------------------------------------------------- */
 
 static void json_hist(struct json_writer *jw, struct hist *h)
@@ -1000,6 +1054,24 @@ static void json_attrib(struct json_writer *jw, const struct report_out *ro)
 	}
 }
 
+static void json_span_row(void *arg, const struct span_row *r)
+{
+	struct json_writer *jw = arg;
+
+	json_span(jw, r->name, r->subsys, r->h);
+	if (r->f) {
+		json__u64(jw, "locks", r->f->locks);
+		json__u64(jw, "hold_ns", r->f->hold_ns);
+		json__u64(jw, "cpus_walked_total", hist__total(r->f->cpus));
+		json__u64(jw, "cpus_walked_max", hist__max(r->f->cpus));
+	}
+	if (r->u) {
+		json__u64(jw, "unmatched_start", r->u->unmatched_start);
+		json__u64(jw, "unmatched_end", r->u->unmatched_end);
+	}
+	json__object_end(jw);
+}
+
 static void json_spans(struct json_writer *jw, const struct report_out *ro)
 {
 	struct spans *sp = analysis__spans(ro->an);
@@ -1007,49 +1079,12 @@ static void json_spans(struct json_writer *jw, const struct report_out *ro)
 	const struct spans_lock_cpu *lc;
 	const struct spans_memcg *m;
 	struct spans_counts c;
-	unsigned int k;
 	size_t nr, i;
-	int u, n;
 
 	json_hold_cost(jw, sp);
 	json_kspans(jw, ro);
 	json__array_begin(jw, PROFILE_SPANS);
-	for (k = 0; k < sizeof(subsys_order) / sizeof(*subsys_order); k++) {
-		int s = subsys_order[k];
-		struct hist *h = spans__hold_hist(sp, s);
-		const struct spans_flush *f;
-
-		if (h && hist__count(h)) {
-			json_span(jw, "lock-hold", subsys_name(s), h);
-			json__object_end(jw);
-		}
-		h = spans__wait_hist(sp, s);
-		if (h && hist__count(h)) {
-			json_span(jw, "lock-wait", subsys_name(s), h);
-			json__object_end(jw);
-		}
-		f = spans__flush(sp, s);
-		if (f && f->flushes) {
-			json_span(jw, "flush", subsys_name(s), f->duration);
-			json__u64(jw, "locks", f->locks);
-			json__u64(jw, "hold_ns", f->hold_ns);
-			json__u64(jw, "cpus_walked_total",
-				  hist__total(f->cpus));
-			json__u64(jw, "cpus_walked_max", hist__max(f->cpus));
-			json__object_end(jw);
-		}
-	}
-	n = spans__nr_user(sp);
-	for (u = 0; u < n; u++) {
-		const struct spans_user *us = spans__user(sp, u);
-		char name[256];
-
-		snprintf(name, sizeof(name), "%s,%s", us->start, us->end);
-		json_span(jw, name, NULL, us->hist);
-		json__u64(jw, "unmatched_start", us->unmatched_start);
-		json__u64(jw, "unmatched_end", us->unmatched_end);
-		json__object_end(jw);
-	}
+	span_rows__each(sp, json_span_row, jw);
 	json__array_end(jw);
 
 	spans__counts(sp, &c);
@@ -1188,6 +1223,16 @@ static void csv_buckets(FILE *out, const char *name, const char *subsys,
 	}
 }
 
+static void csv_span_row(void *arg, const struct span_row *r)
+{
+	csv_hist_row(arg, "spans", r->name, r->subsys ? r->subsys : "", r->h);
+}
+
+static void csv_bucket_rows(void *arg, const struct span_row *r)
+{
+	csv_buckets(arg, r->name, r->subsys ? r->subsys : "", r->h);
+}
+
 /*
  * Several tables, each a header line then its rows, separated by a blank
  * line; the first column names the table so that rows stay
@@ -1198,8 +1243,7 @@ int report_out__csv(FILE *out, const struct report_out *ro)
 	struct attrib *at = analysis__attrib(ro->an);
 	struct spans *sp = analysis__spans(ro->an);
 	uint32_t i, n = attrib__nr_events(at), ne;
-	unsigned int k;
-	int c, t, u;
+	int c, t;
 
 	fputs("table,event,category,samples,period,share,flush_share\n", out);
 	for (i = 0; i < n; i++) {
@@ -1279,29 +1323,7 @@ int report_out__csv(FILE *out, const struct report_out *ro)
 
 	fputs("\ntable,name,subsystem,count,total_ns,min_ns,max_ns,p50_ns,p90_ns,p99_ns\n",
 	      out);
-	for (k = 0; k < sizeof(subsys_order) / sizeof(*subsys_order); k++) {
-		int s = subsys_order[k];
-		struct hist *h = spans__hold_hist(sp, s);
-		const struct spans_flush *f = spans__flush(sp, s);
-
-		if (h && hist__count(h))
-			csv_hist_row(out, "spans", "lock-hold",
-				     subsys_name(s), h);
-		h = spans__wait_hist(sp, s);
-		if (h && hist__count(h))
-			csv_hist_row(out, "spans", "lock-wait",
-				     subsys_name(s), h);
-		if (f && f->flushes)
-			csv_hist_row(out, "spans", "flush", subsys_name(s),
-				     f->duration);
-	}
-	for (u = 0; u < spans__nr_user(sp); u++) {
-		const struct spans_user *us = spans__user(sp, u);
-		char name[256];
-
-		snprintf(name, sizeof(name), "%s,%s", us->start, us->end);
-		csv_hist_row(out, "spans", name, "", us->hist);
-	}
+	span_rows__each(sp, csv_span_row, out);
 
 	fputs("\ntable,event,count\n", out);
 	ne = perf_data__nr_evsel(ro->pd);
@@ -1315,31 +1337,7 @@ int report_out__csv(FILE *out, const struct report_out *ro)
 
 	if (ro->hist) {
 		fputs("\ntable,name,subsystem,low_ns,high_ns,count\n", out);
-		for (k = 0; k < sizeof(subsys_order) / sizeof(*subsys_order);
-		     k++) {
-			int s = subsys_order[k];
-			struct hist *h = spans__hold_hist(sp, s);
-			const struct spans_flush *f = spans__flush(sp, s);
-
-			if (h && hist__count(h))
-				csv_buckets(out, "lock-hold", subsys_name(s),
-					    h);
-			h = spans__wait_hist(sp, s);
-			if (h && hist__count(h))
-				csv_buckets(out, "lock-wait", subsys_name(s),
-					    h);
-			if (f && f->flushes)
-				csv_buckets(out, "flush", subsys_name(s),
-					    f->duration);
-		}
-		for (u = 0; u < spans__nr_user(sp); u++) {
-			const struct spans_user *us = spans__user(sp, u);
-			char name[256];
-
-			snprintf(name, sizeof(name), "%s,%s", us->start,
-				 us->end);
-			csv_buckets(out, name, "", us->hist);
-		}
+		span_rows__each(sp, csv_bucket_rows, out);
 	}
 	return ferror(out) ? -EIO : 0;
 }
