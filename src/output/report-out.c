@@ -899,6 +899,96 @@ static void span_rows__each(struct spans *sp,
 	}
 }
 
+/*
+ * The attribution tables JSON and CSV share, row by row: per event the
+ * categories (share of all samples; flush categories also of the flush
+ * samples), the triggers, category x trigger (shares of the flush
+ * samples), then every flushing comm or stack.
+ */
+enum attrib_table {
+	AT_CATEGORY, AT_TRIGGER, AT_CROSS, AT_COMM, AT_STACK,
+};
+
+struct attrib_out_row {
+	const char *event;
+	const char *key, *name;		/* what the row is */
+	const char *key2, *name2;	/* a cross row's trigger, else NULL */
+	const struct attrib_row *r;
+	double share;
+	/* the category table's last column: empty unless a flush category */
+	bool flush_col, has_flush_share;
+	double flush_share;
+};
+
+static void attrib_rows__each(struct attrib *at, enum attrib_table tb,
+			      void (*fn)(void *arg,
+					 const struct attrib_out_row *row),
+			      void *arg)
+{
+	uint32_t i, n = attrib__nr_events(at), max;
+	struct attrib_out_row row = { NULL };
+	struct attrib_keyed *top;
+	int c, t, j, nk;
+
+	for (i = 0; i < n; i++) {
+		const struct attrib_event *ev = attrib__event(at, i);
+
+		row.event = ev->name;
+		for (c = 0; tb == AT_CATEGORY && c < RS_CAT__NR; c++) {
+			if (!ev->cat[c].samples)
+				continue;
+			row.key = PROFILE_CATEGORY;
+			row.name = rs_category_name(c);
+			row.r = &ev->cat[c];
+			row.share = share(row.r->period, ev->total.period);
+			row.flush_col = true;
+			row.has_flush_share = rs_category_is_flush(c);
+			row.flush_share = share(row.r->period,
+						ev->flush.period);
+			fn(arg, &row);
+		}
+		for (t = 0; tb == AT_TRIGGER && t < RS_TRIG__NR; t++) {
+			if (!ev->trig[t].samples)
+				continue;
+			row.key = PROFILE_TRIGGER;
+			row.name = rs_trigger_name(t);
+			row.r = &ev->trig[t];
+			row.share = share(row.r->period, ev->flush.period);
+			fn(arg, &row);
+		}
+		for (c = 0; tb == AT_CROSS && c < RS_CAT__NR; c++)
+			for (t = 0; t < RS_TRIG__NR; t++) {
+				if (!ev->cross[c][t].samples)
+					continue;
+				row.key = PROFILE_CATEGORY;
+				row.name = rs_category_name(c);
+				row.key2 = PROFILE_TRIGGER;
+				row.name2 = rs_trigger_name(t);
+				row.r = &ev->cross[c][t];
+				row.share = share(row.r->period,
+						  ev->flush.period);
+				fn(arg, &row);
+			}
+		if (tb != AT_COMM && tb != AT_STACK)
+			continue;
+		max = tb == AT_STACK ? attrib__nr_stacks(at, i) :
+		      attrib__nr_comms(at, i);
+		top = max ? calloc(max, sizeof(*top)) : NULL;
+		if (!top)
+			continue;
+		nk = tb == AT_STACK ? attrib__top_stacks(at, i, top, max) :
+		     attrib__top_comms(at, i, top, max);
+		for (j = 0; j < nk; j++) {
+			row.key = tb == AT_STACK ? "stack" : "comm";
+			row.name = top[j].name;
+			row.r = &top[j].row;
+			row.share = share(row.r->period, ev->flush.period);
+			fn(arg, &row);
+		}
+		free(top);
+	}
+}
+
 /* --- JSON --------------------------------------------------------------- */
 
 static void json_hist(struct json_writer *jw, struct hist *h)
@@ -928,110 +1018,43 @@ static void json_span(struct json_writer *jw, const char *name,
 	json_hist(jw, h);
 }
 
+static void json_attrib_row(void *arg, const struct attrib_out_row *row)
+{
+	struct json_writer *jw = arg;
+
+	json__object_begin(jw, NULL);
+	json__string(jw, PROFILE_EVENT, row->event);
+	json__string(jw, row->key, row->name);
+	if (row->key2)
+		json__string(jw, row->key2, row->name2);
+	json__u64(jw, "samples", row->r->samples);
+	json__u64(jw, "period", row->r->period);
+	json__double(jw, PROFILE_SHARE, row->share);
+	if (row->flush_col && row->has_flush_share)
+		json__double(jw, PROFILE_FLUSH_SHARE, row->flush_share);
+	else if (row->flush_col)
+		json__string(jw, PROFILE_FLUSH_SHARE, NULL);
+	json__object_end(jw);
+}
+
 static void json_attrib(struct json_writer *jw, const struct report_out *ro)
 {
+	static const struct {
+		const char *key;
+		enum attrib_table tb;
+	} tables[] = {
+		{ PROFILE_ATTRIBUTION, AT_CATEGORY },
+		{ PROFILE_TRIGGERS, AT_TRIGGER },
+		{ "category_triggers", AT_CROSS },
+		{ "flush_comms", AT_COMM },
+		{ "flush_stacks", AT_STACK },
+	};
 	struct attrib *at = analysis__attrib(ro->an);
 	uint32_t i, n = attrib__nr_events(at);
-	struct attrib_keyed *top;
-	int c, t, k, nk;
 
-	json__array_begin(jw, PROFILE_ATTRIBUTION);
-	for (i = 0; i < n; i++) {
-		const struct attrib_event *ev = attrib__event(at, i);
-
-		for (c = 0; c < RS_CAT__NR; c++) {
-			if (!ev->cat[c].samples)
-				continue;
-			json__object_begin(jw, NULL);
-			json__string(jw, PROFILE_EVENT, ev->name);
-			json__string(jw, PROFILE_CATEGORY, rs_category_name(c));
-			json__u64(jw, "samples", ev->cat[c].samples);
-			json__u64(jw, "period", ev->cat[c].period);
-			json__double(jw, PROFILE_SHARE, share(ev->cat[c].period,
-							ev->total.period));
-			if (rs_category_is_flush(c))
-				json__double(jw, PROFILE_FLUSH_SHARE,
-					     share(ev->cat[c].period,
-						   ev->flush.period));
-			else
-				json__string(jw, PROFILE_FLUSH_SHARE, NULL);
-			json__object_end(jw);
-		}
-	}
-	json__array_end(jw);
-
-	json__array_begin(jw, PROFILE_TRIGGERS);
-	for (i = 0; i < n; i++) {
-		const struct attrib_event *ev = attrib__event(at, i);
-
-		for (t = 0; t < RS_TRIG__NR; t++) {
-			if (!ev->trig[t].samples)
-				continue;
-			json__object_begin(jw, NULL);
-			json__string(jw, PROFILE_EVENT, ev->name);
-			json__string(jw, PROFILE_TRIGGER, rs_trigger_name(t));
-			json__u64(jw, "samples", ev->trig[t].samples);
-			json__u64(jw, "period", ev->trig[t].period);
-			json__double(jw, PROFILE_SHARE, share(ev->trig[t].period,
-							ev->flush.period));
-			json__object_end(jw);
-		}
-	}
-	json__array_end(jw);
-
-	json__array_begin(jw, "category_triggers");
-	for (i = 0; i < n; i++) {
-		const struct attrib_event *ev = attrib__event(at, i);
-
-		for (c = 0; c < RS_CAT__NR; c++)
-			for (t = 0; t < RS_TRIG__NR; t++) {
-				const struct attrib_row *r = &ev->cross[c][t];
-
-				if (!r->samples)
-					continue;
-				json__object_begin(jw, NULL);
-				json__string(jw, "event", ev->name);
-				json__string(jw, "category",
-					     rs_category_name(c));
-				json__string(jw, "trigger",
-					     rs_trigger_name(t));
-				json__u64(jw, "samples", r->samples);
-				json__u64(jw, "period", r->period);
-				json__double(jw, "share",
-					     share(r->period,
-						   ev->flush.period));
-				json__object_end(jw);
-			}
-	}
-	json__array_end(jw);
-
-	for (k = 0; k < 2; k++) {
-		json__array_begin(jw, k ? "flush_stacks" : "flush_comms");
-		for (i = 0; i < n; i++) {
-			const struct attrib_event *ev = attrib__event(at, i);
-			uint32_t max = k ? attrib__nr_stacks(at, i) :
-				       attrib__nr_comms(at, i);
-			int j;
-
-			top = max ? calloc(max, sizeof(*top)) : NULL;
-			if (!top)
-				continue;
-			nk = k ? attrib__top_stacks(at, i, top, max) :
-			     attrib__top_comms(at, i, top, max);
-			for (j = 0; j < nk; j++) {
-				json__object_begin(jw, NULL);
-				json__string(jw, "event", ev->name);
-				json__string(jw, k ? "stack" : "comm",
-					     top[j].name);
-				json__u64(jw, "samples", top[j].row.samples);
-				json__u64(jw, "period", top[j].row.period);
-				json__double(jw, "share",
-					     share(top[j].row.period,
-						   ev->flush.period));
-				json__object_end(jw);
-			}
-			free(top);
-		}
+	for (i = 0; i < sizeof(tables) / sizeof(*tables); i++) {
+		json__array_begin(jw, tables[i].key);
+		attrib_rows__each(at, tables[i].tb, json_attrib_row, jw);
 		json__array_end(jw);
 	}
 
@@ -1233,6 +1256,34 @@ static void csv_bucket_rows(void *arg, const struct span_row *r)
 	csv_buckets(arg, r->name, r->subsys ? r->subsys : "", r->h);
 }
 
+/* CSV rows name their table first. */
+struct csv_table {
+	FILE *out;
+	const char *name;
+};
+
+static void csv_attrib_row(void *arg, const struct attrib_out_row *row)
+{
+	const struct csv_table *tb = arg;
+	FILE *out = tb->out;
+
+	fprintf(out, "%s,", tb->name);
+	csv_str(out, row->event);
+	fputc(',', out);
+	csv_str(out, row->name);
+	if (row->key2) {
+		fputc(',', out);
+		csv_str(out, row->name2);
+	}
+	fprintf(out, ",%" PRIu64 ",%" PRIu64 ",%.6f", row->r->samples,
+		row->r->period, row->share);
+	if (row->flush_col)
+		fputc(',', out);
+	if (row->has_flush_share)
+		fprintf(out, "%.6f", row->flush_share);
+	fputc('\n', out);
+}
+
 /*
  * Several tables, each a header line then its rows, separated by a blank
  * line; the first column names the table so that rows stay
@@ -1240,85 +1291,26 @@ static void csv_bucket_rows(void *arg, const struct span_row *r)
  */
 int report_out__csv(FILE *out, const struct report_out *ro)
 {
+	static const struct {
+		const char *name, *columns;
+		enum attrib_table tb;
+	} tables[] = {
+		{ "attribution", "category", AT_CATEGORY },
+		{ "triggers", "trigger", AT_TRIGGER },
+		{ "category_triggers", "category,trigger", AT_CROSS },
+		{ "flush_comms", "comm", AT_COMM },
+	};
 	struct attrib *at = analysis__attrib(ro->an);
 	struct spans *sp = analysis__spans(ro->an);
-	uint32_t i, n = attrib__nr_events(at), ne;
-	int c, t;
+	uint32_t i, ne;
 
-	fputs("table,event,category,samples,period,share,flush_share\n", out);
-	for (i = 0; i < n; i++) {
-		const struct attrib_event *ev = attrib__event(at, i);
+	for (i = 0; i < sizeof(tables) / sizeof(*tables); i++) {
+		struct csv_table tb = { out, tables[i].name };
 
-		for (c = 0; c < RS_CAT__NR; c++) {
-			if (!ev->cat[c].samples)
-				continue;
-			fputs("attribution,", out);
-			csv_str(out, ev->name);
-			fprintf(out, ",%s,%" PRIu64 ",%" PRIu64 ",%.6f,",
-				rs_category_name(c), ev->cat[c].samples,
-				ev->cat[c].period,
-				share(ev->cat[c].period, ev->total.period));
-			if (rs_category_is_flush(c))
-				fprintf(out, "%.6f", share(ev->cat[c].period,
-							   ev->flush.period));
-			fputc('\n', out);
-		}
-	}
-	fputs("\ntable,event,trigger,samples,period,share\n", out);
-	for (i = 0; i < n; i++) {
-		const struct attrib_event *ev = attrib__event(at, i);
-
-		for (t = 0; t < RS_TRIG__NR; t++) {
-			if (!ev->trig[t].samples)
-				continue;
-			fputs("triggers,", out);
-			csv_str(out, ev->name);
-			fprintf(out, ",%s,%" PRIu64 ",%" PRIu64 ",%.6f\n",
-				rs_trigger_name(t), ev->trig[t].samples,
-				ev->trig[t].period,
-				share(ev->trig[t].period, ev->flush.period));
-		}
-	}
-	fputs("\ntable,event,category,trigger,samples,period,share\n", out);
-	for (i = 0; i < n; i++) {
-		const struct attrib_event *ev = attrib__event(at, i);
-
-		for (c = 0; c < RS_CAT__NR; c++)
-			for (t = 0; t < RS_TRIG__NR; t++) {
-				const struct attrib_row *r = &ev->cross[c][t];
-
-				if (!r->samples)
-					continue;
-				fputs("category_triggers,", out);
-				csv_str(out, ev->name);
-				fprintf(out, ",%s,%s,%" PRIu64 ",%" PRIu64
-					",%.6f\n", rs_category_name(c),
-					rs_trigger_name(t), r->samples,
-					r->period,
-					share(r->period, ev->flush.period));
-			}
-	}
-	fputs("\ntable,event,comm,samples,period,share\n", out);
-	for (i = 0; i < n; i++) {
-		const struct attrib_event *ev = attrib__event(at, i);
-		uint32_t max = attrib__nr_comms(at, i);
-		struct attrib_keyed *top = max ? calloc(max, sizeof(*top)) :
-					   NULL;
-		int j, nk;
-
-		if (!top)
-			continue;
-		nk = attrib__top_comms(at, i, top, max);
-		for (j = 0; j < nk; j++) {
-			fputs("flush_comms,", out);
-			csv_str(out, ev->name);
-			fputc(',', out);
-			csv_str(out, top[j].name);
-			fprintf(out, ",%" PRIu64 ",%" PRIu64 ",%.6f\n",
-				top[j].row.samples, top[j].row.period,
-				share(top[j].row.period, ev->flush.period));
-		}
-		free(top);
+		fprintf(out, "%stable,event,%s,samples,period,share%s\n",
+			i ? "\n" : "", tables[i].columns,
+			tables[i].tb == AT_CATEGORY ? ",flush_share" : "");
+		attrib_rows__each(at, tables[i].tb, csv_attrib_row, &tb);
 	}
 
 	fputs("\ntable,name,subsystem,count,total_ns,min_ns,max_ns,p50_ns,p90_ns,p99_ns\n",
