@@ -773,84 +773,15 @@ static void text_user_spans(FILE *out, const struct report_out *ro)
 	}
 }
 
-static void text_hists(FILE *out, const struct report_out *ro)
-{
-	struct spans *sp = analysis__spans(ro->an);
-	const struct spans_memcg *m = spans__memcg(sp);
-	unsigned int k;
-	int i, n;
-
-	for (k = 0; k < sizeof(subsys_order) / sizeof(*subsys_order); k++) {
-		struct hist *h = spans__hold_hist(sp, subsys_order[k]);
-
-		if (h && hist__count(h)) {
-			fprintf(out, "\nlock hold, %s:\n",
-				subsys_name(subsys_order[k]));
-			hist__print(h, out, ro->divisor, ro->unit);
-		}
-	}
-	for (k = 0; k < sizeof(subsys_order) / sizeof(*subsys_order); k++) {
-		struct hist *h = spans__wait_hist(sp, subsys_order[k]);
-
-		if (h && hist__count(h)) {
-			fprintf(out, "\nlock wait, %s:\n",
-				subsys_name(subsys_order[k]));
-			hist__print(h, out, ro->divisor, ro->unit);
-		}
-	}
-	for (k = 0; k < sizeof(subsys_order) / sizeof(*subsys_order); k++) {
-		const struct spans_flush *f = spans__flush(sp,
-							   subsys_order[k]);
-
-		if (f && f->flushes) {
-			fprintf(out, "\nflush duration, %s:\n",
-				subsys_name(subsys_order[k]));
-			hist__print(f->duration, out, ro->divisor, ro->unit);
-		}
-	}
-	n = spans__nr_user(sp);
-	for (i = 0; i < n; i++) {
-		const struct spans_user *u = spans__user(sp, i);
-
-		fprintf(out, "\nspan %s,%s:\n", u->start, u->end);
-		hist__print(u->hist, out, ro->divisor, ro->unit);
-	}
-	if (m && hist__count(m->updates)) {
-		fprintf(out, "\nmemcg_flush_stats stats_updates:\n");
-		hist__print(m->updates, out, 1, "updates");
-	}
-}
-
-int report_out__text(FILE *out, const struct report_out *ro)
-{
-	struct attrib *at = analysis__attrib(ro->an);
-	uint32_t i;
-	int err;
-
-	text_header(out, ro);
-	for (i = 0; i < attrib__nr_events(at); i++) {
-		err = text_attrib_event(out, ro, i);
-		if (err)
-			return err;
-	}
-	if (!attrib__nr_events(at))
-		fprintf(out, "\nno sampling event (cycles, cpu-clock...): no attribution\n");
-	text_locks(out, ro);
-	text_kspans(out, ro);
-	text_memcg(out, ro);
-	text_user_spans(out, ro);
-	text_counts(out, ro);
-	if (ro->hist)
-		text_hists(out, ro);
-	return 0;
-}
-
 /*
  * One span histogram of the report's tables: per subsystem (in table
  * order) the lock holds, the lock waits and the flushes (f set), then the
  * user's spans (u set, no subsystem).
  */
+enum span_kind { SPAN_HOLD, SPAN_WAIT, SPAN_FLUSH, SPAN_USER };
+
 struct span_row {
+	enum span_kind kind;
 	const char *name;
 	const char *subsys;		/* NULL for a user's span */
 	struct hist *h;
@@ -872,15 +803,18 @@ static void span_rows__each(struct spans *sp,
 
 		r.h = spans__hold_hist(sp, s);
 		if (r.h && hist__count(r.h)) {
+			r.kind = SPAN_HOLD;
 			r.name = "lock-hold";
 			fn(arg, &r);
 		}
 		r.h = spans__wait_hist(sp, s);
 		if (r.h && hist__count(r.h)) {
+			r.kind = SPAN_WAIT;
 			r.name = "lock-wait";
 			fn(arg, &r);
 		}
 		if (f && f->flushes) {
+			r.kind = SPAN_FLUSH;
 			r.name = "flush";
 			r.h = f->duration;
 			r.f = f;
@@ -890,7 +824,8 @@ static void span_rows__each(struct spans *sp,
 	n = spans__nr_user(sp);
 	for (u = 0; u < n; u++) {
 		const struct spans_user *us = spans__user(sp, u);
-		struct span_row r = { .h = us->hist, .u = us };
+		struct span_row r = { .kind = SPAN_USER, .h = us->hist,
+				      .u = us };
 		char name[256];
 
 		snprintf(name, sizeof(name), "%s,%s", us->start, us->end);
@@ -987,6 +922,74 @@ static void attrib_rows__each(struct attrib *at, enum attrib_table tb,
 		}
 		free(top);
 	}
+}
+
+struct text_hists {
+	FILE *out;
+	const struct report_out *ro;
+	enum span_kind kind;
+};
+
+static void text_hist_block(void *arg, const struct span_row *r)
+{
+	static const char *const titles[] = {
+		[SPAN_HOLD] = "lock hold",
+		[SPAN_WAIT] = "lock wait",
+		[SPAN_FLUSH] = "flush duration",
+	};
+	const struct text_hists *th = arg;
+
+	if (r->kind != th->kind)
+		return;
+	fprintf(th->out, "\n%s, %s:\n", titles[r->kind], r->subsys);
+	hist__print(r->h, th->out, th->ro->divisor, th->ro->unit);
+}
+
+/* Each kind of span in a block of its own, the user's spans last. */
+static void text_hists(FILE *out, const struct report_out *ro)
+{
+	struct spans *sp = analysis__spans(ro->an);
+	const struct spans_memcg *m = spans__memcg(sp);
+	struct text_hists th = { out, ro, SPAN_HOLD };
+	int i, n;
+
+	for (th.kind = SPAN_HOLD; th.kind < SPAN_USER; th.kind++)
+		span_rows__each(sp, text_hist_block, &th);
+	n = spans__nr_user(sp);
+	for (i = 0; i < n; i++) {
+		const struct spans_user *u = spans__user(sp, i);
+
+		fprintf(out, "\nspan %s,%s:\n", u->start, u->end);
+		hist__print(u->hist, out, ro->divisor, ro->unit);
+	}
+	if (m && hist__count(m->updates)) {
+		fprintf(out, "\nmemcg_flush_stats stats_updates:\n");
+		hist__print(m->updates, out, 1, "updates");
+	}
+}
+
+int report_out__text(FILE *out, const struct report_out *ro)
+{
+	struct attrib *at = analysis__attrib(ro->an);
+	uint32_t i;
+	int err;
+
+	text_header(out, ro);
+	for (i = 0; i < attrib__nr_events(at); i++) {
+		err = text_attrib_event(out, ro, i);
+		if (err)
+			return err;
+	}
+	if (!attrib__nr_events(at))
+		fprintf(out, "\nno sampling event (cycles, cpu-clock...): no attribution\n");
+	text_locks(out, ro);
+	text_kspans(out, ro);
+	text_memcg(out, ro);
+	text_user_spans(out, ro);
+	text_counts(out, ro);
+	if (ro->hist)
+		text_hists(out, ro);
+	return 0;
 }
 
 /* --- JSON --------------------------------------------------------------- */
