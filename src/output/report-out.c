@@ -492,10 +492,11 @@ static void text_locks(FILE *out, const struct report_out *ro)
 		fprintf(out, "%4s %5s %8s %12s %10s  %s\n", "root", "level",
 			"locks", "hold total", "hold max", "cgroup");
 		for (i = 0; i < nr && i < 20; i++) {
-			fmt_time(a, sizeof(a), cg[i].hold_ns, ro);
-			fmt_time(b, sizeof(b), cg[i].max_hold_ns, ro);
+			fmt_time(a, sizeof(a), cg[i].holds.hold_ns, ro);
+			fmt_time(b, sizeof(b), cg[i].holds.max_hold_ns, ro);
 			fprintf(out, "%4d %5d %8" PRIu64 " %12s %10s  ",
-				cg[i].root, cg[i].level, cg[i].locks, a, b);
+				cg[i].root, cg[i].level, cg[i].holds.locks, a,
+				b);
 			cgroup_name(out, ro, &cg[i], 80 - 45);
 		}
 		if (nr > 20)
@@ -507,10 +508,10 @@ static void text_locks(FILE *out, const struct report_out *ro)
 		fprintf(out, "%5s %8s %10s %9s  %s\n", "cpu", "locks",
 			"hold total", "hold max", "meaning");
 		for (i = 0; i < nr; i++) {
-			fmt_time(a, sizeof(a), lc[i].hold_ns, ro);
-			fmt_time(b, sizeof(b), lc[i].max_hold_ns, ro);
+			fmt_time(a, sizeof(a), lc[i].holds.hold_ns, ro);
+			fmt_time(b, sizeof(b), lc[i].holds.max_hold_ns, ro);
 			fprintf(out, "%5d %8" PRIu64 " %10s %9s  %.42s\n",
-				lc[i].lock_cpu, lc[i].locks, a, b,
+				lc[i].lock_cpu, lc[i].holds.locks, a, b,
 				lc[i].meaning);
 		}
 	}
@@ -1098,6 +1099,14 @@ static void json_span_row(void *arg, const struct span_row *r)
 	json__object_end(jw);
 }
 
+static void json_holds(struct json_writer *jw, const struct spans_holds *h)
+{
+	json__u64(jw, "locks", h->locks);
+	json__u64(jw, "pairs", h->pairs);
+	json__u64(jw, "hold_ns", h->hold_ns);
+	json__u64(jw, "max_hold_ns", h->max_hold_ns);
+}
+
 static void json_spans(struct json_writer *jw, const struct report_out *ro)
 {
 	struct spans *sp = analysis__spans(ro->an);
@@ -1142,10 +1151,7 @@ static void json_spans(struct json_writer *jw, const struct report_out *ro)
 							cg[i].root,
 							cg[i].cgroup_id));
 			json__i64(jw, "level", cg[i].level);
-			json__u64(jw, "locks", cg[i].locks);
-			json__u64(jw, "pairs", cg[i].pairs);
-			json__u64(jw, "hold_ns", cg[i].hold_ns);
-			json__u64(jw, "max_hold_ns", cg[i].max_hold_ns);
+			json_holds(jw, &cg[i].holds);
 			json__object_end(jw);
 		}
 	json__array_end(jw);
@@ -1155,10 +1161,7 @@ static void json_spans(struct json_writer *jw, const struct report_out *ro)
 		for (i = 0; i < nr; i++) {
 			json__object_begin(jw, NULL);
 			json__i64(jw, "cpu", lc[i].lock_cpu);
-			json__u64(jw, "locks", lc[i].locks);
-			json__u64(jw, "pairs", lc[i].pairs);
-			json__u64(jw, "hold_ns", lc[i].hold_ns);
-			json__u64(jw, "max_hold_ns", lc[i].max_hold_ns);
+			json_holds(jw, &lc[i].holds);
 			json__string(jw, "meaning", lc[i].meaning);
 			json__object_end(jw);
 		}
