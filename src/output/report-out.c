@@ -856,54 +856,60 @@ struct attrib_out_row {
 	double flush_share;
 };
 
+struct attrib_walk {
+	void (*fn)(void *arg, const struct attrib_out_row *row);
+	void *arg;
+	struct attrib_out_row row;
+};
+
+/* A row, unless empty (the top comms and stacks never are). */
+static void attrib_walk__row(struct attrib_walk *w, const char *key,
+			     const char *name, const struct attrib_row *r,
+			     uint64_t whole)
+{
+	if (!r->samples)
+		return;
+	w->row.key = key;
+	w->row.name = name;
+	w->row.r = r;
+	w->row.share = share(r->period, whole);
+	w->fn(w->arg, &w->row);
+}
+
 static void attrib_rows__each(struct attrib *at, enum attrib_table tb,
 			      void (*fn)(void *arg,
 					 const struct attrib_out_row *row),
 			      void *arg)
 {
+	struct attrib_walk w = { fn, arg, { NULL } };
 	uint32_t i, n = attrib__nr_events(at), max;
-	struct attrib_out_row row = { NULL };
 	struct attrib_keyed *top;
 	int c, t, j, nk;
 
 	for (i = 0; i < n; i++) {
 		const struct attrib_event *ev = attrib__event(at, i);
+		uint64_t flush = ev->flush.period;
 
-		row.event = ev->name;
+		w.row.event = ev->name;
+		w.row.flush_col = tb == AT_CATEGORY;
 		for (c = 0; tb == AT_CATEGORY && c < RS_CAT__NR; c++) {
-			if (!ev->cat[c].samples)
-				continue;
-			row.key = PROFILE_CATEGORY;
-			row.name = rs_category_name(c);
-			row.r = &ev->cat[c];
-			row.share = share(row.r->period, ev->total.period);
-			row.flush_col = true;
-			row.has_flush_share = rs_category_is_flush(c);
-			row.flush_share = share(row.r->period,
-						ev->flush.period);
-			fn(arg, &row);
+			w.row.has_flush_share = rs_category_is_flush(c);
+			w.row.flush_share = share(ev->cat[c].period, flush);
+			attrib_walk__row(&w, PROFILE_CATEGORY,
+					 rs_category_name(c), &ev->cat[c],
+					 ev->total.period);
 		}
-		for (t = 0; tb == AT_TRIGGER && t < RS_TRIG__NR; t++) {
-			if (!ev->trig[t].samples)
-				continue;
-			row.key = PROFILE_TRIGGER;
-			row.name = rs_trigger_name(t);
-			row.r = &ev->trig[t];
-			row.share = share(row.r->period, ev->flush.period);
-			fn(arg, &row);
-		}
+		for (t = 0; tb == AT_TRIGGER && t < RS_TRIG__NR; t++)
+			attrib_walk__row(&w, PROFILE_TRIGGER,
+					 rs_trigger_name(t), &ev->trig[t],
+					 flush);
+		w.row.key2 = tb == AT_CROSS ? PROFILE_TRIGGER : NULL;
 		for (c = 0; tb == AT_CROSS && c < RS_CAT__NR; c++)
 			for (t = 0; t < RS_TRIG__NR; t++) {
-				if (!ev->cross[c][t].samples)
-					continue;
-				row.key = PROFILE_CATEGORY;
-				row.name = rs_category_name(c);
-				row.key2 = PROFILE_TRIGGER;
-				row.name2 = rs_trigger_name(t);
-				row.r = &ev->cross[c][t];
-				row.share = share(row.r->period,
-						  ev->flush.period);
-				fn(arg, &row);
+				w.row.name2 = rs_trigger_name(t);
+				attrib_walk__row(&w, PROFILE_CATEGORY,
+						 rs_category_name(c),
+						 &ev->cross[c][t], flush);
 			}
 		if (tb != AT_COMM && tb != AT_STACK)
 			continue;
@@ -914,13 +920,9 @@ static void attrib_rows__each(struct attrib *at, enum attrib_table tb,
 			continue;
 		nk = tb == AT_STACK ? attrib__top_stacks(at, i, top, max) :
 		     attrib__top_comms(at, i, top, max);
-		for (j = 0; j < nk; j++) {
-			row.key = tb == AT_STACK ? "stack" : "comm";
-			row.name = top[j].name;
-			row.r = &top[j].row;
-			row.share = share(row.r->period, ev->flush.period);
-			fn(arg, &row);
-		}
+		for (j = 0; j < nk; j++)
+			attrib_walk__row(&w, tb == AT_STACK ? "stack" : "comm",
+					 top[j].name, &top[j].row, flush);
 		free(top);
 	}
 }
