@@ -50,8 +50,19 @@ int vm_cmd__print_output(const struct vm_result *res);
 
 /* "rstat-analyze: <message>" on stderr: the one line a failure prints. */
 void rs_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-/* The message of the last rs_error(), "" if none. */
-const char *rs_last_error(void);
+/*
+ * The last rs_error() again, as {"error": "..."} on stdout: a command
+ * asked for JSON fails in JSON too (bpftool's convention).
+ */
+void rs_error_json(void);
+/*
+ * What a command's getopt loop does with an option it does not take: c is
+ * what getopt returned (':' for an option without its value), opt the
+ * option as given (argv[optind - 1]). One error line, then usage on
+ * stderr; returns RS_EXIT_USAGE.
+ */
+int rs_bad_option(const char *cmd, int c, const char *opt,
+		  void (*usage)(FILE *out));
 /* "rstat-analyze: note: <message>" on stderr. */
 void rs_note(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 struct session;

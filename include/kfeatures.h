@@ -84,6 +84,9 @@ int kfeatures__probe(struct kfeatures *kf);
  */
 int kfeatures__probe_cgroups(struct kfeatures *kf);
 void kfeatures__free(struct kfeatures *kf);
+/* Where the v1 hierarchy of controller name is mounted; NULL: not on v1. */
+const char *kfeatures__v1_mount(const struct kfeatures *kf,
+				const char *name);
 
 /* The features kfeatures__hint() has advice for. */
 enum kf_feature {

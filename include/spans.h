@@ -181,12 +181,17 @@ struct hist *spans__hold_hist(struct spans *s, int subsys);
 struct hist *spans__wait_hist(struct spans *s, int subsys);
 
 /* Per cgroup, sorted by hold_ns descending (then root, cgroup_id, level). */
-struct spans_cgroup {
-	int32_t root, level;
-	uint64_t cgroup_id;
+/* The locks taken under one key (a cgroup, a cpu field value). */
+struct spans_holds {
 	uint64_t locks;		/* LOCKED events */
 	uint64_t pairs;		/* of them completed */
 	uint64_t hold_ns, max_hold_ns;
+};
+
+struct spans_cgroup {
+	int32_t root, level;
+	uint64_t cgroup_id;
+	struct spans_holds holds;
 };
 
 int spans__cgroups(struct spans *s, const struct spans_cgroup **rows,
@@ -195,7 +200,7 @@ int spans__cgroups(struct spans *s, const struct spans_cgroup **rows,
 /* Per value of the tracepoint's cpu field, sorted by lock_cpu ascending. */
 struct spans_lock_cpu {
 	int32_t lock_cpu;
-	uint64_t locks, pairs, hold_ns, max_hold_ns;
+	struct spans_holds holds;
 	const char *meaning;	/* spans__lock_cpu_meaning() */
 };
 

@@ -8,6 +8,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <string.h>
 
 #ifndef ARRAY_SIZE	/* libiberty's headers define the same */
@@ -30,6 +31,13 @@ void hash_words128(const uint64_t *words, size_t n, uint64_t out[2]);
  */
 void errbuf_set(char *buf, size_t len, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
+
+/*
+ * The backslash escapes JSON and gnuplot strings share: \" \\ \n \t.
+ * Writes c's escape and returns true; false, writing nothing, for any other
+ * byte (each format has its own rule for the rest).
+ */
+bool fput_backslash_escape(FILE *out, unsigned char c);
 
 /* Mixer for integer keys (splitmix64 finaliser). */
 static inline uint64_t hash_u64(uint64_t x)

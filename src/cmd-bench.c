@@ -395,16 +395,9 @@ static int bench_parse_args(int argc, char **argv, struct bench_params *p)
 		case 'h':
 			bench_help();
 			return -1;
-		case ':':
-			rs_error("bench: option '%s' needs a value",
-				 argv[optind - 1]);
-			bench_usage(stderr);
-			return RS_EXIT_USAGE;
 		default:
-			rs_error("bench: unknown option '%s'",
-				 argv[optind - 1]);
-			bench_usage(stderr);
-			return RS_EXIT_USAGE;
+			return rs_bad_option("bench", c, argv[optind - 1],
+					     bench_usage);
 		}
 	}
 	if (optind < argc) {

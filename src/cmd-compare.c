@@ -183,16 +183,9 @@ static int compare_parse_args(int argc, char **argv, struct compare_params *p)
 		case 'h':
 			compare_help();
 			return -1;
-		case ':':
-			rs_error("compare: option '%s' needs a value",
-				 p->opts[optind - 1]);
-			compare_usage(stderr);
-			return RS_EXIT_USAGE;
 		default:
-			rs_error("compare: unknown option '%s'",
-				 p->opts[optind - 1]);
-			compare_usage(stderr);
-			return RS_EXIT_USAGE;
+			return rs_bad_option("compare", c, p->opts[optind - 1],
+					     compare_usage);
 		}
 	}
 	if (!p->nr_files) {
@@ -387,17 +380,8 @@ int cmd_compare(int argc, char **argv)
 			ret = params.labels_arg ? RS_EXIT_USAGE : RS_EXIT_FAIL;
 		}
 	}
-	/* bpftool's convention: a JSON consumer gets the error too. */
-	if (ret == RS_EXIT_FAIL && params.format == FMT_JSON) {
-		struct json_writer *jw = json_writer__new(stdout);
-
-		if (jw) {
-			json__object_begin(jw, NULL);
-			json__string(jw, "error", rs_last_error());
-			json__object_end(jw);
-			json_writer__delete(jw);
-		}
-	}
+	if (ret == RS_EXIT_FAIL && params.format == FMT_JSON)
+		rs_error_json();
 	compare_params_free(&params);
 	return rs_finish_stdout(ret);
 }

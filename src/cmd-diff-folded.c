@@ -107,16 +107,9 @@ static int diff_parse_args(int argc, char **argv, struct diff_params *p)
 		case 'h':
 			diff_help();
 			return -1;
-		case ':':
-			rs_error("diff-folded: option '%s' needs a value",
-				 argv[optind - 1]);
-			diff_usage(stderr);
-			return RS_EXIT_USAGE;
 		default:
-			rs_error("diff-folded: unknown option '%s'",
-				 argv[optind - 1]);
-			diff_usage(stderr);
-			return RS_EXIT_USAGE;
+			return rs_bad_option("diff-folded", c, argv[optind - 1],
+					     diff_usage);
 		}
 	}
 	/* After "--", getopt leaves the rest as operands. */

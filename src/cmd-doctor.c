@@ -16,7 +16,6 @@
 #include "cmds.h"
 #include "doctor-out.h"
 #include "vm.h"
-#include "json.h"
 #include "kfeatures.h"
 
 struct doctor_params {
@@ -95,16 +94,9 @@ static int doctor_parse_args(int argc, char **argv, struct doctor_params *p)
 		case 'h':
 			doctor_help();
 			return -1;
-		case ':':
-			rs_error("doctor: option '%s' needs a value",
-				 argv[optind - 1]);
-			doctor_usage(stderr);
-			return RS_EXIT_USAGE;
 		default:
-			rs_error("doctor: unknown option '%s'",
-				 argv[optind - 1]);
-			doctor_usage(stderr);
-			return RS_EXIT_USAGE;
+			return rs_bad_option("doctor", c, argv[optind - 1],
+					     doctor_usage);
 		}
 	}
 	if (optind < argc) {
@@ -179,16 +171,7 @@ int cmd_doctor(int argc, char **argv)
 	if (params.vm.nkernels)
 		return rs_finish_stdout(doctor_in_vm(&params, argc, argv));
 	ret = __cmd_doctor(&params);
-	/* In JSON mode a failure is JSON too, as bpftool does it. */
-	if (ret == RS_EXIT_FAIL && params.json) {
-		struct json_writer *jw = json_writer__new(stdout);
-
-		if (jw) {
-			json__object_begin(jw, NULL);
-			json__string(jw, "error", rs_last_error());
-			json__object_end(jw);
-			json_writer__delete(jw);
-		}
-	}
+	if (ret == RS_EXIT_FAIL && params.json)
+		rs_error_json();
 	return rs_finish_stdout(ret);
 }

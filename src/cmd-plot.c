@@ -172,15 +172,9 @@ static int plot_parse_args(int argc, char **argv, struct plot_params *p)
 		case 'h':
 			plot_help();
 			return -1;
-		case ':':
-			rs_error("plot: option '%s' needs a value",
-				 argv[optind - 1]);
-			plot_usage(stderr);
-			return RS_EXIT_USAGE;
 		default:
-			rs_error("plot: unknown option '%s'", argv[optind - 1]);
-			plot_usage(stderr);
-			return RS_EXIT_USAGE;
+			return rs_bad_option("plot", c, argv[optind - 1],
+					     plot_usage);
 		}
 	}
 	for (; optind < argc; optind++) {

@@ -95,16 +95,9 @@ static int probe_parse_args(int argc, char **argv, struct probe_params *p)
 		case 'h':
 			probe_help();
 			return -1;
-		case ':':
-			rs_error("probe: option '%s' needs a value",
-				 argv[optind - 1]);
-			probe_usage(stderr);
-			return RS_EXIT_USAGE;
 		default:
-			rs_error("probe: unknown option '%s'",
-				 argv[optind - 1]);
-			probe_usage(stderr);
-			return RS_EXIT_USAGE;
+			return rs_bad_option("probe", c, argv[optind - 1],
+					     probe_usage);
 		}
 	}
 	if (optind < argc) {

@@ -303,16 +303,9 @@ static int record_parse_args(int argc, char **argv, struct record_params *p)
 		case 'h':
 			record_help();
 			return -1;
-		case ':':
-			rs_error("record: option '%s' needs a value",
-				 argv[optind - 1]);
-			record_usage(stderr);
-			return RS_EXIT_USAGE;
 		default:
-			rs_error("record: unknown option '%s'",
-				 argv[optind - 1]);
-			record_usage(stderr);
-			return RS_EXIT_USAGE;
+			return rs_bad_option("record", c, argv[optind - 1],
+					     record_usage);
 		}
 	}
 	p->nopts = optind;

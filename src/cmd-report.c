@@ -358,16 +358,9 @@ static int report_parse_args(int argc, char **argv, struct report_params *p)
 		case 'h':
 			report_help();
 			return -1;
-		case ':':
-			rs_error("report: option '%s' needs a value",
-				 argv[optind - 1]);
-			report_usage(stderr);
-			return RS_EXIT_USAGE;
 		default:
-			rs_error("report: unknown option '%s'",
-				 argv[optind - 1]);
-			report_usage(stderr);
-			return RS_EXIT_USAGE;
+			return rs_bad_option("report", c, argv[optind - 1],
+					     report_usage);
 		}
 	}
 	if (optind < argc) {
@@ -598,17 +591,8 @@ int cmd_report(int argc, char **argv)
 	}
 	ret = report_input(&params, rules);
 out:
-	/* In JSON mode a failure is JSON too, as bpftool does it. */
-	if (ret == RS_EXIT_FAIL && params.mode == REPORT_JSON) {
-		struct json_writer *jw = json_writer__new(stdout);
-
-		if (jw) {
-			json__object_begin(jw, NULL);
-			json__string(jw, "error", rs_last_error());
-			json__object_end(jw);
-			json_writer__delete(jw);
-		}
-	}
+	if (ret == RS_EXIT_FAIL && params.mode == REPORT_JSON)
+		rs_error_json();
 	rules__delete(rules);
 	report_params_free(&params);
 	return rs_finish_stdout(ret);

@@ -460,6 +460,17 @@ static int list_add(char **list, const char *word)
 	return 0;
 }
 
+const char *kfeatures__v1_mount(const struct kfeatures *kf,
+				const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < kf->nr_v1; i++)
+		if (!strcmp(kf->v1[i].name, name))
+			return kf->v1[i].mount;
+	return NULL;
+}
+
 static bool v1_has(const struct kfeatures *kf, const char *name)
 {
 	size_t i;

@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "cmds.h"
+#include "json.h"
 #include "session.h"
 #include "vm.h"
 #include "util.h"
@@ -76,9 +77,27 @@ void rs_error(const char *fmt, ...)
 	fprintf(stderr, "rstat-analyze: %s\n", last_error);
 }
 
-const char *rs_last_error(void)
+void rs_error_json(void)
 {
-	return last_error;
+	struct json_writer *jw = json_writer__new(stdout);
+
+	if (!jw)
+		return;
+	json__object_begin(jw, NULL);
+	json__string(jw, "error", last_error);
+	json__object_end(jw);
+	json_writer__delete(jw);
+}
+
+int rs_bad_option(const char *cmd, int c, const char *opt,
+		  void (*usage)(FILE *out))
+{
+	if (c == ':')
+		rs_error("%s: option '%s' needs a value", cmd, opt);
+	else
+		rs_error("%s: unknown option '%s'", cmd, opt);
+	usage(stderr);
+	return RS_EXIT_USAGE;
 }
 
 void rs_note(const char *fmt, ...)

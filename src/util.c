@@ -9,6 +9,18 @@
 
 #include "util.h"
 
+bool fput_backslash_escape(FILE *out, unsigned char c)
+{
+	static const char from[] = "\"\\\n\t", to[] = "\"\\nt";
+	const char *p = c ? strchr(from, c) : NULL;
+
+	if (!p)
+		return false;
+	fputc('\\', out);
+	fputc(to[p - from], out);
+	return true;
+}
+
 void errbuf_set(char *buf, size_t len, const char *fmt, ...)
 {
 	va_list ap;

@@ -317,6 +317,15 @@ static int flush_pair(struct spans *s, uint32_t tid, const struct open_lock *o,
 	return err ? err : err2;
 }
 
+/* A completed lock, held hold ns, in the tally of its key. */
+static void holds_add(struct spans_holds *h, uint64_t hold)
+{
+	h->pairs++;
+	h->hold_ns += hold;
+	if (hold > h->max_hold_ns)
+		h->max_hold_ns = hold;
+}
+
 /* A LOCKED and its UNLOCK. */
 static int hold_pair(struct spans *s, const struct rs_lock_event *ev,
 		     const struct open_lock *o)
@@ -336,14 +345,8 @@ static int hold_pair(struct spans *s, const struct rs_lock_event *ev,
 	lc = lock_cpu_row(s, o->lock_cpu);
 	if (!cg || !lc)
 		return -ENOMEM;
-	cg->pairs++;
-	cg->hold_ns += hold;
-	if (hold > cg->max_hold_ns)
-		cg->max_hold_ns = hold;
-	lc->pairs++;
-	lc->hold_ns += hold;
-	if (hold > lc->max_hold_ns)
-		lc->max_hold_ns = hold;
+	holds_add(&cg->holds, hold);
+	holds_add(&lc->holds, hold);
 	return flush_pair(s, ev->tid, o, ev->time, hold);
 }
 
@@ -447,11 +450,11 @@ int spans__lock(struct spans *s, const struct rs_lock_event *ev)
 		cg = cgroup_row(s, ev->root, ev->level, ev->cgroup_id);
 		if (!cg)
 			return -ENOMEM;
-		cg->locks++;
+		cg->holds.locks++;
 		lc = lock_cpu_row(s, ev->lock_cpu);
 		if (!lc)
 			return -ENOMEM;
-		lc->locks++;
+		lc->holds.locks++;
 		err = close_wait(s, ev, key);
 		if (err)
 			return err;
@@ -624,8 +627,8 @@ static int cmp_cgroup(const void *a, const void *b)
 {
 	const struct spans_cgroup *x = a, *y = b;
 
-	if (x->hold_ns != y->hold_ns)
-		return x->hold_ns > y->hold_ns ? -1 : 1;
+	if (x->holds.hold_ns != y->holds.hold_ns)
+		return x->holds.hold_ns > y->holds.hold_ns ? -1 : 1;
 	if (x->root != y->root)
 		return x->root < y->root ? -1 : 1;
 	if (x->cgroup_id != y->cgroup_id)

@@ -609,16 +609,6 @@ static int add_hier(struct bench_cg *cg, const char *mnt, const char *ctrl,
 	return cg->nr++;
 }
 
-static const char *v1_mount(const struct kfeatures *kf, const char *name)
-{
-	size_t i;
-
-	for (i = 0; i < kf->nr_v1; i++)
-		if (!strcmp(kf->v1[i].name, name))
-			return kf->v1[i].mount;
-	return NULL;
-}
-
 static int set_why(struct bench_cg *cg, enum bench_ctrl c,
 		   const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
@@ -685,14 +675,14 @@ static int plan(struct bench_cg *cg, const struct kfeatures *kf,
 			v1name = "cpu";
 			break;
 		case BENCH_CTRL_IO:
-			err = v1_mount(kf, "blkio") ?
+			err = kfeatures__v1_mount(kf, "blkio") ?
 			      set_why(cg, c, "io: blkio is on v1 (blkio.* files exist); io.stat needs the v2 io controller") :
 			      set_why(cg, c, "io: no io controller in this kernel's cgroups");
 			if (err)
 				return err;
 			continue;
 		}
-		m = v1_mount(kf, v1name);
+		m = kfeatures__v1_mount(kf, v1name);
 		if (!m) {
 			err = set_why(cg, c,
 				      "%s: no %s controller (neither in the v2 cgroup.controllers nor mounted on v1)",

@@ -52,16 +52,6 @@ static bool word_in(const char *list, const char *word)
 	return false;
 }
 
-static const char *v1_mount(const struct kfeatures *kf, const char *name)
-{
-	size_t i;
-
-	for (i = 0; i < kf->nr_v1; i++)
-		if (!strcmp(kf->v1[i].name, name))
-			return kf->v1[i].mount;
-	return NULL;
-}
-
 static void doctor_ctx_init(struct doctor_ctx *c, FILE *out,
 			    const struct kfeatures *kf)
 {
@@ -74,12 +64,12 @@ static void doctor_ctx_init(struct doctor_ctx *c, FILE *out,
 	if (word_in(kf->v2_controllers, "memory")) {
 		c->memcg_where = "v2";
 		c->memcg_path = kf->cgroup_v2_mount;
-	} else if (v1_mount(kf, "memory")) {
+	} else if (kfeatures__v1_mount(kf, "memory")) {
 		c->memcg_where = "v1";
-		c->memcg_path = v1_mount(kf, "memory");
+		c->memcg_path = kfeatures__v1_mount(kf, "memory");
 	}
 	c->io_v2 = word_in(kf->v2_controllers, "io");
-	c->blkio_v1 = v1_mount(kf, "blkio");
+	c->blkio_v1 = kfeatures__v1_mount(kf, "blkio");
 	c->cpu_v2 = kf->cgroup_v2_mount != NULL;
 }
 

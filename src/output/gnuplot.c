@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "gnuplot.h"
+#include "util.h"
 
 static const char *extension(const char *path)
 {
@@ -60,30 +61,16 @@ void gnuplot__quote(FILE *out, const char *s)
 
 	fputc('"', out);
 	for (p = (const unsigned char *)s; *p; p++) {
-		switch (*p) {
-		case '"':
-			fputs("\\\"", out);
-			break;
-		case '\\':
-			fputs("\\\\", out);
-			break;
-		case '\n':
-			fputs("\\n", out);
-			break;
-		case '\t':
-			fputs("\\t", out);
-			break;
-		default:
-			/*
-			 * gnuplot reads \ooo in double-quoted strings; a raw
-			 * control character (a CR) would end or corrupt the
-			 * script line.
-			 */
-			if (*p < 0x20 || *p == 0x7f)
-				fprintf(out, "\\%03o", *p);
-			else
-				fputc(*p, out);
-		}
+		if (fput_backslash_escape(out, *p))
+			continue;
+		/*
+		 * gnuplot reads \ooo in double-quoted strings; a raw control
+		 * character (a CR) would end or corrupt the script line.
+		 */
+		if (*p < 0x20 || *p == 0x7f)
+			fprintf(out, "\\%03o", *p);
+		else
+			fputc(*p, out);
 	}
 	fputc('"', out);
 }

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 
 #include "json.h"
+#include "util.h"
 
 #define JSON_MAX_DEPTH 64
 
@@ -80,28 +81,14 @@ void json_escape(FILE *out, const char *s)
 			}
 			continue;
 		}
-		switch (*p) {
-		case '"':
-			fputs("\\\"", out);
-			break;
-		case '\\':
-			fputs("\\\\", out);
-			break;
-		case '\n':
-			fputs("\\n", out);
-			break;
-		case '\t':
-			fputs("\\t", out);
-			break;
-		case '\r':
+		if (fput_backslash_escape(out, *p))
+			continue;
+		if (*p == '\r')
 			fputs("\\r", out);
-			break;
-		default:
-			if (*p < 0x20)
-				fprintf(out, "\\u%04x", *p);
-			else
-				fputc(*p, out);
-		}
+		else if (*p < 0x20)
+			fprintf(out, "\\u%04x", *p);
+		else
+			fputc(*p, out);
 	}
 	fputc('"', out);
 }

@@ -492,10 +492,11 @@ static void text_locks(FILE *out, const struct report_out *ro)
 		fprintf(out, "%4s %5s %8s %12s %10s  %s\n", "root", "level",
 			"locks", "hold total", "hold max", "cgroup");
 		for (i = 0; i < nr && i < 20; i++) {
-			fmt_time(a, sizeof(a), cg[i].hold_ns, ro);
-			fmt_time(b, sizeof(b), cg[i].max_hold_ns, ro);
+			fmt_time(a, sizeof(a), cg[i].holds.hold_ns, ro);
+			fmt_time(b, sizeof(b), cg[i].holds.max_hold_ns, ro);
 			fprintf(out, "%4d %5d %8" PRIu64 " %12s %10s  ",
-				cg[i].root, cg[i].level, cg[i].locks, a, b);
+				cg[i].root, cg[i].level, cg[i].holds.locks, a,
+				b);
 			cgroup_name(out, ro, &cg[i], 80 - 45);
 		}
 		if (nr > 20)
@@ -507,10 +508,10 @@ static void text_locks(FILE *out, const struct report_out *ro)
 		fprintf(out, "%5s %8s %10s %9s  %s\n", "cpu", "locks",
 			"hold total", "hold max", "meaning");
 		for (i = 0; i < nr; i++) {
-			fmt_time(a, sizeof(a), lc[i].hold_ns, ro);
-			fmt_time(b, sizeof(b), lc[i].max_hold_ns, ro);
+			fmt_time(a, sizeof(a), lc[i].holds.hold_ns, ro);
+			fmt_time(b, sizeof(b), lc[i].holds.max_hold_ns, ro);
 			fprintf(out, "%5d %8" PRIu64 " %10s %9s  %.42s\n",
-				lc[i].lock_cpu, lc[i].locks, a, b,
+				lc[i].lock_cpu, lc[i].holds.locks, a, b,
 				lc[i].meaning);
 		}
 	}
@@ -773,41 +774,190 @@ static void text_user_spans(FILE *out, const struct report_out *ro)
 	}
 }
 
+/*
+ * One span histogram of the report's tables: per subsystem (in table
+ * order) the lock holds, the lock waits and the flushes (f set), then the
+ * user's spans (u set, no subsystem).
+ */
+enum span_kind { SPAN_HOLD, SPAN_WAIT, SPAN_FLUSH, SPAN_USER };
+
+struct span_row {
+	enum span_kind kind;
+	const char *name;
+	const char *subsys;		/* NULL for a user's span */
+	struct hist *h;
+	const struct spans_flush *f;	/* the flush row's record */
+	const struct spans_user *u;	/* the user's span */
+};
+
+static void span_rows__each(struct spans *sp,
+			    void (*fn)(void *arg, const struct span_row *r),
+			    void *arg)
+{
+	unsigned int k;
+	int u, n;
+
+	for (k = 0; k < sizeof(subsys_order) / sizeof(*subsys_order); k++) {
+		int s = subsys_order[k];
+		const struct spans_flush *f = spans__flush(sp, s);
+		struct span_row r = { .subsys = subsys_name(s) };
+
+		r.h = spans__hold_hist(sp, s);
+		if (r.h && hist__count(r.h)) {
+			r.kind = SPAN_HOLD;
+			r.name = "lock-hold";
+			fn(arg, &r);
+		}
+		r.h = spans__wait_hist(sp, s);
+		if (r.h && hist__count(r.h)) {
+			r.kind = SPAN_WAIT;
+			r.name = "lock-wait";
+			fn(arg, &r);
+		}
+		if (f && f->flushes) {
+			r.kind = SPAN_FLUSH;
+			r.name = "flush";
+			r.h = f->duration;
+			r.f = f;
+			fn(arg, &r);
+		}
+	}
+	n = spans__nr_user(sp);
+	for (u = 0; u < n; u++) {
+		const struct spans_user *us = spans__user(sp, u);
+		struct span_row r = { .kind = SPAN_USER, .h = us->hist,
+				      .u = us };
+		char name[256];
+
+		snprintf(name, sizeof(name), "%s,%s", us->start, us->end);
+		r.name = name;
+		fn(arg, &r);
+	}
+}
+
+/*
+ * The attribution tables JSON and CSV share, row by row: per event the
+ * categories (share of all samples; flush categories also of the flush
+ * samples), the triggers, category x trigger (shares of the flush
+ * samples), then every flushing comm or stack.
+ */
+enum attrib_table {
+	AT_CATEGORY, AT_TRIGGER, AT_CROSS, AT_COMM, AT_STACK,
+};
+
+struct attrib_out_row {
+	const char *event;
+	const char *key, *name;		/* what the row is */
+	const char *key2, *name2;	/* a cross row's trigger, else NULL */
+	const struct attrib_row *r;
+	double share;
+	/* the category table's last column: empty unless a flush category */
+	bool flush_col, has_flush_share;
+	double flush_share;
+};
+
+struct attrib_walk {
+	void (*fn)(void *arg, const struct attrib_out_row *row);
+	void *arg;
+	struct attrib_out_row row;
+};
+
+/* A row, unless empty (the top comms and stacks never are). */
+static void attrib_walk__row(struct attrib_walk *w, const char *key,
+			     const char *name, const struct attrib_row *r,
+			     uint64_t whole)
+{
+	if (!r->samples)
+		return;
+	w->row.key = key;
+	w->row.name = name;
+	w->row.r = r;
+	w->row.share = share(r->period, whole);
+	w->fn(w->arg, &w->row);
+}
+
+static void attrib_rows__each(struct attrib *at, enum attrib_table tb,
+			      void (*fn)(void *arg,
+					 const struct attrib_out_row *row),
+			      void *arg)
+{
+	struct attrib_walk w = { fn, arg, { NULL } };
+	uint32_t i, n = attrib__nr_events(at), max;
+	struct attrib_keyed *top;
+	int c, t, j, nk;
+
+	for (i = 0; i < n; i++) {
+		const struct attrib_event *ev = attrib__event(at, i);
+		uint64_t flush = ev->flush.period;
+
+		w.row.event = ev->name;
+		w.row.flush_col = tb == AT_CATEGORY;
+		for (c = 0; tb == AT_CATEGORY && c < RS_CAT__NR; c++) {
+			w.row.has_flush_share = rs_category_is_flush(c);
+			w.row.flush_share = share(ev->cat[c].period, flush);
+			attrib_walk__row(&w, PROFILE_CATEGORY,
+					 rs_category_name(c), &ev->cat[c],
+					 ev->total.period);
+		}
+		for (t = 0; tb == AT_TRIGGER && t < RS_TRIG__NR; t++)
+			attrib_walk__row(&w, PROFILE_TRIGGER,
+					 rs_trigger_name(t), &ev->trig[t],
+					 flush);
+		w.row.key2 = tb == AT_CROSS ? PROFILE_TRIGGER : NULL;
+		for (c = 0; tb == AT_CROSS && c < RS_CAT__NR; c++)
+			for (t = 0; t < RS_TRIG__NR; t++) {
+				w.row.name2 = rs_trigger_name(t);
+				attrib_walk__row(&w, PROFILE_CATEGORY,
+						 rs_category_name(c),
+						 &ev->cross[c][t], flush);
+			}
+		if (tb != AT_COMM && tb != AT_STACK)
+			continue;
+		max = tb == AT_STACK ? attrib__nr_stacks(at, i) :
+		      attrib__nr_comms(at, i);
+		top = max ? calloc(max, sizeof(*top)) : NULL;
+		if (!top)
+			continue;
+		nk = tb == AT_STACK ? attrib__top_stacks(at, i, top, max) :
+		     attrib__top_comms(at, i, top, max);
+		for (j = 0; j < nk; j++)
+			attrib_walk__row(&w, tb == AT_STACK ? "stack" : "comm",
+					 top[j].name, &top[j].row, flush);
+		free(top);
+	}
+}
+
+struct text_hists {
+	FILE *out;
+	const struct report_out *ro;
+	enum span_kind kind;
+};
+
+static void text_hist_block(void *arg, const struct span_row *r)
+{
+	static const char *const titles[] = {
+		[SPAN_HOLD] = "lock hold",
+		[SPAN_WAIT] = "lock wait",
+		[SPAN_FLUSH] = "flush duration",
+	};
+	const struct text_hists *th = arg;
+
+	if (r->kind != th->kind)
+		return;
+	fprintf(th->out, "\n%s, %s:\n", titles[r->kind], r->subsys);
+	hist__print(r->h, th->out, th->ro->divisor, th->ro->unit);
+}
+
+/* Each kind of span in a block of its own, the user's spans last. */
 static void text_hists(FILE *out, const struct report_out *ro)
 {
 	struct spans *sp = analysis__spans(ro->an);
 	const struct spans_memcg *m = spans__memcg(sp);
-	unsigned int k;
+	struct text_hists th = { out, ro, SPAN_HOLD };
 	int i, n;
 
-	for (k = 0; k < sizeof(subsys_order) / sizeof(*subsys_order); k++) {
-		struct hist *h = spans__hold_hist(sp, subsys_order[k]);
-
-		if (h && hist__count(h)) {
-			fprintf(out, "\nlock hold, %s:\n",
-				subsys_name(subsys_order[k]));
-			hist__print(h, out, ro->divisor, ro->unit);
-		}
-	}
-	for (k = 0; k < sizeof(subsys_order) / sizeof(*subsys_order); k++) {
-		struct hist *h = spans__wait_hist(sp, subsys_order[k]);
-
-		if (h && hist__count(h)) {
-			fprintf(out, "\nlock wait, %s:\n",
-				subsys_name(subsys_order[k]));
-			hist__print(h, out, ro->divisor, ro->unit);
-		}
-	}
-	for (k = 0; k < sizeof(subsys_order) / sizeof(*subsys_order); k++) {
-		const struct spans_flush *f = spans__flush(sp,
-							   subsys_order[k]);
-
-		if (f && f->flushes) {
-			fprintf(out, "\nflush duration, %s:\n",
-				subsys_name(subsys_order[k]));
-			hist__print(f->duration, out, ro->divisor, ro->unit);
-		}
-	}
+	for (th.kind = SPAN_HOLD; th.kind < SPAN_USER; th.kind++)
+		span_rows__each(sp, text_hist_block, &th);
 	n = spans__nr_user(sp);
 	for (i = 0; i < n; i++) {
 		const struct spans_user *u = spans__user(sp, i);
@@ -874,110 +1024,43 @@ static void json_span(struct json_writer *jw, const char *name,
 	json_hist(jw, h);
 }
 
+static void json_attrib_row(void *arg, const struct attrib_out_row *row)
+{
+	struct json_writer *jw = arg;
+
+	json__object_begin(jw, NULL);
+	json__string(jw, PROFILE_EVENT, row->event);
+	json__string(jw, row->key, row->name);
+	if (row->key2)
+		json__string(jw, row->key2, row->name2);
+	json__u64(jw, "samples", row->r->samples);
+	json__u64(jw, "period", row->r->period);
+	json__double(jw, PROFILE_SHARE, row->share);
+	if (row->flush_col && row->has_flush_share)
+		json__double(jw, PROFILE_FLUSH_SHARE, row->flush_share);
+	else if (row->flush_col)
+		json__string(jw, PROFILE_FLUSH_SHARE, NULL);
+	json__object_end(jw);
+}
+
 static void json_attrib(struct json_writer *jw, const struct report_out *ro)
 {
+	static const struct {
+		const char *key;
+		enum attrib_table tb;
+	} tables[] = {
+		{ PROFILE_ATTRIBUTION, AT_CATEGORY },
+		{ PROFILE_TRIGGERS, AT_TRIGGER },
+		{ "category_triggers", AT_CROSS },
+		{ "flush_comms", AT_COMM },
+		{ "flush_stacks", AT_STACK },
+	};
 	struct attrib *at = analysis__attrib(ro->an);
 	uint32_t i, n = attrib__nr_events(at);
-	struct attrib_keyed *top;
-	int c, t, k, nk;
 
-	json__array_begin(jw, PROFILE_ATTRIBUTION);
-	for (i = 0; i < n; i++) {
-		const struct attrib_event *ev = attrib__event(at, i);
-
-		for (c = 0; c < RS_CAT__NR; c++) {
-			if (!ev->cat[c].samples)
-				continue;
-			json__object_begin(jw, NULL);
-			json__string(jw, PROFILE_EVENT, ev->name);
-			json__string(jw, PROFILE_CATEGORY, rs_category_name(c));
-			json__u64(jw, "samples", ev->cat[c].samples);
-			json__u64(jw, "period", ev->cat[c].period);
-			json__double(jw, PROFILE_SHARE, share(ev->cat[c].period,
-							ev->total.period));
-			if (rs_category_is_flush(c))
-				json__double(jw, PROFILE_FLUSH_SHARE,
-					     share(ev->cat[c].period,
-						   ev->flush.period));
-			else
-				json__string(jw, PROFILE_FLUSH_SHARE, NULL);
-			json__object_end(jw);
-		}
-	}
-	json__array_end(jw);
-
-	json__array_begin(jw, PROFILE_TRIGGERS);
-	for (i = 0; i < n; i++) {
-		const struct attrib_event *ev = attrib__event(at, i);
-
-		for (t = 0; t < RS_TRIG__NR; t++) {
-			if (!ev->trig[t].samples)
-				continue;
-			json__object_begin(jw, NULL);
-			json__string(jw, PROFILE_EVENT, ev->name);
-			json__string(jw, PROFILE_TRIGGER, rs_trigger_name(t));
-			json__u64(jw, "samples", ev->trig[t].samples);
-			json__u64(jw, "period", ev->trig[t].period);
-			json__double(jw, PROFILE_SHARE, share(ev->trig[t].period,
-							ev->flush.period));
-			json__object_end(jw);
-		}
-	}
-	json__array_end(jw);
-
-	json__array_begin(jw, "category_triggers");
-	for (i = 0; i < n; i++) {
-		const struct attrib_event *ev = attrib__event(at, i);
-
-		for (c = 0; c < RS_CAT__NR; c++)
-			for (t = 0; t < RS_TRIG__NR; t++) {
-				const struct attrib_row *r = &ev->cross[c][t];
-
-				if (!r->samples)
-					continue;
-				json__object_begin(jw, NULL);
-				json__string(jw, "event", ev->name);
-				json__string(jw, "category",
-					     rs_category_name(c));
-				json__string(jw, "trigger",
-					     rs_trigger_name(t));
-				json__u64(jw, "samples", r->samples);
-				json__u64(jw, "period", r->period);
-				json__double(jw, "share",
-					     share(r->period,
-						   ev->flush.period));
-				json__object_end(jw);
-			}
-	}
-	json__array_end(jw);
-
-	for (k = 0; k < 2; k++) {
-		json__array_begin(jw, k ? "flush_stacks" : "flush_comms");
-		for (i = 0; i < n; i++) {
-			const struct attrib_event *ev = attrib__event(at, i);
-			uint32_t max = k ? attrib__nr_stacks(at, i) :
-				       attrib__nr_comms(at, i);
-			int j;
-
-			top = max ? calloc(max, sizeof(*top)) : NULL;
-			if (!top)
-				continue;
-			nk = k ? attrib__top_stacks(at, i, top, max) :
-			     attrib__top_comms(at, i, top, max);
-			for (j = 0; j < nk; j++) {
-				json__object_begin(jw, NULL);
-				json__string(jw, "event", ev->name);
-				json__string(jw, k ? "stack" : "comm",
-					     top[j].name);
-				json__u64(jw, "samples", top[j].row.samples);
-				json__u64(jw, "period", top[j].row.period);
-				json__double(jw, "share",
-					     share(top[j].row.period,
-						   ev->flush.period));
-				json__object_end(jw);
-			}
-			free(top);
-		}
+	for (i = 0; i < sizeof(tables) / sizeof(*tables); i++) {
+		json__array_begin(jw, tables[i].key);
+		attrib_rows__each(at, tables[i].tb, json_attrib_row, jw);
 		json__array_end(jw);
 	}
 
@@ -1000,6 +1083,32 @@ static void json_attrib(struct json_writer *jw, const struct report_out *ro)
 	}
 }
 
+static void json_span_row(void *arg, const struct span_row *r)
+{
+	struct json_writer *jw = arg;
+
+	json_span(jw, r->name, r->subsys, r->h);
+	if (r->f) {
+		json__u64(jw, "locks", r->f->locks);
+		json__u64(jw, "hold_ns", r->f->hold_ns);
+		json__u64(jw, "cpus_walked_total", hist__total(r->f->cpus));
+		json__u64(jw, "cpus_walked_max", hist__max(r->f->cpus));
+	}
+	if (r->u) {
+		json__u64(jw, "unmatched_start", r->u->unmatched_start);
+		json__u64(jw, "unmatched_end", r->u->unmatched_end);
+	}
+	json__object_end(jw);
+}
+
+static void json_holds(struct json_writer *jw, const struct spans_holds *h)
+{
+	json__u64(jw, "locks", h->locks);
+	json__u64(jw, "pairs", h->pairs);
+	json__u64(jw, "hold_ns", h->hold_ns);
+	json__u64(jw, "max_hold_ns", h->max_hold_ns);
+}
+
 static void json_spans(struct json_writer *jw, const struct report_out *ro)
 {
 	struct spans *sp = analysis__spans(ro->an);
@@ -1007,49 +1116,12 @@ static void json_spans(struct json_writer *jw, const struct report_out *ro)
 	const struct spans_lock_cpu *lc;
 	const struct spans_memcg *m;
 	struct spans_counts c;
-	unsigned int k;
 	size_t nr, i;
-	int u, n;
 
 	json_hold_cost(jw, sp);
 	json_kspans(jw, ro);
 	json__array_begin(jw, PROFILE_SPANS);
-	for (k = 0; k < sizeof(subsys_order) / sizeof(*subsys_order); k++) {
-		int s = subsys_order[k];
-		struct hist *h = spans__hold_hist(sp, s);
-		const struct spans_flush *f;
-
-		if (h && hist__count(h)) {
-			json_span(jw, "lock-hold", subsys_name(s), h);
-			json__object_end(jw);
-		}
-		h = spans__wait_hist(sp, s);
-		if (h && hist__count(h)) {
-			json_span(jw, "lock-wait", subsys_name(s), h);
-			json__object_end(jw);
-		}
-		f = spans__flush(sp, s);
-		if (f && f->flushes) {
-			json_span(jw, "flush", subsys_name(s), f->duration);
-			json__u64(jw, "locks", f->locks);
-			json__u64(jw, "hold_ns", f->hold_ns);
-			json__u64(jw, "cpus_walked_total",
-				  hist__total(f->cpus));
-			json__u64(jw, "cpus_walked_max", hist__max(f->cpus));
-			json__object_end(jw);
-		}
-	}
-	n = spans__nr_user(sp);
-	for (u = 0; u < n; u++) {
-		const struct spans_user *us = spans__user(sp, u);
-		char name[256];
-
-		snprintf(name, sizeof(name), "%s,%s", us->start, us->end);
-		json_span(jw, name, NULL, us->hist);
-		json__u64(jw, "unmatched_start", us->unmatched_start);
-		json__u64(jw, "unmatched_end", us->unmatched_end);
-		json__object_end(jw);
-	}
+	span_rows__each(sp, json_span_row, jw);
 	json__array_end(jw);
 
 	spans__counts(sp, &c);
@@ -1081,10 +1153,7 @@ static void json_spans(struct json_writer *jw, const struct report_out *ro)
 							cg[i].root,
 							cg[i].cgroup_id));
 			json__i64(jw, "level", cg[i].level);
-			json__u64(jw, "locks", cg[i].locks);
-			json__u64(jw, "pairs", cg[i].pairs);
-			json__u64(jw, "hold_ns", cg[i].hold_ns);
-			json__u64(jw, "max_hold_ns", cg[i].max_hold_ns);
+			json_holds(jw, &cg[i].holds);
 			json__object_end(jw);
 		}
 	json__array_end(jw);
@@ -1094,10 +1163,7 @@ static void json_spans(struct json_writer *jw, const struct report_out *ro)
 		for (i = 0; i < nr; i++) {
 			json__object_begin(jw, NULL);
 			json__i64(jw, "cpu", lc[i].lock_cpu);
-			json__u64(jw, "locks", lc[i].locks);
-			json__u64(jw, "pairs", lc[i].pairs);
-			json__u64(jw, "hold_ns", lc[i].hold_ns);
-			json__u64(jw, "max_hold_ns", lc[i].max_hold_ns);
+			json_holds(jw, &lc[i].holds);
 			json__string(jw, "meaning", lc[i].meaning);
 			json__object_end(jw);
 		}
@@ -1188,6 +1254,44 @@ static void csv_buckets(FILE *out, const char *name, const char *subsys,
 	}
 }
 
+static void csv_span_row(void *arg, const struct span_row *r)
+{
+	csv_hist_row(arg, "spans", r->name, r->subsys ? r->subsys : "", r->h);
+}
+
+static void csv_bucket_rows(void *arg, const struct span_row *r)
+{
+	csv_buckets(arg, r->name, r->subsys ? r->subsys : "", r->h);
+}
+
+/* CSV rows name their table first. */
+struct csv_table {
+	FILE *out;
+	const char *name;
+};
+
+static void csv_attrib_row(void *arg, const struct attrib_out_row *row)
+{
+	const struct csv_table *tb = arg;
+	FILE *out = tb->out;
+
+	fprintf(out, "%s,", tb->name);
+	csv_str(out, row->event);
+	fputc(',', out);
+	csv_str(out, row->name);
+	if (row->key2) {
+		fputc(',', out);
+		csv_str(out, row->name2);
+	}
+	fprintf(out, ",%" PRIu64 ",%" PRIu64 ",%.6f", row->r->samples,
+		row->r->period, row->share);
+	if (row->flush_col)
+		fputc(',', out);
+	if (row->has_flush_share)
+		fprintf(out, "%.6f", row->flush_share);
+	fputc('\n', out);
+}
+
 /*
  * Several tables, each a header line then its rows, separated by a blank
  * line; the first column names the table so that rows stay
@@ -1195,113 +1299,31 @@ static void csv_buckets(FILE *out, const char *name, const char *subsys,
  */
 int report_out__csv(FILE *out, const struct report_out *ro)
 {
+	static const struct {
+		const char *name, *columns;
+		enum attrib_table tb;
+	} tables[] = {
+		{ "attribution", "category", AT_CATEGORY },
+		{ "triggers", "trigger", AT_TRIGGER },
+		{ "category_triggers", "category,trigger", AT_CROSS },
+		{ "flush_comms", "comm", AT_COMM },
+	};
 	struct attrib *at = analysis__attrib(ro->an);
 	struct spans *sp = analysis__spans(ro->an);
-	uint32_t i, n = attrib__nr_events(at), ne;
-	unsigned int k;
-	int c, t, u;
+	uint32_t i, ne;
 
-	fputs("table,event,category,samples,period,share,flush_share\n", out);
-	for (i = 0; i < n; i++) {
-		const struct attrib_event *ev = attrib__event(at, i);
+	for (i = 0; i < sizeof(tables) / sizeof(*tables); i++) {
+		struct csv_table tb = { out, tables[i].name };
 
-		for (c = 0; c < RS_CAT__NR; c++) {
-			if (!ev->cat[c].samples)
-				continue;
-			fputs("attribution,", out);
-			csv_str(out, ev->name);
-			fprintf(out, ",%s,%" PRIu64 ",%" PRIu64 ",%.6f,",
-				rs_category_name(c), ev->cat[c].samples,
-				ev->cat[c].period,
-				share(ev->cat[c].period, ev->total.period));
-			if (rs_category_is_flush(c))
-				fprintf(out, "%.6f", share(ev->cat[c].period,
-							   ev->flush.period));
-			fputc('\n', out);
-		}
-	}
-	fputs("\ntable,event,trigger,samples,period,share\n", out);
-	for (i = 0; i < n; i++) {
-		const struct attrib_event *ev = attrib__event(at, i);
-
-		for (t = 0; t < RS_TRIG__NR; t++) {
-			if (!ev->trig[t].samples)
-				continue;
-			fputs("triggers,", out);
-			csv_str(out, ev->name);
-			fprintf(out, ",%s,%" PRIu64 ",%" PRIu64 ",%.6f\n",
-				rs_trigger_name(t), ev->trig[t].samples,
-				ev->trig[t].period,
-				share(ev->trig[t].period, ev->flush.period));
-		}
-	}
-	fputs("\ntable,event,category,trigger,samples,period,share\n", out);
-	for (i = 0; i < n; i++) {
-		const struct attrib_event *ev = attrib__event(at, i);
-
-		for (c = 0; c < RS_CAT__NR; c++)
-			for (t = 0; t < RS_TRIG__NR; t++) {
-				const struct attrib_row *r = &ev->cross[c][t];
-
-				if (!r->samples)
-					continue;
-				fputs("category_triggers,", out);
-				csv_str(out, ev->name);
-				fprintf(out, ",%s,%s,%" PRIu64 ",%" PRIu64
-					",%.6f\n", rs_category_name(c),
-					rs_trigger_name(t), r->samples,
-					r->period,
-					share(r->period, ev->flush.period));
-			}
-	}
-	fputs("\ntable,event,comm,samples,period,share\n", out);
-	for (i = 0; i < n; i++) {
-		const struct attrib_event *ev = attrib__event(at, i);
-		uint32_t max = attrib__nr_comms(at, i);
-		struct attrib_keyed *top = max ? calloc(max, sizeof(*top)) :
-					   NULL;
-		int j, nk;
-
-		if (!top)
-			continue;
-		nk = attrib__top_comms(at, i, top, max);
-		for (j = 0; j < nk; j++) {
-			fputs("flush_comms,", out);
-			csv_str(out, ev->name);
-			fputc(',', out);
-			csv_str(out, top[j].name);
-			fprintf(out, ",%" PRIu64 ",%" PRIu64 ",%.6f\n",
-				top[j].row.samples, top[j].row.period,
-				share(top[j].row.period, ev->flush.period));
-		}
-		free(top);
+		fprintf(out, "%stable,event,%s,samples,period,share%s\n",
+			i ? "\n" : "", tables[i].columns,
+			tables[i].tb == AT_CATEGORY ? ",flush_share" : "");
+		attrib_rows__each(at, tables[i].tb, csv_attrib_row, &tb);
 	}
 
 	fputs("\ntable,name,subsystem,count,total_ns,min_ns,max_ns,p50_ns,p90_ns,p99_ns\n",
 	      out);
-	for (k = 0; k < sizeof(subsys_order) / sizeof(*subsys_order); k++) {
-		int s = subsys_order[k];
-		struct hist *h = spans__hold_hist(sp, s);
-		const struct spans_flush *f = spans__flush(sp, s);
-
-		if (h && hist__count(h))
-			csv_hist_row(out, "spans", "lock-hold",
-				     subsys_name(s), h);
-		h = spans__wait_hist(sp, s);
-		if (h && hist__count(h))
-			csv_hist_row(out, "spans", "lock-wait",
-				     subsys_name(s), h);
-		if (f && f->flushes)
-			csv_hist_row(out, "spans", "flush", subsys_name(s),
-				     f->duration);
-	}
-	for (u = 0; u < spans__nr_user(sp); u++) {
-		const struct spans_user *us = spans__user(sp, u);
-		char name[256];
-
-		snprintf(name, sizeof(name), "%s,%s", us->start, us->end);
-		csv_hist_row(out, "spans", name, "", us->hist);
-	}
+	span_rows__each(sp, csv_span_row, out);
 
 	fputs("\ntable,event,count\n", out);
 	ne = perf_data__nr_evsel(ro->pd);
@@ -1315,31 +1337,7 @@ int report_out__csv(FILE *out, const struct report_out *ro)
 
 	if (ro->hist) {
 		fputs("\ntable,name,subsystem,low_ns,high_ns,count\n", out);
-		for (k = 0; k < sizeof(subsys_order) / sizeof(*subsys_order);
-		     k++) {
-			int s = subsys_order[k];
-			struct hist *h = spans__hold_hist(sp, s);
-			const struct spans_flush *f = spans__flush(sp, s);
-
-			if (h && hist__count(h))
-				csv_buckets(out, "lock-hold", subsys_name(s),
-					    h);
-			h = spans__wait_hist(sp, s);
-			if (h && hist__count(h))
-				csv_buckets(out, "lock-wait", subsys_name(s),
-					    h);
-			if (f && f->flushes)
-				csv_buckets(out, "flush", subsys_name(s),
-					    f->duration);
-		}
-		for (u = 0; u < spans__nr_user(sp); u++) {
-			const struct spans_user *us = spans__user(sp, u);
-			char name[256];
-
-			snprintf(name, sizeof(name), "%s,%s", us->start,
-				 us->end);
-			csv_buckets(out, name, "", us->hist);
-		}
+		span_rows__each(sp, csv_bucket_rows, out);
 	}
 	return ferror(out) ? -EIO : 0;
 }

@@ -290,17 +290,17 @@ static void test_flush_6_15(void)
 	CHECK_INT(n, 3);
 	if (n == 3) {
 		CHECK_INT(lc[0].lock_cpu, -1);
-		CHECK_U64(lc[0].pairs, 2);
-		CHECK_U64(lc[0].hold_ns, 10);
+		CHECK_U64(lc[0].holds.pairs, 2);
+		CHECK_U64(lc[0].holds.hold_ns, 10);
 		CHECK_STR(lc[0].meaning,
 			  "short lock after a cpu.stat flush (v6.15+)");
 		CHECK_INT(lc[1].lock_cpu, 0);
-		CHECK_U64(lc[1].locks, 4);
-		CHECK_U64(lc[1].hold_ns, 27);
+		CHECK_U64(lc[1].holds.locks, 4);
+		CHECK_U64(lc[1].holds.hold_ns, 27);
 		CHECK_STR(lc[1].meaning, "per-CPU lock");
 		CHECK_INT(lc[2].lock_cpu, 1);
-		CHECK_U64(lc[2].hold_ns, 76);
-		CHECK_U64(lc[2].max_hold_ns, 30);
+		CHECK_U64(lc[2].holds.hold_ns, 76);
+		CHECK_U64(lc[2].holds.max_hold_ns, 30);
 	}
 	/* Cgroups by hold: 25 (35 + 30 = 65) before 6272 (48). */
 	CHECK_INT(spans__cgroups(s, &cg, &n), 0);
@@ -309,14 +309,14 @@ static void test_flush_6_15(void)
 		CHECK_U64(cg[0].cgroup_id, 25);
 		CHECK_INT(cg[0].root, 0);
 		CHECK_INT(cg[0].level, 1);
-		CHECK_U64(cg[0].locks, 6);
-		CHECK_U64(cg[0].pairs, 6);
-		CHECK_U64(cg[0].hold_ns, 65);
-		CHECK_U64(cg[0].max_hold_ns, 20);
+		CHECK_U64(cg[0].holds.locks, 6);
+		CHECK_U64(cg[0].holds.pairs, 6);
+		CHECK_U64(cg[0].holds.hold_ns, 65);
+		CHECK_U64(cg[0].holds.max_hold_ns, 20);
 		CHECK_U64(cg[1].cgroup_id, 6272);
 		CHECK_INT(cg[1].root, 4);
 		CHECK_INT(cg[1].level, 3);
-		CHECK_U64(cg[1].hold_ns, 48);
+		CHECK_U64(cg[1].holds.hold_ns, 48);
 	}
 	spans__delete(s);
 }
@@ -836,8 +836,8 @@ static void test_fixture(void)
 	/* The per-cgroup rows add up to the same. */
 	CHECK_INT(spans__cgroups(s, &cg, &n), 0);
 	for (i = 0, locks = 0, hold = 0; i < n; i++) {
-		locks += cg[i].locks;
-		hold += cg[i].hold_ns;
+		locks += cg[i].holds.locks;
+		hold += cg[i].holds.hold_ns;
 	}
 	CHECK_U64(locks, 439);
 	CHECK_U64(hold, 376323000ULL);

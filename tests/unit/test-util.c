@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "gnuplot.h"
 #include "json.h"
 #include "unit.h"
 #include "util.h"
@@ -143,7 +144,32 @@ static void test_json_utf8(void)
 	free(buf);
 }
 
+/*
+ * Quotes and backslashes, newline and tab take the same escapes in JSON
+ * and in gnuplot; every other control byte takes each format's own: JSON
+ * \r and \u00XX, gnuplot octal (DEL too, where JSON leaves it raw).
+ */
+static void test_quote_controls(void)
+{
+	char in[] = "a\"b\\c\nd\te\rf\001g\037h\177i";
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	json_escape(f, in);
+	fclose(f);
+	CHECK_STR(buf, "\"a\\\"b\\\\c\\nd\\te\\rf\\u0001g\\u001fh\177i\"");
+	free(buf);
+	buf = NULL;
+	f = open_memstream(&buf, &len);
+	gnuplot__quote(f, in);
+	fclose(f);
+	CHECK_STR(buf, "\"a\\\"b\\\\c\\nd\\te\\015f\\001g\\037h\\177i\"");
+	free(buf);
+}
+
 UNIT_MAIN(UNIT(test_json_utf8),
+	  UNIT(test_quote_controls),
 	  UNIT(test_strpool_ids_are_dense_and_stable),
 	  UNIT(test_hash_bytes_differs_on_tail),
 	  UNIT(test_hashtab_grow_remove),
