@@ -30,6 +30,27 @@ void json__double(struct json_writer *jw, const char *key, double val);
 void json__bool(struct json_writer *jw, const char *key, bool val);
 
 /*
+ * A record's plain members as data: one table per record (the perf
+ * header, bench's provenance, a span's counts...) instead of one call per
+ * member, written in table order.
+ */
+enum json_field_type { JSON_FIELD_STR, JSON_FIELD_U64, JSON_FIELD_BOOL };
+
+struct json_field {
+	const char *key;
+	enum json_field_type type;
+	const char *str;	/* JSON_FIELD_STR; NULL prints null */
+	uint64_t num;		/* JSON_FIELD_U64, and 0/1 for BOOL */
+};
+
+#define JSON_STR(k, v)	{ (k), JSON_FIELD_STR, (v), 0 }
+#define JSON_U64(k, v)	{ (k), JSON_FIELD_U64, NULL, (v) }
+#define JSON_BOOL(k, v)	{ (k), JSON_FIELD_BOOL, NULL, !!(v) }
+
+void json__fields(struct json_writer *jw, const struct json_field *f,
+		  size_t n);
+
+/*
  * Length of the valid UTF-8 sequence at p (2-4 bytes, within avail), or
  * 0: overlong forms, surrogates and values past U+10FFFF are not. The
  * writer's and the reader's (json-read.c) one check.

@@ -20,6 +20,7 @@
 #include "report-out.h"
 #include "rules.h"
 #include "session.h"
+#include "util.h"
 
 #define DEFAULT_INPUT "rstat.data"
 

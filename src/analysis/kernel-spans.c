@@ -15,6 +15,7 @@
 #include "json.h"
 #include "kernel-spans.h"
 #include "rules.h"
+#include "util.h"
 
 /* A BPF slot is hist.h's bucket of the same index: one convention. */
 _Static_assert(BPF_SPANS_SLOTS == HIST_MAX_BUCKETS,
@@ -132,16 +133,19 @@ int kernel_spans__format(const struct kernel_spans *ks, char **text)
 	for (k = 0; k < BPF_SPANS__NR_KINDS; k++) {
 		for (c = -1; c < RS_CAT__NR; c++) {
 			const struct bpf_spans_hist *h = &ks->hist[k][c + 1];
+			const struct json_field span[] = {
+				JSON_STR("kind", bpf_spans_kind_name(k)),
+				JSON_STR("subsys", subsys_key(c)),
+				JSON_U64("count", h->count),
+				JSON_U64("sum_ns", h->sum),
+				JSON_U64("min_ns", h->min),
+				JSON_U64("max_ns", h->max),
+			};
 
 			if (!h->count)
 				continue;
 			json__object_begin(jw, NULL);
-			json__string(jw, "kind", bpf_spans_kind_name(k));
-			json__string(jw, "subsys", subsys_key(c));
-			json__u64(jw, "count", h->count);
-			json__u64(jw, "sum_ns", h->sum);
-			json__u64(jw, "min_ns", h->min);
-			json__u64(jw, "max_ns", h->max);
+			json__fields(jw, span, ARRAY_SIZE(span));
 			/* [bucket, count] pairs, bucket as hist.h numbers them */
 			json__array_begin(jw, "buckets");
 			for (b = 0; b < BPF_SPANS_SLOTS; b++) {

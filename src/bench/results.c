@@ -581,15 +581,18 @@ static void write_param(struct json_writer *jw, const struct bench_param *p)
 
 static void write_prov(struct json_writer *jw, const struct bench_provenance *p)
 {
+	const struct json_field machine[] = {
+		JSON_STR("hostname", p->hostname),
+		JSON_STR("kernel", p->kernel),
+		JSON_STR("kernel_version", p->kernel_version),
+		JSON_STR("arch", p->arch),
+		JSON_U64("cpus", p->cpus),
+		JSON_STR("cgroup_layout", p->cgroup_layout),
+	};
 	char t[32];
 
 	json__object_begin(jw, "provenance");
-	json__string(jw, "hostname", p->hostname);
-	json__string(jw, "kernel", p->kernel);
-	json__string(jw, "kernel_version", p->kernel_version);
-	json__string(jw, "arch", p->arch);
-	json__u64(jw, "cpus", p->cpus);
-	json__string(jw, "cgroup_layout", p->cgroup_layout);
+	json__fields(jw, machine, ARRAY_SIZE(machine));
 	write_strv(jw, "v2_controllers", p->v2_controllers,
 		   p->nr_v2_controllers);
 	write_strv(jw, "v1_controllers", p->v1_controllers,

@@ -192,3 +192,23 @@ void json__bool(struct json_writer *jw, const char *key, bool val)
 	json_member(jw, key);
 	fputs(val ? "true" : "false", jw->out);
 }
+
+void json__fields(struct json_writer *jw, const struct json_field *f,
+		  size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		switch (f[i].type) {
+		case JSON_FIELD_STR:
+			json__string(jw, f[i].key, f[i].str);
+			break;
+		case JSON_FIELD_U64:
+			json__u64(jw, f[i].key, f[i].num);
+			break;
+		case JSON_FIELD_BOOL:
+			json__bool(jw, f[i].key, f[i].num);
+			break;
+		}
+	}
+}

@@ -20,6 +20,7 @@
 #include "report-out.h"
 #include "rules.h"
 #include "spans.h"
+#include "util.h"
 
 #define TOP_COMMS 10
 #define TOP_STACKS 8
@@ -1109,6 +1110,34 @@ static void json_holds(struct json_writer *jw, const struct spans_holds *h)
 	json__u64(jw, "max_hold_ns", h->max_hold_ns);
 }
 
+/* memcg_flush_stats: the flushes asked for, done and skipped. */
+static void json_memcg(struct json_writer *jw, const struct spans_memcg *m)
+{
+	const struct json_field flushes[] = {
+		JSON_U64("requested", m->requested),
+		JSON_U64("performed", m->performed),
+		JSON_U64("forced", m->forced),
+		JSON_U64("skipped", m->skipped),
+		JSON_U64("negative_updates", m->negative),
+	};
+	const struct json_field updates[] = {
+		JSON_U64("count", hist__count(m->updates)),
+		JSON_U64("min", hist__min(m->updates)),
+		JSON_U64("max", hist__max(m->updates)),
+		JSON_U64("p50", hist__percentile(m->updates, 50)),
+		JSON_U64("p90", hist__percentile(m->updates, 90)),
+		JSON_U64("p99", hist__percentile(m->updates, 99)),
+	};
+
+	json__object_begin(jw, "memcg_flush_stats");
+	json__fields(jw, flushes, ARRAY_SIZE(flushes));
+	json__object_begin(jw, "stats_updates");
+	json__fields(jw, updates, ARRAY_SIZE(updates));
+	json_hist(jw, m->updates);
+	json__object_end(jw);
+	json__object_end(jw);
+}
+
 static void json_spans(struct json_writer *jw, const struct report_out *ro)
 {
 	struct spans *sp = analysis__spans(ro->an);
@@ -1170,26 +1199,10 @@ static void json_spans(struct json_writer *jw, const struct report_out *ro)
 	json__array_end(jw);
 
 	m = spans__memcg(sp);
-	if (m && m->requested) {
-		json__object_begin(jw, "memcg_flush_stats");
-		json__u64(jw, "requested", m->requested);
-		json__u64(jw, "performed", m->performed);
-		json__u64(jw, "forced", m->forced);
-		json__u64(jw, "skipped", m->skipped);
-		json__u64(jw, "negative_updates", m->negative);
-		json__object_begin(jw, "stats_updates");
-		json__u64(jw, "count", hist__count(m->updates));
-		json__u64(jw, "min", hist__min(m->updates));
-		json__u64(jw, "max", hist__max(m->updates));
-		json__u64(jw, "p50", hist__percentile(m->updates, 50));
-		json__u64(jw, "p90", hist__percentile(m->updates, 90));
-		json__u64(jw, "p99", hist__percentile(m->updates, 99));
-		json_hist(jw, m->updates);
-		json__object_end(jw);
-		json__object_end(jw);
-	} else {
+	if (m && m->requested)
+		json_memcg(jw, m);
+	else
 		json__string(jw, "memcg_flush_stats", NULL);
-	}
 }
 
 void report_out__json(struct json_writer *jw, const struct report_out *ro)
