@@ -144,17 +144,29 @@ static const char *demangled_intern(struct strpool *sp, const char *name,
 {
 	char *d = may_be_mangled(name) ? cplus_demangle(name, DMGL_NO_OPTS) :
 		  NULL;
-	const char *base = d ? d : name;
+	const char *base = d ? d : name, *ret;
+	size_t nb = strlen(base), ns = strlen(suffix);
 	char buf[4096];
-	int len;
 
-	len = snprintf(buf, sizeof(buf), "%s%s", base, suffix);
+	/*
+	 * Every symbol of every dso loaded comes here: most are plain names
+	 * with nothing to add, interned as they are. The rest are joined
+	 * in buf, cut to its size as before.
+	 */
+	if (!ns && nb < sizeof(buf)) {
+		ret = sym_intern(sp, base, nb);
+		free(d);
+		return ret;
+	}
+	if (nb > sizeof(buf) - 1)
+		nb = sizeof(buf) - 1;
+	if (ns > sizeof(buf) - 1 - nb)
+		ns = sizeof(buf) - 1 - nb;
+	memcpy(buf, base, nb);
+	memcpy(buf + nb, suffix, ns);
+	buf[nb + ns] = '\0';
 	free(d);
-	if (len < 0)
-		return NULL;
-	if (len >= (int)sizeof(buf))
-		len = sizeof(buf) - 1;
-	return sym_intern(sp, buf, len);
+	return sym_intern(sp, buf, nb + ns);
 }
 
 static Elf_Scn *find_section(Elf *elf, uint32_t type, const char *name)
