@@ -74,6 +74,11 @@ static inline bool ascii_is_word(unsigned char c)
  * array is untouched on failure.
  */
 int grow_array(void **p, size_t *cap, size_t need, size_t size);
+/*
+ * calloc() for a large table that is about to be written all over (a hash
+ * table probed at random): its pages are faulted in writable at once.
+ */
+void *calloc_table(size_t n, size_t size);
 
 /*
  * In the n elements at base (size bytes each, sorted by the uint64_t at

@@ -48,11 +48,10 @@ struct stack_ent {
  * most samples then touch one line of memory instead of two.
  */
 struct chain_slot {
-	uint64_t where;		/* raw callchain hash: the home slot */
 	uint64_t h[2];
 	uint64_t count;
-	uint32_t stack;
-	uint32_t used;
+	uint32_t where;		/* raw callchain hash, low bits: the home */
+	uint32_t stack1;	/* stack index + 1; 0: empty */
 };
 
 #define FOLD_MAX_SEEN 32
@@ -800,7 +799,7 @@ static int stack_insert(struct fold *f, const uint32_t *key, uint32_t len,
 
 	if (f->nr_stacks * 2 > f->nr_slots) {
 		size_t n = f->nr_slots * 2, i;
-		uint32_t *slots = calloc(n, sizeof(*slots));
+		uint32_t *slots = calloc_table(n, sizeof(*slots));
 
 		if (!slots)
 			return 0;	/* still room: retry on the next one */
@@ -822,7 +821,7 @@ static struct chain_slot *chain_slot(struct fold *f, const uint64_t h[2],
 {
 	size_t mask = f->nr_chain_slots - 1, j;
 
-	for (j = where & mask; f->chains[j].used; j = (j + 1) & mask)
+	for (j = where & mask; f->chains[j].stack1; j = (j + 1) & mask)
 		if (f->chains[j].h[0] == h[0] && f->chains[j].h[1] == h[1])
 			break;
 	return &f->chains[j];
@@ -837,7 +836,10 @@ static int chain_insert(struct fold *f, const uint64_t h[2], uint64_t where,
 		struct chain_slot *old = f->chains;
 		size_t i, n = f->nr_chain_slots;
 
-		f->chains = calloc(n ? n * 2 : 4096, sizeof(*f->chains));
+		/* where keeps 32 bits of the home: the table stops there. */
+		if (n >= (size_t)1 << 32)
+			return 0;
+		f->chains = calloc_table(n ? n * 2 : 4096, sizeof(*f->chains));
 		if (!f->chains) {
 			f->chains = old;
 			/* Only the shortcut is lost while room remains. */
@@ -845,13 +847,14 @@ static int chain_insert(struct fold *f, const uint64_t h[2], uint64_t where,
 		}
 		f->nr_chain_slots = n ? n * 2 : 4096;
 		for (i = 0; i < n; i++)
-			if (old[i].used)
+			if (old[i].stack1)
 				*chain_slot(f, old[i].h, old[i].where) = old[i];
 		free(old);
 	}
 	c = chain_slot(f, h, where);
-	if (!c->used) {
-		*c = (struct chain_slot){ where, { h[0], h[1] }, 0, stack, 1 };
+	if (!c->stack1) {
+		*c = (struct chain_slot){ { h[0], h[1] }, 0, (uint32_t)where,
+					  stack + 1 };
 		f->nr_chains++;
 	}
 	return 0;
@@ -881,7 +884,7 @@ int fold__begin_key(struct fold *f, const uint64_t in[2], uint64_t where)
 	h[1] += f->pname;
 	if (f->nr_chain_slots) {
 		c = chain_slot(f, h, where);
-		if (c->used) {
+		if (c->stack1) {
 			c->count += f->count;
 			f->nr_kept++;
 			f->nr_kept_named += f->sample_named;
@@ -997,8 +1000,8 @@ static void settle_chains(struct fold *f)
 	for (i = 0; i < f->nr_chain_slots; i++) {
 		struct chain_slot *c = &f->chains[i];
 
-		if (c->used && c->count) {
-			f->stacks[c->stack].count += c->count;
+		if (c->stack1 && c->count) {
+			f->stacks[c->stack1 - 1].count += c->count;
 			c->count = 0;
 		}
 	}

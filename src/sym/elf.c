@@ -144,17 +144,29 @@ static const char *demangled_intern(struct strpool *sp, const char *name,
 {
 	char *d = may_be_mangled(name) ? cplus_demangle(name, DMGL_NO_OPTS) :
 		  NULL;
-	const char *base = d ? d : name;
+	const char *base = d ? d : name, *ret;
+	size_t nb = strlen(base), ns = strlen(suffix);
 	char buf[4096];
-	int len;
 
-	len = snprintf(buf, sizeof(buf), "%s%s", base, suffix);
+	/*
+	 * Every symbol of every dso loaded comes here: most are plain names
+	 * with nothing to add, interned as they are. The rest are joined
+	 * in buf, cut to its size as before.
+	 */
+	if (!ns && nb < sizeof(buf)) {
+		ret = sym_intern(sp, base, nb);
+		free(d);
+		return ret;
+	}
+	if (nb > sizeof(buf) - 1)
+		nb = sizeof(buf) - 1;
+	if (ns > sizeof(buf) - 1 - nb)
+		ns = sizeof(buf) - 1 - nb;
+	memcpy(buf, base, nb);
+	memcpy(buf + nb, suffix, ns);
+	buf[nb + ns] = '\0';
 	free(d);
-	if (len < 0)
-		return NULL;
-	if (len >= (int)sizeof(buf))
-		len = sizeof(buf) - 1;
-	return sym_intern(sp, buf, len);
+	return sym_intern(sp, buf, nb + ns);
 }
 
 static Elf_Scn *find_section(Elf *elf, uint32_t type, const char *name)
@@ -282,6 +294,61 @@ static int load_segment(Elf *elf, uint64_t vaddr, GElf_Phdr *ph)
 	return -1;
 }
 
+/*
+ * load_segment() for every symbol of a table reads the program headers
+ * again each time: keep the PT_LOADs of one image instead (when they
+ * could all be read and are few, as always; else ok is false and
+ * load_segment() answers).
+ */
+#define MAX_LOADS 32
+
+struct loads {
+	GElf_Phdr ph[MAX_LOADS];
+	size_t n;
+	bool ok;
+};
+
+static void loads_read(Elf *elf, struct loads *l)
+{
+	size_t i, n;
+	GElf_Phdr ph;
+
+	l->n = 0;
+	l->ok = false;
+	if (elf_getphdrnum(elf, &n))
+		return;
+	for (i = 0; i < n; i++) {
+		if (!gelf_getphdr(elf, i, &ph))
+			return;
+		if (ph.p_type != PT_LOAD)
+			continue;
+		if (l->n == MAX_LOADS)
+			return;
+		l->ph[l->n++] = ph;
+	}
+	l->ok = true;
+}
+
+static int loads_find(Elf *elf, const struct loads *l, uint64_t vaddr,
+		      GElf_Phdr *ph)
+{
+	size_t i;
+
+	if (!l->ok)
+		return load_segment(elf, vaddr, ph);
+	for (i = 0; i < l->n; i++) {
+		const GElf_Phdr *p = &l->ph[i];
+		uint64_t sz = p->p_memsz > p->p_filesz ? p->p_memsz :
+			      p->p_filesz;
+
+		if (sz && vaddr >= p->p_vaddr && vaddr < p->p_vaddr + sz) {
+			*ph = *p;
+			return 0;
+		}
+	}
+	return -1;
+}
+
 bool elf__sym_wanted(const GElf_Sym *s, bool *is_label)
 {
 	int type = GELF_ST_TYPE(s->st_info);
@@ -317,6 +384,7 @@ static int load_syms(struct symtab *t, struct image *syms,
 {
 	Elf_Scn *scn = NULL;
 	size_t shstr_syms, shstr_run, i, n;
+	struct loads loads;
 	Elf_Data *data;
 	GElf_Shdr sh;
 	int err = 0;
@@ -334,6 +402,7 @@ static int load_syms(struct symtab *t, struct image *syms,
 	    elf_getshdrstrndx(runtime->elf, &shstr_run))
 		return 0;
 	n = sh.sh_size / sh.sh_entsize;
+	loads_read(runtime->elf, &loads);
 	for (i = 0; i < n && !err; i++) {
 		const char *name, *secname;
 		GElf_Shdr ssh;
@@ -368,7 +437,7 @@ static int load_syms(struct symtab *t, struct image *syms,
 			if (!secname || !strstr(secname, "text"))
 				continue;
 		}
-		if (load_segment(runtime->elf, s.st_value, &ph))
+		if (loads_find(runtime->elf, &loads, s.st_value, &ph))
 			continue;
 		s.st_value -= ph.p_vaddr - ph.p_offset;
 		name = elf_strptr(syms->elf, sh.sh_link, s.st_name);

@@ -55,15 +55,61 @@ static int cmp_start(const void *a, const void *b)
  * costs one pass, where the sort cost a third of loading them. Keys are
  * unique (seq breaks ties), so a sorted array is the sort's result.
  */
+static bool start_before(const struct sym_entry *x, const struct sym_entry *y)
+{
+	return x->start != y->start ? x->start < y->start : x->seq < y->seq;
+}
+
+/*
+ * A merge sort with the comparison inlined: qsort() calling cmp_start()
+ * was most of the cost of loading a dso's symbols (a libstdc++ has tens
+ * of thousands). The keys are unique, so any sort gives this order.
+ */
+static void merge_by_start(struct sym_entry *v, size_t n)
+{
+	struct sym_entry *tmp = malloc(n * sizeof(*v)), *src = v, *dst = tmp;
+	size_t width, lo, mid, hi, i, j, k;
+
+	if (!tmp) {
+		qsort(v, n, sizeof(*v), cmp_start);
+		return;
+	}
+	for (width = 1; width < n; width *= 2) {
+		for (lo = 0; lo < n; lo += 2 * width) {
+			mid = lo + width < n ? lo + width : n;
+			hi = lo + 2 * width < n ? lo + 2 * width : n;
+			i = lo;
+			j = mid;
+			k = lo;
+			while (i < mid && j < hi)
+				dst[k++] = start_before(&src[j], &src[i]) ?
+					   src[j++] : src[i++];
+			while (i < mid)
+				dst[k++] = src[i++];
+			while (j < hi)
+				dst[k++] = src[j++];
+		}
+		tmp = src;
+		src = dst;
+		dst = tmp;
+	}
+	if (src != v) {
+		memcpy(v, src, n * sizeof(*v));
+		free(src);
+	} else {
+		free(dst);
+	}
+}
+
 static void sort_by_start(struct sym_entry *v, size_t n)
 {
 	size_t i;
 
 	for (i = 1; i < n; i++)
-		if (cmp_start(&v[i - 1], &v[i]) > 0)
+		if (start_before(&v[i], &v[i - 1]))
 			break;
 	if (i < n)
-		qsort(v, n, sizeof(*v), cmp_start);
+		merge_by_start(v, n);
 }
 
 void symtab__sort(struct symtab *t)
