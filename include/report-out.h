@@ -33,7 +33,7 @@ struct report_out {
 /* 0, or -errno of a failed write. */
 int report_out__text(FILE *out, const struct report_out *ro);
 int report_out__csv(FILE *out, const struct report_out *ro);
-/* Adds "attribution", "triggers", ... to the object jw has open. */
+/* Adds "header", "events", "attribution", ... to the object jw has open. */
 void report_out__json(struct json_writer *jw, const struct report_out *ro);
 
 #endif

@@ -1205,10 +1205,51 @@ static void json_spans(struct json_writer *jw, const struct report_out *ro)
 		json__string(jw, "memcg_flush_stats", NULL);
 }
 
+/* The report-core keys: header, events and reader counters. */
+static void json_header(struct json_writer *jw, struct perf_data *pd)
+{
+	const struct perf_header_info *hdr = perf_data__header(pd);
+	const struct perf_data_stats *st = perf_data__stats(pd);
+	uint32_t i, n = perf_data__nr_evsel(pd);
+
+	json__object_begin(jw, "header");
+	json__string(jw, "hostname", hdr->hostname);
+	json__string(jw, "os_release", hdr->os_release);
+	json__string(jw, "perf_version", hdr->perf_version);
+	json__string(jw, "arch", hdr->arch);
+	json__u64(jw, "nr_cpus", hdr->nr_cpus_online);
+	json__u64(jw, "nr_cpus_avail", hdr->nr_cpus_avail);
+	json__string(jw, "cpudesc", hdr->cpudesc);
+	json__string(jw, "cmdline", hdr->cmdline);
+	json__bool(jw, "pipe_mode", hdr->pipe_mode);
+	if (hdr->sample_time_end) {
+		json__u64(jw, "sample_time_start", hdr->sample_time_start);
+		json__u64(jw, "sample_time_end", hdr->sample_time_end);
+	}
+	json__object_end(jw);
+	json__array_begin(jw, "events");
+	for (i = 0; i < n; i++) {
+		const struct rs_evsel *evsel = perf_data__evsel(pd, i);
+
+		json__object_begin(jw, NULL);
+		json__string(jw, "name", evsel->name);
+		json__u64(jw, "samples", evsel->nr_samples);
+		json__u64(jw, "period", evsel->total_period);
+		json__object_end(jw);
+	}
+	json__array_end(jw);
+	json__u64(jw, "samples", st->nr_samples);
+	json__u64(jw, "lost", st->nr_lost);
+	json__u64(jw, "lost_samples", st->nr_lost_samples);
+	json__u64(jw, "unknown_records", st->nr_unknown_records);
+	json__u64(jw, "records", st->nr_records);
+}
+
 void report_out__json(struct json_writer *jw, const struct report_out *ro)
 {
 	uint32_t i, n = perf_data__nr_evsel(ro->pd);
 
+	json_header(jw, ro->pd);
 	json_attrib(jw, ro);
 	json_spans(jw, ro);
 	json__array_begin(jw, "counts");
