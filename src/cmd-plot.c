@@ -277,8 +277,10 @@ static int plot_write_and_run(const struct plot_params *p, struct plot *pl)
 	      gp);
 	ret = gnuplot__preamble(gp, term, p->width, p->height, p->output,
 				p->title);
-	if (ret)
+	if (ret) {
+		rs_error("%s: cannot write: %s", gp_name, strerror(-ret));
 		goto out;
+	}
 	ret = plot__write(pl, dat, gp, dat_name, err, sizeof(err));
 	if (ret)
 		rs_error("%s", err);
