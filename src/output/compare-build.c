@@ -180,6 +180,18 @@ static int pool_side(const struct compare_input *in, size_t nr_in, size_t side,
 	return 0;
 }
 
+static void shares_free(struct compare_share *rows, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		free(rows[i].event);
+		free(rows[i].name);
+		free(rows[i].share);
+	}
+	free(rows);
+}
+
 void compare__release(struct compare *c)
 {
 	size_t i;
@@ -192,18 +204,8 @@ void compare__release(struct compare *c)
 	}
 	free(c->metrics);
 	free(c->time);
-	for (i = 0; i < c->nr_categories; i++) {
-		free(c->categories[i].event);
-		free(c->categories[i].name);
-		free(c->categories[i].share);
-	}
-	free(c->categories);
-	for (i = 0; i < c->nr_triggers; i++) {
-		free(c->triggers[i].event);
-		free(c->triggers[i].name);
-		free(c->triggers[i].share);
-	}
-	free(c->triggers);
+	shares_free(c->categories, c->nr_categories);
+	shares_free(c->triggers, c->nr_triggers);
 	for (i = 0; i < c->nr_spans; i++) {
 		free(c->spans[i].name);
 		free(c->spans[i].subsystem);
@@ -545,6 +547,17 @@ static uint64_t bucket_percentile(const struct compare_span_side *d, double q)
 	return high;
 }
 
+/* Side k's sums of shares over its nr_files profiles, made means. */
+static void shares_mean(struct compare_share *rows, size_t n, size_t k,
+			size_t nr_files)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (!isnan(rows[i].share[k]))
+			rows[i].share[k] /= nr_files;
+}
+
 static int build_profile(struct compare *c, const struct compare_input *in,
 			 size_t nr_in, char *err, size_t errlen)
 {
@@ -588,12 +601,8 @@ static int build_profile(struct compare *c, const struct compare_input *in,
 	}
 	/* Means of the files' shares; an absent row counts as 0 in a file. */
 	for (k = 0; k < c->nr_sides; k++) {
-		for (i = 0; i < c->nr_categories; i++)
-			if (!isnan(c->categories[i].share[k]))
-				c->categories[i].share[k] /= files[k];
-		for (i = 0; i < c->nr_triggers; i++)
-			if (!isnan(c->triggers[i].share[k]))
-				c->triggers[i].share[k] /= files[k];
+		shares_mean(c->categories, c->nr_categories, k, files[k]);
+		shares_mean(c->triggers, c->nr_triggers, k, files[k]);
 		for (i = 0; i < c->nr_spans; i++) {
 			struct compare_span_side *d = &c->spans[i].side[k];
 
