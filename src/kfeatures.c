@@ -471,16 +471,6 @@ const char *kfeatures__v1_mount(const struct kfeatures *kf,
 	return NULL;
 }
 
-static bool v1_has(const struct kfeatures *kf, const char *name)
-{
-	size_t i;
-
-	for (i = 0; i < kf->nr_v1; i++)
-		if (!strcmp(kf->v1[i].name, name))
-			return true;
-	return false;
-}
-
 /*
  * The controllers a v1 hierarchy carries, among its mount options. The
  * names come from /proc/cgroups where it exists (every controller the
@@ -537,7 +527,7 @@ static int add_v1_controller(struct kfeatures *kf, const char *name,
 	struct kf_v1_controller *c;
 
 	/* Bind mounts show one hierarchy more than once: keep the first. */
-	if (v1_has(kf, name))
+	if (kfeatures__v1_mount(kf, name))
 		return 0;
 	if (grow_array((void **)&kf->v1, cap, kf->nr_v1 + 1, sizeof(*kf->v1)))
 		return -ENOMEM;
