@@ -349,21 +349,19 @@ static void text_dominated(FILE *out, const struct hold_cost *hc,
 }
 
 static void text_hold_cost(FILE *out, const struct report_out *ro,
-			   struct spans *sp)
+			   const struct hold_cost *hc)
 {
-	struct hold_cost hc;
 	char a[32], b[32];
 
-	hold_cost(sp, &hc);
-	if (hc.bound_ns == UINT64_MAX)
+	if (hc->bound_ns == UINT64_MAX)
 		return;
-	fmt_time(a, sizeof(a), hc.bound_ns, ro);
+	fmt_time(a, sizeof(a), hc->bound_ns, ro);
 	fprintf(out, "recording cost: at most %s %s a hold (the shortest one: a locked and an\nunlock record back to back)",
 		a, unit_short(ro));
-	text_dominated(out, &hc, "recorder");
-	if (!hc.nr_dominated)
+	text_dominated(out, hc, "recorder");
+	if (!hc->nr_dominated)
 		return;
-	fmt_time(b, sizeof(b), 3 * hc.bound_ns, ro);
+	fmt_time(b, sizeof(b), 3 * hc->bound_ns, ro);
 	fprintf(out, " (< %s %s);\ntime holds in the kernel (BPF) for their own length\n",
 		b, unit_short(ro));
 }
@@ -396,6 +394,24 @@ static void json_hold_cost(struct json_writer *jw, struct spans *sp)
 	json_cost(jw, &hc);
 }
 
+/*
+ * Waits and flushes are timed from the same records as the holds, so
+ * they carry the same cost: say so under their tables, with the hold
+ * bound, so that no wait or flush length reads as the kernel's alone.
+ * what: what the span holds of the records, and how many bounds.
+ */
+static void text_span_cost(FILE *out, const struct report_out *ro,
+			   const struct hold_cost *hc, const char *what)
+{
+	char a[32];
+
+	if (hc->bound_ns == UINT64_MAX)
+		return;
+	fmt_time(a, sizeof(a), hc->bound_ns, ro);
+	fprintf(out, "recording cost: %s %s %s (the shortest hold above)\n",
+		what, a, unit_short(ro));
+}
+
 static void text_locks(FILE *out, const struct report_out *ro)
 {
 	struct spans *sp = analysis__spans(ro->an);
@@ -404,6 +420,7 @@ static void text_locks(FILE *out, const struct report_out *ro)
 	const struct spans_cgroup *cg;
 	const struct spans_lock_cpu *lc;
 	struct spans_counts c;
+	struct hold_cost hc;
 	size_t nr, i;
 	char a[24], b[24];
 	unsigned int k;
@@ -411,6 +428,7 @@ static void text_locks(FILE *out, const struct report_out *ro)
 	spans__counts(sp, &c);
 	if (!c.locked && !c.unlocked && !c.contended)
 		return;
+	hold_cost(sp, &hc);
 	fprintf(out, "\nLock hold time (cgroup_rstat_locked -> unlock), %s\n",
 		unit_short(ro));
 	text_hist_head(out, ro, "subsystem", 10);
@@ -424,7 +442,7 @@ static void text_locks(FILE *out, const struct report_out *ro)
 	fprintf(out, "pairs: %" PRIu64 "; locked without unlock: %" PRIu64
 		", unlock without locked: %" PRIu64 "\n", c.pairs,
 		c.unmatched_start, c.unmatched_end);
-	text_hold_cost(out, ro, sp);
+	text_hold_cost(out, ro, &hc);
 	if (sampled)
 		fprintf(out, "caution: %s recorded %" PRIu64 " of %" PRIu64
 			" hits (sampled): pairs\nmay join different lock rounds; record tracepoints with -c 1\n",
@@ -448,6 +466,8 @@ static void text_locks(FILE *out, const struct report_out *ro)
 		fprintf(out, "waits: %" PRIu64 "; unmatched: %" PRIu64
 			" contended, %" PRIu64 " locked\n", c.wait_pairs,
 			c.wait_unmatched_start, c.wait_unmatched_end);
+		text_span_cost(out, ro, &hc,
+			       "each wait also holds the end of a contended record and\nthe start of a locked one: at most");
 	} else {
 		fprintf(out, "no contended lock (lock wait time 0)\n");
 	}
@@ -484,6 +504,8 @@ static void text_locks(FILE *out, const struct report_out *ro)
 				(double)hist__total(f->cpus) / f->flushes,
 				hist__max(f->cpus), a);
 		}
+		text_span_cost(out, ro, &hc,
+			       "a flush of N locks is 2N records; the 2N - 1 gaps\nbetween them hold at most 2N - 1 times");
 	}
 
 	if (!spans__cgroups(sp, &cg, &nr) && nr) {

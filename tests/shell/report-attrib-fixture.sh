@@ -230,6 +230,26 @@ if not base or int(base[0]["samples"]) <= 0:
     sys.exit("no base row")
 PY
 
+# Flush lengths come from the same records as the holds: the text states
+# their recording cost under the flush table, with the hold table's
+# smallest min as the bound (--unit ns: no rounding between the two).
+"$RS_BIN" report -i "$data" --kallsyms "$ksyms" --unit ns >"$TMP/text" \
+	2>/dev/null || fail "report (text) failed"
+python3 - "$TMP/text" <<'PY' || fail "flush recording cost not stated"
+import re, sys
+text = open(sys.argv[1]).read()
+holds = text[text.index("Lock hold time"):text.index("pairs:")]
+rows = [l.split() for l in holds.splitlines()[2:] if l.strip()]
+bound = min(int(r[3]) for r in rows)
+flush = text[text.index("Work per flush"):]
+flush = flush[:flush.index("\n\n")]
+m = re.search(r"recording cost: a flush of N locks is 2N records; the "
+              r"2N - 1 gaps\nbetween them hold at most 2N - 1 times (\d+) ns",
+              flush)
+assert m, "no cost line under the flush table:\n" + flush
+assert int(m.group(1)) == bound, (m.group(1), bound)
+PY
+
 # The rule table dumps in the format it loads, and reloads unchanged.
 "$RS_BIN" report --rules-dump >"$TMP/rules" || fail "--rules-dump"
 grep -q '^css_rstat_flush ' "$TMP/rules" || fail "dump lacks css_rstat_flush"
