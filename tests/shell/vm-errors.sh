@@ -37,8 +37,8 @@ cp "$K612" "$kernel"
 left_behind() {
 	! pgrep -f "$kernel" >/dev/null ||
 		fail "$1: a QEMU process is left: $(pgrep -af "$kernel")"
-	[ "$(vm_workdirs)" = "$before" ] ||
-		fail "$1: work directories left: $(vm_workdirs)"
+	[ -z "$(vm_workdirs_new "$before")" ] ||
+		fail "$1: work directories left: $(vm_workdirs_new "$before")"
 }
 
 # Not a kernel: QEMU's own message, in one line.
@@ -136,7 +136,8 @@ for _ in $(seq 20); do
 	sleep 0.1
 done
 ! pgrep -f "$kernel" >/dev/null || fail "SIGKILL: QEMU outlived the tool"
-[ "$(vm_workdirs)" != "$before" ] || fail "SIGKILL: no work directory to clean (test broken?)"
+[ -n "$(vm_workdirs_new "$before")" ] ||
+	fail "SIGKILL: no work directory to clean (test broken?)"
 "$RS_BIN" doctor --kernel "$kernel" --accel tcg --vm-timeout 1 >/dev/null 2>&1
 left_behind "the run after a SIGKILL"
 echo "ok"

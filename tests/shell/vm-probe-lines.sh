@@ -82,5 +82,6 @@ rm -f "$TMP/wrong.data"
 	>"$TMP/out" 2>"$TMP/err" && fail "a 6.12 vmlinux was taken for 6.1"
 grep -q "build id" "$TMP/err" || fail "no word of the build id: $(cat "$TMP/err")"
 [ ! -e "$TMP/wrong.data" ] || fail "a recording was written"
-[ "$(vm_workdirs)" = "$before" ] || fail "work directories left: $(vm_workdirs)"
+[ -z "$(vm_workdirs_new "$before")" ] ||
+	fail "work directories left: $(vm_workdirs_new "$before")"
 echo "ok"

@@ -54,5 +54,6 @@ assert d["header"]["os_release"] == sys.argv[3], d["header"]
 print("ok", d["header"]["os_release"], got)
 PY
 done
-[ "$(vm_workdirs)" = "$before" ] || fail "work directories left: $(vm_workdirs)"
+[ -z "$(vm_workdirs_new "$before")" ] ||
+	fail "work directories left: $(vm_workdirs_new "$before")"
 echo "ok"
