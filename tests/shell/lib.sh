@@ -104,3 +104,21 @@ vm_workdirs() {
 vm_workdirs_new() {
 	comm -13 <(printf '%s\n' "$1" | grep .) <(vm_workdirs)
 }
+
+# A guest shell command that reads the root's cpu.stat N times, each in a
+# forked subshell: a probe must be inherited, and every fork must work
+# (with the kprobe PMU forks failed with EFAULT on 6.12).
+forked_stat_reads() {
+	echo "i=0
+	while [ \$i -lt $1 ]; do
+		(read x < /sys/fs/cgroup/cpu.stat) || echo FORK-FAILED
+		i=\$((i + 1))
+	done"
+}
+
+# no_fork_failed WHAT: no fork failed in the guest (FORK-FAILED from
+# forked_stat_reads, or the shell's own word) per $TMP/out and $TMP/err.
+no_fork_failed() {
+	! grep -qi "fork" "$TMP/out" "$TMP/err" ||
+		fail "$1: a fork failed: $(cat "$TMP/out" "$TMP/err")"
+}
