@@ -351,8 +351,8 @@ struct launch {
 	bool kvm;
 };
 
-static int spawn_qemu(const struct launch *l, struct boot *b, char *errbuf,
-		      size_t errlen)
+/* 0 or -errno; the caller says what failed. */
+static int spawn_qemu(const struct launch *l, struct boot *b)
 {
 	char con[4200], port[4200], initrd[4200], smp[32], mem[32];
 	const char *argv[40];
@@ -437,8 +437,6 @@ static int spawn_qemu(const struct launch *l, struct boot *b, char *errbuf,
 	close(fd);
 	setpgid(pid, pid);
 	b->qemu = pid;
-	(void)errbuf;
-	(void)errlen;
 	return 0;
 }
 
@@ -469,7 +467,7 @@ static int boot_once(const struct launch *l, struct boot *b,
 	pid_t w;
 
 	*no_boot = false;
-	err = spawn_qemu(l, b, errbuf, errlen);
+	err = spawn_qemu(l, b);
 	if (err) {
 		errbuf_set(errbuf, errlen, "cannot start %s: %s", l->qemu,
 			   strerror(-err));
