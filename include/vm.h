@@ -187,9 +187,6 @@ void vm_guest__main(int (*run)(int argc, char **argv))
  */
 /* Whether spec names a source line, which needs the kernel's DWARF. */
 bool vm_probe__is_line(const char *spec);
-/* IMAGE's directory's "vmlinux" (scripts/fetch-kernels.sh --dbg puts
- * it there) if readable; malloc()ed, or NULL. */
-char *vm_probe__default_vmlinux(const char *kernel);
 /* vmlinux's build id as hex into hex[len]; 0, or -errno and errbuf. */
 int vm_probe__build_id(const char *vmlinux, char *hex, size_t len,
 		       char *errbuf, size_t errlen);

@@ -39,7 +39,8 @@ cleanup() {
 	rmdir "$cg/busy" "$cg" 2>/dev/null || true
 	rm -rf "$work"
 }
-trap cleanup EXIT INT TERM
+trap cleanup EXIT
+trap 'exit 130' INT TERM
 
 # The tracepoints rstat-analyze records by default, every hit: perf gets
 # -c 1 for them (-F would sample them too) and the rate as a term of

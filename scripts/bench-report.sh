@@ -51,7 +51,8 @@ cleanup() {
 	wait 2>/dev/null || true
 	rm -rf "$work"
 }
-trap cleanup EXIT INT TERM
+trap cleanup EXIT
+trap 'exit 130' INT TERM
 
 record() {		# record LOAD FILE
 	( while :; do :; done ) & pids+=($!)

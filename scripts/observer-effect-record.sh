@@ -28,7 +28,8 @@ cleanup() {
 	rmdir "$cg" 2>/dev/null || true
 	rm -rf "$work"
 }
-trap cleanup EXIT INT TERM
+trap cleanup EXIT
+trap 'exit 130' INT TERM
 mkdir "$cg"
 for i in $(seq "$children"); do
 	mkdir "$cg/c$i"

@@ -64,6 +64,7 @@ area_of() {
 	*fold*) echo folding ;;
 	compare*|test-stats*) echo compare ;;
 	plot*|test-hist*) echo plot ;;
+	vm-*|test-vm*) echo vm ;;
 	report-*|test-perf-data*|test-script*|test-symbols*|test-vmlinux*)
 		echo reading ;;
 	*) echo other ;;

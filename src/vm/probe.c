@@ -25,7 +25,11 @@ bool vm_probe__is_line(const char *spec)
 	return strchr(spec, ':') || strchr(spec, '@');
 }
 
-char *vm_probe__default_vmlinux(const char *kernel)
+/*
+ * IMAGE's directory's "vmlinux" (scripts/fetch-kernels.sh --dbg puts it
+ * there) if readable; malloc()ed, or NULL.
+ */
+static char *default_vmlinux(const char *kernel)
 {
 	const char *slash = strrchr(kernel, '/');
 	char *path;
@@ -197,7 +201,7 @@ int vm_probe__record_argv(const char *kernel, const char *vmlinux,
 			break;
 	if (k == nprobes && !vmlinux)
 		return 0;
-	path = vmlinux ? strdup(vmlinux) : vm_probe__default_vmlinux(kernel);
+	path = vmlinux ? strdup(vmlinux) : default_vmlinux(kernel);
 	if (!path && !vmlinux) {
 		snprintf(errbuf, errlen,
 			 "--probe %s: a source line needs that kernel's vmlinux with debuginfo: give --vmlinux, or put it beside the image as vmlinux (scripts/fetch-kernels.sh --dbg does for the test kernels)",

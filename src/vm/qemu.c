@@ -351,8 +351,8 @@ struct launch {
 	bool kvm;
 };
 
-static int spawn_qemu(const struct launch *l, struct boot *b, char *errbuf,
-		      size_t errlen)
+/* 0 or -errno; the caller says what failed. */
+static int spawn_qemu(const struct launch *l, struct boot *b)
 {
 	char con[4200], port[4200], initrd[4200], smp[32], mem[32];
 	const char *argv[40];
@@ -437,8 +437,6 @@ static int spawn_qemu(const struct launch *l, struct boot *b, char *errbuf,
 	close(fd);
 	setpgid(pid, pid);
 	b->qemu = pid;
-	(void)errbuf;
-	(void)errlen;
 	return 0;
 }
 
@@ -456,20 +454,18 @@ static void qemu_message(int dirfd, char *buf, size_t len)
 }
 
 /*
- * One boot and run. 0 when the guest sent END; -ETIMEDOUT with *no_boot
- * when it never said HELLO within boot_s.
+ * One boot and run. 0 when the guest sent END; -ETIMEDOUT, with b->hello
+ * still false, when it never said HELLO within boot_s.
  */
 static int boot_once(const struct launch *l, struct boot *b,
 		     struct vm_result *res, unsigned int boot_s,
-		     unsigned int run_s, bool *no_boot, char *errbuf,
-		     size_t errlen)
+		     unsigned int run_s, char *errbuf, size_t errlen)
 {
 	double start = now_s(), ended = 0;
 	int status = 0, err;
 	pid_t w;
 
-	*no_boot = false;
-	err = spawn_qemu(l, b, errbuf, errlen);
+	err = spawn_qemu(l, b);
 	if (err) {
 		errbuf_set(errbuf, errlen, "cannot start %s: %s", l->qemu,
 			   strerror(-err));
@@ -498,7 +494,6 @@ static int boot_once(const struct launch *l, struct boot *b,
 		if (ended && t - ended > 5)
 			break;
 		if (!b->hello && t > boot_s) {
-			*no_boot = true;
 			err = -ETIMEDOUT;
 			errbuf_set(errbuf, errlen,
 				   "the %s guest did not boot within %u s",
@@ -708,7 +703,6 @@ int vm__run(const struct vm_params *p, int argc, char *const argv[],
 	struct launch l = { 0 };
 	char qemu[4096], cmdline[4096];
 	unsigned int boot_s, run_s, removed = 0;
-	bool no_boot;
 	int err, derr;
 
 	if (resp)
@@ -762,8 +756,8 @@ int vm__run(const struct vm_params *p, int argc, char *const argv[],
 			     false);
 		err = boot_once(&l, &b, res, p->accel == VM_ACCEL_AUTO &&
 				boot_s > KVM_BOOT_TIMEOUT_S ?
-				KVM_BOOT_TIMEOUT_S : boot_s, run_s, &no_boot,
-				errbuf, errlen);
+				KVM_BOOT_TIMEOUT_S : boot_s, run_s, errbuf,
+				errlen);
 		if (p->accel == VM_ACCEL_AUTO && err &&
 		    err != -EINTR && !b.hello) {
 			/* A KVM guest that never reached /init: try TCG. */
@@ -782,8 +776,7 @@ int vm__run(const struct vm_params *p, int argc, char *const argv[],
 		res->tcg = true;
 		make_cmdline(cmdline, sizeof(cmdline), &pack, p->append,
 			     true);
-		err = boot_once(&l, &b, res, boot_s, run_s, &no_boot, errbuf,
-				errlen);
+		err = boot_once(&l, &b, res, boot_s, run_s, errbuf, errlen);
 	}
 out:
 	kill_qemu(&b);

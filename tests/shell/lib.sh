@@ -75,21 +75,50 @@ need_vm_kernels() {
 		skip "no Debian 6.1 and 6.12 cloud kernels in $cache: run scripts/fetch-kernels.sh"
 }
 
-# The VM work directories the tool left (as root it makes them here).
-# The VM work directories no live run owns: another run sharing the
-# machine keeps its own while it lives (its .owner stamp names its PID
-# and start time, as the tool's stale check reads it).
+# The VM work directories no live run owns (as root the tool makes them
+# here): another run sharing the machine keeps its own while it lives. Its
+# .owner stamp, "rstat-analyze vm pid=P start=T boot=B" (src/workdir.c),
+# is read as the tool's stale check reads it: alive while this boot's
+# process P started at T (field 22 of /proc/P/stat).
 vm_workdirs() {
-	local d stamp pid start now
+	local d stamp pid start boot now
+	local this_boot=$(cat /proc/sys/kernel/random/boot_id)
 	for d in /var/lib/rstat-analyze/rstat-analyze-vm.*; do
 		[ -d "$d" ] || continue
 		stamp=$(cat "$d/.owner" 2>/dev/null)
-		pid=$(sed -n 's/.* pid=\([0-9]*\) .*/\1/p' <<<"$stamp")
+		pid=$(sed -n 's/^rstat-analyze vm pid=\([0-9]*\) .*/\1/p' <<<"$stamp")
 		start=$(sed -n 's/.* start=\([0-9]*\) .*/\1/p' <<<"$stamp")
+		boot=$(sed -n 's/.* boot=\([^ ]*\)$/\1/p' <<<"$stamp")
 		now=
-		[ -n "$pid" ] && now=$(awk '{ sub(/.*\) /, ""); print $20 }' \
-			"/proc/$pid/stat" 2>/dev/null)
+		[ -n "$pid" ] && [ "$boot" = "$this_boot" ] &&
+			now=$(awk '{ sub(/.*\) /, ""); print $20 }' \
+				"/proc/$pid/stat" 2>/dev/null)
 		[ -n "$start" ] && [ "$now" = "$start" ] && continue
 		echo "$d"
 	done | sort
+}
+
+# The VM work directories no live run owns that were not there at BEFORE
+# (an earlier vm_workdirs): what the runs since then left. A stale one of
+# another run may go meanwhile (each VM run removes them): not ours.
+vm_workdirs_new() {
+	comm -13 <(printf '%s\n' "$1" | grep .) <(vm_workdirs)
+}
+
+# A guest shell command that reads the root's cpu.stat N times, each in a
+# forked subshell: a probe must be inherited, and every fork must work
+# (with the kprobe PMU forks failed with EFAULT on 6.12).
+forked_stat_reads() {
+	echo "i=0
+	while [ \$i -lt $1 ]; do
+		(read x < /sys/fs/cgroup/cpu.stat) || echo FORK-FAILED
+		i=\$((i + 1))
+	done"
+}
+
+# no_fork_failed WHAT: no fork failed in the guest (FORK-FAILED from
+# forked_stat_reads, or the shell's own word) per $TMP/out and $TMP/err.
+no_fork_failed() {
+	! grep -qi "fork" "$TMP/out" "$TMP/err" ||
+		fail "$1: a fork failed: $(cat "$TMP/out" "$TMP/err")"
 }

@@ -118,5 +118,6 @@ n = spans[0]["count"] if isinstance(spans, list) else spans
 print("ok 6.1: flush_locked", entry, "spans", str(spans)[:200])
 assert n >= 2 * reads, spans
 PY
-[ "$(vm_workdirs)" = "$before" ] || fail "work directories left: $(vm_workdirs)"
+[ -z "$(vm_workdirs_new "$before")" ] ||
+	fail "work directories left: $(vm_workdirs_new "$before")"
 echo "ok"

@@ -22,5 +22,6 @@ grep -Eq '^  kprobe_events +yes' "$TMP/text" || fail "6.1 has kprobe_events"
 grep -Eq '^  cgroup:cgroup_rstat_locked +no ' "$TMP/text" ||
 	fail "6.1 has no rstat tracepoints, the guest's doctor says otherwise"
 
-[ "$(vm_workdirs)" = "$before" ] || fail "work directories left: $(vm_workdirs)"
+[ -z "$(vm_workdirs_new "$before")" ] ||
+	fail "work directories left: $(vm_workdirs_new "$before")"
 echo "ok"

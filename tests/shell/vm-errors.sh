@@ -37,8 +37,21 @@ cp "$K612" "$kernel"
 left_behind() {
 	! pgrep -f "$kernel" >/dev/null ||
 		fail "$1: a QEMU process is left: $(pgrep -af "$kernel")"
-	[ "$(vm_workdirs)" = "$before" ] ||
-		fail "$1: work directories left: $(vm_workdirs)"
+	[ -z "$(vm_workdirs_new "$before")" ] ||
+		fail "$1: work directories left: $(vm_workdirs_new "$before")"
+}
+
+# wait_for_qemu PID WHAT: until the QEMU of the tool run PID boots $kernel
+# (QEMU itself, not the tool, whose command line names the kernel too:
+# so its work directory is there), at most 120 s; fails if it never does.
+wait_for_qemu() {
+	local _
+	for _ in $(seq 1200); do
+		pgrep -f "qemu-system.*$kernel" >/dev/null && return
+		kill -0 "$1" 2>/dev/null || break
+		sleep 0.1
+	done
+	fail "$2: QEMU never started: $(tail -n 5 "$TMP/err")"
 }
 
 # Not a kernel: QEMU's own message, in one line.
@@ -74,11 +87,7 @@ left_behind "timeout"
 # Ctrl-C (SIGINT to the tool alone, as a supervisor would send it).
 "$RS_BIN" doctor --kernel "$kernel" --accel tcg >"$TMP/out" 2>"$TMP/err" &
 pid=$!
-for _ in $(seq 50); do
-	pgrep -f "$kernel" >/dev/null && break
-	sleep 0.1
-done
-pgrep -f "$kernel" >/dev/null || fail "interrupt: QEMU never started"
+wait_for_qemu "$pid" "interrupt"
 sleep 1
 kill -INT "$pid"
 wait "$pid"
@@ -95,13 +104,7 @@ left_behind "interrupt"
 	--kernel "$K61" --kernel "$kernel" --kernel "$K61" -o "$TMP/multi" \
 	>"$TMP/out" 2>"$TMP/err" &
 pid=$!
-for _ in $(seq 1200); do
-	pgrep -f "qemu-system.*$kernel" >/dev/null && break
-	kill -0 "$pid" 2>/dev/null || break
-	sleep 0.1
-done
-pgrep -f "qemu-system.*$kernel" >/dev/null ||
-	fail "multi-kernel: the second QEMU never started: $(tail -n 5 "$TMP/err")"
+wait_for_qemu "$pid" "multi-kernel: the second guest"
 kill -TERM "$pid"
 wait "$pid"
 rc=$?
@@ -120,15 +123,9 @@ left_behind "multi-kernel interrupt"
 
 # SIGKILL: QEMU dies with the tool (PR_SET_PDEATHSIG); its work directory
 # cannot be removed by a dead process, so the next VM run removes it.
-"$RS_BIN" doctor --kernel "$kernel" --accel tcg >/dev/null 2>&1 &
+"$RS_BIN" doctor --kernel "$kernel" --accel tcg >/dev/null 2>"$TMP/err" &
 pid=$!
-# QEMU itself, not the tool (whose command line names the kernel too),
-# and so its work directory, must be there before the kill.
-for _ in $(seq 100); do
-	pgrep -f "qemu-system.*$kernel" >/dev/null && break
-	sleep 0.1
-done
-pgrep -f "qemu-system.*$kernel" >/dev/null || fail "SIGKILL: QEMU never started"
+wait_for_qemu "$pid" "SIGKILL"
 kill -KILL "$pid"
 wait "$pid" 2>/dev/null
 for _ in $(seq 20); do
@@ -136,7 +133,8 @@ for _ in $(seq 20); do
 	sleep 0.1
 done
 ! pgrep -f "$kernel" >/dev/null || fail "SIGKILL: QEMU outlived the tool"
-[ "$(vm_workdirs)" != "$before" ] || fail "SIGKILL: no work directory to clean (test broken?)"
+[ -n "$(vm_workdirs_new "$before")" ] ||
+	fail "SIGKILL: no work directory to clean (test broken?)"
 "$RS_BIN" doctor --kernel "$kernel" --accel tcg --vm-timeout 1 >/dev/null 2>&1
 left_behind "the run after a SIGKILL"
 echo "ok"

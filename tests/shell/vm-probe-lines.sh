@@ -42,15 +42,9 @@ for k in "$K61" "$K612"; do
 	rm -f "$out"
 	"$RS_BIN" record -q --kernel "$k" --accel tcg -o "$out" \
 		--probe "$spec" --probe "cgroup_base_stat_cputime_show:$rln" \
-		-- sh -c "
-		i=0
-		while [ \$i -lt $n ]; do
-			(read x < /sys/fs/cgroup/cpu.stat) || echo FORK-FAILED
-			i=\$((i + 1))
-		done" >"$TMP/out" 2>"$TMP/err" ||
+		-- sh -c "$(forked_stat_reads $n)" >"$TMP/out" 2>"$TMP/err" ||
 		fail "record --kernel $k --probe $spec: $(tail -n 20 "$TMP/err")"
-	grep -qi "fork" "$TMP/out" "$TMP/err" &&
-		fail "$k: a fork failed: $(cat "$TMP/out" "$TMP/err")"
+	no_fork_failed "$k"
 	perf script -i "$out" -F event 2>/dev/null | sort | uniq -c \
 		>"$TMP/events"
 	for ev in cgroup_base_stat_cputime_show \
@@ -82,5 +76,6 @@ rm -f "$TMP/wrong.data"
 	>"$TMP/out" 2>"$TMP/err" && fail "a 6.12 vmlinux was taken for 6.1"
 grep -q "build id" "$TMP/err" || fail "no word of the build id: $(cat "$TMP/err")"
 [ ! -e "$TMP/wrong.data" ] || fail "a recording was written"
-[ "$(vm_workdirs)" = "$before" ] || fail "work directories left: $(vm_workdirs)"
+[ -z "$(vm_workdirs_new "$before")" ] ||
+	fail "work directories left: $(vm_workdirs_new "$before")"
 echo "ok"
