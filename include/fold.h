@@ -161,7 +161,6 @@ void fold__cancel(struct fold *f);
  */
 int fold__write(struct fold *f, FILE *out);
 
-uint64_t fold__nr_stacks(const struct fold *f);	/* before merging */
 uint64_t fold__nr_kept(const struct fold *f);	/* samples kept */
 uint64_t fold__nr_dropped(const struct fold *f);	/* other events */
 /* Kept samples that showed no event name (tracepoints): no filter drops them. */

@@ -152,7 +152,9 @@ void classifier__delete(struct classifier *c);
 /*
  * The kernel the stacks come from (its release's major and minor), for
  * the rules that depend on it (rules__inline_release()). Unknown (the
- * default): none of those apply.
+ * default): none of those apply. What those rules make of each frame
+ * name is cached with its rule outcome; setting the kernel empties the
+ * cache.
  */
 void classifier__set_kernel(struct classifier *c, int major, int minor);
 

@@ -124,20 +124,20 @@ struct analysis *analysis__new(const struct analysis_opts *opts,
 	struct analysis *an = calloc(1, sizeof(*an));
 	struct spans_opts so = { .cpu_sem = RS_CPU_SEM_6_15 };
 	uint32_t i;
-	int maj, min;
+	int maj = 0, min = 0;	/* the recording's kernel; 0: unknown */
 
 	if (!an)
 		return NULL;
 	an->opts = *opts;
 	an->machine = machine;
+	if (!opts->os_release ||
+	    sscanf(opts->os_release, "%d.%d", &maj, &min) != 2)
+		maj = min = 0;
 	/* v6.10 to v6.14: cpu=-1 is the first lock of a flush. */
-	if (opts->os_release &&
-	    sscanf(opts->os_release, "%d.%d", &maj, &min) == 2 &&
-	    maj == 6 && min >= 10 && min <= 14)
+	if (maj == 6 && min >= 10 && min <= 14)
 		so.cpu_sem = RS_CPU_SEM_6_10;
 	an->classifier = classifier__new(opts->rules);
-	if (an->classifier && opts->os_release &&
-	    sscanf(opts->os_release, "%d.%d", &maj, &min) == 2)
+	if (an->classifier)
 		classifier__set_kernel(an->classifier, maj, min);
 	an->attrib = attrib__new();
 	an->spans = spans__new(&so);

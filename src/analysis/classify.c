@@ -8,6 +8,7 @@
 #include <limits.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "rules.h"
 #include "util.h"
@@ -15,6 +16,8 @@
 struct cache_entry {
 	const char *key;	/* NULL: empty slot */
 	struct rs_rule_match m;
+	/* rules__inline_release() of the name on the kernel set */
+	enum rs_category inline_release;
 };
 
 struct classifier {
@@ -44,6 +47,9 @@ void classifier__set_kernel(struct classifier *c, int major, int minor)
 {
 	c->major = major;
 	c->minor = minor;
+	/* The cached outcomes hold the previous kernel's inline releases. */
+	memset(c->slots, 0, c->nr_slots * sizeof(*c->slots));
+	c->count = 0;
 }
 
 void classifier__delete(struct classifier *c)
@@ -83,24 +89,33 @@ static int grow(struct classifier *c)
 	return 0;
 }
 
-/* The rule outcome for one frame name; no match reads as role none. */
-static int lookup(struct classifier *c, const char *sym,
-		  const struct rs_rule_match **out)
+static const struct rs_rule_match nothing = {
+	RS_ROLE_NONE, RS_CAT_OTHER, RS_TRIG_NONE
+};
+
+/*
+ * What is known of one frame name: the rule outcome (no match reads as
+ * role none) and whether it releases the rstat lock inline, both worked
+ * out once per distinct name.
+ */
+static int lookup_entry(struct classifier *c, const char *sym,
+			const struct cache_entry **out)
 {
-	static const struct rs_rule_match nothing = {
-		RS_ROLE_NONE, RS_CAT_OTHER, RS_TRIG_NONE
+	static const struct cache_entry unnamed = {
+		NULL, { RS_ROLE_NONE, RS_CAT_OTHER, RS_TRIG_NONE },
+		RS_CAT_OTHER
 	};
 	struct cache_entry *e;
 	uint32_t j;
 
 	if (!sym) {
-		*out = &nothing;
+		*out = &unnamed;
 		return 0;
 	}
 	for (j = slot_of(sym, c->nr_slots); c->slots[j].key;
 	     j = (j + 1) & (c->nr_slots - 1)) {
 		if (c->slots[j].key == sym) {
-			*out = &c->slots[j].m;
+			*out = &c->slots[j];
 			return 0;
 		}
 	}
@@ -115,10 +130,22 @@ static int lookup(struct classifier *c, const char *sym,
 	e = &c->slots[j];
 	if (!rules__match(c->rules, sym, &e->m))
 		e->m = nothing;
+	e->inline_release = rules__inline_release(sym, c->major, c->minor);
 	e->key = sym;
 	c->count++;
-	*out = &e->m;
+	*out = e;
 	return 0;
+}
+
+static int lookup(struct classifier *c, const char *sym,
+		  const struct rs_rule_match **out)
+{
+	const struct cache_entry *e;
+	int ret = lookup_entry(c, sym, &e);
+
+	if (!ret)
+		*out = &e->m;
+	return ret;
 }
 
 /* Subsystems whose frames can say whose flush a core frame is doing. */
@@ -192,15 +219,16 @@ int classifier__classify(struct classifier *c, const char *const *syms,
 	 * a BPF program (bpf_trace_run* outside it) stays a flush.
 	 */
 	if (out->category_frame < 0 && below_irq >= 0 && syms[below_irq]) {
+		const struct cache_entry *e;
+
 		/* The reader the skidding unlock is inlined in held a flush:
 		 * only while the rules still call it that subsystem's. */
-		ret = lookup(c, syms[below_irq], &m);
+		ret = lookup_entry(c, syms[below_irq], &e);
 		if (ret)
 			return ret;
-		if (m->role == RS_ROLE_CALLER &&
-		    rules__inline_release(syms[below_irq], c->major,
-					  c->minor) == m->category) {
-			out->category = m->category;
+		if (e->m.role == RS_ROLE_CALLER &&
+		    e->inline_release == e->m.category) {
+			out->category = e->m.category;
 			out->category_frame = below_irq;
 		}
 	}

@@ -1047,11 +1047,6 @@ int fold__write(struct fold *f, FILE *out)
 	return 0;
 }
 
-uint64_t fold__nr_stacks(const struct fold *f)
-{
-	return f->nr_stacks;
-}
-
 uint64_t fold__nr_kept(const struct fold *f)
 {
 	return f->nr_kept;

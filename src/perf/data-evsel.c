@@ -64,7 +64,7 @@ int pd_keep_str(struct perf_data *pd, char *s)
 	return 0;
 }
 
-/* ---- sample id -> evsel map (open addressing, ids are sparse) ---- */
+/* ---- sample id -> evsel map (a hashtab: ids are sparse) ---- */
 
 struct pd_idmap *pd_id_find(struct perf_data *pd, uint64_t id)
 {
@@ -87,10 +87,8 @@ int pd_map_id(struct perf_data *pd, uint64_t id, uint32_t idx)
 	if (!m)
 		return -ENOMEM;
 	/* first mapping wins, as in perf's evlist */
-	if (fresh) {
-		m->id = id;
+	if (fresh)
 		m->idx1 = idx + 1;
-	}
 	return 0;
 }
 

@@ -65,8 +65,7 @@ struct pd_chunk {
 #define PD_QUEUE_MAX_NR		(4U << 20)	/* entries */
 #define PD_QUEUE_MAX_BYTES	(256U << 20)	/* entries and arena */
 
-struct pd_idmap {
-	uint64_t id;
+struct pd_idmap {			/* its id is the hashtab key */
 	uint64_t last_read;		/* PERF_SAMPLE_READ: previous value */
 	uint32_t idx1;			/* evsel index + 1 */
 };

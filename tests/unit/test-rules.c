@@ -512,6 +512,45 @@ static void test_inline_release(void)
 	kernel_minor = 0;
 }
 
+/*
+ * The inline release is worked out once per frame name and cached with
+ * its rule outcome: a kernel set after some stacks were classified must
+ * still decide the next ones.
+ */
+static void test_inline_release_kernel_change(void)
+{
+	static const char stack[] = "_raw_spin_unlock_irq;" CPU_STAT_TAIL;
+	struct rules *r = rules__new();
+	struct classifier *c = r ? classifier__new(r) : NULL;
+	const char *syms[8];
+	struct rs_stack_class cl;
+	const char *p = stack;
+	uint32_t n = 0;
+
+	CHECK(c != NULL);
+	if (!c) {
+		rules__delete(r);
+		return;
+	}
+	while (*p && n < ARRAY_SIZE(syms)) {
+		size_t len = strcspn(p, ";");
+
+		syms[n++] = intern(p, len);
+		p += len + (p[len] == ';');
+	}
+	CHECK_INT(classifier__classify(c, syms, n, &cl), 0);
+	CHECK_INT(cl.category, RS_CAT_OTHER);
+	classifier__set_kernel(c, 6, 1);
+	CHECK_INT(classifier__classify(c, syms, n, &cl), 0);
+	CHECK_INT(cl.category, RS_CAT_BASE);
+	CHECK_INT(cl.category_frame, 1);
+	classifier__set_kernel(c, 6, 18);
+	CHECK_INT(classifier__classify(c, syms, n, &cl), 0);
+	CHECK_INT(cl.category, RS_CAT_OTHER);
+	classifier__delete(c);
+	rules__delete(r);
+}
+
 static void test_suffixes(void)
 {
 	CHECK_CLASS("css_rstat_updated_list.isra.0;css_rstat_flush.cold;"
@@ -1056,6 +1095,7 @@ UNIT_MAIN(
 	UNIT(test_named_subsystem), UNIT(test_trigger_and_core),
 	UNIT(test_cache_growth),
 	UNIT(test_inline_release),
+	UNIT(test_inline_release_kernel_change),
 	UNIT(test_user_rules),
 	UNIT(test_dump_reloads),
 	UNIT(test_syntax_errors),
