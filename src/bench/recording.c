@@ -14,7 +14,6 @@
 #include <string.h>
 
 #include "bench-recording.h"
-#include "outfile.h"
 #include "recorder.h"
 #include "util.h"
 
@@ -27,7 +26,6 @@ struct bench_recording {
 	bool running;		/* the thread was started, not yet joined */
 	atomic_bool stop;
 	int err;		/* the thread's, once joined */
-	bool rotated;
 	char *argv[9];
 	char path[4096];
 };
@@ -123,15 +121,6 @@ int bench_recording__start(struct bench_recording **out, const char *path,
 	o.output = br->path;
 	o.cmdline_argc = 8;
 	o.cmdline_argv = br->argv;
-	/* As record does: the previous recording becomes .old. */
-	err = outfile__rotate(br->path);
-	if (err < 0) {
-		errbuf_set(errbuf, len, "%s: %s", br->path,
-			   outfile__strerror(err));
-		free(br);
-		return err;
-	}
-	br->rotated = err == 1;
 	*out = br;
 	br->rec = recorder__new(&o);
 	if (!br->rec) {
@@ -154,7 +143,7 @@ int bench_recording__start(struct bench_recording **out, const char *path,
 
 bool bench_recording__rotated(const struct bench_recording *br)
 {
-	return br && br->rotated;
+	return br && br->rec && recorder__rotated(br->rec);
 }
 
 int bench_recording__stop(struct bench_recording *br, char *errbuf,
