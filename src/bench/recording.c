@@ -42,10 +42,6 @@ static void *drain_thread(void *arg)
 	return NULL;
 }
 
-/*
- * The drain thread takes none of the signals that stop a run: the main
- * thread's waits (ppoll with them unblocked) must see them at once.
- */
 /* The recorder's one line, without the "record: " it says as a command. */
 static void say_error(struct bench_recording *br, char *errbuf, size_t len)
 {
@@ -56,6 +52,10 @@ static void say_error(struct bench_recording *br, char *errbuf, size_t len)
 	errbuf_set(errbuf, len, "%s", msg);
 }
 
+/*
+ * The drain thread takes none of the signals that stop a run: the main
+ * thread's waits (ppoll with them unblocked) must see them at once.
+ */
 static int start_thread(struct bench_recording *br)
 {
 	sigset_t stops, old;
