@@ -53,19 +53,17 @@ static void say_error(struct bench_recording *br, char *errbuf, size_t len)
 }
 
 /*
- * The drain thread takes none of the signals that stop a run: the main
- * thread's waits (ppoll with them unblocked) must see them at once.
+ * The drain thread takes no signal (it inherits the mask it is created
+ * with): those that stop a run go to the main thread, whose waits
+ * (ppoll with them unblocked) must see them at once.
  */
 static int start_thread(struct bench_recording *br)
 {
-	sigset_t stops, old;
+	sigset_t all, old;
 	int err;
 
-	sigemptyset(&stops);
-	sigaddset(&stops, SIGINT);
-	sigaddset(&stops, SIGTERM);
-	sigaddset(&stops, SIGHUP);
-	pthread_sigmask(SIG_BLOCK, &stops, &old);
+	sigfillset(&all);
+	pthread_sigmask(SIG_BLOCK, &all, &old);
 	err = pthread_create(&br->drainer, NULL, drain_thread, br);
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	if (err)
