@@ -139,6 +139,18 @@ int bench_recording__start(struct bench_recording **out, const char *path,
 	return err;
 }
 
+const struct recorder_notes *
+bench_recording__notes(const struct bench_recording *br)
+{
+	return recorder__notes(br->rec);
+}
+
+void bench_recording__stats(const struct bench_recording *br,
+			    struct recorder_stats *st)
+{
+	recorder__stats(br->rec, st);
+}
+
 bool bench_recording__rotated(const struct bench_recording *br)
 {
 	return br && br->rec && recorder__rotated(br->rec);
