@@ -870,8 +870,3 @@ void bench__stop(int sig)
 {
 	bench_stop = sig;
 }
-
-int bench__stopped(void)
-{
-	return bench_stop;
-}
