@@ -3,6 +3,7 @@
  * The recorder library (recorder.h) against the running kernel: a
  * recording of every CPU that perf_data reads back with the events the
  * recorder opened; a failure that says what failed and leaves no file;
+ * an unfinished recording that puts back the one it moved to .old;
  * a recorder inside another program that never reaps that program's
  * children (bench --record runs one beside its workloads).
  */
@@ -130,6 +131,47 @@ static void test_error_leaves_nothing(void)
 	recorder__delete(recorder__new(&o));
 }
 
+/*
+ * Started, then deleted unfinished (a later error, an interrupt): the
+ * new file goes and the recording it had moved to .old comes back.
+ */
+static void test_unfinished_puts_back_old(void)
+{
+	const char *out = unit_tmp_path("again.data");
+	char old[4096], buf[16] = "";
+	struct recorder_opts o;
+	struct recorder *r = new_recorder(&o, out, NULL);
+	struct stat sb;
+	FILE *f;
+
+	if (!r)
+		return;
+	snprintf(old, sizeof(old), "%s.old", out);
+	f = fopen(out, "w");
+	CHECK(f != NULL);
+	if (!f) {
+		recorder__delete(r);
+		return;
+	}
+	fputs("earlier", f);
+	fclose(f);
+	CHECK_INT(recorder__open(r), 0);
+	CHECK_INT(recorder__start(r), 0);
+	CHECK(recorder__rotated(r));
+	CHECK_INT(stat(old, &sb), 0);
+	recorder__delete(r);
+	CHECK(stat(old, &sb) != 0);
+	f = fopen(out, "r");
+	CHECK(f != NULL);
+	if (f) {
+		CHECK(fgets(buf, sizeof(buf), f) != NULL);
+		fclose(f);
+	}
+	CHECK_STR(buf, "earlier");
+	unlink(out);
+	unlink(old);
+}
+
 static void test_leaves_callers_children(void)
 {
 	const char *out = unit_tmp_path("kids.data");
@@ -158,4 +200,5 @@ static void test_leaves_callers_children(void)
 }
 
 UNIT_MAIN(UNIT(test_record_all), UNIT(test_error_leaves_nothing),
+	  UNIT(test_unfinished_puts_back_old),
 	  UNIT(test_leaves_callers_children))
