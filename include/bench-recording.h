@@ -14,6 +14,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "recorder.h"
+
 struct bench_recording;
 
 /*
@@ -25,6 +27,12 @@ int bench_recording__start(struct bench_recording **out, const char *path,
 /* Stop draining and complete the file; -errno with errbuf on failure. */
 int bench_recording__stop(struct bench_recording *br, char *errbuf,
 			  size_t len);
+/* What the recording does without (after a start that succeeded). */
+const struct recorder_notes *
+bench_recording__notes(const struct bench_recording *br);
+/* Its counts, lost records included. */
+void bench_recording__stats(const struct bench_recording *br,
+			    struct recorder_stats *st);
 /* Whether an earlier recording was moved to path.old. */
 bool bench_recording__rotated(const struct bench_recording *br);
 /* Stops a recording still running; a file not completed is removed. */

@@ -102,8 +102,6 @@ struct bench_ops {
  * undoes what it made and returns -EINTR.
  */
 void bench__stop(int sig);
-/* The signal that stopped the run, or 0. */
-int bench__stopped(void);
 
 /*
  * Run p's scenario (p as bench's options left it). 0 when the results are

@@ -15,7 +15,8 @@
  *	recorder__drain()	the rings into the file, once per call
  *	recorder__stop()	disable, last drain, BPF spans, finish
  *	recorder__delete()	stop a command, remove probes; an output
- *				that was not finished is removed
+ *				that was not finished is removed and an
+ *				earlier one it moved to .old put back
  *
  * Nothing is printed: an error's one line is recorder__strerror(), what
  * the recording had to do without is recorder__notes().
@@ -105,6 +106,8 @@ int recorder__start(struct recorder *r);
  */
 int recorder__drain(struct recorder *r, int timeout_ms, bool *ended);
 int recorder__stop(struct recorder *r);
+/* Whether recorder__start() moved an earlier output to OUTPUT.old. */
+bool recorder__rotated(const struct recorder *r);
 void recorder__stats(const struct recorder *r, struct recorder_stats *st);
 /* The one line that says what failed, "" if nothing did. */
 const char *recorder__strerror(const struct recorder *r);

@@ -14,7 +14,6 @@
 #include <string.h>
 
 #include "bench-recording.h"
-#include "outfile.h"
 #include "recorder.h"
 #include "util.h"
 
@@ -27,7 +26,6 @@ struct bench_recording {
 	bool running;		/* the thread was started, not yet joined */
 	atomic_bool stop;
 	int err;		/* the thread's, once joined */
-	bool rotated;
 	char *argv[9];
 	char path[4096];
 };
@@ -44,10 +42,6 @@ static void *drain_thread(void *arg)
 	return NULL;
 }
 
-/*
- * The drain thread takes none of the signals that stop a run: the main
- * thread's waits (ppoll with them unblocked) must see them at once.
- */
 /* The recorder's one line, without the "record: " it says as a command. */
 static void say_error(struct bench_recording *br, char *errbuf, size_t len)
 {
@@ -58,16 +52,18 @@ static void say_error(struct bench_recording *br, char *errbuf, size_t len)
 	errbuf_set(errbuf, len, "%s", msg);
 }
 
+/*
+ * The drain thread takes no signal (it inherits the mask it is created
+ * with): those that stop a run go to the main thread, whose waits
+ * (ppoll with them unblocked) must see them at once.
+ */
 static int start_thread(struct bench_recording *br)
 {
-	sigset_t stops, old;
+	sigset_t all, old;
 	int err;
 
-	sigemptyset(&stops);
-	sigaddset(&stops, SIGINT);
-	sigaddset(&stops, SIGTERM);
-	sigaddset(&stops, SIGHUP);
-	pthread_sigmask(SIG_BLOCK, &stops, &old);
+	sigfillset(&all);
+	pthread_sigmask(SIG_BLOCK, &all, &old);
 	err = pthread_create(&br->drainer, NULL, drain_thread, br);
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	if (err)
@@ -123,15 +119,6 @@ int bench_recording__start(struct bench_recording **out, const char *path,
 	o.output = br->path;
 	o.cmdline_argc = 8;
 	o.cmdline_argv = br->argv;
-	/* As record does: the previous recording becomes .old. */
-	err = outfile__rotate(br->path);
-	if (err < 0) {
-		errbuf_set(errbuf, len, "%s: %s", br->path,
-			   outfile__strerror(err));
-		free(br);
-		return err;
-	}
-	br->rotated = err == 1;
 	*out = br;
 	br->rec = recorder__new(&o);
 	if (!br->rec) {
@@ -152,9 +139,21 @@ int bench_recording__start(struct bench_recording **out, const char *path,
 	return err;
 }
 
+const struct recorder_notes *
+bench_recording__notes(const struct bench_recording *br)
+{
+	return recorder__notes(br->rec);
+}
+
+void bench_recording__stats(const struct bench_recording *br,
+			    struct recorder_stats *st)
+{
+	recorder__stats(br->rec, st);
+}
+
 bool bench_recording__rotated(const struct bench_recording *br)
 {
-	return br && br->rotated;
+	return br && br->rec && recorder__rotated(br->rec);
 }
 
 int bench_recording__stop(struct bench_recording *br, char *errbuf,

@@ -280,11 +280,16 @@ static int start_recorder(struct bench_run *run)
 	}
 	/* Which file is ours, to remove if the run is interrupted. */
 	lstat(run->recording, &run->recording_st);
+	/* As record says it: what observing then costs the holds. */
+	if (*bench_recording__notes(run->recorder)->no_bpf)
+		bench_run__note(run, "--record: lock holds will be timed from perf's tracepoint records and include the recorder's cost (BPF: %s)",
+				bench_recording__notes(run->recorder)->no_bpf);
 	return bench_stop ? -EINTR : 0;
 }
 
 static int stop_recorder(struct bench_run *run)
 {
+	struct recorder_stats st;
 	char errbuf[512] = "";
 	int err;
 
@@ -293,6 +298,11 @@ static int stop_recorder(struct bench_run *run)
 	err = bench_recording__stop(run->recorder, errbuf, sizeof(errbuf));
 	if (err && !bench_stop)
 		bench_run__error(run, "bench: --record: %s", errbuf);
+	bench_recording__stats(run->recorder, &st);
+	/* A recording with holes would undercount: say so, as record does. */
+	if (!err && (st.lost || st.lost_samples))
+		bench_run__note(run, "--record: %" PRIu64 " events and %" PRIu64 " samples were lost (rings full): the recording undercounts the recorded pass",
+				st.lost, st.lost_samples);
 	bench_recording__delete(run->recorder);
 	run->recorder = NULL;
 	return err;
@@ -859,9 +869,4 @@ void bench__recording_path(const struct bench_params *p, char *buf,
 void bench__stop(int sig)
 {
 	bench_stop = sig;
-}
-
-int bench__stopped(void)
-{
-	return bench_stop;
 }

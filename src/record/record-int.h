@@ -53,6 +53,7 @@ struct recorder {
 	size_t nr_tps;
 	int out_fd;		/* the output, kept to tell it from another */
 	bool created;		/* the output has its name */
+	bool rotated;		/* an earlier output was moved to .old */
 	bool finished;		/* recorder__stop() completed it */
 	int write_err;		/* of the last chunk written */
 	char err[768];

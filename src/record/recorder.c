@@ -344,6 +344,7 @@ static int create_output(struct recorder *r, bool *unnamed)
 		return err;
 	}
 	r->created = !*unnamed;
+	r->rotated = rotated > 0;
 	return 0;
 }
 
@@ -490,6 +491,11 @@ int recorder__stop(struct recorder *r)
 	return 0;
 }
 
+bool recorder__rotated(const struct recorder *r)
+{
+	return r->rotated;
+}
+
 void recorder__stats(const struct recorder *r, struct recorder_stats *st)
 {
 	struct evlist_stats es = { 0 };
@@ -514,9 +520,15 @@ void recorder__delete(struct recorder *r)
 	if (r->target.cgroup_fd >= 0 && r->o.target == RECORDER_CGROUP)
 		close(r->target.cgroup_fd);
 	perf_writer__delete(r->w);
-	/* A file cut short by an error would mislead: remove it. */
-	if (r->created && !r->finished)
-		outfile__remove_created(r->o.output, r->out_fd);
+	/*
+	 * A file cut short by an error would mislead: remove it, and put
+	 * back the recording it had moved to .old, as create_output() does
+	 * when the failure is its own.
+	 */
+	if (!r->finished && (!r->created ||
+			     !outfile__remove_created(r->o.output, r->out_fd)) &&
+	    r->rotated)
+		outfile__unrotate(r->o.output);
 	if (r->out_fd >= 0)
 		close(r->out_fd);
 	for (i = 0; i < r->nr_tps; i++)

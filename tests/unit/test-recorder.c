@@ -3,6 +3,7 @@
  * The recorder library (recorder.h) against the running kernel: a
  * recording of every CPU that perf_data reads back with the events the
  * recorder opened; a failure that says what failed and leaves no file;
+ * an unfinished recording that puts back the one it moved to .old;
  * a recorder inside another program that never reaps that program's
  * children (bench --record runs one beside its workloads).
  */
@@ -42,6 +43,30 @@ static const char *cannot_record(void)
 	return NULL;
 }
 
+/*
+ * A new recorder into out, of every CPU or (cgroup given) of a cgroup,
+ * o its options; NULL, the case skipped or failed, when there is none.
+ */
+static struct recorder *new_recorder(struct recorder_opts *o,
+				     const char *out, const char *cgroup)
+{
+	const char *why = cannot_record();
+	struct recorder *r;
+
+	if (why) {
+		SKIP(why);
+		return NULL;
+	}
+	opts_all(o, out);
+	if (cgroup) {
+		o->target = RECORDER_CGROUP;
+		o->cgroup = cgroup;
+	}
+	r = recorder__new(o);
+	CHECK(r != NULL);
+	return r;
+}
+
 /* Drain for about ms milliseconds. */
 static int drain_for(struct recorder *r, int ms)
 {
@@ -56,20 +81,12 @@ static int drain_for(struct recorder *r, int ms)
 static void test_record_all(void)
 {
 	const char *out = unit_tmp_path("all.data");
-	const char *why = cannot_record();
 	struct recorder_opts o;
 	struct recorder_stats st;
 	struct perf_data *pd = NULL;
-	struct recorder *r;
+	struct recorder *r = new_recorder(&o, out, NULL);
 	struct stat sb;
 
-	if (why) {
-		SKIP(why);
-		return;
-	}
-	opts_all(&o, out);
-	r = recorder__new(&o);
-	CHECK(r != NULL);
 	if (!r)
 		return;
 	CHECK_INT(recorder__open(r), 0);
@@ -97,20 +114,11 @@ static void test_record_all(void)
 static void test_error_leaves_nothing(void)
 {
 	const char *out = unit_tmp_path("bad.data");
-	const char *why = cannot_record();
 	struct recorder_opts o;
-	struct recorder *r;
+	struct recorder *r = new_recorder(&o, out,
+					  "/nonexistent/rstat-analyze-test");
 	struct stat sb;
 
-	if (why) {
-		SKIP(why);
-		return;
-	}
-	opts_all(&o, out);
-	o.target = RECORDER_CGROUP;
-	o.cgroup = "/nonexistent/rstat-analyze-test";
-	r = recorder__new(&o);
-	CHECK(r != NULL);
 	if (!r)
 		return;
 	CHECK(recorder__open(r) < 0);
@@ -123,29 +131,64 @@ static void test_error_leaves_nothing(void)
 	recorder__delete(recorder__new(&o));
 }
 
+/*
+ * Started, then deleted unfinished (a later error, an interrupt): the
+ * new file goes and the recording it had moved to .old comes back.
+ */
+static void test_unfinished_puts_back_old(void)
+{
+	const char *out = unit_tmp_path("again.data");
+	char old[4096], buf[16] = "";
+	struct recorder_opts o;
+	struct recorder *r = new_recorder(&o, out, NULL);
+	struct stat sb;
+	FILE *f;
+
+	if (!r)
+		return;
+	snprintf(old, sizeof(old), "%s.old", out);
+	f = fopen(out, "w");
+	CHECK(f != NULL);
+	if (!f) {
+		recorder__delete(r);
+		return;
+	}
+	fputs("earlier", f);
+	fclose(f);
+	CHECK_INT(recorder__open(r), 0);
+	CHECK_INT(recorder__start(r), 0);
+	CHECK(recorder__rotated(r));
+	CHECK_INT(stat(old, &sb), 0);
+	recorder__delete(r);
+	CHECK(stat(old, &sb) != 0);
+	f = fopen(out, "r");
+	CHECK(f != NULL);
+	if (f) {
+		CHECK(fgets(buf, sizeof(buf), f) != NULL);
+		fclose(f);
+	}
+	CHECK_STR(buf, "earlier");
+	unlink(out);
+	unlink(old);
+}
+
 static void test_leaves_callers_children(void)
 {
 	const char *out = unit_tmp_path("kids.data");
-	const char *why = cannot_record();
 	struct recorder_opts o;
-	struct recorder *r;
+	struct recorder *r = new_recorder(&o, out, NULL);
 	int status = 0;
 	pid_t kid;
 
-	if (why) {
-		SKIP(why);
+	if (!r)
 		return;
-	}
 	kid = fork();
 	if (kid == 0) {
 		usleep(200 * 1000);
 		_exit(7);
 	}
 	CHECK(kid > 0);
-	opts_all(&o, out);
-	r = recorder__new(&o);
-	CHECK(r != NULL);
-	if (r && !recorder__open(r) && !recorder__start(r)) {
+	if (!recorder__open(r) && !recorder__start(r)) {
 		CHECK_INT(drain_for(r, 400), 0);
 		CHECK_INT(recorder__stop(r), 0);
 	}
@@ -157,4 +200,5 @@ static void test_leaves_callers_children(void)
 }
 
 UNIT_MAIN(UNIT(test_record_all), UNIT(test_error_leaves_nothing),
+	  UNIT(test_unfinished_puts_back_old),
 	  UNIT(test_leaves_callers_children))
