@@ -27,6 +27,7 @@ struct bench_recording {
 	atomic_bool stop;
 	int err;		/* the thread's, once joined */
 	char *argv[9];
+	char pages[16];		/* -m's value, as the options give it */
 	char path[4096];
 };
 
@@ -113,7 +114,8 @@ int bench_recording__start(struct bench_recording **out, const char *path,
 	br->argv[2] = "-q";
 	br->argv[3] = "-a";
 	br->argv[4] = "-m";
-	br->argv[5] = "1024";
+	snprintf(br->pages, sizeof(br->pages), "%u", o.mmap_pages);
+	br->argv[5] = br->pages;
 	br->argv[6] = "-o";
 	br->argv[7] = br->path;
 	o.output = br->path;
