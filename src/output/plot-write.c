@@ -322,7 +322,7 @@ static int write_timeline(const struct plot *ctx, FILE *dat, FILE *gp,
 			  const char *dat_name)
 {
 	bool positive = true;
-	double max = 0;
+	double max = 0, min = INFINITY;
 	size_t i, j;
 
 	fputs("# rstat-analyze plot --kind timeline: one block per recording (gnuplot index 0, 1, ...); columns: lock time since the recording's first sample (s), hold time (us)\n",
@@ -335,12 +335,21 @@ static int write_timeline(const struct plot *ctx, FILE *dat, FILE *gp,
 			fprintf(dat, "%.10g %.10g\n", s->x[j], s->y[j]);
 			positive &= s->y[j] > 0;
 			max = fmax(max, s->y[j]);
+			min = fmin(min, s->y[j]);
 		}
 	}
 	fputs("set grid\n"
 	      "set key top right\n"
-	      "set xlabel \"time since the recording's first sample (s)\"\n",
-	      gp);
+	      "set xlabel \"time since the recording's first sample (s)", gp);
+	/*
+	 * These holds were paired from the recording's own lock records:
+	 * each contains the cost of writing the first record, which the
+	 * shortest hold bounds (report states the same under its table).
+	 */
+	if (isfinite(min))
+		fprintf(gp, "\\nholds as recorded: each includes the recorder's cost, at most the shortest hold (%.3g us)",
+			min);
+	fputs("\"\n", gp);
 	/*
 	 * Holds span decades: most take microseconds, and one of 14 ms on
 	 * a linear axis flattens all the others into a line at zero. A log
