@@ -1234,37 +1234,50 @@ static void json_header(struct json_writer *jw, struct perf_data *pd)
 	const struct perf_data_stats *st = perf_data__stats(pd);
 	uint32_t i, n = perf_data__nr_evsel(pd);
 
+	const struct json_field header[] = {
+		JSON_STR("hostname", hdr->hostname),
+		JSON_STR("os_release", hdr->os_release),
+		JSON_STR("perf_version", hdr->perf_version),
+		JSON_STR("arch", hdr->arch),
+		JSON_U64("nr_cpus", hdr->nr_cpus_online),
+		JSON_U64("nr_cpus_avail", hdr->nr_cpus_avail),
+		JSON_STR("cpudesc", hdr->cpudesc),
+		JSON_STR("cmdline", hdr->cmdline),
+		JSON_BOOL("pipe_mode", hdr->pipe_mode),
+	};
+	const struct json_field times[] = {
+		JSON_U64("sample_time_start", hdr->sample_time_start),
+		JSON_U64("sample_time_end", hdr->sample_time_end),
+	};
+	const struct json_field counts[] = {
+		JSON_U64("samples", st->nr_samples),
+		JSON_U64("lost", st->nr_lost),
+		JSON_U64("lost_samples", st->nr_lost_samples),
+		JSON_U64("unknown_records", st->nr_unknown_records),
+		JSON_U64("records", st->nr_records),
+	};
+
 	json__object_begin(jw, "header");
-	json__string(jw, "hostname", hdr->hostname);
-	json__string(jw, "os_release", hdr->os_release);
-	json__string(jw, "perf_version", hdr->perf_version);
-	json__string(jw, "arch", hdr->arch);
-	json__u64(jw, "nr_cpus", hdr->nr_cpus_online);
-	json__u64(jw, "nr_cpus_avail", hdr->nr_cpus_avail);
-	json__string(jw, "cpudesc", hdr->cpudesc);
-	json__string(jw, "cmdline", hdr->cmdline);
-	json__bool(jw, "pipe_mode", hdr->pipe_mode);
-	if (hdr->sample_time_end) {
-		json__u64(jw, "sample_time_start", hdr->sample_time_start);
-		json__u64(jw, "sample_time_end", hdr->sample_time_end);
-	}
+	json__fields(jw, header, ARRAY_SIZE(header));
+	/* Only when the recording says (HEADER_SAMPLE_TIME). */
+	if (hdr->sample_time_end)
+		json__fields(jw, times, ARRAY_SIZE(times));
 	json__object_end(jw);
 	json__array_begin(jw, "events");
 	for (i = 0; i < n; i++) {
 		const struct rs_evsel *evsel = perf_data__evsel(pd, i);
+		const struct json_field ev[] = {
+			JSON_STR("name", evsel->name),
+			JSON_U64("samples", evsel->nr_samples),
+			JSON_U64("period", evsel->total_period),
+		};
 
 		json__object_begin(jw, NULL);
-		json__string(jw, "name", evsel->name);
-		json__u64(jw, "samples", evsel->nr_samples);
-		json__u64(jw, "period", evsel->total_period);
+		json__fields(jw, ev, ARRAY_SIZE(ev));
 		json__object_end(jw);
 	}
 	json__array_end(jw);
-	json__u64(jw, "samples", st->nr_samples);
-	json__u64(jw, "lost", st->nr_lost);
-	json__u64(jw, "lost_samples", st->nr_lost_samples);
-	json__u64(jw, "unknown_records", st->nr_unknown_records);
-	json__u64(jw, "records", st->nr_records);
+	json__fields(jw, counts, ARRAY_SIZE(counts));
 }
 
 void report_out__json(struct json_writer *jw, const struct report_out *ro)
