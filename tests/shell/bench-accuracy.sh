@@ -126,5 +126,11 @@ a, b = err(sys.argv[1]), err(sys.argv[2])
 print("parent's error: pinned p50 %d max %d, spread p50 %d max %d" %
       (a["p50"], a["max"], b["p50"], b["max"]))
 assert sorted(a["samples"]) != sorted(b["samples"])
-assert b["max"] > a["max"], "spread's largest error is not above pinned's"
+# The direction the design predicts, not one statistic's luck: both can
+# reach the same largest error (a run once gave 245760 on each side), so
+# spread must reach at least pinned's largest and exceed it somewhere in
+# the distribution's upper half.
+assert b["max"] >= a["max"], "spread's largest error is below pinned's"
+assert any(b[k] > a[k] for k in ("p50", "p90", "p99", "max")), \
+    "spread's errors are nowhere above pinned's"
 PY
