@@ -123,14 +123,12 @@ def err(f):
     return [x for x in d["repetitions"][0]["metrics"]
             if x["name"] == "error_bytes" and x["file"] == "memory.stat"][0]
 a, b = err(sys.argv[1]), err(sys.argv[2])
-print("parent's error: pinned p50 %d max %d, spread p50 %d max %d" %
-      (a["p50"], a["max"], b["p50"], b["max"]))
+print("parent's error: pinned p50 %d mean %d max %d, spread p50 %d mean %d max %d" %
+      (a["p50"], a["mean"], a["max"], b["p50"], b["mean"], b["max"]))
 assert sorted(a["samples"]) != sorted(b["samples"])
-# The direction the design predicts, not one statistic's luck: both can
-# reach the same largest error (a run once gave 245760 on each side), so
-# spread must reach at least pinned's largest and exceed it somewhere in
-# the distribution's upper half.
-assert b["max"] >= a["max"], "spread's largest error is below pinned's"
-assert any(b[k] > a[k] for k in ("p50", "p90", "p99", "max")), \
-    "spread's errors are nowhere above pinned's"
+# The direction the design predicts, on the mean of the 100 reads: the
+# maxima are single reads and went either way in full runs (pinned
+# 303104 vs spread 270336 once, equal another time), while spread's
+# p50 was above pinned's each time.
+assert b["mean"] > a["mean"], "spread's mean error is not above pinned's"
 PY
