@@ -8,7 +8,9 @@
 # The recordings are made once, with Debian's perf, and kept in DIR
 # (default build/bench-report-speed): cpu-clock with callchains at 20 kHz
 # on all CPUs (perf record -a -g), while one CPU spins in user space and
-# another reads cgroup.stat and /proc/self/stat in a shell loop, for as
+# another reads cgroup.stat and /proc/self/stat in a shell loop and a
+# third compiles the tool's sources one by one (short-lived processes and
+# dsos, user stacks without frame pointers), for as
 # long as it takes to collect about SIZE samples (100k, 800k, 3M). A copy
 # of /proc/kallsyms taken at the same time sits beside them, so that every
 # command resolves kernel frames with the same symbols.
@@ -93,9 +95,19 @@ record() {
 	cpus=$(nproc)
 	secs=$(( ($(count "$1") + freq * cpus - 1) / (freq * cpus) ))
 	echo "recording $f: ${secs} s at $freq Hz on $cpus CPUs" >&2
-	( while :; do :; done ) & pids+=($!)
 	( while :; do read -r _ <"$stat"; read -r _ </proc/self/stat; done ) &
 	pids+=($!)
+	# What makes a system-wide recording hard to fold: short-lived
+	# processes mapping many dsos, with user stacks that differ all along
+	# (a compiler built without frame pointers), as on a machine where
+	# others build things. Compiling the tool's own sources, one at a
+	# time, makes that load the same in every run.
+	for _ in 1 2; do
+		( while :; do for c in src/*/*.c; do
+			cc -O2 -w -D_GNU_SOURCE -Iinclude -Ibuild -c -o /dev/null "$c" \
+				2>/dev/null
+		done; done ) & pids+=($!)
+	done
 	partial=$f.tmp
 	perf record -q -a -g -e cpu-clock -F "$freq" -o "$partial" \
 		-- sleep "$secs" 2>/dev/null
