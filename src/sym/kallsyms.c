@@ -8,9 +8,11 @@
  */
 #include <ctype.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "sym-internal.h"
 #include "util.h"
@@ -34,25 +36,28 @@ static enum sym_bind type_bind(char type)
 	return isupper((unsigned char)type) ? SYM_GLOBAL : SYM_LOCAL;
 }
 
+/* Value of each hex digit + 1; 0 for anything else. */
+static const uint8_t hex_digit[256] = {
+	['0'] = 1, ['1'] = 2, ['2'] = 3, ['3'] = 4, ['4'] = 5,
+	['5'] = 6, ['6'] = 7, ['7'] = 8, ['8'] = 9, ['9'] = 10,
+	['a'] = 11, ['b'] = 12, ['c'] = 13, ['d'] = 14, ['e'] = 15,
+	['f'] = 16, ['A'] = 11, ['B'] = 12, ['C'] = 13, ['D'] = 14,
+	['E'] = 15, ['F'] = 16,
+};
+
 /* Digits as perf's hex2u64() reads them: stops at the first non-digit. */
 size_t sym_parse_hex(const char *s, uint64_t *val)
 {
+	uint64_t v = 0;
 	size_t n = 0;
+	unsigned int d;
 
-	*val = 0;
-	for (;; n++) {
-		int c = (unsigned char)s[n], d;
-
-		if (c >= '0' && c <= '9')
-			d = c - '0';
-		else if (c >= 'a' && c <= 'f')
-			d = c - 'a' + 10;
-		else if (c >= 'A' && c <= 'F')
-			d = c - 'A' + 10;
-		else
-			break;
-		*val = (*val << 4) | d;
+	/* A table, not branches per digit: 120k addresses per kallsyms. */
+	while ((d = hex_digit[(unsigned char)s[n]])) {
+		v = (v << 4) | (d - 1);
+		n++;
 	}
+	*val = v;
 	return n;
 }
 
@@ -68,7 +73,7 @@ static int add_module_sym(struct ksyms *ks, const char *mod,
 		m = &ks->mods[ks->nr_mods - 1];
 	} else {
 		for (i = 0; i < ks->nr_mods; i++)
-			if (ks->mods[i].name == mod)
+			if (!strcmp(ks->mods[i].name, mod))
 				m = &ks->mods[i];
 	}
 	if (!m) {
@@ -88,27 +93,80 @@ static int add_module_sym(struct ksyms *ks, const char *mod,
 }
 
 /*
- * Module symbols carry their module in the name until the split; keep
- * the module aside, indexed by the entry's seq.
+ * The text of a kallsyms file, read whole: names stay where they are in it,
+ * cut into strings in place, instead of being copied one by one into the
+ * machine's string pool. That was half of loading 120k kernel symbols, and
+ * leaves the loading free of any state shared with the machine.
  */
-static int ksyms__load_stream(struct ksyms *ks, FILE *f, struct strpool *sp)
+static int read_all(int fd, char **text, size_t *len)
 {
+	size_t cap = 1 << 20, n = 0;
+	char *buf = NULL, *nb;
+	ssize_t r;
+
+	for (;;) {
+		if (!buf || cap - n < 4096) {
+			cap = buf ? cap * 2 : cap;
+			nb = realloc(buf, cap + 1);
+			if (!nb) {
+				free(buf);
+				return -ENOMEM;
+			}
+			buf = nb;
+		}
+		r = read(fd, buf + n, cap - n);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0) {
+			r = -errno;
+			free(buf);
+			return r;
+		}
+		if (!r)
+			break;
+		n += r;
+	}
+	buf[n] = '\0';
+	*text = buf;
+	*len = n;
+	return 0;
+}
+
+/* The module named at mb, the same pointer for every symbol it has. */
+static const char *module_name(const char **last, char *mb)
+{
+	char *me = mb + strlen(mb);
+
+	while (me > mb && isspace((unsigned char)me[-1]))
+		*--me = '\0';
+	if (!*last || strcmp(*last, mb))
+		*last = mb;
+	return *last;
+}
+
+/*
+ * Module symbols carry their module in the name until the split; keep
+ * the module aside, indexed by the entry's seq. The text is ks->text_buf,
+ * len bytes followed by a NUL; names point into it.
+ */
+static int ksyms__parse(struct ksyms *ks)
+{
+	char *line = ks->text_buf, *end = line + ks->text_len, *nl;
 	struct symtab all = { 0 };
-	const char **mods = NULL;
+	const char **mods = NULL, *last_mod = NULL;
 	size_t mods_cap = 0, i, n = 0;
-	char *line = NULL;
-	size_t cap = 0;
-	ssize_t len;
 	int err = 0;
 
-	while ((len = getline(&line, &cap, f)) >= 0) {
+	for (; line < end; line = nl + 1) {
 		const char *name, *mod = NULL;
 		char *tab, type;
 		uint64_t addr;
 		size_t hl;
 
-		if (len && line[len - 1] == '\n')
-			line[--len] = '\0';
+		nl = memchr(line, '\n', end - line);
+		if (!nl)
+			nl = end;
+		*nl = '\0';
 		hl = sym_parse_hex(line, &addr);
 		if (!hl || line[hl] != ' ' || !line[hl + 1] ||
 		    line[hl + 2] != ' ')
@@ -127,24 +185,10 @@ static int ksyms__load_stream(struct ksyms *ks, FILE *f, struct strpool *sp)
 		}
 		if (!keep_type(type) || name[0] == '$' || !name[0])
 			continue;
-		tab = strchr(name, '\t');
+		tab = memchr(name, '\t', nl - name);
 		if (tab) {
-			char *mb = tab + 1, *me;
-
 			*tab = '\0';
-			me = mb + strlen(mb);
-			while (me > mb && isspace((unsigned char)me[-1]))
-				*--me = '\0';
-			mod = sym_intern(sp, mb, me - mb);
-			if (!mod) {
-				err = -ENOMEM;
-				break;
-			}
-		}
-		name = sym_intern(sp, name, strlen(name));
-		if (!name) {
-			err = -ENOMEM;
-			break;
+			mod = module_name(&last_mod, tab + 1);
 		}
 		if (n == mods_cap) {
 			size_t nc = mods_cap ? mods_cap * 2 : 4096;
@@ -164,9 +208,6 @@ static int ksyms__load_stream(struct ksyms *ks, FILE *f, struct strpool *sp)
 		if (err)
 			break;
 	}
-	if (!err && ferror(f))
-		err = -EIO;
-	free(line);
 	if (err)
 		goto out;
 
@@ -196,40 +237,35 @@ out:
 	return err;
 }
 
-int ksyms__load(struct ksyms *ks, const char *path, struct strpool *sp)
+int ksyms__load(struct ksyms *ks, const char *path)
 {
-	FILE *f;
-	int err;
+	int fd, err;
 
 	memset(ks, 0, sizeof(*ks));
-	f = fopen(path, "re");
-	if (!f)
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
 		return -errno;
-	err = ksyms__load_stream(ks, f, sp);
-	fclose(f);
-	return err;
+	err = read_all(fd, &ks->text_buf, &ks->text_len);
+	close(fd);
+	return err ? err : ksyms__parse(ks);
 }
 
 /*
  * The same text held in memory (the kallsyms a recording embedded in its
- * TRACING_DATA): read through a memory stream so both parse alike.
+ * TRACING_DATA): copied, since names are cut in place.
  */
-int ksyms__load_buf(struct ksyms *ks, const char *text, size_t len,
-		    struct strpool *sp)
+int ksyms__load_buf(struct ksyms *ks, const char *text, size_t len)
 {
-	FILE *f;
-	int err;
-
 	memset(ks, 0, sizeof(*ks));
-	/* fmemopen() refuses a zero size; an empty file has no symbols */
 	if (!len)
 		return -ENOENT;
-	f = fmemopen((void *)text, len, "r");
-	if (!f)
-		return -errno;
-	err = ksyms__load_stream(ks, f, sp);
-	fclose(f);
-	return err;
+	ks->text_buf = malloc(len + 1);
+	if (!ks->text_buf)
+		return -ENOMEM;
+	memcpy(ks->text_buf, text, len);
+	ks->text_buf[len] = '\0';
+	ks->text_len = len;
+	return ksyms__parse(ks);
 }
 
 void ksyms__exit(struct ksyms *ks)
@@ -243,6 +279,7 @@ void ksyms__exit(struct ksyms *ks)
 	for (i = 0; i < ks->nr_secs; i++)
 		symtab__exit(&ks->secs[i].syms);
 	free(ks->secs);
+	free(ks->text_buf);
 	memset(ks, 0, sizeof(*ks));
 }
 

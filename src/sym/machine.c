@@ -1066,7 +1066,7 @@ int machine__load_kallsyms(struct machine *m, const char *path)
 	struct ksyms ks;
 	int err;
 
-	err = ksyms__load(&ks, path, m->sp);
+	err = ksyms__load(&ks, path);
 	if (err)
 		return err;
 	err = kernel_install(m, &ks);
@@ -1081,7 +1081,7 @@ int machine__load_kallsyms_buf(struct machine *m, const char *text,
 	struct ksyms ks;
 	int err;
 
-	err = ksyms__load_buf(&ks, text, len, m->sp);
+	err = ksyms__load_buf(&ks, text, len);
 	if (err)
 		return err;
 	err = kernel_install(m, &ks);

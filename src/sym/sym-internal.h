@@ -121,11 +121,13 @@ struct ksyms {
 	uint64_t text_start, text_end;
 	struct ksection *secs;		/* by start */
 	size_t nr_secs;
+	/* kallsyms: the file's text, which the names point into */
+	char *text_buf;
+	size_t text_len;
 };
 
-int ksyms__load(struct ksyms *ks, const char *path, struct strpool *sp);
-int ksyms__load_buf(struct ksyms *ks, const char *text, size_t len,
-		    struct strpool *sp);
+int ksyms__load(struct ksyms *ks, const char *path);
+int ksyms__load_buf(struct ksyms *ks, const char *text, size_t len);
 /* Hex digits at s as perf's hex2u64() reads them; returns how many. */
 size_t sym_parse_hex(const char *s, uint64_t *val);
 /*
