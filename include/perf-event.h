@@ -55,6 +55,8 @@ struct rs_sample {
 	 * decoded (the reading thread, with -j 2), when has_chain_hash.
 	 */
 	bool has_chain_hash;
+	/* With chain_hash: a PERF_CONTEXT_USER marker is in the chain. */
+	bool chain_has_user;
 	uint64_t chain_hash[2];
 	uint32_t raw_size;
 	const void *raw;

@@ -62,6 +62,7 @@ struct pfast_ent {
 	const char *comm;	/* NULL: empty */
 	uint32_t pid, tid;
 	uint32_t id;
+	bool java;		/* the name starts "java" */
 };
 
 struct fold {
@@ -497,13 +498,18 @@ compare:
 	return 0;
 }
 
-static int start_sample(struct fold *f, uint32_t pname_id, const char *pname,
+static bool is_java(const char *pname)
+{
+	return !strncmp(pname, "java", 4);
+}
+
+static int start_sample(struct fold *f, uint32_t pname_id, bool java,
 			uint64_t period, bool has_period)
 {
 	f->in_sample = true;
 	f->pending = false;
 	f->pname = pname_id;
-	f->java = !strncmp(pname, "java", 4);
+	f->java = java;
 	f->count = f->opts.samples || !has_period ? 1 : period;
 	f->nr_groups = 0;
 	return 1;
@@ -549,8 +555,7 @@ int fold__begin(struct fold *f, const char *event, const char *comm,
 	k[0] = (uintptr_t)comm;
 	pf = &f->pfast[(tid ^ pid * 31) % FOLD_PFAST];
 	if (pf->comm == comm && pf->pid == pid && pf->tid == tid)
-		return start_sample(f, pf->id, strpool__str(f->names, pf->id),
-				    period, has_period);
+		return start_sample(f, pf->id, pf->java, period, has_period);
 	id = kmap_get(f->pcache, k);
 	if (id < 0) {
 		char pbuf[16], tbuf[16];
@@ -574,9 +579,9 @@ int fold__begin(struct fold *f, const char *event, const char *comm,
 			return ret;
 		id = kmap_get(f->pcache, k);
 	}
-	*pf = (struct pfast_ent){ comm, pid, tid, id };
-	return start_sample(f, id, strpool__str(f->names, id), period,
-			    has_period);
+	*pf = (struct pfast_ent){ comm, pid, tid, id,
+				  is_java(strpool__str(f->names, id)) };
+	return start_sample(f, id, pf->java, period, has_period);
 }
 
 int fold__begin_text(struct fold *f, const char *comm, const char *pid,
@@ -595,7 +600,7 @@ int fold__begin_text(struct fold *f, const char *comm, const char *pid,
 			return ret;
 		id = kmap_get(f->pcache, k);
 	}
-	ret = start_sample(f, id, strpool__str(f->names, id), period,
+	ret = start_sample(f, id, is_java(strpool__str(f->names, id)), period,
 			   has_period);
 	/*
 	 * The script keeps the frames read so far when a second header

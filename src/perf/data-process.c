@@ -295,7 +295,7 @@ static int parse_sample(struct perf_data *pd, struct pd_evsel *e,
 	const struct perf_event_attr *a = &e->ev.attr;
 	uint16_t size = pd_u16(rec + 6), misc = pd_u16(rec + 4);
 	const uint8_t *p = rec + 8, *end = rec + size;
-	uint64_t st = a->sample_type, n;
+	uint64_t st = a->sample_type, n, k;
 
 	memset(s, 0, sizeof(*s));
 	s->evsel = &e->ev;
@@ -370,6 +370,10 @@ static int parse_sample(struct perf_data *pd, struct pd_evsel *e,
 		/* Here, on the reading thread: callers key caches on it. */
 		hash_words128(s->callchain, n, s->chain_hash);
 		s->has_chain_hash = true;
+		s->chain_has_user = false;
+		for (k = 0; k < n && !s->chain_has_user; k++)
+			s->chain_has_user = rs_u64(&s->callchain[k]) ==
+					    PERF_CONTEXT_USER;
 	}
 	if (st & PERF_SAMPLE_RAW) {
 		uint32_t rs;

@@ -24,6 +24,7 @@
 
 #define KERNEL_MMAP_PREFIX "[kernel.kallsyms]"
 #define NO_PID ((uint32_t)-1)
+#define MACHINE_RECENT 16
 
 enum dso_kind {
 	DSO_ELF,	/* a file: ELF symbols, debug files by build id */
@@ -92,7 +93,12 @@ struct machine {
 	const char *s_unknown, *s_kernel;
 
 	struct hashtab threads;		/* tid -> struct thread * */
-	struct thread *last;
+	/*
+	 * The threads found last, by tid: samples of a system-wide
+	 * recording alternate between the CPUs' current tasks, which one
+	 * "last" pointer missed every other time.
+	 */
+	struct thread *recent[MACHINE_RECENT];
 
 	struct dso *dsos;
 	struct bid_note *bids;
@@ -198,15 +204,17 @@ static struct thread *findnew_thread(struct machine *m, uint32_t pid,
 	struct thread *th, **slot;
 	bool fresh;
 
-	if (m->last && m->last->tid == tid &&
-	    (m->last->pid == pid || pid == NO_PID))
-		return m->last;
+	struct thread **recent = &m->recent[tid % MACHINE_RECENT];
+
+	th = *recent;
+	if (th && th->tid == tid && (th->pid == pid || pid == NO_PID))
+		return th;
 	th = find_thread(m, tid);
 	if (th) {
 		if (th->pid == NO_PID && pid != NO_PID &&
 		    thread_set_pid(m, th, pid))
 			return NULL;
-		m->last = th;
+		*recent = th;
 		return th;
 	}
 	th = calloc(1, sizeof(*th));
@@ -232,7 +240,7 @@ static struct thread *findnew_thread(struct machine *m, uint32_t pid,
 	m->stats.threads++;
 	if (pid != NO_PID && thread_set_pid(m, th, pid))
 		return NULL;
-	m->last = th;
+	*recent = th;
 	return th;
 }
 
@@ -240,8 +248,8 @@ static struct thread *findnew_thread(struct machine *m, uint32_t pid,
 static void remove_thread(struct machine *m, struct thread *th)
 {
 	hashtab__remove(&m->threads, hashtab__find(&m->threads, th->tid, 0));
-	if (m->last == th)
-		m->last = NULL;
+	if (m->recent[th->tid % MACHINE_RECENT] == th)
+		m->recent[th->tid % MACHINE_RECENT] = NULL;
 	maps__put(th->maps);
 	free(th);
 }
@@ -1132,25 +1140,35 @@ void machine__callchain_hash(struct machine *m, const struct rs_sample *s,
 {
 	bool user = (s->cpumode & PERF_RECORD_MISC_CPUMODE_MASK) ==
 		    PERF_RECORD_MISC_USER;
-	uint64_t version[2], first, i, key[5];
+	uint64_t version[2], first, i, key[5], mix;
 
 	/* Entries before the first marker take the sample's cpumode. */
 	first = s->nr_callchain ? rs_u64(&s->callchain[0]) : 0;
 	if (s->nr_callchain && first >= PERF_CONTEXT_MAX)
 		user = false;
-	for (i = 0; i < s->nr_callchain && !user; i++)
+	if (s->nr_callchain && s->has_chain_hash)
+		user = user || s->chain_has_user;
+	for (i = 0; i < s->nr_callchain && !user && !s->has_chain_hash; i++)
 		user = rs_u64(&s->callchain[i]) == PERF_CONTEXT_USER;
 	machine__maps_version(m, s->pid, s->tid, version);
 	key[0] = s->cpumode | (uint64_t)tag << 16 |
 		 (uint64_t)!s->nr_callchain << 32;
 	key[1] = user ? version[0] : 0;
 	key[2] = version[1];
+	if (s->nr_callchain && s->has_chain_hash) {
+		/*
+		 * Every sample comes here: mix the few words of the key
+		 * into the raw chain's hash rather than hash all five again;
+		 * a false match still needs both lanes to collide.
+		 */
+		mix = hash_u64(key[0] ^ hash_u64(key[1] ^ hash_u64(key[2])));
+		h[0] = s->chain_hash[0] ^ mix;
+		h[1] = s->chain_hash[1] + hash_u64(mix + 0x9e3779b97f4a7c15ULL);
+		return;
+	}
 	if (!s->nr_callchain) {
 		key[3] = s->ip;
 		key[4] = 0;
-	} else if (s->has_chain_hash) {
-		key[3] = s->chain_hash[0];
-		key[4] = s->chain_hash[1];
 	} else {
 		hash_words128(s->callchain, s->nr_callchain, key + 3);
 	}
