@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "sym-internal.h"
@@ -102,8 +103,13 @@ static int read_all(int fd, char **text, size_t *len)
 {
 	size_t cap = 1 << 20, n = 0;
 	char *buf = NULL, *nb;
+	struct stat st;
 	ssize_t r;
 
+	/* A copy's size is known; /proc/kallsyms says 0 and grows. */
+	if (!fstat(fd, &st) && S_ISREG(st.st_mode) && st.st_size > 0 &&
+	    (uint64_t)st.st_size < SIZE_MAX / 2)
+		cap = (size_t)st.st_size + 4096;
 	for (;;) {
 		if (!buf || cap - n < 4096) {
 			cap = buf ? cap * 2 : cap;
