@@ -52,6 +52,17 @@ int machine__load_kallsyms(struct machine *m, const char *path);
  */
 int machine__load_kallsyms_buf(struct machine *m, const char *text,
 			       size_t len);
+/*
+ * Start reading the kallsyms file path (text NULL) or the len bytes at
+ * text on a thread of its own, so that the work overlaps whatever the
+ * caller does before it needs them: the next machine__load_kallsyms() of
+ * the same path, or machine__load_kallsyms_buf() of the same text, waits
+ * for it and installs what it read, with the same result as if it had
+ * read it then. text must stay valid until then or machine__delete().
+ * A hint: 0, or -errno when no thread could be started.
+ */
+int machine__prefetch_kallsyms(struct machine *m, const char *path,
+			       const char *text, size_t len);
 
 /*
  * Kernel symbols from an uncompressed vmlinux ELF image (its .symtab), as

@@ -346,6 +346,38 @@ static int decide_kernel_symbols(struct session *s)
 	return 0;
 }
 
+/*
+ * With a second thread, read the kallsyms text that decide_kernel_symbols()
+ * will pick while the first records are read and processed, which is
+ * about as long as it takes: it is needed at the first sample.
+ */
+static void prefetch_kernel_symbols(struct session *s)
+{
+	const struct perf_header_info *hdr = perf_data__header(s->pd);
+	const char *path = NULL, *text = NULL;
+	struct utsname uts;
+	struct stat sb;
+	size_t len = 0;
+
+	/* A pipe's tracing data may still come: decided at the sample. */
+	if (s->opts.jobs < 2 || s->ksyms_done || hdr->pipe_mode ||
+	    !session__machine(s))
+		return;
+	if (s->opts.kallsyms)
+		path = s->opts.kallsyms;
+	else if (s->opts.vmlinux)
+		return;
+	else if (perf_data__kallsyms(s->pd, &text, &len) &&
+		 !uname(&uts) && hdr->os_release &&
+		 !strcmp(hdr->os_release, uts.release))
+		path = "/proc/kallsyms";
+	/* Not a FIFO or a device: the thread must not wait on a writer. */
+	if (path && (stat(path, &sb) || !S_ISREG(sb.st_mode)))
+		return;
+	if (path || text)
+		machine__prefetch_kallsyms(s->machine, path, text, len);
+}
+
 int session__kernel_symbols(struct session *s)
 {
 	if (s->ksyms_done)
@@ -411,6 +443,7 @@ int session_run(struct session *s, rs_event_fn fn, rs_event_fn ahead,
 	s->err_offset = -1;
 	if (ahead)
 		perf_data__set_lookahead(s->pd, ahead);
+	prefetch_kernel_symbols(s);
 	err = perf_data__process(s->pd, fn, arg);
 	/* After the data: in a pipe the tracing data may come late. */
 	note_bad_formats(s);

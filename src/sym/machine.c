@@ -10,6 +10,7 @@
  * open-addressing cache; a hit allocates nothing.
  */
 #include <errno.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -119,6 +120,7 @@ struct machine {
 	struct dso **ksec;		/* dsos of ks.secs[] (vmlinux) */
 
 	struct hashtab cache;		/* (addr, dso) -> cache_ent */
+	struct ksyms_prefetch *kpf;	/* machine__prefetch_kallsyms() */
 
 	uint32_t last_frame_id;		/* rs_frame.id handed out last */
 	uint64_t version;		/* last version handed out */
@@ -988,6 +990,8 @@ fail:
 	return NULL;
 }
 
+static void drop_prefetch(struct machine *m);
+
 void machine__delete(struct machine *m)
 {
 	struct bid_note *b, *bn;
@@ -997,6 +1001,7 @@ void machine__delete(struct machine *m)
 
 	if (!m)
 		return;
+	drop_prefetch(m);
 	hashtab__for_each(&m->threads, i, e) {
 		struct thread *th;
 
@@ -1069,12 +1074,99 @@ static int kernel_install(struct machine *m, struct ksyms *ks)
 	return 0;
 }
 
+/*
+ * Reading a kallsyms file touches nothing the machine holds (the names
+ * stay in the file's text), so it can run beside the caller: parsing
+ * 120k symbols is a few tens of milliseconds that a report otherwise
+ * spends before its first sample.
+ */
+struct ksyms_prefetch {
+	pthread_t thread;
+	char *path;		/* or NULL: text */
+	const char *text;
+	size_t len;
+	struct ksyms ks;
+	int err;
+};
+
+static void *prefetch_kallsyms(void *arg)
+{
+	struct ksyms_prefetch *p = arg;
+
+	p->err = p->path ? ksyms__load(&p->ks, p->path) :
+		 ksyms__load_buf(&p->ks, p->text, p->len);
+	return NULL;
+}
+
+int machine__prefetch_kallsyms(struct machine *m, const char *path,
+			       const char *text, size_t len)
+{
+	struct ksyms_prefetch *p;
+
+	if (m->kpf)
+		return -EBUSY;
+	p = calloc(1, sizeof(*p));
+	if (!p)
+		return -ENOMEM;
+	p->text = text;
+	p->len = len;
+	if ((path && !(p->path = strdup(path))) ||
+	    pthread_create(&p->thread, NULL, prefetch_kallsyms, p)) {
+		free(p->path);
+		free(p);
+		return -EAGAIN;
+	}
+	m->kpf = p;
+	return 0;
+}
+
+/*
+ * The prefetched symbols when they are the ones asked for (*ks filled,
+ * the read's result returned), else 1. Any other asks drops them.
+ */
+static int take_prefetch(struct machine *m, const char *path,
+			 const char *text, size_t len, struct ksyms *ks)
+{
+	struct ksyms_prefetch *p = m->kpf;
+	bool same;
+	int err = 1;
+
+	if (!p)
+		return 1;
+	m->kpf = NULL;
+	pthread_join(p->thread, NULL);
+	same = path ? p->path && !strcmp(p->path, path) :
+	       !p->path && p->text == text && p->len == len;
+	if (same) {
+		err = p->err;
+		if (!err)
+			*ks = p->ks;
+	} else if (!p->err) {
+		ksyms__exit(&p->ks);
+	}
+	free(p->path);
+	free(p);
+	return err;
+}
+
+/* Wait for a prefetch nobody asked for, and free what it read. */
+static void drop_prefetch(struct machine *m)
+{
+	struct ksyms ks;
+
+	if (m->kpf && !take_prefetch(m, m->kpf->path, m->kpf->text,
+				     m->kpf->len, &ks))
+		ksyms__exit(&ks);
+}
+
 int machine__load_kallsyms(struct machine *m, const char *path)
 {
 	struct ksyms ks;
 	int err;
 
-	err = ksyms__load(&ks, path);
+	err = take_prefetch(m, path, NULL, 0, &ks);
+	if (err > 0)
+		err = ksyms__load(&ks, path);
 	if (err)
 		return err;
 	err = kernel_install(m, &ks);
@@ -1089,7 +1181,9 @@ int machine__load_kallsyms_buf(struct machine *m, const char *text,
 	struct ksyms ks;
 	int err;
 
-	err = ksyms__load_buf(&ks, text, len);
+	err = take_prefetch(m, NULL, text, len, &ks);
+	if (err > 0)
+		err = ksyms__load_buf(&ks, text, len);
 	if (err)
 		return err;
 	err = kernel_install(m, &ks);
