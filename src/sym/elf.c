@@ -139,8 +139,8 @@ static bool may_be_mangled(const char *name)
 	       (name[1] == 'Z' || name[1] == 'R' || name[1] == 'G');
 }
 
-static const char *demangled_intern(struct strpool *sp, const char *name,
-				    const char *suffix)
+const char *sym_demangle_intern(struct strpool *sp, const char *name,
+				const char *suffix)
 {
 	char *d = may_be_mangled(name) ? cplus_demangle(name, DMGL_NO_OPTS) :
 		  NULL;
@@ -149,9 +149,9 @@ static const char *demangled_intern(struct strpool *sp, const char *name,
 	char buf[4096];
 
 	/*
-	 * Every symbol of every dso loaded comes here: most are plain names
-	 * with nothing to add, interned as they are. The rest are joined
-	 * in buf, cut to its size as before.
+	 * Every symbol a lookup lands in comes here once: most are plain
+	 * names with nothing to add, interned as they are. The rest are
+	 * joined in buf, cut to its size as before.
 	 */
 	if (!ns && nb < sizeof(buf)) {
 		ret = sym_intern(sp, base, nb);
@@ -443,11 +443,8 @@ static int load_syms(struct symtab *t, struct image *syms,
 		name = elf_strptr(syms->elf, sh.sh_link, s.st_name);
 		if (!name)
 			continue;
-		name = demangled_intern(sp, name, "");
-		if (!name)
-			return -ENOMEM;
-		err = symtab__push(t, s.st_value, s.st_size, name,
-				   elf__sym_bind(&s), false);
+		err = symtab__push_raw(t, s.st_value, s.st_size, name,
+				       elf__sym_bind(&s), SYM_RAW, sp);
 	}
 	return err;
 }
@@ -518,8 +515,8 @@ static int synth_plt(struct symtab *t, struct image *rt, struct strpool *sp)
 		if (!gelf_getsym(sdata, GELF_R_SYM(info), &s))
 			continue;
 		name = elf_strptr(rt->elf, dsh.sh_link, s.st_name);
-		name = demangled_intern(sp, name ? name : "", "@plt");
-		if (!name || symtab__push(t, off, ent, name, SYM_GLOBAL, false))
+		if (symtab__push_raw(t, off, ent, name ? name : "", SYM_GLOBAL,
+				     SYM_RAW_PLT, sp))
 			return -ENOMEM;
 	}
 	return 0;

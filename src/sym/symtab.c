@@ -36,8 +36,82 @@ int symtab__push(struct symtab *t, uint64_t start, uint64_t len,
 	e->seq = t->nr;
 	e->bind = bind;
 	e->module = module;
+	e->raw = SYM_NAME;
 	t->nr++;
 	return 0;
+}
+
+/* Chunks the raw names of a symtab are copied to, freed with it. */
+#define NAMES_CHUNK (64 * 1024)
+
+struct sym_names {
+	struct sym_names *next;
+	size_t used, size;
+	char buf[];
+};
+
+static const char *names_copy(struct symtab *t, const char *s, size_t len)
+{
+	struct sym_names *c = t->names;
+	char *p;
+
+	if (!c || c->size - c->used < len + 1) {
+		size_t size = len + 1 > NAMES_CHUNK ? len + 1 : NAMES_CHUNK;
+
+		c = malloc(sizeof(*c) + size);
+		if (!c)
+			return NULL;
+		c->used = 0;
+		c->size = size;
+		c->next = t->names;
+		t->names = c;
+	}
+	p = c->buf + c->used;
+	memcpy(p, s, len);
+	p[len] = '\0';
+	c->used += len + 1;
+	return p;
+}
+
+int symtab__push_raw(struct symtab *t, uint64_t start, uint64_t len,
+		     const char *name, enum sym_bind bind, enum sym_raw raw,
+		     struct strpool *sp)
+{
+	const char *copy = names_copy(t, name, strlen(name));
+
+	if (!copy || symtab__push(t, start, len, copy, bind, false))
+		return -ENOMEM;
+	t->v[t->nr - 1].raw = raw;
+	t->sp = sp;
+	return 0;
+}
+
+/* Demangles and interns a raw name in place. */
+static int resolve_name(struct symtab *t, struct sym_entry *e)
+{
+	const char *name;
+
+	if (e->raw == SYM_NAME)
+		return 0;
+	name = sym_demangle_intern(t->sp, e->name,
+				   e->raw == SYM_RAW_PLT ? "@plt" : "");
+	if (!name)
+		return -ENOMEM;
+	e->name = name;
+	e->raw = SYM_NAME;
+	return 0;
+}
+
+const char *symtab__name(struct symtab *t, const struct sym_entry *e)
+{
+	struct sym_entry *w;
+
+	if (e->raw == SYM_NAME)
+		return e->name;
+	if (e < t->v || e >= t->v + t->nr)
+		return NULL;
+	w = &t->v[e - t->v];
+	return resolve_name(t, w) ? NULL : w->name;
 }
 
 static int cmp_start(const void *a, const void *b)
@@ -175,6 +249,14 @@ static bool better(const struct sym_entry *a, const struct sym_entry *b)
 	if (na != nb)
 		return na > nb;
 	return true;
+}
+
+/* Whether better(a, b) goes as far as comparing the names. */
+static bool names_decide(const struct sym_entry *a, const struct sym_entry *b)
+{
+	return (a->end == a->start) == (b->end == b->start) &&
+	       (a->bind == SYM_WEAK) == (b->bind == SYM_WEAK) &&
+	       (a->bind == SYM_GLOBAL) == (b->bind == SYM_GLOBAL);
 }
 
 static void fixup_duplicate(struct symtab *t)
@@ -427,7 +509,7 @@ static uint32_t rbt_find(const struct rbt *t, uint64_t addr)
 }
 
 /* perf's symbols__fixup_duplicate() walk, erasing in the same order. */
-static void rbt_fixup_duplicate(struct rbt *t)
+static int rbt_fixup_duplicate(struct rbt *t, struct symtab *st)
 {
 	const struct sym_entry *v = t->v;
 	uint32_t cur = rbt_leftmost(t, t->root), next;
@@ -440,6 +522,11 @@ static void rbt_fixup_duplicate(struct rbt *t)
 			cur = next;
 			continue;
 		}
+		/* Raw names are demangled only where they decide. */
+		if (names_decide(&v[cur], &v[next]) &&
+		    (resolve_name(st, &st->v[cur]) ||
+		     resolve_name(st, &st->v[next])))
+			return -ENOMEM;
 		if (better(&v[cur], &v[next])) {
 			rbt_erase(t, next);
 		} else {
@@ -447,6 +534,7 @@ static void rbt_fixup_duplicate(struct rbt *t)
 			cur = next;
 		}
 	}
+	return 0;
 }
 
 static int cmp_u64(const void *a, const void *b)
@@ -545,7 +633,8 @@ int symtab__finish_elf(struct symtab *t, size_t nr_syms)
 	}
 	for (i = 0; i < nr_syms; i++)
 		rbt_insert(&tree, pos[i]);
-	rbt_fixup_duplicate(&tree);
+	if (rbt_fixup_duplicate(&tree, t))
+		goto out;
 	/* The synthesized .plt entries go in after the fix-ups. */
 	for (i = nr_syms; i < t->nr; i++)
 		rbt_insert(&tree, i);
@@ -607,6 +696,13 @@ const struct sym_entry *symtab__find(const struct symtab *t, uint64_t addr)
 
 void symtab__exit(struct symtab *t)
 {
+	struct sym_names *c, *next;
+
+	for (c = t->names; c; c = next) {
+		next = c->next;
+		free(c);
+	}
+	t->names = NULL;
 	free(t->v);
 	free(t->spans);
 	t->v = NULL;
