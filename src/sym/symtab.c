@@ -175,14 +175,65 @@ static void merge_by_start(struct sym_entry *v, size_t n)
 	}
 }
 
+/*
+ * A stable LSD radix sort by start, a byte at a time, skipping the bytes
+ * all starts share: entries in push order (seq ascending) come out in
+ * the order merge_by_start() gives, at a fraction of its cost on a big
+ * table (.dynsym lists symbols in hash order). False when out of memory.
+ */
+static bool radix_by_start(struct sym_entry *v, size_t n)
+{
+	size_t (*count)[256] = calloc(8, sizeof(*count));
+	struct sym_entry *tmp = malloc(n * sizeof(*v)), *src = v, *dst = tmp;
+	size_t i, b, sum;
+
+	if (!count || !tmp) {
+		free(count);
+		free(tmp);
+		return false;
+	}
+	for (i = 0; i < n; i++)
+		for (b = 0; b < 8; b++)
+			count[b][(v[i].start >> (8 * b)) & 0xff]++;
+	for (b = 0; b < 8; b++) {
+		size_t *c = count[b];
+		unsigned int shift = 8 * b;
+
+		if (c[(v[0].start >> shift) & 0xff] == n)
+			continue;
+		for (i = 0, sum = 0; i < 256; i++) {
+			size_t k = c[i];
+
+			c[i] = sum;
+			sum += k;
+		}
+		for (i = 0; i < n; i++)
+			dst[c[(src[i].start >> shift) & 0xff]++] = src[i];
+		tmp = src;
+		src = dst;
+		dst = tmp;
+	}
+	if (src != v)
+		memcpy(v, src, n * sizeof(*v));
+	free(src != v ? src : dst);
+	free(count);
+	return true;
+}
+
 static void sort_by_start(struct sym_entry *v, size_t n)
 {
+	bool sorted = true, in_seq = true;
 	size_t i;
 
-	for (i = 1; i < n; i++)
+	for (i = 1; i < n; i++) {
 		if (start_before(&v[i], &v[i - 1]))
-			break;
-	if (i < n)
+			sorted = false;
+		if (v[i].seq <= v[i - 1].seq)
+			in_seq = false;
+	}
+	if (sorted)
+		return;
+	if (!in_seq || n < 256 || !radix_by_start(v, n))
 		merge_by_start(v, n);
 }
 
@@ -598,6 +649,85 @@ static int build_spans(struct symtab *t, const struct sym_entry *sorted,
 	return 0;
 }
 
+/* Appends e to a run checked for overlaps; false where it overlaps. */
+static bool run_add(const struct sym_entry **prev, const struct sym_entry *e)
+{
+	const struct sym_entry *p = *prev;
+
+	*prev = e;
+	return !p || (p->end <= e->start && p->start != e->start);
+}
+
+/*
+ * Most dsos have no symbols that overlap once duplicates are gone: there
+ * the tree's answer is the sorted array's and building it can be spared.
+ * t's first nr_syms entries are sorted and their ends fixed up; the
+ * duplicates go as the tree's walk takes them (its in-order walk is the
+ * sorted order) and the .plt entries (in address order as made) are
+ * merged in. A first pass checks without moving anything, so that the
+ * tree can still be built: 0 when done, 1 when symbols overlap and the
+ * tree must decide, -ENOMEM.
+ */
+static int finish_plain(struct symtab *t, size_t nr_syms)
+{
+	const struct sym_entry *prev = NULL, *plt = t->v + nr_syms;
+	size_t i, j = 0, k, n = 0, last = 0, nplt = t->nr - nr_syms;
+	struct sym_entry *copy;
+
+	for (i = 0; i <= nr_syms; i++) {
+		struct sym_entry *e = &t->v[i];
+
+		if (i < nr_syms && i && t->v[last].start == e->start) {
+			if (names_decide(&t->v[last], e) &&
+			    (resolve_name(t, &t->v[last]) ||
+			     resolve_name(t, e)))
+				return -ENOMEM;
+			if (!better(&t->v[last], e))
+				last = i;
+			continue;
+		}
+		/* A group of one start ended: its survivor goes in. */
+		if (i) {
+			for (; j < nplt && plt[j].start < t->v[last].start; j++)
+				if (!run_add(&prev, &plt[j]))
+					return 1;
+			if (!run_add(&prev, &t->v[last]))
+				return 1;
+		}
+		last = i;
+	}
+	for (; j < nplt; j++)
+		if (!run_add(&prev, &plt[j]))
+			return 1;
+	/* No overlaps: the same again, in place. */
+	for (i = 0; i < nr_syms; i++) {
+		struct sym_entry e = t->v[i];
+
+		if (!n || t->v[n - 1].start != e.start)
+			t->v[n++] = e;
+		else if (!better(&t->v[n - 1], &e))
+			t->v[n - 1] = e;
+	}
+	if (!nplt) {
+		t->nr = n;
+		return 0;
+	}
+	copy = malloc(nplt * sizeof(*copy));
+	if (!copy)
+		return -ENOMEM;
+	memcpy(copy, plt, nplt * sizeof(*copy));
+	k = n + nplt;
+	for (i = n, j = nplt; j; ) {
+		if (i && t->v[i - 1].start > copy[j - 1].start)
+			t->v[--k] = t->v[--i];
+		else
+			t->v[--k] = copy[--j];
+	}
+	free(copy);
+	t->nr = n + nplt;
+	return 0;
+}
+
 int symtab__finish_elf(struct symtab *t, size_t nr_syms)
 {
 	struct rbt tree = { .root = NIL, .v = t->v };
@@ -612,25 +742,28 @@ int symtab__finish_elf(struct symtab *t, size_t nr_syms)
 		return -EINVAL;
 	if (t->nr >= NIL)
 		return -E2BIG;
-	tree.n = calloc(t->nr, sizeof(*tree.n));
-	pos = malloc(t->nr * sizeof(*pos));
-	sorted = malloc(t->nr * sizeof(*sorted));
-	if (!tree.n || !pos || !sorted)
-		goto out;
+	for (i = 0; i < nr_syms; i++)
+		if (t->v[i].seq >= nr_syms)
+			return -EINVAL;
 	/*
 	 * The tree's order is the sorted order, so the end fix-up can work
 	 * on the sorted symbols; the tree is then built in push order (seq).
 	 */
 	sort_by_start(t->v, nr_syms);
 	fixup_end(&(struct symtab){ .v = t->v, .nr = nr_syms }, false);
+	err = finish_plain(t, nr_syms);
+	if (err <= 0)
+		return err;
+	err = -ENOMEM;
+	tree.v = t->v;
+	tree.n = calloc(t->nr, sizeof(*tree.n));
+	pos = malloc(t->nr * sizeof(*pos));
+	sorted = malloc(t->nr * sizeof(*sorted));
+	if (!tree.n || !pos || !sorted)
+		goto out;
 	/* pos: first push order -> sorted index, later node -> final index. */
-	for (i = 0; i < nr_syms; i++) {
-		if (t->v[i].seq >= nr_syms) {
-			err = -EINVAL;
-			goto out;
-		}
+	for (i = 0; i < nr_syms; i++)
 		pos[t->v[i].seq] = i;
-	}
 	for (i = 0; i < nr_syms; i++)
 		rbt_insert(&tree, pos[i]);
 	if (rbt_fixup_duplicate(&tree, t))
