@@ -27,7 +27,8 @@ int symtab__push(struct symtab *t, uint64_t start, uint64_t len,
 {
 	struct sym_entry *e;
 
-	if (grow_array((void **)&t->v, &t->cap, t->nr + 1, sizeof(*t->v)))
+	if (t->nr == t->cap &&
+	    grow_array((void **)&t->v, &t->cap, t->nr + 1, sizeof(*t->v)))
 		return -ENOMEM;
 	e = &t->v[t->nr];
 	e->start = start;
