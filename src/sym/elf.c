@@ -613,12 +613,16 @@ static int read_debuglink(const char *path, char *out, size_t size)
 	return ret;
 }
 
+/* Every candidate path spells the build id: sprintf() per byte showed. */
 static void hex(char *out, const uint8_t *bid, size_t n)
 {
+	static const char digits[] = "0123456789abcdef";
 	size_t i;
 
-	for (i = 0; i < n; i++)
-		sprintf(out + 2 * i, "%02x", bid[i]);
+	for (i = 0; i < n; i++) {
+		out[2 * i] = digits[bid[i] >> 4];
+		out[2 * i + 1] = digits[bid[i] & 0xf];
+	}
 	out[2 * n] = '\0';
 }
 

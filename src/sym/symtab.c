@@ -186,6 +186,7 @@ static bool radix_by_start(struct sym_entry *v, size_t n)
 {
 	size_t (*count)[256] = calloc(8, sizeof(*count));
 	struct sym_entry *tmp = malloc(n * sizeof(*v)), *src = v, *dst = tmp;
+	uint64_t all = ~0ULL, any = 0, differ;
 	size_t i, b, sum;
 
 	if (!count || !tmp) {
@@ -193,14 +194,24 @@ static bool radix_by_start(struct sym_entry *v, size_t n)
 		free(tmp);
 		return false;
 	}
-	for (i = 0; i < n; i++)
-		for (b = 0; b < 8; b++)
-			count[b][(v[i].start >> (8 * b)) & 0xff]++;
+	for (i = 0; i < n; i++) {
+		all &= v[i].start;
+		any |= v[i].start;
+	}
+	differ = all ^ any;
+	for (b = 0; b < 8; b++) {
+		unsigned int shift = 8 * b;
+
+		if (!((differ >> shift) & 0xff))
+			continue;
+		for (i = 0; i < n; i++)
+			count[b][(v[i].start >> shift) & 0xff]++;
+	}
 	for (b = 0; b < 8; b++) {
 		size_t *c = count[b];
 		unsigned int shift = 8 * b;
 
-		if (c[(v[0].start >> shift) & 0xff] == n)
+		if (!((differ >> shift) & 0xff))
 			continue;
 		for (i = 0, sum = 0; i < 256; i++) {
 			size_t k = c[i];
