@@ -661,6 +661,20 @@ static int build_spans(struct symtab *t, const struct sym_entry *sorted,
 	return 0;
 }
 
+/* The table stays as long as its dso: give back what growing left over. */
+static void shrink(struct symtab *t)
+{
+	struct sym_entry *v;
+
+	if (t->nr == t->cap || !t->nr)
+		return;
+	v = realloc(t->v, t->nr * sizeof(*v));
+	if (v) {
+		t->v = v;
+		t->cap = t->nr;
+	}
+}
+
 /* Appends e to a run checked for overlaps; false where it overlaps. */
 static bool run_add(const struct sym_entry **prev, const struct sym_entry *e)
 {
@@ -722,6 +736,7 @@ static int finish_plain(struct symtab *t, size_t nr_syms)
 	}
 	if (!nplt) {
 		t->nr = n;
+		shrink(t);
 		return 0;
 	}
 	copy = malloc(nplt * sizeof(*copy));
@@ -737,6 +752,7 @@ static int finish_plain(struct symtab *t, size_t nr_syms)
 	}
 	free(copy);
 	t->nr = n + nplt;
+	shrink(t);
 	return 0;
 }
 
