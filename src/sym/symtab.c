@@ -42,8 +42,13 @@ int symtab__push(struct symtab *t, uint64_t start, uint64_t len,
 	return 0;
 }
 
-/* Chunks the raw names of a symtab are copied to, freed with it. */
-#define NAMES_CHUNK (64 * 1024)
+/*
+ * Chunks the raw names of a symtab are copied to, freed with it: each
+ * twice its predecessor's size, so that the many dsos with few symbols
+ * hold little and the big ones few chunks.
+ */
+#define NAMES_FIRST 4096
+#define NAMES_MAX (1024 * 1024)
 
 struct sym_names {
 	struct sym_names *next;
@@ -57,7 +62,11 @@ static const char *names_copy(struct symtab *t, const char *s, size_t len)
 	char *p;
 
 	if (!c || c->size - c->used < len + 1) {
-		size_t size = len + 1 > NAMES_CHUNK ? len + 1 : NAMES_CHUNK;
+		size_t size = !c ? NAMES_FIRST : c->size < NAMES_MAX ?
+			      2 * c->size : NAMES_MAX;
+
+		if (size < len + 1)
+			size = len + 1;
 
 		c = malloc(sizeof(*c) + size);
 		if (!c)
