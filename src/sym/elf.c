@@ -139,8 +139,8 @@ static bool may_be_mangled(const char *name)
 	       (name[1] == 'Z' || name[1] == 'R' || name[1] == 'G');
 }
 
-static const char *demangled_intern(struct strpool *sp, const char *name,
-				    const char *suffix)
+const char *sym_demangle_intern(struct strpool *sp, const char *name,
+				const char *suffix)
 {
 	char *d = may_be_mangled(name) ? cplus_demangle(name, DMGL_NO_OPTS) :
 		  NULL;
@@ -149,9 +149,9 @@ static const char *demangled_intern(struct strpool *sp, const char *name,
 	char buf[4096];
 
 	/*
-	 * Every symbol of every dso loaded comes here: most are plain names
-	 * with nothing to add, interned as they are. The rest are joined
-	 * in buf, cut to its size as before.
+	 * Every symbol a lookup lands in comes here once: most are plain
+	 * names with nothing to add, interned as they are. The rest are
+	 * joined in buf, cut to its size as before.
 	 */
 	if (!ns && nb < sizeof(buf)) {
 		ret = sym_intern(sp, base, nb);
@@ -379,13 +379,89 @@ enum sym_bind elf__sym_bind(const GElf_Sym *s)
 	}
 }
 
+/*
+ * What a symbol's section lets through, worked out once per section
+ * rather than once per symbol.
+ */
+enum sec_verdict {
+	SEC_UNKNOWN,
+	SEC_SKIP,	/* no such section, or not loaded at run time */
+	SEC_DATA,	/* symbols kept, labels not */
+	SEC_TEXT,	/* a code section: labels kept too */
+};
+
+static enum sec_verdict sec_verdict(struct image *syms, struct image *runtime,
+				    size_t shstr_syms, size_t shstr_run,
+				    size_t shndx)
+{
+	size_t shstr = shstr_syms;
+	Elf *secelf = syms->elf;
+	const char *secname;
+	GElf_Shdr ssh;
+	Elf_Scn *sec;
+
+	sec = elf_getscn(syms->elf, shndx);
+	if (!sec || !gelf_getshdr(sec, &ssh))
+		return SEC_SKIP;
+	/* Not loaded at run time (e.g. .gnu.warning.*). */
+	if (!(ssh.sh_flags & SHF_ALLOC))
+		return SEC_SKIP;
+	/* Debug files keep sections as NOBITS: ask the runtime. */
+	if (ssh.sh_type == SHT_NOBITS) {
+		sec = elf_getscn(runtime->elf, shndx);
+		if (!sec || !gelf_getshdr(sec, &ssh))
+			return SEC_SKIP;
+		shstr = shstr_run;
+		secelf = runtime->elf;
+	}
+	/* Labels count only in code sections, as perf filters them. */
+	secname = elf_strptr(secelf, shstr, ssh.sh_name);
+	return secname && strstr(secname, "text") ? SEC_TEXT : SEC_DATA;
+}
+
+/*
+ * The symbol table's string table, to read names without elf_strptr()
+ * for each: only a plain one-piece SHT_STRTAB, where reading it directly
+ * gives what elf_strptr() gives (NULL where no NUL ends the name in the
+ * section); else NULL and elf_strptr() answers.
+ */
+static Elf_Data *plain_strtab(Elf *elf, size_t idx)
+{
+	Elf_Scn *scn = elf_getscn(elf, idx);
+	Elf_Data *d;
+	GElf_Shdr sh;
+
+	if (!scn || !gelf_getshdr(scn, &sh) || sh.sh_type != SHT_STRTAB ||
+	    (sh.sh_flags & SHF_COMPRESSED))
+		return NULL;
+	d = elf_getdata(scn, NULL);
+	if (!d || !d->d_buf || d->d_off || d->d_size != sh.sh_size ||
+	    elf_getdata(scn, d))
+		return NULL;
+	return d;
+}
+
+static const char *sym_name(Elf *elf, size_t idx, const Elf_Data *strs,
+			    size_t off)
+{
+	const char *p;
+
+	if (!strs)
+		return elf_strptr(elf, idx, off);
+	if (off >= strs->d_size)
+		return NULL;
+	p = (const char *)strs->d_buf + off;
+	return memchr(p, '\0', strs->d_size - off) ? p : NULL;
+}
+
 static int load_syms(struct symtab *t, struct image *syms,
 		     struct image *runtime, struct strpool *sp)
 {
+	size_t shstr_syms, shstr_run, i, n, nsecs;
+	Elf_Data *data, *strs;
 	Elf_Scn *scn = NULL;
-	size_t shstr_syms, shstr_run, i, n;
 	struct loads loads;
-	Elf_Data *data;
+	uint8_t *verdicts;
 	GElf_Shdr sh;
 	int err = 0;
 
@@ -399,56 +475,45 @@ static int load_syms(struct symtab *t, struct image *syms,
 	if (!data)
 		return 0;
 	if (elf_getshdrstrndx(syms->elf, &shstr_syms) ||
-	    elf_getshdrstrndx(runtime->elf, &shstr_run))
+	    elf_getshdrstrndx(runtime->elf, &shstr_run) ||
+	    elf_getshdrnum(syms->elf, &nsecs))
 		return 0;
 	n = sh.sh_size / sh.sh_entsize;
+	/* At most SHN_LORESERVE: symbols of higher indexes are skipped. */
+	if (nsecs > SHN_LORESERVE)
+		nsecs = SHN_LORESERVE;
+	verdicts = calloc(nsecs ? nsecs : 1, 1);
+	if (!verdicts)
+		return -ENOMEM;
+	strs = plain_strtab(syms->elf, sh.sh_link);
 	loads_read(runtime->elf, &loads);
 	for (i = 0; i < n && !err; i++) {
-		const char *name, *secname;
-		GElf_Shdr ssh;
+		const char *name;
 		GElf_Phdr ph;
-		Elf_Scn *sec;
 		GElf_Sym s;
 		bool label;
-		size_t shstr = shstr_syms;
-		Elf *secelf = syms->elf;
+		uint8_t *v;
 
 		if (!gelf_getsym(data, i, &s) || !elf__sym_wanted(&s, &label))
 			continue;
-		if (s.st_shndx >= SHN_LORESERVE)
+		if (s.st_shndx >= nsecs)
 			continue;
-		sec = elf_getscn(syms->elf, s.st_shndx);
-		if (!sec || !gelf_getshdr(sec, &ssh))
+		v = &verdicts[s.st_shndx];
+		if (*v == SEC_UNKNOWN)
+			*v = sec_verdict(syms, runtime, shstr_syms, shstr_run,
+					 s.st_shndx);
+		if (*v == SEC_SKIP || (label && *v != SEC_TEXT))
 			continue;
-		/* Not loaded at run time (e.g. .gnu.warning.*). */
-		if (!(ssh.sh_flags & SHF_ALLOC))
-			continue;
-		/* Debug files keep sections as NOBITS: ask the runtime. */
-		if (ssh.sh_type == SHT_NOBITS) {
-			sec = elf_getscn(runtime->elf, s.st_shndx);
-			if (!sec || !gelf_getshdr(sec, &ssh))
-				continue;
-			shstr = shstr_run;
-			secelf = runtime->elf;
-		}
-		/* Labels count only in code sections, as perf filters them. */
-		if (label) {
-			secname = elf_strptr(secelf, shstr, ssh.sh_name);
-			if (!secname || !strstr(secname, "text"))
-				continue;
-		}
 		if (loads_find(runtime->elf, &loads, s.st_value, &ph))
 			continue;
 		s.st_value -= ph.p_vaddr - ph.p_offset;
-		name = elf_strptr(syms->elf, sh.sh_link, s.st_name);
+		name = sym_name(syms->elf, sh.sh_link, strs, s.st_name);
 		if (!name)
 			continue;
-		name = demangled_intern(sp, name, "");
-		if (!name)
-			return -ENOMEM;
-		err = symtab__push(t, s.st_value, s.st_size, name,
-				   elf__sym_bind(&s), false);
+		err = symtab__push_raw(t, s.st_value, s.st_size, name,
+				       elf__sym_bind(&s), SYM_RAW, sp);
 	}
+	free(verdicts);
 	return err;
 }
 
@@ -518,8 +583,8 @@ static int synth_plt(struct symtab *t, struct image *rt, struct strpool *sp)
 		if (!gelf_getsym(sdata, GELF_R_SYM(info), &s))
 			continue;
 		name = elf_strptr(rt->elf, dsh.sh_link, s.st_name);
-		name = demangled_intern(sp, name ? name : "", "@plt");
-		if (!name || symtab__push(t, off, ent, name, SYM_GLOBAL, false))
+		if (symtab__push_raw(t, off, ent, name ? name : "", SYM_GLOBAL,
+				     SYM_RAW_PLT, sp))
 			return -ENOMEM;
 	}
 	return 0;
@@ -548,12 +613,16 @@ static int read_debuglink(const char *path, char *out, size_t size)
 	return ret;
 }
 
+/* Every candidate path spells the build id: sprintf() per byte showed. */
 static void hex(char *out, const uint8_t *bid, size_t n)
 {
+	static const char digits[] = "0123456789abcdef";
 	size_t i;
 
-	for (i = 0; i < n; i++)
-		sprintf(out + 2 * i, "%02x", bid[i]);
+	for (i = 0; i < n; i++) {
+		out[2 * i] = digits[bid[i] >> 4];
+		out[2 * i + 1] = digits[bid[i] & 0xf];
+	}
 	out[2 * n] = '\0';
 }
 

@@ -765,6 +765,12 @@ static int lookup(struct machine *m, struct dso *d, uint64_t addr,
 		dso_load(m, d);
 	e = d->syms ? symtab__find(d->syms, addr) : NULL;
 	*sym = e ? e->name : NULL;
+	/* Only ELF symbols, in the dso's own table, keep raw names. */
+	if (e && e->raw != SYM_NAME) {
+		*sym = symtab__name(&d->own, e);
+		if (!*sym)
+			return -ENOMEM;
+	}
 	*start = e ? e->start : 0;
 	c = hashtab__get(&m->cache, addr, (uintptr_t)d, &fresh);
 	if (!c)

@@ -17,6 +17,7 @@
 #define BUILD_ID_MAX 20
 
 struct strpool;
+struct sym_names;
 
 /*
  * perf's dso__build_id_equal(): want (recorded) matches got (from a file)
@@ -46,12 +47,24 @@ enum sym_bind {
 	SYM_WEAK,
 };
 
+/*
+ * An ELF symbol's name stays as the file spells it until a lookup lands
+ * in the symbol: most symbols of a dso are never hit, and demangling and
+ * interning all of them was most of the cost of loading a dso.
+ */
+enum sym_raw {
+	SYM_NAME,		/* name is interned, as printed */
+	SYM_RAW,		/* name is the file's: demangle it */
+	SYM_RAW_PLT,		/* same, then append "@plt" */
+};
+
 struct sym_entry {
 	uint64_t start, end;	/* [start, end); start == end: exact only */
-	const char *name;	/* interned */
+	const char *name;	/* interned, or the file's (raw) */
 	uint32_t seq;		/* insertion order, to keep sorting stable */
 	uint8_t bind;
 	uint8_t module;		/* kallsyms: "\t[mod]" followed the name */
+	uint8_t raw;		/* enum sym_raw */
 };
 
 /* From spans[k].start up to the next span's start, v[idx] (none: -1U). */
@@ -69,10 +82,25 @@ struct symtab {
 	 */
 	struct sym_span *spans;
 	size_t nr_spans;
+	/* Raw names live here, interned into sp when first needed. */
+	struct sym_names *names;
+	struct strpool *sp;
 };
 
 int symtab__push(struct symtab *t, uint64_t start, uint64_t len,
 		 const char *name, enum sym_bind bind, bool module);
+/*
+ * Same with a raw name (enum sym_raw), copied into t: its symbol's name
+ * is demangled and interned into sp by symtab__name(). 0 or -ENOMEM.
+ */
+int symtab__push_raw(struct symtab *t, uint64_t start, uint64_t len,
+		     const char *name, enum sym_bind bind, enum sym_raw raw,
+		     struct strpool *sp);
+/*
+ * The name of e, an entry of t, as perf prints it: a raw name is
+ * demangled and interned once, and e keeps the result. NULL: no memory.
+ */
+const char *symtab__name(struct symtab *t, const struct sym_entry *e);
 /*
  * Sort by start (ties in insertion order, as perf's rbtree keeps them),
  * then apply perf's symbols__fixup_end() and symbols__fixup_duplicate().
@@ -197,5 +225,11 @@ int elf__load_mem(struct symtab *t, const void *image, size_t size,
 int jitmap__load(struct symtab *t, const char *path, struct strpool *sp);
 
 const char *sym_intern(struct strpool *sp, const char *s, size_t len);
+/*
+ * A user-space name as perf 6.1 prints it, interned: name demangled,
+ * suffix appended, cut to 4095 bytes. NULL: no memory.
+ */
+const char *sym_demangle_intern(struct strpool *sp, const char *name,
+				const char *suffix);
 
 #endif

@@ -37,8 +37,91 @@ int symtab__push(struct symtab *t, uint64_t start, uint64_t len,
 	e->seq = t->nr;
 	e->bind = bind;
 	e->module = module;
+	e->raw = SYM_NAME;
 	t->nr++;
 	return 0;
+}
+
+/*
+ * Chunks the raw names of a symtab are copied to, freed with it: each
+ * twice its predecessor's size, so that the many dsos with few symbols
+ * hold little and the big ones few chunks.
+ */
+#define NAMES_FIRST 4096
+#define NAMES_MAX (1024 * 1024)
+
+struct sym_names {
+	struct sym_names *next;
+	size_t used, size;
+	char buf[];
+};
+
+static const char *names_copy(struct symtab *t, const char *s, size_t len)
+{
+	struct sym_names *c = t->names;
+	char *p;
+
+	if (!c || c->size - c->used < len + 1) {
+		size_t size = !c ? NAMES_FIRST : c->size < NAMES_MAX ?
+			      2 * c->size : NAMES_MAX;
+
+		if (size < len + 1)
+			size = len + 1;
+
+		c = malloc(sizeof(*c) + size);
+		if (!c)
+			return NULL;
+		c->used = 0;
+		c->size = size;
+		c->next = t->names;
+		t->names = c;
+	}
+	p = c->buf + c->used;
+	memcpy(p, s, len);
+	p[len] = '\0';
+	c->used += len + 1;
+	return p;
+}
+
+int symtab__push_raw(struct symtab *t, uint64_t start, uint64_t len,
+		     const char *name, enum sym_bind bind, enum sym_raw raw,
+		     struct strpool *sp)
+{
+	const char *copy = names_copy(t, name, strlen(name));
+
+	if (!copy || symtab__push(t, start, len, copy, bind, false))
+		return -ENOMEM;
+	t->v[t->nr - 1].raw = raw;
+	t->sp = sp;
+	return 0;
+}
+
+/* Demangles and interns a raw name in place. */
+static int resolve_name(struct symtab *t, struct sym_entry *e)
+{
+	const char *name;
+
+	if (e->raw == SYM_NAME)
+		return 0;
+	name = sym_demangle_intern(t->sp, e->name,
+				   e->raw == SYM_RAW_PLT ? "@plt" : "");
+	if (!name)
+		return -ENOMEM;
+	e->name = name;
+	e->raw = SYM_NAME;
+	return 0;
+}
+
+const char *symtab__name(struct symtab *t, const struct sym_entry *e)
+{
+	struct sym_entry *w;
+
+	if (e->raw == SYM_NAME)
+		return e->name;
+	if (e < t->v || e >= t->v + t->nr)
+		return NULL;
+	w = &t->v[e - t->v];
+	return resolve_name(t, w) ? NULL : w->name;
 }
 
 static int cmp_start(const void *a, const void *b)
@@ -102,14 +185,76 @@ static void merge_by_start(struct sym_entry *v, size_t n)
 	}
 }
 
+/*
+ * A stable LSD radix sort by start, a byte at a time, skipping the bytes
+ * all starts share: entries in push order (seq ascending) come out in
+ * the order merge_by_start() gives, at a fraction of its cost on a big
+ * table (.dynsym lists symbols in hash order). False when out of memory.
+ */
+static bool radix_by_start(struct sym_entry *v, size_t n)
+{
+	size_t (*count)[256] = calloc(8, sizeof(*count));
+	struct sym_entry *tmp = malloc(n * sizeof(*v)), *src = v, *dst = tmp;
+	uint64_t all = ~0ULL, any = 0, differ;
+	size_t i, b, sum;
+
+	if (!count || !tmp) {
+		free(count);
+		free(tmp);
+		return false;
+	}
+	for (i = 0; i < n; i++) {
+		all &= v[i].start;
+		any |= v[i].start;
+	}
+	differ = all ^ any;
+	for (b = 0; b < 8; b++) {
+		unsigned int shift = 8 * b;
+
+		if (!((differ >> shift) & 0xff))
+			continue;
+		for (i = 0; i < n; i++)
+			count[b][(v[i].start >> shift) & 0xff]++;
+	}
+	for (b = 0; b < 8; b++) {
+		size_t *c = count[b];
+		unsigned int shift = 8 * b;
+
+		if (!((differ >> shift) & 0xff))
+			continue;
+		for (i = 0, sum = 0; i < 256; i++) {
+			size_t k = c[i];
+
+			c[i] = sum;
+			sum += k;
+		}
+		for (i = 0; i < n; i++)
+			dst[c[(src[i].start >> shift) & 0xff]++] = src[i];
+		tmp = src;
+		src = dst;
+		dst = tmp;
+	}
+	if (src != v)
+		memcpy(v, src, n * sizeof(*v));
+	free(src != v ? src : dst);
+	free(count);
+	return true;
+}
+
 static void sort_by_start(struct sym_entry *v, size_t n)
 {
+	bool sorted = true, in_seq = true;
 	size_t i;
 
-	for (i = 1; i < n; i++)
+	for (i = 1; i < n; i++) {
 		if (start_before(&v[i], &v[i - 1]))
-			break;
-	if (i < n)
+			sorted = false;
+		if (v[i].seq <= v[i - 1].seq)
+			in_seq = false;
+	}
+	if (sorted)
+		return;
+	if (!in_seq || n < 256 || !radix_by_start(v, n))
 		merge_by_start(v, n);
 }
 
@@ -176,6 +321,14 @@ static bool better(const struct sym_entry *a, const struct sym_entry *b)
 	if (na != nb)
 		return na > nb;
 	return true;
+}
+
+/* Whether better(a, b) goes as far as comparing the names. */
+static bool names_decide(const struct sym_entry *a, const struct sym_entry *b)
+{
+	return (a->end == a->start) == (b->end == b->start) &&
+	       (a->bind == SYM_WEAK) == (b->bind == SYM_WEAK) &&
+	       (a->bind == SYM_GLOBAL) == (b->bind == SYM_GLOBAL);
 }
 
 static void fixup_duplicate(struct symtab *t)
@@ -428,7 +581,7 @@ static uint32_t rbt_find(const struct rbt *t, uint64_t addr)
 }
 
 /* perf's symbols__fixup_duplicate() walk, erasing in the same order. */
-static void rbt_fixup_duplicate(struct rbt *t)
+static int rbt_fixup_duplicate(struct rbt *t, struct symtab *st)
 {
 	const struct sym_entry *v = t->v;
 	uint32_t cur = rbt_leftmost(t, t->root), next;
@@ -441,6 +594,11 @@ static void rbt_fixup_duplicate(struct rbt *t)
 			cur = next;
 			continue;
 		}
+		/* Raw names are demangled only where they decide. */
+		if (names_decide(&v[cur], &v[next]) &&
+		    (resolve_name(st, &st->v[cur]) ||
+		     resolve_name(st, &st->v[next])))
+			return -ENOMEM;
 		if (better(&v[cur], &v[next])) {
 			rbt_erase(t, next);
 		} else {
@@ -448,6 +606,7 @@ static void rbt_fixup_duplicate(struct rbt *t)
 			cur = next;
 		}
 	}
+	return 0;
 }
 
 static int cmp_u64(const void *a, const void *b)
@@ -511,6 +670,101 @@ static int build_spans(struct symtab *t, const struct sym_entry *sorted,
 	return 0;
 }
 
+/* The table stays as long as its dso: give back what growing left over. */
+static void shrink(struct symtab *t)
+{
+	struct sym_entry *v;
+
+	if (t->nr == t->cap || !t->nr)
+		return;
+	v = realloc(t->v, t->nr * sizeof(*v));
+	if (v) {
+		t->v = v;
+		t->cap = t->nr;
+	}
+}
+
+/* Appends e to a run checked for overlaps; false where it overlaps. */
+static bool run_add(const struct sym_entry **prev, const struct sym_entry *e)
+{
+	const struct sym_entry *p = *prev;
+
+	*prev = e;
+	return !p || (p->end <= e->start && p->start != e->start);
+}
+
+/*
+ * Most dsos have no symbols that overlap once duplicates are gone: there
+ * the tree's answer is the sorted array's and building it can be spared.
+ * t's first nr_syms entries are sorted and their ends fixed up; the
+ * duplicates go as the tree's walk takes them (its in-order walk is the
+ * sorted order) and the .plt entries (in address order as made) are
+ * merged in. A first pass checks without moving anything, so that the
+ * tree can still be built: 0 when done, 1 when symbols overlap and the
+ * tree must decide, -ENOMEM.
+ */
+static int finish_plain(struct symtab *t, size_t nr_syms)
+{
+	const struct sym_entry *prev = NULL, *plt = t->v + nr_syms;
+	size_t i, j = 0, k, n = 0, last = 0, nplt = t->nr - nr_syms;
+	struct sym_entry *copy;
+
+	for (i = 0; i <= nr_syms; i++) {
+		struct sym_entry *e = &t->v[i];
+
+		if (i < nr_syms && i && t->v[last].start == e->start) {
+			if (names_decide(&t->v[last], e) &&
+			    (resolve_name(t, &t->v[last]) ||
+			     resolve_name(t, e)))
+				return -ENOMEM;
+			if (!better(&t->v[last], e))
+				last = i;
+			continue;
+		}
+		/* A group of one start ended: its survivor goes in. */
+		if (i) {
+			for (; j < nplt && plt[j].start < t->v[last].start; j++)
+				if (!run_add(&prev, &plt[j]))
+					return 1;
+			if (!run_add(&prev, &t->v[last]))
+				return 1;
+		}
+		last = i;
+	}
+	for (; j < nplt; j++)
+		if (!run_add(&prev, &plt[j]))
+			return 1;
+	/* No overlaps: the same again, in place. */
+	for (i = 0; i < nr_syms; i++) {
+		struct sym_entry e = t->v[i];
+
+		if (!n || t->v[n - 1].start != e.start)
+			t->v[n++] = e;
+		else if (!better(&t->v[n - 1], &e))
+			t->v[n - 1] = e;
+	}
+	if (!nplt) {
+		t->nr = n;
+		shrink(t);
+		return 0;
+	}
+	copy = malloc(nplt * sizeof(*copy));
+	if (!copy)
+		return -ENOMEM;
+	memcpy(copy, plt, nplt * sizeof(*copy));
+	k = n + nplt;
+	for (i = n, j = nplt; j; ) {
+		if (i && t->v[i - 1].start > copy[j - 1].start)
+			t->v[--k] = t->v[--i];
+		else
+			t->v[--k] = copy[--j];
+	}
+	free(copy);
+	t->nr = n + nplt;
+	shrink(t);
+	return 0;
+}
+
 int symtab__finish_elf(struct symtab *t, size_t nr_syms)
 {
 	struct rbt tree = { .root = NIL, .v = t->v };
@@ -525,28 +779,32 @@ int symtab__finish_elf(struct symtab *t, size_t nr_syms)
 		return -EINVAL;
 	if (t->nr >= NIL)
 		return -E2BIG;
-	tree.n = calloc(t->nr, sizeof(*tree.n));
-	pos = malloc(t->nr * sizeof(*pos));
-	sorted = malloc(t->nr * sizeof(*sorted));
-	if (!tree.n || !pos || !sorted)
-		goto out;
+	for (i = 0; i < nr_syms; i++)
+		if (t->v[i].seq >= nr_syms)
+			return -EINVAL;
 	/*
 	 * The tree's order is the sorted order, so the end fix-up can work
 	 * on the sorted symbols; the tree is then built in push order (seq).
 	 */
 	sort_by_start(t->v, nr_syms);
 	fixup_end(&(struct symtab){ .v = t->v, .nr = nr_syms }, false);
+	err = finish_plain(t, nr_syms);
+	if (err <= 0)
+		return err;
+	err = -ENOMEM;
+	tree.v = t->v;
+	tree.n = calloc(t->nr, sizeof(*tree.n));
+	pos = malloc(t->nr * sizeof(*pos));
+	sorted = malloc(t->nr * sizeof(*sorted));
+	if (!tree.n || !pos || !sorted)
+		goto out;
 	/* pos: first push order -> sorted index, later node -> final index. */
-	for (i = 0; i < nr_syms; i++) {
-		if (t->v[i].seq >= nr_syms) {
-			err = -EINVAL;
-			goto out;
-		}
+	for (i = 0; i < nr_syms; i++)
 		pos[t->v[i].seq] = i;
-	}
 	for (i = 0; i < nr_syms; i++)
 		rbt_insert(&tree, pos[i]);
-	rbt_fixup_duplicate(&tree);
+	if (rbt_fixup_duplicate(&tree, t))
+		goto out;
 	/* The synthesized .plt entries go in after the fix-ups. */
 	for (i = nr_syms; i < t->nr; i++)
 		rbt_insert(&tree, i);
@@ -608,6 +866,13 @@ const struct sym_entry *symtab__find(const struct symtab *t, uint64_t addr)
 
 void symtab__exit(struct symtab *t)
 {
+	struct sym_names *c, *next;
+
+	for (c = t->names; c; c = next) {
+		next = c->next;
+		free(c);
+	}
+	t->names = NULL;
 	free(t->v);
 	free(t->spans);
 	t->v = NULL;

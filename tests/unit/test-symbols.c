@@ -675,6 +675,67 @@ static void test_padded_build_id(void)
 }
 
 /*
+ * ELF names stay as the file spells them until asked for: then they come
+ * demangled (perf's cplus_demangle() without options), "@plt" appended,
+ * cut to 4095 bytes, interned once, as loading gave them before.
+ */
+static void test_raw_names(void)
+{
+	struct strpool *sp = strpool__new();
+	struct symtab t = { 0 };
+	const struct sym_entry *e;
+	const char *name;
+	char long_name[5000];
+
+	CHECK(sp);
+	memset(long_name, 'x', sizeof(long_name) - 1);
+	long_name[sizeof(long_name) - 1] = '\0';
+	CHECK_INT(symtab__push_raw(&t, 0x1000, 0x10, "_ZN2ns3fooEi",
+				   SYM_GLOBAL, SYM_RAW, sp), 0);
+	CHECK_INT(symtab__push_raw(&t, 0x2000, 0x10, long_name, SYM_GLOBAL,
+				   SYM_RAW, sp), 0);
+	CHECK_INT(symtab__push_raw(&t, 0x3000, 0x10, "_Z3barv", SYM_GLOBAL,
+				   SYM_RAW_PLT, sp), 0);
+	CHECK_INT(symtab__finish_elf(&t, 2), 0);
+
+	e = symtab__find(&t, 0x1004);
+	CHECK(e && e->raw == SYM_RAW && !strcmp(e->name, "_ZN2ns3fooEi"));
+	name = e ? symtab__name(&t, e) : NULL;
+	CHECK_STR(name, "ns::foo");
+	/* Interned: the pointer every other "ns::foo" gets. */
+	CHECK(name == sym_intern(sp, "ns::foo", 7));
+	CHECK(e && e->raw == SYM_NAME && e->name == name);
+	CHECK(e && symtab__name(&t, e) == name);
+
+	e = symtab__find(&t, 0x2000);
+	name = e ? symtab__name(&t, e) : NULL;
+	CHECK(name && strlen(name) == 4095);
+	e = symtab__find(&t, 0x3000);
+	name = e ? symtab__name(&t, e) : NULL;
+	CHECK_STR(name, "bar@plt");
+	symtab__exit(&t);
+
+	/*
+	 * Two symbols at one address, same size and binding: perf keeps
+	 * the one with fewer leading underscores in its demangled name, on
+	 * a tie the longer, on a tie the first. "_Z1av" reads "a": it ties
+	 * with "b" and, first, stays; by its raw name "b" would win.
+	 */
+	memset(&t, 0, sizeof(t));
+	CHECK_INT(symtab__push_raw(&t, 0x1000, 0x10, "_Z1av", SYM_GLOBAL,
+				   SYM_RAW, sp), 0);
+	CHECK_INT(symtab__push_raw(&t, 0x1000, 0x10, "b", SYM_GLOBAL,
+				   SYM_RAW, sp), 0);
+	CHECK_INT(symtab__finish_elf(&t, 2), 0);
+	CHECK_U64(t.nr, 1);
+	e = symtab__find(&t, 0x1000);
+	name = e ? symtab__name(&t, e) : NULL;
+	CHECK_STR(name, "a");
+	symtab__exit(&t);
+	strpool__delete(sp);
+}
+
+/*
  * The running vdso names [vdso] frames only when the recording gave no
  * build id for it or the same one: another kernel's vdso differs.
  */
@@ -1090,7 +1151,8 @@ UNIT_MAIN(UNIT(test_kernel_frames), UNIT(test_kernel_relocated),
 	  UNIT(test_kernel_unknown), UNIT(test_kernel_fixture_all),
 	  UNIT(test_threads), UNIT(test_jit_map), UNIT(test_jit_map_fifo),
 	  UNIT(test_fork_maps), UNIT(test_fork_storm),
-	  UNIT(test_padded_build_id), UNIT(test_vdso_build_id),
+	  UNIT(test_padded_build_id), UNIT(test_raw_names),
+	  UNIT(test_vdso_build_id),
 	  UNIT(test_self_maps),
 	  UNIT(test_e2e_recorded), UNIT(test_e2e_fixture),
 	  UNIT(test_e2e_vmlinux), UNIT(test_zz_cleanup))
