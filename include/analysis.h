@@ -50,6 +50,12 @@ void analysis__delete(struct analysis *an);
  * attributed (sampling events) or paired (tracepoints).
  */
 int analysis__event(struct analysis *an, const struct rs_event *ev);
+/*
+ * Called in order on the events a few places before analysis__event()
+ * gets them (perf_data__set_lookahead()): prefetches what their samples
+ * will look up. Changes nothing analysis__event() depends on.
+ */
+void analysis__ahead(struct analysis *an, const struct rs_event *ev);
 
 /* The recording ended: close what is still open. */
 int analysis__finish(struct analysis *an);

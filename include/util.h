@@ -132,6 +132,8 @@ int keymap__find(const struct keymap *km, const uint64_t key[2],
 		 uint32_t *val);
 /* Set the key's value (replacing any); 0 or -ENOMEM. */
 int keymap__set(struct keymap *km, const uint64_t key[2], uint32_t val);
+/* Start bringing the key's slot into the cache. A hint only. */
+void keymap__prefetch(const struct keymap *km, const uint64_t key[2]);
 uint32_t keymap__count(const struct keymap *km);
 
 /*

@@ -364,6 +364,14 @@ int keymap__set(struct keymap *km, const uint64_t key[2], uint32_t val)
 	return 0;
 }
 
+void keymap__prefetch(const struct keymap *km, const uint64_t key[2])
+{
+	if (km->t.cap)
+		__builtin_prefetch(hashtab__at(&km->t, hashtab__home(&km->t,
+								 key[0],
+								 key[1])));
+}
+
 uint32_t keymap__count(const struct keymap *km)
 {
 	return km->t.nr;

@@ -25,6 +25,8 @@
 #define AN_MAX_STACK 127
 /* Longer callchains (in words) are classified afresh each time. */
 #define AN_MAX_KEY 512
+/* Samples analysis__ahead() keeps the keys of; a power of two. */
+#define AN_AHEAD 8
 
 enum evsel_role {
 	ROLE_UNSEEN,		/* not looked at yet */
@@ -69,6 +71,13 @@ struct analysis {
 	struct spans *spans;
 	struct strpool *stacks;
 	struct keymap *chain_index;
+	/*
+	 * analysis__ahead(): the keys of the samples it has seen last, so
+	 * that the class a key names can be fetched a few samples later,
+	 * once the key's slot has come in.
+	 */
+	uint64_t ahead_keys[AN_AHEAD][2];
+	uint32_t nr_ahead;
 	struct chain_class *classes;
 	size_t nr_classes, cap_classes;
 	struct evsel_info *evsels;
@@ -451,6 +460,31 @@ static int sample_class(struct analysis *an, const struct rs_sample *s,
 		return err;
 	*out = &an->classes[an->nr_classes++];
 	return 0;
+}
+
+void analysis__ahead(struct analysis *an, const struct rs_event *ev)
+{
+	const struct rs_sample *s = &ev->sample;
+	uint64_t *key;
+	uint32_t idx;
+
+	if (ev->kind != RS_EV_SAMPLE || !s->nr_callchain ||
+	    s->nr_callchain > AN_MAX_KEY - 3)
+		return;
+	/*
+	 * Two random reads per sample otherwise: the key's slot, then its
+	 * class. The slot now; the class of the sample half the window
+	 * back, whose slot has had time to come in.
+	 */
+	key = an->ahead_keys[an->nr_ahead++ % AN_AHEAD];
+	if (machine__callchain_hash_peek(an->machine, s, 0, key))
+		keymap__prefetch(an->chain_index, key);
+	if (an->nr_ahead > AN_AHEAD / 2) {
+		key = an->ahead_keys[(an->nr_ahead - AN_AHEAD / 2 - 1) %
+				     AN_AHEAD];
+		if (keymap__find(an->chain_index, key, &idx))
+			__builtin_prefetch(&an->classes[idx]);
+	}
 }
 
 /* The subsystem a lock event's callchain names, -1 when it has none. */

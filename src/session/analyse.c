@@ -63,6 +63,16 @@ static int analyse_event(void *arg, const struct rs_event *ev)
 	return err;
 }
 
+/* With -j 2, a few events ahead of analyse_event(): prefetch only. */
+static int analyse_ahead(void *arg, const struct rs_event *ev)
+{
+	struct analyse_ctx *ctx = arg;
+
+	if (ctx->an)
+		analysis__ahead(ctx->an, ev);
+	return 0;
+}
+
 static void note_skid(struct session *s, struct analysis *an)
 {
 	struct attrib *at = analysis__attrib(an);
@@ -129,7 +139,7 @@ int session__analyse(struct session *s, const struct analysis_opts *o,
 		return -EINVAL;
 	if (!session__machine(s))
 		return -ENOMEM;
-	err = session_run(s, analyse_event, NULL, &ctx);
+	err = session_run(s, analyse_event, analyse_ahead, &ctx);
 	/* A kernel symbol error was queued when it happened. */
 	if (err && !s->ksyms_err)
 		session_data_error(s, err);
@@ -171,7 +181,7 @@ int session__timeline(struct session *s, const struct rules *rules,
 	if (!ctx.an)
 		return -ENOMEM;
 	spans__set_hold_fn(analysis__spans(ctx.an), hold, arg);
-	err = session_run(s, analyse_event, NULL, &ctx);
+	err = session_run(s, analyse_event, analyse_ahead, &ctx);
 	if (err && err != -ENOMEM) {
 		const char *msg = perf_data__strerror(s->pd);
 

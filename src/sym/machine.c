@@ -1235,12 +1235,12 @@ void machine__maps_version(struct machine *m, uint32_t pid, uint32_t tid,
 	version[1] = m->kversion;
 }
 
-void machine__callchain_hash(struct machine *m, const struct rs_sample *s,
-			     uint16_t tag, uint64_t h[2])
+static void callchain_hash(const struct rs_sample *s, uint16_t tag,
+			   const uint64_t version[2], uint64_t h[2])
 {
 	bool user = (s->cpumode & PERF_RECORD_MISC_CPUMODE_MASK) ==
 		    PERF_RECORD_MISC_USER;
-	uint64_t version[2], first, i, key[5], mix;
+	uint64_t first, i, key[5], mix;
 
 	/* Entries before the first marker take the sample's cpumode. */
 	first = s->nr_callchain ? rs_u64(&s->callchain[0]) : 0;
@@ -1250,7 +1250,6 @@ void machine__callchain_hash(struct machine *m, const struct rs_sample *s,
 		user = user || s->chain_has_user;
 	for (i = 0; i < s->nr_callchain && !user && !s->has_chain_hash; i++)
 		user = rs_u64(&s->callchain[i]) == PERF_CONTEXT_USER;
-	machine__maps_version(m, s->pid, s->tid, version);
 	key[0] = s->cpumode | (uint64_t)tag << 16 |
 		 (uint64_t)!s->nr_callchain << 32;
 	key[1] = user ? version[0] : 0;
@@ -1273,4 +1272,29 @@ void machine__callchain_hash(struct machine *m, const struct rs_sample *s,
 		hash_words128(s->callchain, s->nr_callchain, key + 3);
 	}
 	hash_words128(key, 5, h);
+}
+
+void machine__callchain_hash(struct machine *m, const struct rs_sample *s,
+			     uint16_t tag, uint64_t h[2])
+{
+	uint64_t version[2];
+
+	machine__maps_version(m, s->pid, s->tid, version);
+	callchain_hash(s, tag, version, h);
+}
+
+bool machine__callchain_hash_peek(const struct machine *m,
+				  const struct rs_sample *s, uint16_t tag,
+				  uint64_t h[2])
+{
+	struct thread **th = hashtab__find(&m->threads, s->tid, 0);
+	uint64_t version[2];
+
+	/* A thread the sample would create: no key to guess. */
+	if (!th || ((*th)->pid != s->pid && s->pid != NO_PID))
+		return false;
+	version[0] = (*th)->maps->version;
+	version[1] = m->kversion;
+	callchain_hash(s, tag, version, h);
+	return true;
 }
