@@ -7,11 +7,11 @@
 #
 # The recordings are made once, with Debian's perf, and kept in DIR
 # (default build/bench-report-speed): cpu-clock with callchains at 20 kHz
-# on all CPUs (perf record -a -g), while one CPU spins in user space and
-# another reads cgroup.stat and /proc/self/stat in a shell loop and a
-# third compiles the tool's sources one by one (short-lived processes and
-# dsos, user stacks without frame pointers), for as
-# long as it takes to collect about SIZE samples (100k, 800k, 3M). A copy
+# on all CPUs (perf record -a -g), while a shell loop reads cgroup.stat
+# and /proc/self/stat and two loops compile the tool's sources one file
+# at a time (short-lived processes and dsos, a C++ compiler's user stacks
+# without frame pointers: a shared build machine's load), for as long as
+# it takes to collect about SIZE samples (100k, 800k, 3M). A copy
 # of /proc/kallsyms taken at the same time sits beside them, so that every
 # command resolves kernel frames with the same symbols.
 #
@@ -26,6 +26,9 @@
 #                                             $STACKCOLLAPSE or PATH)
 #   perf script                              (the pipeline's first half:
 #                                             a lower bound for it)
+#   perf script -s stackcollapse.py          (perf's own folding script,
+#                                             as linux-perf ships it;
+#                                             at most 3 runs: it is slow)
 # Then, on every size, `report --folded` and `report` alone: wall, RSS,
 # distinct stacks, and time per sample, to show the cost grows linearly.
 #
@@ -78,6 +81,8 @@ trap 'exit 130' INT TERM
 stat=/sys/fs/cgroup/unified/cgroup.stat
 [ -r "$stat" ] || stat=/sys/fs/cgroup/cgroup.stat
 sc=${STACKCOLLAPSE:-$(command -v stackcollapse-perf.pl || true)}
+# perf's own folding script (linux-perf ships it), when perf can run it
+pysc=/usr/lib/perf-core/scripts/python/stackcollapse.py
 
 # 100k -> 100000, 3M -> 3000000
 count() {
@@ -188,15 +193,29 @@ side_by_side() {	# side_by_side FILE
 	measure "perf script" perf script -i "$f" --kallsyms "$ks"
 	line "perf script (alone)"
 	[ -n "$sw" ] || sw=$wall sc_cpu=$cpu
+	pyw=
+	if [ -r "$pysc" ]; then
+		# perf's own folding, slow: at most 3 runs
+		local r=$runs
+		runs=$((runs < 3 ? runs : 3))
+		measure "perf script -s stackcollapse.py" perf script -i "$f" \
+			--kallsyms "$ks" -s "$pysc"
+		runs=$r pyw=$wall py_cpu=$cpu
+		line "perf script -s stackcollapse.py"
+	fi
 	echo
 	awk -v fw="$fw" -v aw="$aw" -v pw="$pw" -v sw="$sw" -v fr="$fr" \
 	    -v pr="$pr" -v fc="$fc" -v ac="$ac" -v pc="$pc" -v sc="$sc_cpu" \
-	    -v pl="${sc:+stackcollapse-perf.pl}" 'BEGIN {
+	    -v pl="${sc:+stackcollapse-perf.pl}" -v pyw="$pyw" \
+	    -v pyc="${py_cpu:-}" 'BEGIN {
 		other = pl ? "perf script | " pl : "perf script (alone)"
 		printf "--folded: %.3fx perf report wall (%.3fx CPU), %.3fx %s wall (%.3fx CPU), %.2fx perf report RSS\n",
 			fw / pw, fc / pc, fw / sw, other, fc / sc, fr / pr
 		printf "report:   %.3fx perf report wall (%.3fx CPU), %.3fx %s wall (%.3fx CPU)\n",
 			aw / pw, ac / pc, aw / sw, other, ac / sc
+		if (pyw)
+			printf "--folded: %.3fx perf script -s stackcollapse.py wall (%.3fx CPU)\n",
+				fw / pyw, fc / pyc
 	}'
 	echo
 }
