@@ -394,6 +394,151 @@ static void test_threads(void)
 	machine__delete(m);
 }
 
+/*
+ * Read ahead on a thread (machine__prefetch_kallsyms()): the load that
+ * asks for the same source gets what a direct load gets, errors
+ * included; another source, or none, and the read is dropped.
+ */
+static void test_kallsyms_prefetch(void)
+{
+	const char *ks = fixture_kallsyms();
+	struct machine *m;
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f;
+
+	if (!ks) {
+		UNIT_FAIL("cannot gunzip the fixture's kallsyms");
+		return;
+	}
+	m = machine__new();
+	CHECK_INT(machine__prefetch_kallsyms(m, ks, NULL, 0), 0);
+	CHECK_INT(machine__prefetch_kallsyms(m, ks, NULL, 0), -EBUSY);
+	CHECK_INT(machine__load_kallsyms(m, ks), 0);
+	kernel_mmap(m, KTEXT, KLEN, KTEXT, "[kernel.kallsyms]_text");
+	check_kframes(m, 0);
+	machine__delete(m);
+
+	/* The same text in memory, as a recording carries it. */
+	f = fopen(ks, "r");
+	CHECK(f != NULL);
+	if (f) {
+		text = malloc(8 << 20);
+		len = text ? fread(text, 1, 8 << 20, f) : 0;
+		fclose(f);
+	}
+	CHECK(len > 1000);
+	m = machine__new();
+	CHECK_INT(machine__prefetch_kallsyms(m, NULL, text, len), 0);
+	CHECK_INT(machine__load_kallsyms_buf(m, text, len), 0);
+	kernel_mmap(m, KTEXT, KLEN, KTEXT, "[kernel.kallsyms]_text");
+	check_kframes(m, 0);
+	machine__delete(m);
+	free(text);
+
+	/* A file that is not there fails as a direct load does. */
+	m = machine__new();
+	CHECK_INT(machine__prefetch_kallsyms(m, "/nonexistent/kallsyms",
+					     NULL, 0), 0);
+	CHECK_INT(machine__load_kallsyms(m, "/nonexistent/kallsyms"),
+		  -ENOENT);
+	CHECK(!machine__has_kernel_symbols(m));
+	/* Read ahead for one file, asked for another: that one. */
+	CHECK_INT(machine__prefetch_kallsyms(m, "/nonexistent/kallsyms",
+					     NULL, 0), 0);
+	CHECK_INT(machine__load_kallsyms(m, ks), 0);
+	CHECK(machine__has_kernel_symbols(m));
+	/* Never asked for: dropped with the machine (ASan: no leak). */
+	CHECK_INT(machine__prefetch_kallsyms(m, ks, NULL, 0), 0);
+	machine__delete(m);
+}
+
+/*
+ * Module symbols are filed by module name: a module's symbols that come
+ * in two runs, another module's between them, land in one table.
+ */
+static void test_kallsyms_modules(void)
+{
+	static const char text[] =
+		"ffffffff81000000 T _text\n"
+		"ffffffff81000100 T core_fn\n"
+		"ffffffffc0000000 t a_one\t[moda]\n"
+		"ffffffffc0001000 t b_one\t[modb]  \n"
+		"ffffffffc0002000 t a_two\t[moda]\n"
+		"ffffffffc0003000 T bad type\n"
+		"ffffffffc0004000 r a_data\t[moda]\n";
+	const struct symtab *a, *b;
+	struct ksyms ks;
+
+	CHECK_INT(ksyms__load_buf(&ks, text, sizeof(text) - 1), 0);
+	CHECK_U64(ks.nr_mods, 2);
+	a = ksyms__module(&ks, "[moda]");
+	b = ksyms__module(&ks, "[modb]");
+	CHECK(a && b);
+	if (a && b) {
+		CHECK_U64(a->nr, 2);
+		CHECK_STR(a->v[0].name, "a_one");
+		CHECK_STR(a->v[1].name, "a_two");
+		CHECK_U64(b->nr, 1);
+		CHECK_STR(b->v[0].name, "b_one");
+	}
+	CHECK(ks.has_text);
+	CHECK_U64(ks.text, 0xffffffff81000000ULL);
+	ksyms__exit(&ks);
+}
+
+/*
+ * The key machine__callchain_hash_peek() prefetches by is the one the
+ * sample will get, and taking it changes nothing: a thread not seen yet
+ * gives no key rather than being made.
+ */
+static void test_callchain_peek(void)
+{
+	struct machine *m = machine__new();
+	uint64_t chain[3] = { PERF_CONTEXT_USER, 0x400010, 0x400020 };
+	struct rs_sample s = { .pid = 500, .tid = 501,
+			       .cpumode = PERF_RECORD_MISC_USER,
+			       .nr_callchain = 3 };
+	struct machine_stats st0, st1;
+	uint64_t h[2], p[2], h2[2];
+
+	s.callchain = chain;
+	machine__stats(m, &st0);
+	CHECK(!machine__callchain_hash_peek(m, &s, 0, p));
+	machine__stats(m, &st1);
+	CHECK_U64(st1.threads, st0.threads);
+
+	comm_ev(m, 500, 501, "worker");
+	CHECK(machine__callchain_hash_peek(m, &s, 0, p));
+	machine__callchain_hash(m, &s, 0, h);
+	CHECK(h[0] == p[0] && h[1] == p[1]);
+	/* The reader's hash of the raw chain gives the same partition. */
+	s.has_chain_hash = true;
+	s.chain_has_user = true;
+	hash_words128(chain, 3, s.chain_hash);
+	machine__callchain_hash(m, &s, 0, h);
+	CHECK(machine__callchain_hash_peek(m, &s, 0, p));
+	CHECK(h[0] == p[0] && h[1] == p[1]);
+	/* A new map in the process: the user chain's key moves on. */
+	mmap_ev(m, 500, 501, 0x400000, 0x1000, 0, PROT_EXEC,
+		"/nonexistent/w");
+	machine__callchain_hash(m, &s, 0, h2);
+	CHECK(h2[0] != h[0] || h2[1] != h[1]);
+	/* A kernel-only chain leaves the process's maps out. */
+	chain[0] = PERF_CONTEXT_KERNEL;
+	chain[1] = 0xffffffff81000100ULL;
+	s.nr_callchain = 2;
+	s.chain_has_user = false;
+	s.cpumode = PERF_RECORD_MISC_KERNEL;
+	hash_words128(chain, 2, s.chain_hash);
+	machine__callchain_hash(m, &s, 0, h);
+	mmap_ev(m, 500, 501, 0x500000, 0x1000, 0, PROT_EXEC,
+		"/nonexistent/v");
+	machine__callchain_hash(m, &s, 0, h2);
+	CHECK(h2[0] == h[0] && h2[1] == h[1]);
+	machine__delete(m);
+}
+
 static void test_jit_map(void)
 {
 	struct machine *m = machine__new();
@@ -1149,7 +1294,9 @@ static void test_zz_cleanup(void)
 UNIT_MAIN(UNIT(test_kernel_frames), UNIT(test_kernel_relocated),
 	  UNIT(test_kernel_init_text),
 	  UNIT(test_kernel_unknown), UNIT(test_kernel_fixture_all),
-	  UNIT(test_threads), UNIT(test_jit_map), UNIT(test_jit_map_fifo),
+	  UNIT(test_threads), UNIT(test_kallsyms_prefetch),
+	  UNIT(test_kallsyms_modules), UNIT(test_callchain_peek),
+	  UNIT(test_jit_map), UNIT(test_jit_map_fifo),
 	  UNIT(test_fork_maps), UNIT(test_fork_storm),
 	  UNIT(test_padded_build_id), UNIT(test_raw_names),
 	  UNIT(test_vdso_build_id),
