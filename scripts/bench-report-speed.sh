@@ -11,7 +11,8 @@
 # and /proc/self/stat and two loops compile the tool's sources one file
 # at a time (short-lived processes and dsos, a C++ compiler's user stacks
 # without frame pointers: a shared build machine's load), for as long as
-# it takes to collect about SIZE samples (100k, 800k, 3M). A copy
+# it takes to collect about SIZE samples (100k, 800k, 3M; recorded once
+# more, longer, if the first try fell 10% short). A copy
 # of /proc/kallsyms taken at the same time sits beside them, so that every
 # command resolves kernel frames with the same symbols.
 #
@@ -93,13 +94,15 @@ count() {
 	esac
 }
 
-# record SIZE: DIR/cpu-clock-SIZE.data, unless it is there already
-record() {
-	local f=$dir/cpu-clock-$1.data cpus secs
-	[ -s "$f" ] && return 0
-	cpus=$(nproc)
-	secs=$(( ($(count "$1") + freq * cpus - 1) / (freq * cpus) ))
-	echo "recording $f: ${secs} s at $freq Hz on $cpus CPUs" >&2
+# samples FILE: how many samples perf counts in it
+samples() {
+	perf report -i "$1" --stats 2>/dev/null |
+		awk '/SAMPLE events:/ { print $3; exit }'
+}
+
+# record_for FILE SECONDS: the recording under the load below
+record_for() {
+	local f=$1 secs=$2
 	( while :; do read -r _ <"$stat"; read -r _ </proc/self/stat; done ) &
 	pids+=($!)
 	# What makes a system-wide recording hard to fold: short-lived
@@ -121,6 +124,25 @@ record() {
 	pids=()
 	mv "$partial" "$f"
 	partial=
+}
+
+# record SIZE: DIR/cpu-clock-SIZE.data, unless it is there already
+record() {
+	local f=$dir/cpu-clock-$1.data want cpus secs got
+	[ -s "$f" ] && return 0
+	want=$(count "$1")
+	cpus=$(nproc)
+	secs=$(( (want + freq * cpus - 1) / (freq * cpus) ))
+	echo "recording $f: ${secs} s at $freq Hz on $cpus CPUs" >&2
+	record_for "$f" "$secs"
+	# The kernel throttles cpu-clock and idle CPUs take no samples:
+	# once more, longer, when that left the recording 10% short.
+	got=$(samples "$f")
+	if [ "${got:-0}" -gt 0 ] && [ "$got" -lt $((want * 9 / 10)) ]; then
+		secs=$(( (secs * want + got - 1) / got ))
+		echo "recording $f again: $got samples, ${secs} s" >&2
+		record_for "$f" "$secs"
+	fi
 	[ -s "$dir/kallsyms" ] || cp /proc/kallsyms "$dir/kallsyms"
 }
 
@@ -154,8 +176,7 @@ line() {		# line NAME: the medians measure() left
 
 side_by_side() {	# side_by_side FILE
 	local f=$1 ks=$dir/kallsyms samples
-	samples=$(perf report -i "$f" --stats 2>/dev/null |
-		awk '/SAMPLE events:/ { print $3; exit }')
+	samples=$(samples "$f")
 	echo "== $f: $(du -h "$f" | cut -f1), ${samples:-?} samples, $(nproc) CPUs, load $(cut -d' ' -f1-3 /proc/loadavg), medians of $runs runs"
 	echo
 	printf '| %-46s | %8s | %8s | %10s |\n' command wall CPU "peak RSS"
@@ -228,8 +249,7 @@ scaling() {		# scaling SIZE...
 	echo "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
 	for s in "$@"; do
 		f=$dir/cpu-clock-$s.data
-		n=$(perf report -i "$f" --stats 2>/dev/null |
-			awk '/SAMPLE events:/ { print $3; exit }')
+		n=$(samples "$f")
 		stacks=$("$bin" report -i "$f" --kallsyms "$dir/kallsyms" --folded | wc -l)
 		measure "--folded $s" "$bin" report -i "$f" --kallsyms "$dir/kallsyms" --folded
 		local fw=$wall fr=$rss fc=$cpu
