@@ -16,8 +16,9 @@
 # of /proc/kallsyms taken at the same time sits beside them, so that every
 # command resolves kernel frames with the same symbols.
 #
-# On the 800k recording, RUNS times each (page cache warm, output to
-# /dev/null, median wall time and peak RSS from /usr/bin/time):
+# On the 800k recording, RUNS rounds of each in turn (page cache warm,
+# output to /dev/null; median wall time, CPU time and peak RSS from
+# /usr/bin/time):
 #   rstat-analyze report --folded            (both CPUs, the default)
 #   rstat-analyze report --folded -j 1       (one thread)
 #   rstat-analyze report                     (attribution, text)
@@ -149,80 +150,97 @@ record() {
 # median of the numbers on stdin
 median() { sort -n | awk '{ a[NR] = $1 } END { print a[int((NR + 1) / 2)] }'; }
 
-# measure NAME CMD...: sets $wall and $cpu (user + sys, s) and $rss
-# (KiB), the medians. On a shared machine wall time includes waiting for
-# a CPU; CPU time is the work done.
-measure() {
-	local name=$1 i e k u s t=() m=() c=()
+# time1 KEY CMD...: one timed run of CMD, its wall time, peak RSS (KiB)
+# and CPU time (user + sys, s) appended to $work/KEY. On a shared machine
+# wall time includes waiting for a CPU; CPU time is the work done.
+time1() {
+	local key=$1 e k u s
 	shift
-	for ((i = 0; i < runs; i++)); do
-		/usr/bin/time -f '%e %M %U %S' -o "$work/time" "$@" \
-			>/dev/null 2>"$work/err" || {
-			echo "bench: $name failed: $(tail -n 3 "$work/err")" >&2
-			exit 1
-		}
-		read -r e k u s <"$work/time"
-		t+=("$e") m+=("$k") c+=("$(awk -v u="$u" -v s="$s" 'BEGIN { print u + s }')")
-	done
-	wall=$(printf '%s\n' "${t[@]}" | median)
-	rss=$(printf '%s\n' "${m[@]}" | median)
-	cpu=$(printf '%s\n' "${c[@]}" | median)
+	/usr/bin/time -f '%e %M %U %S' -o "$work/time" "$@" \
+		>/dev/null 2>"$work/err" || {
+		echo "bench: $key failed: $(tail -n 3 "$work/err")" >&2
+		exit 1
+	}
+	read -r e k u s <"$work/time"
+	echo "$e $k $(awk -v u="$u" -v s="$s" 'BEGIN { print u + s }')" \
+		>>"$work/$key"
 }
 
-line() {		# line NAME: the medians measure() left
-	printf '| %-46s | %6.2f s | %6.2f s | %7.1f MB |\n' "$1" "$wall" \
+# medians KEY: sets $wall, $rss and $cpu, the medians of KEY's runs
+medians() {
+	wall=$(cut -d' ' -f1 "$work/$1" | median)
+	rss=$(cut -d' ' -f2 "$work/$1" | median)
+	cpu=$(cut -d' ' -f3 "$work/$1" | median)
+}
+
+line() {		# line KEY NAME: KEY's medians
+	medians "$1"
+	printf '| %-46s | %6.2f s | %6.2f s | %7.1f MB |\n' "$2" "$wall" \
 		"$cpu" "$(awk -v k="$rss" 'BEGIN { print k / 1024 }')"
 }
 
 side_by_side() {	# side_by_side FILE
-	local f=$1 ks=$dir/kallsyms samples
+	local f=$1 ks=$dir/kallsyms samples r
+	local rs=("$bin" report -i "$f" --kallsyms "$ks")
+	local old=("$base" report -i "$f" --kallsyms "$ks")
+	# shellcheck disable=SC2054 # the commas are perf's
+	local perf_rep=(perf report -i "$f" --kallsyms "$ks" --stdio
+			--no-children -g folded,0,caller,count)
 	samples=$(samples "$f")
 	echo "== $f: $(du -h "$f" | cut -f1), ${samples:-?} samples, $(nproc) CPUs, load $(cut -d' ' -f1-3 /proc/loadavg), medians of $runs runs"
 	echo
+	rm -f "$work"/t-*
+	# Round by round, every command once: a burst of load from others
+	# then falls on all of them, not on one command's runs.
+	for ((r = 0; r < runs; r++)); do
+		time1 t-folded "${rs[@]}" --folded
+		time1 t-folded1 "${rs[@]}" --folded -j 1
+		time1 t-report "${rs[@]}"
+		time1 t-report1 "${rs[@]}" -j 1
+		if [ -n "$base" ]; then
+			time1 t-bfolded "${old[@]}" --folded
+			time1 t-breport "${old[@]}"
+		fi
+		time1 t-perf "${perf_rep[@]}"
+		if [ -n "$sc" ]; then
+			# shellcheck disable=SC2016 # expanded by the inner shell
+			time1 t-pipe sh -c \
+				'perf script -i "$1" --kallsyms "$2" | "$3"' \
+				sh "$f" "$ks" "$sc"
+		fi
+		time1 t-script perf script -i "$f" --kallsyms "$ks"
+		# perf's own folding, slow: at most 3 runs
+		if [ -r "$pysc" ] && [ "$r" -lt 3 ]; then
+			time1 t-py perf script -i "$f" --kallsyms "$ks" \
+				-s "$pysc"
+		fi
+	done
 	printf '| %-46s | %8s | %8s | %10s |\n' command wall CPU "peak RSS"
 	echo "|---|---:|---:|---:|"
-	local rs=("$bin" report -i "$f" --kallsyms "$ks")
-	measure "report --folded" "${rs[@]}" --folded; fw=$wall fr=$rss fc=$cpu
-	line "rstat-analyze report --folded"
-	measure "report --folded -j 1" "${rs[@]}" --folded -j 1
-	line "rstat-analyze report --folded -j 1"
-	measure "report" "${rs[@]}"; aw=$wall ac=$cpu
-	line "rstat-analyze report"
-	measure "report -j 1" "${rs[@]}" -j 1
-	line "rstat-analyze report -j 1"
+	line t-folded "rstat-analyze report --folded"; fw=$wall fr=$rss fc=$cpu
+	line t-folded1 "rstat-analyze report --folded -j 1"
+	line t-report "rstat-analyze report"; aw=$wall ac=$cpu
+	line t-report1 "rstat-analyze report -j 1"
 	if [ -n "$base" ]; then
-		local old=("$base" report -i "$f" --kallsyms "$ks")
-		measure "before: report --folded" "${old[@]}" --folded
-		line "before: rstat-analyze report --folded"
-		measure "before: report" "${old[@]}"
-		line "before: rstat-analyze report"
+		line t-bfolded "before: rstat-analyze report --folded"
+		line t-breport "before: rstat-analyze report"
 	fi
-	measure "perf report" perf report -i "$f" --kallsyms "$ks" --stdio \
-		--no-children -g folded,0,caller,count
+	line t-perf "perf report --stdio --no-children -g folded"
 	pw=$wall pr=$rss pc=$cpu
-	line "perf report --stdio --no-children -g folded"
 	sw=
 	if [ -n "$sc" ]; then
-		# shellcheck disable=SC2016 # expanded by the inner shell
-		measure "perf script | stackcollapse-perf.pl" sh -c \
-			'perf script -i "$1" --kallsyms "$2" | "$3"' sh "$f" "$ks" "$sc"
+		medians t-pipe
 		sw=$wall sc_cpu=$cpu
 		# the pipeline's CPU time: time(1) counts the shell's children
 		printf '| %-46s | %6.2f s | %6.2f s | %10s |\n' \
 			"perf script \| stackcollapse-perf.pl" "$wall" "$cpu" "-"
 	fi
-	measure "perf script" perf script -i "$f" --kallsyms "$ks"
-	line "perf script (alone)"
+	line t-script "perf script (alone)"
 	[ -n "$sw" ] || sw=$wall sc_cpu=$cpu
 	pyw=
 	if [ -r "$pysc" ]; then
-		# perf's own folding, slow: at most 3 runs
-		local r=$runs
-		runs=$((runs < 3 ? runs : 3))
-		measure "perf script -s stackcollapse.py" perf script -i "$f" \
-			--kallsyms "$ks" -s "$pysc"
-		runs=$r pyw=$wall py_cpu=$cpu
-		line "perf script -s stackcollapse.py"
+		line t-py "perf script -s stackcollapse.py"
+		pyw=$wall py_cpu=$cpu
 	fi
 	echo
 	awk -v fw="$fw" -v aw="$aw" -v pw="$pw" -v sw="$sw" -v fr="$fr" \
@@ -242,7 +260,7 @@ side_by_side() {	# side_by_side FILE
 }
 
 scaling() {		# scaling SIZE...
-	local s f n stacks
+	local s f n stacks r
 	echo "== growth with samples (medians of $runs runs)"
 	echo
 	echo "| samples | MB | distinct stacks | --folded wall | CPU | RSS | CPU per sample | report wall | CPU | RSS | CPU per sample |"
@@ -251,9 +269,16 @@ scaling() {		# scaling SIZE...
 		f=$dir/cpu-clock-$s.data
 		n=$(samples "$f")
 		stacks=$("$bin" report -i "$f" --kallsyms "$dir/kallsyms" --folded | wc -l)
-		measure "--folded $s" "$bin" report -i "$f" --kallsyms "$dir/kallsyms" --folded
+		rm -f "$work"/g-*
+		for ((r = 0; r < runs; r++)); do
+			time1 g-folded "$bin" report -i "$f" \
+				--kallsyms "$dir/kallsyms" --folded
+			time1 g-report "$bin" report -i "$f" \
+				--kallsyms "$dir/kallsyms"
+		done
+		medians g-folded
 		local fw=$wall fr=$rss fc=$cpu
-		measure "report $s" "$bin" report -i "$f" --kallsyms "$dir/kallsyms"
+		medians g-report
 		awk -v n="$n" -v mb="$(du -m "$f" | cut -f1)" -v st="$stacks" \
 			-v fw="$fw" -v fr="$fr" -v fc="$fc" -v aw="$wall" \
 			-v ar="$rss" -v ac="$cpu" 'BEGIN {
