@@ -105,6 +105,23 @@ static inline size_t upper_bound_u64(const void *base, size_t n,
 }
 
 /*
+ * Strings copied into chunks that are freed together: no malloc() per
+ * string. Each chunk is twice its predecessor's size, from first up to
+ * max (a longer string gets a chunk of its own size), so that many small
+ * arenas hold little and a big one few chunks. Zero-initialise, set first
+ * and max; strarena__free() empties it.
+ */
+struct strarena_chunk;
+struct strarena {
+	struct strarena_chunk *chunks;
+	size_t first, max;
+};
+
+/* A NUL-terminated copy of the len bytes at s, or NULL (-ENOMEM). */
+char *strarena__store(struct strarena *a, const char *s, size_t len);
+void strarena__free(struct strarena *a);
+
+/*
  * A string pool: each distinct string is stored once and named by a dense
  * id (0, 1, 2, ...). Strings never move once interned, so the pointers
  * strpool__str() returns stay valid until strpool__delete().

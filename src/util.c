@@ -139,17 +139,54 @@ void *calloc_table(size_t n, size_t size)
 	return p;
 }
 
-/* Strings live in large chunks so that interning does not malloc per string. */
-#define CHUNK_SIZE (64 * 1024)
-
-struct chunk {
-	struct chunk *next;
+struct strarena_chunk {
+	struct strarena_chunk *next;
 	size_t used, size;
 	char data[];
 };
 
+char *strarena__store(struct strarena *a, const char *s, size_t len)
+{
+	struct strarena_chunk *c = a->chunks;
+	char *dst;
+
+	if (!c || c->size - c->used < len + 1) {
+		size_t size = !c ? a->first : c->size < a->max ?
+			      2 * c->size : a->max;
+
+		if (size < len + 1)
+			size = len + 1;
+		c = malloc(sizeof(*c) + size);
+		if (!c)
+			return NULL;
+		c->used = 0;
+		c->size = size;
+		c->next = a->chunks;
+		a->chunks = c;
+	}
+	dst = c->data + c->used;
+	memcpy(dst, s, len);
+	dst[len] = '\0';
+	c->used += len + 1;
+	return dst;
+}
+
+void strarena__free(struct strarena *a)
+{
+	struct strarena_chunk *c, *next;
+
+	for (c = a->chunks; c; c = next) {
+		next = c->next;
+		free(c);
+	}
+	a->chunks = NULL;
+}
+
+/* Strings live in large chunks so that interning does not malloc per string. */
+#define CHUNK_SIZE (64 * 1024)
+
 struct strpool {
-	struct chunk *chunks;
+	struct strarena strs_arena;
 	const char **strs;	/* id -> string */
 	uint32_t *lens;
 	uint32_t *hashes;	/* low bits of each string's hash, for growing */
@@ -164,6 +201,8 @@ struct strpool *strpool__new(void)
 
 	if (!sp)
 		return NULL;
+	sp->strs_arena.first = CHUNK_SIZE;
+	sp->strs_arena.max = CHUNK_SIZE;
 	sp->nr_slots = 1024;
 	sp->slots = calloc(sp->nr_slots, sizeof(*sp->slots));
 	if (!sp->slots) {
@@ -175,42 +214,14 @@ struct strpool *strpool__new(void)
 
 void strpool__delete(struct strpool *sp)
 {
-	struct chunk *c, *next;
-
 	if (!sp)
 		return;
-	for (c = sp->chunks; c; c = next) {
-		next = c->next;
-		free(c);
-	}
+	strarena__free(&sp->strs_arena);
 	free(sp->strs);
 	free(sp->lens);
 	free(sp->hashes);
 	free(sp->slots);
 	free(sp);
-}
-
-static char *pool_store(struct strpool *sp, const char *s, size_t len)
-{
-	struct chunk *c = sp->chunks;
-	char *dst;
-
-	if (!c || c->size - c->used < len + 1) {
-		size_t size = len + 1 > CHUNK_SIZE ? len + 1 : CHUNK_SIZE;
-
-		c = malloc(sizeof(*c) + size);
-		if (!c)
-			return NULL;
-		c->size = size;
-		c->used = 0;
-		c->next = sp->chunks;
-		sp->chunks = c;
-	}
-	dst = c->data + c->used;
-	memcpy(dst, s, len);
-	dst[len] = '\0';
-	c->used += len + 1;
-	return dst;
 }
 
 static int grow_slots(struct strpool *sp)
@@ -299,7 +310,7 @@ int strpool__intern(struct strpool *sp, const char *s, size_t len)
 	}
 	if (strpool_reserve(sp))
 		return -ENOMEM;
-	copy = pool_store(sp, s, len);
+	copy = strarena__store(&sp->strs_arena, s, len);
 	if (!copy)
 		return -ENOMEM;
 	id = sp->count++;

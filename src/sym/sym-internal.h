@@ -13,11 +13,12 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "util.h"
+
 /* Longest build id perf records (SHA-1); shorter ones exist (MD5, ...). */
 #define BUILD_ID_MAX 20
 
 struct strpool;
-struct sym_names;
 
 /*
  * perf's dso__build_id_equal(): want (recorded) matches got (from a file)
@@ -83,7 +84,7 @@ struct symtab {
 	struct sym_span *spans;
 	size_t nr_spans;
 	/* Raw names live here, interned into sp when first needed. */
-	struct sym_names *names;
+	struct strarena names;
 	struct strpool *sp;
 };
 

@@ -42,52 +42,21 @@ int symtab__push(struct symtab *t, uint64_t start, uint64_t len,
 	return 0;
 }
 
-/*
- * Chunks the raw names of a symtab are copied to, freed with it: each
- * twice its predecessor's size, so that the many dsos with few symbols
- * hold little and the big ones few chunks.
- */
-#define NAMES_FIRST 4096
-#define NAMES_MAX (1024 * 1024)
-
-struct sym_names {
-	struct sym_names *next;
-	size_t used, size;
-	char buf[];
-};
-
-static const char *names_copy(struct symtab *t, const char *s, size_t len)
-{
-	struct sym_names *c = t->names;
-	char *p;
-
-	if (!c || c->size - c->used < len + 1) {
-		size_t size = !c ? NAMES_FIRST : c->size < NAMES_MAX ?
-			      2 * c->size : NAMES_MAX;
-
-		if (size < len + 1)
-			size = len + 1;
-
-		c = malloc(sizeof(*c) + size);
-		if (!c)
-			return NULL;
-		c->used = 0;
-		c->size = size;
-		c->next = t->names;
-		t->names = c;
-	}
-	p = c->buf + c->used;
-	memcpy(p, s, len);
-	p[len] = '\0';
-	c->used += len + 1;
-	return p;
-}
-
 int symtab__push_raw(struct symtab *t, uint64_t start, uint64_t len,
 		     const char *name, enum sym_bind bind, enum sym_raw raw,
 		     struct strpool *sp)
 {
-	const char *copy = names_copy(t, name, strlen(name));
+	const char *copy;
+
+	/*
+	 * The raw names are copied to chunks freed with the table: many
+	 * dsos with few symbols hold little, the big ones few chunks.
+	 */
+	if (!t->names.first) {
+		t->names.first = 4096;
+		t->names.max = 1024 * 1024;
+	}
+	copy = strarena__store(&t->names, name, strlen(name));
 
 	if (!copy || symtab__push(t, start, len, copy, bind, false))
 		return -ENOMEM;
@@ -866,13 +835,7 @@ const struct sym_entry *symtab__find(const struct symtab *t, uint64_t addr)
 
 void symtab__exit(struct symtab *t)
 {
-	struct sym_names *c, *next;
-
-	for (c = t->names; c; c = next) {
-		next = c->next;
-		free(c);
-	}
-	t->names = NULL;
+	strarena__free(&t->names);
 	free(t->v);
 	free(t->spans);
 	t->v = NULL;

@@ -47,6 +47,35 @@ static void test_strpool_ids_are_dense_and_stable(void)
  * (backward shift) keeps the rest of each probe run reachable, shrinking
  * loses nothing, and the keymap on it keeps its set/find contract.
  */
+/*
+ * Copies stay where they were put while the arena grows: chunks double
+ * up to max, and a string longer than max gets a chunk of its own.
+ */
+static void test_strarena(void)
+{
+	struct strarena a = { .first = 16, .max = 64 };
+	char *copies[200], big[300], want[16];
+	int i;
+
+	for (i = 0; i < 200; i++) {
+		snprintf(want, sizeof(want), "name%d", i);
+		copies[i] = strarena__store(&a, want, strlen(want));
+		CHECK(copies[i] != NULL);
+	}
+	memset(big, 'x', sizeof(big) - 1);
+	big[sizeof(big) - 1] = '\0';
+	CHECK_STR(strarena__store(&a, big, sizeof(big) - 1), big);
+	/* Not NUL-terminated at the source: the copy is. */
+	CHECK_STR(strarena__store(&a, "abcdef", 3), "abc");
+	for (i = 0; i < 200; i++) {
+		snprintf(want, sizeof(want), "name%d", i);
+		CHECK_STR(copies[i], want);
+	}
+	strarena__free(&a);
+	CHECK(a.chunks == NULL);
+	strarena__free(&a);
+}
+
 static void test_hashtab_grow_remove(void)
 {
 	struct hashtab t;
@@ -168,7 +197,7 @@ static void test_quote_controls(void)
 	free(buf);
 }
 
-UNIT_MAIN(UNIT(test_json_utf8),
+UNIT_MAIN(UNIT(test_json_utf8), UNIT(test_strarena),
 	  UNIT(test_quote_controls),
 	  UNIT(test_strpool_ids_are_dense_and_stable),
 	  UNIT(test_hash_bytes_differs_on_tail),
