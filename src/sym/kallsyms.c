@@ -191,7 +191,11 @@ static int ksyms__parse(struct ksyms *ks)
 		}
 		if (!keep_type(type) || name[0] == '$' || !name[0])
 			continue;
-		tab = memchr(name, '\t', nl - name);
+		/*
+		 * strchr(), not memchr() to the line's end: a NUL ends the
+		 * name as it always did, so a tab after it names no module.
+		 */
+		tab = strchr(name, '\t');
 		if (tab) {
 			*tab = '\0';
 			mod = module_name(&last_mod, tab + 1);

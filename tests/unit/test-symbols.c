@@ -466,8 +466,13 @@ static void test_kallsyms_modules(void)
 		"ffffffffc0001000 t b_one\t[modb]  \n"
 		"ffffffffc0002000 t a_two\t[moda]\n"
 		"ffffffffc0003000 T bad type\n"
-		"ffffffffc0004000 r a_data\t[moda]\n";
+		"ffffffffc0004000 r a_data\t[moda]\n"
+		/* A NUL ends the name: what follows names no module. */
+		"ffffffff81000200 t nul_fn\0junk\t[modc]\n"
+		/* The last line need not end in a newline. */
+		"ffffffffc0005000 t b_two\t[modb]";
 	const struct symtab *a, *b;
+	const struct sym_entry *e;
 	struct ksyms ks;
 
 	CHECK_INT(ksyms__load_buf(&ks, text, sizeof(text) - 1), 0);
@@ -479,9 +484,14 @@ static void test_kallsyms_modules(void)
 		CHECK_U64(a->nr, 2);
 		CHECK_STR(a->v[0].name, "a_one");
 		CHECK_STR(a->v[1].name, "a_two");
-		CHECK_U64(b->nr, 1);
+		CHECK_U64(b->nr, 2);
 		CHECK_STR(b->v[0].name, "b_one");
+		CHECK_STR(b->v[1].name, "b_two");
 	}
+	CHECK(ksyms__module(&ks, "[modc]") == NULL);
+	e = symtab__find(&ks.kernel, 0xffffffff81000200ULL);
+	CHECK(e && e->start == 0xffffffff81000200ULL);
+	CHECK_STR(e ? e->name : NULL, "nul_fn");
 	CHECK(ks.has_text);
 	CHECK_U64(ks.text, 0xffffffff81000000ULL);
 	ksyms__exit(&ks);
