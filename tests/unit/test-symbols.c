@@ -454,6 +454,34 @@ static void test_kallsyms_prefetch(void)
 }
 
 /*
+ * A second load of kernel symbols replaces the first, but the names the
+ * first gave out stay readable: callers key caches on them (ASan checks).
+ */
+static void test_kallsyms_reload(void)
+{
+	const char *ks = fixture_kallsyms();
+	struct machine *m;
+	struct rs_frame f;
+	const char *first;
+
+	if (!ks) {
+		UNIT_FAIL("cannot gunzip the fixture's kallsyms");
+		return;
+	}
+	m = machine__new();
+	CHECK_INT(machine__load_kallsyms(m, ks), 0);
+	kernel_mmap(m, KTEXT, KLEN, KTEXT, "[kernel.kallsyms]_text");
+	CHECK_INT(machine__resolve(m, 1, 1, PERF_RECORD_MISC_KERNEL,
+				   kframes[0].addr, &f), 0);
+	first = f.sym;
+	CHECK_STR(first, kframes[0].sym);
+	CHECK_INT(machine__load_kallsyms(m, ks), 0);
+	CHECK_STR(first, kframes[0].sym);
+	check_kframes(m, 0);
+	machine__delete(m);
+}
+
+/*
  * Module symbols are filed by module name: a module's symbols that come
  * in two runs, another module's between them, land in one table.
  */
@@ -1305,7 +1333,8 @@ UNIT_MAIN(UNIT(test_kernel_frames), UNIT(test_kernel_relocated),
 	  UNIT(test_kernel_init_text),
 	  UNIT(test_kernel_unknown), UNIT(test_kernel_fixture_all),
 	  UNIT(test_threads), UNIT(test_kallsyms_prefetch),
-	  UNIT(test_kallsyms_modules), UNIT(test_callchain_peek),
+	  UNIT(test_kallsyms_reload), UNIT(test_kallsyms_modules),
+	  UNIT(test_callchain_peek),
 	  UNIT(test_jit_map), UNIT(test_jit_map_fifo),
 	  UNIT(test_fork_maps), UNIT(test_fork_storm),
 	  UNIT(test_padded_build_id), UNIT(test_raw_names),
