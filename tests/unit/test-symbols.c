@@ -6,6 +6,7 @@
  * oracle; cases that need perf skip when it is missing.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <stdarg.h>
 #include <stdbool.h>
@@ -394,6 +395,38 @@ static void test_threads(void)
 	machine__delete(m);
 }
 
+/* Prefetch kallsyms from a FIFO fed once with the file at path, load. */
+static void prefetch_through_fifo(struct machine *m, const char *path)
+{
+	const char *fifo = unit_tmp_path("kallsyms-fifo");
+	char buf[65536];
+	int in, out;
+	ssize_t n;
+
+	unlink(fifo);
+	if (mkfifo(fifo, 0600)) {
+		UNIT_FAIL("mkfifo %s: %s", fifo, strerror(errno));
+		return;
+	}
+	alarm(20);
+	CHECK_INT(machine__prefetch_kallsyms(m, fifo, NULL, 0), 0);
+	/* Opens once the thread has opened its end. */
+	out = open(fifo, O_WRONLY | O_CLOEXEC);
+	in = open(path, O_RDONLY | O_CLOEXEC);
+	CHECK(out >= 0 && in >= 0);
+	while (in >= 0 && out >= 0 && (n = read(in, buf, sizeof(buf))) > 0)
+		CHECK(write(out, buf, n) == n);
+	if (in >= 0)
+		close(in);
+	if (out >= 0)
+		close(out);
+	CHECK_INT(machine__load_kallsyms(m, fifo), 0);
+	alarm(0);
+	kernel_mmap(m, KTEXT, KLEN, KTEXT, "[kernel.kallsyms]_text");
+	check_kframes(m, 0);
+	unlink(fifo);
+}
+
 /*
  * Read ahead on a thread (machine__prefetch_kallsyms()): the load that
  * asks for the same source gets what a direct load gets, errors
@@ -435,6 +468,15 @@ static void test_kallsyms_prefetch(void)
 	check_kframes(m, 0);
 	machine__delete(m);
 	free(text);
+
+	/*
+	 * The load takes what the thread read, not the file again: fed
+	 * through a FIFO once, a second read would wait for a writer that
+	 * never comes (the alarm fails the test then).
+	 */
+	m = machine__new();
+	prefetch_through_fifo(m, ks);
+	machine__delete(m);
 
 	/* A file that is not there fails as a direct load does. */
 	m = machine__new();
