@@ -434,11 +434,12 @@ static void prefetch_through_fifo(struct machine *m, const char *path)
  */
 static void test_kallsyms_prefetch(void)
 {
-	const char *ks = fixture_kallsyms();
+	const char *ks = fixture_kallsyms(), *big;
 	struct machine *m;
 	char *text = NULL;
 	size_t len = 0;
 	FILE *f;
+	int fd;
 
 	if (!ks) {
 		UNIT_FAIL("cannot gunzip the fixture's kallsyms");
@@ -477,6 +478,17 @@ static void test_kallsyms_prefetch(void)
 	m = machine__new();
 	prefetch_through_fifo(m, ks);
 	machine__delete(m);
+
+	/* A file far bigger than any kallsyms is refused unread. */
+	big = unit_tmp_path("kallsyms-big");
+	fd = open(big, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	CHECK(fd >= 0 && !ftruncate(fd, (off_t)2 << 30));
+	if (fd >= 0)
+		close(fd);
+	m = machine__new();
+	CHECK_INT(machine__load_kallsyms(m, big), -EFBIG);
+	machine__delete(m);
+	unlink(big);
 
 	/* A file that is not there fails as a direct load does. */
 	m = machine__new();
