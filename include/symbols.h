@@ -4,9 +4,11 @@
  * kernel symbols (a kallsyms file), threads with their comm, and per-process
  * memory maps whose ELF files give user-space symbols (libelf/libdw).
  *
- * Every resolved name is interned: the strings machine__resolve() hands out
- * are stable until machine__delete(), so callers may key caches on the
- * pointers. Each (map, address) pair is resolved once.
+ * The names machine__resolve() hands out are stable until
+ * machine__delete(), even across a second load of kernel symbols, so
+ * callers may key caches on the pointers; equal names need not share one
+ * (kallsyms names point into the file's text). Each (map, address) pair
+ * is resolved once.
  *
  * Library code: never prints; 0 / -errno.
  */

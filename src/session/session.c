@@ -286,8 +286,8 @@ static int load_kallsyms(struct session *s, const char *path)
 	int err;
 
 	/*
-	 * The loader says -ENOENT for a file with no symbol line and -EIO
-	 * for a directory: name what the file is instead.
+	 * The loader says -ENOENT for a file with no symbol line: name what
+	 * the file is instead. A directory is told apart before it is read.
 	 */
 	if (stat(path, &sb))
 		err = -errno;

@@ -94,6 +94,13 @@ static int add_module_sym(struct ksyms *ks, const char *mod,
 }
 
 /*
+ * Far above any kernel's (/proc/kallsyms is tens of MB): the text is held
+ * whole, and a wrong file (a recording, a disk image) must not take all
+ * memory, where reading line by line once cost none.
+ */
+#define KALLSYMS_MAX ((size_t)1 << 30)
+
+/*
  * The text of a kallsyms file, read whole: names stay where they are in it,
  * cut into strings in place, instead of being copied one by one into the
  * machine's string pool. That was half of loading 120k kernel symbols, and
@@ -107,11 +114,17 @@ static int read_all(int fd, char **text, size_t *len)
 	ssize_t r;
 
 	/* A copy's size is known; /proc/kallsyms says 0 and grows. */
-	if (!fstat(fd, &st) && S_ISREG(st.st_mode) && st.st_size > 0 &&
-	    (uint64_t)st.st_size < SIZE_MAX / 2)
+	if (!fstat(fd, &st) && S_ISREG(st.st_mode) && st.st_size > 0) {
+		if ((uint64_t)st.st_size > KALLSYMS_MAX)
+			return -EFBIG;
 		cap = (size_t)st.st_size + 4096;
+	}
 	for (;;) {
 		if (!buf || cap - n < 4096) {
+			if (n > KALLSYMS_MAX) {
+				free(buf);
+				return -EFBIG;
+			}
 			cap = buf ? cap * 2 : cap;
 			nb = realloc(buf, cap + 1);
 			if (!nb) {
@@ -191,7 +204,11 @@ static int ksyms__parse(struct ksyms *ks)
 		}
 		if (!keep_type(type) || name[0] == '$' || !name[0])
 			continue;
-		tab = memchr(name, '\t', nl - name);
+		/*
+		 * strchr(), not memchr() to the line's end: a NUL ends the
+		 * name as it always did, so a tab after it names no module.
+		 */
+		tab = strchr(name, '\t');
 		if (tab) {
 			*tab = '\0';
 			mod = module_name(&last_mod, tab + 1);

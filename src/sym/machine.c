@@ -118,6 +118,12 @@ struct machine {
 	struct map *kmods;		/* module maps, sorted */
 	size_t nr_kmods, kmods_cap;
 	struct dso **ksec;		/* dsos of ks.secs[] (vmlinux) */
+	/*
+	 * The texts of kallsyms replaced by another load: their names were
+	 * handed out, and stay valid until machine__delete().
+	 */
+	char **old_ktext;
+	size_t nr_old_ktext, old_ktext_cap;
 
 	struct hashtab cache;		/* (addr, dso) -> cache_ent */
 	struct ksyms_prefetch *kpf;	/* machine__prefetch_kallsyms() */
@@ -1026,6 +1032,9 @@ void machine__delete(struct machine *m)
 		free(b);
 	}
 	ksyms__exit(&m->ks);
+	for (i = 0; i < m->nr_old_ktext; i++)
+		free(m->old_ktext[i]);
+	free(m->old_ktext);
 	free(m->ksec);
 	free(m->kmods);
 	hashtab__exit(&m->cache);
@@ -1044,6 +1053,11 @@ static int kernel_install(struct machine *m, struct ksyms *ks)
 	struct dso *d;
 	size_t i;
 
+	/* Room for the old text first, so that keeping it cannot fail. */
+	if (m->ks.text_buf &&
+	    grow_array((void **)&m->old_ktext, &m->old_ktext_cap,
+		       m->nr_old_ktext + 1, sizeof(*m->old_ktext)))
+		return -ENOMEM;
 	m->kversion = ++m->version;
 	m->kfixed = false;
 	if (ks->nr_secs) {
@@ -1064,6 +1078,11 @@ static int kernel_install(struct machine *m, struct ksyms *ks)
 		if (d->kind == DSO_KSECTION)
 			d->syms = NULL;
 	free(m->ksec);
+	/* Names of the old kallsyms point into its text: keep it. */
+	if (m->ks.text_buf) {
+		m->old_ktext[m->nr_old_ktext++] = m->ks.text_buf;
+		m->ks.text_buf = NULL;
+	}
 	ksyms__exit(&m->ks);
 	m->ks = *ks;
 	m->ksec = ksec;

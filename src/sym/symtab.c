@@ -703,6 +703,10 @@ static int finish_plain(struct symtab *t, size_t nr_syms)
 	for (; j < nplt; j++)
 		if (!run_add(&prev, &plt[j]))
 			return 1;
+	/* Before anything moves: out of memory leaves the table as it was. */
+	copy = nplt ? malloc(nplt * sizeof(*copy)) : NULL;
+	if (nplt && !copy)
+		return -ENOMEM;
 	/* No overlaps: the same again, in place. */
 	for (i = 0; i < nr_syms; i++) {
 		struct sym_entry e = t->v[i];
@@ -717,9 +721,6 @@ static int finish_plain(struct symtab *t, size_t nr_syms)
 		shrink(t);
 		return 0;
 	}
-	copy = malloc(nplt * sizeof(*copy));
-	if (!copy)
-		return -ENOMEM;
 	memcpy(copy, plt, nplt * sizeof(*copy));
 	k = n + nplt;
 	for (i = n, j = nplt; j; ) {

@@ -6,6 +6,7 @@
  * oracle; cases that need perf skip when it is missing.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <stdarg.h>
 #include <stdbool.h>
@@ -394,6 +395,38 @@ static void test_threads(void)
 	machine__delete(m);
 }
 
+/* Prefetch kallsyms from a FIFO fed once with the file at path, load. */
+static void prefetch_through_fifo(struct machine *m, const char *path)
+{
+	const char *fifo = unit_tmp_path("kallsyms-fifo");
+	char buf[65536];
+	int in, out;
+	ssize_t n;
+
+	unlink(fifo);
+	if (mkfifo(fifo, 0600)) {
+		UNIT_FAIL("mkfifo %s: %s", fifo, strerror(errno));
+		return;
+	}
+	alarm(20);
+	CHECK_INT(machine__prefetch_kallsyms(m, fifo, NULL, 0), 0);
+	/* Opens once the thread has opened its end. */
+	out = open(fifo, O_WRONLY | O_CLOEXEC);
+	in = open(path, O_RDONLY | O_CLOEXEC);
+	CHECK(out >= 0 && in >= 0);
+	while (in >= 0 && out >= 0 && (n = read(in, buf, sizeof(buf))) > 0)
+		CHECK(write(out, buf, n) == n);
+	if (in >= 0)
+		close(in);
+	if (out >= 0)
+		close(out);
+	CHECK_INT(machine__load_kallsyms(m, fifo), 0);
+	alarm(0);
+	kernel_mmap(m, KTEXT, KLEN, KTEXT, "[kernel.kallsyms]_text");
+	check_kframes(m, 0);
+	unlink(fifo);
+}
+
 /*
  * Read ahead on a thread (machine__prefetch_kallsyms()): the load that
  * asks for the same source gets what a direct load gets, errors
@@ -401,11 +434,12 @@ static void test_threads(void)
  */
 static void test_kallsyms_prefetch(void)
 {
-	const char *ks = fixture_kallsyms();
+	const char *ks = fixture_kallsyms(), *big;
 	struct machine *m;
 	char *text = NULL;
 	size_t len = 0;
 	FILE *f;
+	int fd;
 
 	if (!ks) {
 		UNIT_FAIL("cannot gunzip the fixture's kallsyms");
@@ -436,6 +470,26 @@ static void test_kallsyms_prefetch(void)
 	machine__delete(m);
 	free(text);
 
+	/*
+	 * The load takes what the thread read, not the file again: fed
+	 * through a FIFO once, a second read would wait for a writer that
+	 * never comes (the alarm fails the test then).
+	 */
+	m = machine__new();
+	prefetch_through_fifo(m, ks);
+	machine__delete(m);
+
+	/* A file far bigger than any kallsyms is refused unread. */
+	big = unit_tmp_path("kallsyms-big");
+	fd = open(big, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	CHECK(fd >= 0 && !ftruncate(fd, (off_t)2 << 30));
+	if (fd >= 0)
+		close(fd);
+	m = machine__new();
+	CHECK_INT(machine__load_kallsyms(m, big), -EFBIG);
+	machine__delete(m);
+	unlink(big);
+
 	/* A file that is not there fails as a direct load does. */
 	m = machine__new();
 	CHECK_INT(machine__prefetch_kallsyms(m, "/nonexistent/kallsyms",
@@ -454,6 +508,34 @@ static void test_kallsyms_prefetch(void)
 }
 
 /*
+ * A second load of kernel symbols replaces the first, but the names the
+ * first gave out stay readable: callers key caches on them (ASan checks).
+ */
+static void test_kallsyms_reload(void)
+{
+	const char *ks = fixture_kallsyms();
+	struct machine *m;
+	struct rs_frame f;
+	const char *first;
+
+	if (!ks) {
+		UNIT_FAIL("cannot gunzip the fixture's kallsyms");
+		return;
+	}
+	m = machine__new();
+	CHECK_INT(machine__load_kallsyms(m, ks), 0);
+	kernel_mmap(m, KTEXT, KLEN, KTEXT, "[kernel.kallsyms]_text");
+	CHECK_INT(machine__resolve(m, 1, 1, PERF_RECORD_MISC_KERNEL,
+				   kframes[0].addr, &f), 0);
+	first = f.sym;
+	CHECK_STR(first, kframes[0].sym);
+	CHECK_INT(machine__load_kallsyms(m, ks), 0);
+	CHECK_STR(first, kframes[0].sym);
+	check_kframes(m, 0);
+	machine__delete(m);
+}
+
+/*
  * Module symbols are filed by module name: a module's symbols that come
  * in two runs, another module's between them, land in one table.
  */
@@ -466,8 +548,13 @@ static void test_kallsyms_modules(void)
 		"ffffffffc0001000 t b_one\t[modb]  \n"
 		"ffffffffc0002000 t a_two\t[moda]\n"
 		"ffffffffc0003000 T bad type\n"
-		"ffffffffc0004000 r a_data\t[moda]\n";
+		"ffffffffc0004000 r a_data\t[moda]\n"
+		/* A NUL ends the name: what follows names no module. */
+		"ffffffff81000200 t nul_fn\0junk\t[modc]\n"
+		/* The last line need not end in a newline. */
+		"ffffffffc0005000 t b_two\t[modb]";
 	const struct symtab *a, *b;
+	const struct sym_entry *e;
 	struct ksyms ks;
 
 	CHECK_INT(ksyms__load_buf(&ks, text, sizeof(text) - 1), 0);
@@ -479,9 +566,14 @@ static void test_kallsyms_modules(void)
 		CHECK_U64(a->nr, 2);
 		CHECK_STR(a->v[0].name, "a_one");
 		CHECK_STR(a->v[1].name, "a_two");
-		CHECK_U64(b->nr, 1);
+		CHECK_U64(b->nr, 2);
 		CHECK_STR(b->v[0].name, "b_one");
+		CHECK_STR(b->v[1].name, "b_two");
 	}
+	CHECK(ksyms__module(&ks, "[modc]") == NULL);
+	e = symtab__find(&ks.kernel, 0xffffffff81000200ULL);
+	CHECK(e && e->start == 0xffffffff81000200ULL);
+	CHECK_STR(e ? e->name : NULL, "nul_fn");
 	CHECK(ks.has_text);
 	CHECK_U64(ks.text, 0xffffffff81000000ULL);
 	ksyms__exit(&ks);
@@ -1295,7 +1387,8 @@ UNIT_MAIN(UNIT(test_kernel_frames), UNIT(test_kernel_relocated),
 	  UNIT(test_kernel_init_text),
 	  UNIT(test_kernel_unknown), UNIT(test_kernel_fixture_all),
 	  UNIT(test_threads), UNIT(test_kallsyms_prefetch),
-	  UNIT(test_kallsyms_modules), UNIT(test_callchain_peek),
+	  UNIT(test_kallsyms_reload), UNIT(test_kallsyms_modules),
+	  UNIT(test_callchain_peek),
 	  UNIT(test_jit_map), UNIT(test_jit_map_fifo),
 	  UNIT(test_fork_maps), UNIT(test_fork_storm),
 	  UNIT(test_padded_build_id), UNIT(test_raw_names),
