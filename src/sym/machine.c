@@ -75,7 +75,7 @@ struct thread {
 	struct maps *maps;
 };
 
-/* The cache's value for a (dso, addr) */
+/* The symbol cache's value for a (dso, addr). */
 struct cache_ent {
 	const char *sym;	/* NULL: no symbol */
 	uint64_t start;
@@ -209,10 +209,9 @@ static int thread_set_pid(struct machine *m, struct thread *th, uint32_t pid)
 static struct thread *findnew_thread(struct machine *m, uint32_t pid,
 				     uint32_t tid)
 {
+	struct thread **recent = &m->recent[tid % MACHINE_RECENT];
 	struct thread *th, **slot;
 	bool fresh;
-
-	struct thread **recent = &m->recent[tid % MACHINE_RECENT];
 
 	th = *recent;
 	if (th && th->tid == tid && (th->pid == pid || pid == NO_PID))
@@ -1147,7 +1146,8 @@ int machine__prefetch_kallsyms(struct machine *m, const char *path,
 
 /*
  * The prefetched symbols when they are the ones asked for (*ks filled,
- * the read's result returned), else 1. Any other asks drops them.
+ * the read's result returned), else 1; asked for anything else, the
+ * prefetch is dropped.
  */
 static int take_prefetch(struct machine *m, const char *path,
 			 const char *text, size_t len, struct ksyms *ks)
@@ -1259,38 +1259,34 @@ static void callchain_hash(const struct rs_sample *s, uint16_t tag,
 {
 	bool user = (s->cpumode & PERF_RECORD_MISC_CPUMODE_MASK) ==
 		    PERF_RECORD_MISC_USER;
-	uint64_t first, i, key[5], mix;
+	uint64_t raw[2] = { s->ip, 0 }, i, key0, mix;
 
-	/* Entries before the first marker take the sample's cpumode. */
-	first = s->nr_callchain ? rs_u64(&s->callchain[0]) : 0;
-	if (s->nr_callchain && first >= PERF_CONTEXT_MAX)
-		user = false;
-	if (s->nr_callchain && s->has_chain_hash)
-		user = user || s->chain_has_user;
-	for (i = 0; i < s->nr_callchain && !user && !s->has_chain_hash; i++)
-		user = rs_u64(&s->callchain[i]) == PERF_CONTEXT_USER;
-	key[0] = s->cpumode | (uint64_t)tag << 16 |
-		 (uint64_t)!s->nr_callchain << 32;
-	key[1] = user ? version[0] : 0;
-	key[2] = version[1];
-	if (s->nr_callchain && s->has_chain_hash) {
-		/*
-		 * Every sample comes here: mix the few words of the key
-		 * into the raw chain's hash rather than hash all five again;
-		 * a false match still needs both lanes to collide.
-		 */
-		mix = hash_u64(key[0] ^ hash_u64(key[1] ^ hash_u64(key[2])));
-		h[0] = s->chain_hash[0] ^ mix;
-		h[1] = s->chain_hash[1] + hash_u64(mix + 0x9e3779b97f4a7c15ULL);
-		return;
+	if (s->nr_callchain) {
+		/* Entries before the first marker take the sample's cpumode. */
+		if (rs_u64(&s->callchain[0]) >= PERF_CONTEXT_MAX)
+			user = false;
+		if (s->has_chain_hash) {
+			user = user || s->chain_has_user;
+			raw[0] = s->chain_hash[0];
+			raw[1] = s->chain_hash[1];
+		} else {
+			for (i = 0; i < s->nr_callchain && !user; i++)
+				user = rs_u64(&s->callchain[i]) ==
+				       PERF_CONTEXT_USER;
+			hash_words128(s->callchain, s->nr_callchain, raw);
+		}
 	}
-	if (!s->nr_callchain) {
-		key[3] = s->ip;
-		key[4] = 0;
-	} else {
-		hash_words128(s->callchain, s->nr_callchain, key + 3);
-	}
-	hash_words128(key, 5, h);
+	/*
+	 * What naming the frames depends on, mixed into the raw chain's
+	 * hash (the reader's, on every sample) rather than hashed again
+	 * with it: a false match still needs both lanes to collide.
+	 */
+	key0 = s->cpumode | (uint64_t)tag << 16 |
+	       (uint64_t)!s->nr_callchain << 32;
+	mix = hash_u64(key0 ^ hash_u64((user ? version[0] : 0) ^
+				       hash_u64(version[1])));
+	h[0] = raw[0] ^ mix;
+	h[1] = raw[1] + hash_u64(mix + 0x9e3779b97f4a7c15ULL);
 }
 
 void machine__callchain_hash(struct machine *m, const struct rs_sample *s,
