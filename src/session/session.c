@@ -307,6 +307,15 @@ static int load_kallsyms(struct session *s, const char *path)
 	return err;
 }
 
+/* The recording was made on the running kernel: its /proc/kallsyms fits. */
+static bool recorded_here(const struct perf_header_info *hdr,
+			  struct utsname *uts)
+{
+	if (uname(uts))
+		strcpy(uts->release, "(unknown)");
+	return hdr->os_release && !strcmp(hdr->os_release, uts->release);
+}
+
 static int decide_kernel_symbols(struct session *s)
 {
 	const struct perf_header_info *hdr = perf_data__header(s->pd);
@@ -330,9 +339,7 @@ static int decide_kernel_symbols(struct session *s)
 		if (!err && machine__has_kernel_symbols(s->machine))
 			return 0;
 	}
-	if (uname(&uts))
-		strcpy(uts.release, "(unknown)");
-	if (hdr->os_release && !strcmp(hdr->os_release, uts.release)) {
+	if (recorded_here(hdr, &uts)) {
 		err = machine__load_kallsyms(s->machine, "/proc/kallsyms");
 		if (!err && machine__has_kernel_symbols(s->machine))
 			return 0;
@@ -348,8 +355,9 @@ static int decide_kernel_symbols(struct session *s)
 
 /*
  * With a second thread, read the kallsyms text that decide_kernel_symbols()
- * will pick while the first records are read and processed, which is
- * about as long as it takes: it is needed at the first sample.
+ * will try first (in its order) while the first records are read and
+ * processed, which is about as long as it takes: it is needed at the
+ * first sample.
  */
 static void prefetch_kernel_symbols(struct session *s)
 {
@@ -368,8 +376,7 @@ static void prefetch_kernel_symbols(struct session *s)
 	else if (s->opts.vmlinux)
 		return;
 	else if (perf_data__kallsyms(s->pd, &text, &len) &&
-		 !uname(&uts) && hdr->os_release &&
-		 !strcmp(hdr->os_release, uts.release))
+		 recorded_here(hdr, &uts))
 		path = "/proc/kallsyms";
 	/* Not a FIFO or a device: the thread must not wait on a writer. */
 	if (path && (stat(path, &sb) || !S_ISREG(sb.st_mode)))
