@@ -20,6 +20,11 @@
  *
  * Nothing is printed: an error's one line is recorder__strerror(), what
  * the recording had to do without is recorder__notes().
+ *
+ * With a command (opts.cmd), the process becomes a child subreaper for
+ * good, and recorder__delete() stops and reaps every descendant of the
+ * process, not only the command's: a caller with children of its own
+ * (bench's workloads) records without a command.
  */
 #ifndef RS_RECORDER_H
 #define RS_RECORDER_H

@@ -31,7 +31,6 @@
 
 #define DEFAULT_OUTPUT "rstat.data"
 #define DEFAULT_FREQ 4999
-#define RECORDER_MAX_ARGS 64
 /* How often the rings are drained when no wakeup comes, in ms. */
 #define POLL_MS 100
 

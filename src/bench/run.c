@@ -170,10 +170,10 @@ int bench_run__wait(struct bench_run *run, struct bench_proc *proc,
 }
 
 /*
- * Sleep ms, cut short when the run is being stopped. As in bench_run__wait(run, ),
- * bench_stop is looked at with the stop signals blocked and ppoll()
- * unblocks them atomically, so a signal landing just before a long sleep
- * (fault's --duration) ends it at once.
+ * Sleep ms, cut short when the run is being stopped. As in
+ * bench_run__wait(), bench_stop is looked at with the stop signals
+ * blocked and ppoll() unblocks them atomically, so a signal landing just
+ * before a long sleep (fault's --duration) ends it at once.
  */
 int bench_run__nap(double ms)
 {
@@ -411,7 +411,8 @@ int bench_run__read(struct bench_run *run, unsigned int pass, char **paths,
 	rd.done = (uint64_t *)shm + slots;
 	rd.err = (int *)(rd.done + 1);
 	one = malloc(reads * sizeof(*one));
-	err = one ? bench_run__start_in(run, NULL, wl_reader, &rd, &proc) : -ENOMEM;
+	err = one ? bench_run__start_in(run, NULL, wl_reader, &rd, &proc) :
+	      -ENOMEM;
 	if (!err)
 		err = bench_run__wait(run, proc, &ru, &real);
 	if (!err && (*rd.err || *rd.done != slots)) {

@@ -144,9 +144,11 @@ static int scenario_stat_read(struct bench_run *run)
 			goto out;
 		}
 		if (p->updater != UPD_MEMORY)
-			err = bench_run__start_in(run, rel, wl_cpu_spin, NULL, NULL);
+			err = bench_run__start_in(run, rel, wl_cpu_spin,
+						  NULL, NULL);
 		if (!err && p->updater != UPD_CPU && have_mem)
-			err = bench_run__start_in(run, rel, wl_memory_churn, &mem, NULL);
+			err = bench_run__start_in(run, rel, wl_memory_churn,
+						  &mem, NULL);
 		if (err)
 			goto out;
 	}
@@ -155,13 +157,13 @@ static int scenario_stat_read(struct bench_run *run)
 	err = bench_run__nap(WARMUP_MS);
 	for (rep = 0; !err && rep < bench_run__nr_passes(run); rep++) {
 		bench_run__progress(run, "bench stat-read: %s: %" PRIu64
-			 " reads of %u file%s",
-			 bench_run__pass_name(run, rep, what, sizeof(what)), p->reads, nr,
-			 nr > 1 ? "s" : "");
+			    " reads of %u file%s",
+			    bench_run__pass_name(run, rep, what, sizeof(what)),
+			    p->reads, nr, nr > 1 ? "s" : "");
 		err = bench_run__pass_start(run, rep);
 		if (!err)
-			err = bench_run__read(run, rep, paths, names, nr, p->reads,
-					 p->interleave);
+			err = bench_run__read(run, rep, paths, names, nr,
+					     p->reads, p->interleave);
 		err = bench_run__pass_end(run, rep, err);
 	}
 out:
@@ -216,11 +218,12 @@ static int scenario_many_cgroups(struct bench_run *run)
 		return -ENOMEM;
 	for (rep = 0; !err && rep < bench_run__nr_passes(run); rep++) {
 		bench_run__progress(run, "bench many-cgroups: %s: %" PRIu64 " reads",
-			 bench_run__pass_name(run, rep, what, sizeof(what)), p->reads);
+			    bench_run__pass_name(run, rep, what, sizeof(what)),
+			    p->reads);
 		err = bench_run__pass_start(run, rep);
 		if (!err)
-			err = bench_run__read(run, rep, &path, &name, 1, p->reads,
-					 true);
+			err = bench_run__read(run, rep, &path, &name, 1,
+					     p->reads, true);
 		err = bench_run__pass_end(run, rep, err);
 	}
 	free(path);
@@ -307,7 +310,8 @@ static int scenario_pipe(struct bench_run *run)
 			value[v] = *seconds > 0 ? p->round_trips / *seconds : 0;
 		}
 		if (!err)
-			err = bench_run__begin_rep(run, rep, tot_real, tot_user, tot_sys);
+			err = bench_run__begin_rep(run, rep, tot_real,
+						   tot_user, tot_sys);
 		for (v = 0; !err && v < nv; v++)
 			err = bench_results__rep_metric_value(run->res,
 					metric[psi ? v : 2], "1/s", false,
@@ -370,7 +374,8 @@ static int scenario_fault(struct bench_run *run)
 			wl[i].bytes = FAULT_BYTES;
 			wl[i].faults = &faults[i];
 			wl[i].stop = stop;
-			err = bench_run__start_in(run, rel, wl_fault, &wl[i], &procs[i]);
+			err = bench_run__start_in(run, rel, wl_fault, &wl[i],
+						  &procs[i]);
 		}
 		if (!err)
 			err = bench_run__nap(p->duration * 1000);
@@ -468,9 +473,9 @@ static int scenario_accuracy(struct bench_run *run)
 			    -ENOMEM;
 		free(dir);
 		if (!err && i)
-			err = bench_run__start_in(run, rel, bench_accuracy__child,
-				       bench_accuracy__child_arg(a, i - 1),
-				       NULL);
+			err = bench_run__start_in(run, rel,
+				bench_accuracy__child,
+				bench_accuracy__child_arg(a, i - 1), NULL);
 	}
 	bench_run__progress(run, "bench accuracy: waiting for a flush for the baselines");
 	if (!err)
@@ -481,8 +486,8 @@ static int scenario_accuracy(struct bench_run *run)
 		if (!why && (why = bench_accuracy__watch_lost(a)))
 			err = note_skip(run, "%s%s", why, "");
 		bench_run__progress(run, "bench accuracy: %s: %" PRIu64 " rounds of %u reads",
-			 bench_run__pass_name(run, rep, what, sizeof(what)), p->reads,
-			 p->children + 1);
+			    bench_run__pass_name(run, rep, what, sizeof(what)),
+			    p->reads, p->children + 1);
 		err = bench_run__pass_start(run, rep);
 		if (!err)
 			err = bench_accuracy__run(a, &real, &user, &sys, errbuf,

@@ -31,6 +31,12 @@ int rec_events__add(struct recorder *r, struct perf_event_attr *attr,
 	return 0;
 }
 
+static bool is_sampling_type(uint32_t type)
+{
+	return type == PERF_TYPE_HARDWARE || type == PERF_TYPE_SOFTWARE ||
+	       type == PERF_TYPE_HW_CACHE || type == PERF_TYPE_RAW;
+}
+
 /* Once per event: samples at a rate, or every hit of a tracepoint/probe. */
 void rec_events__set_sampling(struct recorder *r,
 			      struct perf_event_attr *attr)
@@ -38,9 +44,7 @@ void rec_events__set_sampling(struct recorder *r,
 	attr->sample_type |= sample_base;
 	if (attr->type == PERF_TYPE_TRACEPOINT)
 		attr->sample_type |= PERF_SAMPLE_RAW;
-	if (attr->type == PERF_TYPE_HARDWARE ||
-	    attr->type == PERF_TYPE_SOFTWARE ||
-	    attr->type == PERF_TYPE_HW_CACHE || attr->type == PERF_TYPE_RAW) {
+	if (is_sampling_type(attr->type)) {
 		attr->freq = 1;
 		attr->sample_freq = r->o.freq;
 	} else {
@@ -56,12 +60,6 @@ void rec_events__set_sampling(struct recorder *r,
 		attr->inherit = 1;
 	if (r->o.target == RECORDER_CMD)
 		attr->enable_on_exec = 1;
-}
-
-static bool is_sampling_type(uint32_t type)
-{
-	return type == PERF_TYPE_HARDWARE || type == PERF_TYPE_SOFTWARE ||
-	       type == PERF_TYPE_HW_CACHE || type == PERF_TYPE_RAW;
 }
 
 /*
@@ -165,10 +163,6 @@ static bool name_listed(char **names, size_t n, const char *name)
 }
 
 /*
- * Every rstat tracepoint this kernel has, then the -e tracepoints; their
- * names go to *tps for the TRACING_DATA feature.
- */
-/*
  * The tracepoints that open and close a lock hold or wait. When BPF times
  * the spans in the kernel, perf does not record them: perf's record of
  * either end would run inside the hold being timed.
@@ -181,6 +175,10 @@ static bool is_lock_tracepoint(const char *name)
 	       !strncmp(name, "cgroup:cgroup_rstat_cpu_", 24);
 }
 
+/*
+ * Every rstat tracepoint this kernel has, then the -e tracepoints; their
+ * names go to r->tps for the TRACING_DATA feature.
+ */
 int rec_events__add_tracepoints(struct recorder *r)
 {
 	bool bpf_spans = r->bs != NULL;
