@@ -252,6 +252,9 @@ static inline void bytebuf__put64(struct bytebuf *b, uint64_t v)
  * the Makefile's VERSION) and the libraries it was built against.
  */
 const char *rs_version(void);
+
+/* Seconds on CLOCK_MONOTONIC: for timeouts and progress, not figures. */
+double rs_now_s(void);
 const char *rs_library_versions(void);
 
 #endif

@@ -338,14 +338,6 @@ static int record_parse_args(int argc, char **argv, struct record_params *p)
 
 /* --- recording ---------------------------------------------------------- */
 
-static double now_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
 static void progress(const struct recorder *r, double elapsed, bool last)
 {
 	struct recorder_stats st;
@@ -378,7 +370,7 @@ static void say_notes(const struct recorder_notes *n)
 static int record_loop(const struct record_params *p, struct recorder *r)
 {
 	bool tty = !p->quiet && isatty(STDERR_FILENO);
-	double start = now_s(), last_progress = start, t;
+	double start = rs_now_s(), last_progress = start, t;
 	bool ended = false, done = false;
 	int err;
 
@@ -386,7 +378,7 @@ static int record_loop(const struct record_params *p, struct recorder *r)
 		err = recorder__drain(r, POLL_MS, &ended);
 		if (err)
 			return err;
-		t = now_s();
+		t = rs_now_s();
 		if (record_stop || ended ||
 		    (p->duration && t - start >= p->duration))
 			done = true;
@@ -397,7 +389,7 @@ static int record_loop(const struct record_params *p, struct recorder *r)
 	}
 	err = recorder__stop(r);
 	if (!err && tty)
-		progress(r, now_s() - start, true);
+		progress(r, rs_now_s() - start, true);
 	return err;
 }
 

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "util.h"
@@ -509,4 +510,12 @@ void hashtab__clear(struct hashtab *t)
 	if (t->slots)
 		memset(t->slots, 0, t->cap * t->slot_size);
 	t->nr = 0;
+}
+
+double rs_now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
 }

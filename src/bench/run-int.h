@@ -61,7 +61,6 @@ int bench_run__start_in(struct bench_run *run, const char *rel,
 int bench_run__wait(struct bench_run *run, struct bench_proc *proc,
 		    struct rusage *ru, double *real_s);
 int bench_run__nap(double ms);
-double bench_run__now(void);
 
 unsigned int bench_run__nr_passes(const struct bench_run *run);
 bool bench_run__recorded_pass(const struct bench_run *run, unsigned int rep);

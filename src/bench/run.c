@@ -203,14 +203,6 @@ int bench_run__nap(double ms)
 	return bench_stop ? -EINTR : 0;
 }
 
-double bench_run__now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
 static void say(void (*fn)(void *, const char *), void *ctx,
 		const char *fmt, va_list ap)
 {

@@ -368,7 +368,7 @@ static int scenario_fault(struct bench_run *run)
 		if (err)
 			break;
 		memset(faults, 0, size);
-		t0 = bench_run__now();
+		t0 = rs_now_s();
 		for (i = 0; !err && i < n; i++) {
 			snprintf(rel, sizeof(rel), "f%u", i + 1);
 			wl[i].bytes = FAULT_BYTES;
@@ -380,7 +380,7 @@ static int scenario_fault(struct bench_run *run)
 		if (!err)
 			err = bench_run__nap(p->duration * 1000);
 		*stop = 1;
-		real = bench_run__now() - t0;
+		real = rs_now_s() - t0;
 		user = sys = 0;
 		total = 0;
 		for (i = 0; i < n && procs[i]; i++) {

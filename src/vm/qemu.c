@@ -230,14 +230,6 @@ struct boot {
 	int bad;		/* a frame that did not parse */
 };
 
-static double now_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
 /* A path for QEMU's -chardev, whose option syntax doubles commas. */
 static int chardev_arg(char *buf, size_t len, const char *id,
 		       const char *dir, const char *file)
@@ -461,7 +453,7 @@ static int boot_once(const struct launch *l, struct boot *b,
 		     struct vm_result *res, unsigned int boot_s,
 		     unsigned int run_s, char *errbuf, size_t errlen)
 {
-	double start = now_s(), ended = 0;
+	double start = rs_now_s(), ended = 0;
 	int status = 0, err;
 	pid_t w;
 
@@ -472,7 +464,7 @@ static int boot_once(const struct launch *l, struct boot *b,
 		return err;
 	}
 	for (;;) {
-		double t = now_s() - start;
+		double t = rs_now_s() - start;
 
 		w = waitpid(b->qemu, &status, WNOHANG);
 		if (w == b->qemu)
