@@ -100,4 +100,11 @@ struct json_writer;
 void profile__json_hist_row(struct json_writer *jw, uint64_t low,
 			    uint64_t high, uint64_t count);
 
+/*
+ * The reverse: the bucket index of a row {low, high} as
+ * hist__row_bounds() makes it, -1 when it is no such row. plot and
+ * compare bin the rows of report --json and of bench results with it.
+ */
+int profile__hist_row_index(uint64_t low, uint64_t high);
+
 #endif

@@ -10,6 +10,7 @@
  */
 #include <errno.h>
 #include <getopt.h>
+#include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -219,6 +220,18 @@ static int plot_parse_args(int argc, char **argv, struct plot_params *p)
 }
 
 
+/*
+ * SIGINT, SIGTERM or SIGHUP while the files are written or gnuplot draws:
+ * finish waiting for gnuplot, then drop what is not yet in place, so that
+ * no temporary file is left beside the outputs.
+ */
+static volatile sig_atomic_t plot_stop;
+
+static void plot_signal(int sig)
+{
+	plot_stop = sig;
+}
+
 /* Rename a finished companion file into place; report a failure once. */
 static int commit_checked(struct outfile *of, const char *name, int ret)
 {
@@ -232,6 +245,13 @@ static int commit_checked(struct outfile *of, const char *name, int ret)
 	if (err)
 		rs_error("%s: cannot write: %s", name, strerror(-err));
 	return err;
+}
+
+static int plot_stopped(const struct plot_params *p)
+{
+	rs_error("plot: stopped by signal %d: %s not written", (int)plot_stop,
+		 p->output);
+	return -EINTR;
 }
 
 static int open_output(struct outfile **of, const char *name)
@@ -265,6 +285,7 @@ static int plot_write_and_run(const struct plot_params *p, struct plot *pl)
 		goto out;
 	}
 	gnuplot__term_for(p->output, &term);
+	rs_on_stop_signals(plot_signal);
 	ret = open_output(&dat_of, dat_name);
 	if (ret)
 		goto out;
@@ -284,6 +305,8 @@ static int plot_write_and_run(const struct plot_params *p, struct plot *pl)
 	ret = plot__write(pl, dat, gp, dat_name, err, sizeof(err));
 	if (ret)
 		rs_error("%s", err);
+	else if (plot_stop)
+		ret = plot_stopped(p);
 out:
 	if (dat_of)
 		ret = commit_checked(dat_of, dat_name, ret);
@@ -296,7 +319,9 @@ out:
 		goto done;
 	ret = gnuplot__run(gp_name, outfile__temp_path(img_of), err,
 			   sizeof(err));
-	if (ret == -ENOENT)
+	if (plot_stop)
+		ret = plot_stopped(p);
+	else if (ret == -ENOENT)
 		rs_error("gnuplot not found on PATH: install it (Debian: apt-get install gnuplot-nox), then rerun, or run `gnuplot %s` yourself",
 			 gp_name);
 	else if (ret == -EIO)

@@ -447,21 +447,6 @@ static int add_shares(const struct compare_input *in, const char *key,
 	return 0;
 }
 
-/* The bucket index of a report --json hist row, -1 if not a log2 row. */
-static int bucket_of(uint64_t low, uint64_t high)
-{
-	uint64_t lo, hi;
-	int idx;
-
-	if (low == 0)
-		return high == 1 ? 1 : -1;
-	idx = hist__bucket_index(low);
-	hist__bucket_bounds(idx, &lo, &hi);
-	if (idx < 2 || low != lo || (idx < 64 && high != hi))
-		return -1;
-	return idx;
-}
-
 static int add_span(struct compare *c, const struct compare_input *in,
 		    const struct profile_span *o, size_t idx,
 		    size_t *files_on_side, char *err, size_t errlen)
@@ -508,15 +493,15 @@ static int add_span(struct compare *c, const struct compare_input *in,
 		const struct profile_hist_row *row = &o->hist[i];
 		int b;
 
-		if (!row->low.ok || !row->high.ok || !row->count.ok ||
-		    row->low.num < 0 || row->high.num < row->low.num ||
-		    (b = bucket_of((uint64_t)row->low.num,
-				   (uint64_t)row->high.num)) < 0) {
+		if (!row->low.exact || !row->high.exact ||
+		    !row->count.exact ||
+		    (b = profile__hist_row_index(row->low.u,
+						 row->high.u)) < 0) {
 			errbuf_set(err, errlen, "%s: spans[%zu].hist[%zu]: not a log2 bucket",
 				   in->path, idx, i);
 			return -EINVAL;
 		}
-		d->bucket[b] += (uint64_t)row->count.num;
+		d->bucket[b] += row->count.u;
 	}
 	return 0;
 }

@@ -60,21 +60,16 @@ static void series_free(struct series *s)
 	free(s->y);
 }
 
-/* The bucket index of a log2 row {low, high}: 1 for {0, 1}. */
-static int row_index(uint64_t low)
-{
-	return low ? hist__bucket_index(low) : 1;
-}
-
+/* -EINVAL for a row that is no log2 bucket (profile__hist_row_index()). */
 static int add_buckets(struct series *s, const struct hist_bucket *b,
 		       size_t n)
 {
 	size_t i;
 
 	for (i = 0; i < n; i++) {
-		int idx = row_index(b[i].low);
+		int idx = profile__hist_row_index(b[i].low, b[i].high);
 
-		if (idx >= HIST_MAX_BUCKETS)
+		if (idx < 0)
 			return -EINVAL;
 		s->buckets[idx] += b[i].count;
 	}
@@ -262,7 +257,8 @@ static int load_bench(struct plot *ctx, const char *input,
 	}
 	goto out;
 bad_hist:
-	errbuf_set(err, errlen, "%s: a histogram row beyond 2^64", input);
+	errbuf_set(err, errlen, "%s: a histogram row that is no log2 bucket",
+		   input);
 	ret = -EINVAL;
 	goto out;
 nomem:
@@ -369,16 +365,13 @@ static int load_profile_spans(struct plot *ctx, const char *input,
 			const struct profile_hist_row *row = &sp->hist[j];
 			struct hist_bucket b;
 
-			if (!row->low.exact || !row->count.exact) {
-				errbuf_set(err, errlen, "%s: span '%s': hist row %zu lacks low or count",
-					   input, what, j);
-				return -EINVAL;
-			}
 			b.low = row->low.u;
+			b.high = row->high.u;
 			b.count = row->count.u;
-			if (add_buckets(s, &b, 1)) {
-				errbuf_set(err, errlen, "%s: span '%s': a hist row beyond 2^64",
-					   input, what);
+			if (!row->low.exact || !row->high.exact ||
+			    !row->count.exact || add_buckets(s, &b, 1)) {
+				errbuf_set(err, errlen, "%s: span '%s': hist row %zu is no log2 bucket {low, high, count}",
+					   input, what, j);
 				return -EINVAL;
 			}
 		}

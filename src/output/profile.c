@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "hist.h"
 #include "json.h"
 #include "profile.h"
 
@@ -148,4 +149,13 @@ void profile__json_hist_row(struct json_writer *jw, uint64_t low,
 	json__u64(jw, PROFILE_HIGH, high);
 	json__u64(jw, PROFILE_COUNT, count);
 	json__object_end(jw);
+}
+
+int profile__hist_row_index(uint64_t low, uint64_t high)
+{
+	int idx = low ? hist__bucket_index(low) : 1;
+	uint64_t lo, hi;
+
+	hist__row_bounds(idx, &lo, &hi);
+	return lo == low && hi == high ? idx : -1;
 }

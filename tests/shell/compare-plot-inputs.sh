@@ -8,7 +8,8 @@
 #   "nor a recording", which it accepts for --kind timeline): a directory
 #   without results.json, a NUL byte (the message is whole, not cut at
 #   the NUL), a JSON syntax error (where and what, nothing appended),
-#   a recording given to compare, a README, a failed report's JSON.
+#   a recording given to compare, a README, a failed report's JSON;
+# - a span's hist row that is no log2 bucket is refused by both.
 . tests/shell/lib.sh
 D=$RS_FIXTURES/compare
 P=$RS_FIXTURES/plot
@@ -57,6 +58,20 @@ both "nope: No such file" "$TMP/nope"
 # A recording: plot draws its timeline, compare says what to give it.
 expect_error 1 "pipe-mode.data: a recording \(perf.data\): give .rstat-analyze report --json. output of it" \
 	"$RS_BIN" compare "$RS_FIXTURES/pipe-mode.data" -- "$D/new.json"
+
+# A span's hist row that is no log2 bucket (bounds 2048..4095 moved by
+# one) is refused by both, not binned where its low bound falls.
+python3 - "$D/prof-a.json" "$TMP/offrow.json" <<'PY' || fail "offrow.json"
+import json, sys
+d = json.load(open(sys.argv[1]))
+d["spans"][0]["hist"][0]["low"] = 2049
+json.dump(d, open(sys.argv[2], "w"))
+PY
+expect_error 1 "offrow.json: spans\[0\]\.hist\[0\]: not a log2 bucket" \
+	"$RS_BIN" compare "$TMP/offrow.json" -- "$D/prof-b.json"
+expect_error 1 "offrow.json: span 'flush memory': hist row 0 is no log2 bucket" \
+	"$RS_BIN" plot "$TMP/offrow.json" -o "$TMP/x.png"
+echo "ok offrow.json: refused by compare and plot"
 
 # plot takes a bench -o directory as it takes its results.json.
 if command -v gnuplot >/dev/null 2>&1; then
