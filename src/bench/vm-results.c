@@ -4,6 +4,7 @@
  * guest, named by its release, and the files the guest sent back.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
 #include <string.h>
@@ -38,22 +39,22 @@ int bench_vm__save_file(const struct vm_result *res, const char *name,
 	data = vm_result__file(res, name, &len);
 	if (!data)
 		return 0;
-	err = outfile__rotate(path);
-	if (err >= 0)
-		err = outfile__open(&out, path);
+	err = outfile__open_at(&out, AT_FDCWD, path, NULL, OUTFILE_ROTATE,
+			       0666);
 	if (err < 0) {
 		errbuf_set(errbuf, errlen, "%s: cannot write: %s", path,
 			   outfile__strerror(err));
 		return err;
 	}
 	if (fwrite(data, 1, len, outfile__stream(out)) != len) {
+		err = outfile__errno(out) ? outfile__errno(out) : -EIO;
 		outfile__abort(out);
-		errbuf_set(errbuf, errlen, "%s: cannot write", path);
-		return -EIO;
+	} else {
+		err = outfile__commit(out);
 	}
-	err = outfile__commit(out);
 	if (err)
-		errbuf_set(errbuf, errlen, "%s: %s", path, strerror(-err));
+		errbuf_set(errbuf, errlen, "%s: cannot write: %s", path,
+			   outfile__strerror(err));
 	return err;
 }
 
