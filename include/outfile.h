@@ -12,7 +12,8 @@
  * - the last component is followed when it is a symbolic link only if
  *   the link belongs to the caller's uid or to root (nobody else could
  *   have planted it), and then step by step by the same rules; any other
- *   link is refused with -ELOOP, as is any link at FILE.old;
+ *   link is refused with -ELOOP; anything but a regular file at FILE.old
+ *   (a link included) stops a rotation (OUTFILE_E_OLD);
  * - only regular files are written or replaced: a FIFO, socket, device
  *   or directory at an output name is refused (OUTFILE_E_NOTREG), never
  *   opened, so nothing can block the run; every open of an output, or of
@@ -49,6 +50,7 @@
 #define OUTFILE_E_DEV		(OUTFILE_E_BASE + 3)	/* a device */
 #define OUTFILE_E_FOREIGN_DIR	(OUTFILE_E_BASE + 4)	/* -o DIR not ours */
 #define OUTFILE_E_SHARED_DIR	(OUTFILE_E_BASE + 5)	/* others write it */
+#define OUTFILE_E_OLD		(OUTFILE_E_BASE + 6)	/* FILE.old not a file */
 
 /*
  * What an outfile error means, for messages ("PATH: <why>"): -ELOOP,

@@ -63,6 +63,8 @@ const char *outfile__strerror(int err)
 		return "a directory another user owns, who could swap or remove what is written there: not written into (give --allow-shared-dir if you trust its owner)";
 	case -OUTFILE_E_SHARED_DIR:
 		return "a directory other users can write, without the sticky bit, so they could swap or remove what is written there: not written into (give --allow-shared-dir if you trust them)";
+	case -OUTFILE_E_OLD:
+		return "its .old is not a regular file (a link, FIFO, socket, device or directory): not replaced (remove it, or name another file)";
 	default:
 		return strerror(-err);
 	}
@@ -275,7 +277,8 @@ static void drop(int dirfd, struct moved *m)
  * perf's rule: a non-empty FILE becomes FILE.old, the .old before it
  * moved aside under a hidden name (dropped on commit, put back on
  * failure); an empty one of ours is moved aside as well (perf truncates
- * it). Only regular files are moved; a link at FILE.old is -ELOOP.
+ * it). Only regular files are moved: anything else at FILE.old is
+ * OUTFILE_E_OLD.
  */
 static int rotate(struct outfile *of)
 {
@@ -296,7 +299,7 @@ static int rotate(struct outfile *of)
 		return -ENOMEM;
 	err = look(of->dirfd, old, &old_st);
 	if (!err && old_st.st_mode) {
-		err = not_regular(&old_st);
+		err = not_regular(&old_st) ? -OUTFILE_E_OLD : 0;
 		if (!err)
 			err = move(of->dirfd, old,
 				   hidden_name(of->base, "old."), &old_st,
@@ -650,8 +653,8 @@ int outfile__check_at(int dirfd, const char *name, unsigned int flags)
 			err = -ENOMEM;
 		} else {
 			err = look(of->dirfd, old, &st);
-			if (!err && st.st_mode)
-				err = not_regular(&st);
+			if (!err && st.st_mode && not_regular(&st))
+				err = -OUTFILE_E_OLD;
 			free(old);
 		}
 	}

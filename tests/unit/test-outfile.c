@@ -204,12 +204,12 @@ static void test_not_regular(void)
 	spit(file, "earlier");
 	CHECK_INT(mkfifo(old, 0666), 0);
 	CHECK_INT(outfile__check_at(AT_FDCWD, file, OUTFILE_ROTATE),
-		  -OUTFILE_E_FIFO);
+		  -OUTFILE_E_OLD);
 	CHECK_INT(outfile__open_at(&of, AT_FDCWD, file, NULL, OUTFILE_ROTATE,
 				   0600), 0);
 	if (of) {
 		fputs("new", outfile__stream(of));
-		CHECK_INT(outfile__commit(of), -OUTFILE_E_FIFO);
+		CHECK_INT(outfile__commit(of), -OUTFILE_E_OLD);
 	}
 	CHECK(has(file, "earlier"));
 	CHECK_INT(entries(dir), 4);
