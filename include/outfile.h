@@ -45,12 +45,15 @@
  * them to outfile__strerror(), not strerror().
  */
 #define OUTFILE_E_BASE		4096
-#define OUTFILE_E_FIFO		(OUTFILE_E_BASE + 1)	/* a FIFO there */
-#define OUTFILE_E_SOCK		(OUTFILE_E_BASE + 2)	/* a socket */
-#define OUTFILE_E_DEV		(OUTFILE_E_BASE + 3)	/* a device */
-#define OUTFILE_E_FOREIGN_DIR	(OUTFILE_E_BASE + 4)	/* -o DIR not ours */
-#define OUTFILE_E_SHARED_DIR	(OUTFILE_E_BASE + 5)	/* others write it */
-#define OUTFILE_E_OLD		(OUTFILE_E_BASE + 6)	/* FILE.old not a file */
+/* A FIFO, a socket, a device at the name. */
+#define OUTFILE_E_FIFO		(OUTFILE_E_BASE + 1)
+#define OUTFILE_E_SOCK		(OUTFILE_E_BASE + 2)
+#define OUTFILE_E_DEV		(OUTFILE_E_BASE + 3)
+/* -o DIR another user's; one others can write (no sticky bit). */
+#define OUTFILE_E_FOREIGN_DIR	(OUTFILE_E_BASE + 4)
+#define OUTFILE_E_SHARED_DIR	(OUTFILE_E_BASE + 5)
+/* Anything but a regular file at FILE.old. */
+#define OUTFILE_E_OLD		(OUTFILE_E_BASE + 6)
 
 /*
  * What an outfile error means, for messages ("PATH: <why>"): -ELOOP,

@@ -527,7 +527,7 @@ void recorder__delete(struct recorder *r)
 	 * it, kept aside until now).
 	 */
 	if (r->out && r->finished && !r->discard)
-		outfile__commit(r->out);	/* synced: nothing left to fail */
+		outfile__commit(r->out);	/* synced: nothing to fail */
 	else
 		outfile__abort(r->out);
 	for (i = 0; i < r->nr_tps; i++)
