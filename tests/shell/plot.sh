@@ -191,9 +191,11 @@ PY
 cp "$D/after.json" "$TMP/a \"b\" \\c.json"
 plot hist png 800x500 "$TMP/a \"b\" \\c.json"
 
-# No gnuplot on PATH: one line saying what to install, exit 1.
-mkdir "$TMP/empty"
-expect_error 1 "install .*gnuplot-nox" env PATH="$TMP/empty" \
+# No gnuplot on PATH: one line saying what to install, exit 1. As root
+# plot runs gnuplot as nobody, who must reach the stand-in below.
+chmod 755 "$TMP"
+mkdir -m 755 "$TMP/empty"
+expect_error 1 "gnuplot not found on PATH: install .*gnuplot-nox" env PATH="$TMP/empty" \
 	"$RS_BIN" plot "$D/before.json" -o "$TMP/x.png"
 # gnuplot failing: its first error line in ours.
 printf '#!/bin/sh\necho "\\"x.gp\\" line 3: broken terminal" >&2\nexit 1\n' \
