@@ -10,7 +10,8 @@
  * - text (names, units, titles, the image's path) goes only into
  *   single-quoted string literals, which gnuplot 5.4 takes as they are:
  *   no `backquote` substitution, no @macro expansion, no backslash
- *   escapes; a line break is a constant "\n" joined on with '.'.
+ *   escapes; a line break is a constant "\n" joined on with '.' (and a
+ *   path's other control bytes constants "\ooo").
  * The script is self-contained (a user can restyle it and rerun
  * `gnuplot OUT.gp`), and the tool hands gnuplot that same text over a
  * pipe, takes the image back over another, and runs it with its default
@@ -53,6 +54,12 @@ char *gnuplot__companion(const char *image, const char *ext);
  * image are valid UTF-8.
  */
 void gnuplot__string(FILE *out, const char *s);
+
+/*
+ * The same for a file name, byte for byte: what gnuplot__string() would
+ * replace is joined on as "\ooo" escapes of its bytes instead.
+ */
+void gnuplot__path(FILE *out, const char *s);
 
 /*
  * Write s for a comment line of the data (a unit in the .dat's header):

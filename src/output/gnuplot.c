@@ -65,59 +65,82 @@ char *gnuplot__companion(const char *image, const char *ext)
 #define REPLACEMENT "\xef\xbf\xbd"	/* U+FFFD in UTF-8 */
 
 /*
- * The length of the UTF-8 character at p that an image may show, 0 for
- * anything else: invalid UTF-8, C1 controls and U+FFFE/U+FFFF (which an
- * SVG, being XML, cannot hold).
+ * The length of the UTF-8 character at p, 0 for invalid UTF-8; *shown
+ * false for one an image may not show: C1 controls and U+FFFE/U+FFFF
+ * (which an SVG, being XML, cannot hold).
  */
-static int showable_utf8_len(const unsigned char *p)
+static int utf8_char(const unsigned char *p, bool *shown)
 {
 	/* p is NUL-terminated: the continuation check stops at the NUL. */
 	int n = json__utf8_len(p, 4);
 
-	if (n == 2 && p[0] == 0xc2 && p[1] < 0xa0)
-		return 0;
-	if (n == 3 && p[0] == 0xef && p[1] == 0xbf && p[2] >= 0xbe)
-		return 0;
+	*shown = !(n == 2 && p[0] == 0xc2 && p[1] < 0xa0) &&
+		 !(n == 3 && p[0] == 0xef && p[1] == 0xbf && p[2] >= 0xbe);
 	return n;
+}
+
+/*
+ * s as a gnuplot string expression. gnuplot substitutes `commands` in
+ * double-quoted strings and expands @macros outside strings; inside
+ * single quotes it does neither and knows no escape but '' (checked with
+ * gnuplot 5.4). A raw line break would end the command, so what cannot
+ * go in a single-quoted literal is joined on as a double-quoted one of
+ * escapes only: "\n" for a label's line break, "\ooo" for each byte of
+ * an exact path; a label's other such characters become U+FFFD.
+ */
+static void put_string(FILE *out, const char *s, bool exact)
+{
+	const unsigned char *p = (const unsigned char *)s;
+	bool shown, octal = false;
+	int n;
+
+	fputc('\'', out);
+	while (*p) {
+		if (*p >= 0x80) {
+			n = utf8_char(p, &shown);
+			shown &= n > 0;
+		} else {
+			n = 1;
+			shown = (*p >= 0x20 || *p == '\t') && *p != 0x7f;
+		}
+		if (!n)
+			n = 1;
+		if (octal && (shown || !exact)) {
+			fputs("\" . '", out);
+			octal = false;
+		}
+		if (shown) {
+			if (*p == '\'')
+				fputc('\'', out);
+			fwrite(p, 1, n, out);
+		} else if (exact) {
+			if (!octal)
+				fputs("' . \"", out);
+			octal = true;
+			while (n--)
+				fprintf(out, "\\%03o", *p++);
+			continue;
+		} else if (*p == '\n') {
+			fputs("' . \"\\n\" . '", out);
+		} else {
+			/* One U+FFFD per character, or per invalid byte. */
+			fputs(REPLACEMENT, out);
+		}
+		p += n;
+	}
+	if (octal)
+		fputs("\" . '", out);
+	fputc('\'', out);
 }
 
 void gnuplot__string(FILE *out, const char *s)
 {
-	const unsigned char *p = (const unsigned char *)s;
-	int n;
+	put_string(out, s, false);
+}
 
-	/*
-	 * gnuplot substitutes `commands` in double-quoted strings and
-	 * expands @macros outside strings; inside single quotes it does
-	 * neither and knows no escape but '' (checked with gnuplot 5.4).
-	 * A raw line break would end the command, so it is the constant
-	 * "\n", joined on.
-	 */
-	fputc('\'', out);
-	while (*p) {
-		if (*p == '\n') {
-			fputs("' . \"\\n\" . '", out);
-			p++;
-		} else if (*p == '\'') {
-			fputs("''", out);
-			p++;
-		} else if (*p >= 0x80) {
-			n = showable_utf8_len(p);
-			if (n) {
-				fwrite(p, 1, n, out);
-				p += n;
-			} else {
-				fputs(REPLACEMENT, out);
-				p++;
-			}
-		} else if ((*p < 0x20 && *p != '\t') || *p == 0x7f) {
-			fputs(REPLACEMENT, out);
-			p++;
-		} else {
-			fputc(*p++, out);
-		}
-	}
-	fputc('\'', out);
+void gnuplot__path(FILE *out, const char *s)
+{
+	put_string(out, s, true);
 }
 
 void gnuplot__comment_text(FILE *out, const char *s)
@@ -138,7 +161,7 @@ int gnuplot__preamble(FILE *gp, enum gnuplot_term term, unsigned int width,
 	/* No argument: gnuplot's standard output, our pipe. */
 	fputs("if (exists(\"rs_stdout\")) { set output } else { set output ",
 	      gp);
-	gnuplot__string(gp, image);
+	gnuplot__path(gp, image);
 	fputs(" }\n", gp);
 	if (title) {
 		fputs("set title ", gp);
