@@ -52,9 +52,11 @@ static void plot_help(void)
 {
 	plot_usage(stdout);
 	fputs("\n"
-	      "Chart one or more runs with gnuplot. The data (OUT.png.dat) and\n"
-	      "the script (OUT.png.gp) are kept beside the image: restyle and\n"
-	      "rerun with `gnuplot OUT.png.gp` from the same directory.\n"
+	      "Chart one or more runs with gnuplot. The script (OUT.png.gp),\n"
+	      "its data inline, and the data alone (OUT.png.dat) are kept\n"
+	      "beside the image: restyle and rerun with `gnuplot OUT.png.gp`.\n"
+	      "Text from the inputs is only ever quoted data to gnuplot, which\n"
+	      "plot runs on a pipe, with -d, and as nobody when run as root.\n"
 	      "\n"
 	      "INPUT is bench results (bench --json FILE, or the DIR of bench\n"
 	      "-o DIR), `report --json` output, or, for --kind timeline, a\n"
