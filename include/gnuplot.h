@@ -97,7 +97,8 @@ int gnuplot__datablock(FILE *gp, const char *data, size_t len);
  * may not run the one found; -EIO when gnuplot failed or wrote no image,
  * with its first error line (the one naming the script line when there
  * is one, else the first line it printed) in errbuf; other -errno when
- * it could not be started. errbuf is "" unless -EIO.
+ * it could not be started. errbuf is "" unless -EIO. The caller ignores
+ * SIGPIPE (main() does): gnuplot may stop reading the script early.
  */
 int gnuplot__run(const char *script, size_t len, FILE *image, char *errbuf,
 		 size_t errlen);

@@ -291,6 +291,10 @@ static void child(const struct gp_cred *c, int in_fd, int out_fd, int err_fd,
 	if (dup2(in_fd, STDIN_FILENO) < 0 || dup2(out_fd, STDOUT_FILENO) < 0 ||
 	    dup2(err_fd, STDERR_FILENO) < 0)
 		goto fail;
+	/* A pipe that was made as 0, 1 or 2 (ours closed) keeps its flag. */
+	fcntl(STDIN_FILENO, F_SETFD, 0);
+	fcntl(STDOUT_FILENO, F_SETFD, 0);
+	fcntl(STDERR_FILENO, F_SETFD, 0);
 	signal(SIGPIPE, SIG_DFL);
 	if (c->drop) {
 		/*

@@ -203,6 +203,25 @@ printf '#!/bin/sh\necho "\\"x.gp\\" line 3: broken terminal" >&2\nexit 1\n' \
 chmod +x "$TMP/empty/gnuplot"
 expect_error 1 "gnuplot failed .*line 3: broken terminal" env \
 	PATH="$TMP/empty" "$RS_BIN" plot "$D/before.json" -o "$TMP/x.png"
+# gnuplot reads the script from our pipe as /dev/stdin: its line numbers
+# are the .gp's, and the message names the .gp, not the pipe.
+printf '#!/bin/sh\necho "  plot x" >&2\necho "\\"/dev/stdin\\" line 7: invalid command" >&2\nexit 1\n' \
+	>"$TMP/empty/gnuplot"
+expect_error 1 "gnuplot failed on $TMP/x.png.gp: line 7: invalid command$" \
+	env PATH="$TMP/empty" "$RS_BIN" plot "$D/before.json" -o "$TMP/x.png"
+# And the real one: a script that fails on its line 2 says so.
+printf 'set terminal pngcairo\nplot nosuchvariable\n' |
+	gnuplot -d -e 'rs_stdout = 1' /dev/stdin 2>"$TMP/real.err" >/dev/null &&
+	fail "gnuplot drew an undefined variable"
+grep -q '^"/dev/stdin" line 2: ' "$TMP/real.err" ||
+	fail "gnuplot 5.4 names /dev/stdin otherwise: $(cat "$TMP/real.err")"
+# gnuplot exiting 0 without an image: one line, no image left.
+printf '#!/bin/sh\ncat >/dev/null\nexit 0\n' >"$TMP/empty/gnuplot"
+rm -f "$TMP/x.png"
+expect_error 1 "gnuplot failed on .*without writing an image" env \
+	PATH="$TMP/empty" "$RS_BIN" plot "$D/before.json" -o "$TMP/x.png"
+[ ! -e "$TMP/x.png" ] || fail "an empty image was left"
+echo "ok gnuplot's error lines and a missing image: one line each"
 
 # Bad inputs: one line, exit 1.
 expect_error 1 "$TMP/nope: No such file" "$RS_BIN" plot "$TMP/nope" \
