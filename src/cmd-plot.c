@@ -266,19 +266,6 @@ static int open_output(struct outfile **of, const char *name)
 	return err;
 }
 
-/* Write a companion file whole: beside its name, then renamed. */
-static int write_companion(const char *name, const char *text, size_t len)
-{
-	struct outfile *of;
-	int ret;
-
-	ret = open_output(&of, name);
-	if (ret)
-		return ret;
-	fwrite(text, 1, len, outfile__stream(of));
-	return commit_checked(of, name, plot_stop ? -EINTR : 0);
-}
-
 /*
  * The .dat and .gp are written beside their names and renamed into place
  * when whole. gnuplot is given the .gp's text over a pipe, never the file
@@ -298,8 +285,8 @@ static int plot_write_and_run(const struct plot_params *p, struct plot *pl)
 		.path = p->output,
 		.title = p->title,
 	};
+	struct outfile *dat_of = NULL, *gp_of = NULL, *img_of = NULL;
 	struct plot_text text = { 0 };
-	struct outfile *img_of = NULL;
 	char err[4096];
 	int ret = 0;
 
@@ -315,21 +302,29 @@ static int plot_write_and_run(const struct plot_params *p, struct plot *pl)
 		rs_error("plot: out of memory");
 	else if (ret)
 		rs_error("%s", err);
-	if (!ret && plot_stop)
-		ret = -EINTR;
+	if (ret)
+		goto done;
+	/* All three open before any is renamed: a refused one leaves none. */
+	ret = open_output(&dat_of, dat_name);
 	if (!ret)
-		ret = write_companion(dat_name, text.data, text.data_len);
+		ret = open_output(&gp_of, gp_name);
 	if (!ret)
-		ret = write_companion(gp_name, text.script, text.script_len);
-	if (ret == -EINTR) {
-		ret = plot_stopped(p);
+		ret = open_output(&img_of, p->output);
+	if (!ret) {
+		fwrite(text.data, 1, text.data_len, outfile__stream(dat_of));
+		fwrite(text.script, 1, text.script_len,
+		       outfile__stream(gp_of));
+		if (plot_stop)
+			ret = plot_stopped(p);
+	}
+	if (dat_of)
+		ret = commit_checked(dat_of, dat_name, ret);
+	if (gp_of)
+		ret = commit_checked(gp_of, gp_name, ret);
+	if (ret) {
+		outfile__abort(img_of);
 		goto done;
 	}
-	if (ret)
-		goto done;
-	ret = open_output(&img_of, p->output);
-	if (ret)
-		goto done;
 	ret = gnuplot__run(text.script, text.script_len,
 			   outfile__stream(img_of), err, sizeof(err));
 	if (plot_stop)
