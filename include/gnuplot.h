@@ -93,11 +93,12 @@ int gnuplot__datablock(FILE *gp, const char *data, size_t len);
  * ~/.gnuplot), no shell, a fixed environment, no new privileges and, when
  * we are root, as the user nobody without supplementary groups.
  *
- * 0 on success; -ENOENT when no gnuplot is on PATH; -EACCES when nobody
- * may not run the one found; -EIO when gnuplot failed or wrote no image,
+ * 0 on success; -ENOENT when no gnuplot is on PATH; -EACCES when we are
+ * root and nobody may not run the one found; -EIO when gnuplot failed or wrote no image,
  * with its first error line (the one naming the script line when there
  * is one, else the first line it printed) in errbuf; other -errno when
- * it could not be started. errbuf is "" unless -EIO. The caller ignores
+ * it could not be started, saying why in errbuf when it could not be set
+ * up (its privileges dropped) or exec failed. The caller ignores
  * SIGPIPE (main() does): gnuplot may stop reading the script early.
  */
 int gnuplot__run(const char *script, size_t len, FILE *image, char *errbuf,

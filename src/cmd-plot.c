@@ -337,7 +337,7 @@ static int plot_write_and_run(const struct plot_params *p, struct plot *pl)
 	else if (ret == -EIO)
 		rs_error("gnuplot failed on %s: %s", gp_name, err);
 	else if (ret)
-		rs_error("cannot run gnuplot: %s", strerror(-ret));
+		rs_error("cannot run gnuplot: %s", *err ? err : strerror(-ret));
 	ret = commit_checked(img_of, p->output, ret);
 done:
 	plot_text__release(&text);

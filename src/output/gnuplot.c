@@ -505,11 +505,18 @@ int gnuplot__run(const char *script, size_t len, FILE *image, char *errbuf,
 		goto out;
 	if (f.err) {
 		/* Not found, or found where nobody may not run it. */
-		if (f.exec && (f.err == ENOENT || f.err == EACCES))
+		if (f.exec && (f.err == ENOENT ||
+			       (f.err == EACCES && cred.drop))) {
 			ret = -f.err;
+			goto out;
+		}
+		ret = f.err == ENOENT || f.err == EACCES ? -EPERM : -f.err;
+		if (!f.exec && cred.drop)
+			snprintf(errbuf, errlen, "cannot become uid %u gid %u (nobody) for it: %s",
+				 (unsigned int)cred.uid,
+				 (unsigned int)cred.gid, strerror(f.err));
 		else
-			ret = f.err == ENOENT || f.err == EACCES ? -EPERM :
-				-f.err;
+			snprintf(errbuf, errlen, "%s", strerror(f.err));
 		goto out;
 	}
 	if (!WIFEXITED(wstatus) || WEXITSTATUS(wstatus)) {
