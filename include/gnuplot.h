@@ -24,6 +24,7 @@
 
 #include <stddef.h>
 #include <stdio.h>
+#include <sys/uio.h>
 
 enum gnuplot_term {
 	GNUPLOT_PNG,	/* pngcairo */
@@ -79,15 +80,19 @@ int gnuplot__preamble(FILE *gp, enum gnuplot_term term, unsigned int width,
 		      const char *title);
 
 /*
- * The inline datablock GNUPLOT_DATA holding data (len bytes of lines).
- * -EINVAL when a line could end the block early (it starts with a
- * letter: the writers never write one), -EIO when a write failed.
+ * A script holds its data in the datablock GNUPLOT_DATA, between the
+ * lines GNUPLOT_DATA_BEGIN and GNUPLOT_DATA_END. 0 when data (len bytes
+ * of whole lines) can go there; -EINVAL when a line could end the block
+ * early (it starts with a capital: the writers never write one) or
+ * continue onto the next, or the last line has no line break.
  */
-int gnuplot__datablock(FILE *gp, const char *data, size_t len);
+#define GNUPLOT_DATA_BEGIN GNUPLOT_DATA " << EOD\n"
+#define GNUPLOT_DATA_END "EOD\n"
+int gnuplot__datablock_check(const char *data, size_t len);
 
 /*
- * Run gnuplot (the first on PATH) on the script text (len bytes), given
- * over a pipe, and copy the image it writes to its standard output into
+ * Run gnuplot (the first on PATH) on the script text, the nr pieces of
+ * script one after the other (its data is not copied), given over a pipe, and copy the image it writes to its standard output into
  * image; a failed write there is left in image's error flag, for the
  * caller's check when it closes the file. gnuplot runs with -d (no
  * ~/.gnuplot), no shell, a fixed environment, no new privileges and, when
@@ -101,7 +106,7 @@ int gnuplot__datablock(FILE *gp, const char *data, size_t len);
  * up (its privileges dropped) or exec failed. The caller ignores
  * SIGPIPE (main() does): gnuplot may stop reading the script early.
  */
-int gnuplot__run(const char *script, size_t len, FILE *image, char *errbuf,
-		 size_t errlen);
+int gnuplot__run(const struct iovec *script, int nr, FILE *image,
+		 char *errbuf, size_t errlen);
 
 #endif

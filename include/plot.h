@@ -54,12 +54,17 @@ struct plot_image {
 	const char *title;	/* NULL for none */
 };
 
-/* A chart's gnuplot script, its data inline, and that data alone. */
+/*
+ * A chart's gnuplot script, self-contained (OUT.gp): head, data (the
+ * datablock's lines, and OUT.dat alone), tail, one after the other.
+ */
 struct plot_text {
-	char *script;		/* OUT.gp: self-contained */
-	size_t script_len;
-	char *data;		/* OUT.dat: the datablock's lines */
+	char *head;		/* up to the datablock's first line */
+	size_t head_len;
+	char *data;
 	size_t data_len;
+	char *tail;		/* from the datablock's end line */
+	size_t tail_len;
 };
 
 /*

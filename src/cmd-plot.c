@@ -287,8 +287,9 @@ static int plot_write_and_run(const struct plot_params *p, struct plot *pl)
 	};
 	struct outfile *dat_of = NULL, *gp_of = NULL, *img_of = NULL;
 	struct plot_text text = { 0 };
+	struct iovec script[3];
 	char err[4096];
-	int ret = 0;
+	int i, ret = 0;
 
 	if (!gp_name || !dat_name) {
 		rs_error("plot: out of memory");
@@ -304,6 +305,9 @@ static int plot_write_and_run(const struct plot_params *p, struct plot *pl)
 		rs_error("%s", err);
 	if (ret)
 		goto done;
+	script[0] = (struct iovec){ text.head, text.head_len };
+	script[1] = (struct iovec){ text.data, text.data_len };
+	script[2] = (struct iovec){ text.tail, text.tail_len };
 	/* All three open before any is renamed: a refused one leaves none. */
 	ret = open_output(&dat_of, dat_name);
 	if (!ret)
@@ -312,8 +316,9 @@ static int plot_write_and_run(const struct plot_params *p, struct plot *pl)
 		ret = open_output(&img_of, p->output);
 	if (!ret) {
 		fwrite(text.data, 1, text.data_len, outfile__stream(dat_of));
-		fwrite(text.script, 1, text.script_len,
-		       outfile__stream(gp_of));
+		for (i = 0; i < 3; i++)
+			fwrite(script[i].iov_base, 1, script[i].iov_len,
+			       outfile__stream(gp_of));
 		if (plot_stop)
 			ret = plot_stopped(p);
 	}
@@ -325,8 +330,8 @@ static int plot_write_and_run(const struct plot_params *p, struct plot *pl)
 		outfile__abort(img_of);
 		goto done;
 	}
-	ret = gnuplot__run(text.script, text.script_len,
-			   outfile__stream(img_of), err, sizeof(err));
+	ret = gnuplot__run(script, 3, outfile__stream(img_of), err,
+			   sizeof(err));
 	if (plot_stop)
 		ret = plot_stopped(p);
 	else if (ret == -ENOENT)

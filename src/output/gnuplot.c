@@ -171,7 +171,7 @@ int gnuplot__preamble(FILE *gp, enum gnuplot_term term, unsigned int width,
 	return ferror(gp) ? -EIO : 0;
 }
 
-int gnuplot__datablock(FILE *gp, const char *data, size_t len)
+int gnuplot__datablock_check(const char *data, size_t len)
 {
 	const char *p = data, *end = data + len, *nl;
 	size_t n;
@@ -179,24 +179,19 @@ int gnuplot__datablock(FILE *gp, const char *data, size_t len)
 	/*
 	 * gnuplot ends the block at the first line that starts with "EOD"
 	 * (a prefix match); the writers' lines start with a number, a
-	 * quote or '#', never a letter. Checked here all the same, with
+	 * quote or '#', never a capital. Checked here all the same, with
 	 * no line that could continue onto the next either.
 	 */
+	if (len && data[len - 1] != '\n')
+		return -EINVAL;
 	for (; p < end; p = nl + 1) {
 		nl = memchr(p, '\n', end - p);
-		if (!nl)
-			nl = end;
 		n = nl - p;
 		if ((n && ((*p >= 'A' && *p <= 'Z') || *p == '$')) ||
 		    memchr(p, '\r', n) || (n && p[n - 1] == '\\'))
 			return -EINVAL;
 	}
-	fputs(GNUPLOT_DATA " << EOD\n", gp);
-	fwrite(data, 1, len, gp);
-	if (len && data[len - 1] != '\n')
-		fputc('\n', gp);
-	fputs("EOD\n", gp);
-	return ferror(gp) ? -EIO : 0;
+	return 0;
 }
 
 /* The line of gnuplot's stderr worth showing, without its newline. */
@@ -335,8 +330,9 @@ static void close_fd(int *fd)
 /* The pipes between us and gnuplot, and what went through them. */
 struct gp_io {
 	int in, out, err;		/* our ends, -1 once closed */
-	const char *script;
-	size_t len, off;
+	const struct iovec *script;	/* what is left to write */
+	int nr;
+	size_t off;			/* into script[0] */
 	FILE *image;
 	size_t image_bytes;
 	bool image_failed;
@@ -346,12 +342,22 @@ struct gp_io {
 
 static void feed_script(struct gp_io *io)
 {
-	size_t n = io->len - io->off;
+	size_t n;
 	ssize_t w;
 
+	while (io->nr && io->off == io->script->iov_len) {
+		io->script++;
+		io->nr--;
+		io->off = 0;
+	}
+	if (!io->nr) {
+		close_fd(&io->in);
+		return;
+	}
+	n = io->script->iov_len - io->off;
 	if (n > 65536)
 		n = 65536;
-	w = write(io->in, io->script + io->off, n);
+	w = write(io->in, (const char *)io->script->iov_base + io->off, n);
 	if (w < 0) {
 		if (errno == EINTR || errno == EAGAIN)
 			return;
@@ -360,8 +366,6 @@ static void feed_script(struct gp_io *io)
 		return;
 	}
 	io->off += w;
-	if (io->off == io->len)
-		close_fd(&io->in);
 }
 
 static int take_image(struct gp_io *io)
@@ -419,8 +423,6 @@ static int exchange(struct gp_io *io)
 	struct pollfd pfd[3];
 	int ret = 0;
 
-	if (!io->len)
-		close_fd(&io->in);
 	while (io->out >= 0 || io->err >= 0) {
 		pfd[0] = (struct pollfd){ .fd = io->in, .events = POLLOUT };
 		pfd[1] = (struct pollfd){ .fd = io->out, .events = POLLIN };
@@ -447,8 +449,8 @@ static int exchange(struct gp_io *io)
 	return ret;
 }
 
-int gnuplot__run(const char *script, size_t len, FILE *image, char *errbuf,
-		 size_t errlen)
+int gnuplot__run(const struct iovec *script, int nr, FILE *image,
+		 char *errbuf, size_t errlen)
 {
 	int in_pipe[2] = { -1, -1 }, out_pipe[2] = { -1, -1 };
 	int err_pipe[2] = { -1, -1 }, status_pipe[2] = { -1, -1 };
@@ -484,7 +486,7 @@ int gnuplot__run(const char *script, size_t len, FILE *image, char *errbuf,
 	io.err = err_pipe[0];
 	in_pipe[1] = out_pipe[0] = err_pipe[0] = -1;
 	io.script = script;
-	io.len = len;
+	io.nr = nr;
 	io.image = image;
 	fcntl(io.in, F_SETFL, O_NONBLOCK);
 	ret = exchange(&io);

@@ -431,48 +431,44 @@ static int close_mem(FILE *f, int ret)
 int plot__render(struct plot *pl, const struct plot_image *img,
 		 struct plot_text *out, char *err, size_t errlen)
 {
-	char *cmds = NULL;
-	size_t cmds_len = 0;
-	FILE *dat, *gp, *script;
+	FILE *dat, *gp, *head = NULL;
 	int ret;
 
 	memset(out, 0, sizeof(*out));
 	dat = open_memstream(&out->data, &out->data_len);
-	gp = open_memstream(&cmds, &cmds_len);
+	gp = open_memstream(&out->tail, &out->tail_len);
+	if (gp)
+		fputs(GNUPLOT_DATA_END, gp);
 	if (!dat || !gp) {
-		if (dat)
-			fclose(dat);
-		if (gp)
-			fclose(gp);
 		ret = -ENOMEM;
-		goto out;
+		goto close;
 	}
 	ret = write_kind(pl, dat, gp, err, errlen);
-	ret = close_mem(dat, ret);
-	ret = close_mem(gp, ret);
-	if (ret)
-		goto out;
-	script = open_memstream(&out->script, &out->script_len);
-	if (!script) {
-		ret = -ENOMEM;
-		goto out;
-	}
-	fputs("# Written by rstat-analyze plot: restyle and rerun with\n"
-	      "# gnuplot FILE.gp (it holds its data, in " GNUPLOT_DATA
-	      "). Text from the\n"
-	      "# inputs is only in single-quoted strings, which gnuplot\n"
-	      "# takes as they are.\n", script);
-	ret = gnuplot__preamble(script, img->term, img->width, img->height,
-				img->path, img->title);
-	if (!ret)
-		ret = gnuplot__datablock(script, out->data, out->data_len);
-	if (ret == -EINVAL)
+close:
+	if (dat)
+		ret = close_mem(dat, ret);
+	if (gp)
+		ret = close_mem(gp, ret);
+	if (!ret && gnuplot__datablock_check(out->data, out->data_len)) {
 		errbuf_set(err, errlen, "%s: a data line could end gnuplot's datablock",
 			   img->path);
-	fwrite(cmds, 1, cmds_len, script);
-	ret = close_mem(script, ret == -EIO ? -ENOMEM : ret);
-out:
-	free(cmds);
+		ret = -EINVAL;
+	}
+	if (!ret) {
+		head = open_memstream(&out->head, &out->head_len);
+		ret = head ? 0 : -ENOMEM;
+	}
+	if (!ret) {
+		fputs("# Written by rstat-analyze plot: restyle and rerun with\n"
+		      "# gnuplot FILE.gp (it holds its data, in " GNUPLOT_DATA
+		      "). Text from the\n"
+		      "# inputs is only in single-quoted strings, which gnuplot\n"
+		      "# takes as they are.\n", head);
+		gnuplot__preamble(head, img->term, img->width, img->height,
+				  img->path, img->title);
+		fputs(GNUPLOT_DATA_BEGIN, head);
+		ret = close_mem(head, 0);
+	}
 	if (ret)
 		plot_text__release(out);
 	return ret;
@@ -480,7 +476,8 @@ out:
 
 void plot_text__release(struct plot_text *t)
 {
-	free(t->script);
+	free(t->head);
 	free(t->data);
+	free(t->tail);
 	memset(t, 0, sizeof(*t));
 }

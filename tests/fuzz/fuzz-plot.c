@@ -419,7 +419,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 				     sizeof(err));
 	if (!ret && pl->nr_series &&
 	    !plot__render(pl, &img, &text, err, sizeof(err))) {
-		check_script(text.script, text.script_len, &seen);
+		struct buf script = { 0 };
+
+		put(&script, text.head, text.head_len);
+		put(&script, text.data, text.data_len);
+		put(&script, text.tail, text.tail_len);
+		check_script(script.p, script.len, &seen);
+		free(script.p);
 		if (seen.data.len != text.data_len || (text.data_len &&
 		    memcmp(seen.data.p, text.data, text.data_len)))
 			die("the datablock is not the .dat", text.data,
