@@ -92,19 +92,21 @@ int gnuplot__datablock_check(const char *data, size_t len);
 
 /*
  * Run gnuplot (the first on PATH) on the script text, the nr pieces of
- * script one after the other (its data is not copied), given over a pipe, and copy the image it writes to its standard output into
- * image; a failed write there is left in image's error flag, for the
- * caller's check when it closes the file. gnuplot runs with -d (no
- * ~/.gnuplot), no shell, a fixed environment, no new privileges and, when
- * we are root, as the user nobody without supplementary groups.
+ * script one after the other (its data is not copied), given over a
+ * pipe, and copy the image it writes to its standard output into image;
+ * a failed write there is left in image's error flag, for the caller's
+ * check when it closes the file. gnuplot runs with -d (no ~/.gnuplot),
+ * no shell, a fixed environment, no new privileges and, when we are
+ * root, as the user nobody without supplementary groups.
  *
  * 0 on success; -ENOENT when no gnuplot is on PATH; -EACCES when we are
- * root and nobody may not run the one found; -EIO when gnuplot failed or wrote no image,
- * with its first error line (the one naming the script line when there
- * is one, else the first line it printed) in errbuf; other -errno when
- * it could not be started, saying why in errbuf when it could not be set
- * up (its privileges dropped) or exec failed. The caller ignores
- * SIGPIPE (main() does): gnuplot may stop reading the script early.
+ * root and nobody may not run the one found; -EIO when gnuplot failed
+ * or wrote no image, with its first error line (the one naming the
+ * script line when there is one, else the first line it printed) in
+ * errbuf; other -errno when it could not be started, saying why in
+ * errbuf when it could not be set up (its privileges dropped) or exec
+ * failed. The caller ignores SIGPIPE (main() does): gnuplot may stop
+ * reading the script early.
  */
 int gnuplot__run(const struct iovec *script, int nr, FILE *image,
 		 char *errbuf, size_t errlen);

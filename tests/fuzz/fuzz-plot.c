@@ -129,7 +129,7 @@ static void skeleton(const char *line, size_t len, struct buf *sk,
 		     struct buf *texts, size_t *nr_texts)
 {
 	const char *p = line, *end = line + len, *q;
-	struct buf *cur = NULL;
+	struct buf *cur = NULL, scratch = { 0 };	/* past 64 texts */
 	size_t n;
 
 	sk->len = 0;
@@ -137,11 +137,12 @@ static void skeleton(const char *line, size_t len, struct buf *sk,
 	while (p < end) {
 		bool joined = sk->len >= 4 &&
 			      !memcmp(sk->p + sk->len - 4, EXPR " . ", 4);
-		struct buf scratch = { 0 };
 		struct buf *into;
 
 		if (*p != '\'' && !escapes_len(p, end, NULL)) {
-			if ((unsigned char)*p < 0x20 || (unsigned char)*p >= 0x7f)
+			unsigned char c = *p;
+
+			if (c < 0x20 || c >= 0x7f)
 				die("a byte outside strings", line, len);
 			put(sk, p++, 1);
 			continue;
@@ -152,7 +153,9 @@ static void skeleton(const char *line, size_t len, struct buf *sk,
 			into = cur;
 		} else {
 			put(sk, EXPR, 1);
-			into = *nr_texts < 64 ? &texts[(*nr_texts)++] : &scratch;
+			into = &scratch;
+			if (*nr_texts < 64)
+				into = &texts[(*nr_texts)++];
 			into->len = 0;
 			put(into, "", 0);
 			cur = into;
@@ -176,9 +179,8 @@ static void skeleton(const char *line, size_t len, struct buf *sk,
 			n = escapes_len(p, end, into);
 			p += n;
 		}
-		if (into == &scratch)
-			free(scratch.p);
 	}
+	free(scratch.p);
 }
 
 struct seen {
@@ -220,7 +222,8 @@ static void check_script(const char *s, size_t len, struct seen *seen)
 			nl = memchr(p, '\n', end - p);
 			put(&line, p, nl - p);
 			p = nl + 1;
-			if (!line.len || line.p[line.len - 1] != '\\' || p == end)
+			if (!line.len || p == end ||
+			    line.p[line.len - 1] != '\\')
 				break;
 			line.p[--line.len] = '\0';
 		}
@@ -353,7 +356,8 @@ static int build_direct(struct plot *pl, const char *name, const char *body,
 					s->y[k] = (double)(sep - p) + k;
 				}
 			} else if (s) {
-				s->buckets[(sep - p) % HIST_MAX_BUCKETS] += 1 + i;
+				k = (sep - p) % HIST_MAX_BUCKETS;
+				s->buckets[k] += 1 + i;
 			}
 		}
 		free(text);
