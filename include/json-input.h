@@ -43,6 +43,13 @@ struct json_input {
  */
 int json_input__load(struct json_input *in, const char *arg,
 		     unsigned int flags, char *err, size_t errlen);
+/*
+ * The same for len bytes already in memory, called name in messages (the
+ * fuzz targets' way in): JSON only, never a recording.
+ */
+int json_input__load_mem(struct json_input *in, const char *name,
+			 const char *buf, size_t len, char *err,
+			 size_t errlen);
 void json_input__release(struct json_input *in);
 
 #endif

@@ -2,8 +2,8 @@
 /*
  * What `rstat-analyze plot` draws (src/output/plot*.c): inputs read into
  * series (bench results, report --json profiles, recordings for the
- * timeline), then written as a gnuplot data file and the plot commands
- * of its script. The command opens the files and runs gnuplot.
+ * timeline), then written as a gnuplot script with its data inline. The
+ * command writes the files and runs gnuplot.
  */
 #ifndef RS_PLOT_H
 #define RS_PLOT_H
@@ -11,6 +11,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
+
+#include "gnuplot.h"
 
 enum plot_kind {
 	PLOT_HIST,
@@ -40,14 +42,39 @@ void plot__delete(struct plot *pl);
  */
 int plot__load(struct plot *pl, const char *input, char *err,
 	       size_t errlen);
+/* The same for JSON text in memory, called name (the fuzz target). */
+int plot__load_mem(struct plot *pl, const char *name, const char *buf,
+		   size_t len, char *err, size_t errlen);
+
+/* The image a script draws (gnuplot__preamble()). */
+struct plot_image {
+	enum gnuplot_term term;
+	unsigned int width, height;
+	const char *path;	/* as a rerun by hand writes it */
+	const char *title;	/* NULL for none */
+};
 
 /*
- * Write the data file to dat (its name, as the script reads it, is
- * dat_name) and, to gp, the commands after gnuplot__preamble()'s. 0, or
- * -EINVAL with one line in err (series of different units, nothing to
- * draw).
+ * A chart's gnuplot script, self-contained (OUT.gp): head, data (the
+ * datablock's lines, and OUT.dat alone), tail, one after the other.
  */
-int plot__write(struct plot *pl, FILE *dat, FILE *gp, const char *dat_name,
-		char *err, size_t errlen);
+struct plot_text {
+	char *head;		/* up to the datablock's first line */
+	size_t head_len;
+	char *data;
+	size_t data_len;
+	char *tail;		/* from the datablock's end line */
+	size_t tail_len;
+};
+
+/*
+ * Write the chart's script and data (include/gnuplot.h says how no text
+ * of an input becomes program text). 0; -EINVAL with one line in err
+ * (series of different units, nothing to draw); -ENOMEM. out is empty
+ * unless 0.
+ */
+int plot__render(struct plot *pl, const struct plot_image *img,
+		 struct plot_text *out, char *err, size_t errlen);
+void plot_text__release(struct plot_text *t);
 
 #endif

@@ -33,9 +33,9 @@ void errbuf_set(char *buf, size_t len, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 
 /*
- * The backslash escapes JSON and gnuplot strings share: \" \\ \n \t.
- * Writes c's escape and returns true; false, writing nothing, for any other
- * byte (each format has its own rule for the rest).
+ * The backslash escapes of JSON strings for \" \\ \n \t. Writes c's
+ * escape and returns true; false, writing nothing, for any other byte
+ * (the caller's rule for the rest).
  */
 bool fput_backslash_escape(FILE *out, unsigned char c);
 

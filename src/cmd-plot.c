@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * rstat-analyze plot: gnuplot charts of one or more runs. The data goes to
- * OUT.png.dat and the script to OUT.png.gp beside the image (OUT.svg.*
- * for an SVG: each image its own), both kept, and
- * gnuplot (a program, run with an argv) draws the image from them.
+ * rstat-analyze plot: gnuplot charts of one or more runs. The script, its
+ * data inline, goes to OUT.png.gp and the data alone to OUT.png.dat
+ * beside the image (OUT.svg.* for an SVG: each image its own), both kept,
+ * and gnuplot (a program, run with an argv, as nobody when we are root)
+ * draws the image from that script given over a pipe.
  *
  * Inputs are bench results files (docs/bench-results.md), `report --json`
  * output, or recordings (perf.data, for --kind timeline).
@@ -51,9 +52,11 @@ static void plot_help(void)
 {
 	plot_usage(stdout);
 	fputs("\n"
-	      "Chart one or more runs with gnuplot. The data (OUT.png.dat) and\n"
-	      "the script (OUT.png.gp) are kept beside the image: restyle and\n"
-	      "rerun with `gnuplot OUT.png.gp` from the same directory.\n"
+	      "Chart one or more runs with gnuplot. The script (OUT.png.gp),\n"
+	      "its data inline, and the data alone (OUT.png.dat) are kept\n"
+	      "beside the image: restyle and rerun with `gnuplot OUT.png.gp`.\n"
+	      "Text from the inputs is only ever quoted data to gnuplot, which\n"
+	      "plot runs on a pipe, with -d, and as nobody when run as root.\n"
 	      "\n"
 	      "INPUT is bench results (bench --json FILE, or the DIR of bench\n"
 	      "-o DIR), `report --json` output, or, for --kind timeline, a\n"
@@ -265,71 +268,84 @@ static int open_output(struct outfile **of, const char *name)
 
 /*
  * The .dat and .gp are written beside their names and renamed into place
- * when whole; gnuplot draws into a file of ours beside the image, renamed
- * over it on success, so that no planted link at any of the three names
- * is ever written through (outfile.h).
+ * when whole. gnuplot is given the .gp's text over a pipe, never the file
+ * by name, and hands back the image over another, which we write beside
+ * the image and rename over it on success, so that no planted link or
+ * FIFO at any of the three names is ever written through or read from
+ * (outfile.h), and gnuplot (as nobody, when we are root) needs to open
+ * nothing.
  */
 static int plot_write_and_run(const struct plot_params *p, struct plot *pl)
 {
 	char *gp_name = gnuplot__companion(p->output, ".gp");
 	char *dat_name = gnuplot__companion(p->output, ".dat");
-	struct outfile *gp_of = NULL, *dat_of = NULL, *img_of = NULL;
-	FILE *gp = NULL, *dat = NULL;
-	enum gnuplot_term term;
+	struct plot_image img = {
+		.width = p->width,
+		.height = p->height,
+		.path = p->output,
+		.title = p->title,
+	};
+	struct outfile *dat_of = NULL, *gp_of = NULL, *img_of = NULL;
+	struct plot_text text = { 0 };
+	struct iovec script[3];
 	char err[4096];
-	int ret = 0;
+	int i, ret = 0;
 
 	if (!gp_name || !dat_name) {
 		rs_error("plot: out of memory");
 		ret = -ENOMEM;
-		goto out;
+		goto done;
 	}
-	gnuplot__term_for(p->output, &term);
+	gnuplot__term_for(p->output, &img.term);
 	rs_on_stop_signals(plot_signal);
-	ret = open_output(&dat_of, dat_name);
-	if (ret)
-		goto out;
-	dat = outfile__stream(dat_of);
-	ret = open_output(&gp_of, gp_name);
-	if (ret)
-		goto out;
-	gp = outfile__stream(gp_of);
-	fputs("# Written by rstat-analyze plot; restyle and rerun with `gnuplot FILE.gp`\n# from the directory plot ran in (the paths below are as it was given them).\n",
-	      gp);
-	ret = gnuplot__preamble(gp, term, p->width, p->height, p->output,
-				p->title);
-	if (ret) {
-		rs_error("%s: cannot write: %s", gp_name, strerror(-ret));
-		goto out;
-	}
-	ret = plot__write(pl, dat, gp, dat_name, err, sizeof(err));
-	if (ret)
+	ret = plot__render(pl, &img, &text, err, sizeof(err));
+	if (ret == -ENOMEM)
+		rs_error("plot: out of memory");
+	else if (ret)
 		rs_error("%s", err);
-	else if (plot_stop)
-		ret = plot_stopped(p);
-out:
+	if (ret)
+		goto done;
+	script[0] = (struct iovec){ text.head, text.head_len };
+	script[1] = (struct iovec){ text.data, text.data_len };
+	script[2] = (struct iovec){ text.tail, text.tail_len };
+	/* All three open before any is renamed: a refused one leaves none. */
+	ret = open_output(&dat_of, dat_name);
+	if (!ret)
+		ret = open_output(&gp_of, gp_name);
+	if (!ret)
+		ret = open_output(&img_of, p->output);
+	if (!ret) {
+		fwrite(text.data, 1, text.data_len, outfile__stream(dat_of));
+		for (i = 0; i < 3; i++)
+			fwrite(script[i].iov_base, 1, script[i].iov_len,
+			       outfile__stream(gp_of));
+		if (plot_stop)
+			ret = plot_stopped(p);
+	}
 	if (dat_of)
 		ret = commit_checked(dat_of, dat_name, ret);
 	if (gp_of)
 		ret = commit_checked(gp_of, gp_name, ret);
-	if (ret)
+	if (ret) {
+		outfile__abort(img_of);
 		goto done;
-	ret = open_output(&img_of, p->output);
-	if (ret)
-		goto done;
-	ret = gnuplot__run(gp_name, outfile__temp_path(img_of), err,
+	}
+	ret = gnuplot__run(script, 3, outfile__stream(img_of), err,
 			   sizeof(err));
 	if (plot_stop)
 		ret = plot_stopped(p);
 	else if (ret == -ENOENT)
 		rs_error("gnuplot not found on PATH: install it (Debian: apt-get install gnuplot-nox), then rerun, or run `gnuplot %s` yourself",
 			 gp_name);
+	else if (ret == -EACCES)
+		rs_error("cannot run gnuplot as nobody (plot runs it without root's privileges): Permission denied: install it where every user can run it (Debian: apt-get install gnuplot-nox)");
 	else if (ret == -EIO)
 		rs_error("gnuplot failed on %s: %s", gp_name, err);
 	else if (ret)
-		rs_error("cannot run gnuplot: %s", strerror(-ret));
+		rs_error("cannot run gnuplot: %s", *err ? err : strerror(-ret));
 	ret = commit_checked(img_of, p->output, ret);
 done:
+	plot_text__release(&text);
 	free(gp_name);
 	free(dat_name);
 	return ret;

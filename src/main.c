@@ -66,6 +66,28 @@ static void usage(FILE *out)
 /* The last error, for commands whose JSON output repeats it. */
 static char last_error[1024];
 
+/*
+ * A message on one line, whatever it quotes: names and text from input
+ * files (which travel by mail) may hold line breaks and terminal escape
+ * sequences. Control characters are shown as \n, \r or \ooo.
+ */
+static void put_one_line(FILE *out, const char *s)
+{
+	const unsigned char *p;
+
+	for (p = (const unsigned char *)s; *p; p++) {
+		if (*p == '\n')
+			fputs("\\n", out);
+		else if (*p == '\r')
+			fputs("\\r", out);
+		else if ((*p < 0x20 && *p != '\t') || *p == 0x7f)
+			fprintf(out, "\\%03o", *p);
+		else
+			fputc(*p, out);
+	}
+	fputc('\n', out);
+}
+
 void rs_error(const char *fmt, ...)
 {
 	va_list ap;
@@ -74,7 +96,8 @@ void rs_error(const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(last_error, sizeof(last_error), fmt, ap);
 	va_end(ap);
-	fprintf(stderr, "rstat-analyze: %s\n", last_error);
+	fputs("rstat-analyze: ", stderr);
+	put_one_line(stderr, last_error);
 }
 
 void rs_error_json(void)
@@ -102,13 +125,17 @@ int rs_bad_option(const char *cmd, int c, const char *opt,
 
 void rs_note(const char *fmt, ...)
 {
+	char *note;
 	va_list ap;
+	int n;
 
-	fputs("rstat-analyze: note: ", stderr);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	n = vasprintf(&note, fmt, ap);
 	va_end(ap);
-	fputc('\n', stderr);
+	fputs("rstat-analyze: note: ", stderr);
+	put_one_line(stderr, n < 0 ? "(out of memory for a note)" : note);
+	if (n >= 0)
+		free(note);
 }
 
 void rs_on_stop_signals(void (*handler)(int sig))

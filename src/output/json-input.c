@@ -107,8 +107,9 @@ static int read_all(struct json_input *in, char *err, size_t errlen)
 	return 0;
 }
 
-int json_input__load(struct json_input *in, const char *arg,
-		     unsigned int flags, char *err, size_t errlen)
+/* Tell what in->buf holds; on failure, in is released. */
+static int classify(struct json_input *in, unsigned int flags, char *err,
+		    size_t errlen)
 {
 	const struct jv *member;
 	char msg[160];
@@ -116,13 +117,6 @@ int json_input__load(struct json_input *in, const char *arg,
 	size_t i;
 	int ret;
 
-	memset(in, 0, sizeof(*in));
-	err[0] = '\0';
-	ret = resolve(in, arg, err, errlen);
-	if (!ret)
-		ret = read_all(in, err, errlen);
-	if (ret)
-		goto fail;
 	if (session_kind__sniff(in->buf, in->len) ==
 	    SESSION_PERF_DATA) {
 		if (flags & JSON_INPUT_RECORDINGS) {
@@ -196,6 +190,41 @@ int json_input__load(struct json_input *in, const char *arg,
 fail:
 	json_input__release(in);
 	return ret;
+}
+
+int json_input__load(struct json_input *in, const char *arg,
+		     unsigned int flags, char *err, size_t errlen)
+{
+	int ret;
+
+	memset(in, 0, sizeof(*in));
+	err[0] = '\0';
+	ret = resolve(in, arg, err, errlen);
+	if (!ret)
+		ret = read_all(in, err, errlen);
+	if (ret) {
+		json_input__release(in);
+		return ret;
+	}
+	return classify(in, flags, err, errlen);
+}
+
+int json_input__load_mem(struct json_input *in, const char *name,
+			 const char *buf, size_t len, char *err,
+			 size_t errlen)
+{
+	memset(in, 0, sizeof(*in));
+	err[0] = '\0';
+	in->path = strdup(name);
+	in->buf = malloc(len + 1);
+	if (!in->path || !in->buf) {
+		json_input__release(in);
+		return -ENOMEM;
+	}
+	memcpy(in->buf, buf, len);
+	in->buf[len] = '\0';
+	in->len = len;
+	return classify(in, 0, err, errlen);
 }
 
 void json_input__release(struct json_input *in)

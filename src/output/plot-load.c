@@ -405,6 +405,27 @@ static int load_profile(struct plot *ctx, const char *input, struct jv *doc,
 	return ret;
 }
 
+/* Add the series of one input read and told apart (json-input.c). */
+static int load_input(struct plot *ctx, const char *input,
+		      struct json_input *ji, char *err, size_t errlen)
+{
+	int ret = -EINVAL;
+
+	switch (ji->kind) {
+	case JSON_INPUT_RECORDING:
+		ret = plot__load_recording(ctx, input, err, errlen);
+		break;
+	case JSON_INPUT_BENCH:
+		ret = load_bench(ctx, input, ji, err, errlen);
+		break;
+	case JSON_INPUT_PROFILE:
+		ret = load_profile(ctx, input, &ji->doc, err, errlen);
+		break;
+	}
+	json_input__release(ji);
+	return ret;
+}
+
 /*
  * Read and tell apart one input, as compare does (json-input.c): bench
  * results (a file, or the directory bench -o wrote), report --json
@@ -422,25 +443,30 @@ int plot__load(struct plot *ctx, const char *input, char *err, size_t errlen)
 	    (ret == -EINVAL || ret == -EFBIG ||
 	     (!ret && ji.kind != JSON_INPUT_RECORDING))) {
 		errbuf_set(err, errlen, "%s: not a recording (no PERFILE2 magic): --kind timeline reads perf.data",
-			   input);
+			 input);
 		json_input__release(&ji);
 		return -EINVAL;
 	}
 	if (ret)
 		return ret;
-	switch (ji.kind) {
-	case JSON_INPUT_RECORDING:
-		ret = plot__load_recording(ctx, input, err, errlen);
-		break;
-	case JSON_INPUT_BENCH:
-		ret = load_bench(ctx, input, &ji, err, errlen);
-		break;
-	case JSON_INPUT_PROFILE:
-		ret = load_profile(ctx, input, &ji.doc, err, errlen);
-		break;
+	return load_input(ctx, input, &ji, err, errlen);
+}
+
+int plot__load_mem(struct plot *pl, const char *name, const char *buf,
+		   size_t len, char *err, size_t errlen)
+{
+	struct json_input ji;
+	int ret;
+
+	if (pl->o.kind == PLOT_TIMELINE) {
+		errbuf_set(err, errlen, "%s: not a recording (no PERFILE2 magic): --kind timeline reads perf.data",
+			   name);
+		return -EINVAL;
 	}
-	json_input__release(&ji);
-	return ret;
+	ret = json_input__load_mem(&ji, name, buf, len, err, errlen);
+	if (ret)
+		return ret;
+	return load_input(pl, name, &ji, err, errlen);
 }
 
 void plot__delete(struct plot *pl)

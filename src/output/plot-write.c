@@ -1,11 +1,16 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * plot's series written for gnuplot (include/plot.h): the data file and
- * the plot commands, per kind.
+ * plot's series written for gnuplot (include/plot.h): the data and the
+ * plot commands, per kind, and the script that holds both.
+ *
+ * The names, units and titles here come from input files: they reach
+ * the script only through gnuplot__string() and the data's comments
+ * only through gnuplot__comment_text() (include/gnuplot.h).
  */
 #include <errno.h>
 #include <inttypes.h>
 #include <math.h>
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -14,7 +19,7 @@
 #include "util.h"
 
 /* ------------------------------------------------------------------ */
-/* Writing OUT.dat and OUT.gp.                                          */
+/* The data and the plot commands.                                      */
 
 struct display_unit {
 	double div;
@@ -52,12 +57,34 @@ static int check_units(const struct plot *ctx, char *err, size_t errlen)
 static void plot_titles(FILE *gp, const struct plot *ctx, size_t i)
 {
 	fputs(" title ", gp);
-	gnuplot__quote(gp, ctx->series[i].name);
+	gnuplot__string(gp, ctx->series[i].name);
 }
 
-/* One plot line per series, each a block (index) of the .dat. */
-static void plot_blocks(const struct plot *ctx, FILE *gp, const char *dat_name,
-			const char *style)
+/*
+ * "set WHAT 'TEXT'" for a label formatted here: it may name a unit of an
+ * input. -ENOMEM.
+ */
+static int __attribute__((format(printf, 3, 4)))
+set_text(FILE *gp, const char *what, const char *fmt, ...)
+{
+	va_list ap;
+	char *text;
+	int n;
+
+	va_start(ap, fmt);
+	n = vasprintf(&text, fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		return -ENOMEM;
+	fprintf(gp, "set %s ", what);
+	gnuplot__string(gp, text);
+	fputc('\n', gp);
+	free(text);
+	return 0;
+}
+
+/* One plot line per series, each a block (index) of the data. */
+static void plot_blocks(const struct plot *ctx, FILE *gp, const char *style)
 {
 	size_t i;
 
@@ -65,8 +92,7 @@ static void plot_blocks(const struct plot *ctx, FILE *gp, const char *dat_name,
 	for (i = 0; i < ctx->nr_series; i++) {
 		if (i)
 			fputs(", \\\n     ", gp);
-		gnuplot__quote(gp, dat_name);
-		fprintf(gp, " index %zu using 1:2 %s", i, style);
+		fprintf(gp, GNUPLOT_DATA " index %zu using 1:2 %s", i, style);
 		plot_titles(gp, ctx, i);
 	}
 	fputc('\n', gp);
@@ -90,7 +116,7 @@ static int label_len(double v)
 }
 
 static int write_hist(const struct plot *ctx, FILE *dat, FILE *gp,
-		      const char *dat_name, char *err, size_t errlen)
+		      char *err, size_t errlen)
 {
 	const struct plot_opts *p = &ctx->o;
 	int lo = HIST_MAX_BUCKETS, hi = -1, b;
@@ -119,8 +145,10 @@ static int write_hist(const struct plot *ctx, FILE *dat, FILE *gp,
 	/* The unit of the smallest row keeps every label short. */
 	hist__row_bounds(lo, &low, &high);
 	du = pick_unit(ctx->series[0].unit, (double)high * 10);
-	fprintf(dat, "# rstat-analyze plot --kind hist: log2 buckets in %s; columns: bucket index, label, then %s per series in the order of the .gp's plot\n",
-		du.label, p->normalize ? "share" : "count");
+	fputs("# rstat-analyze plot --kind hist: log2 buckets in ", dat);
+	gnuplot__comment_text(dat, du.label);
+	fprintf(dat, "; columns: bucket index, label, then %s per series in the order of the .gp's plot\n",
+		p->normalize ? "share" : "count");
 	for (b = lo; b <= hi; b++) {
 		hist__row_bounds(b, &low, &high);
 		fprintf(dat, "%d \"", b);
@@ -161,13 +189,14 @@ static int write_hist(const struct plot *ctx, FILE *dat, FILE *gp,
 	fprintf(gp, "set rmargin %d\n",
 		(int)(0.75 * (label_len(low / du.div) +
 			      label_len(high / du.div) + 1)) + 3);
-	fprintf(gp, "set xlabel \"log2 bucket (%s)\"\n", du.label);
-	fprintf(gp, "set ylabel \"%s\"\n", p->normalize ? "share" : "count");
+	if (set_text(gp, "xlabel", "log2 bucket (%s)", du.label))
+		return -ENOMEM;
+	fprintf(gp, "set ylabel '%s'\n", p->normalize ? "share" : "count");
 	fputs("plot ", gp);
 	for (i = 0; i < ctx->nr_series; i++) {
 		if (i)
 			fputs(", \\\n     ", gp);
-		gnuplot__quote(gp, dat_name);
+		fputs(GNUPLOT_DATA, gp);
 		if (i)
 			fprintf(gp, " using %zu", i + 3);
 		else
@@ -186,7 +215,7 @@ static int cmp_u64(const void *a, const void *b)
 }
 
 static int write_cdf(const struct plot *ctx, FILE *dat, FILE *gp,
-		      const char *dat_name, char *err, size_t errlen)
+		      char *err, size_t errlen)
 {
 	struct display_unit du;
 	double max = 0;
@@ -221,8 +250,10 @@ static int write_cdf(const struct plot *ctx, FILE *dat, FILE *gp,
 		}
 	}
 	du = pick_unit(ctx->series[0].unit, max);
-	fprintf(dat, "# rstat-analyze plot --kind cdf: one block per series (gnuplot index 0, 1, ...); columns: value (%s), fraction of values <= it\n",
-		du.label);
+	fputs("# rstat-analyze plot --kind cdf: one block per series (gnuplot index 0, 1, ...); columns: value (",
+	      dat);
+	gnuplot__comment_text(dat, du.label);
+	fputs("), fraction of values <= it\n", dat);
 	for (i = 0; i < ctx->nr_series; i++) {
 		const struct series *s = &ctx->series[i];
 		uint64_t total = 0, cum = 0, low, high;
@@ -255,17 +286,17 @@ static int write_cdf(const struct plot *ctx, FILE *dat, FILE *gp,
 	fputs("set grid\n"
 	      "set key bottom right\n"
 	      "set yrange [0:1]\n"
-	      "set ylabel \"fraction of values <= x\"\n", gp);
-	fprintf(gp, "set xlabel \"latency (%s)\"\n", du.label);
+	      "set ylabel 'fraction of values <= x'\n", gp);
+	if (set_text(gp, "xlabel", "latency (%s)", du.label))
+		return -ENOMEM;
 	/* Latencies span decades; a log axis needs no zero values. */
 	if (positive)
 		fputs("set logscale x\n", gp);
-	plot_blocks(ctx, gp, dat_name, "with steps lw 2");
+	plot_blocks(ctx, gp, "with steps lw 2");
 	return 0;
 }
 
-static int write_bars(const struct plot *ctx, FILE *dat, FILE *gp,
-		      const char *dat_name)
+static int write_bars(const struct plot *ctx, FILE *dat, FILE *gp)
 {
 	struct display_unit du;
 	double max = 0;
@@ -275,8 +306,10 @@ static int write_bars(const struct plot *ctx, FILE *dat, FILE *gp,
 		for (j = 0; j < ctx->series[i].nr_points; j++)
 			max = fmax(max, ctx->series[i].y[j]);
 	du = pick_unit(ctx->bar_unit, max);
-	fprintf(dat, "# rstat-analyze plot --kind bars: one row per input (the xtics of the .gp); columns: index, then one per segment (%s) in the order of the .gp's plot\n",
-		du.label);
+	fputs("# rstat-analyze plot --kind bars: one row per input (the xtics of the .gp); columns: index, then one per segment (",
+	      dat);
+	gnuplot__comment_text(dat, du.label);
+	fputs(") in the order of the .gp's plot\n", dat);
 	for (i = 0; i < ctx->nr_series; i++) {
 		const struct series *s = &ctx->series[i];
 
@@ -298,32 +331,32 @@ static int write_bars(const struct plot *ctx, FILE *dat, FILE *gp,
 	for (i = 0; i < ctx->nr_series; i++) {
 		if (i)
 			fputs(", ", gp);
-		gnuplot__quote(gp, ctx->series[i].name);
+		gnuplot__string(gp, ctx->series[i].name);
 		fprintf(gp, " %zu", i);
 	}
 	fputs(")\n", gp);
 	if (!strcmp(du.label, "%"))
-		fputs("set ylabel \"share of the event's flush samples (%)\"\n", gp);
-	else
-		fprintf(gp, "set ylabel \"mean (%s)\"\n", du.label);
+		fputs("set ylabel 'share of the event''s flush samples (%)'\n",
+		      gp);
+	else if (set_text(gp, "ylabel", "mean (%s)", du.label))
+		return -ENOMEM;
 	fputs("plot ", gp);
 	for (j = 0; j < ctx->nr_segs; j++) {
 		if (j)
 			fputs(", \\\n     ", gp);
-		gnuplot__quote(gp, dat_name);
-		fprintf(gp, " using %zu title ", j + 2);
-		gnuplot__quote(gp, ctx->segs[j]);
+		fprintf(gp, GNUPLOT_DATA " using %zu title ", j + 2);
+		gnuplot__string(gp, ctx->segs[j]);
 	}
 	fputc('\n', gp);
 	return 0;
 }
 
-static int write_timeline(const struct plot *ctx, FILE *dat, FILE *gp,
-			  const char *dat_name)
+static int write_timeline(const struct plot *ctx, FILE *dat, FILE *gp)
 {
 	bool positive = true;
 	double max = 0, min = INFINITY;
 	size_t i, j;
+	int ret;
 
 	fputs("# rstat-analyze plot --kind timeline: one block per recording (gnuplot index 0, 1, ...); columns: lock time since the recording's first sample (s), hold time (us)\n",
 	      dat);
@@ -339,17 +372,19 @@ static int write_timeline(const struct plot *ctx, FILE *dat, FILE *gp,
 		}
 	}
 	fputs("set grid\n"
-	      "set key top right\n"
-	      "set xlabel \"time since the recording's first sample (s)", gp);
+	      "set key top right\n", gp);
 	/*
 	 * These holds were paired from the recording's own lock records:
 	 * each contains the cost of writing the first record, which the
 	 * shortest hold bounds (report states the same under its table).
 	 */
 	if (isfinite(min))
-		fprintf(gp, "\\nholds as recorded: each includes the recorder's cost, at most the shortest hold (%.3g us)",
-			min);
-	fputs("\"\n", gp);
+		ret = set_text(gp, "xlabel", "time since the recording's first sample (s)\nholds as recorded: each includes the recorder's cost, at most the shortest hold (%.3g us)",
+			       min);
+	else
+		ret = set_text(gp, "xlabel", "time since the recording's first sample (s)");
+	if (ret)
+		return ret;
 	/*
 	 * Holds span decades: most take microseconds, and one of 14 ms on
 	 * a linear axis flattens all the others into a line at zero. A log
@@ -357,28 +392,92 @@ static int write_timeline(const struct plot *ctx, FILE *dat, FILE *gp,
 	 */
 	if (positive && max > 0) {
 		fputs("set logscale y\n"
-		      "set ylabel \"lock hold time (us, log scale)\"\n", gp);
+		      "set ylabel 'lock hold time (us, log scale)'\n", gp);
 	} else {
-		fputs("set ylabel \"lock hold time (us)\"\n"
+		fputs("set ylabel 'lock hold time (us)'\n"
 		      "set yrange [0:*]\n", gp);
 	}
-	plot_blocks(ctx, gp, dat_name, "with points pt 7 ps 0.6");
+	plot_blocks(ctx, gp, "with points pt 7 ps 0.6");
 	return 0;
 }
 
 
-int plot__write(struct plot *pl, FILE *dat, FILE *gp, const char *dat_name,
-		char *err, size_t errlen)
+static int write_kind(struct plot *pl, FILE *dat, FILE *gp, char *err,
+		      size_t errlen)
 {
 	switch (pl->o.kind) {
 	case PLOT_HIST:
-		return write_hist(pl, dat, gp, dat_name, err, errlen);
+		return write_hist(pl, dat, gp, err, errlen);
 	case PLOT_CDF:
-		return write_cdf(pl, dat, gp, dat_name, err, errlen);
+		return write_cdf(pl, dat, gp, err, errlen);
 	case PLOT_BARS:
-		return write_bars(pl, dat, gp, dat_name);
+		return write_bars(pl, dat, gp);
 	case PLOT_TIMELINE:
-		return write_timeline(pl, dat, gp, dat_name);
+		return write_timeline(pl, dat, gp);
 	}
 	return -EINVAL;
+}
+
+/* Close a memory stream: -ENOMEM when any write to it failed. */
+static int close_mem(FILE *f, int ret)
+{
+	bool bad = ferror(f);
+
+	if (fclose(f) || bad)
+		return ret ? ret : -ENOMEM;
+	return ret;
+}
+
+int plot__render(struct plot *pl, const struct plot_image *img,
+		 struct plot_text *out, char *err, size_t errlen)
+{
+	FILE *dat, *gp, *head = NULL;
+	int ret;
+
+	memset(out, 0, sizeof(*out));
+	dat = open_memstream(&out->data, &out->data_len);
+	gp = open_memstream(&out->tail, &out->tail_len);
+	if (gp)
+		fputs(GNUPLOT_DATA_END, gp);
+	if (!dat || !gp) {
+		ret = -ENOMEM;
+		goto close;
+	}
+	ret = write_kind(pl, dat, gp, err, errlen);
+close:
+	if (dat)
+		ret = close_mem(dat, ret);
+	if (gp)
+		ret = close_mem(gp, ret);
+	if (!ret && gnuplot__datablock_check(out->data, out->data_len)) {
+		errbuf_set(err, errlen, "%s: a data line could end gnuplot's datablock",
+			   img->path);
+		ret = -EINVAL;
+	}
+	if (!ret) {
+		head = open_memstream(&out->head, &out->head_len);
+		ret = head ? 0 : -ENOMEM;
+	}
+	if (!ret) {
+		fputs("# Written by rstat-analyze plot: restyle and rerun with\n"
+		      "# gnuplot FILE.gp (it holds its data, in " GNUPLOT_DATA
+		      "). Text from the\n"
+		      "# inputs is only in single-quoted strings, which gnuplot\n"
+		      "# takes as they are.\n", head);
+		gnuplot__preamble(head, img->term, img->width, img->height,
+				  img->path, img->title);
+		fputs(GNUPLOT_DATA_BEGIN, head);
+		ret = close_mem(head, 0);
+	}
+	if (ret)
+		plot_text__release(out);
+	return ret;
+}
+
+void plot_text__release(struct plot_text *t)
+{
+	free(t->head);
+	free(t->data);
+	free(t->tail);
+	memset(t, 0, sizeof(*t));
 }

@@ -8,10 +8,15 @@
 # plot waits for it (the real one is too quick to catch).
 . tests/shell/lib.sh
 
-mkdir "$TMP/bin" "$TMP/out"
+# As root plot runs gnuplot as nobody: it must reach the stand-in and
+# write where it says so.
+chmod 755 "$TMP"
+mkdir -m 755 "$TMP/bin"
+mkdir "$TMP/out"
+mkdir -m 1777 "$TMP/flag"
 cat >"$TMP/bin/gnuplot" <<SH
 #!/bin/sh
-touch "$TMP/started"
+touch "$TMP/flag/started"
 exec sleep 2
 SH
 chmod +x "$TMP/bin/gnuplot"
@@ -20,10 +25,10 @@ PATH="$TMP/bin:$PATH" "$RS_BIN" plot "$RS_FIXTURES/plot/before.json" \
 	-o "$TMP/out/x.png" >"$TMP/stdout" 2>"$TMP/stderr" &
 pid=$!
 for i in $(seq 100); do
-	[ -e "$TMP/started" ] && break
+	[ -e "$TMP/flag/started" ] && break
 	sleep 0.1
 done
-[ -e "$TMP/started" ] || { kill "$pid"; fail "gnuplot never started"; }
+[ -e "$TMP/flag/started" ] || { kill "$pid"; fail "gnuplot never started"; }
 kill -TERM "$pid"
 wait "$pid"
 rc=$?

@@ -167,7 +167,7 @@ m = re.search(r"hold time \((ns|us|ms|s)\)", head)
 assert m, head
 div = UNITS[m.group(1)]
 gp = open(tmp + "/timeline.svg.gp").read()
-assert re.search(r'ylabel "lock hold time \(%s' % m.group(1), gp), \
+assert re.search(r"ylabel 'lock hold time \(%s" % m.group(1), gp), \
     "the y label and the .dat disagree on the unit"
 pts = [tuple(map(float, r.split())) for r in bl[0]]
 holds = [s for (n, _), s in spans.items() if n == "lock-hold"]

@@ -191,9 +191,11 @@ PY
 cp "$D/after.json" "$TMP/a \"b\" \\c.json"
 plot hist png 800x500 "$TMP/a \"b\" \\c.json"
 
-# No gnuplot on PATH: one line saying what to install, exit 1.
-mkdir "$TMP/empty"
-expect_error 1 "install .*gnuplot-nox" env PATH="$TMP/empty" \
+# No gnuplot on PATH: one line saying what to install, exit 1. As root
+# plot runs gnuplot as nobody, who must reach the stand-in below.
+chmod 755 "$TMP"
+mkdir -m 755 "$TMP/empty"
+expect_error 1 "gnuplot not found on PATH: install .*gnuplot-nox" env PATH="$TMP/empty" \
 	"$RS_BIN" plot "$D/before.json" -o "$TMP/x.png"
 # gnuplot failing: its first error line in ours.
 printf '#!/bin/sh\necho "\\"x.gp\\" line 3: broken terminal" >&2\nexit 1\n' \
@@ -201,6 +203,25 @@ printf '#!/bin/sh\necho "\\"x.gp\\" line 3: broken terminal" >&2\nexit 1\n' \
 chmod +x "$TMP/empty/gnuplot"
 expect_error 1 "gnuplot failed .*line 3: broken terminal" env \
 	PATH="$TMP/empty" "$RS_BIN" plot "$D/before.json" -o "$TMP/x.png"
+# gnuplot reads the script from our pipe as /dev/stdin: its line numbers
+# are the .gp's, and the message names the .gp, not the pipe.
+printf '#!/bin/sh\necho "  plot x" >&2\necho "\\"/dev/stdin\\" line 7: invalid command" >&2\nexit 1\n' \
+	>"$TMP/empty/gnuplot"
+expect_error 1 "gnuplot failed on $TMP/x.png.gp: line 7: invalid command$" \
+	env PATH="$TMP/empty" "$RS_BIN" plot "$D/before.json" -o "$TMP/x.png"
+# And the real one: a script that fails on its line 2 says so.
+printf 'set terminal pngcairo\nplot nosuchvariable\n' |
+	gnuplot -d -e 'rs_stdout = 1' /dev/stdin 2>"$TMP/real.err" >/dev/null &&
+	fail "gnuplot drew an undefined variable"
+grep -q '^"/dev/stdin" line 2: ' "$TMP/real.err" ||
+	fail "gnuplot 5.4 names /dev/stdin otherwise: $(cat "$TMP/real.err")"
+# gnuplot exiting 0 without an image: one line, no image left.
+printf '#!/bin/sh\ncat >/dev/null\nexit 0\n' >"$TMP/empty/gnuplot"
+rm -f "$TMP/x.png"
+expect_error 1 "gnuplot failed on .*without writing an image" env \
+	PATH="$TMP/empty" "$RS_BIN" plot "$D/before.json" -o "$TMP/x.png"
+[ ! -e "$TMP/x.png" ] || fail "an empty image was left"
+echo "ok gnuplot's error lines and a missing image: one line each"
 
 # Bad inputs: one line, exit 1.
 expect_error 1 "$TMP/nope: No such file" "$RS_BIN" plot "$TMP/nope" \

@@ -174,9 +174,8 @@ static void test_json_utf8(void)
 }
 
 /*
- * Quotes and backslashes, newline and tab take the same escapes in JSON
- * and in gnuplot; every other control byte takes each format's own: JSON
- * \r and \u00XX, gnuplot octal (DEL too, where JSON leaves it raw).
+ * Quotes and backslashes, newline and tab take the JSON escapes; every
+ * other control byte takes \r and \u00XX (DEL is left raw).
  */
 static void test_quote_controls(void)
 {
@@ -189,16 +188,73 @@ static void test_quote_controls(void)
 	fclose(f);
 	CHECK_STR(buf, "\"a\\\"b\\\\c\\nd\\te\\rf\\u0001g\\u001fh\177i\"");
 	free(buf);
-	buf = NULL;
-	f = open_memstream(&buf, &len);
-	gnuplot__quote(f, in);
+}
+
+#define FFFD "\xef\xbf\xbd"
+
+/* s as gnuplot__string() writes it. */
+static char *gp_string(const char *s)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	gnuplot__string(f, s);
 	fclose(f);
-	CHECK_STR(buf, "\"a\\\"b\\\\c\\nd\\te\\015f\\001g\\037h\\177i\"");
+	return buf;
+}
+
+/*
+ * gnuplot strings from any text: single-quoted (gnuplot expands nothing
+ * in them), a quote doubled, a backslash as it is, a line break as the
+ * constant "\n" joined on; the other control characters, each byte of
+ * invalid UTF-8 (a surrogate's three), C1 controls and U+FFFE/U+FFFF as
+ * U+FFFD; tab and valid UTF-8 as they are.
+ */
+static void test_gnuplot_string(void)
+{
+	char *s;
+
+	s = gp_string("a\"b\\c\nd\te\rf\001g\037h\177i");
+	CHECK_STR(s, "'a\"b\\c' . \"\\n\" . 'd\te" FFFD "f" FFFD "g" FFFD
+		  "h" FFFD "i'");
+	free(s);
+	s = gp_string("it's `id` $x @m ; # \\");
+	CHECK_STR(s, "'it''s `id` $x @m ; # \\'");
+	free(s);
+	s = gp_string("\n'");
+	CHECK_STR(s, "'' . \"\\n\" . ''''");
+	free(s);
+	s = gp_string("caf\xc3\xa9 \xff \xc3 \xc2\x85 \xef\xbf\xbf "
+		      "\xed\xa0\x80 \xf0\x9f\x98\x80");
+	CHECK_STR(s, "'caf\xc3\xa9 " FFFD " " FFFD " " FFFD " " FFFD " "
+		  FFFD FFFD FFFD " \xf0\x9f\x98\x80'");
+	free(s);
+	s = gp_string("");
+	CHECK_STR(s, "''");
+	free(s);
+}
+
+/*
+ * A path byte for byte: what a label replaces is joined on as "\ooo",
+ * one constant per run of such bytes.
+ */
+static void test_gnuplot_path(void)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	gnuplot__path(f, "a'`b`\n\r\xff\xc3\xa9\tc\xc2\x85");
+	fclose(f);
+	CHECK_STR(buf, "'a''`b`' . \"\\012\\015\\377\" . '\xc3\xa9\tc' . "
+		  "\"\\302\\205\" . ''");
 	free(buf);
 }
 
 UNIT_MAIN(UNIT(test_json_utf8), UNIT(test_strarena),
-	  UNIT(test_quote_controls),
+	  UNIT(test_quote_controls), UNIT(test_gnuplot_string),
+	  UNIT(test_gnuplot_path),
 	  UNIT(test_strpool_ids_are_dense_and_stable),
 	  UNIT(test_hash_bytes_differs_on_tail),
 	  UNIT(test_hashtab_grow_remove),
