@@ -246,7 +246,7 @@ static int commit_checked(struct outfile *of, const char *name, int ret)
 	}
 	err = outfile__commit(of);
 	if (err)
-		rs_error("%s: cannot write: %s", name, strerror(-err));
+		rs_error("%s: cannot write: %s", name, outfile__strerror(err));
 	return err;
 }
 
