@@ -169,7 +169,7 @@ int json_input__load(struct json_input *in, const char *arg,
 		goto fail;
 	}
 	ret = -EINVAL;
-	if (in->doc.type != J_OBJ) {
+	if (jv__type(&in->doc) != J_OBJ) {
 		snprintf(err, errlen, "%s: a JSON array, not an object: %s",
 			 in->path, accepted(flags));
 		goto fail;
@@ -179,10 +179,10 @@ int json_input__load(struct json_input *in, const char *arg,
 		return 0;
 	}
 	member = jv__get(&in->doc, "error");
-	if (member && member->type == J_STR) {
+	if (jv__type(member) == J_STR) {
 		snprintf(err, errlen,
 			 "%s: report failed when it was written: %s",
-			 in->path, member->str);
+			 in->path, jv__string(member));
 		goto fail;
 	}
 	if (jv__get(&in->doc, PROFILE_ATTRIBUTION) ||
