@@ -19,7 +19,7 @@
 enum jtype { J_NULL, J_BOOL, J_NUM, J_STR, J_ARR, J_OBJ };
 
 /*
- * A value in a tree, 16 bytes: read it only through the functions below
+ * A value in a tree, 12 bytes: read it only through the functions below
  * (its fields are the reader's). A struct jv that jv__parse() filled is
  * the handle of the whole tree: it stands for the root value in every
  * function, may be copied (the copy takes over the tree) and is freed
@@ -28,20 +28,14 @@ enum jtype { J_NULL, J_BOOL, J_NUM, J_STR, J_ARR, J_OBJ };
  */
 struct jv {
 	uint32_t hdr;		/* type, flag, line */
-	uint32_t n;		/* J_ARR, J_OBJ: members; J_STR: bytes */
-	union {
-		double num;	/* J_NUM, not exact */
-		uint64_t u;	/* J_NUM, exact */
-		const char *str;	/* J_STR */
-		struct jv *kids;	/* J_ARR, J_OBJ (names, values) */
-	};
+	uint32_t w[2];		/* number; offset and count; the handle's tree */
 };
 
 /*
  * Parse a whole document into *root (freed with jv__free()). 0, -EINVAL
  * with "line N: what" in errbuf, or -ENOMEM. Its memory is one block of
- * 16 bytes per value and member name plus the decoded strings: at most
- * 8 bytes per byte of text, and nothing before the text is known good.
+ * 12 bytes per value and member name plus the decoded strings: at most
+ * 6 bytes per byte of text, and nothing before the text is known good.
  */
 int jv__parse(const char *buf, size_t len, struct jv *root, char *errbuf,
 	      size_t errlen);

@@ -12,8 +12,12 @@
  * passes over the text with the same code: the first only checks it and
  * counts the nodes and string bytes the tree needs, the second builds
  * the tree into one block of exactly that size, with no growing array
- * and no allocation per value. A node is 16 bytes (<= 8x its 2 bytes of
- * text), a string its decoded bytes and a NUL (<= its quoted text).
+ * and no allocation per value. A node is 12 bytes (6x its 2 bytes of
+ * text at the least), a string its decoded bytes and a NUL (<= its
+ * quoted text); with the text itself, 7x and a constant.
+ *
+ * A node points at its children or its string by an offset from itself,
+ * 32 bits (the block is under 2 GiB), fixed up the one time it moves.
  *
  * The block holds the nodes, then the strings. The second pass keeps the
  * values of the containers still open on a stack at the bottom of the
@@ -66,11 +70,57 @@ static unsigned int hdr(unsigned int type, bool flag, unsigned int line)
 	return type | (flag ? JV_FLAG : 0) | line << JV_LINE_SHIFT;
 }
 
-/* A document handle stands for its root. */
+/* The payload, unaligned: a number's 8 bytes, or an offset and a count. */
+static uint64_t get_u64(const struct jv *v)
+{
+	uint64_t u;
+
+	memcpy(&u, v->w, sizeof(u));
+	return u;
+}
+
+static void set_u64(struct jv *v, uint64_t u)
+{
+	memcpy(v->w, &u, sizeof(u));
+}
+
+static double get_double(const struct jv *v)
+{
+	double d;
+
+	memcpy(&d, v->w, sizeof(d));
+	return d;
+}
+
+static void set_double(struct jv *v, double d)
+{
+	memcpy(v->w, &d, sizeof(d));
+}
+
+/* A container's first child; a string's text. */
+static const struct jv *kids_of(const struct jv *v)
+{
+	return v + (int32_t)v->w[0];
+}
+
+static const char *str_of(const struct jv *v)
+{
+	return (const char *)v + (int32_t)v->w[0];
+}
+
+/* A document handle stands for its root, the first node of the block. */
+static struct jv *block_of(const struct jv *v)
+{
+	struct jv *b;
+
+	memcpy(&b, v->w, sizeof(b));
+	return b;
+}
+
 static const struct jv *val(const struct jv *v)
 {
 	if (v && (v->hdr & JV_TYPE_MASK) == JV_DOC)
-		return v->kids;
+		return block_of(v);
 	return v;
 }
 
@@ -78,7 +128,7 @@ void jv__free(struct jv *v)
 {
 	/* Nodes inside a tree own nothing; only the handle frees. */
 	if ((v->hdr & JV_TYPE_MASK) == JV_DOC)
-		free(v->kids);
+		free(block_of(v));
 	memset(v, 0, sizeof(*v));
 }
 
@@ -179,7 +229,7 @@ static struct jv *push(struct jparse *jp, unsigned int type, bool flag,
  * second pass decoded into the block's strings (*out, *n bytes); the
  * first pass counts its bytes.
  */
-static int parse_string(struct jparse *jp, const char **out, uint32_t *len)
+static int parse_string(struct jparse *jp, struct jv *v)
 {
 	const char *start = ++jp->p, *q;
 	char tmp[4], *s, *o;
@@ -262,13 +312,11 @@ static int parse_string(struct jparse *jp, const char **out, uint32_t *len)
 	if (o) {
 		o[n] = '\0';
 		jp->s += n + 1;
+		v->w[0] = (uint32_t)(int32_t)(s - (char *)v);
+		v->w[1] = (uint32_t)n;
 	} else {
 		jp->sbytes += n + 1;
 	}
-	if (out)
-		*out = s;
-	if (len)
-		*len = (uint32_t)n;
 	return 0;
 bad_escape:
 	return jfail(jp, "invalid escape in a string");
@@ -337,9 +385,9 @@ static int parse_number(struct jparse *jp, unsigned int line)
 	if (!v)
 		return -EFAULT;
 	if (!neg && !frac)
-		v->u = u;
+		set_u64(v, u);
 	else
-		v->num = d;
+		set_double(v, d);
 	return 0;
 }
 
@@ -358,13 +406,29 @@ static int parse_value(struct jparse *jp, int depth);
 /* The names of an object's members by their text, then their place. */
 static int cmp_name(const void *a, const void *b)
 {
-	const struct jv *x = *(const struct jv * const *)a;
-	const struct jv *y = *(const struct jv * const *)b;
-	int c = strcmp(x->str, y->str);
+	const char *x = str_of(*(const struct jv * const *)a);
+	const char *y = str_of(*(const struct jv * const *)b);
+	int c = strcmp(x, y);
 
 	if (c)
 		return c;
-	return x->str < y->str ? -1 : x->str > y->str;
+	return x < y ? -1 : x > y;
+}
+
+static int cmp_name_text(const struct jv *x, const struct jv *y)
+{
+	return strcmp(str_of(x), str_of(y));
+}
+
+/* Keep the duplicate name that comes first in the text. */
+static void note_dup(struct jparse *jp, const struct jv *name)
+{
+	const char *s = str_of(name);
+
+	if (!jp->dup || s < jp->dup) {
+		jp->dup = s;
+		jp->dup_line = name->hdr >> JV_LINE_SHIFT;
+	}
 }
 
 /*
@@ -391,21 +455,15 @@ static int find_dup(struct jparse *jp, struct jv *kids, size_t n)
 	if (n > ARRAY_SIZE(small)) {
 		qsort(names, n, sizeof(*names), cmp_name);
 		for (i = 1; i < n; i++)
-			if (!strcmp(names[i]->str, names[i - 1]->str) &&
-			    (!jp->dup || names[i]->str < jp->dup)) {
-				jp->dup = names[i]->str;
-				jp->dup_line = names[i]->hdr >> JV_LINE_SHIFT;
-			}
+			if (!cmp_name_text(names[i], names[i - 1]))
+				note_dup(jp, names[i]);
 		free(names);
 		return 0;
 	}
 	for (i = 1; i < n; i++)
 		for (j = 0; j < i; j++)
-			if (!strcmp(names[i]->str, names[j]->str) &&
-			    (!jp->dup || names[i]->str < jp->dup)) {
-				jp->dup = names[i]->str;
-				jp->dup_line = names[i]->hdr >> JV_LINE_SHIFT;
-			}
+			if (!cmp_name_text(names[i], names[j]))
+				note_dup(jp, names[i]);
 	return 0;
 }
 
@@ -421,7 +479,7 @@ static int parse_key(struct jparse *jp)
 	k = push(jp, J_STR, false, line);
 	if (!k)
 		return -EFAULT;
-	err = parse_string(jp, &k->str, &k->n);
+	err = parse_string(jp, k);
 	if (err)
 		return err;
 	skip_ws(jp);
@@ -439,8 +497,8 @@ static int parse_key(struct jparse *jp)
 static int close_container(struct jparse *jp, size_t base, unsigned int type,
 			   unsigned int line, size_t n)
 {
-	size_t k = jp->sp - base;
-	struct jv *v, *kids = NULL;
+	size_t i, k = jp->sp - base, delta = 0;
+	struct jv *v, *c;
 	int err;
 
 	if (jp->build) {
@@ -451,17 +509,33 @@ static int close_container(struct jparse *jp, size_t base, unsigned int type,
 		}
 		if (k) {
 			jp->top -= k;
+			delta = jp->top - base;
 			memmove(&jp->node[jp->top], &jp->node[base],
-				k * sizeof(*kids));
-			kids = &jp->node[jp->top];
+				k * sizeof(*v));
+			/* Offsets are from the node: it moved delta nodes on. */
+			for (i = 0; i < k; i++) {
+				c = &jp->node[jp->top + i];
+				switch (c->hdr & JV_TYPE_MASK) {
+				case J_STR:
+					c->w[0] -= (uint32_t)(delta *
+							      sizeof(*c));
+					break;
+				case J_ARR:
+				case J_OBJ:
+					if (c->w[1])
+						c->w[0] -= (uint32_t)delta;
+					break;
+				}
+			}
 		}
 		jp->sp = base;
 	}
 	v = push(jp, type, false, line);
 	if (!v)
 		return -EFAULT;
-	v->n = (uint32_t)n;
-	v->kids = kids;
+	/* Its children follow it: they are at top, it is at base. */
+	v->w[0] = (uint32_t)delta;
+	v->w[1] = (uint32_t)n;
 	return 0;
 }
 
@@ -529,7 +603,7 @@ static int parse_value(struct jparse *jp, int depth)
 		v = push(jp, J_STR, false, line);
 		if (!v)
 			return -EFAULT;
-		return parse_string(jp, &v->str, &v->n);
+		return parse_string(jp, v);
 	case 't':
 	case 'f':
 	case 'n':
@@ -583,8 +657,12 @@ int jv__parse(const char *buf, size_t len, struct jv *root, char *errbuf,
 	/* First pass: the text's checks, and the size of its tree. */
 	ret = parse_doc(&jp, buf, len);
 	if (!ret) {
-		block = malloc(jp.nodes * sizeof(*block) + jp.sbytes);
-		if (!block)
+		/* Offsets within the block are 32-bit. */
+		if (jp.nodes * sizeof(*block) + jp.sbytes >= INT32_MAX)
+			ret = jfail(&jp, "too many values");
+		else
+			block = malloc(jp.nodes * sizeof(*block) + jp.sbytes);
+		if (!ret && !block)
 			ret = -ENOMEM;
 	}
 	if (!ret) {
@@ -614,7 +692,7 @@ int jv__parse(const char *buf, size_t len, struct jv *root, char *errbuf,
 		return ret;
 	}
 	root->hdr = JV_DOC;
-	root->kids = block;
+	memcpy(root->w, &block, sizeof(block));
 	return 0;
 }
 
@@ -634,23 +712,23 @@ size_t jv__len(const struct jv *v)
 {
 	enum jtype t = jv__type(v);
 
-	return t == J_ARR || t == J_OBJ ? val(v)->n : 0;
+	return t == J_ARR || t == J_OBJ ? val(v)->w[1] : 0;
 }
 
 const struct jv *jv__at(const struct jv *v, size_t i)
 {
 	enum jtype t = jv__type(v);
 
-	if ((t != J_ARR && t != J_OBJ) || i >= val(v)->n)
+	if ((t != J_ARR && t != J_OBJ) || i >= val(v)->w[1])
 		return NULL;
-	return &val(v)->kids[t == J_OBJ ? 2 * i + 1 : i];
+	return &kids_of(val(v))[t == J_OBJ ? 2 * i + 1 : i];
 }
 
 const char *jv__key(const struct jv *v, size_t i)
 {
-	if (jv__type(v) != J_OBJ || i >= val(v)->n)
+	if (jv__type(v) != J_OBJ || i >= val(v)->w[1])
 		return NULL;
-	return val(v)->kids[2 * i].str;
+	return str_of(&kids_of(val(v))[2 * i]);
 }
 
 bool jv__bool(const struct jv *v)
@@ -665,7 +743,7 @@ bool jv__is_u64(const struct jv *v)
 
 uint64_t jv__u64(const struct jv *v)
 {
-	return jv__is_u64(v) ? val(v)->u : 0;
+	return jv__is_u64(v) ? get_u64(val(v)) : 0;
 }
 
 double jv__num(const struct jv *v)
@@ -673,24 +751,25 @@ double jv__num(const struct jv *v)
 	if (jv__type(v) != J_NUM)
 		return 0;
 	v = val(v);
-	return v->hdr & JV_FLAG ? (double)v->u : v->num;
+	return v->hdr & JV_FLAG ? (double)get_u64(v) : get_double(v);
 }
 
 const char *jv__string(const struct jv *v)
 {
-	return jv__type(v) == J_STR ? val(v)->str : NULL;
+	return jv__type(v) == J_STR ? str_of(val(v)) : NULL;
 }
 
 const struct jv *jv__get(const struct jv *obj, const char *key)
 {
 	size_t i, n = jv__len(obj);
+	const struct jv *kids;
 
 	if (jv__type(obj) != J_OBJ)
 		return NULL;
-	obj = val(obj);
+	kids = kids_of(val(obj));
 	for (i = 0; i < n; i++)
-		if (!strcmp(obj->kids[2 * i].str, key))
-			return &obj->kids[2 * i + 1];
+		if (!strcmp(str_of(&kids[2 * i]), key))
+			return &kids[2 * i + 1];
 	return NULL;
 }
 
