@@ -6,7 +6,8 @@
 #  - JSON that compare reads (the reader plot and bench share): peak RSS
 #    at most 8x the file plus 24 MiB for hostile shapes (a flat array of
 #    zeros, [[0],[0],...], nests 31 deep, thousands of unique members,
-#    short strings, empty objects), each parsed or refused; 60 MB of
+#    short strings, empty objects, report --json's spans and hist rows
+#    left empty), each parsed or refused; 60 MB of
 #    [0],[0],... is refused with its line. RSS is measured on the plain
 #    build ($RS_TOOL): the sanitizers' own memory would swamp it.
 #  - perf script text with a line of 16 MiB or more is refused with the
@@ -24,6 +25,13 @@ import sys
 kind, size, out = sys.argv[1], int(sys.argv[2]), sys.argv[3]
 body = size - 8
 with open(out, 'w') as f:
+    # report --json's arrays of rows, typed by compare: empty rows.
+    if kind in ('spans', 'hist'):
+        n = (body - 40) // 3
+        f.write('{"attribution": [], "triggers": [], "spans": [' + ('{"name": "a", "hist": [' if kind == 'hist'
+                                 else '') + '{},' * (n - 1) + '{}]' +
+                ('}]}' if kind == 'hist' else '}'))
+        sys.exit(0)
     f.write('{"x": ')
     if kind == 'pairs':
         n = body // 4
@@ -68,7 +76,8 @@ EOF
 
 const=$((24 << 20))
 for spec in zeros:8000000 pairs:8000000 deep:8000000 members:12000000 \
-	    strings:12000000 objects:12000000 pairs:60000000; do
+	    strings:12000000 objects:12000000 spans:12000000 hist:12000000 \
+	    pairs:60000000; do
 	kind=${spec%%:*} size=${spec##*:}
 	f=$TMP/$kind-$size.json
 	gen "$kind" "$size" "$f" || fail "could not write $f"
@@ -82,6 +91,9 @@ for spec in zeros:8000000 pairs:8000000 deep:8000000 members:12000000 \
 		grep -q "^rstat-analyze: $f: line 1: more than [0-9]* values" \
 			"$TMP/stderr" ||
 			fail "60 MB of [0],...: not refused by the value cap: $(cat "$TMP/stderr")"
+	elif [ "$kind" = spans ] || [ "$kind" = hist ]; then
+		grep -q "spans\[0\]" "$TMP/stderr" ||
+			fail "compare $kind: not refused at the first row: $(cat "$TMP/stderr")"
 	else
 		# Parsed: the error is about what the JSON holds.
 		grep -q "without \"schema\"" "$TMP/stderr" ||
