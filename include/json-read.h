@@ -28,7 +28,7 @@ enum jtype { J_NULL, J_BOOL, J_NUM, J_STR, J_ARR, J_OBJ };
  */
 struct jv {
 	uint32_t hdr;		/* type, flag, line */
-	uint32_t w[2];		/* number; offset and count; the handle's tree */
+	uint32_t w[2];		/* number; offset, count; handle: tree */
 };
 
 /*

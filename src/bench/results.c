@@ -1432,7 +1432,8 @@ static int read_time(struct reader *rd, const struct jv *obj,
 
 	if (jv__type(n) != J_STR ||
 	    sscanf(jv__string(n), "%4d-%2d-%2dT%2d:%2d:%2dZ%n", &y, &mo, &d,
-		   &h, &mi, &s, &len) != 6 || len != 20 || strlen(jv__string(n)) != 20 ||
+		   &h, &mi, &s, &len) != 6 || len != 20 ||
+	    strlen(jv__string(n)) != 20 ||
 	    y < 1970 || mo < 1 || mo > 12 || d < 1 || d > 31 || h > 23 ||
 	    mi > 59 || s > 60 || h < 0 || mi < 0 || s < 0)
 		return bad(rd, n,

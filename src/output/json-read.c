@@ -42,7 +42,7 @@
 
 /* struct jv's hdr: the type, a flag, the line the value starts on. */
 #define JV_TYPE_MASK	0x7u
-#define JV_DOC		0x7u	/* a handle jv__parse() fills: owns the tree */
+#define JV_DOC		0x7u	/* the handle jv__parse() fills */
 #define JV_FLAG		0x8u	/* J_BOOL: true; J_NUM: exact in u */
 #define JV_LINE_SHIFT	4
 /* Lines must fit in the 28 bits left: refuse text that could pass them. */
@@ -56,7 +56,7 @@ struct jparse {
 	size_t nodes;		/* first pass: nodes (values and names) */
 	size_t sbytes;		/* first pass: string bytes with NULs */
 	struct jv *node;	/* second pass: the block's nodes */
-	size_t sp, top;		/* stack [0, sp), closed children [top, nodes) */
+	size_t sp, top;		/* stack [0, sp), closed [top, nodes) */
 	char *s;		/* the block's strings, filled in order */
 	struct jv scratch;	/* first pass: what push() gives */
 	const char *dup;	/* the first duplicate name, by its place */
@@ -512,7 +512,7 @@ static int close_container(struct jparse *jp, size_t base, unsigned int type,
 			delta = jp->top - base;
 			memmove(&jp->node[jp->top], &jp->node[base],
 				k * sizeof(*v));
-			/* Offsets are from the node: it moved delta nodes on. */
+			/* Offsets are from the node, which moved on. */
 			for (i = 0; i < k; i++) {
 				c = &jp->node[jp->top + i];
 				switch (c->hdr & JV_TYPE_MASK) {

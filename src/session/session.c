@@ -411,11 +411,12 @@ void session_ksyms_note(struct session *s)
 	nr = s->machine ? machine__refused(s->machine, &name, &err) : 0;
 	if (!nr)
 		return;
-	session_msg_note(s, "%s: not read, %s: anyone can plant files there (its JIT frames stay [unknown])%s",
+	session_msg_note(s, "%s: not read, %s: anyone can plant files there, so its JIT frames are not named%s",
 			 name, err == -ELOOP ? "a symbolic link" :
 			 err == -EINVAL ? "not a regular file" :
 			 "owned by another user than root, you or the process",
-			 nr > 1 ? "; more such files were not read either" : "");
+			 nr > 1 ? "; more such files were not read either" :
+			 "");
 }
 
 struct run_ctx {

@@ -49,7 +49,8 @@ static FILE *open_map(const char *path, int pid, int *err)
 
 	fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
 	if (fd < 0) {
-		*err = -errno;
+		/* A socket cannot be opened: no regular file either. */
+		*err = errno == ENXIO ? -EINVAL : -errno;
 		return NULL;
 	}
 	if (fstat(fd, &st)) {
