@@ -33,14 +33,16 @@ struct perf_script_stats {
 	uint64_t nr_blank;	/* blank lines */
 	uint64_t nr_ignored;	/* lines that are none of the above */
 	uint64_t nr_nul;	/* of which lines holding NUL bytes */
-	uint64_t nr_overlong;	/* of which lines over PERF_SCRIPT_MAX_LINE */
 	uint64_t nr_unterminated; /* 1 when input ended inside a sample */
 	/* On error: the line it happened at (1-based) and what went wrong. */
 	uint64_t err_line;
 	const char *err_msg;
 };
 
-/* Longer lines are ignored (and counted): perf never prints such. */
+/*
+ * A line this long or longer is refused (-E2BIG, with its line number):
+ * perf never prints one, and the read buffer stays bounded by it.
+ */
 #define PERF_SCRIPT_MAX_LINE (16u << 20)
 
 struct perf_script;
@@ -51,8 +53,9 @@ void perf_script__delete(struct perf_script *ps);
 
 /*
  * Read `in` to its end, feeding f. Returns 0 (even when nothing in the
- * text was a sample: check st->nr_samples), -EIO on a read error or
- * -ENOMEM; then st->err_line and st->err_msg say where and what. st may
+ * text was a sample: check st->nr_samples), -EIO on a read error,
+ * -E2BIG on a line of PERF_SCRIPT_MAX_LINE bytes or more, or -ENOMEM;
+ * then st->err_line and st->err_msg say where and what. st may
  * be NULL. The reader can be used again on another input.
  */
 int perf_script__fold(struct perf_script *ps, FILE *in, struct fold *f,

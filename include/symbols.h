@@ -164,4 +164,14 @@ struct machine_stats {
 };
 void machine__stats(const struct machine *m, struct machine_stats *st);
 
+/*
+ * Symbol files the recording names that were not read because anyone
+ * could have planted them: a /tmp/perf-PID.map that is not a regular
+ * file (-EINVAL), is a symbolic link (-ELOOP) or is owned by another
+ * user than root, the reader and the process's (-EPERM). How many, and
+ * the first one's name and error, for a note.
+ */
+uint64_t machine__refused(const struct machine *m, const char **name,
+			  int *err);
+
 #endif

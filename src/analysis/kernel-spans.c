@@ -181,9 +181,9 @@ static bool get_u64(const struct jv *obj, const char *key, uint64_t *out)
 {
 	const struct jv *v = jv__get(obj, key);
 
-	if (!v || v->type != J_NUM || !v->is_u64)
+	if (!jv__is_u64(v))
 		return false;
-	*out = v->u;
+	*out = jv__u64(v);
 	return true;
 }
 
@@ -215,17 +215,16 @@ static int parse_span(struct kernel_spans *ks, const struct jv *e,
 		return bad(errbuf, errlen, "a span of an unknown subsystem");
 	if (!get_u64(e, "count", &h.count) || !get_u64(e, "sum_ns", &h.sum) ||
 	    !get_u64(e, "min_ns", &h.min) || !get_u64(e, "max_ns", &h.max) ||
-	    !buckets || buckets->type != J_ARR)
+	    jv__type(buckets) != J_ARR)
 		return bad(errbuf, errlen, "a span lacks a figure");
-	for (i = 0; i < buckets->n; i++) {
-		const struct jv *p = &buckets->items[i];
+	for (i = 0; i < jv__len(buckets); i++) {
+		const struct jv *p = jv__at(buckets, i);
 
-		if (p->type != J_ARR || p->n != 2 ||
-		    p->items[0].type != J_NUM || !p->items[0].is_u64 ||
-		    p->items[1].type != J_NUM || !p->items[1].is_u64)
+		if (jv__type(p) != J_ARR || jv__len(p) != 2 ||
+		    !jv__is_u64(jv__at(p, 0)) || !jv__is_u64(jv__at(p, 1)))
 			return bad(errbuf, errlen, "a bucket is not [index, count]");
-		idx = p->items[0].u;
-		n = p->items[1].u;
+		idx = jv__u64(jv__at(p, 0));
+		n = jv__u64(jv__at(p, 1));
 		if (idx >= BPF_SPANS_SLOTS || total + n < total)
 			return bad(errbuf, errlen, "a bucket out of range");
 		h.slots[idx] += n;
@@ -287,12 +286,12 @@ int kernel_spans__parse(struct kernel_spans **ksp, const char *text,
 		get_u64(counts, count_fields[i].name,
 			count_field(&ks->counts, i));
 	spans = jv__get(&root, "spans");
-	if (!spans || spans->type != J_ARR) {
+	if (jv__type(spans) != J_ARR) {
 		err = bad(errbuf, errlen, "no spans array");
 		goto out;
 	}
-	for (i = 0; i < spans->n; i++) {
-		err = parse_span(ks, &spans->items[i], errbuf, errlen);
+	for (i = 0; i < jv__len(spans); i++) {
+		err = parse_span(ks, jv__at(spans, i), errbuf, errlen);
 		if (err)
 			goto out;
 	}

@@ -1241,7 +1241,7 @@ static int bad(struct reader *rd, const struct jv *n, const char *fmt, ...)
 	va_end(ap);
 	if (rd->errlen)
 		snprintf(rd->err, rd->errlen, "%s: line %u: %s", rd->name,
-			 n->line, msg);
+			 jv__line(n), msg);
 	return -EINVAL;
 }
 
@@ -1258,18 +1258,18 @@ static int check_object(struct reader *rd, const struct jv *obj,
 	uint32_t i;
 	bool known;
 
-	if (obj->type != J_OBJ)
+	if (jv__type(obj) != J_OBJ)
 		return bad(rd, obj, "%s: expected an object", what);
-	for (i = 0; i < obj->n; i++) {
+	for (i = 0; i < jv__len(obj); i++) {
 		known = false;
 		for (k = keys; *k && !known; k++)
-			known = !strcmp(*k, obj->keys[i]);
+			known = !strcmp(*k, jv__key(obj, i));
 		for (k = opt; k && *k && !known; k++)
-			known = !strcmp(*k, obj->keys[i]);
+			known = !strcmp(*k, jv__key(obj, i));
 		if (!known)
-			return bad(rd, &obj->items[i],
+			return bad(rd, jv__at(obj, i),
 				   "%s: unknown member \"%s\"", what,
-				   obj->keys[i]);
+				   jv__key(obj, i));
 	}
 	for (k = keys; *k; k++)
 		if (!jv__get(obj, *k))
@@ -1283,12 +1283,12 @@ static int get_str(struct reader *rd, const struct jv *obj,
 	const struct jv *n = jv__get(obj, key);
 
 	*out = NULL;
-	if (nullable && n->type == J_NULL)
+	if (nullable && jv__type(n) == J_NULL)
 		return 0;
-	if (n->type != J_STR)
+	if (jv__type(n) != J_STR)
 		return bad(rd, n, "\"%s\": expected a string%s", key,
 			   nullable ? " or null" : "");
-	*out = strdup(n->str);
+	*out = strdup(jv__string(n));
 	return *out ? 0 : -ENOMEM;
 }
 
@@ -1297,10 +1297,10 @@ static int get_u64(struct reader *rd, const struct jv *obj,
 {
 	const struct jv *n = jv__get(obj, key);
 
-	if (n->type != J_NUM || !n->is_u64)
+	if (!jv__is_u64(n))
 		return bad(rd, n, "\"%s\": expected a non-negative integer",
 			   key);
-	*out = n->u;
+	*out = jv__u64(n);
 	return 0;
 }
 
@@ -1309,10 +1309,10 @@ static int get_double(struct reader *rd, const struct jv *obj,
 {
 	const struct jv *n = jv__get(obj, key);
 
-	if (n->type != J_NUM || (nonneg && n->num < 0))
+	if (jv__type(n) != J_NUM || (nonneg && jv__num(n) < 0))
 		return bad(rd, n, "\"%s\": expected a %snumber", key,
 			   nonneg ? "non-negative " : "");
-	*out = n->num;
+	*out = jv__num(n);
 	return 0;
 }
 
@@ -1322,24 +1322,24 @@ static int get_strv(struct reader *rd, const struct jv *n,
 	char **v;
 	uint32_t i;
 
-	if (n->type != J_ARR)
+	if (jv__type(n) != J_ARR)
 		return bad(rd, n, "\"%s\": expected an array of strings", key);
-	for (i = 0; i < n->n; i++)
-		if (n->items[i].type != J_STR)
-			return bad(rd, &n->items[i],
+	for (i = 0; i < jv__len(n); i++)
+		if (jv__type(jv__at(n, i)) != J_STR)
+			return bad(rd, jv__at(n, i),
 				   "\"%s\": expected an array of strings", key);
-	v = calloc(n->n ? n->n : 1, sizeof(*v));
+	v = calloc(jv__len(n) ? jv__len(n) : 1, sizeof(*v));
 	if (!v)
 		return -ENOMEM;
-	for (i = 0; i < n->n; i++) {
-		v[i] = strdup(n->items[i].str);
+	for (i = 0; i < jv__len(n); i++) {
+		v[i] = strdup(jv__string(jv__at(n, i)));
 		if (!v[i]) {
 			strv_free((const char *const *)v, i);
 			return -ENOMEM;
 		}
 	}
 	*out = (const char *const *)v;
-	*nr = n->n;
+	*nr = jv__len(n);
 	return 0;
 }
 
@@ -1348,38 +1348,39 @@ static int read_params(struct reader *rd, struct bench_results *r,
 {
 	const struct jv *n;
 	const char *const *v;
+	const char *key;
 	uint32_t i;
 	size_t nr;
 	int err;
 
-	if (obj->type != J_OBJ)
+	if (jv__type(obj) != J_OBJ)
 		return bad(rd, obj, "\"params\": expected an object");
-	for (i = 0; i < obj->n; i++) {
-		n = &obj->items[i];
-		switch (n->type) {
+	for (i = 0; i < jv__len(obj); i++) {
+		n = jv__at(obj, i);
+		key = jv__key(obj, i);
+		switch (jv__type(n)) {
 		case J_STR:
-			err = bench_results__param_str(r, obj->keys[i], n->str);
+			err = bench_results__param_str(r, key, jv__string(n));
 			break;
 		case J_NUM:
-			err = n->is_u64 ?
-			      bench_results__param_u64(r, obj->keys[i], n->u) :
-			      bench_results__param_double(r, obj->keys[i],
-							  n->num);
+			err = jv__is_u64(n) ?
+			      bench_results__param_u64(r, key, jv__u64(n)) :
+			      bench_results__param_double(r, key, jv__num(n));
 			break;
 		case J_BOOL:
-			err = bench_results__param_bool(r, obj->keys[i], n->b);
+			err = bench_results__param_bool(r, key, jv__bool(n));
 			break;
 		case J_ARR:
-			err = get_strv(rd, n, obj->keys[i], &v, &nr);
+			err = get_strv(rd, n, key, &v, &nr);
 			if (err)
 				return err;
-			err = bench_results__param_strv(r, obj->keys[i], v, nr);
+			err = bench_results__param_strv(r, key, v, nr);
 			strv_free(v, nr);
 			break;
 		default:
 			return bad(rd, n,
 				   "param \"%s\": expected a string, number, boolean or array of strings",
-				   obj->keys[i]);
+				   key);
 		}
 		if (err)
 			return err;
@@ -1392,13 +1393,13 @@ static int read_count(struct reader *rd, const struct jv *obj,
 {
 	const struct jv *n = jv__get(obj, key);
 
-	if (n->type == J_NULL) {
+	if (jv__type(n) == J_NULL) {
 		*out = -1;
 		return 0;
 	}
-	if (n->type != J_NUM || !n->is_u64 || n->u > INT64_MAX)
+	if (!jv__is_u64(n) || jv__u64(n) > INT64_MAX)
 		return bad(rd, n, "\"%s\": expected a count or null", key);
-	*out = (int64_t)n->u;
+	*out = (int64_t)jv__u64(n);
 	return 0;
 }
 
@@ -1429,9 +1430,10 @@ static int read_time(struct reader *rd, const struct jv *obj,
 	struct tm tm = { 0 };
 	int y, mo, d, h, mi, s, len = 0;
 
-	if (n->type != J_STR ||
-	    sscanf(n->str, "%4d-%2d-%2dT%2d:%2d:%2dZ%n", &y, &mo, &d, &h, &mi,
-		   &s, &len) != 6 || len != 20 || strlen(n->str) != 20 ||
+	if (jv__type(n) != J_STR ||
+	    sscanf(jv__string(n), "%4d-%2d-%2dT%2d:%2d:%2dZ%n", &y, &mo, &d,
+		   &h, &mi, &s, &len) != 6 || len != 20 ||
+	    strlen(jv__string(n)) != 20 ||
 	    y < 1970 || mo < 1 || mo > 12 || d < 1 || d > 31 || h > 23 ||
 	    mi > 59 || s > 60 || h < 0 || mi < 0 || s < 0)
 		return bad(rd, n,
@@ -1460,7 +1462,7 @@ static int read_prov(struct reader *rd, struct bench_results *r,
 	uint64_t cpus = 0;
 	int err;
 
-	if (n->type == J_NULL)
+	if (jv__type(n) == J_NULL)
 		return 0;
 	err = check_object(rd, n, "provenance", keys, NULL);
 	if (err)
@@ -1498,9 +1500,9 @@ static int read_better(struct reader *rd, const struct jv *m, bool *lower)
 {
 	const struct jv *n = jv__get(m, "better");
 
-	if (n->type == J_STR && !strcmp(n->str, "lower"))
+	if (jv__type(n) == J_STR && !strcmp(jv__string(n), "lower"))
 		*lower = true;
-	else if (n->type == J_STR && !strcmp(n->str, "higher"))
+	else if (jv__type(n) == J_STR && !strcmp(jv__string(n), "higher"))
 		*lower = false;
 	else
 		return bad(rd, n,
@@ -1517,29 +1519,29 @@ static int read_hist_rows(struct reader *rd, struct bench_metric *p,
 	uint32_t i;
 	int err;
 
-	if (a->type != J_ARR)
+	if (jv__type(a) != J_ARR)
 		return bad(rd, a, "\"hist\": expected an array");
-	b = calloc(a->n ? a->n : 1, sizeof(*b));
+	b = calloc(jv__len(a) ? jv__len(a) : 1, sizeof(*b));
 	if (!b)
 		return -ENOMEM;
 	p->buckets = b;
-	p->nr_buckets = a->n;
-	for (i = 0; i < a->n; i++) {
-		err = check_object(rd, &a->items[i], "hist row", keys, NULL);
+	p->nr_buckets = jv__len(a);
+	for (i = 0; i < jv__len(a); i++) {
+		err = check_object(rd, jv__at(a, i), "hist row", keys, NULL);
 		if (!err)
-			err = get_u64(rd, &a->items[i], "low", &b[i].low);
+			err = get_u64(rd, jv__at(a, i), "low", &b[i].low);
 		if (!err)
-			err = get_u64(rd, &a->items[i], "high", &b[i].high);
+			err = get_u64(rd, jv__at(a, i), "high", &b[i].high);
 		if (!err)
-			err = get_u64(rd, &a->items[i], "count", &b[i].count);
+			err = get_u64(rd, jv__at(a, i), "count", &b[i].count);
 		if (err)
 			return err;
 		if (b[i].low > b[i].high ||
 		    (i && b[i].low <= b[i - 1].high))
-			return bad(rd, &a->items[i],
+			return bad(rd, jv__at(a, i),
 				   "hist row: bounds out of order");
 		if (b[i].count > p->count - sum)
-			return bad(rd, &a->items[i],
+			return bad(rd, jv__at(a, i),
 				   "hist: more values than \"count\"");
 		sum += b[i].count;
 	}
@@ -1557,21 +1559,21 @@ static int read_samples(struct reader *rd, struct bench_metric *p,
 	uint64_t *s;
 	uint32_t i;
 
-	if (a->type != J_ARR)
+	if (jv__type(a) != J_ARR)
 		return bad(rd, a, "\"samples\": expected an array");
-	if (a->n != want)
+	if (jv__len(a) != want)
 		return bad(rd, a, "\"samples\": %zu values, expected %" PRIu64,
-			   a->n, want);
-	s = malloc((a->n ? a->n : 1) * sizeof(*s));
+			   jv__len(a), want);
+	s = malloc((jv__len(a) ? jv__len(a) : 1) * sizeof(*s));
 	if (!s)
 		return -ENOMEM;
 	p->samples = s;
-	p->nr_samples = a->n;
-	for (i = 0; i < a->n; i++) {
-		if (a->items[i].type != J_NUM || !a->items[i].is_u64)
-			return bad(rd, &a->items[i],
+	p->nr_samples = jv__len(a);
+	for (i = 0; i < jv__len(a); i++) {
+		if (!jv__is_u64(jv__at(a, i)))
+			return bad(rd, jv__at(a, i),
 				   "\"samples\": expected non-negative integers");
-		s[i] = a->items[i].u;
+		s[i] = jv__u64(jv__at(a, i));
 	}
 	return 0;
 }
@@ -1596,16 +1598,17 @@ static int read_metric(struct reader *rd, struct bench_results *r,
 	bool hist;
 	int err;
 
-	if (m->type != J_OBJ)
+	if (jv__type(m) != J_OBJ)
 		return bad(rd, m, "metric: expected an object");
 	kind = jv__get(m, "kind");
 	if (!kind)
 		return bad(rd, m, "metric: missing \"kind\"");
-	if (kind->type != J_STR ||
-	    (strcmp(kind->str, "hist") && strcmp(kind->str, "value")))
+	if (jv__type(kind) != J_STR ||
+	    (strcmp(jv__string(kind), "hist") &&
+	     strcmp(jv__string(kind), "value")))
 		return bad(rd, kind,
 			   "\"kind\": expected \"hist\" or \"value\"");
-	hist = !strcmp(kind->str, "hist");
+	hist = !strcmp(jv__string(kind), "hist");
 	err = check_object(rd, m, "metric", hist ? hist_keys : value_keys,
 			   NULL);
 	if (err)
@@ -1674,10 +1677,10 @@ static int read_pass(struct reader *rd, struct bench_results *r,
 	if (err)
 		return err;
 	ms = jv__get(n, "metrics");
-	if (ms->type != J_ARR)
+	if (jv__type(ms) != J_ARR)
 		return bad(rd, ms, "\"metrics\": expected an array");
-	for (i = 0; i < ms->n; i++) {
-		err = read_metric(rd, r, &ms->items[i]);
+	for (i = 0; i < jv__len(ms); i++) {
+		err = read_metric(rd, r, jv__at(ms, i));
 		if (err)
 			return err;
 	}
@@ -1722,12 +1725,13 @@ static int read_top(struct reader *rd, struct bench_results *r,
 	int err;
 
 	/* The version first: another one is not a list of odd members. */
-	if (top->type != J_OBJ)
+	if (jv__type(top) != J_OBJ)
 		return bad(rd, top, "results: expected an object");
 	n = jv__get(top, "schema");
-	v1 = n && n->type == J_STR && !strcmp(n->str, BENCH_RESULTS_SCHEMA_V1);
-	if (!n || n->type != J_STR ||
-	    (!v1 && strcmp(n->str, BENCH_RESULTS_SCHEMA)))
+	v1 = jv__type(n) == J_STR &&
+	     !strcmp(jv__string(n), BENCH_RESULTS_SCHEMA_V1);
+	if (jv__type(n) != J_STR ||
+	    (!v1 && strcmp(jv__string(n), BENCH_RESULTS_SCHEMA)))
 		return bad(rd, n ? n : top,
 			   "\"schema\": expected \"%s\" (or \"%s\")",
 			   BENCH_RESULTS_SCHEMA, BENCH_RESULTS_SCHEMA_V1);
@@ -1754,16 +1758,16 @@ static int read_top(struct reader *rd, struct bench_results *r,
 	if (err)
 		return err;
 	reps = jv__get(top, "repetitions");
-	if (reps->type != J_ARR || !reps->n)
+	if (jv__type(reps) != J_ARR || !jv__len(reps))
 		return bad(rd, reps,
 			   "\"repetitions\": expected a non-empty array");
-	for (i = 0; i < reps->n; i++) {
-		err = read_rep(rd, r, &reps->items[i]);
+	for (i = 0; i < jv__len(reps); i++) {
+		err = read_rep(rd, r, jv__at(reps, i));
 		if (err)
 			return err;
 	}
 	n = jv__get(top, "recording");
-	if (n->type == J_NULL)
+	if (jv__type(n) == J_NULL)
 		return 0;
 	/* The recorded pass came with /2. */
 	err = check_object(rd, n, "recording", rkeys, v1 ? NULL : ropt);

@@ -163,7 +163,7 @@ static int classify(struct json_input *in, unsigned int flags, char *err,
 		goto fail;
 	}
 	ret = -EINVAL;
-	if (in->doc.type != J_OBJ) {
+	if (jv__type(&in->doc) != J_OBJ) {
 		snprintf(err, errlen, "%s: a JSON array, not an object: %s",
 			 in->path, accepted(flags));
 		goto fail;
@@ -173,10 +173,10 @@ static int classify(struct json_input *in, unsigned int flags, char *err,
 		return 0;
 	}
 	member = jv__get(&in->doc, "error");
-	if (member && member->type == J_STR) {
+	if (jv__type(member) == J_STR) {
 		snprintf(err, errlen,
 			 "%s: report failed when it was written: %s",
-			 in->path, member->str);
+			 in->path, jv__string(member));
 		goto fail;
 	}
 	if (jv__get(&in->doc, PROFILE_ATTRIBUTION) ||

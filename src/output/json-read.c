@@ -6,6 +6,26 @@
  * grammar, valid UTF-8, no duplicate member) and bounded (nesting depth,
  * number of values), so that no input makes it use unbounded stack or
  * memory; every error names the line.
+ *
+ * Inputs arrive by mail, so the tree must cost at most a small multiple
+ * of the text: "[0,0,0,...]" spends 2 bytes of text per value. Hence two
+ * passes over the text with the same code: the first only checks it and
+ * counts the nodes and string bytes the tree needs, the second builds
+ * the tree into one block of exactly that size, with no growing array
+ * and no allocation per value. A node is 12 bytes (6x its 2 bytes of
+ * text at the least), a string its decoded bytes and a NUL (<= its
+ * quoted text); with the text itself, 7x and a constant.
+ *
+ * A node points at its children or its string by an offset from itself,
+ * 32 bits (the block is under 2 GiB), fixed up the one time it moves.
+ *
+ * The block holds the nodes, then the strings. The second pass keeps the
+ * values of the containers still open on a stack at the bottom of the
+ * node area; when a container closes, its children (now contiguous on
+ * the stack) move to the top of the area, which fills downwards, and the
+ * container takes their place on the stack. Every node is then in one of
+ * the two regions, so they never meet, and the root ends at node 0 with
+ * every container's children contiguous: element i is found at once.
  */
 #include <errno.h>
 #include <math.h>
@@ -20,27 +40,95 @@
 #include "json-read.h"
 #include "util.h"
 
+/* struct jv's hdr: the type, a flag, the line the value starts on. */
+#define JV_TYPE_MASK	0x7u
+#define JV_DOC		0x7u	/* the handle jv__parse() fills */
+#define JV_FLAG		0x8u	/* J_BOOL: true; J_NUM: exact in u */
+#define JV_LINE_SHIFT	4
+/* Lines must fit in the 28 bits left: refuse text that could pass them. */
+#define JV_MAX_TEXT	((size_t)1 << (32 - JV_LINE_SHIFT))
+
 struct jparse {
 	const char *p, *end;
 	unsigned int line;
-	size_t values;
+	size_t values;		/* counted against JV_MAX_VALUES */
+	bool build;		/* second pass: fill the block */
+	size_t nodes;		/* first pass: nodes (values and names) */
+	size_t sbytes;		/* first pass: string bytes with NULs */
+	struct jv *node;	/* second pass: the block's nodes */
+	size_t sp, top;		/* stack [0, sp), closed [top, nodes) */
+	char *s;		/* the block's strings, filled in order */
+	struct jv scratch;	/* first pass: what push() gives */
+	const char *dup;	/* the first duplicate name, by its place */
+	unsigned int dup_line;
 	char msg[160];
 	unsigned int err_line;
 };
 
+static unsigned int hdr(unsigned int type, bool flag, unsigned int line)
+{
+	return type | (flag ? JV_FLAG : 0) | line << JV_LINE_SHIFT;
+}
+
+/* The payload, unaligned: a number's 8 bytes, or an offset and a count. */
+static uint64_t get_u64(const struct jv *v)
+{
+	uint64_t u;
+
+	memcpy(&u, v->w, sizeof(u));
+	return u;
+}
+
+static void set_u64(struct jv *v, uint64_t u)
+{
+	memcpy(v->w, &u, sizeof(u));
+}
+
+static double get_double(const struct jv *v)
+{
+	double d;
+
+	memcpy(&d, v->w, sizeof(d));
+	return d;
+}
+
+static void set_double(struct jv *v, double d)
+{
+	memcpy(v->w, &d, sizeof(d));
+}
+
+/* A container's first child; a string's text. */
+static const struct jv *kids_of(const struct jv *v)
+{
+	return v + (int32_t)v->w[0];
+}
+
+static const char *str_of(const struct jv *v)
+{
+	return (const char *)v + (int32_t)v->w[0];
+}
+
+/* A document handle stands for its root, the first node of the block. */
+static struct jv *block_of(const struct jv *v)
+{
+	struct jv *b;
+
+	memcpy(&b, v->w, sizeof(b));
+	return b;
+}
+
+static const struct jv *val(const struct jv *v)
+{
+	if (v && (v->hdr & JV_TYPE_MASK) == JV_DOC)
+		return block_of(v);
+	return v;
+}
+
 void jv__free(struct jv *v)
 {
-	size_t i;
-
-	for (i = 0; i < v->n; i++) {
-		jv__free(&v->items[i]);
-		if (v->keys)
-			free(v->keys[i]);
-	}
-	free(v->items);
-	free(v->keys);
-	free(v->str);
-	/* Freed twice is harmless: callers free on every path. */
+	/* Nodes inside a tree own nothing; only the handle frees. */
+	if ((v->hdr & JV_TYPE_MASK) == JV_DOC)
+		free(block_of(v));
 	memset(v, 0, sizeof(*v));
 }
 
@@ -114,58 +202,84 @@ static size_t put_utf8(char *o, uint32_t c)
 	return 4;
 }
 
-/* A string literal at jp->p (the opening quote), decoded into *out. */
-static int parse_string(struct jparse *jp, char **out)
+/*
+ * A new node on the stack, or only counted in the first pass (where the
+ * returned scratch node is never read).
+ */
+static struct jv *push(struct jparse *jp, unsigned int type, bool flag,
+		       unsigned int line)
+{
+	struct jv *v;
+
+	if (!jp->build) {
+		jp->nodes++;
+		return &jp->scratch;
+	}
+	/* The first pass counted these nodes: this cannot happen. */
+	if (jp->sp >= jp->top)
+		return NULL;
+	v = &jp->node[jp->sp++];
+	memset(v, 0, sizeof(*v));
+	v->hdr = hdr(type, flag, line);
+	return v;
+}
+
+/*
+ * A string literal at jp->p (the opening quote): checked, and in the
+ * second pass decoded into the block's strings (*out, *n bytes); the
+ * first pass counts its bytes.
+ */
+static int parse_string(struct jparse *jp, struct jv *v)
 {
 	const char *start = ++jp->p, *q;
+	char tmp[4], *s, *o;
 	uint32_t c, lo;
-	char *s, *o;
-	int n;
+	size_t n;
 
-	/* Escapes only shrink: the raw length bounds the decoded one. */
 	for (q = start; q < jp->end && *q != '"'; q++)
 		if (*q == '\\' && q + 1 < jp->end)
 			q++;
 	if (q >= jp->end)
 		return jfail(jp, "unterminated string");
-	s = malloc((size_t)(q - start) + 1);
-	if (!s)
-		return -ENOMEM;
-	o = s;
+	/* Escapes only shrink: the raw length bounds the decoded one. */
+	s = o = jp->build ? jp->s : NULL;
+	n = 0;
+#define PUT(src, k) do {						\
+		if (o)							\
+			memcpy(o + n, (src), (k));			\
+		n += (k);						\
+	} while (0)
 	while (jp->p < q) {
 		unsigned char ch = (unsigned char)*jp->p;
+		char e;
+		int k;
 
-		if (ch < 0x20) {
-			free(s);
+		if (ch < 0x20)
 			return jfail(jp, "control character in a string");
-		}
 		if (ch >= 0x80) {
-			n = json__utf8_len((const unsigned char *)jp->p,
+			k = json__utf8_len((const unsigned char *)jp->p,
 					   (size_t)(q - jp->p));
-			if (!n) {
-				free(s);
+			if (!k)
 				return jfail(jp, "invalid UTF-8 in a string");
-			}
-			memcpy(o, jp->p, (size_t)n);
-			o += n;
-			jp->p += n;
+			PUT(jp->p, (size_t)k);
+			jp->p += k;
 			continue;
 		}
 		if (ch != '\\') {
-			*o++ = (char)ch;
+			PUT(jp->p, 1);
 			jp->p++;
 			continue;
 		}
 		jp->p++;
 		switch (*jp->p) {
 		case '"': case '\\': case '/':
-			*o++ = *jp->p;
+			e = *jp->p;
 			break;
-		case 'b': *o++ = '\b'; break;
-		case 'f': *o++ = '\f'; break;
-		case 'n': *o++ = '\n'; break;
-		case 'r': *o++ = '\r'; break;
-		case 't': *o++ = '\t'; break;
+		case 'b': e = '\b'; break;
+		case 'f': e = '\f'; break;
+		case 'n': e = '\n'; break;
+		case 'r': e = '\r'; break;
+		case 't': e = '\t'; break;
 		case 'u':
 			if (q - jp->p < 5 || hex4(jp->p + 1, &c))
 				goto bad_escape;
@@ -184,19 +298,27 @@ static int parse_string(struct jparse *jp, char **out)
 			/* C strings: an embedded NUL would cut them. */
 			if (!c)
 				goto bad_escape;
-			o += put_utf8(o, c);
-			break;
+			PUT(tmp, put_utf8(tmp, c));
+			jp->p++;
+			continue;
 		default:
 			goto bad_escape;
 		}
+		PUT(&e, 1);
 		jp->p++;
 	}
-	*o = '\0';
+#undef PUT
 	jp->p = q + 1;
-	*out = s;
+	if (o) {
+		o[n] = '\0';
+		jp->s += n + 1;
+		v->w[0] = (uint32_t)(int32_t)(s - (char *)v);
+		v->w[1] = (uint32_t)n;
+	} else {
+		jp->sbytes += n + 1;
+	}
 	return 0;
 bad_escape:
-	free(s);
 	return jfail(jp, "invalid escape in a string");
 }
 
@@ -207,15 +329,17 @@ static bool is_digit(char c)
 
 /*
  * A number, to the JSON grammar. Non-negative integers are kept exactly
- * (up to UINT64_MAX); every number also as the nearest double, which
- * must be finite.
+ * (up to UINT64_MAX), whose nearest double is (double)u; any other as
+ * the nearest double, which must be finite.
  */
-static int parse_number(struct jparse *jp, struct jv *v)
+static int parse_number(struct jparse *jp, unsigned int line)
 {
 	const char *s = jp->p, *p = s;
 	bool frac = false, neg = false;
 	char buf[64], *endp;
 	uint64_t u = 0;
+	struct jv *v;
+	double d;
 
 	if (*p == '-') {
 		neg = true;
@@ -253,13 +377,17 @@ static int parse_number(struct jparse *jp, struct jv *v)
 		return jfail(jp, "number too long");
 	memcpy(buf, s, (size_t)(p - s));
 	buf[p - s] = '\0';
-	v->type = J_NUM;
-	v->num = strtod(buf, &endp);
-	if (endp != buf + (p - s) || !isfinite(v->num))
+	d = strtod(buf, &endp);
+	if (endp != buf + (p - s) || !isfinite(d))
 		return jfail(jp, "number out of range");
-	v->is_u64 = !neg && !frac;
-	v->u = v->is_u64 ? u : 0;
 	jp->p = p;
+	v = push(jp, J_NUM, !neg && !frac, line);
+	if (!v)
+		return -EFAULT;
+	if (!neg && !frac)
+		set_u64(v, u);
+	else
+		set_double(v, d);
 	return 0;
 }
 
@@ -273,77 +401,169 @@ static bool match_word(struct jparse *jp, const char *w)
 	return true;
 }
 
-static int parse_value(struct jparse *jp, struct jv *v, int depth);
+static int parse_value(struct jparse *jp, int depth);
 
-/* A member name and its colon, the name refused if already there. */
-static int parse_key(struct jparse *jp, const struct jv *obj, char **key)
+/* The names of an object's members by their text, then their place. */
+static int cmp_name(const void *a, const void *b)
 {
-	size_t i;
+	const char *x = str_of(*(const struct jv * const *)a);
+	const char *y = str_of(*(const struct jv * const *)b);
+	int c = strcmp(x, y);
+
+	if (c)
+		return c;
+	return x < y ? -1 : x > y;
+}
+
+static int cmp_name_text(const struct jv *x, const struct jv *y)
+{
+	return strcmp(str_of(x), str_of(y));
+}
+
+/* Keep the duplicate name that comes first in the text. */
+static void note_dup(struct jparse *jp, const struct jv *name)
+{
+	const char *s = str_of(name);
+
+	if (!jp->dup || s < jp->dup) {
+		jp->dup = s;
+		jp->dup_line = name->hdr >> JV_LINE_SHIFT;
+	}
+}
+
+/*
+ * A duplicate among the n members of an object on the stack (names at
+ * even places). Checked when the object closes, sorting its names: what
+ * is kept is the duplicate that comes first in the text (strings fill
+ * the block in the text's order), so the message is the one a check at
+ * each name would give, whichever object it is in.
+ */
+static int find_dup(struct jparse *jp, struct jv *kids, size_t n)
+{
+	const struct jv *small[16], **names = small;
+	size_t i, j;
+
+	if (n < 2)
+		return 0;
+	if (n > ARRAY_SIZE(small)) {
+		names = malloc(n * sizeof(*names));
+		if (!names)
+			return -ENOMEM;
+	}
+	for (i = 0; i < n; i++)
+		names[i] = &kids[2 * i];
+	if (n > ARRAY_SIZE(small)) {
+		qsort(names, n, sizeof(*names), cmp_name);
+		for (i = 1; i < n; i++)
+			if (!cmp_name_text(names[i], names[i - 1]))
+				note_dup(jp, names[i]);
+		free(names);
+		return 0;
+	}
+	for (i = 1; i < n; i++)
+		for (j = 0; j < i; j++)
+			if (!cmp_name_text(names[i], names[j]))
+				note_dup(jp, names[i]);
+	return 0;
+}
+
+/* A member name and its colon. */
+static int parse_key(struct jparse *jp)
+{
+	unsigned int line = jp->line;
+	struct jv *k;
 	int err;
 
 	if (jp->p >= jp->end || *jp->p != '"')
 		return jfail(jp, "expected a member name");
-	err = parse_string(jp, key);
+	k = push(jp, J_STR, false, line);
+	if (!k)
+		return -EFAULT;
+	err = parse_string(jp, k);
 	if (err)
 		return err;
-	for (i = 0; i < obj->n; i++)
-		if (!strcmp(obj->keys[i], *key))
-			break;
-	if (i < obj->n)
-		err = jfail(jp, "duplicate member \"%s\"", *key);
 	skip_ws(jp);
-	if (!err && (jp->p >= jp->end || *jp->p != ':'))
-		err = jfail(jp, "expected ':'");
-	if (err) {
-		free(*key);
-		*key = NULL;
-		return err;
-	}
+	if (jp->p >= jp->end || *jp->p != ':')
+		return jfail(jp, "expected ':'");
 	jp->p++;
 	return 0;
 }
 
-/* Elements of an array or members of an object, after the bracket. */
-static int parse_container(struct jparse *jp, struct jv *v, int depth)
+/*
+ * A container's children (names and values alternating in an object)
+ * move from the stack to the closed area; the container takes their
+ * place on the stack.
+ */
+static int close_container(struct jparse *jp, size_t base, unsigned int type,
+			   unsigned int line, size_t n)
 {
-	bool obj = v->type == J_OBJ;
+	size_t i, k = jp->sp - base, delta = 0;
+	struct jv *v, *c;
+	int err;
+
+	if (jp->build) {
+		if (type == J_OBJ) {
+			err = find_dup(jp, &jp->node[base], n);
+			if (err)
+				return err;
+		}
+		if (k) {
+			jp->top -= k;
+			delta = jp->top - base;
+			memmove(&jp->node[jp->top], &jp->node[base],
+				k * sizeof(*v));
+			/* Offsets are from the node, which moved on. */
+			for (i = 0; i < k; i++) {
+				c = &jp->node[jp->top + i];
+				switch (c->hdr & JV_TYPE_MASK) {
+				case J_STR:
+					c->w[0] -= (uint32_t)(delta *
+							      sizeof(*c));
+					break;
+				case J_ARR:
+				case J_OBJ:
+					if (c->w[1])
+						c->w[0] -= (uint32_t)delta;
+					break;
+				}
+			}
+		}
+		jp->sp = base;
+	}
+	v = push(jp, type, false, line);
+	if (!v)
+		return -EFAULT;
+	/* Its children follow it: they are at top, it is at base. */
+	v->w[0] = (uint32_t)delta;
+	v->w[1] = (uint32_t)n;
+	return 0;
+}
+
+/* Elements of an array or members of an object, from the bracket. */
+static int parse_container(struct jparse *jp, bool obj, unsigned int line,
+			   int depth)
+{
 	char close = obj ? '}' : ']';
-	size_t cap = 0, kcap = 0;
-	struct jv kid;
-	char *key = NULL;
+	size_t base = jp->sp, n = 0;
 	int err;
 
 	jp->p++;
 	skip_ws(jp);
 	if (jp->p < jp->end && *jp->p == close) {
 		jp->p++;
-		return 0;
+		return close_container(jp, base, obj ? J_OBJ : J_ARR, line, 0);
 	}
 	for (;;) {
 		skip_ws(jp);
 		if (obj) {
-			err = parse_key(jp, v, &key);
+			err = parse_key(jp);
 			if (err)
 				return err;
 		}
-		memset(&kid, 0, sizeof(kid));
-		err = parse_value(jp, &kid, depth + 1);
-		if (!err && grow_array((void **)&v->items, &cap, v->n + 1,
-				       sizeof(*v->items)))
-			err = -ENOMEM;
-		if (!err && obj && grow_array((void **)&v->keys, &kcap,
-					      v->n + 1, sizeof(*v->keys)))
-			err = -ENOMEM;
-		if (err) {
-			jv__free(&kid);
-			free(key);
+		err = parse_value(jp, depth + 1);
+		if (err)
 			return err;
-		}
-		v->items[v->n] = kid;
-		if (obj)
-			v->keys[v->n] = key;
-		key = NULL;
-		v->n++;
+		n++;
 		skip_ws(jp);
 		if (jp->p < jp->end && *jp->p == ',') {
 			jp->p++;
@@ -351,7 +571,8 @@ static int parse_container(struct jparse *jp, struct jv *v, int depth)
 		}
 		if (jp->p < jp->end && *jp->p == close) {
 			jp->p++;
-			return 0;
+			return close_container(jp, base, obj ? J_OBJ : J_ARR,
+					       line, n);
 		}
 		if (jp->p >= jp->end)
 			return jfail(jp, "unexpected end of input");
@@ -360,10 +581,13 @@ static int parse_container(struct jparse *jp, struct jv *v, int depth)
 	}
 }
 
-static int parse_value(struct jparse *jp, struct jv *v, int depth)
+static int parse_value(struct jparse *jp, int depth)
 {
+	unsigned int line;
+	struct jv *v;
+
 	skip_ws(jp);
-	v->line = jp->line;
+	line = jp->line;
 	if (depth > JV_MAX_DEPTH)
 		return jfail(jp, "nested deeper than %d", JV_MAX_DEPTH);
 	if (++jp->values > JV_MAX_VALUES)
@@ -372,75 +596,184 @@ static int parse_value(struct jparse *jp, struct jv *v, int depth)
 		return jfail(jp, "unexpected end of input");
 	switch (*jp->p) {
 	case '{':
-		v->type = J_OBJ;
-		return parse_container(jp, v, depth);
+		return parse_container(jp, true, line, depth);
 	case '[':
-		v->type = J_ARR;
-		return parse_container(jp, v, depth);
+		return parse_container(jp, false, line, depth);
 	case '"':
-		v->type = J_STR;
-		return parse_string(jp, &v->str);
+		v = push(jp, J_STR, false, line);
+		if (!v)
+			return -EFAULT;
+		return parse_string(jp, v);
 	case 't':
 	case 'f':
 	case 'n':
-		if (match_word(jp, "true")) {
-			v->type = J_BOOL;
-			v->b = true;
-			return 0;
-		}
-		if (match_word(jp, "false")) {
-			v->type = J_BOOL;
-			return 0;
-		}
-		if (match_word(jp, "null"))
-			return 0;
-		return jfail(jp, "invalid literal");
+		if (match_word(jp, "true"))
+			v = push(jp, J_BOOL, true, line);
+		else if (match_word(jp, "false"))
+			v = push(jp, J_BOOL, false, line);
+		else if (match_word(jp, "null"))
+			v = push(jp, J_NULL, false, line);
+		else
+			return jfail(jp, "invalid literal");
+		return v ? 0 : -EFAULT;
 	default:
 		if (*jp->p == '-' || is_digit(*jp->p))
-			return parse_number(jp, v);
+			return parse_number(jp, line);
 		return jfail(jp, "unexpected character '%c'", *jp->p);
 	}
 }
 
-const struct jv *jv__get(const struct jv *obj, const char *key)
+/* One pass over the whole text. */
+static int parse_doc(struct jparse *jp, const char *buf, size_t len)
 {
-	size_t i;
+	int ret;
 
-	if (!obj || obj->type != J_OBJ)
-		return NULL;
-	for (i = 0; i < obj->n; i++)
-		if (!strcmp(obj->keys[i], key))
-			return &obj->items[i];
-	return NULL;
-}
-
-const char *jv__str(const struct jv *obj, const char *key)
-{
-	const struct jv *v = jv__get(obj, key);
-
-	return v && v->type == J_STR ? v->str : NULL;
+	jp->p = buf;
+	jp->end = buf + len;
+	jp->line = 1;
+	jp->values = 0;
+	ret = parse_value(jp, 0);
+	if (!ret) {
+		skip_ws(jp);
+		if (jp->p != jp->end)
+			ret = jfail(jp, "trailing data after the JSON value");
+	}
+	return ret;
 }
 
 int jv__parse(const char *buf, size_t len, struct jv *root, char *errbuf,
 	      size_t errlen)
 {
-	struct jparse jp = { .p = buf, .end = buf + len, .line = 1 };
+	struct jparse jp = { 0 };
+	struct jv *block = NULL;
 	int ret;
 
 	memset(root, 0, sizeof(*root));
-	ret = parse_value(&jp, root, 0);
+	if (len >= JV_MAX_TEXT) {
+		errbuf_set(errbuf, errlen, "line 1: over %zu MiB of JSON",
+			   JV_MAX_TEXT >> 20);
+		return -EINVAL;
+	}
+	/* First pass: the text's checks, and the size of its tree. */
+	ret = parse_doc(&jp, buf, len);
 	if (!ret) {
-		skip_ws(&jp);
-		if (jp.p != jp.end)
-			ret = jfail(&jp, "trailing data after the JSON value");
+		/* Offsets within the block are 32-bit. */
+		if (jp.nodes * sizeof(*block) + jp.sbytes >= INT32_MAX)
+			ret = jfail(&jp, "too many values");
+		else
+			block = malloc(jp.nodes * sizeof(*block) + jp.sbytes);
+		if (!ret && !block)
+			ret = -ENOMEM;
+	}
+	if (!ret) {
+		jp.build = true;
+		jp.node = block;
+		jp.sp = 0;
+		jp.top = jp.nodes;
+		jp.s = (char *)(block + jp.nodes);
+		ret = parse_doc(&jp, buf, len);
+		/* Both passes read the same text the same way. */
+		if (!ret && (jp.sp != 1 || jp.top != 1))
+			ret = -EFAULT;
+		if (!ret && jp.dup) {
+			jp.line = jp.dup_line;
+			ret = jfail(&jp, "duplicate member \"%s\"", jp.dup);
+		}
 	}
 	if (ret) {
+		free(block);
 		if (ret == -ENOMEM)
 			errbuf_set(errbuf, errlen, "out of memory");
+		else if (ret == -EFAULT)
+			errbuf_set(errbuf, errlen, "internal error: the JSON reader's passes disagree");
 		else
 			errbuf_set(errbuf, errlen, "line %u: %s",
 				   jp.err_line, jp.msg);
-		jv__free(root);
+		return ret;
 	}
-	return ret;
+	root->hdr = JV_DOC;
+	memcpy(root->w, &block, sizeof(block));
+	return 0;
+}
+
+enum jtype jv__type(const struct jv *v)
+{
+	v = val(v);
+	return v ? (enum jtype)(v->hdr & JV_TYPE_MASK) : J_NULL;
+}
+
+unsigned int jv__line(const struct jv *v)
+{
+	v = val(v);
+	return v ? v->hdr >> JV_LINE_SHIFT : 0;
+}
+
+size_t jv__len(const struct jv *v)
+{
+	enum jtype t = jv__type(v);
+
+	return t == J_ARR || t == J_OBJ ? val(v)->w[1] : 0;
+}
+
+const struct jv *jv__at(const struct jv *v, size_t i)
+{
+	enum jtype t = jv__type(v);
+
+	if ((t != J_ARR && t != J_OBJ) || i >= val(v)->w[1])
+		return NULL;
+	return &kids_of(val(v))[t == J_OBJ ? 2 * i + 1 : i];
+}
+
+const char *jv__key(const struct jv *v, size_t i)
+{
+	if (jv__type(v) != J_OBJ || i >= val(v)->w[1])
+		return NULL;
+	return str_of(&kids_of(val(v))[2 * i]);
+}
+
+bool jv__bool(const struct jv *v)
+{
+	return jv__type(v) == J_BOOL && (val(v)->hdr & JV_FLAG);
+}
+
+bool jv__is_u64(const struct jv *v)
+{
+	return jv__type(v) == J_NUM && (val(v)->hdr & JV_FLAG);
+}
+
+uint64_t jv__u64(const struct jv *v)
+{
+	return jv__is_u64(v) ? get_u64(val(v)) : 0;
+}
+
+double jv__num(const struct jv *v)
+{
+	if (jv__type(v) != J_NUM)
+		return 0;
+	v = val(v);
+	return v->hdr & JV_FLAG ? (double)get_u64(v) : get_double(v);
+}
+
+const char *jv__string(const struct jv *v)
+{
+	return jv__type(v) == J_STR ? str_of(val(v)) : NULL;
+}
+
+const struct jv *jv__get(const struct jv *obj, const char *key)
+{
+	size_t i, n = jv__len(obj);
+	const struct jv *kids;
+
+	if (jv__type(obj) != J_OBJ)
+		return NULL;
+	kids = kids_of(val(obj));
+	for (i = 0; i < n; i++)
+		if (!strcmp(str_of(&kids[2 * i]), key))
+			return &kids[2 * i + 1];
+	return NULL;
+}
+
+const char *jv__str(const struct jv *obj, const char *key)
+{
+	return jv__string(jv__get(obj, key));
 }

@@ -35,7 +35,6 @@ struct perf_script {
 	char *buf;		/* read buffer: data in [pos, end) */
 	size_t cap, pos, end;
 	bool eof;
-	bool skipping;		/* inside an overlong line */
 };
 
 struct perf_script *perf_script__new(void)
@@ -301,9 +300,10 @@ static int do_frame(struct perf_script *ps, struct fold *f, const char *p,
 }
 
 /*
- * Next line without its '\n' in *line / *len. Returns 1, 0 at the end, or
- * -EIO. Lines longer than PERF_SCRIPT_MAX_LINE come back with *len
- * SIZE_MAX, once, and their bytes are dropped.
+ * Next line without its '\n' in *line / *len. Returns 1, 0 at the end,
+ * -EIO, or -E2BIG for a line of PERF_SCRIPT_MAX_LINE bytes or more: perf
+ * never prints one, and cutting it would lose a frame or misread a header
+ * without anyone knowing, so the input is refused at that line.
  */
 static int next_line(struct perf_script *ps, FILE *in, char **line,
 		     size_t *len)
@@ -316,19 +316,14 @@ static int next_line(struct perf_script *ps, FILE *in, char **line,
 			*line = ps->buf + ps->pos;
 			*len = nl - *line;
 			ps->pos = nl - ps->buf + 1;
-			if (ps->skipping) {
-				ps->skipping = false;
-				*len = SIZE_MAX;
-			}
 			return 1;
 		}
 		if (ps->eof) {
-			if (ps->pos == ps->end && !ps->skipping)
+			if (ps->pos == ps->end)
 				return 0;
 			*line = ps->buf + ps->pos;
-			*len = ps->skipping ? SIZE_MAX : ps->end - ps->pos;
+			*len = ps->end - ps->pos;
 			ps->pos = ps->end;
-			ps->skipping = false;
 			return 1;
 		}
 		/* No '\n' in the buffer: make room and read more. */
@@ -338,18 +333,15 @@ static int next_line(struct perf_script *ps, FILE *in, char **line,
 			ps->pos = 0;
 		}
 		if (ps->end == ps->cap) {
-			if (ps->cap >= PERF_SCRIPT_MAX_LINE) {
-				/* Overlong: forget what we have of it. */
-				ps->skipping = true;
-				ps->end = 0;
-			} else {
-				char *b = realloc(ps->buf, ps->cap * 2);
+			char *b;
 
-				if (!b)
-					return -ENOMEM;
-				ps->buf = b;
-				ps->cap *= 2;
-			}
+			if (ps->cap >= PERF_SCRIPT_MAX_LINE)
+				return -E2BIG;
+			b = realloc(ps->buf, ps->cap * 2);
+			if (!b)
+				return -ENOMEM;
+			ps->buf = b;
+			ps->cap *= 2;
 		}
 		got = fread(ps->buf + ps->end, 1, ps->cap - ps->end, in);
 		ps->end += got;
@@ -374,15 +366,10 @@ int perf_script__fold(struct perf_script *ps, FILE *in, struct fold *f,
 		st = &dummy;
 	memset(st, 0, sizeof(*st));
 	ps->pos = ps->end = 0;
-	ps->eof = ps->skipping = false;
+	ps->eof = false;
 
 	while ((ret = next_line(ps, in, &p, &n)) > 0) {
 		st->nr_lines++;
-		if (n == SIZE_MAX) {
-			st->nr_overlong++;
-			st->nr_ignored++;
-			continue;
-		}
 		if (n && p[0] == '#') {
 			st->nr_comments++;
 			continue;
@@ -429,8 +416,11 @@ int perf_script__fold(struct perf_script *ps, FILE *in, struct fold *f,
 	return 0;
 err:
 	fold__cancel(f);
-	st->err_line = st->nr_lines + (ret == -EIO);
+	/* Read errors and long lines come before the line is counted. */
+	st->err_line = st->nr_lines + (ret == -EIO || ret == -E2BIG);
 	st->err_msg = ret == -EIO ? "read error" :
+		      ret == -E2BIG ?
+		      "a line of 16 MiB or more, which perf script never prints: refused" :
 		      ret == -ENOMEM ? "out of memory" : "cannot fold";
 	return ret;
 }

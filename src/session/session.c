@@ -401,8 +401,22 @@ int session__kernel_symbols(struct session *s)
 
 void session_ksyms_note(struct session *s)
 {
+	const char *name;
+	uint64_t nr;
+	int err;
+
 	if (s->ksyms_note[0])
 		session_msg_note(s, "%s", s->ksyms_note);
+	/* With the symbol notes: files the recording named, not read. */
+	nr = s->machine ? machine__refused(s->machine, &name, &err) : 0;
+	if (!nr)
+		return;
+	session_msg_note(s, "%s: not read, %s: anyone can plant files there, so its JIT frames are not named%s",
+			 name, err == -ELOOP ? "a symbolic link" :
+			 err == -EINVAL ? "not a regular file" :
+			 "owned by another user than root, you or the process",
+			 nr > 1 ? "; more such files were not read either" :
+			 "");
 }
 
 struct run_ctx {

@@ -101,15 +101,39 @@ int elf__build_id(struct Elf *elf, uint8_t *bid, size_t size)
 	return elf_build_id(elf, bid, size);
 }
 
+/*
+ * The paths of a recording's DSOs (and their debug files) are its MMAP
+ * events' names: by the time of the report, anyone may have put a FIFO
+ * or a device there. Open without waiting and read regular files only
+ * (not their owner: binaries are anyone's, and a build-id checks them).
+ */
+static int open_regular(const char *path)
+{
+	struct stat st;
+	int fd, err;
+
+	fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	if (fstat(fd, &st))
+		err = -errno;
+	else if (!S_ISREG(st.st_mode))
+		err = -ENOEXEC;	/* as for any file that is not ELF */
+	else
+		return fd;
+	close(fd);
+	return err;
+}
+
 int elf__read_build_id(const char *path, uint8_t *bid, size_t size)
 {
 	Elf *elf;
 	int fd, ret;
 
 	elf_init_once();
-	fd = open(path, O_RDONLY | O_CLOEXEC);
+	fd = open_regular(path);
 	if (fd < 0)
-		return -errno;
+		return fd;
 	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
 	if (!elf || elf_kind(elf) != ELF_K_ELF) {
 		ret = -EINVAL;
@@ -221,9 +245,13 @@ int elf__open(const char *path, int *fd, Elf **elf)
 {
 	elf_init_once();
 	*elf = NULL;
-	*fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (*fd < 0)
-		return -errno;
+	*fd = open_regular(path);
+	if (*fd < 0) {
+		int err = *fd;
+
+		*fd = -1;
+		return err;
+	}
 	*elf = elf_begin(*fd, ELF_C_READ_MMAP, NULL);
 	if (!*elf || elf_kind(*elf) != ELF_K_ELF) {
 		elf__close(*fd, *elf);

@@ -6,6 +6,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,19 +17,40 @@
 #include "util.h"
 
 /*
- * Anyone may create /tmp/perf-PID.map: take only a regular file owned by
- * us or root, as perf does. O_NONBLOCK keeps a FIFO planted there from
- * blocking the open until a writer comes.
+ * Whose file the map may be: root's, the reader's own, or the user of
+ * the process it is for while that process is alive (/proc/PID is its
+ * user's). A process that has exited leaves only root's and ours: the
+ * PID may since be another user's, and anyone can write in /tmp.
  */
-static FILE *open_map(const char *path, int *err)
+static bool owner_ok(uid_t owner, int pid)
+{
+	char proc[32];
+	struct stat st;
+
+	if (owner == 0 || owner == geteuid())
+		return true;
+	if (pid <= 0)
+		return false;
+	snprintf(proc, sizeof(proc), "/proc/%d", pid);
+	return !stat(proc, &st) && st.st_uid == owner;
+}
+
+/*
+ * Anyone may create /tmp/perf-PID.map: take only a regular file, not
+ * through a symbolic link, owned as owner_ok() says. O_NONBLOCK keeps a
+ * FIFO planted there from blocking the open until a writer comes; the
+ * checks are on the descriptor, so nothing can be swapped in after them.
+ */
+static FILE *open_map(const char *path, int pid, int *err)
 {
 	struct stat st;
 	FILE *f;
 	int fd;
 
-	fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
 	if (fd < 0) {
-		*err = -errno;
+		/* A socket cannot be opened: no regular file either. */
+		*err = errno == ENXIO ? -EINVAL : -errno;
 		return NULL;
 	}
 	if (fstat(fd, &st)) {
@@ -36,8 +58,7 @@ static FILE *open_map(const char *path, int *err)
 		close(fd);
 		return NULL;
 	}
-	if (!S_ISREG(st.st_mode) ||
-	    (st.st_uid != geteuid() && st.st_uid != 0)) {
+	if (!S_ISREG(st.st_mode) || !owner_ok(st.st_uid, pid)) {
 		*err = S_ISREG(st.st_mode) ? -EPERM : -EINVAL;
 		close(fd);
 		return NULL;
@@ -50,7 +71,8 @@ static FILE *open_map(const char *path, int *err)
 	return f;
 }
 
-int jitmap__load(struct symtab *t, const char *path, struct strpool *sp)
+int jitmap__load(struct symtab *t, const char *path, int pid,
+		 struct strpool *sp)
 {
 	char *line = NULL;
 	size_t cap = 0;
@@ -58,7 +80,7 @@ int jitmap__load(struct symtab *t, const char *path, struct strpool *sp)
 	FILE *f;
 	int err = 0;
 
-	f = open_map(path, &err);
+	f = open_map(path, pid, &err);
 	if (!f)
 		return err;
 	while (!err && (len = getline(&line, &cap, f)) > 0) {

@@ -103,6 +103,10 @@ struct machine {
 
 	struct dso *dsos;
 	struct bid_note *bids;
+	/* Symbol files refused (machine__refused()): the first, how many. */
+	const char *refused_name;	/* interned */
+	int refused_err;
+	uint64_t nr_refused;
 
 	/* Kernel. */
 	struct ksyms ks;
@@ -361,6 +365,25 @@ static int load_own_vdso(struct machine *m, struct dso *d)
 	return err;
 }
 
+/* The PID of a "/tmp/perf-PID.map" name (made in machine__mmap...()). */
+static int jit_pid(const char *name)
+{
+	int pid;
+
+	return sscanf(name, "/tmp/perf-%d.map", &pid) == 1 ? pid : -1;
+}
+
+/* A file that anyone could have planted, not read: for the note. */
+static void note_refused(struct machine *m, const char *name, int err)
+{
+	if (err != -EINVAL && err != -ELOOP && err != -EPERM)
+		return;
+	if (!m->nr_refused++) {
+		m->refused_name = name;
+		m->refused_err = err;
+	}
+}
+
 static void dso_load(struct machine *m, struct dso *d)
 {
 	char path[4096];
@@ -372,7 +395,8 @@ static void dso_load(struct machine *m, struct dso *d)
 		elf__load_dso(&d->own, d->name, d->bid, d->bid_size, m->sp);
 		break;
 	case DSO_JIT:
-		jitmap__load(&d->own, d->name, m->sp);
+		note_refused(m, d->name, jitmap__load(&d->own, d->name,
+						      jit_pid(d->name), m->sp));
 		break;
 	case DSO_VDSO:
 		if (!elf__build_id_cache_path(path, sizeof(path), d->bid,
@@ -1242,6 +1266,14 @@ bool machine__has_kernel_symbols(const struct machine *m)
 void machine__stats(const struct machine *m, struct machine_stats *st)
 {
 	*st = m->stats;
+}
+
+uint64_t machine__refused(const struct machine *m, const char **name,
+			  int *err)
+{
+	*name = m->refused_name;
+	*err = m->refused_err;
+	return m->nr_refused;
 }
 
 void machine__maps_version(struct machine *m, uint32_t pid, uint32_t tid,

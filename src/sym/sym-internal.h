@@ -219,11 +219,13 @@ int elf__load_mem(struct symtab *t, const void *image, size_t size,
 		  const uint8_t *bid, size_t bid_size, struct strpool *sp);
 
 /*
- * A perf-PID.map file: "START SIZE name" lines, hex. Only a regular file
- * owned by the user or root is read: -EINVAL for another file type,
- * -EPERM for another owner.
+ * A perf-PID.map file: "START SIZE name" lines, hex. Only a regular file,
+ * not reached through a symbolic link, owned by root, the reader or (while
+ * it runs) process pid's user is read: -EINVAL for another file type,
+ * -ELOOP for a link, -EPERM for another owner. pid <= 0: unknown.
  */
-int jitmap__load(struct symtab *t, const char *path, struct strpool *sp);
+int jitmap__load(struct symtab *t, const char *path, int pid,
+		 struct strpool *sp);
 
 const char *sym_intern(struct strpool *sp, const char *s, size_t len);
 /*

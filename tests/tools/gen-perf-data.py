@@ -35,6 +35,8 @@ A scenario (a dict in SCENARIOS below, or the same structure as JSON):
     user      number of user-space frames after the kernel ones (written
               as addresses no map covers: perf prints them "[unknown]");
               a stack with no kernel frames is a user-space sample
+    jit       true: an MMAP2 of anonymous executable memory covers the
+              process's user frames (JIT code, named from /tmp/perf-PID.map)
     count     samples of this stack
     comm, pid the process (tid == pid)
     category  the attribution category the contract assigns, declared by
@@ -70,6 +72,7 @@ EVENTS = {  # name: (type, config, is a clock event)
 S_IP, S_TID, S_TIME, S_CALLCHAIN, S_CPU, S_PERIOD = 1, 2, 4, 32, 128, 256
 SAMPLE_TYPE = S_IP | S_TID | S_TIME | S_CALLCHAIN | S_CPU | S_PERIOD
 PERF_RECORD_MMAP, PERF_RECORD_COMM, PERF_RECORD_SAMPLE = 1, 3, 9
+PERF_RECORD_MMAP2 = 10
 PERF_RECORD_FINISHED_ROUND = 68  # a user record type, as perf writes it
 PERF_RECORD_HEADER_ATTR, PERF_RECORD_HEADER_FEATURE = 64, 80
 PERF_RECORD_EVENT_UPDATE, PERF_EVENT_UPDATE__NAME = 78, 2
@@ -84,6 +87,7 @@ FEAT_NRCPUS, FEAT_CMDLINE, FEAT_EVENT_DESC, FEAT_SAMPLE_TIME = 7, 11, 12, 21
 KBASE = 0xffffffff81000000  # _text (no KASLR, as on the fixture machine)
 FUNC_SPACING = 0x100
 USER_BASE = 0x7f3a1c000000
+PROT_READ, PROT_EXEC, MAP_PRIVATE = 1, 4, 2
 FLUSH_CATEGORIES = {"memory", "io", "base", "bpf", "core", "memcg-walk"}
 CATEGORIES = FLUSH_CATEGORIES | {"update", "psi", "other"}
 TRIGGERS = {"memory.stat", "memory.numa_stat", "cpu.stat", "io.stat",
@@ -471,6 +475,15 @@ def write_files(spec, ev, data_path, ksyms_path, exp_path, pipe=False,
                     struct.pack("<ii", s["pid"], s["pid"]) +
                     pad8(s["comm"].encode()[:15] + b"\0") +
                     id_trailer(s["pid"], s["pid"], 0, 0))
+        if s.get("jit"):
+            # anonymous executable memory over the user frames: JIT code,
+            # named from /tmp/perf-PID.map as perf does
+            data += rec(PERF_RECORD_MMAP2, MISC_USER,
+                        struct.pack("<iiQQQIIQQII", s["pid"], s["pid"],
+                                    USER_BASE, 0x1000000, 0, 0, 0, 0, 0,
+                                    PROT_READ | PROT_EXEC, MAP_PRIVATE) +
+                        pad8(b"//anon\0") +
+                        id_trailer(s["pid"], s["pid"], 0, 0))
     data += rec(PERF_RECORD_FINISHED_ROUND, 0, b"")
     for n, (i, t, cpu, period) in enumerate(plan):
         s = spec["stacks"][i]

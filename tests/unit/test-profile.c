@@ -40,22 +40,123 @@ static void test_lines(void)
 
 	CHECK_INT(parse("{\n\"a\": [1,\n  2],\n\"b\": \"\\u00e9\"\n}", &root,
 			err, sizeof(err)), 0);
-	CHECK_INT(root.line, 1);
-	CHECK_INT(jv__get(&root, "a")->line, 2);
-	CHECK_INT(jv__get(&root, "a")->items[1].line, 3);
+	CHECK_INT(jv__line(&root), 1);
+	CHECK_INT(jv__line(jv__get(&root, "a")), 2);
+	CHECK_INT(jv__line(jv__at(jv__get(&root, "a"), 1)), 3);
 	CHECK_STR(jv__str(&root, "b"), "\xc3\xa9");
-	CHECK(jv__get(&root, "a")->items[1].is_u64);
+	CHECK(jv__is_u64(jv__at(jv__get(&root, "a"), 1)));
 	jv__free(&root);
 	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		CHECK_INT(parse(bad[i].text, &root, err, sizeof(err)),
 			  -EINVAL);
 		CHECK_STR(err, bad[i].err);
-		CHECK_INT(root.type, J_NULL);
+		CHECK_INT(jv__type(&root), J_NULL);
 	}
 	memset(deep, '[', sizeof(deep) - 1);
 	deep[sizeof(deep) - 1] = '\0';
 	CHECK_INT(parse(deep, &root, err, sizeof(err)), -EINVAL);
 	CHECK_STR(err, "line 1: nested deeper than 32");
+}
+
+/* Every kind of value, read back through the accessors. */
+static void test_tree(void)
+{
+	static const char text[] =
+		"{\"a\": [1, -2.5, \"x\\ty\", true, false, null, {\"k\": []}],\n"
+		" \"b\": {}, \"u\": 18446744073709551615, \"z\": -0}";
+	const struct jv *a, *o;
+	struct jv root, copy;
+	char err[200];
+
+	CHECK_INT(parse(text, &root, err, sizeof(err)), 0);
+	CHECK_INT(jv__type(&root), J_OBJ);
+	CHECK_INT(jv__len(&root), 4);
+	CHECK_STR(jv__key(&root, 1), "b");
+	CHECK(!jv__key(&root, 4));
+	a = jv__get(&root, "a");
+	CHECK_INT(jv__len(a), 7);
+	CHECK(jv__is_u64(jv__at(a, 0)) && jv__u64(jv__at(a, 0)) == 1);
+	CHECK(!jv__is_u64(jv__at(a, 1)) && jv__num(jv__at(a, 1)) == -2.5);
+	CHECK_STR(jv__string(jv__at(a, 2)), "x\ty");
+	CHECK(jv__bool(jv__at(a, 3)) && !jv__bool(jv__at(a, 4)));
+	CHECK_INT(jv__type(jv__at(a, 4)), J_BOOL);
+	CHECK_INT(jv__type(jv__at(a, 5)), J_NULL);
+	o = jv__at(a, 6);
+	CHECK_INT(jv__type(jv__get(o, "k")), J_ARR);
+	CHECK_INT(jv__len(jv__get(o, "k")), 0);
+	CHECK(!jv__at(a, 7) && !jv__at(jv__get(o, "k"), 0));
+	CHECK_INT(jv__type(jv__get(&root, "b")), J_OBJ);
+	CHECK_U64(jv__u64(jv__get(&root, "u")), UINT64_MAX);
+	CHECK(jv__num(jv__get(&root, "u")) == 18446744073709551615.0);
+	CHECK(!jv__is_u64(jv__get(&root, "z")));
+	CHECK(jv__at(&root, 0) == a);
+	CHECK_INT(jv__line(jv__get(&root, "b")), 2);
+	/* A copied handle takes the tree over. */
+	copy = root;
+	memset(&root, 0, sizeof(root));
+	CHECK_STR(jv__string(jv__at(jv__get(&copy, "a"), 2)), "x\ty");
+	jv__free(&root);
+	jv__free(&copy);
+	jv__free(&copy);
+}
+
+/*
+ * A duplicate member is found wherever it is (in an object of any
+ * size, nested or not), and the one reported is the first in the text.
+ */
+static void test_duplicates(void)
+{
+	static const struct {
+		const char *text, *err;
+	} bad[] = {
+		{ "{\"a\": 1,\n\"a\": {\"b\": 1,\n\"b\": 2}}",
+		  "line 2: duplicate member \"a\"" },
+		{ "{\"x\": {\"b\": 1,\n\"b\": 2},\n\"a\": 1,\n\"a\": 2}",
+		  "line 2: duplicate member \"b\"" },
+		{ "[{\"\\u0061\": 1, \"a\": 2}]",
+		  "line 1: duplicate member \"a\"" },
+	};
+	char err[200], *text;
+	struct jv root;
+	size_t i, len;
+	FILE *f;
+
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		CHECK_INT(parse(bad[i].text, &root, err, sizeof(err)),
+			  -EINVAL);
+		CHECK_STR(err, bad[i].err);
+	}
+	/* 40 members, one per line: the sorted check, unique then not. */
+	f = open_memstream(&text, &len);
+	if (!f) {
+		SKIP("open_memstream failed");
+		return;
+	}
+	fputs("{", f);
+	for (i = 0; i < 40; i++)
+		fprintf(f, "%s\"k%zu\": %zu\n", i ? "," : "", i, i);
+	fputs("}", f);
+	fclose(f);
+	CHECK_INT(parse(text, &root, err, sizeof(err)), 0);
+	CHECK_INT(jv__len(&root), 40);
+	CHECK_U64(jv__u64(jv__get(&root, "k39")), 39);
+	CHECK_INT(jv__line(jv__get(&root, "k39")), 40);
+	jv__free(&root);
+	free(text);
+	/* k30 again on line 41, k5 on 42: the first one is reported. */
+	f = open_memstream(&text, &len);
+	if (!f) {
+		SKIP("open_memstream failed");
+		return;
+	}
+	fputs("{", f);
+	for (i = 0; i < 40; i++)
+		fprintf(f, "%s\"k%zu\": %zu\n", i ? "," : "", i, i);
+	fputs(",\"k30\": 0\n,\"k5\": 0}", f);
+	fclose(f);
+	CHECK_INT(parse(text, &root, err, sizeof(err)), -EINVAL);
+	CHECK_STR(err, "line 41: duplicate member \"k30\"");
+	free(text);
 }
 
 static struct profile *profile_of(const char *text)
@@ -69,7 +170,7 @@ static struct profile *profile_of(const char *text)
 		return NULL;
 	}
 	CHECK_INT(profile__from_json(&p, &doc), 0);
-	CHECK_INT(doc.type, J_NULL);	/* taken over */
+	CHECK_INT(jv__type(&doc), J_NULL);	/* taken over */
 	return p;
 }
 
@@ -156,4 +257,5 @@ static void test_hist_row_index(void)
 	}
 }
 
-UNIT_MAIN(UNIT(test_lines), UNIT(test_profile), UNIT(test_hist_row_index))
+UNIT_MAIN(UNIT(test_lines), UNIT(test_tree), UNIT(test_duplicates),
+	  UNIT(test_profile), UNIT(test_hist_row_index))

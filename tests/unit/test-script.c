@@ -279,12 +279,19 @@ static void test_nul(void)
 	free(r.out);
 }
 
-/* An overlong line is skipped, the rest still read. */
+/*
+ * A line of PERF_SCRIPT_MAX_LINE bytes or more is refused at its line
+ * number, never cut or skipped: a frame line (the leaf would be lost)
+ * and a header line (it would read as "no callchain").
+ */
 static void test_overlong(void)
 {
 	size_t big = PERF_SCRIPT_MAX_LINE + 100, n;
 	static const char head[] = "pp 1 1.0: 3 cycles:\n\t1 a (/x)\n\t";
 	static const char tail[] = " (/x)\n\t2 b (/x)\n\n";
+	static const char rest[] = ": 1 cycles:\n\t1 a (/x)\n\n";
+	static const char hdr[] = "pp 1 1.0: 3 cycles:\n";
+	static const char frame[] = "\t1 ";
 	char *buf = malloc(sizeof(head) + big + sizeof(tail));
 	struct result r;
 
@@ -297,10 +304,29 @@ static void test_overlong(void)
 	memcpy(buf + sizeof(head) - 1 + big, tail, sizeof(tail) - 1);
 	n = sizeof(head) - 1 + big + sizeof(tail) - 1;
 	run_buf(buf, n, &r);
+	CHECK_INT(r.ret, -E2BIG);
+	CHECK_U64(r.st.err_line, 3);
+	CHECK(r.st.err_msg && strstr(r.st.err_msg, "16 MiB"));
+	free(r.out);
+
+	/* A header just as long, first: the same error, at line 1. */
+	memset(buf, 'y', PERF_SCRIPT_MAX_LINE);
+	memcpy(buf + PERF_SCRIPT_MAX_LINE, rest, sizeof(rest) - 1);
+	run_buf(buf, PERF_SCRIPT_MAX_LINE + sizeof(rest) - 1, &r);
+	CHECK_INT(r.ret, -E2BIG);
+	CHECK_U64(r.st.err_line, 1);
+	free(r.out);
+
+	/* One byte shorter (with its newline) is still read, whole. */
+	n = PERF_SCRIPT_MAX_LINE - 1 - (sizeof(frame) - 1) - 5;
+	memcpy(buf, hdr, sizeof(hdr) - 1);
+	memcpy(buf + sizeof(hdr) - 1, frame, sizeof(frame) - 1);
+	memset(buf + sizeof(hdr) - 1 + sizeof(frame) - 1, 'z', n);
+	memcpy(buf + sizeof(hdr) - 1 + sizeof(frame) - 1 + n, " (/x)\n\n", 7);
+	run_buf(buf, sizeof(hdr) - 1 + PERF_SCRIPT_MAX_LINE + 1, &r);
 	CHECK_INT(r.ret, 0);
-	CHECK_U64(r.st.nr_overlong, 1);
-	CHECK_U64(r.st.nr_lines, 5);
-	CHECK_STR(r.out, "pp;b;a 3\n");
+	CHECK_U64(r.st.nr_samples, 1);
+	CHECK(r.out && strlen(r.out) == 3 + n + 3);
 	free(r.out);
 	free(buf);
 }

@@ -683,9 +683,9 @@ static void test_jit_map_fifo(void)
 	unlink(fifo);
 	CHECK_INT(mkfifo(fifo, 0600), 0);
 	alarm(20);
-	CHECK_INT(jitmap__load(&t, fifo, sp), -EINVAL);
+	CHECK_INT(jitmap__load(&t, fifo, -1, sp), -EINVAL);
 	CHECK_U64(t.nr, 0);
-	CHECK_INT(jitmap__load(&t, unit_tmpdir(), sp), -EINVAL);
+	CHECK_INT(jitmap__load(&t, unit_tmpdir(), -1, sp), -EINVAL);
 	/* A regular file of ours still loads. */
 	fp = fopen(reg, "w");
 	CHECK(fp);
@@ -693,7 +693,7 @@ static void test_jit_map_fifo(void)
 		fprintf(fp, "1000 10 jitted\n");
 		fclose(fp);
 	}
-	CHECK_INT(jitmap__load(&t, reg, sp), 0);
+	CHECK_INT(jitmap__load(&t, reg, -1, sp), 0);
 	CHECK_U64(t.nr, 1);
 	symtab__exit(&t);
 	strpool__delete(sp);
@@ -715,7 +715,86 @@ static void test_jit_map_fifo(void)
 	CHECK(!f.known);
 	alarm(0);
 	unlink(path);
+	/* Not read, and said so: the machine keeps it for a note. */
+	{
+		const char *name = NULL;
+		int err = 0;
+
+		CHECK_U64(machine__refused(m, &name, &err), 1);
+		CHECK_STR(name, path);
+		CHECK_INT(err, -EINVAL);
+	}
 	machine__delete(m);
+}
+
+/*
+ * A map reached through a symbolic link, or owned by another user than
+ * root, the reader and the process's, is not read; one owned by the
+ * user of a live process it is for is. Needs root (chown, setuid).
+ */
+static void test_jit_map_owner(void)
+{
+	const char *reg = unit_tmp_path("perf-owner.map");
+	const char *link = unit_tmp_path("perf-link.map");
+	struct strpool *sp = strpool__new();
+	struct symtab t = { 0 };
+	int pipefd[2], st;
+	pid_t child;
+	FILE *fp;
+	char c;
+
+	if (geteuid()) {
+		SKIP("needs root to give a file to another user");
+		strpool__delete(sp);
+		return;
+	}
+	CHECK(sp);
+	fp = fopen(reg, "w");
+	CHECK(fp);
+	if (!fp || !sp)
+		return;
+	fprintf(fp, "1000 10 jitted\n");
+	fclose(fp);
+	unlink(link);
+	CHECK_INT(symlink(reg, link), 0);
+	CHECK_INT(jitmap__load(&t, link, -1, sp), -ELOOP);
+	CHECK_INT(chown(reg, 65534, 65534), 0);
+	/* nobody's file, for no live process of nobody's: refused. */
+	CHECK_INT(jitmap__load(&t, reg, -1, sp), -EPERM);
+	CHECK_INT(jitmap__load(&t, reg, getpid(), sp), -EPERM);
+	CHECK_U64(t.nr, 0);
+	/* A process running as nobody: its map is read. */
+	CHECK_INT(pipe(pipefd), 0);
+	child = fork();
+	if (child == 0) {
+		close(pipefd[1]);
+		if (setgid(65534) || setuid(65534))
+			_exit(1);
+		/* Until the parent closes its end. */
+		(void)!read(pipefd[0], &c, 1);
+		_exit(0);
+	}
+	close(pipefd[0]);
+	CHECK(child > 0);
+	/* Wait until it is nobody's (its /proc entry follows its uid). */
+	for (st = 0; child > 0 && st < 1000; st++) {
+		struct stat sb;
+		char proc[32];
+
+		snprintf(proc, sizeof(proc), "/proc/%d", (int)child);
+		if (!stat(proc, &sb) && sb.st_uid == 65534)
+			break;
+		usleep(1000);
+	}
+	CHECK_INT(jitmap__load(&t, reg, child, sp), 0);
+	CHECK_U64(t.nr, 1);
+	close(pipefd[1]);
+	if (child > 0)
+		waitpid(child, &st, 0);
+	symtab__exit(&t);
+	strpool__delete(sp);
+	unlink(link);
+	unlink(reg);
 }
 
 __attribute__((noinline)) int rs_test_symbols_probe(int x)
@@ -1389,7 +1468,7 @@ UNIT_MAIN(UNIT(test_kernel_frames), UNIT(test_kernel_relocated),
 	  UNIT(test_threads), UNIT(test_kallsyms_prefetch),
 	  UNIT(test_kallsyms_reload), UNIT(test_kallsyms_modules),
 	  UNIT(test_callchain_peek),
-	  UNIT(test_jit_map), UNIT(test_jit_map_fifo),
+	  UNIT(test_jit_map), UNIT(test_jit_map_fifo), UNIT(test_jit_map_owner),
 	  UNIT(test_fork_maps), UNIT(test_fork_storm),
 	  UNIT(test_padded_build_id), UNIT(test_raw_names),
 	  UNIT(test_vdso_build_id),
