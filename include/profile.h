@@ -75,7 +75,13 @@ struct profile_span {
 
 struct profile {
 	enum profile_section attribution_sec, triggers_sec, spans_sec;
-	struct profile_share *attribution, *triggers;
+	/*
+	 * The share rows stay in doc and are typed one at a time
+	 * (profile__share()): a typed row costs tens of times the 3 bytes
+	 * of a crafted "{}," row, and readers skip some rows and stop at
+	 * others, so no cut-off would serve them all.
+	 */
+	const struct jv *attribution, *triggers;	/* arrays, or NULL */
 	size_t nr_attribution, nr_triggers;
 	struct profile_span *spans;
 	size_t nr_spans;
@@ -89,6 +95,9 @@ struct profile {
  * every section PROFILE_ABSENT.
  */
 int profile__from_json(struct profile **out, struct jv *doc);
+/* Row i of rows (p->attribution or p->triggers, i < its nr_), typed. */
+void profile__share(const struct jv *rows, size_t i, const char *name_key,
+		    struct profile_share *out);
 void profile__delete(struct profile *p);
 
 struct json_writer;

@@ -418,10 +418,11 @@ static struct compare_share *share_find(struct compare_share **rows,
  */
 static int add_shares(const struct compare_input *in, const char *key,
 		      const char *name_key, enum profile_section sec,
-		      const struct profile_share *sh, size_t nr_sh,
+		      const struct jv *shares, size_t nr_sh,
 		      struct compare_share **rows, size_t *nr, size_t nr_sides,
 		      char *err, size_t errlen)
 {
+	struct profile_share sh;
 	size_t i;
 
 	if (sec != PROFILE_ARRAY) {
@@ -432,17 +433,18 @@ static int add_shares(const struct compare_input *in, const char *key,
 	for (i = 0; i < nr_sh; i++) {
 		struct compare_share *r;
 
-		if (!sh[i].event || !sh[i].name || !sh[i].share.ok) {
+		profile__share(shares, i, name_key, &sh);
+		if (!sh.event || !sh.name || !sh.share.ok) {
 			errbuf_set(err, errlen, "%s: %s[%zu]: needs \"event\", \"%s\" and a numeric \"share\"",
 				   in->path, key, i, name_key);
 			return -EINVAL;
 		}
-		r = share_find(rows, nr, nr_sides, sh[i].event, sh[i].name);
+		r = share_find(rows, nr, nr_sides, sh.event, sh.name);
 		if (!r)
 			return -ENOMEM;
 		if (isnan(r->share[in->side]))
 			r->share[in->side] = 0;
-		r->share[in->side] += sh[i].share.num;
+		r->share[in->side] += sh.share.num;
 	}
 	return 0;
 }

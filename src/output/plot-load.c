@@ -298,10 +298,12 @@ static int load_profile_bars(struct plot *ctx, const char *input,
 		return -ENOMEM;
 	for (j = 0; j < 2 && !found; j++) {
 		for (i = 0; i < prof->nr_attribution; i++) {
-			const struct profile_share *a = &prof->attribution[i];
+			struct profile_share row, *a = &row;
 			const struct profile_num *share = j ? &a->share :
 							  &a->flush_share;
 
+			profile__share(prof->attribution, i, PROFILE_CATEGORY,
+				       &row);
 			if (!j && !share->ok)
 				continue;
 			if (!a->event || !a->name || !share->ok) {

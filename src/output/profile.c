@@ -36,29 +36,15 @@ static const struct jv *section(const struct jv *doc, const char *key,
 	return *sec == PROFILE_ARRAY ? arr : NULL;
 }
 
-static int read_shares(const struct jv *doc, const char *key,
-		       const char *name_key, enum profile_section *sec,
-		       struct profile_share **out, size_t *nr)
+void profile__share(const struct jv *rows, size_t i, const char *name_key,
+		    struct profile_share *out)
 {
-	const struct jv *arr = section(doc, key, sec);
-	size_t i;
+	const struct jv *o = jv__at(rows, i);
 
-	if (!jv__len(arr))
-		return 0;
-	*out = calloc(jv__len(arr), sizeof(**out));
-	if (!*out)
-		return -ENOMEM;
-	for (i = 0; i < jv__len(arr); i++) {
-		const struct jv *o = jv__at(arr, i);
-		struct profile_share *s = &(*out)[i];
-
-		s->event = jv__str(o, PROFILE_EVENT);
-		s->name = jv__str(o, name_key);
-		s->share = num_of(o, PROFILE_SHARE);
-		s->flush_share = num_of(o, PROFILE_FLUSH_SHARE);
-	}
-	*nr = jv__len(arr);
-	return 0;
+	out->event = jv__str(o, PROFILE_EVENT);
+	out->name = jv__str(o, name_key);
+	out->share = num_of(o, PROFILE_SHARE);
+	out->flush_share = num_of(o, PROFILE_FLUSH_SHARE);
 }
 
 /*
@@ -135,12 +121,11 @@ int profile__from_json(struct profile **out, struct jv *doc)
 	}
 	p->doc = *doc;
 	memset(doc, 0, sizeof(*doc));
-	if (read_shares(&p->doc, PROFILE_ATTRIBUTION, PROFILE_CATEGORY,
-			&p->attribution_sec, &p->attribution,
-			&p->nr_attribution) ||
-	    read_shares(&p->doc, PROFILE_TRIGGERS, PROFILE_TRIGGER,
-			&p->triggers_sec, &p->triggers, &p->nr_triggers))
-		goto fail;
+	p->attribution = section(&p->doc, PROFILE_ATTRIBUTION,
+				 &p->attribution_sec);
+	p->nr_attribution = jv__len(p->attribution);
+	p->triggers = section(&p->doc, PROFILE_TRIGGERS, &p->triggers_sec);
+	p->nr_triggers = jv__len(p->triggers);
 	spans = section(&p->doc, PROFILE_SPANS, &p->spans_sec);
 	n = usable(spans, span_ok);
 	if (n) {
@@ -168,8 +153,6 @@ void profile__delete(struct profile *p)
 	for (i = 0; i < p->nr_spans; i++)
 		free(p->spans[i].hist);
 	free(p->spans);
-	free(p->attribution);
-	free(p->triggers);
 	jv__free(&p->doc);
 	free(p);
 }

@@ -32,6 +32,10 @@ with open(out, 'w') as f:
                                  else '') + '{},' * (n - 1) + '{}]' +
                 ('}]}' if kind == 'hist' else '}'))
         sys.exit(0)
+    if kind == 'attribution':
+        n = (body - 40) // 3
+        f.write('{"attribution": [' + '{},' * (n - 1) + '{}], "triggers": [], "spans": []}')
+        sys.exit(0)
     f.write('{"x": ')
     if kind == 'pairs':
         n = body // 4
@@ -77,6 +81,7 @@ EOF
 const=$((24 << 20))
 for spec in zeros:8000000 pairs:8000000 deep:8000000 members:12000000 \
 	    strings:12000000 objects:12000000 spans:12000000 hist:12000000 \
+	    attribution:12000000 \
 	    pairs:60000000; do
 	kind=${spec%%:*} size=${spec##*:}
 	f=$TMP/$kind-$size.json
@@ -93,6 +98,9 @@ for spec in zeros:8000000 pairs:8000000 deep:8000000 members:12000000 \
 			fail "60 MB of [0],...: not refused by the value cap: $(cat "$TMP/stderr")"
 	elif [ "$kind" = spans ] || [ "$kind" = hist ]; then
 		grep -q "spans\[0\]" "$TMP/stderr" ||
+			fail "compare $kind: not refused at the first row: $(cat "$TMP/stderr")"
+	elif [ "$kind" = attribution ]; then
+		grep -q "attribution\[0\]" "$TMP/stderr" ||
 			fail "compare $kind: not refused at the first row: $(cat "$TMP/stderr")"
 	else
 		# Parsed: the error is about what the JSON holds.

@@ -176,6 +176,7 @@ static struct profile *profile_of(const char *text)
 
 static void test_profile(void)
 {
+	struct profile_share row;
 	struct profile *p = profile_of(
 		"{\"attribution\": [\n"
 		" {\"event\": \"cpu-clock\", \"category\": \"flush-cpu\",\n"
@@ -197,13 +198,16 @@ static void test_profile(void)
 	CHECK_INT(p->triggers_sec, PROFILE_NOT_ARRAY);
 	CHECK_INT(p->spans_sec, PROFILE_ARRAY);
 	CHECK_INT(p->nr_attribution, 3);
-	CHECK_STR(p->attribution[0].event, "cpu-clock");
-	CHECK_STR(p->attribution[0].name, "flush-cpu");
-	CHECK(p->attribution[0].share.ok && p->attribution[0].share.num == 0.25);
-	CHECK(p->attribution[0].flush_share.ok);
-	CHECK(!p->attribution[1].flush_share.ok);
-	CHECK(!p->attribution[2].event && !p->attribution[2].name);
-	CHECK(!p->attribution[2].share.ok);
+	profile__share(p->attribution, 0, PROFILE_CATEGORY, &row);
+	CHECK_STR(row.event, "cpu-clock");
+	CHECK_STR(row.name, "flush-cpu");
+	CHECK(row.share.ok && row.share.num == 0.25);
+	CHECK(row.flush_share.ok);
+	profile__share(p->attribution, 1, PROFILE_CATEGORY, &row);
+	CHECK(!row.flush_share.ok);
+	profile__share(p->attribution, 2, PROFILE_CATEGORY, &row);
+	CHECK(!row.event && !row.name);
+	CHECK(!row.share.ok);
 	CHECK_INT(p->nr_triggers, 0);
 	CHECK_INT(p->nr_spans, 2);
 	CHECK_STR(p->spans[0].subsystem, "cpu");
