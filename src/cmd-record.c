@@ -127,7 +127,8 @@ static void record_help(void)
 	      "or IMAGE's directory's vmlinux), which the guest must be running.\n"
 	      "\n"
 	      "Ctrl-C or SIGTERM stops the recording cleanly.\n"
-	      "Exit status: 0 ok, 1 error (one line on stderr), 2 usage error.\n"
+	      "Exit status: 0 ok, 1 error (one line on stderr), 2 usage error;\n"
+	      "with -- CMD, the status of a CMD that failed (recording kept).\n"
 	      "See rstat-analyze-record(1) and `rstat-analyze doctor`.\n",
 	      stdout);
 }
@@ -455,6 +456,16 @@ static int record_run(const struct record_params *p, int argc, char **argv)
 			(stat(p->output, &sb) ? st.data_size :
 			 (uint64_t)sb.st_size) / 1e6);
 	recorder__delete(r);
+	/*
+	 * As perf record: the recording is kept, and the status is the
+	 * command's, so that `record -- CMD` can stand in for CMD in a
+	 * script that checks it.
+	 */
+	if (st.cmd_status > 0) {
+		rs_error("record: %s exited with status %d (the recording is kept)",
+			 p->cmd[0], st.cmd_status);
+		return st.cmd_status;
+	}
 	return RS_EXIT_OK;
 }
 
