@@ -20,10 +20,12 @@ struct bench_recording;
 
 /*
  * Record every CPU into path (an earlier file there becomes path.old).
- * 0, or -errno with what failed in errbuf.
+ * The recording's command line is "rstat-analyze" and argv (bench's, as
+ * the user ran it), which must outlive the recording. 0, or -errno with
+ * what failed in errbuf.
  */
 int bench_recording__start(struct bench_recording **out, const char *path,
-			   char *errbuf, size_t len);
+			   int argc, char **argv, char *errbuf, size_t len);
 /* Stop draining and complete the file; -errno with errbuf on failure. */
 int bench_recording__stop(struct bench_recording *br, char *errbuf,
 			  size_t len);
