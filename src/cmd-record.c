@@ -491,6 +491,9 @@ static int vm_program(const char *name, char *out, size_t len)
 	return 0;
 }
 
+/* Where the guest records; its /out comes back. */
+#define GUEST_OUTPUT "/out/rstat.data"
+
 static int record_in_vm(const struct record_params *p, int argc, char **argv)
 {
 	char paths[RECORDER_MAX_ARGS + 1][PATH_MAX];
@@ -522,7 +525,7 @@ static int record_in_vm(const struct record_params *p, int argc, char **argv)
 	/* The recording goes to the guest's /out, which comes back. */
 	full[n++] = gargv[0];
 	full[n++] = "-o";
-	full[n++] = "/out/rstat.data";
+	full[n++] = GUEST_OUTPUT;
 	for (i = 1; i < gargc; i++) {
 		const char *w = gargv[i];
 
@@ -566,7 +569,7 @@ static int record_in_vm(const struct record_params *p, int argc, char **argv)
 			     lines ? lines : full, programs, NULL, &res);
 	if (status)
 		goto out;
-	status = vm_cmd__print_output(res);
+	status = vm_cmd__print_output_as(res, GUEST_OUTPUT, p->output);
 	data = vm_result__file(res, "out/rstat.data", &len);
 	if (!data)
 		goto out;	/* the guest's record said why */

@@ -8,6 +8,7 @@
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cmds.h"
 #include "vm.h"
@@ -69,6 +70,10 @@ int vm_cmd__run(const char *cmd, const struct vm_opts *o, const char *kernel,
 	sigaction(SIGTERM, &sa, &old_term);
 	sigaction(SIGHUP, &sa, &old_hup);
 	err[0] = '\0';
+	/* A guest takes seconds to boot: say so where someone is waiting. */
+	if (isatty(STDERR_FILENO))
+		fprintf(stderr, "rstat-analyze: %s --kernel %s: starting a VM (QEMU)...\n",
+			cmd, kernel);
 	rc = vm__run(&p, argc, argv, &res, err, sizeof(err));
 	sigaction(SIGINT, &old_int, NULL);
 	sigaction(SIGTERM, &old_term, NULL);
@@ -93,17 +98,32 @@ int vm_cmd__run(const char *cmd, const struct vm_opts *o, const char *kernel,
 	return RS_EXIT_OK;
 }
 
-int vm_cmd__print_output(const struct vm_result *res)
+int vm_cmd__print_output_as(const struct vm_result *res, const char *guest,
+			    const char *host)
 {
-	const void *data;
-	size_t len;
+	const char *data, *end, *hit;
+	size_t len, glen = guest ? strlen(guest) : 0;
 
 	data = vm_result__file(res, "stdout", &len);
 	if (data && len)
 		fwrite(data, 1, len, stdout);
 	fflush(stdout);
 	data = vm_result__file(res, "stderr", &len);
-	if (data && len)
-		fwrite(data, 1, len, stderr);
+	if (!data)
+		return vm_result__status(res);
+	for (end = data + len; glen && data < end; data = hit + glen) {
+		hit = memmem(data, end - data, guest, glen);
+		if (!hit)
+			break;
+		fwrite(data, 1, hit - data, stderr);
+		fputs(host, stderr);
+	}
+	if (data < end)
+		fwrite(data, 1, end - data, stderr);
 	return vm_result__status(res);
+}
+
+int vm_cmd__print_output(const struct vm_result *res)
+{
+	return vm_cmd__print_output_as(res, NULL, NULL);
 }

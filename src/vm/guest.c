@@ -42,6 +42,21 @@ static void say(const char *fmt, const char *arg, int err)
 	fputc('\n', stderr);
 }
 
+static bool dir_is_empty(const char *path)
+{
+	struct dirent *de;
+	bool empty = true;
+	DIR *d = opendir(path);
+
+	if (!d)
+		return true;
+	while (empty && (de = readdir(d)))
+		if (strcmp(de->d_name, ".") && strcmp(de->d_name, ".."))
+			empty = false;
+	closedir(d);
+	return empty;
+}
+
 static void mount_one(const char *src, const char *dir, const char *type,
 		      bool needed)
 {
@@ -90,8 +105,44 @@ static void setup_machine(void)
 	mount_one("debugfs", "/sys/kernel/debug", "debugfs", false);
 	mount_one("cgroup2", "/sys/fs/cgroup", "cgroup2", true);
 	mount_one("bpf", "/sys/fs/bpf", "bpf", false);
-	mount_one("tmpfs", "/tmp", "tmpfs", true);
+	/*
+	 * A command packed under /tmp (its host path) must stay visible:
+	 * the root is in memory already, so /tmp needs no file system of
+	 * its own then, only /tmp's mode.
+	 */
+	if (dir_is_empty("/tmp"))
+		mount_one("tmpfs", "/tmp", "tmpfs", true);
+	chmod("/tmp", 01777);
 	enable_controllers();
+}
+
+/*
+ * The toolbox: links to every applet of the packed busybox, in a
+ * directory last on PATH, so that `sh -c '... cat ...'` finds cat while
+ * any program packed by its own path comes first.
+ */
+static void install_toolbox(void)
+{
+	int status, fd;
+	pid_t pid;
+
+	if (access(VM_GUEST_BUSYBOX, X_OK))
+		return;
+	mkdir(VM_GUEST_TOOLBOX, 0755);
+	pid = fork();
+	if (pid == 0) {
+		fd = open("/dev/null", O_RDWR);
+		if (fd >= 0) {
+			dup2(fd, 1);
+			dup2(fd, 2);
+		}
+		execl(VM_GUEST_BUSYBOX, "busybox", "--install", "-s",
+		      VM_GUEST_TOOLBOX, (char *)NULL);
+		_exit(127);
+	}
+	if (pid > 0)
+		while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+			;
 }
 
 /* A whole file (also /proc files, whose size says 0) into *buf. */
@@ -335,7 +386,8 @@ void vm_guest__main(int (*run)(int argc, char **argv))
 
 	setup_machine();
 	setenv("PATH", "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:"
-	       "/sbin:/bin", 1);
+	       "/sbin:/bin:" VM_GUEST_TOOLBOX, 1);
+	install_toolbox();
 	setenv("HOME", "/", 1);
 	setenv("TMPDIR", "/tmp", 1);
 	port = open_port();

@@ -577,7 +577,7 @@ static int pack_initramfs(int dirfd, const struct vm_params *p, int argc,
 		"/dev", "/proc", "/sys", "/tmp", "/out", "/root", "/etc",
 		"/var/lib", "/var/tmp", "/run",
 	};
-	char self[4096];
+	char self[4096], busybox[4096];
 	ssize_t n;
 	size_t i;
 	FILE *f;
@@ -616,6 +616,14 @@ static int pack_initramfs(int dirfd, const struct vm_params *p, int argc,
 		goto out;
 	}
 	err = vm_pack__program(pack, self, "/init", errbuf, errlen);
+	/*
+	 * Scripts given as the command need the usual commands (cat, sed,
+	 * sleep...): the host's busybox brings them all, when it has one.
+	 */
+	if (!err && !vm_find_program("busybox", busybox, sizeof(busybox)) &&
+	    busybox[0] == '/')
+		err = vm_pack__program(pack, busybox, VM_GUEST_BUSYBOX,
+				       errbuf, errlen);
 	for (i = 0; !err && p->programs && p->programs[i]; i++)
 		err = vm_pack__program(pack, p->programs[i], NULL, errbuf,
 				       errlen);
