@@ -5,6 +5,7 @@
  * boundary, with the guest console's tail above the one error line.
  */
 #include <errno.h>
+#include <math.h>
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
@@ -45,6 +46,28 @@ static void print_console(const char *kernel, const char *tail)
 	if (p > tail && p[-1] != '\n')
 		fputc('\n', stderr);
 	fputs("--- end of guest console ---\n", stderr);
+}
+
+/*
+ * Hold the guest's clock against ours: a guest whose clock drifted timed
+ * everything wrong (a TCG guest on an emulated clocksource gained 3-5x
+ * under load), and one counting instructions timed nothing real.
+ */
+static void say_clock(const char *kernel, const struct vm_result *res)
+{
+	struct vm_clock c;
+	double drift;
+
+	vm_result__clock(res, &c);
+	drift = vm_clock__drift(&c);
+	if (c.icount) {
+		rs_note("%s: --vm-clock icount: the guest's clock counted instructions, 1 ns each (%.2f s of it in %.2f s here): timed figures are instruction counts, repeatable but not times",
+			kernel, c.guest_s, c.host_s);
+	} else if (vm_clock__bad(&c)) {
+		rs_error("warning: %s: the guest's clock ran %.0f%% %s against this host's (%.2f s against %.2f s, clocksource %s): its timed figures are wrong",
+			 kernel, fabs(drift) * 100, drift > 0 ? "fast" : "slow",
+			 c.guest_s, c.host_s, c.clocksource);
+	}
 }
 
 int vm_cmd__run(const char *cmd, const struct vm_opts *o, const char *kernel,
@@ -91,6 +114,7 @@ int vm_cmd__run(const char *cmd, const struct vm_opts *o, const char *kernel,
 		rs_error("%s --kernel %s: %s", cmd, kernel, err);
 		return rc == -EINTR ? 130 : RS_EXIT_FAIL;
 	}
+	say_clock(kernel, res);
 	if (vm_result__kvm_fell_back(res))
 		rs_note("%s: a KVM guest did not boot here; ran under TCG (emulated, clock: the TSC, tsc=reliable): times are emulated, only ratios between kernels mean anything",
 			kernel);

@@ -465,12 +465,42 @@ static void text_spans(FILE *out, const struct compare *c)
 	}
 }
 
+/*
+ * Each warning as "WARNING: " and its words, wrapped at the text width
+ * with an indent, so that it stays with the table when pasted.
+ */
+static void text_warnings(FILE *out, const struct compare *c,
+			  const char *lead)
+{
+	size_t i, col, len;
+	const char *w;
+
+	for (i = 0; i < c->nr_warnings; i++) {
+		col = fprintf(out, "%s", lead);
+		for (w = c->warnings[i]; *w; w += len) {
+			w += strspn(w, " ");
+			len = strcspn(w, " ");
+			if (!len)
+				break;
+			if (col + 1 + len > COMPARE_TEXT_WIDTH) {
+				fputs("\n ", out);
+				col = 1;
+			}
+			fputc(' ', out);
+			fwrite(w, 1, len, out);
+			col += 1 + len;
+		}
+		fputc('\n', out);
+	}
+}
+
 int compare_out__text(FILE *out, const struct compare *c)
 {
 	if (c->title)
 		fprintf(out, "%s\n", c->title);
 	else if (c->profile)
 		fprintf(out, "report --json profiles\n");
+	text_warnings(out, c, "WARNING:");
 	if (c->profile) {
 		text_shares(out, c, "Attribution", false, c->categories,
 			    c->nr_categories);
@@ -597,8 +627,12 @@ static void md_shares(FILE *out, const struct compare *c, const char *what,
 
 int compare_out__markdown(FILE *out, const struct compare *c)
 {
+	size_t i;
+
 	if (c->title)
 		fprintf(out, "### %s\n\n", c->title);
+	for (i = 0; i < c->nr_warnings; i++)
+		fprintf(out, "**Warning:** %s\n\n", c->warnings[i]);
 	if (c->profile) {
 		md_shares(out, c, "Attribution", false, c->categories,
 			  c->nr_categories);
@@ -925,6 +959,10 @@ void compare_out__json(struct json_writer *jw, const struct compare *c)
 	json__array_begin(jw, "sides");
 	for (k = 0; k < c->nr_sides; k++)
 		json__string(jw, NULL, c->labels[k]);
+	json__array_end(jw);
+	json__array_begin(jw, "warnings");
+	for (i = 0; i < c->nr_warnings; i++)
+		json__string(jw, NULL, c->warnings[i]);
 	json__array_end(jw);
 	if (c->profile) {
 		json_shares(jw, c, "attribution", c->categories,

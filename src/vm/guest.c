@@ -23,6 +23,7 @@
 #include <sys/utsname.h>
 #include <sys/wait.h>
 #include <termios.h>
+#include <time.h>
 #include <unistd.h>
 #include <zstd.h>
 
@@ -376,10 +377,39 @@ static void send_fetches(int port)
 	free(b.p);
 }
 
+/*
+ * How long the command took since HELLO by this guest's clock, and the
+ * clocksource behind it, for the host to hold against its own clock: a
+ * guest whose clock drifts (an emulated clocksource losing or gaining
+ * ticks) times everything wrong.
+ */
+static void send_clock(int port, const struct timespec *hello)
+{
+	struct timespec now;
+	char cs[32] = "", text[96];
+	int fd, n;
+	long long ns;
+
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	ns = (now.tv_sec - hello->tv_sec) * 1000000000LL +
+	     (now.tv_nsec - hello->tv_nsec);
+	fd = open("/sys/devices/system/clocksource/clocksource0/current_clocksource",
+		  O_RDONLY | O_CLOEXEC);
+	if (fd >= 0) {
+		n = read(fd, cs, sizeof(cs) - 1);
+		cs[n > 0 ? n : 0] = '\0';
+		cs[strcspn(cs, "\n ")] = '\0';
+		close(fd);
+	}
+	n = snprintf(text, sizeof(text), "%lld %s", ns, *cs ? cs : "unknown");
+	vm_frame__write(port, "CLOCK", "clock", text, n);
+}
+
 void vm_guest__main(int (*run)(int argc, char **argv))
 {
 	struct bytebuf argbuf = { 0 };
 	struct utsname u;
+	struct timespec hello;
 	char status[16];
 	char **argv;
 	int port, argc = 0, rc;
@@ -394,6 +424,7 @@ void vm_guest__main(int (*run)(int argc, char **argv))
 	if (port < 0)
 		goto off;
 	uname(&u);
+	clock_gettime(CLOCK_MONOTONIC, &hello);
 	vm_frame__write(port, "HELLO", "release", u.release,
 			strlen(u.release));
 	mkdir(VM_GUEST_OUT, 0755);
@@ -406,6 +437,7 @@ void vm_guest__main(int (*run)(int argc, char **argv))
 	} else {
 		rc = run_command(run, argc, argv);
 	}
+	send_clock(port, &hello);
 	send_file(port, "stdout", GUEST_STDOUT);
 	send_file(port, "stderr", GUEST_STDERR);
 	send_tree(port, VM_GUEST_OUT, "out", 0);
