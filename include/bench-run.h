@@ -43,6 +43,7 @@ struct bench_params {
 	const char *outdir;
 	const char *root;
 	bool keep;
+	bool allow_shared_dir;	/* -o DIR may be another user's */
 	unsigned int children;	/* 0: the scenario's default */
 	unsigned int depth;
 	enum updater updater;

@@ -52,6 +52,10 @@ enum recorder_spans {
 /* Borrowed: every pointer must outlive the recorder. */
 struct recorder_opts {
 	const char *output;
+	/* With output_at, output is a name in the directory output_dirfd. */
+	bool output_at;
+	int output_dirfd;
+	const char *output_shown;	/* for messages; NULL: output */
 	enum recorder_target target;
 	pid_t pid;
 	const char *cgroup;
@@ -117,6 +121,11 @@ int recorder__start(struct recorder *r);
  */
 int recorder__drain(struct recorder *r, int timeout_ms, bool *ended);
 int recorder__stop(struct recorder *r);
+/*
+ * Have recorder__delete() remove the output even when finished, putting
+ * back OUTPUT and OUTPUT.old as they were (bench interrupted after).
+ */
+void recorder__discard(struct recorder *r);
 /* Whether recorder__start() moved an earlier output to OUTPUT.old. */
 bool recorder__rotated(const struct recorder *r);
 void recorder__stats(const struct recorder *r, struct recorder_stats *st);

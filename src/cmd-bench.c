@@ -33,7 +33,8 @@ static void bench_signal(int sig)
 static const char bench_usage_text[] =
 	"usage: rstat-analyze bench [stat-read|many-cgroups|pipe|fault|accuracy]\n"
 	"                           [-r N] [--record] [--json FILE] [-o DIR]\n"
-	"                           [--root PATH] [--keep] [scenario options]\n"
+	"                           [--allow-shared-dir] [--root PATH] [--keep]\n"
+	"                           [scenario options]\n"
 	"       rstat-analyze bench SCENARIO ... --kernel IMAGE [--kernel IMAGE]...\n"
 	"                           -o DIR [VM options]\n";
 
@@ -56,6 +57,9 @@ static void bench_help(void)
 	      "                        never recorded), and the report after\n"
 	      "      --json FILE       write the results as JSON\n"
 	      "  -o, --output-dir DIR  write DIR/results.json (and DIR/rstat.data)\n"
+	      "      --allow-shared-dir  write into -o DIR even if another user\n"
+	      "                        owns it or others can write it (no sticky\n"
+	      "                        bit): they could swap what is written\n"
 	      "      --root PATH       create the run's cgroups under PATH\n"
 	      "      --keep            leave the run's cgroups for you to inspect\n"
 	      "\n"
@@ -124,6 +128,7 @@ enum {
 	OPT_INTERVAL,
 	OPT_AFTER_FLUSH,
 	OPT_STEP,
+	OPT_ALLOW_SHARED_DIR,
 	OPT__END,
 };
 
@@ -132,6 +137,7 @@ static const struct option bench_options[] = {
 	{ "record", no_argument, NULL, OPT_RECORD },
 	{ "json", required_argument, NULL, OPT_JSON },
 	{ "output-dir", required_argument, NULL, 'o' },
+	{ "allow-shared-dir", no_argument, NULL, OPT_ALLOW_SHARED_DIR },
 	{ "root", required_argument, NULL, OPT_ROOT },
 	{ "keep", no_argument, NULL, OPT_KEEP },
 	{ "children", required_argument, NULL, OPT_CHILDREN },
@@ -280,6 +286,9 @@ static int bench_parse_args(int argc, char **argv, struct bench_params *p)
 			break;
 		case OPT_KEEP:
 			p->keep = true;
+			break;
+		case OPT_ALLOW_SHARED_DIR:
+			p->allow_shared_dir = true;
 			break;
 		case OPT_CHILDREN:
 			if (bench_params__count(p, "--children", optarg, 1000,
@@ -556,11 +565,13 @@ static int bench_in_vms(const struct bench_params *p)
 	gargv[gargc++] = "-o";
 	gargv[gargc++] = "/out";
 	gargv[gargc] = NULL;
-	err = outfile__dir(p->outdir);
-	if (err) {
+	err = outfile__dir_open(p->outdir, p->allow_shared_dir ?
+				OUTFILE_DIR_SHARED : 0);
+	if (err < 0) {
 		rs_error("%s: %s", p->outdir, outfile__strerror(err));
 		goto out;
 	}
+	close(err);
 	for (i = 0; i < p->vm.nkernels; i++) {
 		const char *rel;
 

@@ -10,6 +10,7 @@
  * errors and summary. With --kernel the recording is made in a VM.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <inttypes.h>
 #include <limits.h>
@@ -573,9 +574,8 @@ static int record_in_vm(const struct record_params *p, int argc, char **argv)
 	data = vm_result__file(res, "out/rstat.data", &len);
 	if (!data)
 		goto out;	/* the guest's record said why */
-	err = outfile__rotate(p->output);
-	if (err >= 0)
-		err = outfile__open(&out, p->output);
+	err = outfile__open_at(&out, AT_FDCWD, p->output, NULL,
+			       OUTFILE_ROTATE, 0600);
 	if (err < 0) {
 		rs_error("%s: cannot write: %s", p->output,
 			 outfile__strerror(err));
@@ -583,14 +583,14 @@ static int record_in_vm(const struct record_params *p, int argc, char **argv)
 		goto out;
 	}
 	if (fwrite(data, 1, len, outfile__stream(out)) != len) {
+		err = outfile__errno(out) ? outfile__errno(out) : -EIO;
 		outfile__abort(out);
-		rs_error("%s: cannot write", p->output);
-		status = RS_EXIT_FAIL;
-		goto out;
+	} else {
+		err = outfile__commit(out);
 	}
-	err = outfile__commit(out);
 	if (err) {
-		rs_error("%s: %s", p->output, strerror(-err));
+		rs_error("%s: cannot write: %s", p->output,
+			 outfile__strerror(err));
 		status = RS_EXIT_FAIL;
 	}
 out:

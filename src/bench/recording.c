@@ -82,11 +82,13 @@ static int join_thread(struct bench_recording *br)
 	return br->err;
 }
 
-int bench_recording__start(struct bench_recording **out, const char *path,
-			   int argc, char **argv, char *errbuf, size_t len)
+int bench_recording__start(struct bench_recording **out, int dirfd,
+			   const char *path, const char *shown, int argc,
+			   char **argv, char *errbuf, size_t len)
 {
 	struct recorder_opts o = {
 		.output = path, .target = RECORDER_ALL, .freq = 4999,
+		.output_at = true, .output_dirfd = dirfd,
 		/*
 		 * A flushing reader makes 100k lock events a second with
 		 * callchains, while the workloads compete for the CPU the
@@ -103,7 +105,7 @@ int bench_recording__start(struct bench_recording **out, const char *path,
 		errbuf_set(errbuf, len, "out of memory");
 		return -ENOMEM;
 	}
-	snprintf(br->path, sizeof(br->path), "%s", path);
+	snprintf(br->path, sizeof(br->path), "%s", shown);
 	/*
 	 * The header's command line is the one the user ran, bench's: no
 	 * `record` command line that nobody typed.
@@ -116,7 +118,7 @@ int bench_recording__start(struct bench_recording **out, const char *path,
 	}
 	br->argv[0] = "rstat-analyze";
 	memcpy(br->argv + 1, argv, argc * sizeof(*argv));
-	o.output = br->path;
+	o.output_shown = br->path;
 	o.cmdline_argc = argc + 1;
 	o.cmdline_argv = br->argv;
 	br->rec = recorder__new(&o);
@@ -150,9 +152,10 @@ void bench_recording__stats(const struct bench_recording *br,
 	recorder__stats(br->rec, st);
 }
 
-bool bench_recording__rotated(const struct bench_recording *br)
+void bench_recording__discard(struct bench_recording *br)
 {
-	return br && br->rec && recorder__rotated(br->rec);
+	if (br && br->rec)
+		recorder__discard(br->rec);
 }
 
 int bench_recording__stop(struct bench_recording *br, char *errbuf,

@@ -40,8 +40,8 @@ struct bench_run {
 	time_t started;
 	unsigned int nr_cpus;
 	const struct bench_ops *ops;
-	struct stat recording_st;	/* the file our recorder made */
-	bool rotated;		/* an earlier recording is at .old */
+	int outdir_fd;		/* -o DIR (outfile__dir_open), or -1 */
+	bool recorder_stopped;	/* its file complete, or its error said */
 };
 
 

@@ -12,6 +12,7 @@
  * work files a SIGKILLed run left.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <limits.h>
 #include <poll.h>
@@ -261,18 +262,16 @@ static int start_recorder(struct bench_run *run)
 	int err;
 
 	bench__recording_path(run->p, run->recording, sizeof(run->recording));
-	err = bench_recording__start(&run->recorder, run->recording,
-				     run->p->argc, run->p->argv, errbuf,
-				     sizeof(errbuf));
-	run->rotated = bench_recording__rotated(run->recorder);
+	err = bench_recording__start(&run->recorder, run->outdir_fd >= 0 ?
+				     run->outdir_fd : AT_FDCWD, "rstat.data",
+				     run->recording, run->p->argc,
+				     run->p->argv, errbuf, sizeof(errbuf));
 	if (err) {
 		bench_recording__delete(run->recorder);
 		run->recorder = NULL;
 		bench_run__error(run, "bench: --record: %s", errbuf);
 		return err;
 	}
-	/* Which file is ours, to remove if the run is interrupted. */
-	lstat(run->recording, &run->recording_st);
 	/* As record says it: what observing then costs the holds. */
 	if (*bench_recording__notes(run->recorder)->no_bpf)
 		bench_run__note(run, "--record: lock holds will be timed from perf's tracepoint records and include the recorder's cost (BPF: %s)",
@@ -286,8 +285,9 @@ static int stop_recorder(struct bench_run *run)
 	char errbuf[512] = "";
 	int err;
 
-	if (!run->recorder)
+	if (!run->recorder || run->recorder_stopped)
 		return 0;
+	run->recorder_stopped = true;
 	err = bench_recording__stop(run->recorder, errbuf, sizeof(errbuf));
 	if (err && !bench_stop)
 		bench_run__error(run, "bench: --record: %s", errbuf);
@@ -296,9 +296,23 @@ static int stop_recorder(struct bench_run *run)
 	if (!err && (st.lost || st.lost_samples))
 		bench_run__note(run, "--record: %" PRIu64 " events and %" PRIu64 " samples were lost (rings full): the recording undercounts the recorded pass",
 				st.lost, st.lost_samples);
+	return err;
+}
+
+/*
+ * The recording is complete when the recorder stops, but the run may yet
+ * be interrupted: it is removed with the run then, and the earlier
+ * recording and its .old are put back (the recorder keeps the older .old
+ * aside until here).
+ */
+static void end_recorder(struct bench_run *run, bool discard)
+{
+	if (!run->recorder)
+		return;
+	if (discard)
+		bench_recording__discard(run->recorder);
 	bench_recording__delete(run->recorder);
 	run->recorder = NULL;
-	return err;
 }
 
 /* --- passes ---------------------------------------------------------- */
@@ -601,41 +615,48 @@ static int set_provenance(struct bench_run *run)
 }
 
 /*
- * As record does with recordings, an earlier results file becomes .old;
- * the new one is written beside it and renamed into place when whole.
+ * As record does with recordings, an earlier results file becomes .old,
+ * when the new one, written beside it, is whole and renamed into place:
+ * a write that fails leaves both as they were (outfile.h).
  */
-static int write_results_to(struct bench_run *run, const char *file)
+static int write_results_to(struct bench_run *run, int dirfd,
+			    const char *name, const char *shown)
 {
 	struct outfile *out;
 	int err;
 
-	err = outfile__rotate(file);
-	if (err >= 0)
-		err = outfile__open(&out, file);
-	if (err < 0) {
-		bench_run__error(run, "%s: cannot write: %s", file, outfile__strerror(err));
+	err = outfile__open_at(&out, dirfd, name, shown, OUTFILE_ROTATE, 0666);
+	if (err) {
+		bench_run__error(run, "%s: cannot write: %s", shown,
+				 outfile__strerror(err));
 		return err;
 	}
 	err = bench_results__write(run->res, outfile__stream(out));
 	if (err) {
+		/* The stream's own error says why (ENOSPC, not EIO). */
+		if (outfile__errno(out))
+			err = outfile__errno(out);
 		outfile__abort(out);
 	} else {
 		err = outfile__commit(out);
 	}
 	if (err)
-		bench_run__error(run, "%s: %s", file, strerror(-err));
+		bench_run__error(run, "%s: cannot write: %s; the earlier file, if any, is as it was",
+				 shown, outfile__strerror(err));
 	return err;
 }
 
-static int check_output(struct bench_run *run, const char *dir,
-			const char *name)
+/* name in -o DIR when in_dir, else as given; rotated, so .old too. */
+static int check_output(struct bench_run *run, bool in_dir, const char *name)
 {
+	const char *dir = in_dir ? run->p->outdir : NULL;
 	char path[PATH_MAX];
 	int err;
 
 	snprintf(path, sizeof(path), "%s%s%s", dir ? dir : "", dir ? "/" : "",
 		 name);
-	err = outfile__check(path);
+	err = outfile__check_at(dir ? run->outdir_fd : AT_FDCWD, name,
+				OUTFILE_ROTATE);
 	if (err)
 		bench_run__error(run, "%s: cannot write: %s", path, outfile__strerror(err));
 	return err;
@@ -643,23 +664,30 @@ static int check_output(struct bench_run *run, const char *dir,
 
 /*
  * Before the run: that every output can be written, so that an hour of
- * bench is not lost to a typo in a path. -o DIR is made here; a link
- * there is followed only if its owner is ours or root's (outfile.h).
+ * bench is not lost to a typo in a path. -o DIR is made here and opened
+ * once: a link there is followed only if its owner is ours or root's, and
+ * a directory others could swap our files in is refused unless
+ * --allow-shared-dir (outfile.h); what goes in it is written through its
+ * descriptor.
  */
 static int check_outputs(struct bench_run *run)
 {
 	const struct bench_params *p = run->p;
-	int err = p->outdir ? outfile__dir(p->outdir) : 0;
 
-	if (err) {
-		bench_run__error(run, "%s: %s", p->outdir, outfile__strerror(err));
-		return err;
+	if (p->outdir) {
+		run->outdir_fd = outfile__dir_open(p->outdir,
+			p->allow_shared_dir ? OUTFILE_DIR_SHARED : 0);
+		if (run->outdir_fd < 0) {
+			bench_run__error(run, "%s: %s", p->outdir,
+					 outfile__strerror(run->outdir_fd));
+			return -EIO;
+		}
 	}
-	if (p->outdir && check_output(run, p->outdir, "results.json"))
+	if (p->outdir && check_output(run, true, "results.json"))
 		return -EIO;
-	if (p->record && check_output(run, p->outdir, "rstat.data"))
+	if (p->record && check_output(run, !!p->outdir, "rstat.data"))
 		return -EIO;
-	if (p->json && check_output(run, NULL, p->json))
+	if (p->json && check_output(run, false, p->json))
 		return -EIO;
 	return 0;
 }
@@ -672,12 +700,14 @@ static int write_results(struct bench_run *run)
 
 	if (run->p->outdir) {
 		snprintf(path, sizeof(path), "%s/results.json", run->p->outdir);
-		err = write_results_to(run, path);
+		err = write_results_to(run, run->outdir_fd, "results.json",
+				       path);
 		if (err)
 			return err;
 	}
 	if (run->p->json)
-		return write_results_to(run, run->p->json);
+		return write_results_to(run, AT_FDCWD, run->p->json,
+					run->p->json);
 	return 0;
 }
 
@@ -728,30 +758,15 @@ static void note_kept(struct bench_run *run)
 			dirs[i]);
 }
 
-/*
- * An interrupted run removes its recording too (and puts back the one it
- * had moved to .old): only the file its recorder made, by inode.
- */
-static void remove_recording(struct bench_run *run)
-{
-	struct stat st;
-
-	if (!run->recording_st.st_ino || lstat(run->recording, &st) ||
-	    st.st_dev != run->recording_st.st_dev ||
-	    st.st_ino != run->recording_st.st_ino)
-		return;
-	if (!unlink(run->recording) && run->rotated)
-		outfile__unrotate(run->recording);
-}
-
 int bench__run(const struct bench_params *p, const struct bench_ops *ops)
 {
-	struct bench_run run = { .p = p, .ops = ops };
+	struct bench_run run = { .p = p, .ops = ops, .outdir_fd = -1 };
 	struct bench_cg_opts o = {
 		.root = p->root, .keep = p->keep, .need = scenario_need(p),
 	};
 	char errbuf[512] = "";
 	unsigned int removed = 0;
+	bool recorded;
 	int err, status = -EIO;
 	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
 
@@ -768,8 +783,11 @@ int bench__run(const struct bench_params *p, const struct bench_ops *ops)
 				    note_left_alone, &run) && removed)
 		bench_run__note(&run, "removed the work files of %u earlier run%s that did not finish",
 			removed, removed > 1 ? "s" : "");
-	if (check_outputs(&run))
+	if (check_outputs(&run)) {
+		if (run.outdir_fd >= 0)
+			close(run.outdir_fd);
 		return -EIO;
+	}
 	err = bench_cg__new(&run.cg, &o, errbuf, sizeof(errbuf));
 	if (err) {
 		bench_run__error(&run, "bench: %s",
@@ -819,8 +837,8 @@ out:
 	progress_clear(&run);
 	bench_run__stop_procs(&run);
 	stop_recorder(&run);
-	if (bench_stop && status)
-		remove_recording(&run);
+	recorded = run.recorder != NULL;
+	end_recorder(&run, bench_stop && status);
 	if (run.cg && bench_cg__destroy(run.cg)) {
 		bench_run__error(&run, "bench: %s", bench_cg__error(run.cg));
 		status = -EIO;
@@ -834,8 +852,7 @@ out:
 			ops->interrupted(ops->ctx, run.res);
 		bench_run__error(&run, "bench: interrupted by SIG%s: removed what the run created%s",
 			 sigabbrev_np(bench_stop),
-			 run.recording_st.st_ino ?
-			 ", the recording included" : "");
+			 recorded ? ", the recording included" : "");
 	}
 	if (run.cg && p->keep)
 		note_kept(&run);
@@ -851,6 +868,8 @@ out:
 		}
 	}
 	bench_results__delete(run.res);
+	if (run.outdir_fd >= 0)
+		close(run.outdir_fd);
 	if (status && bench_stop)
 		return -EINTR;
 	return status;

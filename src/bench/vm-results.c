@@ -4,6 +4,7 @@
  * guest, named by its release, and the files the guest sent back.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
 #include <string.h>
@@ -35,9 +36,8 @@ static int save_as(const char *path, int (*fill)(FILE *f, const void *arg),
 	struct outfile *out;
 	int err;
 
-	err = outfile__rotate(path);
-	if (err >= 0)
-		err = outfile__open(&out, path);
+	err = outfile__open_at(&out, AT_FDCWD, path, NULL, OUTFILE_ROTATE,
+			       0666);
 	if (err < 0) {
 		errbuf_set(errbuf, errlen, "%s: cannot write: %s", path,
 			   outfile__strerror(err));
@@ -45,13 +45,15 @@ static int save_as(const char *path, int (*fill)(FILE *f, const void *arg),
 	}
 	err = fill(outfile__stream(out), arg);
 	if (err) {
+		/* The stream's own errno says more than the writer's -EIO. */
+		err = outfile__errno(out) ? outfile__errno(out) : err;
 		outfile__abort(out);
-		errbuf_set(errbuf, errlen, "%s: cannot write", path);
-		return err;
+	} else {
+		err = outfile__commit(out);
 	}
-	err = outfile__commit(out);
 	if (err)
-		errbuf_set(errbuf, errlen, "%s: %s", path, strerror(-err));
+		errbuf_set(errbuf, errlen, "%s: cannot write: %s", path,
+			   outfile__strerror(err));
 	return err;
 }
 

@@ -54,10 +54,9 @@ struct recorder {
 	struct bpf_spans *bs;
 	char **tps;		/* tracepoint names, for the TRACING_DATA */
 	size_t nr_tps;
-	int out_fd;		/* the output, kept to tell it from another */
-	bool created;		/* the output has its name */
-	bool rotated;		/* an earlier output was moved to .old */
+	struct outfile *out;	/* the output (outfile.h) */
 	bool finished;		/* recorder__stop() completed it */
+	bool discard;		/* recorder__discard(): removed even so */
 	int write_err;		/* of the last chunk written */
 	char err[768];
 };

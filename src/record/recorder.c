@@ -55,7 +55,6 @@ struct recorder *recorder__new(const struct recorder_opts *o)
 	r->child.go_fd = r->child.err_fd = -1;
 	r->child.exit_status = -1;
 	r->target.cgroup_fd = -1;
-	r->out_fd = -1;
 	return r;
 }
 
@@ -311,42 +310,37 @@ int recorder__open(struct recorder *r)
 	return err;
 }
 
-/*
- * The output, never through a link another user planted (record runs as
- * root and may be told to write into /tmp): see outfile.h. It gets its
- * name in publish_output(), once everything is live; where the file
- * system cannot make a file without a name, it is named now.
- */
-static int create_output(struct recorder *r, bool *unnamed)
+/* The output as messages name it. */
+static const char *shown_output(const struct recorder *r)
 {
-	const char *output = r->o.output;
-	int rotated, fd, err;
+	return r->o.output_shown ? r->o.output_shown : r->o.output;
+}
 
-	rotated = outfile__rotate(output);
-	r->out_fd = rotated < 0 ? rotated :
-		    outfile__create_unnamed(output, 0600);
-	*unnamed = r->out_fd >= 0;
-	if (r->out_fd == -EOPNOTSUPP)
-		r->out_fd = outfile__create(output, 0600);
-	/* out_fd stays open to tell our file from one put in its place. */
-	fd = r->out_fd < 0 ? r->out_fd : dup(r->out_fd);
-	err = fd < 0 ? (r->out_fd < 0 ? r->out_fd : -errno) :
-	      perf_writer__open_fd(&r->w, fd);
-	if (err && r->out_fd >= 0 && !*unnamed)
-		outfile__remove_created(output, r->out_fd);
-	/* Put the old recording back where it was. */
-	if (err && rotated > 0)
-		outfile__unrotate(output);
+/*
+ * The output, never through anything another user planted (record runs
+ * as root and may be told to write into /tmp): see outfile.h. It gets its
+ * name in recorder__start(), once everything is live; an earlier one
+ * becomes .old then, and comes back (with the .old before it) if the
+ * recording fails.
+ */
+static int create_output(struct recorder *r)
+{
+	int fd, err;
+
+	err = outfile__open_at(&r->out, r->o.output_at ? r->o.output_dirfd :
+			       AT_FDCWD, r->o.output, r->o.output_shown,
+			       OUTFILE_ROTATE | OUTFILE_UNNAMED, 0600);
+	/* The writer gets its own descriptor; ours stays for the sync. */
+	fd = err ? err : dup(outfile__fd(r->out));
+	if (!err)
+		err = fd < 0 ? -errno : perf_writer__open_fd(&r->w, fd);
 	if (err) {
-		if (r->out_fd >= 0)
-			close(r->out_fd);
-		r->out_fd = -1;
-		rec_error(r, "%s: cannot create: %s", output,
+		outfile__abort(r->out);
+		r->out = NULL;
+		rec_error(r, "%s: cannot create: %s", shown_output(r),
 			  outfile__strerror(err));
 		return err;
 	}
-	r->created = !*unnamed;
-	r->rotated = rotated > 0;
 	return 0;
 }
 
@@ -384,17 +378,16 @@ static int write_header(struct recorder *r)
 	if (!err)
 		err = synthesize__threads(w, pid);
 	if (err)
-		rec_error(r, "%s: %s", r->o.output, *perf_writer__strerror(w) ?
+		rec_error(r, "%s: %s", shown_output(r), *perf_writer__strerror(w) ?
 			  perf_writer__strerror(w) : strerror(-err));
 	return err;
 }
 
 int recorder__start(struct recorder *r)
 {
-	bool unnamed;
 	int err;
 
-	err = create_output(r, &unnamed);
+	err = create_output(r);
 	if (!err)
 		err = write_header(r);
 	if (err)
@@ -418,14 +411,11 @@ int recorder__start(struct recorder *r)
 			return err;
 		}
 	}
-	if (unnamed) {
-		err = outfile__publish(r->o.output, r->out_fd);
-		if (err) {
-			rec_error(r, "%s: cannot create: %s", r->o.output,
-				  outfile__strerror(err));
-			return err;
-		}
-		r->created = true;
+	err = outfile__publish(r->out);
+	if (err) {
+		rec_error(r, "%s: cannot create: %s", shown_output(r),
+			  outfile__strerror(err));
+		return err;
 	}
 	return rec_child__go(r);
 }
@@ -445,7 +435,7 @@ static int drain_rings(struct recorder *r)
 	    !perf_writer__finished_round(r->w))
 		return 0;
 	if (r->write_err || *perf_writer__strerror(r->w))
-		rec_error(r, "record: %s: %s", r->o.output, r->write_err ?
+		rec_error(r, "record: %s: %s", shown_output(r), r->write_err ?
 			  strerror(-r->write_err) :
 			  perf_writer__strerror(r->w));
 	else
@@ -496,18 +486,29 @@ int recorder__stop(struct recorder *r)
 		return err;
 	err = perf_writer__finish(r->w);
 	if (err) {
-		rec_error(r, "%s: %s", r->o.output,
+		rec_error(r, "%s: %s", shown_output(r),
 			  *perf_writer__strerror(r->w) ?
 			  perf_writer__strerror(r->w) : strerror(-err));
+		return err;
+	}
+	/* On the disk, or the error that kept it off (ENOSPC, EIO). */
+	err = outfile__sync(r->out);
+	if (err) {
+		rec_error(r, "%s: %s", shown_output(r), strerror(-err));
 		return err;
 	}
 	r->finished = true;
 	return 0;
 }
 
+void recorder__discard(struct recorder *r)
+{
+	r->discard = true;
+}
+
 bool recorder__rotated(const struct recorder *r)
 {
-	return r->rotated;
+	return r->out && outfile__rotated(r->out);
 }
 
 void recorder__stats(const struct recorder *r, struct recorder_stats *st)
@@ -543,15 +544,13 @@ void recorder__delete(struct recorder *r)
 	perf_writer__delete(r->w);
 	/*
 	 * A file cut short by an error would mislead: remove it, and put
-	 * back the recording it had moved to .old, as create_output() does
-	 * when the failure is its own.
+	 * back the recordings it had moved (FILE.old, and the .old before
+	 * it, kept aside until now).
 	 */
-	if (!r->finished && (!r->created ||
-			     !outfile__remove_created(r->o.output, r->out_fd)) &&
-	    r->rotated)
-		outfile__unrotate(r->o.output);
-	if (r->out_fd >= 0)
-		close(r->out_fd);
+	if (r->out && r->finished && !r->discard)
+		outfile__commit(r->out);	/* synced: nothing to fail */
+	else
+		outfile__abort(r->out);
 	for (i = 0; i < r->nr_tps; i++)
 		free(r->tps[i]);
 	free(r->tps);

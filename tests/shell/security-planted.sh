@@ -200,7 +200,7 @@ expect_error 1 "$shared/r.data: cannot create: a symbolic link another user owns
 "$RS_BIN" record -q -a -d 0.1 -o "$shared/r2.data" 2>/dev/null ||
 	fail "record into a shared directory failed"
 as_nobody ln -s "$target" "$shared/r2.data.old"
-expect_error 1 "$shared/r2.data: cannot create: a symbolic link" \
+expect_error 1 "$shared/r2.data: cannot create: its .old is not a regular file" \
 	"$RS_BIN" record -q -a -d 0.1 -o "$shared/r2.data"
 [ -s "$shared/r2.data" ] || fail "the refused rotation lost r2.data"
 # plot: a planted .gp beside the image.

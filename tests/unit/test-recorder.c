@@ -177,6 +177,72 @@ static void test_unfinished_puts_back_old(void)
 	unlink(old);
 }
 
+static void put(const char *path, const char *text)
+{
+	FILE *f = fopen(path, "w");
+
+	CHECK(f != NULL);
+	if (f) {
+		fputs(text, f);
+		fclose(f);
+	}
+}
+
+static bool holds(const char *path, const char *text)
+{
+	char buf[64] = "";
+	FILE *f = fopen(path, "r");
+
+	if (!f)
+		return false;
+	if (!fgets(buf, sizeof(buf), f))
+		buf[0] = '\0';
+	fclose(f);
+	return !strcmp(buf, text);
+}
+
+/*
+ * Complete, then discarded (bench interrupted after its recorded pass):
+ * FILE and FILE.old are put back as they were, the .old before included;
+ * kept, FILE.old is the earlier FILE and nothing hidden is left.
+ */
+static void test_discard_puts_back_both(void)
+{
+	const char *out = unit_tmp_path("both.data");
+	struct recorder_opts o;
+	struct recorder *r = new_recorder(&o, out, NULL);
+	char old[4096];
+
+	if (!r)
+		return;
+	snprintf(old, sizeof(old), "%s.old", out);
+	put(out, "A");
+	put(old, "B");
+	CHECK_INT(recorder__open(r), 0);
+	CHECK_INT(recorder__start(r), 0);
+	CHECK(holds(old, "A"));
+	CHECK_INT(drain_for(r, 100), 0);
+	CHECK_INT(recorder__stop(r), 0);
+	recorder__discard(r);
+	recorder__delete(r);
+	CHECK(holds(out, "A"));
+	CHECK(holds(old, "B"));
+	r = new_recorder(&o, out, NULL);
+	if (!r)
+		return;
+	CHECK_INT(recorder__open(r), 0);
+	CHECK_INT(recorder__start(r), 0);
+	CHECK_INT(drain_for(r, 100), 0);
+	CHECK_INT(recorder__stop(r), 0);
+	recorder__delete(r);
+	CHECK(holds(old, "A"));
+	CHECK(!holds(out, "A"));
+	unlink(out);
+	unlink(old);
+	CHECK_INT(unit_sh("ls -A '%s' | grep -q '^\\.both' && exit 1; exit 0",
+			  unit_tmpdir()), 0);
+}
+
 static void test_leaves_callers_children(void)
 {
 	const char *out = unit_tmp_path("kids.data");
@@ -206,4 +272,5 @@ static void test_leaves_callers_children(void)
 
 UNIT_MAIN(UNIT(test_record_all), UNIT(test_error_leaves_nothing),
 	  UNIT(test_unfinished_puts_back_old),
+	  UNIT(test_discard_puts_back_both),
 	  UNIT(test_leaves_callers_children))

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Work directories, owner stamps and output files against what another
+ * Work directories and owner stamps against what another
  * local user could plant: links and directories under the names the tool
  * uses, in directories everyone can write. The planting is done as root
  * with chown to nobody's uid, which is what such a user would own.
@@ -16,7 +16,6 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "outfile.h"
 #include "unit.h"
 #include "workdir.h"
 
@@ -341,146 +340,6 @@ static void test_remove_tree_at(void)
 	CHECK(victim_intact(victim));
 }
 
-/* --- output files ---------------------------------------------------- */
-
-static void test_rotate(void)
-{
-	const char *out = unit_tmp_path("rec.data");
-	char old[512], *t;
-	const char *victim = make_victim("victim-rot");
-	char target[512];
-
-	if (!can_plant())
-		return;
-
-	snprintf(old, sizeof(old), "%s.old", out);
-	snprintf(target, sizeof(target), "%s/precious", victim);
-	CHECK_INT(outfile__rotate(out), 0);
-	spit(out, "first");
-	CHECK_INT(outfile__rotate(out), 1);
-	t = slurp(old);
-	CHECK(t && !strcmp(t, "first"));
-	CHECK_INT(outfile__unrotate(out), 0);
-	t = slurp(out);
-	CHECK(t && !strcmp(t, "first"));
-	/* A link another user planted at FILE.old is not replaced. */
-	CHECK(symlink(target, old) == 0 &&
-	      lchown(old, nobody_uid(), nobody_uid()) == 0);
-	CHECK_INT(outfile__rotate(out), -ELOOP);
-	CHECK(is_link(old));
-	unlink(old);
-	/* Nor one at FILE itself. */
-	unlink(out);
-	CHECK(symlink(target, out) == 0 &&
-	      lchown(out, nobody_uid(), nobody_uid()) == 0);
-	CHECK_INT(outfile__rotate(out), -ELOOP);
-	CHECK_INT(outfile__create(out, 0600), -ELOOP);
-	CHECK(victim_intact(victim));
-	unlink(out);
-	/* An empty file of ours is simply replaced. */
-	spit(out, "");
-	CHECK_INT(outfile__rotate(out), 0);
-	CHECK(access(out, F_OK) != 0);
-	CHECK(access(old, F_OK) != 0);
-	CHECK(strcmp(outfile__strerror(-ELOOP), strerror(ELOOP)));
-}
-
-static void test_create_remove(void)
-{
-	const char *out = unit_tmp_path("created");
-	int fd;
-
-	unlink(out);
-	fd = outfile__create(out, 0600);
-	CHECK(fd >= 0);
-	/* Created only when free: a second create fails. */
-	CHECK_INT(outfile__create(out, 0600), -EEXIST);
-	/* A file put in its place since is not ours to remove. */
-	unlink(out);
-	spit(out, "someone else's");
-	if (fd >= 0) {
-		CHECK_INT(outfile__remove_created(out, fd), 0);
-		close(fd);
-	}
-	CHECK(!access(out, F_OK));
-	unlink(out);
-	fd = outfile__create(out, 0600);
-	CHECK(fd >= 0);
-	if (fd >= 0) {
-		CHECK_INT(outfile__remove_created(out, fd), 0);
-		close(fd);
-	}
-	CHECK(access(out, F_OK));
-	/* /dev/null is written in place and never removed. */
-	fd = outfile__create("/dev/null", 0600);
-	CHECK(fd >= 0);
-	if (fd >= 0) {
-		CHECK_INT(outfile__remove_created("/dev/null", fd), 0);
-		close(fd);
-	}
-	CHECK(!access("/dev/null", F_OK));
-}
-
-static void test_replace(void)
-{
-	const char *victim = make_victim("victim-rep");
-	const char *out = unit_tmp_path("results.json");
-	const char *mine = unit_tmp_path("mine.json");
-	const char *dest = unit_tmp_path("dest.json");
-	struct outfile *of = NULL;
-	char target[512], *t;
-	struct stat st;
-
-	if (!can_plant())
-		return;
-
-	snprintf(target, sizeof(target), "%s/precious", victim);
-	CHECK_INT(outfile__open(&of, out), 0);
-	if (of) {
-		fputs("new", outfile__stream(of));
-		/* Nothing at the name until the file is whole. */
-		CHECK(access(out, F_OK));
-		CHECK_INT(outfile__commit(of), 0);
-	}
-	t = slurp(out);
-	CHECK(t && !strcmp(t, "new"));
-	CHECK(!stat(out, &st) && (st.st_mode & 0600) == 0600);
-	/* Aborted: nothing left, the old file untouched. */
-	CHECK_INT(outfile__open(&of, out), 0);
-	if (of) {
-		char tmp[512];
-
-		snprintf(tmp, sizeof(tmp), "%s", outfile__temp_path(of));
-		CHECK(!access(tmp, F_OK));
-		outfile__abort(of);
-		CHECK(access(tmp, F_OK));
-	}
-	t = slurp(out);
-	CHECK(t && !strcmp(t, "new"));
-	/* A planted link is refused, its target untouched. */
-	unlink(out);
-	CHECK(symlink(target, out) == 0 &&
-	      lchown(out, nobody_uid(), nobody_uid()) == 0);
-	CHECK_INT(outfile__open(&of, out), -ELOOP);
-	CHECK_INT(outfile__check(out), -ELOOP);
-	CHECK(victim_intact(victim));
-	/* A link of our own is followed, as fopen() would. */
-	spit(dest, "old");
-	CHECK(symlink(dest, mine) == 0);
-	CHECK_INT(outfile__open(&of, mine), 0);
-	if (of) {
-		fputs("via link", outfile__stream(of));
-		CHECK_INT(outfile__commit(of), 0);
-	}
-	t = slurp(dest);
-	CHECK(t && !strcmp(t, "via link"));
-	CHECK(is_link(mine));
-	/* A directory is no output; a missing directory is found early. */
-	CHECK_INT(outfile__check(unit_tmpdir()), -EISDIR);
-	CHECK_INT(outfile__check(unit_tmp_path("no/such/dir.json")), -ENOENT);
-	CHECK_INT(outfile__check("/dev/null"), 0);
-}
-
 static void test_done(void)
 {
 	unit_tmp_cleanup();
@@ -491,7 +350,4 @@ UNIT_MAIN(UNIT(test_stamp),
 	  UNIT(test_bad_base),
 	  UNIT(test_cleanup_stale),
 	  UNIT(test_remove_tree_at),
-	  UNIT(test_rotate),
-	  UNIT(test_create_remove),
-	  UNIT(test_replace),
 	  UNIT(test_done))
