@@ -21,11 +21,13 @@ struct bench_recording;
 /*
  * Record every CPU into path, a name in the directory dirfd (AT_FDCWD:
  * a path), shown as shown (an earlier file there becomes path.old). 0, or
- * -errno with what failed in errbuf.
+ * -errno with what failed in errbuf. The recording's command line is
+ * "rstat-analyze" and argv (bench's, as the user ran it), which must
+ * outlive the recording.
  */
 int bench_recording__start(struct bench_recording **out, int dirfd,
-			   const char *path, const char *shown,
-			   char *errbuf, size_t len);
+			   const char *path, const char *shown, int argc,
+			   char **argv, char *errbuf, size_t len);
 /* Stop draining and complete the file; -errno with errbuf on failure. */
 int bench_recording__stop(struct bench_recording *br, char *errbuf,
 			  size_t len);

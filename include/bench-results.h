@@ -24,7 +24,8 @@
  * The version written. /2 added the recorded pass ("recording": {"pass"});
  * /1 files (no pass) still read.
  */
-#define BENCH_RESULTS_SCHEMA "rstat-analyze-bench/2"
+#define BENCH_RESULTS_SCHEMA "rstat-analyze-bench/3"	/* vm_clock */
+#define BENCH_RESULTS_SCHEMA_V2 "rstat-analyze-bench/2"
 #define BENCH_RESULTS_SCHEMA_V1 "rstat-analyze-bench/1"
 /* Samples kept per histogram metric; more are subsampled. */
 #define BENCH_RESULTS_MAX_SAMPLES 10000
@@ -75,6 +76,26 @@ struct bench_provenance {
 };
 int bench_results__provenance(struct bench_results *r,
 			      const struct bench_provenance *p);
+
+/*
+ * A guest run's clock held against the host's over the same stretch
+ * (bench --kernel; vm.h's struct vm_clock), in the provenance as
+ * "vm_clock". ok is false when the guest's clock drifted past the
+ * tolerance: its timed figures are wrong, and compare says so.
+ */
+struct bench_vm_clock {
+	bool icount;		/* guest time counts instructions */
+	double guest_s, host_s;	/* the run by each clock */
+	double drift;		/* guest_s / host_s - 1; NAN: too short */
+	bool ok;
+	char clocksource[32];
+};
+/* Set it (after bench_results__provenance()); 0, or -EINVAL without one. */
+int bench_results__set_vm_clock(struct bench_results *r,
+				const struct bench_vm_clock *c);
+/* NULL unless the run was a guest's with its clock measured. */
+const struct bench_vm_clock *
+bench_results__vm_clock(const struct bench_results *r);
 
 /* A part of the scenario that did not run, and why ("io.stat: ..."). */
 int bench_results__skip(struct bench_results *r, const char *why);

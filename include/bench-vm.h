@@ -25,5 +25,12 @@ int bench_vm__guest_dir(const char *outdir, const char *release,
 /* The guest's file name, to path (an earlier one becomes path.old). */
 int bench_vm__save_file(const struct vm_result *res, const char *name,
 			const char *path, char *errbuf, size_t errlen);
+/*
+ * The guest's out/results.json at path, with the guest's clock as the
+ * host measured it in its provenance (vm_clock). 0 (also when the guest
+ * sent none), or -errno with errbuf.
+ */
+int bench_vm__save_results(const struct vm_result *res, const char *path,
+			   char *errbuf, size_t errlen);
 
 #endif /* RS_BENCH_VM_H */

@@ -47,6 +47,12 @@ int vm_cmd__run(const char *cmd, const struct vm_opts *o, const char *kernel,
 		const char *const *fetch, struct vm_result **resp);
 /* The guest command's stdout and stderr, copied to ours; its status. */
 int vm_cmd__print_output(const struct vm_result *res);
+/*
+ * The same, with the guest's name of a file it made (guest, such as
+ * "/out/rstat.data") said in its stderr as the name the user gave (host).
+ */
+int vm_cmd__print_output_as(const struct vm_result *res, const char *guest,
+			    const char *host);
 
 /* "rstat-analyze: <message>" on stderr: the one line a failure prints. */
 void rs_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

@@ -75,6 +75,12 @@ struct compare {
 	/* What was left out while building, for the command to print. */
 	char **notes;
 	size_t nr_notes;
+	/*
+	 * What makes a side's figures wrong (a guest clock that drifted),
+	 * printed with the tables themselves, not beside them.
+	 */
+	char **warnings;
+	size_t nr_warnings;
 	/* The inputs read (compare.h), which the strings above point into. */
 	struct compare_input *inputs;
 	size_t nr_inputs;

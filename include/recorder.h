@@ -97,6 +97,12 @@ struct recorder_stats {
 	uint64_t lost;		/* records lost (PERF_RECORD_LOST) */
 	uint64_t lost_samples;
 	uint64_t data_size;	/* bytes written to the data section */
+	/*
+	 * The recorded command's status as a shell gives it (its exit
+	 * code, 128 + the signal that killed it), or -1: no command, or
+	 * one the recording's end stopped.
+	 */
+	int cmd_status;
 };
 
 struct recorder;

@@ -115,4 +115,55 @@ int stats__ministat(const struct stats_summary *base,
  */
 int stats__ministat_print(FILE *out, const struct stats_ministat *m);
 
+/*
+ * The Mann-Whitney U test of b against a, two-sided, for distributions
+ * whose tails would decide a test of means (read latencies): u counts
+ * the pairs (a_i, b_j) with b_j > a_i, ties counting half; auc is
+ * u / (n_a n_b), the chance that a value of b exceeds one of a (0.5: no
+ * tendency). z and p come from the normal approximation with the tie
+ * correction and a continuity correction of 0.5, as scipy.stats'
+ * mannwhitneyu(method="asymptotic") computes them; z > 0 when b tends
+ * larger. -EINVAL for an empty side or a value that is not finite,
+ * -ENOMEM.
+ */
+struct stats_mwu {
+	double u, auc, z, p;
+};
+int stats__mann_whitney(const double *a, size_t na, const double *b,
+			size_t nb, struct stats_mwu *out);
+
+/*
+ * The median of x (the mean of the middle two for an even n, as numpy
+ * has it), reordering x. NAN for n == 0.
+ */
+double stats__median_inplace(double *x, size_t n);
+
+/*
+ * A percentile-bootstrap confidence interval of median(b) - median(a):
+ * iters resamples of each side (with replacement), the alpha / 2 and
+ * 1 - alpha / 2 quantiles of their differences (interpolated linearly
+ * between order statistics, numpy's default). est is the observed
+ * difference. The resampling is seeded: the same input gives the same
+ * interval. -EINVAL for an empty side, iters < 100 or alpha outside
+ * (0, 1); -ENOMEM.
+ */
+struct stats_ci {
+	double est, lo, hi;
+};
+int stats__bootstrap_median_diff(const double *a, size_t na,
+				 const double *b, size_t nb,
+				 unsigned int iters, double alpha,
+				 unsigned long long seed, struct stats_ci *ci);
+
+/*
+ * The smallest difference of means that a Welch test at alpha would
+ * find with the given power, from these samples' spread:
+ * (t(1 - alpha / 2) + t(power)) * sqrt(var_a / n_a + var_b / n_b) at
+ * the Welch-Satterthwaite degrees of freedom. NAN when a side has no
+ * variance estimate (n < 2); 0 when neither side varies.
+ */
+double stats__detectable_diff(const struct stats_summary *a,
+			      const struct stats_summary *b, double alpha,
+			      double power);
+
 #endif

@@ -33,6 +33,16 @@ void errbuf_set(char *buf, size_t len, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 
 /*
+ * argv as a POSIX shell command line that gives it back: words with
+ * anything but [A-Za-z0-9_@%+=:,./-] in single quotes (a quote inside as
+ * '\''), an empty word as ''. Appended to buf after its first used
+ * bytes, a space before each word when used > 0. The length the line
+ * needs (as snprintf); buf holds what fits, NUL-terminated.
+ */
+size_t shell_words(char *buf, size_t len, size_t used, int argc,
+		   char *const *argv);
+
+/*
  * The backslash escapes of JSON strings for \" \\ \n \t. Writes c's
  * escape and returns true; false, writing nothing, for any other byte
  * (the caller's rule for the rest).

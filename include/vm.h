@@ -63,6 +63,13 @@ struct vm_params {
 	const char *build_id;
 	/* Set by the caller's signal handler: stop, kill the guest. */
 	volatile sig_atomic_t *stop;
+	/*
+	 * QEMU's instruction counting (TCG only): the guest's clock
+	 * advances 1 ns per instruction executed, whatever the host does,
+	 * so timed figures are instruction counts and repeat from run to
+	 * run; they say nothing of cycles, caches or real time.
+	 */
+	bool icount;
 };
 
 /* Parse "kvm", "tcg" or "auto"; 0 or -EINVAL. */
@@ -81,12 +88,14 @@ enum {
 	VM_OPT_APPEND,
 	VM_OPT_ACCEL,
 	VM_OPT_TIMEOUT,
+	VM_OPT_CLOCK,
 };
 
 /* The case labels of a getopt switch that hands them to vm_opts__parse(). */
 #define VM_OPT_CASES							\
 	case VM_OPT_KERNEL: case VM_OPT_CPUS: case VM_OPT_MEMORY:	\
-	case VM_OPT_APPEND: case VM_OPT_ACCEL: case VM_OPT_TIMEOUT
+	case VM_OPT_APPEND: case VM_OPT_ACCEL: case VM_OPT_TIMEOUT:	\
+	case VM_OPT_CLOCK
 
 #define VM_LONG_OPTIONS							\
 	{ "kernel", required_argument, NULL, VM_OPT_KERNEL },		\
@@ -94,7 +103,8 @@ enum {
 	{ "vm-memory", required_argument, NULL, VM_OPT_MEMORY },	\
 	{ "append", required_argument, NULL, VM_OPT_APPEND },		\
 	{ "accel", required_argument, NULL, VM_OPT_ACCEL },		\
-	{ "vm-timeout", required_argument, NULL, VM_OPT_TIMEOUT }
+	{ "vm-timeout", required_argument, NULL, VM_OPT_TIMEOUT },	\
+	{ "vm-clock", required_argument, NULL, VM_OPT_CLOCK }
 
 #define VM_HELP_TEXT							\
 	"In a throwaway VM (QEMU, package " VM_QEMU_PACKAGE "):\n"	\
@@ -104,7 +114,9 @@ enum {
 	"      --append ARGS     more kernel arguments (psi=1 ...)\n"	\
 	"      --accel MODE      kvm, tcg, or auto (default: KVM if a KVM\n" \
 	"                        guest boots, else TCG)\n"		\
-	"      --vm-timeout S    kill the guest after S seconds (1800)\n"
+	"      --vm-timeout S    kill the guest after S seconds (1800)\n"	\
+	"      --vm-clock MODE   real (default), or icount: guest time\n"	\
+	"                        counts instructions (TCG; repeatable)\n"
 
 #define VM_MAX_KERNELS 16
 
@@ -155,6 +167,29 @@ void vm_result__delete(struct vm_result *res);
 const char *vm_result__release(const struct vm_result *res);
 /* The command's exit status in the guest (as a shell sees it). */
 int vm_result__status(const struct vm_result *res);
+/*
+ * The guest's clock against the host's, over the same stretch: from the
+ * guest's HELLO to the end of its command, as each side timed it.
+ */
+struct vm_clock {
+	bool measured;		/* the guest said (and the host timed) both */
+	double guest_s, host_s;
+	char clocksource[32];	/* the guest's current_clocksource */
+	bool icount;		/* params.icount: guest time is instructions */
+};
+/* A run shorter than this cannot tell a drift from the port's latency. */
+#define VM_CLOCK_MIN_S 2.0
+/* The drift past which a guest's timed figures are wrong. */
+#define VM_CLOCK_MAX_DRIFT 0.05
+void vm_result__clock(const struct vm_result *res, struct vm_clock *c);
+/*
+ * guest_s / host_s - 1 (0.10: the guest's clock ran 10% fast), or NAN
+ * when not measured or too short (VM_CLOCK_MIN_S) to say.
+ */
+double vm_clock__drift(const struct vm_clock *c);
+/* Whether the drift says the guest's times are not real ones. */
+bool vm_clock__bad(const struct vm_clock *c);
+
 /* Whether auto fell back from KVM to TCG, and which ran. */
 bool vm_result__tcg(const struct vm_result *res);
 bool vm_result__kvm_fell_back(const struct vm_result *res);

@@ -16,6 +16,7 @@ packages=(
 	python3				# test helpers
 	qemu-system-x86			# --kernel: throwaway VMs
 	cpio				# the oracle for our initramfs writer
+	busybox				# the usual commands for scripts in --kernel guests
 	debhelper dpkg-dev		# the .deb (dpkg-buildpackage)
 )
 

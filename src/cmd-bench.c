@@ -533,8 +533,8 @@ static int save_guest(const struct bench_params *p, const struct vm_result *res,
 			p->vm.kernels[i], rel, dir);
 	snprintf(path, sizeof(path), "%s/results.json", dir);
 	if (!err)
-		err = bench_vm__save_file(res, "out/results.json", path,
-					  errbuf, sizeof(errbuf));
+		err = bench_vm__save_results(res, path, errbuf,
+					     sizeof(errbuf));
 	snprintf(path, sizeof(path), "%s/rstat.data", dir);
 	if (!err)
 		err = bench_vm__save_file(res, "out/rstat.data", path,

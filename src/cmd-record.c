@@ -128,7 +128,8 @@ static void record_help(void)
 	      "or IMAGE's directory's vmlinux), which the guest must be running.\n"
 	      "\n"
 	      "Ctrl-C or SIGTERM stops the recording cleanly.\n"
-	      "Exit status: 0 ok, 1 error (one line on stderr), 2 usage error.\n"
+	      "Exit status: 0 ok, 1 error (one line on stderr), 2 usage error;\n"
+	      "with -- CMD, the status of a CMD that failed (recording kept).\n"
 	      "See rstat-analyze-record(1) and `rstat-analyze doctor`.\n",
 	      stdout);
 }
@@ -456,6 +457,16 @@ static int record_run(const struct record_params *p, int argc, char **argv)
 			(stat(p->output, &sb) ? st.data_size :
 			 (uint64_t)sb.st_size) / 1e6);
 	recorder__delete(r);
+	/*
+	 * As perf record: the recording is kept, and the status is the
+	 * command's, so that `record -- CMD` can stand in for CMD in a
+	 * script that checks it.
+	 */
+	if (st.cmd_status > 0) {
+		rs_error("record: %s exited with status %d (the recording is kept)",
+			 p->cmd[0], st.cmd_status);
+		return st.cmd_status;
+	}
 	return RS_EXIT_OK;
 }
 
@@ -480,6 +491,9 @@ static int vm_program(const char *name, char *out, size_t len)
 	snprintf(out, len, "%s", found);
 	return 0;
 }
+
+/* Where the guest records; its /out comes back. */
+#define GUEST_OUTPUT "/out/rstat.data"
 
 static int record_in_vm(const struct record_params *p, int argc, char **argv)
 {
@@ -512,7 +526,7 @@ static int record_in_vm(const struct record_params *p, int argc, char **argv)
 	/* The recording goes to the guest's /out, which comes back. */
 	full[n++] = gargv[0];
 	full[n++] = "-o";
-	full[n++] = "/out/rstat.data";
+	full[n++] = GUEST_OUTPUT;
 	for (i = 1; i < gargc; i++) {
 		const char *w = gargv[i];
 
@@ -556,7 +570,7 @@ static int record_in_vm(const struct record_params *p, int argc, char **argv)
 			     lines ? lines : full, programs, NULL, &res);
 	if (status)
 		goto out;
-	status = vm_cmd__print_output(res);
+	status = vm_cmd__print_output_as(res, GUEST_OUTPUT, p->output);
 	data = vm_result__file(res, "out/rstat.data", &len);
 	if (!data)
 		goto out;	/* the guest's record said why */

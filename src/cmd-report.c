@@ -541,7 +541,8 @@ int cmd_report(int argc, char **argv)
 		goto out;
 	}
 	if (params.rules_file && rules__load_file(rules, params.rules_file)) {
-		rs_error("%s", rules__strerror(rules));
+		/* Name the option: the file alone does not say what it was. */
+		rs_error("report: --rules %s", rules__strerror(rules));
 		ret = RS_EXIT_FAIL;
 		goto out;
 	}

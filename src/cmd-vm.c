@@ -5,9 +5,11 @@
  * boundary, with the guest console's tail above the one error line.
  */
 #include <errno.h>
+#include <math.h>
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cmds.h"
 #include "vm.h"
@@ -46,6 +48,28 @@ static void print_console(const char *kernel, const char *tail)
 	fputs("--- end of guest console ---\n", stderr);
 }
 
+/*
+ * Hold the guest's clock against ours: a guest whose clock drifted timed
+ * everything wrong (a TCG guest on an emulated clocksource gained 3-5x
+ * under load), and one counting instructions timed nothing real.
+ */
+static void say_clock(const char *kernel, const struct vm_result *res)
+{
+	struct vm_clock c;
+	double drift;
+
+	vm_result__clock(res, &c);
+	drift = vm_clock__drift(&c);
+	if (c.icount) {
+		rs_note("%s: --vm-clock icount: the guest's clock counted instructions, 1 ns each (%.2f s of it in %.2f s here): timed figures are instruction counts, repeatable but not times",
+			kernel, c.guest_s, c.host_s);
+	} else if (vm_clock__bad(&c)) {
+		rs_error("warning: %s: the guest's clock ran %.0f%% %s against this host's (%.2f s against %.2f s, clocksource %s): its timed figures are wrong",
+			 kernel, fabs(drift) * 100, drift > 0 ? "fast" : "slow",
+			 c.guest_s, c.host_s, c.clocksource);
+	}
+}
+
 int vm_cmd__run(const char *cmd, const struct vm_opts *o, const char *kernel,
 		int argc, char **argv, const char *const *programs,
 		const char *const *fetch, struct vm_result **resp)
@@ -69,6 +93,10 @@ int vm_cmd__run(const char *cmd, const struct vm_opts *o, const char *kernel,
 	sigaction(SIGTERM, &sa, &old_term);
 	sigaction(SIGHUP, &sa, &old_hup);
 	err[0] = '\0';
+	/* A guest takes seconds to boot: say so where someone is waiting. */
+	if (isatty(STDERR_FILENO))
+		fprintf(stderr, "rstat-analyze: %s --kernel %s: starting a VM (QEMU)...\n",
+			cmd, kernel);
 	rc = vm__run(&p, argc, argv, &res, err, sizeof(err));
 	sigaction(SIGINT, &old_int, NULL);
 	sigaction(SIGTERM, &old_term, NULL);
@@ -86,6 +114,7 @@ int vm_cmd__run(const char *cmd, const struct vm_opts *o, const char *kernel,
 		rs_error("%s --kernel %s: %s", cmd, kernel, err);
 		return rc == -EINTR ? 130 : RS_EXIT_FAIL;
 	}
+	say_clock(kernel, res);
 	if (vm_result__kvm_fell_back(res))
 		rs_note("%s: a KVM guest did not boot here; ran under TCG (emulated, clock: the TSC, tsc=reliable): times are emulated, only ratios between kernels mean anything",
 			kernel);
@@ -93,17 +122,32 @@ int vm_cmd__run(const char *cmd, const struct vm_opts *o, const char *kernel,
 	return RS_EXIT_OK;
 }
 
-int vm_cmd__print_output(const struct vm_result *res)
+int vm_cmd__print_output_as(const struct vm_result *res, const char *guest,
+			    const char *host)
 {
-	const void *data;
-	size_t len;
+	const char *data, *end, *hit;
+	size_t len, glen = guest ? strlen(guest) : 0;
 
 	data = vm_result__file(res, "stdout", &len);
 	if (data && len)
 		fwrite(data, 1, len, stdout);
 	fflush(stdout);
 	data = vm_result__file(res, "stderr", &len);
-	if (data && len)
-		fwrite(data, 1, len, stderr);
+	if (!data)
+		return vm_result__status(res);
+	for (end = data + len; glen && data < end; data = hit + glen) {
+		hit = memmem(data, end - data, guest, glen);
+		if (!hit)
+			break;
+		fwrite(data, 1, hit - data, stderr);
+		fputs(host, stderr);
+	}
+	if (data < end)
+		fwrite(data, 1, end - data, stderr);
 	return vm_result__status(res);
+}
+
+int vm_cmd__print_output(const struct vm_result *res)
+{
+	return vm_cmd__print_output_as(res, NULL, NULL);
 }

@@ -35,6 +35,47 @@ void errbuf_set(char *buf, size_t len, const char *fmt, ...)
 	va_end(ap);
 }
 
+static void put_byte(char *buf, size_t len, size_t *at, char c)
+{
+	if (*at + 1 < len)
+		buf[*at] = c;
+	(*at)++;
+}
+
+size_t shell_words(char *buf, size_t len, size_t used, int argc,
+		   char *const *argv)
+{
+	static const char plain[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
+		"abcdefghijklmnopqrstuvwxyz0123456789_@%+=:,./-";
+	size_t at = used;
+	const char *s;
+	int i;
+
+	for (i = 0; i < argc; i++) {
+		bool quote = !argv[i][0] ||
+			     argv[i][strspn(argv[i], plain)] != '\0';
+
+		if (at)
+			put_byte(buf, len, &at, ' ');
+		if (quote)
+			put_byte(buf, len, &at, '\'');
+		for (s = argv[i]; *s; s++) {
+			if (*s == '\'') {
+				/* End the quote, an escaped quote, reopen. */
+				put_byte(buf, len, &at, '\'');
+				put_byte(buf, len, &at, '\\');
+				put_byte(buf, len, &at, '\'');
+			}
+			put_byte(buf, len, &at, *s);
+		}
+		if (quote)
+			put_byte(buf, len, &at, '\'');
+	}
+	if (len)
+		buf[at < len ? at : len - 1] = '\0';
+	return at;
+}
+
 uint64_t hash_bytes(const void *data, size_t len)
 {
 	const unsigned char *p = data;

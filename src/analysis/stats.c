@@ -300,3 +300,228 @@ int stats__ministat_print(FILE *out, const struct stats_ministat *m)
 	}
 	return ferror(out) ? -EIO : 0;
 }
+
+/* --- rank test, bootstrap, power ---------------------------------------- */
+
+struct ranked {
+	double v;
+	bool from_b;
+};
+
+static int cmp_ranked(const void *x, const void *y)
+{
+	const struct ranked *a = x, *b = y;
+
+	return (a->v > b->v) - (a->v < b->v);
+}
+
+static bool all_finite(const double *x, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (!isfinite(x[i]))
+			return false;
+	return true;
+}
+
+/* The standard normal's upper tail, P(Z > z). */
+static double normal_sf(double z)
+{
+	return 0.5 * erfc(z / M_SQRT2);
+}
+
+int stats__mann_whitney(const double *a, size_t na, const double *b,
+			size_t nb, struct stats_mwu *out)
+{
+	size_t n = na + nb, i, j;
+	double rank_b = 0, ties = 0, mu, sigma, num, nn;
+	struct ranked *r;
+
+	if (!na || !nb || !all_finite(a, na) || !all_finite(b, nb))
+		return -EINVAL;
+	r = malloc(n * sizeof(*r));
+	if (!r)
+		return -ENOMEM;
+	for (i = 0; i < na; i++)
+		r[i] = (struct ranked){ a[i], false };
+	for (i = 0; i < nb; i++)
+		r[na + i] = (struct ranked){ b[i], true };
+	qsort(r, n, sizeof(*r), cmp_ranked);
+	/* Ranks from 1; a run of ties shares its mean rank. */
+	for (i = 0; i < n; i = j) {
+		double t, mean_rank;
+
+		for (j = i + 1; j < n && r[j].v == r[i].v; j++)
+			;
+		t = j - i;
+		mean_rank = (i + 1 + j) / 2.0;
+		ties += t * t * t - t;
+		while (i < j)
+			if (r[i++].from_b)
+				rank_b += mean_rank;
+	}
+	free(r);
+	nn = (double)na * nb;
+	out->u = rank_b - nb * (nb + 1) / 2.0;
+	out->auc = out->u / nn;
+	mu = nn / 2;
+	sigma = sqrt(nn / 12 * ((n + 1) - ties / ((double)n * (n - 1))));
+	if (n < 2 || !(sigma > 0)) {
+		/* Every value equal: nothing tends anywhere. */
+		out->z = 0;
+		out->p = 1;
+		return 0;
+	}
+	num = fabs(out->u - mu) - 0.5;
+	if (num < 0)
+		num = 0;
+	out->z = copysign(num / sigma, out->u - mu);
+	out->p = 2 * normal_sf(num / sigma);
+	if (out->p > 1)
+		out->p = 1;
+	return 0;
+}
+
+static void swap_d(double *x, double *y)
+{
+	double t = *x;
+
+	*x = *y;
+	*y = t;
+}
+
+/* The k-th smallest of x[0..n) (from 0), reordering x (Hoare's select). */
+static double select_kth(double *x, size_t n, size_t k)
+{
+	size_t lo = 0, hi = n - 1;
+
+	while (lo < hi) {
+		double pivot = x[lo + (hi - lo) / 2];
+		size_t i = lo, j = hi;
+
+		while (i <= j) {
+			while (x[i] < pivot)
+				i++;
+			while (x[j] > pivot)
+				j--;
+			if (i <= j) {
+				swap_d(&x[i], &x[j]);
+				i++;
+				if (j == 0)
+					break;
+				j--;
+			}
+		}
+		if (k <= j)
+			hi = j;
+		else if (k >= i)
+			lo = i;
+		else
+			break;
+	}
+	return x[k];
+}
+
+double stats__median_inplace(double *x, size_t n)
+{
+	double hi, lo;
+	size_t i;
+
+	if (!n)
+		return NAN;
+	hi = select_kth(x, n, n / 2);
+	if (n % 2)
+		return hi;
+	/* The other middle value: the largest of the lower half. */
+	lo = x[0];
+	for (i = 1; i < n / 2; i++)
+		if (x[i] > lo)
+			lo = x[i];
+	return (lo + hi) / 2;
+}
+
+/* xorshift64*: a fixed, fast stream; no quality beyond resampling. */
+static unsigned long long next_rand(unsigned long long *s)
+{
+	*s ^= *s >> 12;
+	*s ^= *s << 25;
+	*s ^= *s >> 27;
+	return *s * 0x2545F4914F6CDD1DULL;
+}
+
+static double resampled_median(const double *x, size_t n, double *scratch,
+			       unsigned long long *seed)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		scratch[i] = x[next_rand(seed) % n];
+	return stats__median_inplace(scratch, n);
+}
+
+/* numpy's default quantile: linear between the order statistics. */
+static double quantile_sorted(const double *v, size_t n, double q)
+{
+	double pos = q * (n - 1);
+	size_t i = (size_t)pos;
+
+	if (i + 1 >= n)
+		return v[n - 1];
+	return v[i] + (pos - i) * (v[i + 1] - v[i]);
+}
+
+int stats__bootstrap_median_diff(const double *a, size_t na,
+				 const double *b, size_t nb,
+				 unsigned int iters, double alpha,
+				 unsigned long long seed, struct stats_ci *ci)
+{
+	double *scratch, *diffs;
+	unsigned int it;
+
+	if (!na || !nb || iters < 100 || !(alpha > 0 && alpha < 1) ||
+	    !all_finite(a, na) || !all_finite(b, nb))
+		return -EINVAL;
+	scratch = malloc((na > nb ? na : nb) * sizeof(*scratch));
+	diffs = malloc(iters * sizeof(*diffs));
+	if (!scratch || !diffs) {
+		free(scratch);
+		free(diffs);
+		return -ENOMEM;
+	}
+	seed = seed ? seed : 0x9E3779B97F4A7C15ULL;
+	for (it = 0; it < iters; it++) {
+		double ma = resampled_median(a, na, scratch, &seed);
+
+		diffs[it] = resampled_median(b, nb, scratch, &seed) - ma;
+	}
+	qsort(diffs, iters, sizeof(*diffs), cmp_double);
+	ci->lo = quantile_sorted(diffs, iters, alpha / 2);
+	ci->hi = quantile_sorted(diffs, iters, 1 - alpha / 2);
+	memcpy(scratch, a, na * sizeof(*a));
+	ci->est = -stats__median_inplace(scratch, na);
+	memcpy(scratch, b, nb * sizeof(*b));
+	ci->est += stats__median_inplace(scratch, nb);
+	free(scratch);
+	free(diffs);
+	return 0;
+}
+
+double stats__detectable_diff(const struct stats_summary *a,
+			      const struct stats_summary *b, double alpha,
+			      double power)
+{
+	double va, vb, se, df;
+
+	if (!a->has_var || !b->has_var)
+		return NAN;
+	va = a->var / a->n;
+	vb = b->var / b->n;
+	se = sqrt(va + vb);
+	if (se == 0)
+		return 0;
+	df = (va + vb) * (va + vb) /
+	     (va * va / (a->n - 1) + vb * vb / (b->n - 1));
+	return (stats__t_quantile(1 - alpha / 2, df) +
+		stats__t_quantile(power, df)) * se;
+}

@@ -26,8 +26,7 @@ struct bench_recording {
 	bool running;		/* the thread was started, not yet joined */
 	atomic_bool stop;
 	int err;		/* the thread's, once joined */
-	char *argv[9];
-	char pages[16];		/* -m's value, as the options give it */
+	char **argv;		/* the header's command line */
 	char path[4096];
 };
 
@@ -84,8 +83,8 @@ static int join_thread(struct bench_recording *br)
 }
 
 int bench_recording__start(struct bench_recording **out, int dirfd,
-			   const char *path, const char *shown,
-			   char *errbuf, size_t len)
+			   const char *path, const char *shown, int argc,
+			   char **argv, char *errbuf, size_t len)
 {
 	struct recorder_opts o = {
 		.output = path, .target = RECORDER_ALL, .freq = 4999,
@@ -108,22 +107,20 @@ int bench_recording__start(struct bench_recording **out, int dirfd,
 	}
 	snprintf(br->path, sizeof(br->path), "%s", shown);
 	/*
-	 * The header's command line: the `record` that makes the same
-	 * recording, as it read when bench ran it as a child.
+	 * The header's command line is the one the user ran, bench's: no
+	 * `record` command line that nobody typed.
 	 */
-	br->argv[0] = "rstat-analyze";
-	br->argv[1] = "record";
-	br->argv[2] = "-q";
-	br->argv[3] = "-a";
-	br->argv[4] = "-m";
-	snprintf(br->pages, sizeof(br->pages), "%u", o.mmap_pages);
-	br->argv[5] = br->pages;
-	br->argv[6] = "-o";
-	br->argv[7] = br->path;
-	o.output_shown = br->path;
-	o.cmdline_argc = 8;
-	o.cmdline_argv = br->argv;
 	*out = br;
+	br->argv = calloc(argc + 2, sizeof(*br->argv));
+	if (!br->argv) {
+		errbuf_set(errbuf, len, "out of memory");
+		return -ENOMEM;
+	}
+	br->argv[0] = "rstat-analyze";
+	memcpy(br->argv + 1, argv, argc * sizeof(*argv));
+	o.output_shown = br->path;
+	o.cmdline_argc = argc + 1;
+	o.cmdline_argv = br->argv;
 	br->rec = recorder__new(&o);
 	if (!br->rec) {
 		errbuf_set(errbuf, len, "out of memory");
@@ -179,5 +176,6 @@ void bench_recording__delete(struct bench_recording *br)
 		return;
 	join_thread(br);
 	recorder__delete(br->rec);
+	free(br->argv);
 	free(br);
 }

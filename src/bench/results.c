@@ -37,6 +37,8 @@ struct bench_results {
 	size_t nr_params, cap_params;
 	bool has_prov;
 	struct bench_provenance prov;
+	bool has_vm_clock;
+	struct bench_vm_clock vm_clock;
 	char **skipped;
 	size_t nr_skipped, cap_skipped;
 	struct rep *reps;
@@ -604,7 +606,35 @@ static void write_prov(struct json_writer *jw, const struct bench_provenance *p)
 	iso_time(p->finished, t, sizeof(t));
 	json__string(jw, "finished", t);
 	json__string(jw, "command_line", p->command_line);
+}
+
+static void write_vm_clock(struct json_writer *jw,
+			   const struct bench_vm_clock *c)
+{
+	json__object_begin(jw, "vm_clock");
+	json__string(jw, "clock", c->icount ? "icount" : "real");
+	json__double(jw, "guest_s", c->guest_s);
+	json__double(jw, "host_s", c->host_s);
+	json__double(jw, "drift", c->drift);	/* NAN: null */
+	json__string(jw, "clocksource", c->clocksource);
+	json__bool(jw, "ok", c->ok);
 	json__object_end(jw);
+}
+
+int bench_results__set_vm_clock(struct bench_results *r,
+				const struct bench_vm_clock *c)
+{
+	if (!r->has_prov)
+		return -EINVAL;
+	r->vm_clock = *c;
+	r->has_vm_clock = true;
+	return 0;
+}
+
+const struct bench_vm_clock *
+bench_results__vm_clock(const struct bench_results *r)
+{
+	return r->has_vm_clock ? &r->vm_clock : NULL;
 }
 
 static void write_metric(struct json_writer *jw, const struct bench_metric *m)
@@ -664,9 +694,12 @@ int bench_results__write(struct bench_results *r, FILE *out)
 	for (i = 0; i < r->nr_params; i++)
 		write_param(jw, &r->params[i]);
 	json__object_end(jw);
-	if (r->has_prov)
+	if (r->has_prov) {
 		write_prov(jw, &r->prov);
-	else
+		if (r->has_vm_clock)
+			write_vm_clock(jw, &r->vm_clock);
+		json__object_end(jw);
+	} else
 		json__string(jw, "provenance", NULL);
 	write_strv(jw, "skipped", (const char *const *)r->skipped,
 		   r->nr_skipped);
@@ -1449,6 +1482,49 @@ static int read_time(struct reader *rd, const struct jv *obj,
 	return 0;
 }
 
+static int read_vm_clock(struct reader *rd, const struct jv *n,
+			 struct bench_vm_clock *c)
+{
+	static const char *const keys[] = {
+		"clock", "guest_s", "host_s", "drift", "clocksource", "ok", NULL
+	};
+	const struct jv *v;
+	char *s = NULL;
+	int err;
+
+	err = check_object(rd, n, "vm_clock", keys, NULL);
+	if (err)
+		return err;
+	err = get_str(rd, n, "clock", false, &s);
+	if (err)
+		return err;
+	c->icount = !strcmp(s, "icount");
+	if (!c->icount && strcmp(s, "real")) {
+		free(s);
+		return bad(rd, jv__get(n, "clock"),
+			   "\"clock\": expected real or icount");
+	}
+	free(s);
+	err = get_str(rd, n, "clocksource", false, &s);
+	if (err)
+		return err;
+	snprintf(c->clocksource, sizeof(c->clocksource), "%s", s);
+	free(s);
+	if ((err = get_double(rd, n, "guest_s", true, &c->guest_s)) ||
+	    (err = get_double(rd, n, "host_s", true, &c->host_s)))
+		return err;
+	v = jv__get(n, "drift");
+	if (jv__type(v) == J_NULL)
+		c->drift = NAN;
+	else if ((err = get_double(rd, n, "drift", false, &c->drift)))
+		return err;
+	v = jv__get(n, "ok");
+	if (jv__type(v) != J_BOOL)
+		return bad(rd, v, "\"ok\": expected true or false");
+	c->ok = jv__bool(v);
+	return 0;
+}
+
 static int read_prov(struct reader *rd, struct bench_results *r,
 		     const struct jv *n)
 {
@@ -1458,16 +1534,24 @@ static int read_prov(struct reader *rd, struct bench_results *r,
 		"cgroups_before", "cgroups_after", "started", "finished",
 		"command_line", NULL
 	};
+	static const char *const opt[] = { "vm_clock", NULL };
 	struct bench_provenance *p = &r->prov;
 	uint64_t cpus = 0;
 	int err;
 
 	if (jv__type(n) == J_NULL)
 		return 0;
-	err = check_object(rd, n, "provenance", keys, NULL);
+	err = check_object(rd, n, "provenance", keys, opt);
 	if (err)
 		return err;
 	r->has_prov = true;
+	if (jv__get(n, "vm_clock")) {
+		err = read_vm_clock(rd, jv__get(n, "vm_clock"),
+				    &r->vm_clock);
+		if (err)
+			return err;
+		r->has_vm_clock = true;
+	}
 	if ((err = get_str(rd, n, "hostname", false, (char **)&p->hostname)) ||
 	    (err = get_str(rd, n, "kernel", false, (char **)&p->kernel)) ||
 	    (err = get_str(rd, n, "kernel_version", false,
@@ -1731,10 +1815,12 @@ static int read_top(struct reader *rd, struct bench_results *r,
 	v1 = jv__type(n) == J_STR &&
 	     !strcmp(jv__string(n), BENCH_RESULTS_SCHEMA_V1);
 	if (jv__type(n) != J_STR ||
-	    (!v1 && strcmp(jv__string(n), BENCH_RESULTS_SCHEMA)))
+	    (!v1 && strcmp(jv__string(n), BENCH_RESULTS_SCHEMA) &&
+	     strcmp(jv__string(n), BENCH_RESULTS_SCHEMA_V2)))
 		return bad(rd, n ? n : top,
-			   "\"schema\": expected \"%s\" (or \"%s\")",
-			   BENCH_RESULTS_SCHEMA, BENCH_RESULTS_SCHEMA_V1);
+			   "\"schema\": expected \"%s\" (or \"%s\", \"%s\")",
+			   BENCH_RESULTS_SCHEMA, BENCH_RESULTS_SCHEMA_V2,
+			   BENCH_RESULTS_SCHEMA_V1);
 	err = check_object(rd, top, "results", keys, NULL);
 	if (err)
 		return err;

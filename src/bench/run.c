@@ -264,7 +264,8 @@ static int start_recorder(struct bench_run *run)
 	bench__recording_path(run->p, run->recording, sizeof(run->recording));
 	err = bench_recording__start(&run->recorder, run->outdir_fd >= 0 ?
 				     run->outdir_fd : AT_FDCWD, "rstat.data",
-				     run->recording, errbuf, sizeof(errbuf));
+				     run->recording, run->p->argc,
+				     run->p->argv, errbuf, sizeof(errbuf));
 	if (err) {
 		bench_recording__delete(run->recorder);
 		run->recorder = NULL;
@@ -578,9 +579,9 @@ static int set_provenance(struct bench_run *run)
 	struct bench_provenance prov = { 0 };
 	struct kfeatures kf = { 0 };
 	const char *v2[64], *v1[64];
-	char b2[1024], b1[1024], cmd[2048];
-	size_t used = 0;
-	int i, err;
+	char b2[1024], b1[1024], *cmd;
+	size_t used, need;
+	int err;
 
 	err = kfeatures__probe_cgroups(&kf);
 	if (err)
@@ -596,13 +597,19 @@ static int set_provenance(struct bench_run *run)
 	count_cgroups(run->cg, &prov.after);
 	prov.started = run->started;
 	prov.finished = time(NULL);
-	cmd[0] = '\0';
-	used = snprintf(cmd, sizeof(cmd), "rstat-analyze");
-	for (i = 0; i < run->p->argc && used < sizeof(cmd); i++)
-		used += snprintf(cmd + used, sizeof(cmd) - used, " %s",
-				 run->p->argv[i]);
+	/* Quoted as a shell needs it, so that it can be run again. */
+	used = strlen("rstat-analyze");
+	need = shell_words(NULL, 0, used, run->p->argc, run->p->argv) + 1;
+	cmd = malloc(need);
+	if (!cmd) {
+		kfeatures__free(&kf);
+		return -ENOMEM;
+	}
+	memcpy(cmd, "rstat-analyze", used);
+	shell_words(cmd, need, used, run->p->argc, run->p->argv);
 	prov.command_line = cmd;
 	err = bench_results__provenance(run->res, &prov);
+	free(cmd);
 	kfeatures__free(&kf);
 	return err;
 }

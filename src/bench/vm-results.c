@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "bench-results.h"
 #include "bench-vm.h"
 #include "outfile.h"
 #include "util.h"
@@ -28,17 +29,13 @@ bool bench_vm__release_ok(const char *r)
 	return true;
 }
 
-int bench_vm__save_file(const struct vm_result *res, const char *name,
-			const char *path, char *errbuf, size_t errlen)
+/* Write path (rotated to .old, as perf does) with what fill writes. */
+static int save_as(const char *path, int (*fill)(FILE *f, const void *arg),
+		   const void *arg, char *errbuf, size_t errlen)
 {
 	struct outfile *out;
-	const void *data;
-	size_t len;
 	int err;
 
-	data = vm_result__file(res, name, &len);
-	if (!data)
-		return 0;
 	err = outfile__open_at(&out, AT_FDCWD, path, NULL, OUTFILE_ROTATE,
 			       0666);
 	if (err < 0) {
@@ -46,8 +43,10 @@ int bench_vm__save_file(const struct vm_result *res, const char *name,
 			   outfile__strerror(err));
 		return err;
 	}
-	if (fwrite(data, 1, len, outfile__stream(out)) != len) {
-		err = outfile__errno(out) ? outfile__errno(out) : -EIO;
+	err = fill(outfile__stream(out), arg);
+	if (err) {
+		/* The stream's own errno says more than the writer's -EIO. */
+		err = outfile__errno(out) ? outfile__errno(out) : err;
 		outfile__abort(out);
 	} else {
 		err = outfile__commit(out);
@@ -56,6 +55,67 @@ int bench_vm__save_file(const struct vm_result *res, const char *name,
 		errbuf_set(errbuf, errlen, "%s: cannot write: %s", path,
 			   outfile__strerror(err));
 	return err;
+}
+
+struct bytes {
+	const void *data;
+	size_t len;
+};
+
+static int fill_bytes(FILE *f, const void *arg)
+{
+	const struct bytes *b = arg;
+
+	return fwrite(b->data, 1, b->len, f) == b->len ? 0 : -EIO;
+}
+
+static int fill_results(FILE *f, const void *arg)
+{
+	return bench_results__write((struct bench_results *)arg, f);
+}
+
+int bench_vm__save_results(const struct vm_result *res, const char *path,
+			   char *errbuf, size_t errlen)
+{
+	struct bench_results *r = NULL;
+	struct bench_vm_clock bc = { 0 };
+	struct vm_clock c;
+	const char *data;
+	size_t len;
+	int err;
+
+	data = vm_result__file(res, "out/results.json", &len);
+	if (!data)
+		return 0;
+	err = bench_results__read_mem(&r, data, len, "the guest's results.json",
+				      errbuf, errlen);
+	if (err)
+		return err;
+	vm_result__clock(res, &c);
+	if (c.measured) {
+		bc.icount = c.icount;
+		bc.guest_s = c.guest_s;
+		bc.host_s = c.host_s;
+		bc.drift = vm_clock__drift(&c);
+		bc.ok = !c.icount && !vm_clock__bad(&c);
+		snprintf(bc.clocksource, sizeof(bc.clocksource), "%s",
+			 c.clocksource);
+		bench_results__set_vm_clock(r, &bc);
+	}
+	err = save_as(path, fill_results, r, errbuf, errlen);
+	bench_results__delete(r);
+	return err;
+}
+
+int bench_vm__save_file(const struct vm_result *res, const char *name,
+			const char *path, char *errbuf, size_t errlen)
+{
+	struct bytes b;
+
+	b.data = vm_result__file(res, name, &b.len);
+	if (!b.data)
+		return 0;
+	return save_as(path, fill_bytes, &b, errbuf, errlen);
 }
 
 /*

@@ -69,23 +69,38 @@ static int load_input(struct compare_input *in, const char *arg, char *err,
  * A note for the command to print; one lost for want of memory is not
  * worth failing the comparison for.
  */
+static void add_line(char ***v, size_t *nr, const char *fmt, va_list ap)
+{
+	char **nv;
+
+	nv = realloc(*v, (*nr + 1) * sizeof(*nv));
+	if (!nv)
+		return;
+	*v = nv;
+	if (vasprintf(&nv[*nr], fmt, ap) >= 0)
+		(*nr)++;
+}
+
 static void note(struct compare *c, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 static void note(struct compare *c, const char *fmt, ...)
 {
-	char **nn;
 	va_list ap;
-	int ret;
 
-	nn = realloc(c->notes, (c->nr_notes + 1) * sizeof(*nn));
-	if (!nn)
-		return;
-	c->notes = nn;
 	va_start(ap, fmt);
-	ret = vasprintf(&nn[c->nr_notes], fmt, ap);
+	add_line(&c->notes, &c->nr_notes, fmt, ap);
 	va_end(ap);
-	if (ret >= 0)
-		c->nr_notes++;
+}
+
+static void warn(struct compare *c, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+static void warn(struct compare *c, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	add_line(&c->warnings, &c->nr_warnings, fmt, ap);
+	va_end(ap);
 }
 
 /* --- bench results -------------------------------------------------------- */
@@ -215,6 +230,9 @@ void compare__release(struct compare *c)
 	for (i = 0; i < c->nr_notes; i++)
 		free(c->notes[i]);
 	free(c->notes);
+	for (i = 0; i < c->nr_warnings; i++)
+		free(c->warnings[i]);
+	free(c->warnings);
 	for (i = 0; i < c->nr_inputs; i++) {
 		bench_results__delete(c->inputs[i].res);
 		profile__delete(c->inputs[i].prof);
@@ -322,6 +340,24 @@ static bool seen_before(const struct bench_results *r, size_t rep, size_t j)
 	return false;
 }
 
+/*
+ * A guest run whose clock drifted from the host's timed nothing right
+ * (bench --kernel checks it): every table that uses it says so.
+ */
+static void note_vm_clock(struct compare *c, const struct compare_input *in)
+{
+	const struct bench_vm_clock *vc = bench_results__vm_clock(in->res);
+
+	if (!vc || vc->ok)
+		return;
+	if (vc->icount)
+		warn(c, "%s: guest time counted instructions (--vm-clock icount): its times are instruction counts",
+		     c->labels[in->side]);
+	else
+		warn(c, "%s: the guest's clock ran %+.0f%% against the host's: its times are wrong",
+		     c->labels[in->side], vc->drift * 100);
+}
+
 static int build_bench(struct compare *c, const struct compare_input *in, size_t nr_in)
 {
 	const struct bench_results *first = in[0].res;
@@ -374,6 +410,8 @@ static int build_bench(struct compare *c, const struct compare_input *in, size_t
 			c->title = NULL;
 			break;
 		}
+	for (i = 0; i < nr_in; i++)
+		note_vm_clock(c, &in[i]);
 	return 0;
 }
 

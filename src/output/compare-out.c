@@ -323,8 +323,18 @@ static void text_notes(FILE *out, const struct compare *c)
 #define SHARE_NAME_WIDTH 24
 #define SHARE_WIDTH 18		/* "%9.2f%%" + " (%+5.1f)" */
 
+/*
+ * What a share is of: report's attribution shares are of all the event's
+ * samples, its triggers' of the event's samples in flushes.
+ */
+static const char *share_whole(bool in_flushes)
+{
+	return in_flushes ? " in flushes" : "";
+}
+
 static void text_shares(FILE *out, const struct compare *c, const char *what,
-			const struct compare_share *rows, size_t nr)
+			bool in_flushes, const struct compare_share *rows,
+			size_t nr)
 {
 	size_t per = sides_per_table(SHARE_NAME_WIDTH, SHARE_WIDTH);
 	size_t t, i, k, n, *idx = calloc(c->nr_sides, sizeof(*idx));
@@ -340,9 +350,10 @@ static void text_shares(FILE *out, const struct compare *c, const char *what,
 
 			if (!event || strcmp(event, r->event)) {
 				event = r->event;
-				fprintf(out, "\n%s, share of %s (pp: points"
-					" against %s):\n", what, event,
-					c->labels[0]);
+				fprintf(out, "\n%s, share of %s%s%s (pp:"
+					" against %s):\n", what,
+					in_flushes ? "" : "all ", event,
+					share_whole(in_flushes), c->labels[0]);
 				text_header(out, c, SHARE_NAME_WIDTH, idx, n,
 					    SHARE_WIDTH);
 			}
@@ -454,16 +465,47 @@ static void text_spans(FILE *out, const struct compare *c)
 	}
 }
 
+/*
+ * Each warning as "WARNING: " and its words, wrapped at the text width
+ * with an indent, so that it stays with the table when pasted.
+ */
+static void text_warnings(FILE *out, const struct compare *c,
+			  const char *lead)
+{
+	size_t i, col, len;
+	const char *w;
+
+	for (i = 0; i < c->nr_warnings; i++) {
+		col = fprintf(out, "%s", lead);
+		for (w = c->warnings[i]; *w; w += len) {
+			w += strspn(w, " ");
+			len = strcspn(w, " ");
+			if (!len)
+				break;
+			if (col + 1 + len > COMPARE_TEXT_WIDTH) {
+				fputs("\n ", out);
+				col = 1;
+			}
+			fputc(' ', out);
+			fwrite(w, 1, len, out);
+			col += 1 + len;
+		}
+		fputc('\n', out);
+	}
+}
+
 int compare_out__text(FILE *out, const struct compare *c)
 {
 	if (c->title)
 		fprintf(out, "%s\n", c->title);
 	else if (c->profile)
 		fprintf(out, "report --json profiles\n");
+	text_warnings(out, c, "WARNING:");
 	if (c->profile) {
-		text_shares(out, c, "Attribution", c->categories,
+		text_shares(out, c, "Attribution", false, c->categories,
 			    c->nr_categories);
-		text_shares(out, c, "Triggers", c->triggers, c->nr_triggers);
+		text_shares(out, c, "Triggers", true, c->triggers,
+			    c->nr_triggers);
 		text_spans(out, c);
 	} else {
 		text_summary(out, c);
@@ -550,12 +592,14 @@ static void md_bench(FILE *out, const struct compare *c)
 }
 
 static void md_shares(FILE *out, const struct compare *c, const char *what,
-		      const struct compare_share *rows, size_t nr)
+		      bool in_flushes, const struct compare_share *rows,
+		      size_t nr)
 {
 	size_t i, k;
 
-	fprintf(out, "\n%s (share of samples; deltas in percentage points):"
-		"\n\n", what);
+	fprintf(out, "\n%s (share of %s samples%s; deltas in percentage"
+		" points):\n\n", what, in_flushes ? "the event's" : "all",
+		share_whole(in_flushes));
 	fprintf(out, "| Event | Name |");
 	for (k = 0; k < c->nr_sides; k++)
 		fprintf(out, " %s | %s pp |", c->labels[k], c->labels[k]);
@@ -583,12 +627,17 @@ static void md_shares(FILE *out, const struct compare *c, const char *what,
 
 int compare_out__markdown(FILE *out, const struct compare *c)
 {
+	size_t i;
+
 	if (c->title)
 		fprintf(out, "### %s\n\n", c->title);
+	for (i = 0; i < c->nr_warnings; i++)
+		fprintf(out, "**Warning:** %s\n\n", c->warnings[i]);
 	if (c->profile) {
-		md_shares(out, c, "Attribution", c->categories,
+		md_shares(out, c, "Attribution", false, c->categories,
 			  c->nr_categories);
-		md_shares(out, c, "Triggers", c->triggers, c->nr_triggers);
+		md_shares(out, c, "Triggers", true, c->triggers,
+			  c->nr_triggers);
 		fprintf(out, "\n```\n");
 		text_spans(out, c);
 		fprintf(out, "```\n");
@@ -910,6 +959,10 @@ void compare_out__json(struct json_writer *jw, const struct compare *c)
 	json__array_begin(jw, "sides");
 	for (k = 0; k < c->nr_sides; k++)
 		json__string(jw, NULL, c->labels[k]);
+	json__array_end(jw);
+	json__array_begin(jw, "warnings");
+	for (i = 0; i < c->nr_warnings; i++)
+		json__string(jw, NULL, c->warnings[i]);
 	json__array_end(jw);
 	if (c->profile) {
 		json_shares(jw, c, "attribution", c->categories,

@@ -182,15 +182,22 @@ static int signal_descendants(int sig)
 	return n;
 }
 
-/* Reap every exited child without blocking; true when none is left. */
-static bool reap_children(struct record_child *c)
+/*
+ * Reap every exited child without blocking; true when none is left. The
+ * command's status is kept when it ended on its own (own), not when our
+ * signals ended it.
+ */
+static bool reap_children(struct record_child *c, bool own)
 {
 	int status;
 	pid_t pid;
 
 	while ((pid = waitpid(-1, &status, WNOHANG)) > 0)
-		if (pid == c->pid)
+		if (pid == c->pid) {
 			c->pid = 0;
+			if (own)
+				c->exit_status = status;
+		}
 	return pid < 0 && errno == ECHILD;
 }
 
@@ -210,12 +217,12 @@ void rec_child__stop(struct recorder *r)
 	if (c->err_fd >= 0)
 		close(c->err_fd);
 	c->go_fd = c->err_fd = -1;
-	if (reap_children(c))
+	if (reap_children(c, true))
 		return;
 	signal_descendants(SIGTERM);
-	for (i = 0; i < 50 && !reap_children(c); i++)
+	for (i = 0; i < 50 && !reap_children(c, false); i++)
 		usleep(10000);
-	for (i = 0; i < 100 && !reap_children(c); i++) {
+	for (i = 0; i < 100 && !reap_children(c, false); i++) {
 		signal_descendants(SIGKILL);
 		usleep(10000);
 	}
@@ -241,6 +248,18 @@ int rec_child__start(struct recorder *r)
 	return err;
 }
 
+/* Wait up to timeout_ms for the command to exit (it is reaped then). */
+void rec_child__settle(struct recorder *r, int timeout_ms)
+{
+	int i;
+
+	for (i = 0; i < timeout_ms && r->child.pid > 0; i++) {
+		if (rec_child__exited(r))
+			return;
+		usleep(1000);
+	}
+}
+
 /* Whether the command has exited (it is reaped then). */
 bool rec_child__exited(struct recorder *r)
 {
@@ -249,6 +268,7 @@ bool rec_child__exited(struct recorder *r)
 	if (r->child.pid > 0 &&
 	    waitpid(r->child.pid, &status, WNOHANG) == r->child.pid) {
 		r->child.pid = 0;
+		r->child.exit_status = status;
 		return true;
 	}
 	return false;

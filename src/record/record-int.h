@@ -38,6 +38,9 @@ struct record_child {
 	bool started;		/* forked: its descendants are ours to stop */
 	int go_fd;		/* write end: release the child to exec */
 	int err_fd;		/* read end: errno of a failed exec */
+	/* How it ended on its own (wait status), or -1: still running,
+	 * or stopped by us at the end of the recording. */
+	int exit_status;
 };
 
 struct recorder {
@@ -82,6 +85,7 @@ void rec_probes__remove(struct recorder *r);
 int rec_child__start(struct recorder *r);
 int rec_child__go(struct recorder *r);
 bool rec_child__exited(struct recorder *r);
+void rec_child__settle(struct recorder *r, int timeout_ms);
 void rec_child__stop(struct recorder *r);
 
 #endif /* RS_RECORD_INT_H */

@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "kernel-spans.h"
@@ -52,6 +53,7 @@ struct recorder *recorder__new(const struct recorder_opts *o)
 	r->o = *o;
 	r->rs.guardian_fd = -1;
 	r->child.go_fd = r->child.err_fd = -1;
+	r->child.exit_status = -1;
 	r->target.cgroup_fd = -1;
 	return r;
 }
@@ -456,6 +458,13 @@ int recorder__drain(struct recorder *r, int timeout_ms, bool *ended)
 	ret = drain_rings(r);
 	if (ret)
 		return ret;
+	/*
+	 * Every event hung up when the command's tasks exited, a moment
+	 * before the command can be reaped: wait for that moment, so that
+	 * its exit status is its own, not the one of our stopping it.
+	 */
+	if (hup && r->o.cmd)
+		rec_child__settle(r, 500);
 	*ended = hup || rec_child__exited(r);
 	return 0;
 }
@@ -466,6 +475,11 @@ int recorder__stop(struct recorder *r)
 
 	evlist__disable(r->el);
 	err = drain_rings(r);
+	/*
+	 * The command is done with (its status kept if it ended on its
+	 * own), so that recorder__stats() can say how it ended.
+	 */
+	rec_child__stop(r);
 	if (!err && r->bs)
 		err = store_bpf_spans(r, r->bs, r->w);
 	if (err)
@@ -507,6 +521,13 @@ void recorder__stats(const struct recorder *r, struct recorder_stats *st)
 	st->lost = es.lost;
 	st->lost_samples = es.lost_samples;
 	st->data_size = r->w ? perf_writer__data_size(r->w) : 0;
+	st->cmd_status = -1;
+	if (r->child.exit_status >= 0) {
+		if (WIFEXITED(r->child.exit_status))
+			st->cmd_status = WEXITSTATUS(r->child.exit_status);
+		else if (WIFSIGNALED(r->child.exit_status))
+			st->cmd_status = 128 + WTERMSIG(r->child.exit_status);
+	}
 }
 
 void recorder__delete(struct recorder *r)

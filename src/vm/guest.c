@@ -23,6 +23,7 @@
 #include <sys/utsname.h>
 #include <sys/wait.h>
 #include <termios.h>
+#include <time.h>
 #include <unistd.h>
 #include <zstd.h>
 
@@ -40,6 +41,21 @@ static void say(const char *fmt, const char *arg, int err)
 	if (err)
 		fprintf(stderr, ": %s", strerror(err));
 	fputc('\n', stderr);
+}
+
+static bool dir_is_empty(const char *path)
+{
+	struct dirent *de;
+	bool empty = true;
+	DIR *d = opendir(path);
+
+	if (!d)
+		return true;
+	while (empty && (de = readdir(d)))
+		if (strcmp(de->d_name, ".") && strcmp(de->d_name, ".."))
+			empty = false;
+	closedir(d);
+	return empty;
 }
 
 static void mount_one(const char *src, const char *dir, const char *type,
@@ -90,8 +106,44 @@ static void setup_machine(void)
 	mount_one("debugfs", "/sys/kernel/debug", "debugfs", false);
 	mount_one("cgroup2", "/sys/fs/cgroup", "cgroup2", true);
 	mount_one("bpf", "/sys/fs/bpf", "bpf", false);
-	mount_one("tmpfs", "/tmp", "tmpfs", true);
+	/*
+	 * A command packed under /tmp (its host path) must stay visible:
+	 * the root is in memory already, so /tmp needs no file system of
+	 * its own then, only /tmp's mode.
+	 */
+	if (dir_is_empty("/tmp"))
+		mount_one("tmpfs", "/tmp", "tmpfs", true);
+	chmod("/tmp", 01777);
 	enable_controllers();
+}
+
+/*
+ * The toolbox: links to every applet of the packed busybox, in a
+ * directory last on PATH, so that `sh -c '... cat ...'` finds cat while
+ * any program packed by its own path comes first.
+ */
+static void install_toolbox(void)
+{
+	int status, fd;
+	pid_t pid;
+
+	if (access(VM_GUEST_BUSYBOX, X_OK))
+		return;
+	mkdir(VM_GUEST_TOOLBOX, 0755);
+	pid = fork();
+	if (pid == 0) {
+		fd = open("/dev/null", O_RDWR);
+		if (fd >= 0) {
+			dup2(fd, 1);
+			dup2(fd, 2);
+		}
+		execl(VM_GUEST_BUSYBOX, "busybox", "--install", "-s",
+		      VM_GUEST_TOOLBOX, (char *)NULL);
+		_exit(127);
+	}
+	if (pid > 0)
+		while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+			;
 }
 
 /* A whole file (also /proc files, whose size says 0) into *buf. */
@@ -325,23 +377,54 @@ static void send_fetches(int port)
 	free(b.p);
 }
 
+/*
+ * How long the command took since HELLO by this guest's clock, and the
+ * clocksource behind it, for the host to hold against its own clock: a
+ * guest whose clock drifts (an emulated clocksource losing or gaining
+ * ticks) times everything wrong.
+ */
+static void send_clock(int port, const struct timespec *hello)
+{
+	struct timespec now;
+	char cs[32] = "", text[96];
+	int fd, n;
+	long long ns;
+
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	ns = (now.tv_sec - hello->tv_sec) * 1000000000LL +
+	     (now.tv_nsec - hello->tv_nsec);
+	fd = open("/sys/devices/system/clocksource/clocksource0/current_clocksource",
+		  O_RDONLY | O_CLOEXEC);
+	if (fd >= 0) {
+		n = read(fd, cs, sizeof(cs) - 1);
+		cs[n > 0 ? n : 0] = '\0';
+		cs[strcspn(cs, "\n ")] = '\0';
+		close(fd);
+	}
+	n = snprintf(text, sizeof(text), "%lld %s", ns, *cs ? cs : "unknown");
+	vm_frame__write(port, "CLOCK", "clock", text, n);
+}
+
 void vm_guest__main(int (*run)(int argc, char **argv))
 {
 	struct bytebuf argbuf = { 0 };
 	struct utsname u;
+	struct timespec hello;
 	char status[16];
 	char **argv;
 	int port, argc = 0, rc;
 
 	setup_machine();
 	setenv("PATH", "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:"
-	       "/sbin:/bin", 1);
+	       "/sbin:/bin:" VM_GUEST_TOOLBOX, 1);
+	install_toolbox();
 	setenv("HOME", "/", 1);
 	setenv("TMPDIR", "/tmp", 1);
 	port = open_port();
 	if (port < 0)
 		goto off;
 	uname(&u);
+	clock_gettime(CLOCK_MONOTONIC, &hello);
 	vm_frame__write(port, "HELLO", "release", u.release,
 			strlen(u.release));
 	mkdir(VM_GUEST_OUT, 0755);
@@ -354,6 +437,7 @@ void vm_guest__main(int (*run)(int argc, char **argv))
 	} else {
 		rc = run_command(run, argc, argv);
 	}
+	send_clock(port, &hello);
 	send_file(port, "stdout", GUEST_STDOUT);
 	send_file(port, "stderr", GUEST_STDERR);
 	send_tree(port, VM_GUEST_OUT, "out", 0);

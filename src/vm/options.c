@@ -79,6 +79,14 @@ int vm_opts__parse(struct vm_opts *o, int opt, const char *arg,
 			return -EINVAL;
 		}
 		return 0;
+	case VM_OPT_CLOCK:
+		if (!strcmp(arg, "real") || !strcmp(arg, "icount")) {
+			p->icount = arg[0] == 'i';
+			return 0;
+		}
+		errbuf_set(errbuf, errlen,
+			   "--vm-clock '%s': expected real or icount", arg);
+		return -EINVAL;
 	}
 	errbuf_set(errbuf, errlen, "not a VM option");
 	return -EINVAL;
@@ -86,7 +94,7 @@ int vm_opts__parse(struct vm_opts *o, int opt, const char *arg,
 
 static bool is_vm_opt(int val)
 {
-	return val >= VM_OPT_KERNEL && val <= VM_OPT_TIMEOUT;
+	return val >= VM_OPT_KERNEL && val <= VM_OPT_CLOCK;
 }
 
 /*

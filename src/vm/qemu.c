@@ -12,6 +12,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
@@ -40,6 +41,8 @@ struct vm_result {
 	char release[128];
 	int status;
 	bool tcg, fell_back;
+	struct vm_clock clock;
+	double hello_at;	/* the host's rs_now_s() at HELLO */
 	char *console;
 	struct vm_file *files;
 	size_t nfiles, cap;
@@ -261,6 +264,46 @@ static void kill_qemu(struct boot *b)
 	b->qemu = 0;
 }
 
+/*
+ * The guest's "CLOCK" frame, "NANOSECONDS CLOCKSOURCE": how long its
+ * command took since HELLO by its own clock; timed here over the same
+ * stretch (both ends seen within a port poll, 20 ms).
+ */
+static void parse_clock(struct vm_result *res, const struct vm_frame *f)
+{
+	char text[96], cs[32] = "";
+	unsigned long long ns;
+
+	snprintf(text, sizeof(text), "%.*s", (int)f->len,
+		 (const char *)f->data);
+	if (sscanf(text, "%llu %31s", &ns, cs) < 1)
+		return;
+	res->clock.guest_s = ns / 1e9;
+	res->clock.host_s = rs_now_s() - res->hello_at;
+	snprintf(res->clock.clocksource, sizeof(res->clock.clocksource),
+		 "%s", cs);
+	res->clock.measured = true;
+}
+
+void vm_result__clock(const struct vm_result *res, struct vm_clock *c)
+{
+	*c = res->clock;
+}
+
+double vm_clock__drift(const struct vm_clock *c)
+{
+	if (!c->measured || c->host_s < VM_CLOCK_MIN_S || c->guest_s <= 0)
+		return NAN;
+	return c->guest_s / c->host_s - 1;
+}
+
+bool vm_clock__bad(const struct vm_clock *c)
+{
+	double d = vm_clock__drift(c);
+
+	return !isnan(d) && fabs(d) > VM_CLOCK_MAX_DRIFT;
+}
+
 /* Read what the data port got since last time, parse whole frames. */
 static int poll_port(struct boot *b, struct vm_result *res)
 {
@@ -288,6 +331,9 @@ static int poll_port(struct boot *b, struct vm_result *res)
 			snprintf(res->release, sizeof(res->release), "%.*s",
 				 (int)f.len, (const char *)f.data);
 			b->hello = true;
+			res->hello_at = rs_now_s();
+		} else if (!strcmp(f.type, "CLOCK") && b->hello) {
+			parse_clock(res, &f);
 		} else if (!strcmp(f.type, "FILE") ||
 			   !strcmp(f.type, "ZFILE")) {
 			rc = result_add_file(res, &f, f.type[0] == 'Z');
@@ -372,6 +418,15 @@ static int spawn_qemu(const struct launch *l, struct boot *b)
 	 * kernel's sync (6.12, 1 boot in 15 on two host CPUs).
 	 */
 	argv[i++] = l->kvm ? "kvm" : "tcg,thread=single";
+	if (!l->kvm && l->p->icount) {
+		/*
+		 * 1 ns of guest time per instruction (shift=0), never
+		 * catching up with the host's clock (sleep=off, align=off):
+		 * time is then a function of what the guest executed.
+		 */
+		argv[i++] = "-icount";
+		argv[i++] = "shift=0,sleep=off,align=off";
+	}
 	argv[i++] = "-cpu";
 	argv[i++] = l->kvm ? "host" : "max";
 	argv[i++] = "-smp";
@@ -577,7 +632,7 @@ static int pack_initramfs(int dirfd, const struct vm_params *p, int argc,
 		"/dev", "/proc", "/sys", "/tmp", "/out", "/root", "/etc",
 		"/var/lib", "/var/tmp", "/run",
 	};
-	char self[4096];
+	char self[4096], busybox[4096];
 	ssize_t n;
 	size_t i;
 	FILE *f;
@@ -616,6 +671,14 @@ static int pack_initramfs(int dirfd, const struct vm_params *p, int argc,
 		goto out;
 	}
 	err = vm_pack__program(pack, self, "/init", errbuf, errlen);
+	/*
+	 * Scripts given as the command need the usual commands (cat, sed,
+	 * sleep...): the host's busybox brings them all, when it has one.
+	 */
+	if (!err && !vm_find_program("busybox", busybox, sizeof(busybox)) &&
+	    busybox[0] == '/')
+		err = vm_pack__program(pack, busybox, VM_GUEST_BUSYBOX,
+				       errbuf, errlen);
 	for (i = 0; !err && p->programs && p->programs[i]; i++)
 		err = vm_pack__program(pack, p->programs[i], NULL, errbuf,
 				       errlen);
@@ -710,6 +773,11 @@ int vm__run(const struct vm_params *p, int argc, char *const argv[],
 			   strerror(errno));
 		return err;
 	}
+	if (p->icount && p->accel == VM_ACCEL_KVM) {
+		errbuf_set(errbuf, errlen,
+			   "--vm-clock icount counts TCG's instructions: not with --accel kvm");
+		return -EINVAL;
+	}
 	if (p->accel == VM_ACCEL_KVM && !kvm_usable()) {
 		errbuf_set(errbuf, errlen,
 			   "--accel kvm: /dev/kvm is not usable here; use --accel tcg");
@@ -742,7 +810,7 @@ int vm__run(const struct vm_params *p, int argc, char *const argv[],
 	boot_s = p->boot_timeout_s ? p->boot_timeout_s : 60;
 	run_s = p->timeout_s ? p->timeout_s : 1800;
 	if (p->accel == VM_ACCEL_KVM ||
-	    (p->accel == VM_ACCEL_AUTO && kvm_usable())) {
+	    (p->accel == VM_ACCEL_AUTO && !p->icount && kvm_usable())) {
 		l.kvm = true;
 		make_cmdline(cmdline, sizeof(cmdline), &pack, p->append,
 			     false);
@@ -766,6 +834,7 @@ int vm__run(const struct vm_params *p, int argc, char *const argv[],
 	}
 	if (!l.kvm) {
 		res->tcg = true;
+		res->clock.icount = p->icount;
 		make_cmdline(cmdline, sizeof(cmdline), &pack, p->append,
 			     true);
 		err = boot_once(&l, &b, res, boot_s, run_s, errbuf, errlen);

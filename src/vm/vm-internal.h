@@ -12,6 +12,9 @@
 #define VM_GUEST_ARGV VM_GUEST_ARGV_FILE	/* NUL-separated argv */
 #define VM_GUEST_BUILD_ID VM_GUEST_DIR "/build-id"	/* hex, if any */
 #define VM_GUEST_OUT "/out"			/* the command's cwd */
+/* Debian's busybox, when the host has it: the usual commands for scripts */
+#define VM_GUEST_BUSYBOX VM_GUEST_DIR "/busybox"
+#define VM_GUEST_TOOLBOX VM_GUEST_DIR "/bin"	/* its applets' links */
 #define VM_DATA_PORT "/dev/ttyS1"
 
 struct vm_pack {

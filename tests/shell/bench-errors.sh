@@ -51,8 +51,11 @@ expect_error 1 "/nonexistent-dir/r.json: cannot write" \
 [ $(($(date +%s) - start)) -lt 10 ] || fail "the bad --json was found late"
 
 cd "$TMP" || fail cd
+# --json's name needs a shell's quotes: the command line in the results
+# must give the same words back to a shell (python's shlex splits it).
+json_name="my results's.json"
 argv=(bench stat-read --children 3 --reads 10 --files cpu.stat,cgroup.stat
-	--updater cpu -o out)
+	--updater cpu -o out --json "$json_name")
 "$RS_BIN" "${argv[@]}" >/dev/null 2>err || fail "bench: $(cat err)"
 "$RS_BIN" "${argv[@]}" >/dev/null 2>err &
 pid=$!
@@ -64,10 +67,10 @@ wait $pid || fail "bench again: $(cat err)"
 left=$(find /sys/fs/cgroup -maxdepth 3 -name "rstat-analyze-bench-$pid*" \
 	-type d 2>/dev/null)
 [ -z "$left" ] || fail "the run left its cgroups: $left"
-python3 - out/results.json "rstat-analyze ${argv[*]}" <<'PY' || fail "provenance"
-import json, sys
+python3 - out/results.json rstat-analyze "${argv[@]}" <<'PY' || fail "provenance"
+import json, shlex, sys
 p = json.load(open(sys.argv[1]))["provenance"]
-assert p["command_line"] == sys.argv[2], (p["command_line"], sys.argv[2])
+assert shlex.split(p["command_line"]) == sys.argv[2:], (p["command_line"], sys.argv[2:])
 for side in ("cgroups_before", "cgroups_after"):
     for k in ("v2_live", "v2_dying", "v1_memory"):
         assert isinstance(p[side][k], int) and p[side][k] >= -1, (side, p)

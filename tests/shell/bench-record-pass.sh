@@ -26,7 +26,7 @@ python3 - out/results.json out.txt <<'PY' || fail "recorded figures leaked into 
 import json, re, sys
 d = json.load(open(sys.argv[1]))
 text = open(sys.argv[2]).read()
-assert d["schema"] == "rstat-analyze-bench/2", d["schema"]
+assert d["schema"] == "rstat-analyze-bench/3", d["schema"]
 assert len(d["repetitions"]) == 2, len(d["repetitions"])
 rec = d["recording"]
 assert rec["file"] == "out/rstat.data", rec
@@ -46,6 +46,16 @@ base = sorted(m["p50"] for m in reps)[0]
 assert passm[0]["p50"] > base, (passm[0]["p50"], base)
 print("p50 unrecorded %d ns, recorded %d ns" % (base, passm[0]["p50"]))
 PY
+# The recording's command line is the bench the user ran, as perf reads
+# it from the header (no `record` command line nobody typed).
+if command -v perf >/dev/null 2>&1; then
+	perf report --header-only -i out/rstat.data 2>/dev/null |
+		grep '^# cmdline' >cmdline.txt
+	grep -q "^# cmdline : rstat-analyze bench stat-read --children 4 --updater cpu --reads 3000 --files cpu.stat -r 2 --record -o out *$" \
+		cmdline.txt || fail "the recording's command line, as perf reads it: $(cat cmdline.txt)"
+else
+	skip_part "no perf: the recording's command line is not checked"
+fi
 # The recording covers the recorded pass only: the reader of the timed
 # repetitions ran before the recorder started.
 "$RS_BIN" report -i out/rstat.data --json >rep.json 2>rep.err ||

@@ -38,5 +38,30 @@ got=$(bash --norc --noprofile -c '. completion/rstat-analyze
 	COMP_WORDS=(rstat-analyze help re); COMP_CWORD=2
 	_rstat_analyze; printf "%s " "${COMPREPLY[@]}"')
 [ "$got" = "record report " ] || fail "completion of help re: '$got'"
+# complete WORD...: what the completion offers after the words (the last
+# one being completed), one line.
+complete_words() {
+	bash --norc --noprofile -c '. completion/rstat-analyze
+		COMP_WORDS=("$@"); COMP_CWORD=$(($# - 1))
+		_rstat_analyze; printf "%s\n" "${COMPREPLY[@]}"' _ "$@"
+}
+complete_words rstat-analyze he | grep -qx help ||
+	fail "the first word does not complete to help: $(complete_words rstat-analyze he)"
+complete_words rstat-analyze record -e cpu-c | grep -qx cpu-clock ||
+	fail "record -e does not offer cpu-clock"
+# Tracepoints, as this kernel lists them; bash splits GROUP:EVENT at ':'.
+events=""
+for d in /sys/kernel/tracing /sys/kernel/debug/tracing; do
+	[ -r "$d/available_events" ] && { events=$d/available_events; break; }
+done
+if [ -n "$events" ] && grep -q '^sched:sched_switch$' "$events"; then
+	complete_words rstat-analyze record -e sched : sched_swi |
+		grep -qx sched_switch ||
+		fail "record -e sched:sched_swi does not complete"
+	complete_words rstat-analyze record -e sch | grep -qx sched:sched_switch ||
+		fail "record -e sch does not offer sched:sched_switch"
+else
+	skip_part "no readable tracefs available_events: tracepoint completion not tried"
+fi
 "$RS_BIN" --version | grep -Eq '^rstat-analyze [0-9a-g]' || fail "--version"
 exit 0

@@ -88,6 +88,15 @@ for p in $pages; do
 	[ "$bad" -eq 0 ] && echo "ok $p"
 done
 [ "$bad" -eq 0 ] || fail "man pages incomplete"
+# The main page's bench entry names every scenario bench --help offers.
+scenarios=$("$RS_BIN" bench --help | sed -n '1s/.*bench \[\([^]]*\)\].*/\1/p' |
+	tr '|' ' ')
+[ -n "$scenarios" ] || fail "no scenario list in bench --help's first line"
+for s in $scenarios; do
+	sed -n '/^\.B bench$/,/^\.TP/p' docs/rstat-analyze.1 | sed 's/\\-/-/g' |
+		grep -qw -- "$s" ||
+		fail "rstat-analyze(1)'s bench entry does not name scenario $s"
+done
 command -v groff >/dev/null ||
 	skip_part "groff is not installed; rendering not checked"
 exit 0

@@ -26,8 +26,11 @@ complete_words() {
 		printf "%s\n" "${COMPREPLY[@]}"' _ "$comp" "$@"
 }
 
-# The commands themselves.
-complete_words rstat-analyze "" | grep -v '^-' | sort -u >"$TMP/c.cmds"
+# The commands themselves (and help, which --help names in its closing
+# lines, not as a command of its own with options).
+complete_words rstat-analyze "" | grep -v '^-' | sort -u >"$TMP/c.cmds.all"
+grep -qx help "$TMP/c.cmds.all" || fail "the completion does not offer help"
+grep -vx help "$TMP/c.cmds.all" >"$TMP/c.cmds"
 echo "$cmds" | sort -u >"$TMP/h.cmds"
 if ! cmp -s "$TMP/h.cmds" "$TMP/c.cmds"; then
 	diff -u "$TMP/h.cmds" "$TMP/c.cmds"

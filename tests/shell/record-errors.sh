@@ -52,4 +52,24 @@ expect_error 1 "no such event" "$RS_BIN" record -q -o r.data \
 expect_error 1 "/proc/r.data: cannot create" "$RS_BIN" record -q \
 	-o /proc/r.data -- true
 pgrep -P $$ >/dev/null && fail "a child process was left behind"
+
+# The status is the command's, as perf record gives it (exit code, 128 +
+# a signal), with the recording kept; a command the recording's end
+# stopped (-d) is not a failure of the command.
+for c in "false:1" "exit 3:3" "kill -TERM \$\$:143" "true:0"; do
+	want=${c##*:}
+	"$RS_BIN" record -q -o r.data -- sh -c "${c%:*}" 2>"$TMP/err"
+	got=$?
+	[ "$got" = "$want" ] ||
+		fail "record -- sh -c '${c%:*}': exit $got, want $want: $(cat "$TMP/err")"
+	[ -s r.data ] || fail "record -- sh -c '${c%:*}': no recording kept"
+	if [ "$want" != 0 ]; then
+		grep -q "^rstat-analyze: record: sh exited with status $want" \
+			"$TMP/err" || fail "no line for status $want: $(cat "$TMP/err")"
+	fi
+	rm -f r.data r.data.old
+done
+"$RS_BIN" record -q -o r.data -d 1 -- sleep 30 2>"$TMP/err" ||
+	fail "record -d 1 of a longer command failed: $(cat "$TMP/err")"
+rm -f r.data
 echo "errors are reported once, nothing is left behind"

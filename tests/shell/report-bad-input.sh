@@ -101,6 +101,14 @@ expect_error 1 "error writing output: No space left" \
 	head -n 1 >/dev/null
 [ "${PIPESTATUS[0]}" -eq 0 ] || fail "report failed when its reader closed the pipe: $(cat "$TMP/err")"
 
+# A rules file that cannot be read or parsed: the message names the
+# option, since the file's name alone does not say what it was for.
+expect_error 1 "^rstat-analyze: report: --rules $TMP/nope.rules: .*No such file" \
+	"$RS_BIN" report --rules "$TMP/nope.rules" -i "$RS_FIXTURES/flush-mixed.data"
+printf 'not a rule line\n' >"$TMP/bad.rules"
+expect_error 1 "^rstat-analyze: report: --rules $TMP/bad.rules:1: " \
+	"$RS_BIN" report --rules "$TMP/bad.rules" -i "$RS_FIXTURES/flush-mixed.data"
+
 # Usage errors.
 expect_error 2 "unknown option" "$RS_BIN" report --no-such-option
 expect_error 2 "--pid and --tid do not go together" \

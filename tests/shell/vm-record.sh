@@ -49,6 +49,33 @@ assert d["header"]["os_release"] == sys.argv[3], d["header"]
 print("ok", d["header"]["os_release"], got)
 PY
 done
+
+# A script as the command, under /tmp: the guest has it at its path, the
+# usual commands for it (busybox's, when the host has busybox), and
+# record's status is the script's; the messages name the user's -o file.
+script=$(mktemp /tmp/rstat-vm-script.XXXXXX)
+trap 'rm -f "$script"' EXIT
+cat >"$script" <<'SH'
+#!/bin/sh
+cat /proc/version | sed -n 's/^Linux version \([^ ]*\).*/release=\1/p'
+exit 3
+SH
+chmod 755 "$script"
+"$RS_BIN" record --kernel "$K612" --accel tcg -o "$TMP/s.data" -- "$script" \
+	>"$TMP/out" 2>"$TMP/err"
+rc=$?
+[ "$rc" -eq 3 ] || fail "record --kernel -- SCRIPT: exit $rc, want 3: $(tail -n 5 "$TMP/err")"
+[ -s "$TMP/s.data" ] || fail "the recording of a failing script was not kept"
+if command -v busybox >/dev/null 2>&1; then
+	grep -qx "release=$(basename "$(dirname "$K612")")" "$TMP/out" ||
+		fail "the script's cat | sed did not run in the guest: $(cat "$TMP/out") $(cat "$TMP/err")"
+else
+	skip_part "no busybox on this host: the guest has no cat or sed for scripts"
+fi
+grep -q "recorded .* in $TMP/s.data " "$TMP/err" ||
+	fail "the message does not name the -o file: $(cat "$TMP/err")"
+grep -q /out/rstat.data "$TMP/err" &&
+	fail "a message names the guest's path: $(cat "$TMP/err")"
 [ -z "$(vm_workdirs_new "$before")" ] ||
 	fail "work directories left: $(vm_workdirs_new "$before")"
 echo "ok"

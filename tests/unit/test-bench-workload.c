@@ -769,7 +769,7 @@ static void test_results_recorded_pass(void)
 	bench_results__delete(b);
 	b = NULL;
 	/* A /1 file with a pass is refused: /1 had none. */
-	CHECK_INT(unit_sh("sed -i 's|rstat-analyze-bench/2|rstat-analyze-bench/1|' '%s'",
+	CHECK_INT(unit_sh("sed -i 's|rstat-analyze-bench/3|rstat-analyze-bench/1|' '%s'",
 			  path), 0);
 	CHECK(bench_results__read(&b, path, err, sizeof(err)) != 0);
 	CHECK(strstr(err, "\"pass\"") != NULL);
@@ -807,6 +807,64 @@ static void test_results_no_provenance_null(void)
 	bench_results__delete(r);
 }
 
+/*
+ * A guest run's clock, as bench --kernel adds it: written, validated
+ * against the schema, read back the same; a drift too short to measure
+ * is null; a bad member is refused.
+ */
+static void test_results_vm_clock(void)
+{
+	const char *path = unit_tmp_path("clock.json");
+	const struct bench_vm_clock drifted = {
+		.guest_s = 316.0, .host_s = 73.0, .drift = 316.0 / 73.0 - 1,
+		.ok = false, .clocksource = "hpet",
+	}, brief = {
+		.icount = true, .guest_s = 1.5, .host_s = 1.2, .drift = NAN,
+		.ok = false, .clocksource = "tsc",
+	};
+	const struct bench_vm_clock *got;
+	struct bench_results *r = make_results(), *b = NULL;
+	char err[256];
+	FILE *f;
+
+	if (!r)
+		return;
+	CHECK(bench_results__vm_clock(r) == NULL);
+	CHECK_INT(bench_results__set_vm_clock(r, &drifted), 0);
+	f = fopen(path, "w");
+	CHECK_INT(bench_results__write(r, f), 0);
+	fclose(f);
+	if (have_python())
+		CHECK_INT(validate(path), 0);
+	CHECK_INT(bench_results__read(&b, path, err, sizeof(err)), 0);
+	got = b ? bench_results__vm_clock(b) : NULL;
+	CHECK(got != NULL);
+	if (got) {
+		CHECK(!got->icount && !got->ok);
+		CHECK(got->guest_s == 316.0 && got->host_s == 73.0);
+		CHECK(fabs(got->drift - (316.0 / 73.0 - 1)) < 1e-9);
+		CHECK_STR(got->clocksource, "hpet");
+	}
+	bench_results__delete(b);
+	b = NULL;
+	CHECK_INT(bench_results__set_vm_clock(r, &brief), 0);
+	f = fopen(path, "w");
+	CHECK_INT(bench_results__write(r, f), 0);
+	fclose(f);
+	CHECK_INT(unit_sh("grep -q '\"drift\": null' '%s'", path), 0);
+	CHECK_INT(bench_results__read(&b, path, err, sizeof(err)), 0);
+	got = b ? bench_results__vm_clock(b) : NULL;
+	CHECK(got && got->icount && isnan(got->drift));
+	bench_results__delete(b);
+	b = NULL;
+	CHECK_INT(unit_sh("sed -i 's|\"clock\": \"icount\"|\"clock\": \"fast\"|' '%s'",
+			  path), 0);
+	CHECK_INT(bench_results__read(&b, path, err, sizeof(err)), -EINVAL);
+	CHECK(strstr(err, "\"clock\": expected real or icount") != NULL);
+	bench_results__delete(b);
+	bench_results__delete(r);
+}
+
 struct bad_case {
 	const char *json;
 	int line;
@@ -819,7 +877,7 @@ static void test_results_bad(void)
 		{ "", 1, "end of input" },
 		{ "{\n\"schema\": \"rstat-analyze-bench/1\",\n\"scenario\": \"x", 3,
 		  "unterminated" },
-		{ "{\"schema\": \"rstat-analyze-bench/3\"}", 1, "schema" },
+		{ "{\"schema\": \"rstat-analyze-bench/4\"}", 1, "schema" },
 		{ "[1,\n2,\n]", 3, "unexpected" },
 		{ "{\"a\":1,\"a\":2}", 1, "duplicate" },
 		{ "{\"a\":1} x", 1, "trailing" },
@@ -930,6 +988,6 @@ UNIT_MAIN(UNIT(test_reader_interleave), UNIT(test_reader_discrete),
 	  UNIT(test_timer_overhead), UNIT(test_results_roundtrip),
 	  UNIT(test_results_print), UNIT(test_results_print_units),
 	  UNIT(test_results_recorded_pass),
-	  UNIT(test_results_no_provenance_null),
+	  UNIT(test_results_no_provenance_null), UNIT(test_results_vm_clock),
 	  UNIT(test_results_bad), UNIT(test_results_bad_fields),
 	  UNIT(test_cleanup))

@@ -4,6 +4,7 @@
  * above its case: a published table, a worked example from the
  * literature, mmtests' or ministat's definition applied by hand.
  */
+#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -353,8 +354,102 @@ static void test_ministat_large(void)
 	CHECK(m.too_few && !m.significant);
 }
 
+/*
+ * Against scipy 1.10 (Debian's python3-scipy):
+ * stats.mannwhitneyu(b, a, alternative="two-sided", method="asymptotic",
+ * use_continuity=True). The first has ties across the sides, the second
+ * one huge value on a that a test of means would follow.
+ */
+static void test_mann_whitney_scipy(void)
+{
+	const double a1[] = { 1, 2, 3, 4, 5, 5, 6, 7 };
+	const double b1[] = { 3, 5, 5, 8, 9, 9, 10, 11, 12 };
+	const double a2[] = { 12.1, 11.8, 12.5, 12.0, 13.2, 11.9, 12.2, 40.0 };
+	const double b2[] = { 12.3, 12.9, 12.6, 13.1, 12.8, 13.4, 12.7, 13.0,
+			      12.95 };
+	const double same[] = { 4, 4, 4 };
+	struct stats_mwu m;
+
+	CHECK_INT(stats__mann_whitney(a1, 8, b1, 9, &m), 0);
+	CHECK(m.u == 60.5);
+	CHECK(fabs(m.p - 0.0199880785417) < 1e-10);
+	CHECK(m.z > 0 && fabs(m.auc - 60.5 / 72) < 1e-12);
+	CHECK_INT(stats__mann_whitney(a2, 8, b2, 9, &m), 0);
+	CHECK(m.u == 54);
+	CHECK(fabs(m.p - 0.0921935963657) < 1e-10);
+	/* Swapped sides: the same p, the other direction. */
+	CHECK_INT(stats__mann_whitney(b2, 9, a2, 8, &m), 0);
+	CHECK(m.u == 18 && m.z < 0 && fabs(m.p - 0.0921935963657) < 1e-10);
+	CHECK_INT(stats__mann_whitney(same, 3, same, 3, &m), 0);
+	CHECK(m.p == 1 && m.z == 0 && m.auc == 0.5);
+	CHECK_INT(stats__mann_whitney(same, 0, same, 3, &m), -EINVAL);
+}
+
+static void test_median_inplace(void)
+{
+	double even[] = { 3, 1, 2, 4 }, odd[] = { 5, 1, 3 };
+	double dup[] = { 7, 7, 1, 7, 7, 7 };
+
+	CHECK(stats__median_inplace(even, 4) == 2.5);
+	CHECK(stats__median_inplace(odd, 3) == 3);
+	CHECK(stats__median_inplace(dup, 6) == 7);
+	CHECK(isnan(stats__median_inplace(odd, 0)));
+}
+
+/*
+ * The bootstrap interval: repeatable for a seed; around the observed
+ * difference; 0 inside it for two halves of one sample, outside it for
+ * a shift of 10 that every value makes.
+ */
+static void test_bootstrap_median(void)
+{
+	double a[200], b[200];
+	struct stats_ci ci, again;
+	int i;
+
+	for (i = 0; i < 200; i++) {
+		a[i] = 100 + (i * 37 % 200) / 10.0;
+		b[i] = a[i] + 10;
+	}
+	CHECK_INT(stats__bootstrap_median_diff(a, 200, b, 200, 2000, 0.05, 7,
+					       &ci), 0);
+	CHECK(ci.est == 10);
+	CHECK(ci.lo > 7 && ci.lo <= 10 && ci.hi >= 10 && ci.hi < 13);
+	CHECK_INT(stats__bootstrap_median_diff(a, 200, b, 200, 2000, 0.05, 7,
+					       &again), 0);
+	CHECK(ci.lo == again.lo && ci.hi == again.hi);
+	CHECK_INT(stats__bootstrap_median_diff(a, 100, a + 100, 100, 2000,
+					       0.05, 7, &ci), 0);
+	CHECK(ci.lo < 0 && ci.hi > 0);
+	CHECK_INT(stats__bootstrap_median_diff(a, 200, b, 200, 99, 0.05, 7,
+					       &ci), -EINVAL);
+}
+
+/*
+ * Worked by hand with scipy's t quantiles: n 3 and variance 1 on both
+ * sides give se sqrt(2/3) at 4 degrees of freedom, and
+ * (t(0.975, 4) + t(0.8, 4)) * se = 3.0352522955834.
+ */
+static void test_detectable_diff(void)
+{
+	const double x[] = { 1, 2, 3 }, y[] = { 11, 12, 13 }, one[] = { 5 };
+	const double flat[] = { 2, 2, 2 };
+	struct stats_summary a, b, c, d;
+
+	CHECK_INT(stats__summarize(x, 3, &a), 0);
+	CHECK_INT(stats__summarize(y, 3, &b), 0);
+	CHECK_INT(stats__summarize(one, 1, &c), 0);
+	CHECK_INT(stats__summarize(flat, 3, &d), 0);
+	CHECK(fabs(stats__detectable_diff(&a, &b, 0.05, 0.8) -
+		   3.0352522955834) < 1e-6);
+	CHECK(isnan(stats__detectable_diff(&a, &c, 0.05, 0.8)));
+	CHECK(stats__detectable_diff(&d, &d, 0.05, 0.8) == 0);
+}
+
 UNIT_MAIN(UNIT(test_t_quantile_table), UNIT(test_t_cdf_closed_forms),
 	  UNIT(test_quartiles_mmtests), UNIT(test_quartiles_small),
 	  UNIT(test_means), UNIT(test_pdiff), UNIT(test_welch_wikipedia),
 	  UNIT(test_welch_edges), UNIT(test_ministat_manpage),
-	  UNIT(test_ministat_large))
+	  UNIT(test_ministat_large), UNIT(test_mann_whitney_scipy),
+	  UNIT(test_median_inplace), UNIT(test_bootstrap_median),
+	  UNIT(test_detectable_diff))

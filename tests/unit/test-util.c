@@ -252,7 +252,29 @@ static void test_gnuplot_path(void)
 	free(buf);
 }
 
+/* Worked by hand, as sh reads them back. */
+static void test_shell_words(void)
+{
+	char *argv[] = { "bench", "--json", "my results's.json", "",
+			 "a,b=c:d/e.f-g_h@i%j+k", "$HOME", "x\ny" };
+	const char *want = "cmd bench --json 'my results'\\''s.json' '' "
+		"a,b=c:d/e.f-g_h@i%j+k '$HOME' 'x\ny'";
+	char buf[128], small[12];
+	size_t n;
+
+	memcpy(buf, "cmd", 4);
+	n = shell_words(buf, sizeof(buf), 3, 7, argv);
+	CHECK_STR(buf, want);
+	CHECK_INT((int)n, (int)strlen(want));
+	/* Cut short: what fits, terminated; the length it needed. */
+	n = shell_words(small, sizeof(small), 0, 3, argv);
+	CHECK_STR(small, "bench --jso");
+	CHECK_INT((int)n, (int)strlen("bench --json 'my results'\\''s.json'"));
+	CHECK_INT((int)shell_words(NULL, 0, 0, 1, argv), 5);
+}
+
 UNIT_MAIN(UNIT(test_json_utf8), UNIT(test_strarena),
+	  UNIT(test_shell_words),
 	  UNIT(test_quote_controls), UNIT(test_gnuplot_string),
 	  UNIT(test_gnuplot_path),
 	  UNIT(test_strpool_ids_are_dense_and_stable),

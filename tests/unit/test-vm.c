@@ -7,6 +7,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -337,7 +338,38 @@ static void test_option_values(void)
 	CHECK_INT(vm_opts__parse(&o, VM_OPT_KERNEL, "a", err, sizeof(err)), 0);
 	CHECK_INT(vm_opts__parse(&o, VM_OPT_KERNEL, "b", err, sizeof(err)), 0);
 	CHECK_INT(o.nkernels, 2);
+	CHECK_INT(vm_opts__parse(&o, VM_OPT_CLOCK, "icount", err,
+				 sizeof(err)), 0);
+	CHECK(o.params.icount);
+	CHECK_INT(vm_opts__parse(&o, VM_OPT_CLOCK, "real", err, sizeof(err)),
+		  0);
+	CHECK(!o.params.icount);
+	CHECK_INT(vm_opts__parse(&o, VM_OPT_CLOCK, "fast", err, sizeof(err)),
+		  -EINVAL);
+	CHECK(strstr(err, "--vm-clock 'fast'") != NULL);
 	unit_tmp_cleanup();
+}
+
+/* The drift, and where it stops being believable, worked by hand. */
+static void test_clock_drift(void)
+{
+	struct vm_clock c = { .measured = true, .guest_s = 316,
+			      .host_s = 73 };
+
+	CHECK(fabs(vm_clock__drift(&c) - 3.3287671) < 1e-6);
+	CHECK(vm_clock__bad(&c));
+	c.guest_s = 10.4;
+	c.host_s = 10;		/* +4%: within */
+	CHECK(fabs(vm_clock__drift(&c) - 0.04) < 1e-9);
+	CHECK(!vm_clock__bad(&c));
+	c.guest_s = 9.4;	/* -6% */
+	CHECK(vm_clock__bad(&c));
+	c.host_s = 1.9;		/* too short to tell */
+	c.guest_s = 0.5;
+	CHECK(isnan(vm_clock__drift(&c)) && !vm_clock__bad(&c));
+	c.measured = false;
+	c.host_s = 10;
+	CHECK(isnan(vm_clock__drift(&c)) && !vm_clock__bad(&c));
 }
 
 /*
@@ -374,5 +406,5 @@ static void test_console_tail(void)
 UNIT_MAIN(UNIT(test_cpio_extracts), UNIT(test_cpio_chardev),
 	  UNIT(test_pack_sh), UNIT(test_pack_errors), UNIT(test_frames),
 	  UNIT(test_guest_argv), UNIT(test_line_probes),
-	  UNIT(test_option_values),
+	  UNIT(test_option_values), UNIT(test_clock_drift),
 	  UNIT(test_console_tail))
