@@ -55,6 +55,11 @@ struct compare_span_side {
 
 struct compare_span {
 	char *name, *subsystem;		/* subsystem may be NULL */
+	/*
+	 * Timed in the kernel by BPF (report --json's kernel_spans): its
+	 * percentiles are the high ends of log2 buckets.
+	 */
+	bool kernel;
 	struct compare_span_side *side;	/* [nr_sides] */
 };
 

@@ -393,9 +393,12 @@ static void text_spans(FILE *out, const struct compare *c)
 	for (i = 0; i < c->nr_spans; i++) {
 		const struct compare_span *s = &c->spans[i];
 
-		fprintf(out, "\nspan %s%s%s%s, nsecs:\n", s->name,
+		fprintf(out, "\n%sspan %s%s%s%s, nsecs%s\n",
+			s->kernel ? "kernel " : "", s->name,
 			s->subsystem ? " (" : "", s->subsystem ? s->subsystem :
-			"", s->subsystem ? ")" : "");
+			"", s->subsystem ? ")" : "",
+			s->kernel ? ":\n(timed by BPF; p50..p99: the high end of a log2 bucket)" :
+			":");
 		fprintf(out, "%-10s", "");
 		for (k = 0; k < c->nr_sides; k++)
 			fprintf(out, "%*.*s", SIDE_WIDTH, SIDE_WIDTH - 1,
@@ -720,7 +723,8 @@ static void csv_spans(FILE *out, const struct compare *c)
 	for (i = 0; i < c->nr_spans; i++) {
 		const struct compare_span *s = &c->spans[i];
 
-		snprintf(name, sizeof(name), "%s%s%s", s->name,
+		snprintf(name, sizeof(name), "%s%s%s%s",
+			 s->kernel ? "kernel " : "", s->name,
 			 s->subsystem ? " " : "",
 			 s->subsystem ? s->subsystem : "");
 		for (row = 0; row < 4; row++)
@@ -868,6 +872,7 @@ static void json_spans(struct json_writer *jw, const struct compare *c)
 		json__object_begin(jw, NULL);
 		json__string(jw, "name", s->name);
 		json__string(jw, "subsystem", s->subsystem);
+		json__bool(jw, "kernel", s->kernel);
 		span_range(c, s, &lo, &hi);
 		json__array_begin(jw, "sides");
 		for (k = 0; k < c->nr_sides; k++) {

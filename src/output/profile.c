@@ -61,7 +61,24 @@ static int read_shares(const struct jv *doc, const char *key,
 	return 0;
 }
 
-static int read_span(const struct jv *o, struct profile_span *sp)
+/* The high end of a kernel span's percentile bucket [LOW, HIGH]. */
+static struct profile_num bucket_high(const struct jv *obj, const char *key)
+{
+	const struct jv *v = jv__get(obj, key);
+	struct profile_num n = { 0 };
+
+	if (!v || v->type != J_ARR || v->n != 2 ||
+	    v->items[1].type != J_NUM)
+		return n;
+	n.ok = true;
+	n.num = v->items[1].num;
+	n.exact = v->items[1].is_u64;
+	n.u = v->items[1].u;
+	return n;
+}
+
+static int read_span(const struct jv *o, struct profile_span *sp,
+		     bool kernel)
 {
 	const struct jv *hist = jv__get(o, PROFILE_HIST);
 	size_t i;
@@ -69,9 +86,16 @@ static int read_span(const struct jv *o, struct profile_span *sp)
 	sp->name = jv__str(o, PROFILE_NAME);
 	sp->subsystem = jv__str(o, PROFILE_SUBSYSTEM);
 	sp->count = num_of(o, PROFILE_COUNT);
-	sp->p50_ns = num_of(o, PROFILE_P50_NS);
-	sp->p90_ns = num_of(o, PROFILE_P90_NS);
-	sp->p99_ns = num_of(o, PROFILE_P99_NS);
+	sp->kernel = kernel;
+	if (kernel) {
+		sp->p50_ns = bucket_high(o, PROFILE_P50);
+		sp->p90_ns = bucket_high(o, PROFILE_P90);
+		sp->p99_ns = bucket_high(o, PROFILE_P99);
+	} else {
+		sp->p50_ns = num_of(o, PROFILE_P50_NS);
+		sp->p90_ns = num_of(o, PROFILE_P90_NS);
+		sp->p99_ns = num_of(o, PROFILE_P99_NS);
+	}
 	sp->has_hist = hist && hist->type == J_ARR;
 	if (!sp->has_hist || !hist->n)
 		return 0;
@@ -92,7 +116,7 @@ static int read_span(const struct jv *o, struct profile_span *sp)
 int profile__from_json(struct profile **out, struct jv *doc)
 {
 	struct profile *p = calloc(1, sizeof(*p));
-	const struct jv *spans;
+	const struct jv *spans, *ks;
 	int err = -ENOMEM;
 	size_t i;
 
@@ -116,7 +140,19 @@ int profile__from_json(struct profile **out, struct jv *doc)
 			goto fail;
 		p->nr_spans = spans->n;
 		for (i = 0; i < spans->n; i++)
-			if (read_span(&spans->items[i], &p->spans[i]))
+			if (read_span(&spans->items[i], &p->spans[i], false))
+				goto fail;
+	}
+	ks = jv__get(&p->doc, PROFILE_KERNEL_SPANS);
+	spans = ks && ks->type == J_OBJ ?
+		section(ks, PROFILE_SPANS, &p->kspans_sec) : NULL;
+	if (spans && spans->n) {
+		p->kspans = calloc(spans->n, sizeof(*p->kspans));
+		if (!p->kspans)
+			goto fail;
+		p->nr_kspans = spans->n;
+		for (i = 0; i < spans->n; i++)
+			if (read_span(&spans->items[i], &p->kspans[i], true))
 				goto fail;
 	}
 	*out = p;
@@ -135,6 +171,9 @@ void profile__delete(struct profile *p)
 	for (i = 0; i < p->nr_spans; i++)
 		free(p->spans[i].hist);
 	free(p->spans);
+	for (i = 0; i < p->nr_kspans; i++)
+		free(p->kspans[i].hist);
+	free(p->kspans);
 	free(p->attribution);
 	free(p->triggers);
 	jv__free(&p->doc);
