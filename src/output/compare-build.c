@@ -241,6 +241,7 @@ static int add_metric(struct compare *c, const struct compare_input *in, size_t 
 	m->display_unit = us ? "us" : like->unit;
 	m->is_hist = like->is_hist;
 	m->lower_is_better = like->lower_is_better;
+	m->no_better = like->no_better;
 	m->label = metric_label(like, us);
 	m->sum = calloc(c->nr_sides, sizeof(*m->sum));
 	m->welch = calloc(c->nr_sides, sizeof(*m->welch));

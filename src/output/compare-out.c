@@ -794,7 +794,8 @@ static void json_metric(struct json_writer *jw, const struct compare *c,
 	json__string(jw, "name", m->name);
 	json__string(jw, "file", m->file);
 	json__string(jw, "unit", m->display_unit);
-	json__string(jw, "better", m->lower_is_better ? "lower" : "higher");
+	json__string(jw, "better", m->no_better ? "none" :
+		     m->lower_is_better ? "lower" : "higher");
 	json__array_begin(jw, "sides");
 	for (k = 0; k < c->nr_sides; k++) {
 		json__object_begin(jw, NULL);
