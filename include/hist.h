@@ -96,7 +96,7 @@ int hist__buckets(struct hist *h, uint64_t divisor, struct hist_bucket *out,
  * raw values, then divided. Unlike funclatency, which truncates (%ld),
  * every summary figure is rounded by figure__ratio() with no decimals:
  * to the nearest, and under one unit with its significant digits
- * ("0.951 usecs", never "0 usecs"), so that one rounding serves every
+ * ("0.95 usecs", never "0 usecs"), so that one rounding serves every
  * figure and min <= p50 <= p90 <= p99 <= max holds as printed. The
  * bucket rows keep funclatency's integer division.
  * Unlike funclatency, no blank lines around the avg line: the caller

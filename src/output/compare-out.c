@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include "compare-out.h"
+#include "figure.h"
 #include "json.h"
 #include "profile.h"
 
@@ -191,8 +192,12 @@ static void text_summary_row(FILE *out, const struct compare_metric *m,
 {
 	size_t k;
 
+	char v[48];
+
 	for (k = 0; k < n; k++) {
-		fprintf(out, "%12.2f", stat_value(m, idx[k], st));
+		/* mmtests' %12.2f, by figure.h: under one unit not 0.00 */
+		figure__double(v, sizeof(v), stat_value(m, idx[k], st), 2, 12);
+		fprintf(out, "%12s", v);
 		text_delta(out, stat_delta(m, idx[k], st),
 			   stat_significant(m, idx[k], st), !idx[k]);
 	}
@@ -593,7 +598,9 @@ static void md_bench(FILE *out, const struct compare *c)
 			fprintf(out, "| %s | %s |", stat_name(m, st),
 				m->label);
 			for (k = 0; k < c->nr_sides; k++) {
-				fprintf(out, " %.2f |", stat_value(m, k, st));
+				figure__double(buf, sizeof(buf),
+					       stat_value(m, k, st), 2, 0);
+				fprintf(out, " %s |", buf);
 				md_cell_delta(out, k ? stat_delta(m, k, st) : 0,
 					      stat_significant(m, k, st));
 			}

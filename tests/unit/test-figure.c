@@ -53,18 +53,19 @@ static void test_ratio_rounding(void)
 	CHECK_STR(ratio(UINT64_MAX, 1, 1, 0, 0), "18446744073709551615");
 }
 
-/* Under one unit: three significant digits, never 0. */
+/* Under one unit: two significant digits at least, never 0. */
 static void test_ratio_sub_unit(void)
 {
-	CHECK_STR(ratio(951, 1, 1000, 0, 0), "0.951");
-	CHECK_STR(ratio(951, 1, 1000, 1, 0), "0.951");
-	CHECK_STR(ratio(5, 1, 1000, 0, 0), "0.005");	/* 0.00500 stripped */
+	CHECK_STR(ratio(951, 1, 1000, 0, 0), "0.95");
+	CHECK_STR(ratio(951, 1, 1000, 1, 0), "0.95");
+	CHECK_STR(ratio(951, 1, 1000, 3, 0), "0.951");
+	CHECK_STR(ratio(5, 1, 1000, 0, 0), "0.005");	/* 0.0050 stripped */
 	CHECK_STR(ratio(400, 1, 1000000, 3, 0), "0.0004");
-	CHECK_STR(ratio(400, 1, 1000000, 3, 0), "0.0004");
-	CHECK_STR(ratio(1, 3, 1, 0, 0), "0.333");
-	CHECK_STR(ratio(2, 3, 1, 0, 0), "0.667");
-	/* 0.9996 at three digits carries to 1 */
-	CHECK_STR(ratio(9996, 10000, 1, 0, 0), "1");
+	CHECK_STR(ratio(455, 1, 1000000, 3, 0), "0.00046");	/* a half up */
+	CHECK_STR(ratio(1, 3, 1, 0, 0), "0.33");
+	CHECK_STR(ratio(2, 3, 1, 0, 0), "0.67");
+	/* 0.996 at two digits carries to 1 */
+	CHECK_STR(ratio(996, 1000, 1, 0, 0), "1");
 	/* the asked decimals stay: 0.5 with 3 decimals */
 	CHECK_STR(ratio(500, 1, 1000, 3, 0), "0.500");
 	/* 1 ns in seconds: 1e-9 */
@@ -92,7 +93,9 @@ static void test_double(void)
 	CHECK_STR(dbl(75, 4, 0), "75.0000");
 	CHECK_STR(dbl(0.004, 2, 0), "0.004");
 	CHECK_STR(dbl(-0.004, 2, 0), "-0.004");
-	CHECK_STR(dbl(0.0000545, 6, 0), "0.0000545");
+	CHECK_STR(dbl(0.0000546, 6, 0), "0.000055");
+	CHECK_STR(dbl(0.0616, 2, 0), "0.062");
+	CHECK_STR(dbl(0.233, 2, 0), "0.23");
 	CHECK_STR(dbl(162.5, 2, 12), "162.50");
 	CHECK_STR(dbl(0, 2, 0), "0.00");
 	figure__count(buf, sizeof(buf), 75, 4, 0);

@@ -12,7 +12,7 @@
  *     bucket is above 32);
  *   - avg = raw sum / unit / count, total = raw sum / unit, and the
  *     percentiles, rounded to the nearest, a half up (figure.h; bcc
- *     truncates), a value under one unit with three significant digits.
+ *     truncates), a value under one unit with two significant digits.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -200,7 +200,7 @@ static const char *line_of(const char *text, int n, char *buf, size_t sz)
  * 1833, 1833, 2100 ns in usecs: min 1.743 -> 2, p50 rank 2 = 1833 -> 2
  * (bcc's truncation printed 1, under the rounded min 2), p90 and p99
  * rank 4 = 2100 -> 2; total 7509 -> 8 (7.509), avg 1877.25 -> 2. A hold
- * of 951 ns alone: 0.951 usecs everywhere, never 0.
+ * of 951 ns alone: 0.95 usecs everywhere, never 0.
  */
 static void test_one_rounding(void)
 {
@@ -218,9 +218,9 @@ static void test_one_rounding(void)
 	add_n(h, 951, 1);
 	o = print(h, 1000, "usecs");
 	CHECK_STR(line_of(o, 2, buf, sizeof(buf)),
-		  "avg = 0.951 usecs, total: 0.951 usecs, count: 1");
+		  "avg = 0.95 usecs, total: 0.95 usecs, count: 1");
 	CHECK_STR(line_of(o, 3, buf, sizeof(buf)),
-		  "p50 = 0.951 usecs, p90 = 0.951 usecs, p99 = 0.951 usecs, max = 0.951 usecs");
+		  "p50 = 0.95 usecs, p90 = 0.95 usecs, p99 = 0.95 usecs, max = 0.95 usecs");
 	free(o);
 	hist__delete(h);
 }
