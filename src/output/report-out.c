@@ -49,6 +49,26 @@ static double share(uint64_t part, uint64_t whole)
 	return whole ? (double)part / whole : 0.0;
 }
 
+/*
+ * part / whole in percent with decimals decimals, by figure.h's rule
+ * (exact, a half up; a share under 1% keeps two significant digits:
+ * one sample in 21047 is 0.0048%, not 0.00%), "0" decimals when whole
+ * is 0.
+ */
+static const char *fmt_pct(char *buf, size_t len, uint64_t part,
+			   uint64_t whole, int decimals, int width)
+{
+	if (!whole)
+		figure__ratio(buf, len, 0, 1, 1, decimals, width);
+	else if (part > UINT64_MAX / 100)
+		figure__double(buf, len, 100.0 * part / whole, decimals,
+			       width);
+	else
+		figure__ratio(buf, len, part * 100, whole, 1, decimals,
+			      width);
+	return buf;
+}
+
 /* The decimals a time in the display unit deserves. */
 static int time_decimals(const struct report_out *ro)
 {
@@ -168,11 +188,13 @@ static int text_attrib_event(FILE *out, const struct report_out *ro,
 						      idx);
 	struct attrib_keyed top[TOP_COMMS > TOP_STACKS ? TOP_COMMS :
 				TOP_STACKS];
+	char p1[48], p2[48];
 	int c, t, n, i;
 
 	fprintf(out, "\nAttribution of %s: %" PRIu64 " samples, %" PRIu64
-		" (%.1f%%) in flushes\n", ev->name, ev->total.samples,
-		ev->flush.samples, pct(ev->flush.period, ev->total.period));
+		" (%s%%) in flushes\n", ev->name, ev->total.samples,
+		ev->flush.samples, fmt_pct(p1, sizeof(p1), ev->flush.period,
+					   ev->total.period, 1, 0));
 	fprintf(out, "%-15s %10s %20s %8s %8s\n", "category", "samples",
 		"period", "% all", "% flush");
 	for (c = 0; c < RS_CAT__NR; c++) {
@@ -180,12 +202,13 @@ static int text_attrib_event(FILE *out, const struct report_out *ro,
 
 		if (!r->samples)
 			continue;
-		fprintf(out, "%-15s %10" PRIu64 " %20" PRIu64 " %8.2f ",
+		fprintf(out, "%-15s %10" PRIu64 " %20" PRIu64 " %8s ",
 			rs_category_name(c), r->samples, r->period,
-			pct(r->period, ev->total.period));
+			fmt_pct(p1, sizeof(p1), r->period, ev->total.period,
+				2, 8));
 		if (rs_category_is_flush(c))
-			fprintf(out, "%8.2f\n", pct(r->period,
-						    ev->flush.period));
+			fprintf(out, "%8s\n", fmt_pct(p2, sizeof(p2),
+				r->period, ev->flush.period, 2, 8));
 		else
 			fprintf(out, "%8s\n", "-");
 	}
@@ -202,8 +225,9 @@ static int text_attrib_event(FILE *out, const struct report_out *ro,
 
 		if (r->samples)
 			fprintf(out, "%-17s %10" PRIu64 " %20" PRIu64
-				" %8.2f\n", rs_trigger_name(t), r->samples,
-				r->period, pct(r->period, ev->flush.period));
+				" %8s\n", rs_trigger_name(t), r->samples,
+				r->period, fmt_pct(p1, sizeof(p1), r->period,
+						   ev->flush.period, 2, 8));
 	}
 
 	fprintf(out, "\nCategory x trigger, %s\n", ev->name);
@@ -215,11 +239,12 @@ static int text_attrib_event(FILE *out, const struct report_out *ro,
 
 			if (r->samples)
 				fprintf(out, "%-15s %-17s %10" PRIu64
-					" %20" PRIu64 " %8.2f\n",
+					" %20" PRIu64 " %8s\n",
 					rs_category_name(c),
 					rs_trigger_name(t), r->samples,
 					r->period,
-					pct(r->period, ev->flush.period));
+					fmt_pct(p1, sizeof(p1), r->period,
+						ev->flush.period, 2, 8));
 		}
 
 	n = attrib__top_comms(analysis__attrib(ro->an), idx, top, TOP_COMMS);
@@ -230,9 +255,10 @@ static int text_attrib_event(FILE *out, const struct report_out *ro,
 	fprintf(out, "%-29s %10s %20s %8s\n", "comm", "samples", "period",
 		"% flush");
 	for (i = 0; i < n; i++)
-		fprintf(out, "%-29.29s %10" PRIu64 " %20" PRIu64 " %8.2f\n",
+		fprintf(out, "%-29.29s %10" PRIu64 " %20" PRIu64 " %8s\n",
 			top[i].name, top[i].row.samples, top[i].row.period,
-			pct(top[i].row.period, ev->flush.period));
+			fmt_pct(p1, sizeof(p1), top[i].row.period,
+				ev->flush.period, 2, 8));
 
 	n = attrib__top_stacks(analysis__attrib(ro->an), idx, top,
 			       TOP_STACKS);
@@ -242,8 +268,9 @@ static int text_attrib_event(FILE *out, const struct report_out *ro,
 		ev->name);
 	fprintf(out, "%7s %10s  %s\n", "% flush", "samples", "stack");
 	for (i = 0; i < n; i++) {
-		fprintf(out, "%7.2f %10" PRIu64 "  ",
-			pct(top[i].row.period, ev->flush.period),
+		fprintf(out, "%7s %10" PRIu64 "  ",
+			fmt_pct(p1, sizeof(p1), top[i].row.period,
+				ev->flush.period, 2, 7),
 			top[i].row.samples);
 		text_wrap(out, top[i].name, ';', 20, TEXT_WIDTH,
 			  "                    ");
