@@ -98,6 +98,38 @@ $O profiles "$TMP/prof.text" "$TMP/prof.csv" "$TMP/prof.json" \
 	"$D/prof-a.json" "$D/prof-b.json" ||
 	fail "compare of profiles: a span differs from the profiles"
 
+# Profiles with spans timed in the kernel (item 2), made here from
+# prof-a/prof-b with a kernel_spans member as report --json writes it, so
+# that compare's kernel span blocks are checked without BPF too.
+python3 - "$D/prof-a.json" "$D/prof-b.json" "$TMP" <<'PY' || fail "kernel spans"
+import json, sys
+for i, src in enumerate(sys.argv[1:3]):
+    d = json.load(open(src))
+    hist = [{"low": 1024, "high": 2047, "count": 3 + i},
+            {"low": 16384, "high": 32767, "count": 1}]
+    n = sum(h["count"] for h in hist)
+    d["kernel_spans"] = {
+        "method": "bpf", "on": "rstat tracepoints", "scope": "every task",
+        "holds": n, "waits": 0, "flushes": 0, "unmatched_locked": 0,
+        "unmatched_unlock": 0, "lost_spans": 0, "hold_cost": None,
+        "spans": [{"name": "hold", "subsystem": "core", "count": n,
+                   "total_ns": 1500 * (n - 1) + 20000, "min_ns": 1100,
+                   "max_ns": 20000, "p50": [1024, 2047],
+                   "p90": [16384, 32767] if i == 0 else [1024, 2047],
+                   "p99": [16384, 32767], "hist": hist}]}
+    json.dump(d, open("%s/kprof-%d.json" % (sys.argv[3], i), "w"))
+PY
+for fmt in text csv json; do
+	"$RS_BIN" compare "$TMP/kprof-0.json" -- "$TMP/kprof-1.json" \
+		--format $fmt >"$TMP/kprof.$fmt" ||
+		fail "compare of profiles with kernel spans --format $fmt"
+done
+grep -q "^kernel span hold (core), nsecs:" "$TMP/kprof.text" ||
+	fail "compare of two profiles shows no span timed in the kernel"
+$O profiles "$TMP/kprof.text" "$TMP/kprof.csv" "$TMP/kprof.json" \
+	"$TMP/kprof-0.json" "$TMP/kprof-1.json" ||
+	fail "compare of profiles with kernel spans: a span differs"
+
 # --- live: a recording, and bench -------------------------------------------
 if [ "$(id -u)" -ne 0 ]; then
 	skip_part "the live recording and bench runs need root"

@@ -68,6 +68,12 @@ static void test_ratio_sub_unit(void)
 	CHECK_STR(ratio(996, 1000, 1, 0, 0), "1");
 	/* the asked decimals stay: 0.5 with 3 decimals */
 	CHECK_STR(ratio(500, 1, 1000, 3, 0), "0.500");
+	/*
+	 * Issue 27 item 1: a kernel span's avg in --unit ms, 9625 ns over 8
+	 * holds = 1203.125 ns = 0.001203 ms, printed "0.000" on main (an
+	 * integer ns average, then %.3f): two significant digits.
+	 */
+	CHECK_STR(ratio(9625, 8, 1000000, 3, 8), "0.0012");
 	/* 1 ns in seconds: 1e-9 */
 	CHECK_STR(ratio(1, 1, 1000000000, 0, 0), "0.000000001");
 }
