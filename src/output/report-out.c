@@ -39,11 +39,6 @@ static const char *subsys_name(int subsys)
 	return subsys < 0 ? "unknown" : rs_category_name(subsys);
 }
 
-static double pct(uint64_t part, uint64_t whole)
-{
-	return whole ? 100.0 * part / whole : 0.0;
-}
-
 static double share(uint64_t part, uint64_t whole)
 {
 	return whole ? (double)part / whole : 0.0;
@@ -276,8 +271,9 @@ static int text_attrib_event(FILE *out, const struct report_out *ro,
 			  "                    ");
 	}
 	if (ev->clock && ev->skid.samples)
-		fprintf(out, "\nskid: %.1f%% of the flush samples of %s sit at an IRQ re-enable\npoint: time with IRQs off is charged there (see the lock hold times below)\n",
-			pct(ev->skid.period, ev->flush.period), ev->name);
+		fprintf(out, "\nskid: %s%% of the flush samples of %s sit at an IRQ re-enable\npoint: time with IRQs off is charged there (see the lock hold times below)\n",
+			fmt_pct(p1, sizeof(p1), ev->skid.period,
+				ev->flush.period, 1, 0), ev->name);
 	return 0;
 }
 
@@ -535,12 +531,12 @@ static void text_locks(FILE *out, const struct report_out *ro)
 				continue;
 			fmt_ratio(a, sizeof(a), f->hold_ns, f->flushes, ro,
 				  0);
+			figure__ratio(b, sizeof(b), hist__total(f->cpus),
+				      f->flushes, 1, 1, 8);
 			fprintf(out, "%-10s %7" PRIu64 " %11" PRIu64
-				" %8.1f %8" PRIu64 " %8s\n",
+				" %8s %8" PRIu64 " %8s\n",
 				subsys_name(subsys_order[k]), f->flushes,
-				f->locks,
-				(double)hist__total(f->cpus) / f->flushes,
-				hist__max(f->cpus), a);
+				f->locks, b, hist__max(f->cpus), a);
 		}
 		text_span_cost(out, ro, &hc,
 			       "a flush of N locks is 2N records; the 2N - 1 gaps\nbetween them hold at most 2N - 1 times");
