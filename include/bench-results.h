@@ -121,6 +121,13 @@ int bench_results__rep_metric_hist(struct bench_results *r, const char *name,
 int bench_results__rep_metric_value(struct bench_results *r, const char *name,
 				    const char *unit, bool lower_is_better,
 				    double value);
+/*
+ * A figure that describes the run rather than measures it (a bound the
+ * parameters set, a count of events seen): no direction is better. JSON
+ * "better": "none"; printed without a direction.
+ */
+int bench_results__rep_metric_info(struct bench_results *r, const char *name,
+				   const char *unit, double value);
 /* The perf.data recorded during the run. */
 int bench_results__set_recording(struct bench_results *r, const char *file);
 /*
@@ -209,6 +216,7 @@ struct bench_metric {
 	const char *name, *unit;
 	const char *file;		/* NULL when none */
 	bool lower_is_better;
+	bool no_better;			/* describes, not measures: "none" */
 	bool is_hist;
 	double value;			/* !is_hist */
 	/* is_hist: */

@@ -27,6 +27,7 @@ struct compare_metric {
 	const char *display_unit;	/* "us" for ns distributions */
 	bool is_hist;
 	bool lower_is_better;
+	bool no_better;			/* describes the run: "none" */
 	bool hmean;			/* rates: Hmean instead of Amean */
 	struct stats_summary *sum;	/* [nr_sides] */
 	struct stats_welch *welch;	/* [nr_sides], [0] unused */
@@ -55,6 +56,11 @@ struct compare_span_side {
 
 struct compare_span {
 	char *name, *subsystem;		/* subsystem may be NULL */
+	/*
+	 * Timed in the kernel by BPF (report --json's kernel_spans): its
+	 * percentiles are the high ends of log2 buckets.
+	 */
+	bool kernel;
 	struct compare_span_side *side;	/* [nr_sides] */
 };
 

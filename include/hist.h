@@ -92,9 +92,13 @@ int hist__buckets(struct hist *h, uint64_t divisor, struct hist_bucket *out,
  *   avg = 5 usecs, total: 577 usecs, count: 115
  *   p50 = 5 usecs, p90 = 7 usecs, p99 = 7 usecs, max = 7 usecs
  * where total is (sum of raw values) / divisor and avg is (sum of raw
- * values) / count / divisor, both truncated: what funclatency prints (it
- * divides the raw sum by the unit, then by the count, and %ld truncates).
- * Percentiles are hist__percentile() of the raw values, then divided.
+ * values) / count / divisor. Percentiles are hist__percentile() of the
+ * raw values, then divided. Unlike funclatency, which truncates (%ld),
+ * every summary figure is rounded by figure__ratio() with no decimals:
+ * to the nearest, and under one unit with its significant digits
+ * ("0.95 usecs", never "0 usecs"), so that one rounding serves every
+ * figure and min <= p50 <= p90 <= p99 <= max holds as printed. The
+ * bucket rows keep funclatency's integer division.
  * Unlike funclatency, no blank lines around the avg line: the caller
  * spaces sections. An empty hist prints the single line "count: 0"
  * (funclatency prints nothing, which reads as a missing section in a
@@ -102,5 +106,15 @@ int hist__buckets(struct hist *h, uint64_t divisor, struct hist_bucket *out,
  */
 int hist__print(struct hist *h, FILE *out, uint64_t divisor,
 		const char *unit_label);
+
+/*
+ * Only the bucket rows of hist__print() (its header and a row per bucket
+ * 1..last non-empty), of counts already bucketed: counts[i] is bucket i
+ * (hist__bucket_bounds()), counts[0] (values of 0) printed in the
+ * "0 -> 1" row, e.g. a BPF histogram's slots. nr <= HIST_MAX_BUCKETS;
+ * all empty prints "count: 0". 0, -EINVAL or -EIO.
+ */
+int hist__print_rows(FILE *out, const uint64_t *counts, int nr,
+		     const char *unit_label);
 
 #endif

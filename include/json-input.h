@@ -52,4 +52,17 @@ int json_input__load_mem(struct json_input *in, const char *name,
 			 size_t errlen);
 void json_input__release(struct json_input *in);
 
+/*
+ * The folder a multi-kernel `bench --kernel A --kernel B -o DIR` writes:
+ * no DIR/results.json, a DIR/<uname -r>/results.json per kernel. Sets
+ * *paths to those files (malloc'ed, each "DIR/<release>/results.json",
+ * in version order: strverscmp() of the releases) and *n to their
+ * number; *n is 0 (and *paths NULL) when dir is no such folder (a file,
+ * a directory with results.json, none below it). Entries that are
+ * symbolic links or start with '.' are not followed. 0, or -errno.
+ * json_input__free_paths() frees them.
+ */
+int json_input__kernel_results(const char *dir, char ***paths, size_t *n);
+void json_input__free_paths(char **paths, size_t n);
+
 #endif

@@ -23,6 +23,10 @@
 #define PROFILE_ATTRIBUTION	"attribution"
 #define PROFILE_TRIGGERS	"triggers"
 #define PROFILE_SPANS		"spans"
+#define PROFILE_KERNEL_SPANS	"kernel_spans"	/* {"spans": [...]} */
+#define PROFILE_P50		"p50"		/* [LOW, HIGH] ns */
+#define PROFILE_P90		"p90"
+#define PROFILE_P99		"p99"
 #define PROFILE_EVENT		"event"
 #define PROFILE_CATEGORY	"category"
 #define PROFILE_TRIGGER		"trigger"
@@ -65,9 +69,14 @@ struct profile_hist_row {
 	struct profile_num low, high, count;
 };
 
+/*
+ * A span of "spans", or of "kernel_spans" (timed in the kernel by BPF):
+ * its percentiles are then log2 buckets, p50_ns... their high ends.
+ */
 struct profile_span {
 	const char *name, *subsystem;	/* NULL when absent or no string */
 	struct profile_num count, p50_ns, p90_ns, p99_ns;
+	bool kernel;			/* of "kernel_spans" */
 	bool has_hist;			/* "hist" is an array */
 	struct profile_hist_row *hist;
 	size_t nr_hist;
@@ -85,6 +94,10 @@ struct profile {
 	size_t nr_attribution, nr_triggers;
 	struct profile_span *spans;
 	size_t nr_spans;
+	/* "kernel_spans"."spans" (absent also when kernel_spans is null) */
+	enum profile_section kspans_sec;
+	struct profile_span *kspans;
+	size_t nr_kspans;
 	struct jv doc;			/* holds the strings above */
 };
 

@@ -14,6 +14,7 @@
 
 #include "cmds.h"
 #include "compare.h"
+#include "json-input.h"
 #include "json.h"
 
 enum compare_format {
@@ -31,6 +32,9 @@ struct compare_params {
 	size_t nr_sides, nr_files;
 	char **opts;			/* the options, for getopt_long */
 	int nr_opts;
+	/* A multi-kernel bench folder's results.json files, one per side. */
+	char **kernel_files;
+	size_t nr_kernel_files;
 };
 
 static const char compare_usage_text[] =
@@ -48,7 +52,9 @@ static void compare_help(void)
 	compare_usage(stdout);
 	fputs("\n"
 	      "Compare runs side by side. Each side is one or more files, the\n"
-	      "sides separated by `--`; the first side is the base.\n"
+	      "sides separated by `--`; the first side is the base. A folder\n"
+	      "a multi-kernel `bench --kernel A --kernel B -o DIR` wrote,\n"
+	      "given alone, compares its kernels (DIR/<release>/results.json).\n"
 	      "\n"
 	      "Bench results files (`bench --json`, `bench -o DIR`): for every\n"
 	      "metric on all sides, mmtests' table (Min, quartiles, Max-N\n"
@@ -86,6 +92,7 @@ static const struct option compare_options[] = {
 
 static void compare_params_free(struct compare_params *p)
 {
+	json_input__free_paths(p->kernel_files, p->nr_kernel_files);
 	free(p->files);
 	free(p->side_start);
 	free(p->opts);
@@ -147,6 +154,50 @@ static int split_args(int argc, char **argv, struct compare_params *p)
 	return 0;
 }
 
+/*
+ * `compare DIR` of the folder a multi-kernel bench wrote
+ * (DIR/<release>/results.json): a side per kernel, in version order, the
+ * first the base. RS_EXIT_FAIL when the folder holds one kernel only.
+ */
+static int kernel_sides(struct compare_params *p)
+{
+	const char *dir = p->files[0];
+	char **paths;
+	size_t n, i;
+	int err;
+
+	err = json_input__kernel_results(dir, &paths, &n);
+	if (err) {
+		rs_error("compare: %s: %s", dir, strerror(-err));
+		return RS_EXIT_FAIL;
+	}
+	if (!n)
+		return 0;
+	if (n == 1) {
+		rs_error("compare: %s holds the results of one kernel only (%s): give another side after `--`",
+			 dir, paths[0]);
+		json_input__free_paths(paths, n);
+		return RS_EXIT_FAIL;
+	}
+	free(p->files);
+	free(p->side_start);
+	p->files = calloc(n, sizeof(*p->files));
+	p->side_start = calloc(n + 1, sizeof(*p->side_start));
+	p->kernel_files = paths;
+	p->nr_kernel_files = n;
+	if (!p->files || !p->side_start) {
+		rs_error("compare: out of memory");
+		return RS_EXIT_FAIL;
+	}
+	for (i = 0; i <= n; i++) {
+		if (i < n)
+			p->files[i] = paths[i];
+		p->side_start[i] = i;
+	}
+	p->nr_files = p->nr_sides = n;
+	return 0;
+}
+
 /* Returns 0, RS_EXIT_USAGE / RS_EXIT_FAIL, or -1 when --help was printed. */
 static int compare_parse_args(int argc, char **argv, struct compare_params *p)
 {
@@ -200,6 +251,11 @@ static int compare_parse_args(int argc, char **argv, struct compare_params *p)
 			compare_usage(stderr);
 			return RS_EXIT_USAGE;
 		}
+	if (p->nr_sides == 1 && p->nr_files == 1) {
+		err = kernel_sides(p);
+		if (err)
+			return err;
+	}
 	if (p->nr_sides < 2) {
 		rs_error("compare: one side only; separate the base from the new files with `--`");
 		return RS_EXIT_FAIL;

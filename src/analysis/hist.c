@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "figure.h"
 #include "hist.h"
 #include "util.h"
 
@@ -217,20 +218,15 @@ static int put_fitted(FILE *out, const char *line)
 		       cut + 2) < 0;
 }
 
-int hist__print(struct hist *h, FILE *out, uint64_t divisor,
-		const char *unit_label)
+/* The bucket rows of cnt (buckets 1..last), funclatency's layout. */
+static int print_rows(FILE *out, const uint64_t cnt[HIST_MAX_BUCKETS],
+		      int last, const char *unit_label)
 {
-	uint64_t cnt[HIST_MAX_BUCKETS], val_max = 0, low, high;
-	char bar[STARS_MAX + 1], line[256];
-	int i, last, err = 0, width;
+	uint64_t val_max = 0, low, high;
+	char bar[STARS_MAX + 1];
+	int i, err = 0, width;
 	bool wide;
 
-	if (!divisor)
-		return -EINVAL;
-	if (!h->nr)
-		return fprintf(out, "count: 0\n") < 0 ? -EIO : 0;
-
-	last = count_buckets(h, divisor, cnt);
 	for (i = 0; i < HIST_MAX_BUCKETS; i++)
 		if (cnt[i] > val_max)
 			val_max = cnt[i];
@@ -247,16 +243,61 @@ int hist__print(struct hist *h, FILE *out, uint64_t divisor,
 			       " |%-*s|\n", wide ? 20 : 10, low, wide ? 20 : 10,
 			       high, cnt[i], width, bar) < 0;
 	}
-	snprintf(line, sizeof(line), "avg = %" PRIu64 " %s, total: %" PRIu64
-		 " %s, count: %" PRIu64, h->total / h->nr / divisor,
-		 unit_label, h->total / divisor, unit_label, (uint64_t)h->nr);
+	return err;
+}
+
+int hist__print_rows(FILE *out, const uint64_t *counts, int nr,
+		     const char *unit_label)
+{
+	uint64_t cnt[HIST_MAX_BUCKETS] = { 0 };
+	int i, last = 0;
+
+	if (nr > HIST_MAX_BUCKETS)
+		return -EINVAL;
+	for (i = 0; i < nr; i++) {
+		cnt[i ? i : 1] += counts[i];
+		if (counts[i] && (i ? i : 1) > last)
+			last = i ? i : 1;
+	}
+	if (!last)
+		return fprintf(out, "count: 0\n") < 0 ? -EIO : 0;
+	return print_rows(out, cnt, last, unit_label) ? -EIO : 0;
+}
+
+int hist__print(struct hist *h, FILE *out, uint64_t divisor,
+		const char *unit_label)
+{
+	uint64_t cnt[HIST_MAX_BUCKETS];
+	char line[320], f[4][48];
+	int last, err = 0;
+
+	if (!divisor)
+		return -EINVAL;
+	if (!h->nr)
+		return fprintf(out, "count: 0\n") < 0 ? -EIO : 0;
+
+	last = count_buckets(h, divisor, cnt);
+	err |= print_rows(out, cnt, last, unit_label);
+	/*
+	 * The summary rounds one way (figure.h), unlike funclatency's
+	 * truncating %ld: min <= p50 <= ... <= max as printed, and a value
+	 * under one unit keeps its digits instead of reading 0.
+	 */
+	figure__ratio(f[0], sizeof(f[0]), h->total, h->nr, divisor, 0, 0);
+	figure__ratio(f[1], sizeof(f[1]), h->total, 1, divisor, 0, 0);
+	snprintf(line, sizeof(line), "avg = %s %s, total: %s %s, count: %"
+		 PRIu64, f[0], unit_label, f[1], unit_label, (uint64_t)h->nr);
 	err |= put_fitted(out, line);
-	snprintf(line, sizeof(line), "p50 = %" PRIu64 " %s, p90 = %" PRIu64
-		 " %s, p99 = %" PRIu64 " %s, max = %" PRIu64 " %s",
-		 hist__percentile(h, 50) / divisor, unit_label,
-		 hist__percentile(h, 90) / divisor, unit_label,
-		 hist__percentile(h, 99) / divisor, unit_label,
-		 h->max / divisor, unit_label);
+	figure__ratio(f[0], sizeof(f[0]), hist__percentile(h, 50), 1,
+		      divisor, 0, 0);
+	figure__ratio(f[1], sizeof(f[1]), hist__percentile(h, 90), 1,
+		      divisor, 0, 0);
+	figure__ratio(f[2], sizeof(f[2]), hist__percentile(h, 99), 1,
+		      divisor, 0, 0);
+	figure__ratio(f[3], sizeof(f[3]), h->max, 1, divisor, 0, 0);
+	snprintf(line, sizeof(line), "p50 = %s %s, p90 = %s %s, p99 = %s %s, "
+		 "max = %s %s", f[0], unit_label, f[1], unit_label, f[2],
+		 unit_label, f[3], unit_label);
 	err |= put_fitted(out, line);
 	return err ? -EIO : 0;
 }

@@ -1298,11 +1298,12 @@ int bench_accuracy__add_metrics(struct bench_accuracy *a,
 		err = err ?: bench_results__rep_metric_value(r, name, "reads",
 				true, s->in_step);
 	}
-	err = err ?: bench_results__rep_metric_value(r, "bound_bytes",
-			"bytes", true, bench_accuracy__bound_bytes(a));
+	/* The bound and the flushes seen describe the run: no direction. */
+	err = err ?: bench_results__rep_metric_info(r, "bound_bytes",
+			"bytes", bench_accuracy__bound_bytes(a));
 	if (a->fw)
-		err = err ?: bench_results__rep_metric_value(r, "flushes",
-				"flushes", true, a->flushes);
+		err = err ?: bench_results__rep_metric_info(r, "flushes",
+				"flushes", a->flushes);
 	return err;
 }
 

@@ -14,6 +14,7 @@
 #include <sys/utsname.h>
 
 #include "bench-results.h"
+#include "figure.h"
 #include "json.h"
 #include "json-read.h"
 #include "util.h"
@@ -506,6 +507,22 @@ int bench_results__rep_metric_value(struct bench_results *r, const char *name,
 	return 0;
 }
 
+int bench_results__rep_metric_info(struct bench_results *r, const char *name,
+				   const char *unit, double value)
+{
+	struct metric *m;
+	int err;
+
+	if (!isfinite(value))
+		return -EINVAL;
+	err = metric_add(r, name, unit, NULL, true, &m);
+	if (err)
+		return err;
+	m->pub.value = value;
+	m->pub.no_better = true;
+	return 0;
+}
+
 int bench_results__set_recording(struct bench_results *r, const char *file)
 {
 	char *s;
@@ -645,7 +662,8 @@ static void write_metric(struct json_writer *jw, const struct bench_metric *m)
 	json__string(jw, "name", m->name);
 	json__string(jw, "kind", m->is_hist ? "hist" : "value");
 	json__string(jw, "unit", m->unit);
-	json__string(jw, "better", m->lower_is_better ? "lower" : "higher");
+	json__string(jw, "better", m->no_better ? "none" :
+		     m->lower_is_better ? "lower" : "higher");
 	json__string(jw, "file", m->file);
 	if (!m->is_hist) {
 		json__double(jw, "value", m->value);
@@ -756,25 +774,17 @@ static void print_time(FILE *out, const char *what, double s)
 	fprintf(out, "%s %ldm%.3fs\n", what, min, s - 60.0 * (double)min);
 }
 
-/*
- * A distribution: funclatency's histogram with its avg and percentile
- * lines, and the minimum. A file read back may hold a subsample only: its
- * histogram is then of the samples, and the exact figures follow.
- */
-static uint64_t div_round(uint64_t v, uint64_t div)
-{
-	return v / div + (v % div >= (div + 1) / 2);
-}
 
 /*
  * A figure in width columns after a space, with six significant digits
  * and no exponent (%g turns 0.0000545 into 5.45e-05 and 1234567 into
- * 1.23457e+06).
+ * 1.23457e+06), by figure.h's rule; an integral figure as an integer.
  */
 static void put_figure(FILE *out, int width, double x)
 {
 	double a = fabs(x);
 	int decimals = 0;
+	char buf[64];
 
 	if (a > 0 && a < 1e6) {
 		decimals = 5 - (int)floor(log10(a));
@@ -783,9 +793,23 @@ static void put_figure(FILE *out, int width, double x)
 		if (decimals > 6)
 			decimals = 6;
 	}
-	fprintf(out, " %*.*f", width, decimals, x);
+	/* A count (an integral figure) prints as one: "75", not "75.0000". */
+	figure__count(buf, sizeof(buf), x, decimals, 0);
+	fprintf(out, " %*s", width, buf);
 }
 
+/* A time in ns in the unit of div, by figure.h's rule. */
+static const char *ns_figure(char *buf, size_t len, uint64_t v, uint64_t div)
+{
+	figure__ratio(buf, len, v, 1, div, 0, 0);
+	return buf;
+}
+
+/*
+ * A distribution: funclatency's histogram with its avg and percentile
+ * lines, and the minimum. A file read back may hold a subsample only: its
+ * histogram is then of the samples, and the exact figures follow.
+ */
 static int print_hist(FILE *out, const struct metric *m, uint64_t div,
 		      const char *label)
 {
@@ -793,6 +817,7 @@ static int print_hist(FILE *out, const struct metric *m, uint64_t div,
 	const uint64_t *v = m->all ? m->all : p->samples;
 	size_t i, n = m->all ? m->nr_all : p->nr_samples;
 	bool exact = n == p->count;
+	char f[5][48];
 	struct hist *h;
 	int err = 0;
 
@@ -809,17 +834,18 @@ static int print_hist(FILE *out, const struct metric *m, uint64_t div,
 	hist__delete(h);
 	if (err)
 		return err;
-	/* Our lines round; hist__print()'s avg line truncates, as bcc's. */
+	/* hist__print()'s summary rounds the same way (figure.h). */
 	if (exact)
-		fprintf(out, "min = %" PRIu64 " %s\n", div_round(p->min, div),
-			label);
+		fprintf(out, "min = %s %s\n",
+			ns_figure(f[0], sizeof(f[0]), p->min, div), label);
 	else
-		fprintf(out, "all %" PRIu64 " values: min = %" PRIu64
-			", p50 = %" PRIu64 ", p90 = %" PRIu64 ", p99 = %"
-			PRIu64 ", max = %" PRIu64 " %s\n", p->count,
-			div_round(p->min, div), div_round(p->p50, div),
-			div_round(p->p90, div), div_round(p->p99, div),
-			div_round(p->max, div), label);
+		fprintf(out, "all %" PRIu64 " values: min = %s, p50 = %s, "
+			"p90 = %s, p99 = %s, max = %s %s\n", p->count,
+			ns_figure(f[0], sizeof(f[0]), p->min, div),
+			ns_figure(f[1], sizeof(f[1]), p->p50, div),
+			ns_figure(f[2], sizeof(f[2]), p->p90, div),
+			ns_figure(f[3], sizeof(f[3]), p->p99, div),
+			ns_figure(f[4], sizeof(f[4]), p->max, div), label);
 	return 0;
 }
 
@@ -827,8 +853,11 @@ static void print_value(FILE *out, const struct bench_metric *m)
 {
 	fprintf(out, "\n%s:", m->name);
 	put_figure(out, 0, m->value);
-	fprintf(out, " %s (%s is better)\n", m->unit,
-		m->lower_is_better ? "lower" : "higher");
+	if (m->no_better)
+		fprintf(out, " %s\n", m->unit);
+	else
+		fprintf(out, " %s (%s is better)\n", m->unit,
+			m->lower_is_better ? "lower" : "higher");
 }
 
 /* min, mean, max and sample standard deviation of n figures. */
@@ -846,7 +875,11 @@ static void print_row(FILE *out, const char *label, const double *x,
 	mean = sum / (double)n;
 	for (i = 0; i < n; i++)
 		ss += (x[i] - mean) * (x[i] - mean);
-	fprintf(out, "%-31.31s", label);
+	/* A label too long for its column gets a line of its own, uncut. */
+	if (strlen(label) > 31)
+		fprintf(out, "%s\n%-31s", label, "");
+	else
+		fprintf(out, "%-31s", label);
 	put_figure(out, 11, lo);
 	put_figure(out, 11, mean);
 	put_figure(out, 11, hi);
@@ -1016,54 +1049,90 @@ static int cmp_double(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
+/* The median of n figures (sorts them); 0 when there are none. */
+static double median(double *x, size_t n)
+{
+	if (!n)
+		return 0;
+	qsort(x, n, sizeof(*x), cmp_double);
+	return n % 2 ? x[n / 2] : (x[n / 2 - 1] + x[n / 2]) / 2;
+}
+
 /*
- * What recording cost: each distribution of the recorded pass against the
- * same one unrecorded (the median of the repetitions' medians), so that
- * a reader sees the observer effect and knows the figures above are free
- * of it.
+ * One row of the cost table: the unrecorded median, the recorded figure
+ * and how many times slower the recorded pass was (for a rate, higher
+ * is better: base / rec; for a time: rec / base), "-" when either is 0.
+ */
+static void cost_row(FILE *out, const char *what, double base, double rec,
+		     bool lower_is_better)
+{
+	double slower = lower_is_better ? rec / base : base / rec;
+	char buf[48];
+
+	if (strlen(what) > 31)
+		fprintf(out, "%s\n%-31s", what, "");
+	else
+		fprintf(out, "%-31s", what);
+	put_figure(out, 11, base);
+	put_figure(out, 11, rec);
+	if (base > 0 && rec > 0) {
+		figure__double(buf, sizeof(buf), slower, 2, 0);
+		fprintf(out, " %10sx\n", buf);
+	} else {
+		fprintf(out, " %11s\n", "-");
+	}
+}
+
+/*
+ * What recording cost: each figure of the recorded pass against the same
+ * one unrecorded (the median over the repetitions; for a distribution,
+ * the median of their p50s), so that a reader sees the observer effect
+ * and knows the figures above are free of it.
  */
 static void print_recording_cost(FILE *out, const struct bench_results *r)
 {
 	const struct bench_metric *m, *o;
-	double base, rec, *x;
+	double base, *x;
 	size_t i, j, n;
 	char what[64];
 
 	fprintf(out, "\nWhat recording cost (a separate pass of the same workload while\nrecording; none of the figures above were taken while recording)\n");
-	fprintf(out, "%-31s %11s %11s %11s\n", "p50", "unrecorded", "recorded",
-		"slower by");
+	fprintf(out, "%-31s %11s %11s %11s\n", "median of the repetitions",
+		"unrecorded", "recorded", "slower by");
 	x = calloc(r->nr_reps ? r->nr_reps : 1, sizeof(*x));
 	if (!x)
 		return;
 	for (i = 0; i < r->recorded->nr; i++) {
 		m = &r->recorded->m[i].pub;
-		if (!m->is_hist || strcmp(m->unit, "ns"))
+		if (m->is_hist && strcmp(m->unit, "ns"))
 			continue;
 		for (j = 0, n = 0; j < r->nr_reps; j++) {
 			o = bench_results__metric_find(r, j, m->name, m->file);
-			if (o && o->is_hist)
-				x[n++] = (double)o->p50;
+			if (o && o->is_hist == m->is_hist)
+				x[n++] = m->is_hist ? (double)o->p50 :
+				       o->value;
 		}
 		if (!n)
 			continue;
-		qsort(x, n, sizeof(*x), cmp_double);
-		base = x[n / 2];
-		rec = (double)m->p50;
-		snprintf(what, sizeof(what), "%s%s%s (us)", m->name,
-			 m->file ? " " : "", m->file ? m->file : "");
-		fprintf(out, "%-31.31s", what);
-		put_figure(out, 11, base / 1000);
-		put_figure(out, 11, rec / 1000);
-		if (base > 0)
-			fprintf(out, " %10.1fx\n", rec / base);
-		else
-			fprintf(out, " %11s\n", "-");
+		base = median(x, n);
+		if (m->is_hist) {
+			snprintf(what, sizeof(what), "%s%s%s p50 (us)",
+				 m->name, m->file ? " " : "",
+				 m->file ? m->file : "");
+			cost_row(out, what, base / 1000, (double)m->p50 / 1000,
+				 true);
+		} else {
+			snprintf(what, sizeof(what), "%s (%s)", m->name,
+				 m->unit);
+			cost_row(out, what, base, m->value,
+				 m->lower_is_better);
+		}
 	}
+	for (j = 0; j < r->nr_reps; j++)
+		x[j] = r->reps[j].t.real_s;
+	cost_row(out, "real (s)", median(x, r->nr_reps),
+		 r->recorded->t.real_s, true);
 	free(x);
-	fprintf(out, "%-31s", "real (s)");
-	put_figure(out, 11, r->nr_reps ? r->reps[0].t.real_s : 0);
-	put_figure(out, 11, r->recorded->t.real_s);
-	fputc('\n', out);
 }
 
 int bench_results__print(struct bench_results *r, FILE *out,
@@ -1580,17 +1649,22 @@ static int read_prov(struct reader *rd, struct bench_results *r,
 	return 0;
 }
 
-static int read_better(struct reader *rd, const struct jv *m, bool *lower)
+/* "none" (a describing figure) reads as lower for compare's arithmetic. */
+static int read_better(struct reader *rd, const struct jv *m, bool *lower,
+		       bool *none)
 {
 	const struct jv *n = jv__get(m, "better");
 
+	*none = false;
 	if (jv__type(n) == J_STR && !strcmp(jv__string(n), "lower"))
 		*lower = true;
 	else if (jv__type(n) == J_STR && !strcmp(jv__string(n), "higher"))
 		*lower = false;
+	else if (jv__type(n) == J_STR && !strcmp(jv__string(n), "none"))
+		*lower = *none = true;
 	else
 		return bad(rd, n,
-			   "\"better\": expected \"lower\" or \"higher\"");
+			   "\"better\": expected \"lower\", \"higher\" or \"none\"");
 	return 0;
 }
 
@@ -1707,7 +1781,7 @@ static int read_metric(struct reader *rd, struct bench_results *r,
 	if ((err = get_str(rd, m, "name", false, (char **)&p->name)) ||
 	    (err = get_str(rd, m, "unit", false, (char **)&p->unit)) ||
 	    (err = get_str(rd, m, "file", true, (char **)&p->file)) ||
-	    (err = read_better(rd, m, &p->lower_is_better)))
+	    (err = read_better(rd, m, &p->lower_is_better, &p->no_better)))
 		return err;
 	if (rep_find(rep, p->name, p->file) != x)
 		return bad(rd, m, "metric \"%s\" appears twice", p->name);

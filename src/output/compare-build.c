@@ -259,6 +259,7 @@ static int add_metric(struct compare *c, const struct compare_input *in, size_t 
 	m->display_unit = us ? "us" : like->unit;
 	m->is_hist = like->is_hist;
 	m->lower_is_better = like->lower_is_better;
+	m->no_better = like->no_better;
 	m->label = metric_label(like, us);
 	m->sum = calloc(c->nr_sides, sizeof(*m->sum));
 	m->welch = calloc(c->nr_sides, sizeof(*m->welch));
@@ -497,13 +498,16 @@ static int add_span(struct compare *c, const struct compare_input *in,
 
 	if (!o->name || !o->count.ok || !o->p50_ns.ok || !o->p90_ns.ok ||
 	    !o->p99_ns.ok || !o->has_hist) {
-		errbuf_set(err, errlen, "%s: spans[%zu]: needs \"name\", \"count\", \"p50_ns\", \"p90_ns\", \"p99_ns\" and \"hist\"",
+		errbuf_set(err, errlen, o->kernel ?
+			   "%s: kernel_spans.spans[%zu]: needs \"name\", \"count\", \"p50\", \"p90\", \"p99\" and \"hist\"" :
+			   "%s: spans[%zu]: needs \"name\", \"count\", \"p50_ns\", \"p90_ns\", \"p99_ns\" and \"hist\"",
 			   in->path, idx);
 		return -EINVAL;
 	}
 	for (i = 0; i < c->nr_spans; i++)
 		if (!strcmp(c->spans[i].name, o->name) &&
-		    same_str(c->spans[i].subsystem, o->subsystem))
+		    same_str(c->spans[i].subsystem, o->subsystem) &&
+		    c->spans[i].kernel == o->kernel)
 			sp = &c->spans[i];
 	if (!sp) {
 		nsp = realloc(c->spans, (c->nr_spans + 1) * sizeof(*nsp));
@@ -515,6 +519,7 @@ static int add_span(struct compare *c, const struct compare_input *in,
 		sp->name = strdup(o->name);
 		sp->subsystem = o->subsystem ? strdup(o->subsystem) : NULL;
 		sp->side = calloc(c->nr_sides, sizeof(*sp->side));
+		sp->kernel = o->kernel;
 		c->nr_spans++;
 		if (!sp->name || (o->subsystem && !sp->subsystem) ||
 		    !sp->side)
@@ -533,12 +538,15 @@ static int add_span(struct compare *c, const struct compare_input *in,
 		const struct profile_hist_row *row = &o->hist[i];
 		int b;
 
-		if (!row->low.exact || !row->high.exact ||
-		    !row->count.exact ||
-		    (b = profile__hist_row_index(row->low.u,
-						 row->high.u)) < 0) {
-			errbuf_set(err, errlen, "%s: spans[%zu].hist[%zu]: not a log2 bucket",
-				   in->path, idx, i);
+		b = -1;
+		/* BPF's slots 0 and 1 ({0, 0}, {1, 1}) are the 0 -> 1 row. */
+		if (row->low.exact && row->high.exact && row->count.exact)
+			b = o->kernel && row->high.u <= 1 ? 1 :
+			    profile__hist_row_index(row->low.u, row->high.u);
+		if (b < 0) {
+			errbuf_set(err, errlen, "%s: %sspans[%zu].hist[%zu]: not a log2 bucket",
+				   in->path, o->kernel ? "kernel_spans." : "",
+				   idx, i);
 			return -EINVAL;
 		}
 		d->bucket[b] += row->count.u;
@@ -618,6 +626,10 @@ static int build_profile(struct compare *c, const struct compare_input *in,
 		}
 		for (j = 0; j < p->nr_spans && !ret; j++)
 			ret = add_span(c, &in[i], &p->spans[j], j, files, err,
+				       errlen);
+		/* The default recording's spans, timed in the kernel. */
+		for (j = 0; j < p->nr_kspans && !ret; j++)
+			ret = add_span(c, &in[i], &p->kspans[j], j, files, err,
 				       errlen);
 	}
 	if (ret) {

@@ -13,10 +13,12 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <math.h>
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "compare-out.h"
+#include "figure.h"
 #include "json.h"
 #include "profile.h"
 
@@ -132,19 +134,33 @@ static size_t nr_tables(const struct compare *c, size_t per)
 	return (c->nr_sides - 1 + per - 1) / per;
 }
 
+/*
+ * A label in at most width columns: whole when it fits, else its head and
+ * its tail joined by '~' ("6.1.118+de~cloud-amd64"): a kernel release
+ * keeps its version, a run name the end where runs usually differ.
+ */
+static void fit_label(char *buf, size_t len, const char *l, size_t width)
+{
+	size_t n = strlen(l), head, tail;
+
+	if (n <= width || width < 3) {
+		snprintf(buf, len, "%.*s", (int)width, l);
+		return;
+	}
+	head = (width - 1) / 2;
+	tail = width - 1 - head;
+	snprintf(buf, len, "%.*s~%s", (int)head, l, l + n - tail);
+}
+
 static void text_header(FILE *out, const struct compare *c, size_t lead,
 			const size_t *idx, size_t n, size_t col)
 {
+	char l[64];
 	size_t i;
 
 	fprintf(out, "%*s", (int)lead, "");
 	for (i = 0; i < n; i++) {
-		const char *l = c->labels[idx[i]];
-		int len = (int)strlen(l);
-
-		/* A long label keeps its end, where runs usually differ. */
-		if (len > (int)col - 1)
-			l += len - (col - 1);
+		fit_label(l, sizeof(l), c->labels[idx[i]], col - 1);
 		fprintf(out, "%*s", (int)col, l);
 	}
 	fputc('\n', out);
@@ -160,11 +176,41 @@ static void text_delta(FILE *out, double delta, bool sig, bool first)
 		fprintf(out, " (%7.2f%%)", delta);
 }
 
+/*
+ * Whether the metric labels are too long for mmtests' layout (a label
+ * column beside the base and one more side in 72 columns): each metric is
+ * then a block of its own, its label on a line above its rows.
+ */
+static bool text_stacked(const struct compare *c)
+{
+	return STAT_WIDTH + 1 + label_width(c) + 2 * SIDE_WIDTH >
+	       COMPARE_TEXT_WIDTH;
+}
+
+static void text_summary_row(FILE *out, const struct compare_metric *m,
+			     int st, const size_t *idx, size_t n)
+{
+	size_t k;
+
+	char v[48];
+
+	for (k = 0; k < n; k++) {
+		/* mmtests' %12.2f, by figure.h: under one unit not 0.00 */
+		figure__double(v, sizeof(v), stat_value(m, idx[k], st), 2, 12);
+		fprintf(out, "%12s", v);
+		text_delta(out, stat_delta(m, idx[k], st),
+			   stat_significant(m, idx[k], st), !idx[k]);
+	}
+	fputc('\n', out);
+}
+
 static void text_summary(FILE *out, const struct compare *c)
 {
-	size_t lw = label_width(c), lead = STAT_WIDTH + 1 + lw;
+	bool stacked = text_stacked(c);
+	size_t lw = label_width(c);
+	size_t lead = stacked ? STAT_WIDTH : STAT_WIDTH + 1 + lw;
 	size_t per = sides_per_table(lead, SIDE_WIDTH);
-	size_t t, i, k, n, *idx = calloc(c->nr_sides, sizeof(*idx));
+	size_t t, i, n, *idx = calloc(c->nr_sides, sizeof(*idx));
 	int st;
 
 	if (!idx)
@@ -174,23 +220,24 @@ static void text_summary(FILE *out, const struct compare *c)
 		if (t)
 			fputc('\n', out);
 		text_header(out, c, lead, idx, n, SIDE_WIDTH);
-		for (st = 0; st < ST__NR; st++)
+		for (i = 0; stacked && i < c->nr_metrics; i++) {
+			const struct compare_metric *m = &c->metrics[i];
+
+			fprintf(out, "%s%s\n", i ? "\n" : "", m->label);
+			for (st = 0; st < ST__NR; st++) {
+				fprintf(out, "%-*s", STAT_WIDTH,
+					stat_name(m, st));
+				text_summary_row(out, m, st, idx, n);
+			}
+		}
+		for (st = 0; !stacked && st < ST__NR; st++)
 			for (i = 0; i < c->nr_metrics; i++) {
 				const struct compare_metric *m =
 					&c->metrics[i];
 
 				fprintf(out, "%-*s %-*s", STAT_WIDTH,
 					stat_name(m, st), (int)lw, m->label);
-				for (k = 0; k < n; k++) {
-					fprintf(out, "%12.2f",
-						stat_value(m, idx[k], st));
-					text_delta(out,
-						   stat_delta(m, idx[k], st),
-						   stat_significant(m, idx[k],
-								    st),
-						   !idx[k]);
-				}
-				fputc('\n', out);
+				text_summary_row(out, m, st, idx, n);
 			}
 	}
 	free(idx);
@@ -213,7 +260,8 @@ static const char *const time_rows[] = { "real", "user", "sys" };
 
 static void text_time(FILE *out, const struct compare *c)
 {
-	size_t lead = STAT_WIDTH + 1 + label_width(c);
+	size_t lead = text_stacked(c) ? STAT_WIDTH :
+		      STAT_WIDTH + 1 + label_width(c);
 	size_t per = sides_per_table(lead, SIDE_WIDTH);
 	size_t t, k, n, *idx = calloc(c->nr_sides, sizeof(*idx));
 	char buf[64];
@@ -299,6 +347,33 @@ static const char *welch_note(const struct stats_welch *w)
 	}
 }
 
+/* A line of text broken at spaces into lines of at most 72 columns. */
+static void __attribute__((format(printf, 2, 3)))
+text_wrapped(FILE *out, const char *fmt, ...)
+{
+	char line[1024];
+	const char *p = line;
+	size_t n, cut;
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(line, sizeof(line), fmt, ap);
+	va_end(ap);
+	while ((n = strlen(p)) > COMPARE_TEXT_WIDTH) {
+		for (cut = COMPARE_TEXT_WIDTH; cut > 0 && p[cut] != ' '; cut--)
+			;
+		if (!cut)	/* one word longer than a line: left whole */
+			cut = strcspn(p, " ");
+		fprintf(out, "%.*s\n", (int)cut, p);
+		p += cut;
+		while (*p == ' ')
+			p++;
+		if (!*p)
+			return;
+	}
+	fprintf(out, "%s\n", p);
+}
+
 static void text_notes(FILE *out, const struct compare *c)
 {
 	size_t i, k;
@@ -313,8 +388,8 @@ static void text_notes(FILE *out, const struct compare *c)
 			if (!head)
 				fputc('\n', out);
 			head = true;
-			fprintf(out, "Welch %s, %s: %s\n", c->metrics[i].label,
-				c->labels[k], note);
+			text_wrapped(out, "Welch %s, %s: %s",
+				     c->metrics[i].label, c->labels[k], note);
 		}
 }
 
@@ -404,9 +479,12 @@ static void text_spans(FILE *out, const struct compare *c)
 	for (i = 0; i < c->nr_spans; i++) {
 		const struct compare_span *s = &c->spans[i];
 
-		fprintf(out, "\nspan %s%s%s%s, nsecs:\n", s->name,
+		fprintf(out, "\n%sspan %s%s%s%s, nsecs%s\n",
+			s->kernel ? "kernel " : "", s->name,
 			s->subsystem ? " (" : "", s->subsystem ? s->subsystem :
-			"", s->subsystem ? ")" : "");
+			"", s->subsystem ? ")" : "",
+			s->kernel ? ":\n(timed by BPF; p50..p99: the high end of a log2 bucket)" :
+			":");
 		fprintf(out, "%-10s", "");
 		for (k = 0; k < c->nr_sides; k++)
 			fprintf(out, "%*.*s", SIDE_WIDTH, SIDE_WIDTH - 1,
@@ -562,7 +640,9 @@ static void md_bench(FILE *out, const struct compare *c)
 			fprintf(out, "| %s | %s |", stat_name(m, st),
 				m->label);
 			for (k = 0; k < c->nr_sides; k++) {
-				fprintf(out, " %.2f |", stat_value(m, k, st));
+				figure__double(buf, sizeof(buf),
+					       stat_value(m, k, st), 2, 0);
+				fprintf(out, " %s |", buf);
 				md_cell_delta(out, k ? stat_delta(m, k, st) : 0,
 					      stat_significant(m, k, st));
 			}
@@ -769,7 +849,8 @@ static void csv_spans(FILE *out, const struct compare *c)
 	for (i = 0; i < c->nr_spans; i++) {
 		const struct compare_span *s = &c->spans[i];
 
-		snprintf(name, sizeof(name), "%s%s%s", s->name,
+		snprintf(name, sizeof(name), "%s%s%s%s",
+			 s->kernel ? "kernel " : "", s->name,
 			 s->subsystem ? " " : "",
 			 s->subsystem ? s->subsystem : "");
 		for (row = 0; row < 4; row++)
@@ -839,7 +920,8 @@ static void json_metric(struct json_writer *jw, const struct compare *c,
 	json__string(jw, "name", m->name);
 	json__string(jw, "file", m->file);
 	json__string(jw, "unit", m->display_unit);
-	json__string(jw, "better", m->lower_is_better ? "lower" : "higher");
+	json__string(jw, "better", m->no_better ? "none" :
+		     m->lower_is_better ? "lower" : "higher");
 	json__array_begin(jw, "sides");
 	for (k = 0; k < c->nr_sides; k++) {
 		json__object_begin(jw, NULL);
@@ -917,6 +999,7 @@ static void json_spans(struct json_writer *jw, const struct compare *c)
 		json__object_begin(jw, NULL);
 		json__string(jw, "name", s->name);
 		json__string(jw, "subsystem", s->subsystem);
+		json__bool(jw, "kernel", s->kernel);
 		span_range(c, s, &lo, &hi);
 		json__array_begin(jw, "sides");
 		for (k = 0; k < c->nr_sides; k++) {

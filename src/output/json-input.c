@@ -2,6 +2,7 @@
 /*
  * compare's and plot's inputs: one reader, one set of messages.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdbool.h>
@@ -233,4 +234,95 @@ void json_input__release(struct json_input *in)
 	free(in->buf);
 	free(in->path);
 	memset(in, 0, sizeof(*in));
+}
+
+void json_input__free_paths(char **paths, size_t n)
+{
+	size_t i;
+
+	for (i = 0; paths && i < n; i++)
+		free(paths[i]);
+	free(paths);
+}
+
+static int cmp_release(const void *a, const void *b)
+{
+	return strverscmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* Does sub (a directory of dfd, no link) hold a regular results.json? */
+static bool holds_results(int dfd, const char *sub)
+{
+	struct stat sb;
+	bool ok;
+	int fd;
+
+	fd = openat(dfd, sub, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
+		    O_CLOEXEC);
+	if (fd < 0)
+		return false;
+	ok = !fstatat(fd, "results.json", &sb, AT_SYMLINK_NOFOLLOW) &&
+	     S_ISREG(sb.st_mode);
+	close(fd);
+	return ok;
+}
+
+int json_input__kernel_results(const char *dir, char ***paths, size_t *n)
+{
+	char **names = NULL, **nn, *path;
+	size_t nr = 0, i;
+	struct dirent *de;
+	struct stat sb;
+	int fd, err = 0;
+	DIR *d;
+
+	*paths = NULL;
+	*n = 0;
+	fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0)
+		return errno == ENOTDIR || errno == ENOENT ? 0 : -errno;
+	if (!fstatat(fd, "results.json", &sb, 0)) {
+		close(fd);
+		return 0;
+	}
+	d = fdopendir(fd);
+	if (!d) {
+		err = -errno;
+		close(fd);
+		return err;
+	}
+	while ((de = readdir(d))) {
+		if (de->d_name[0] == '.' ||
+		    fstatat(fd, de->d_name, &sb, AT_SYMLINK_NOFOLLOW) ||
+		    !S_ISDIR(sb.st_mode) || !holds_results(fd, de->d_name))
+			continue;
+		nn = realloc(names, (nr + 1) * sizeof(*names));
+		if (!nn || !(nn[nr] = strdup(de->d_name))) {
+			names = nn ? nn : names;
+			err = -ENOMEM;
+			break;
+		}
+		names = nn;
+		nr++;
+	}
+	closedir(d);
+	if (!err && nr)
+		qsort(names, nr, sizeof(*names), cmp_release);
+	for (i = 0; !err && i < nr; i++) {
+		if (asprintf(&path, "%s%s%s/results.json", dir,
+			     dir[strlen(dir) - 1] == '/' ? "" : "/",
+			     names[i]) < 0) {
+			err = -ENOMEM;
+			break;
+		}
+		free(names[i]);
+		names[i] = path;
+	}
+	if (err) {
+		json_input__free_paths(names, nr);
+		return err;
+	}
+	*paths = names;
+	*n = nr;
+	return 0;
 }

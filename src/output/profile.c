@@ -78,7 +78,24 @@ static bool span_ok(const struct jv *o)
 	       jv__type(jv__get(o, PROFILE_HIST)) == J_ARR;
 }
 
-static int read_span(const struct jv *o, struct profile_span *sp)
+/* The high end of a kernel span's percentile bucket [LOW, HIGH]. */
+static struct profile_num bucket_high(const struct jv *obj, const char *key)
+{
+	const struct jv *v = jv__get(obj, key);
+	struct profile_num n = { 0 };
+
+	if (jv__type(v) != J_ARR || jv__len(v) != 2 ||
+	    jv__type(jv__at(v, 1)) != J_NUM)
+		return n;
+	n.ok = true;
+	n.num = jv__num(jv__at(v, 1));
+	n.exact = jv__is_u64(jv__at(v, 1));
+	n.u = jv__u64(jv__at(v, 1));
+	return n;
+}
+
+static int read_span(const struct jv *o, struct profile_span *sp,
+		     bool kernel)
 {
 	const struct jv *hist = jv__get(o, PROFILE_HIST);
 	size_t i, n;
@@ -86,9 +103,16 @@ static int read_span(const struct jv *o, struct profile_span *sp)
 	sp->name = jv__str(o, PROFILE_NAME);
 	sp->subsystem = jv__str(o, PROFILE_SUBSYSTEM);
 	sp->count = num_of(o, PROFILE_COUNT);
-	sp->p50_ns = num_of(o, PROFILE_P50_NS);
-	sp->p90_ns = num_of(o, PROFILE_P90_NS);
-	sp->p99_ns = num_of(o, PROFILE_P99_NS);
+	sp->kernel = kernel;
+	if (kernel) {
+		sp->p50_ns = bucket_high(o, PROFILE_P50);
+		sp->p90_ns = bucket_high(o, PROFILE_P90);
+		sp->p99_ns = bucket_high(o, PROFILE_P99);
+	} else {
+		sp->p50_ns = num_of(o, PROFILE_P50_NS);
+		sp->p90_ns = num_of(o, PROFILE_P90_NS);
+		sp->p99_ns = num_of(o, PROFILE_P99_NS);
+	}
 	sp->has_hist = jv__type(hist) == J_ARR;
 	n = usable(hist, hist_row_ok);
 	if (!n)
@@ -110,7 +134,7 @@ static int read_span(const struct jv *o, struct profile_span *sp)
 int profile__from_json(struct profile **out, struct jv *doc)
 {
 	struct profile *p = calloc(1, sizeof(*p));
-	const struct jv *spans;
+	const struct jv *spans, *ks;
 	int err = -ENOMEM;
 	size_t i, n;
 
@@ -134,7 +158,20 @@ int profile__from_json(struct profile **out, struct jv *doc)
 			goto fail;
 		p->nr_spans = n;
 		for (i = 0; i < n; i++)
-			if (read_span(jv__at(spans, i), &p->spans[i]))
+			if (read_span(jv__at(spans, i), &p->spans[i], false))
+				goto fail;
+	}
+	ks = jv__get(&p->doc, PROFILE_KERNEL_SPANS);
+	spans = jv__type(ks) == J_OBJ ?
+		section(ks, PROFILE_SPANS, &p->kspans_sec) : NULL;
+	n = usable(spans, span_ok);
+	if (n) {
+		p->kspans = calloc(n, sizeof(*p->kspans));
+		if (!p->kspans)
+			goto fail;
+		p->nr_kspans = n;
+		for (i = 0; i < n; i++)
+			if (read_span(jv__at(spans, i), &p->kspans[i], true))
 				goto fail;
 	}
 	*out = p;
@@ -153,6 +190,9 @@ void profile__delete(struct profile *p)
 	for (i = 0; i < p->nr_spans; i++)
 		free(p->spans[i].hist);
 	free(p->spans);
+	for (i = 0; i < p->nr_kspans; i++)
+		free(p->kspans[i].hist);
+	free(p->kspans);
 	jv__free(&p->doc);
 	free(p);
 }

@@ -12,6 +12,7 @@
 #include "analysis.h"
 #include "attrib.h"
 #include "cgroup-path.h"
+#include "figure.h"
 #include "hist.h"
 #include "json.h"
 #include "kernel-spans.h"
@@ -38,42 +39,66 @@ static const char *subsys_name(int subsys)
 	return subsys < 0 ? "unknown" : rs_category_name(subsys);
 }
 
-static double pct(uint64_t part, uint64_t whole)
-{
-	return whole ? 100.0 * part / whole : 0.0;
-}
-
 static double share(uint64_t part, uint64_t whole)
 {
 	return whole ? (double)part / whole : 0.0;
 }
 
-/* A time in the display unit, with the digits that unit deserves. */
+/*
+ * part / whole in percent with decimals decimals, by figure.h's rule
+ * (exact, a half up; a share under 1% keeps two significant digits:
+ * one sample in 21047 is 0.0048%, not 0.00%), "0" decimals when whole
+ * is 0.
+ */
+static const char *fmt_pct(char *buf, size_t len, uint64_t part,
+			   uint64_t whole, int decimals, int width)
+{
+	if (!whole)
+		figure__ratio(buf, len, 0, 1, 1, decimals, width);
+	else if (part > UINT64_MAX / 100)
+		figure__double(buf, len, 100.0 * part / whole, decimals,
+			       width);
+	else
+		figure__ratio(buf, len, part * 100, whole, 1, decimals,
+			      width);
+	return buf;
+}
+
+/* The decimals a time in the display unit deserves. */
+static int time_decimals(const struct report_out *ro)
+{
+	return ro->divisor == 1 ? 0 : ro->divisor == 1000 ? 1 : 3;
+}
+
+/*
+ * num / den ns in the display unit, with the digits that unit deserves,
+ * by figure.h's rule, in width columns when it can (0: any width).
+ */
+static void fmt_ratio(char *buf, size_t len, uint64_t num, uint64_t den,
+		      const struct report_out *ro, int width)
+{
+	figure__ratio(buf, len, num, den, ro->divisor, time_decimals(ro),
+		      width);
+}
+
 static void fmt_time(char *buf, size_t len, uint64_t ns,
 		     const struct report_out *ro)
 {
-	double v = (double)ns / ro->divisor;
-
-	if (ro->divisor == 1)
-		snprintf(buf, len, "%" PRIu64, ns);
-	else if (ro->divisor == 1000)
-		snprintf(buf, len, "%.1f", v);
-	else
-		snprintf(buf, len, "%.3f", v);
+	fmt_ratio(buf, len, ns, 1, ro, 0);
 }
 
-/* fmt_time(), without the fraction when that is what overflows width. */
+/* fmt_time(), giving up decimals when that is what overflows width. */
 static void fmt_time_fit(char *buf, size_t len, uint64_t ns,
 			 const struct report_out *ro, size_t width)
 {
-	fmt_time(buf, len, ns, ro);
-	if (strlen(buf) > width && ro->divisor != 1)
-		snprintf(buf, len, "%.0f", (double)ns / ro->divisor);
+	fmt_ratio(buf, len, ns, 1, ro, (int)width);
 }
 
 static const char *unit_short(const struct report_out *ro)
 {
-	return ro->divisor == 1 ? "ns" : ro->divisor == 1000 ? "us" : "ms";
+	const char *u = figure__time_unit(ro->divisor);
+
+	return u ? u : "ms";
 }
 
 /*
@@ -158,11 +183,13 @@ static int text_attrib_event(FILE *out, const struct report_out *ro,
 						      idx);
 	struct attrib_keyed top[TOP_COMMS > TOP_STACKS ? TOP_COMMS :
 				TOP_STACKS];
+	char p1[48], p2[48];
 	int c, t, n, i;
 
 	fprintf(out, "\nAttribution of %s: %" PRIu64 " samples, %" PRIu64
-		" (%.1f%%) in flushes\n", ev->name, ev->total.samples,
-		ev->flush.samples, pct(ev->flush.period, ev->total.period));
+		" (%s%%) in flushes\n", ev->name, ev->total.samples,
+		ev->flush.samples, fmt_pct(p1, sizeof(p1), ev->flush.period,
+					   ev->total.period, 1, 0));
 	fprintf(out, "%-15s %10s %20s %8s %8s\n", "category", "samples",
 		"period", "% all", "% flush");
 	for (c = 0; c < RS_CAT__NR; c++) {
@@ -170,12 +197,13 @@ static int text_attrib_event(FILE *out, const struct report_out *ro,
 
 		if (!r->samples)
 			continue;
-		fprintf(out, "%-15s %10" PRIu64 " %20" PRIu64 " %8.2f ",
+		fprintf(out, "%-15s %10" PRIu64 " %20" PRIu64 " %8s ",
 			rs_category_name(c), r->samples, r->period,
-			pct(r->period, ev->total.period));
+			fmt_pct(p1, sizeof(p1), r->period, ev->total.period,
+				2, 8));
 		if (rs_category_is_flush(c))
-			fprintf(out, "%8.2f\n", pct(r->period,
-						    ev->flush.period));
+			fprintf(out, "%8s\n", fmt_pct(p2, sizeof(p2),
+				r->period, ev->flush.period, 2, 8));
 		else
 			fprintf(out, "%8s\n", "-");
 	}
@@ -192,8 +220,9 @@ static int text_attrib_event(FILE *out, const struct report_out *ro,
 
 		if (r->samples)
 			fprintf(out, "%-17s %10" PRIu64 " %20" PRIu64
-				" %8.2f\n", rs_trigger_name(t), r->samples,
-				r->period, pct(r->period, ev->flush.period));
+				" %8s\n", rs_trigger_name(t), r->samples,
+				r->period, fmt_pct(p1, sizeof(p1), r->period,
+						   ev->flush.period, 2, 8));
 	}
 
 	fprintf(out, "\nCategory x trigger, %s\n", ev->name);
@@ -205,11 +234,12 @@ static int text_attrib_event(FILE *out, const struct report_out *ro,
 
 			if (r->samples)
 				fprintf(out, "%-15s %-17s %10" PRIu64
-					" %20" PRIu64 " %8.2f\n",
+					" %20" PRIu64 " %8s\n",
 					rs_category_name(c),
 					rs_trigger_name(t), r->samples,
 					r->period,
-					pct(r->period, ev->flush.period));
+					fmt_pct(p1, sizeof(p1), r->period,
+						ev->flush.period, 2, 8));
 		}
 
 	n = attrib__top_comms(analysis__attrib(ro->an), idx, top, TOP_COMMS);
@@ -220,9 +250,10 @@ static int text_attrib_event(FILE *out, const struct report_out *ro,
 	fprintf(out, "%-29s %10s %20s %8s\n", "comm", "samples", "period",
 		"% flush");
 	for (i = 0; i < n; i++)
-		fprintf(out, "%-29.29s %10" PRIu64 " %20" PRIu64 " %8.2f\n",
+		fprintf(out, "%-29.29s %10" PRIu64 " %20" PRIu64 " %8s\n",
 			top[i].name, top[i].row.samples, top[i].row.period,
-			pct(top[i].row.period, ev->flush.period));
+			fmt_pct(p1, sizeof(p1), top[i].row.period,
+				ev->flush.period, 2, 8));
 
 	n = attrib__top_stacks(analysis__attrib(ro->an), idx, top,
 			       TOP_STACKS);
@@ -232,15 +263,17 @@ static int text_attrib_event(FILE *out, const struct report_out *ro,
 		ev->name);
 	fprintf(out, "%7s %10s  %s\n", "% flush", "samples", "stack");
 	for (i = 0; i < n; i++) {
-		fprintf(out, "%7.2f %10" PRIu64 "  ",
-			pct(top[i].row.period, ev->flush.period),
+		fprintf(out, "%7s %10" PRIu64 "  ",
+			fmt_pct(p1, sizeof(p1), top[i].row.period,
+				ev->flush.period, 2, 7),
 			top[i].row.samples);
 		text_wrap(out, top[i].name, ';', 20, TEXT_WIDTH,
 			  "                    ");
 	}
 	if (ev->clock && ev->skid.samples)
-		fprintf(out, "\nskid: %.1f%% of the flush samples of %s sit at an IRQ re-enable\npoint: time with IRQs off is charged there (see the lock hold times below)\n",
-			pct(ev->skid.period, ev->flush.period), ev->name);
+		fprintf(out, "\nskid: %s%% of the flush samples of %s sit at an IRQ re-enable\npoint: time with IRQs off is charged there (see the lock hold times below)\n",
+			fmt_pct(p1, sizeof(p1), ev->skid.period,
+				ev->flush.period, 1, 0), ev->name);
 	return 0;
 }
 
@@ -496,13 +529,14 @@ static void text_locks(FILE *out, const struct report_out *ro)
 
 			if (!f || !f->flushes)
 				continue;
-			fmt_time(a, sizeof(a), f->hold_ns / f->flushes, ro);
+			fmt_ratio(a, sizeof(a), f->hold_ns, f->flushes, ro,
+				  0);
+			figure__ratio(b, sizeof(b), hist__total(f->cpus),
+				      f->flushes, 1, 1, 8);
 			fprintf(out, "%-10s %7" PRIu64 " %11" PRIu64
-				" %8.1f %8" PRIu64 " %8s\n",
+				" %8s %8" PRIu64 " %8s\n",
 				subsys_name(subsys_order[k]), f->flushes,
-				f->locks,
-				(double)hist__total(f->cpus) / f->flushes,
-				hist__max(f->cpus), a);
+				f->locks, b, hist__max(f->cpus), a);
 		}
 		text_span_cost(out, ro, &hc,
 			       "a flush of N locks is 2N records; the 2N - 1 gaps\nbetween them hold at most 2N - 1 times");
@@ -647,8 +681,8 @@ static void text_kspans(FILE *out, const struct report_out *ro)
 			snprintf(name, sizeof(name), "%s %s",
 				 kspan_kinds[i].name,
 				 subsys_name(subsys_order[k]));
-			fmt_time_fit(v[0], sizeof(v[0]), h->sum / h->count,
-				     ro, 8);
+			fmt_ratio(v[0], sizeof(v[0]), h->sum, h->count, ro,
+				  8);
 			fmt_bucket(v[1], sizeof(v[1]), h, 50);
 			fmt_bucket(v[2], sizeof(v[2]), h, 90);
 			fmt_bucket(v[3], sizeof(v[3]), h, 99);
@@ -971,7 +1005,47 @@ static void text_hist_block(void *arg, const struct span_row *r)
 	hist__print(r->h, th->out, th->ro->divisor, th->ro->unit);
 }
 
-/* Each kind of span in a block of its own, the user's spans last. */
+/*
+ * The spans timed in the kernel: their log2 slots as they are (ns, as
+ * bpftrace buckets them), then their exact figures in the display unit;
+ * their percentiles are buckets, given in the table of these spans.
+ */
+static void text_kspan_hists(FILE *out, const struct report_out *ro)
+{
+	const struct kernel_spans *ks = ro->kspans;
+	char f[4][48];
+	unsigned int i, k;
+
+	for (i = 0; ks && i < sizeof(kspan_kinds) / sizeof(*kspan_kinds);
+	     i++) {
+		for (k = 0; k < sizeof(subsys_order) / sizeof(*subsys_order);
+		     k++) {
+			const struct bpf_spans_hist *h = kernel_spans__hist(ks,
+				kspan_kinds[i].kind, subsys_order[k]);
+
+			if (!h || !h->count)
+				continue;
+			fprintf(out, "\nkernel span %s, %s (BPF; buckets in ns):\n",
+				kspan_kinds[i].name,
+				subsys_name(subsys_order[k]));
+			hist__print_rows(out, h->slots, BPF_SPANS_SLOTS,
+					 "nsecs");
+			fmt_ratio(f[0], sizeof(f[0]), h->sum, h->count, ro, 0);
+			fmt_time(f[1], sizeof(f[1]), h->sum, ro);
+			fmt_time(f[2], sizeof(f[2]), h->min, ro);
+			fmt_time(f[3], sizeof(f[3]), h->max, ro);
+			fprintf(out, "avg = %s %s, total: %s %s, count: %" PRIu64
+				"\nmin = %s %s, max = %s %s\n", f[0], ro->unit,
+				f[1], ro->unit, h->count, f[2], ro->unit, f[3],
+				ro->unit);
+		}
+	}
+}
+
+/*
+ * Each kind of span in a block of its own, the user's spans last, the
+ * kernel-timed ones after them.
+ */
 static void text_hists(FILE *out, const struct report_out *ro)
 {
 	struct spans *sp = analysis__spans(ro->an);
@@ -988,6 +1062,7 @@ static void text_hists(FILE *out, const struct report_out *ro)
 		fprintf(out, "\nspan %s,%s:\n", u->start, u->end);
 		hist__print(u->hist, out, ro->divisor, ro->unit);
 	}
+	text_kspan_hists(out, ro);
 	if (m && hist__count(m->updates)) {
 		fprintf(out, "\nmemcg_flush_stats stats_updates:\n");
 		hist__print(m->updates, out, 1, "updates");
@@ -1353,6 +1428,59 @@ static void csv_bucket_rows(void *arg, const struct span_row *r)
 	csv_buckets(arg, r->name, r->subsys ? r->subsys : "", r->h);
 }
 
+/*
+ * The spans timed in the kernel: exact count, total, min and max, and
+ * each percentile as its log2 bucket (low and high ns, as in JSON); with
+ * buckets, the rows of their log2 buckets instead.
+ */
+static void csv_kspans(FILE *out, const struct report_out *ro, bool buckets)
+{
+	static const double qs[] = { 50, 90, 99 };
+	const struct kernel_spans *ks = ro->kspans;
+	uint64_t low, high;
+	unsigned int i, k, q;
+	int b;
+
+	if (!ks)
+		return;
+	/* Bucket rows join the hist block, under its header. */
+	if (!buckets)
+		fputs("\ntable,name,subsystem,count,total_ns,min_ns,max_ns,p50_low_ns,p50_high_ns,p90_low_ns,p90_high_ns,p99_low_ns,p99_high_ns\n",
+		      out);
+	for (i = 0; i < sizeof(kspan_kinds) / sizeof(*kspan_kinds); i++) {
+		for (k = 0; k < sizeof(subsys_order) / sizeof(*subsys_order);
+		     k++) {
+			const struct bpf_spans_hist *h = kernel_spans__hist(ks,
+				kspan_kinds[i].kind, subsys_order[k]);
+			const char *sub = subsys_name(subsys_order[k]);
+
+			if (!h || !h->count)
+				continue;
+			for (b = 0; buckets && b < BPF_SPANS_SLOTS; b++) {
+				if (!h->slots[b])
+					continue;
+				hist__bucket_bounds(b, &low, &high);
+				fprintf(out, "kernel_hist,%s,%s,%" PRIu64 ",%"
+					PRIu64 ",%" PRIu64 "\n",
+					kspan_kinds[i].name, sub, low, high,
+					h->slots[b]);
+			}
+			if (buckets)
+				continue;
+			fprintf(out, "kernel_spans,%s,%s,%" PRIu64 ",%" PRIu64
+				",%" PRIu64 ",%" PRIu64, kspan_kinds[i].name,
+				sub, h->count, h->sum, h->min, h->max);
+			for (q = 0; q < 3; q++) {
+				bpf_spans_hist__percentile(h, qs[q], &low,
+							   &high);
+				fprintf(out, ",%" PRIu64 ",%" PRIu64, low,
+					high);
+			}
+			fputc('\n', out);
+		}
+	}
+}
+
 /* CSV rows name their table first. */
 struct csv_table {
 	FILE *out;
@@ -1413,6 +1541,7 @@ int report_out__csv(FILE *out, const struct report_out *ro)
 	fputs("\ntable,name,subsystem,count,total_ns,min_ns,max_ns,p50_ns,p90_ns,p99_ns\n",
 	      out);
 	span_rows__each(sp, csv_span_row, out);
+	csv_kspans(out, ro, false);
 
 	fputs("\ntable,event,count\n", out);
 	ne = perf_data__nr_evsel(ro->pd);
@@ -1427,6 +1556,7 @@ int report_out__csv(FILE *out, const struct report_out *ro)
 	if (ro->hist) {
 		fputs("\ntable,name,subsystem,low_ns,high_ns,count\n", out);
 		span_rows__each(sp, csv_bucket_rows, out);
+		csv_kspans(out, ro, true);
 	}
 	return ferror(out) ? -EIO : 0;
 }

@@ -10,7 +10,9 @@
  *     2^(i-1) -> 2^i - 1 except bucket 1, "0 -> 1";
  *   - stars = floor(width * count / max count), width 40 (20 when the last
  *     bucket is above 32);
- *   - avg = raw sum / unit / count, total = raw sum / unit, truncated.
+ *   - avg = raw sum / unit / count, total = raw sum / unit, and the
+ *     percentiles, rounded to the nearest, a half up (figure.h; bcc
+ *     truncates), a value under one unit with two significant digits.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -102,8 +104,8 @@ static void test_funclatency_example(void)
  * buckets 1 (value 1), 2 (value 2) and 3 (value 4); max 3, so
  * floor(40/3) = 13, floor(80/3) = floor(26.67) = 26 (floored, not
  * rounded), 40. The label pads to 19 like a unit does. Sum
- * 1 + 2*2 + 3*4 = 17, avg 17 / 6 = 2. Sorted 1 2 2 4 4 4: p50 rank 3 = 2,
- * p90 rank ceil(5.4) = 6 = 4, p99 rank ceil(5.94) = 6 = 4.
+ * 1 + 2*2 + 3*4 = 17, avg 17 / 6 = 2.83, rounded 3. Sorted 1 2 2 4 4 4:
+ * p50 rank 3 = 2, p90 rank ceil(5.4) = 6 = 4, p99 rank ceil(5.94) = 6 = 4.
  */
 static void test_stars(void)
 {
@@ -117,7 +119,7 @@ static void test_stars(void)
 		"         0 -> 1          : 1        |*************                           |\n"
 		"         2 -> 3          : 2        |**************************              |\n"
 		"         4 -> 7          : 3        |****************************************|\n"
-		"avg = 2 updates, total: 17 updates, count: 6\n"
+		"avg = 3 updates, total: 17 updates, count: 6\n"
 		"p50 = 2 updates, p90 = 4 updates, p99 = 4 updates, max = 4 updates\n");
 	hist__delete(h);
 }
@@ -129,7 +131,8 @@ static void test_stars(void)
  * floor(40/3) = 13, 13. total is the raw sum divided, 12499998 / 1e6 = 12
  * (not 0+0+1+2+7 = 10), avg 12499998 / 5 = 2499999 -> 2. Percentiles of
  * the raw values: p50 rank ceil(2.5) = 3 = 1000000 -> 1, p90 rank
- * ceil(4.5) = 5 = 7999999 -> 7, p99 rank 5 -> 7.
+ * ceil(4.5) = 5 = 7999999 -> 7.999999, rounded 8 (bcc truncates to 7, which
+ * is how a p50 could print above a rounded min), p99 rank 5 -> 8.
  */
 static void test_units(void)
 {
@@ -142,7 +145,7 @@ static void test_units(void)
 		"         2 -> 3          : 1        |*************                           |\n"
 		"         4 -> 7          : 1        |*************                           |\n"
 		"avg = 2 msecs, total: 12 msecs, count: 5\n"
-		"p50 = 1 msecs, p90 = 7 msecs, p99 = 7 msecs, max = 7 msecs\n");
+		"p50 = 1 msecs, p90 = 8 msecs, p99 = 8 msecs, max = 8 msecs\n");
 	/* The same values in nsecs end at bucket 23 (2^22 <= 7999999). */
 	CHECK_INT(hist__buckets(h, 1, NULL, 0), 23);
 	hist__delete(h);
@@ -193,13 +196,43 @@ static const char *line_of(const char *text, int n, char *buf, size_t sz)
 }
 
 /*
+ * Issue 27 item 1: one rounding for every summary figure. Values 1743,
+ * 1833, 1833, 2100 ns in usecs: min 1.743 -> 2, p50 rank 2 = 1833 -> 2
+ * (bcc's truncation printed 1, under the rounded min 2), p90 and p99
+ * rank 4 = 2100 -> 2; total 7509 -> 8 (7.509), avg 1877.25 -> 2. A hold
+ * of 951 ns alone: 0.95 usecs everywhere, never 0.
+ */
+static void test_one_rounding(void)
+{
+	static const uint64_t v[] = { 1833, 1743, 2100, 1833 };
+	struct hist *h = hist_of(v, ARRAY_SIZE(v));
+	char *o = print(h, 1000, "usecs"), buf[256];
+
+	CHECK_STR(line_of(o, 3, buf, sizeof(buf)),
+		  "avg = 2 usecs, total: 8 usecs, count: 4");
+	CHECK_STR(line_of(o, 4, buf, sizeof(buf)),
+		  "p50 = 2 usecs, p90 = 2 usecs, p99 = 2 usecs, max = 2 usecs");
+	free(o);
+	hist__delete(h);
+	h = hist__new();
+	add_n(h, 951, 1);
+	o = print(h, 1000, "usecs");
+	CHECK_STR(line_of(o, 2, buf, sizeof(buf)),
+		  "avg = 0.95 usecs, total: 0.95 usecs, count: 1");
+	CHECK_STR(line_of(o, 3, buf, sizeof(buf)),
+		  "p50 = 0.95 usecs, p90 = 0.95 usecs, p99 = 0.95 usecs, max = 0.95 usecs");
+	free(o);
+	hist__delete(h);
+}
+
+/*
  * The wide layout: 1 and 2^32 = 4294967296 land in buckets 1 and 33
  * (floor(log2 2^32) + 1); 33 > 32, so the header pads 15 + %-29s and rows
  * are %20d -> %-20d with a 20-star bar. Each count is 1 = the max: 20
  * stars; empty rows 2..32 between them. Lines: header, 33 rows, avg,
  * percentiles on two lines (on one they would take 86 columns) = 37.
  * Row 32 is 2^31 -> 2^32 - 1. Sum 4294967297, avg
- * 4294967297 / 2 = 2147483648 (truncated); p50 rank 1 = 1, p90 rank
+ * 4294967297 / 2 = 2147483648.5, rounded half up 2147483649; p50 rank 1 = 1, p90 rank
  * ceil(1.8) = 2 = 4294967296.
  */
 static void test_wide(void)
@@ -225,7 +258,7 @@ static void test_wide(void)
 	CHECK_STR(line_of(o, 33, buf, sizeof(buf)),
 		  "          4294967296 -> 8589934591           : 1        |********************|");
 	CHECK_STR(line_of(o, 34, buf, sizeof(buf)),
-		  "avg = 2147483648 nsecs, total: 4294967297 nsecs, count: 2");
+		  "avg = 2147483649 nsecs, total: 4294967297 nsecs, count: 2");
 	CHECK_STR(line_of(o, 35, buf, sizeof(buf)),
 		  "p50 = 1 nsecs, p90 = 4294967296 nsecs, p99 = 4294967296 nsecs,");
 	CHECK_STR(line_of(o, 36, buf, sizeof(buf)),
@@ -251,7 +284,8 @@ static void test_wide(void)
 /*
  * The top bucket, 64 = floor(log2(2^64 - 1)) + 1: 2^63 ->
  * 18446744073709551615 (20 digits fill the column). Two of them saturate
- * the total at 2^64 - 1, so avg = (2^64 - 1) / 2 = 9223372036854775807.
+ * the total at 2^64 - 1, so avg = (2^64 - 1) / 2 = 9223372036854775807.5,
+ * rounded half up 9223372036854775808.
  */
 static void test_top_bucket(void)
 {
@@ -269,7 +303,7 @@ static void test_top_bucket(void)
 	CHECK_STR(line_of(o, 64, buf, sizeof(buf)),
 		  " 9223372036854775808 -> 18446744073709551615 : 2        |********************|");
 	CHECK_STR(line_of(o, 65, buf, sizeof(buf)),
-		  "avg = 9223372036854775807 nsecs, total: 18446744073709551615 nsecs, count: 2");
+		  "avg = 9223372036854775808 nsecs, total: 18446744073709551615 nsecs, count: 2");
 	free(o);
 	hist__delete(h);
 }
@@ -414,6 +448,7 @@ static void test_bounds(void)
 }
 
 UNIT_MAIN(UNIT(test_funclatency_example), UNIT(test_stars), UNIT(test_units),
+	  UNIT(test_one_rounding),
 	  UNIT(test_zeros), UNIT(test_empty), UNIT(test_wide),
 	  UNIT(test_top_bucket), UNIT(test_bucket_index),
 	  UNIT(test_percentile), UNIT(test_buckets), UNIT(test_bounds),

@@ -237,6 +237,44 @@ static void test_profile(void)
  * round-trip, anything else is refused (values 0 count in bucket 1,
  * printed {0, 1}; {1, 1} is no printed row).
  */
+/*
+ * report --json's kernel_spans (issue 27 item 2): read as spans whose
+ * percentiles are buckets, p50_ns... the high end; null or absent gives
+ * none.
+ */
+static void test_kernel_spans(void)
+{
+	struct profile *p = profile_of(
+		"{\"spans\": [],\n"
+		"\"kernel_spans\": {\"method\": \"bpf\", \"spans\": [\n"
+		" {\"name\": \"hold\", \"subsystem\": \"core\", \"count\": 4,\n"
+		"  \"p50\": [1024, 2047], \"p90\": [16384, 32767],\n"
+		"  \"p99\": [16384, 32767], \"hist\": [\n"
+		"   {\"low\": 1024, \"high\": 2047, \"count\": 3},\n"
+		"   {\"low\": 16384, \"high\": 32767, \"count\": 1}]},\n"
+		" {\"name\": \"flush\", \"p50\": [1]}]}}");
+
+	if (!p)
+		return;
+	CHECK_INT(p->nr_spans, 0);
+	CHECK_INT(p->kspans_sec, PROFILE_ARRAY);
+	CHECK_INT(p->nr_kspans, 2);
+	CHECK(p->kspans[0].kernel);
+	CHECK_STR(p->kspans[0].name, "hold");
+	CHECK_STR(p->kspans[0].subsystem, "core");
+	CHECK(p->kspans[0].p50_ns.exact && p->kspans[0].p50_ns.u == 2047);
+	CHECK(p->kspans[0].p90_ns.exact && p->kspans[0].p90_ns.u == 32767);
+	CHECK_INT(p->kspans[0].nr_hist, 2);
+	/* a percentile that is no [LOW, HIGH] pair is missing */
+	CHECK(!p->kspans[1].p50_ns.ok && !p->kspans[1].count.ok);
+	profile__delete(p);
+
+	p = profile_of("{\"spans\": [], \"kernel_spans\": null}");
+	if (p)
+		CHECK(p->kspans_sec == PROFILE_ABSENT && !p->nr_kspans);
+	profile__delete(p);
+}
+
 static void test_hist_row_index(void)
 {
 	static const struct {
@@ -262,4 +300,4 @@ static void test_hist_row_index(void)
 }
 
 UNIT_MAIN(UNIT(test_lines), UNIT(test_tree), UNIT(test_duplicates),
-	  UNIT(test_profile), UNIT(test_hist_row_index))
+	  UNIT(test_profile), UNIT(test_kernel_spans), UNIT(test_hist_row_index))
