@@ -163,5 +163,10 @@ struct machine_stats {
 	uint64_t threads;
 };
 void machine__stats(const struct machine *m, struct machine_stats *st);
+/*
+ * The i-th file (0-based) whose frames went unnamed because its build id
+ * is not the one recorded (rebuilt since the recording), or NULL.
+ */
+const char *machine__stale_dso(const struct machine *m, size_t i);
 
 #endif
