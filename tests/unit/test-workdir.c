@@ -494,4 +494,4 @@ UNIT_MAIN(UNIT(test_stamp),
 	  UNIT(test_rotate),
 	  UNIT(test_create_remove),
 	  UNIT(test_replace),
-	  UNIT(test_done))
+	  UNIT_CLEANUP(test_done))
