@@ -19,7 +19,6 @@
 #include "util.h"
 
 #define BID_MAX 20
-#define MAX_FRAMES 512
 
 struct bid_dso {
 	char *name;
@@ -32,7 +31,7 @@ struct bid_ctx {
 	struct machine *m;
 	struct bid_dso *d;
 	size_t nr, cap;
-	struct rs_frame frames[MAX_FRAMES];
+	const char *last;	/* the name marked last: most frames repeat */
 };
 
 static struct bid_dso *dso_find(struct bid_ctx *c, const char *name,
@@ -70,42 +69,49 @@ static bool is_file(const char *name)
 		 !strncmp(name, "/tmp/perf-", 10));
 }
 
-static int mark(struct bid_ctx *c, const struct rs_frame *fr)
+/* The file at a user-space address, marked hit; no symbol is loaded. */
+static int mark(struct bid_ctx *c, const struct rs_sample *s, uint64_t ip)
 {
+	const char *name = machine__user_dso(c->m, s->pid, s->tid, ip);
 	struct bid_dso *d;
 
-	if (!fr->dso || !is_file(fr->dso))
+	if (!name || name == c->last)
 		return 0;
-	d = dso_find(c, fr->dso, true);
+	c->last = name;
+	if (!is_file(name))
+		return 0;
+	d = dso_find(c, name, true);
 	if (!d)
 		return -ENOMEM;
 	d->hit = true;
 	return 0;
 }
 
+/* Each user-space address of the sample: its callchain's, or its ip. */
 static int on_sample(struct bid_ctx *c, const struct rs_sample *s)
 {
-	struct rs_frame fr;
-	int i, n, err;
+	bool user = (s->cpumode & PERF_RECORD_MISC_CPUMODE_MASK) ==
+		    PERF_RECORD_MISC_USER;
+	uint64_t i, ip;
+	int err;
 
-	if (s->nr_callchain) {
-		n = machine__resolve_callchain(c->m, s->pid, s->tid,
-					       s->cpumode, s->callchain,
-					       s->nr_callchain, c->frames,
-					       MAX_FRAMES);
-		if (n < 0)
-			return n;
-		for (i = 0; i < n; i++) {
-			err = mark(c, &c->frames[i]);
-			if (err)
-				return err;
+	if (!s->nr_callchain)
+		return user ? mark(c, s, s->ip) : 0;
+	/* As perf walks a chain: user mode until a context says else. */
+	user = true;
+	for (i = 0; i < s->nr_callchain; i++) {
+		ip = rs_u64(&s->callchain[i]);
+		if (ip >= PERF_CONTEXT_MAX) {
+			user = ip == PERF_CONTEXT_USER;
+			continue;
 		}
-		return 0;
+		if (!user)
+			continue;
+		err = mark(c, s, ip);
+		if (err)
+			return err;
 	}
-	err = machine__resolve(c->m, s->pid, s->tid, s->cpumode, s->ip, &fr);
-	if (err < 0)
-		return err;
-	return mark(c, &fr);
+	return 0;
 }
 
 static int on_event(void *arg, const struct rs_event *ev)

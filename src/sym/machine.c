@@ -940,6 +940,18 @@ int machine__resolve(struct machine *m, uint32_t pid, uint32_t tid,
 	return 0;
 }
 
+const char *machine__user_dso(struct machine *m, uint32_t pid, uint32_t tid,
+			      uint64_t addr)
+{
+	struct thread *th = findnew_thread(m, pid, tid);
+	struct map *mp;
+
+	if (!th)
+		return NULL;
+	mp = maps__find(th->maps->mv->v, th->maps->mv->nr, addr);
+	return mp ? mp->dso->name : NULL;
+}
+
 int machine__resolve_callchain(struct machine *m, uint32_t pid, uint32_t tid,
 			       uint16_t cpumode, const uint64_t *chain,
 			       uint64_t nr, struct rs_frame *frames,
