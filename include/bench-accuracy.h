@@ -151,7 +151,7 @@ uint64_t bench_accuracy__bound_bytes(const struct bench_accuracy *a);
  * 1 when any read differs, else 0 (also without --after-flush).
  */
 struct acc_after_flush {
-	bool watched;			/* the flush watch saw the flushes */
+	bool watched;			/* the flush watch was there */
 	uint64_t rounds_unflushed;	/* no flush seen after the kick */
 	uint64_t off_flushed, off_flushed_max;		/* reads, bytes */
 	uint64_t off_unflushed, off_unflushed_max;

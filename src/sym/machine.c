@@ -43,7 +43,7 @@ struct dso {
 	uint8_t bid[BUILD_ID_MAX];
 	uint8_t bid_size;
 	bool loaded;
-	bool stale;		/* the file's build id is not the recorded one */
+	bool stale;		/* the file has another build id */
 	struct symtab own;	/* ELF and JIT symbols */
 	const struct symtab *syms;
 	struct dso *next;	/* all dsos, for lookup and cleanup */

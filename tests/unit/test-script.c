@@ -220,10 +220,12 @@ static void test_recognise(void)
 	/* The layouts without a time column (perf script -F ...). */
 	static const char no_time[] = "java 19983 cycles: \n\t7f1 f (k)\n";
 	static const char no_event[] = "sleep 901 [000] \n\t ffff8110 f (k)\n";
-	static const char tp[] = "kworker/1:2 132 [001] cgroup:cgroup_rstat_locked: root=0\n";
-	static const char one_line[] = "java 19983 7f2a1c0b3e40 main (/bin/x)\n";
-	static const char header[] = "# ========\n# captured on: x\n# ========\n"
-				     "#\njava 19983 [001] 8521.418375: cycles: \n";
+	static const char tp[] =
+		"kworker/1:2 132 [001] cgroup:cgroup_rstat_locked: root=0\n";
+	static const char one_line[] = "java 1 7f2a1c0b3e40 main (/bin/x)\n";
+	static const char header[] =
+		"# ========\n# captured on: x\n# ========\n"
+		"#\njava 19983 [001] 8521.418375: cycles: \n";
 	/* Like no_event, but no frame follows: no perf prints that. */
 	static const char words[] = "make 123 [000]\nall done (ok)\n";
 	static const char words2[] = "make 123 all (ok)\n";
