@@ -144,6 +144,22 @@ const struct acc_over *bench_accuracy__over(const struct bench_accuracy *a,
 uint64_t bench_accuracy__bound_bytes(const struct bench_accuracy *a);
 
 /*
+ * --after-flush, last run: the reads that still differ from the truth.
+ * A flush seen after a round's kick (off_flushed) means the ground truth
+ * is off; a round without one (rounds_unflushed, or no flush watch at
+ * all: !watched) means the read may predate the last updates. Returns
+ * 1 when any read differs, else 0 (also without --after-flush).
+ */
+struct acc_after_flush {
+	bool watched;			/* the flush watch was there */
+	uint64_t rounds_unflushed;	/* no flush seen after the kick */
+	uint64_t off_flushed, off_flushed_max;		/* reads, bytes */
+	uint64_t off_unflushed, off_unflushed_max;
+};
+int bench_accuracy__after_flush(const struct bench_accuracy *a,
+				struct acc_after_flush *af);
+
+/*
  * The anon and file bytes in a memory.stat text: v2 "anon"/"file", v1
  * "total_rss"/"total_cache" (hierarchical, as v2's are). 0, or -ENOENT
  * when either is missing.

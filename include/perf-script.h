@@ -80,9 +80,13 @@ bool perf_script__sniff(const void *buf, size_t len);
 
 /*
  * Whether text is perf script output: its first line that is neither
- * blank nor a '#' comment (leading blanks aside, as perf pads the comm)
- * is a sample header by the script's rule and shows perf's time column
- * ("489.647942:") or an event ("cycles:"). True when the buffer holds no
+ * blank nor a '#' comment (leading blanks aside, as perf pads the comm;
+ * perf script --header's "# ========" block is comments) is a sample
+ * header by the script's rule, followed by fields in one of the layouts
+ * perf script has printed since 3.x: a time column ("489.647942:") or an
+ * event word ("cycles:", with or without a time, a period or a trailing
+ * blank), a frame on the same line (no callchain), or nothing but a CPU
+ * column with a frame on the next line. True when the buffer holds no
  * such line yet (a long '#' header); false for any other text (a README,
  * JSON), or for what perf_script__sniff() refuses.
  */

@@ -110,6 +110,13 @@ int perf_writer__add_build_id(struct perf_writer *w, int32_t pid,
  * (data size, feature bitmap). No fsync. Nothing may be written after.
  */
 int perf_writer__finish(struct perf_writer *w);
+/*
+ * Write the features, ids, attrs and header of a finished recording
+ * again, after what perf_writer__add_build_id() added once the data was
+ * read back (perf record does the same: the build ids of the DSOs that
+ * samples hit are known only then). The data is left as it is.
+ */
+int perf_writer__refinish(struct perf_writer *w);
 /* One line saying what failed last, or "". */
 const char *perf_writer__strerror(const struct perf_writer *w);
 

@@ -122,6 +122,13 @@ int machine__add_build_id(struct machine *m, const char *filename,
  * marker, use the sample's cpumode. Writes at most max frames to frames[]
  * and returns how many, or -ENOMEM.
  */
+/*
+ * The name of the file (or "[vdso]", "//anon"...) mapped at a user-space
+ * address of a thread, or NULL: the map alone, no symbol is loaded. The
+ * name lives as long as the machine, one pointer per name.
+ */
+const char *machine__user_dso(struct machine *m, uint32_t pid, uint32_t tid,
+			      uint64_t addr);
 int machine__resolve_callchain(struct machine *m, uint32_t pid, uint32_t tid,
 			       uint16_t cpumode, const uint64_t *chain,
 			       uint64_t nr, struct rs_frame *frames,
@@ -163,6 +170,11 @@ struct machine_stats {
 	uint64_t threads;
 };
 void machine__stats(const struct machine *m, struct machine_stats *st);
+/*
+ * The i-th file (0-based) whose frames went unnamed because its build id
+ * is not the one recorded (rebuilt since the recording), or NULL.
+ */
+const char *machine__stale_dso(const struct machine *m, size_t i);
 
 /*
  * Symbol files the recording names that were not read because anyone

@@ -72,6 +72,12 @@ static inline bool ascii_is_digit(unsigned char c)
 	return c >= '0' && c <= '9';
 }
 
+static inline bool ascii_is_xdigit(unsigned char c)
+{
+	return ascii_is_digit(c) || (c >= 'a' && c <= 'f') ||
+	       (c >= 'A' && c <= 'F');
+}
+
 static inline bool ascii_is_word(unsigned char c)
 {
 	return ascii_is_digit(c) || c == '_' || (c >= 'a' && c <= 'z') ||

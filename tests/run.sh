@@ -13,7 +13,9 @@
 # tool, $RS_BIN.
 #
 # A test that skips part of its work prints a PART-SKIP line saying what;
-# those are counted and listed too.
+# those are counted and listed too. A unit case that only tidies up
+# (UNIT_CLEANUP) prints CLEANUP and is not counted; one that asserts
+# nothing fails (tests/unit/unit.h).
 #
 # Skips cannot hide: tests/required.txt lists, per area, the tests that
 # must run on a CI machine. With CI=true, a required test that skips (or
@@ -84,7 +86,7 @@ for t in build/san/tests/test-*; do
 		cat "$log/part" >>"$out"
 		# The last case announced and not reported crashed.
 		crashed=$(awk '/^# RUN / { c = $3; next }
-			/^(PASS|FAIL|SKIP) / { c = "" } END { print c }' \
+			/^(PASS|FAIL|SKIP|CLEANUP) / { c = "" } END { print c }' \
 			"$log/part")
 		[ -n "$crashed" ] || break
 		echo "FAIL $crashed: crashed (exit status $rc); the cases after it run anew" >>"$out"

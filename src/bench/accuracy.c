@@ -111,6 +111,16 @@ struct bench_accuracy {
 	size_t nr_over, cap_over;
 	uint64_t flushes;		/* covering the parent, last run */
 	const char *watch_lost;		/* why the watch was dropped */
+	/*
+	 * --after-flush, last run: whether the round being read had a
+	 * flush seen after its kick ended; the rounds without one; the
+	 * reads that still differ from the truth, by whether their round's
+	 * flush was seen (then the truth is off) or not (the read may be).
+	 */
+	bool round_flushed;
+	uint64_t rounds_unflushed;
+	uint64_t off_flushed, off_unflushed;
+	uint64_t off_flushed_max, off_unflushed_max;
 };
 
 static uint64_t now_ns(void)
@@ -894,22 +904,34 @@ static int kick_flush(struct bench_accuracy *a)
  * the run's tree; kick again until the flush watch saw it. Then read,
  * with nothing left to flush.
  *
+ * Only a flush that began after the kick ended proves that: on a busy
+ * host other readers and the periodic worker flush ancestors all the
+ * time, and one that runs during the kick folds in part of it and sets
+ * the threshold count back, so that the rest of the kick (a few pages'
+ * updates) stays below the threshold and the parent's read does not
+ * flush. Counting such a flush gave reads 12 pages off "after a flush".
+ *
  * The kernel flushes there by design (the tracefs event shows it does);
- * a watch that sees none of three is not seeing flushes at all: a BPF
- * program attached to the same tracepoint that returns 0 keeps every
- * hit from the perf events on it (perf_trace_run_bpf_submit()), as
- * bpf-spans' programs do while they run. Staleness is then unknown, and
- * left out with a reason, rather than measured from flushes missed.
+ * a watch that sees no flush at all in three tries is not seeing
+ * flushes: a BPF program attached to the same tracepoint that returns 0
+ * keeps every hit from the perf events on it
+ * (perf_trace_run_bpf_submit()), as bpf-spans' programs do while they
+ * run. Staleness is then unknown, and left out with a reason, rather
+ * than measured from flushes missed. A watch that saw flushes, but none
+ * after a kick, leaves the round unconfirmed (a->round_flushed).
  */
 static int flushed_read(struct bench_accuracy *a, uint64_t round,
 			int (*then)(struct bench_accuracy *a, uint64_t round))
 {
-	uint64_t t0, anon, file;
+	uint64_t t0, t_kicked, anon, file;
+	bool seen = false;
 	int tries, err;
 
+	a->round_flushed = false;
 	for (tries = 0; tries < KICK_TRIES; tries++) {
 		t0 = now_ns();
 		err = kick_flush(a);
+		t_kicked = now_ns();
 		if (!err)
 			err = read_stat(a, 0, &anon, &file);
 		if (err)
@@ -918,7 +940,15 @@ static int flushed_read(struct bench_accuracy *a, uint64_t round,
 			return then(a, round);
 		flush_watch__drain(a->fw, on_flush, a);
 		if (a->cg[0].last_flush_ns >= t0)
+			seen = true;
+		if (a->cg[0].last_flush_ns >= t_kicked) {
+			a->round_flushed = true;
 			return then(a, round);
+		}
+	}
+	if (seen) {
+		a->rounds_unflushed++;
+		return then(a, round);
 	}
 	a->watch_lost = "staleness: memcg:memcg_flush_stats delivered nothing for flushes the run caused (a BPF program on that tracepoint returning 0 hides it from perf): left out";
 	flush_watch__delete(a->fw);
@@ -1128,6 +1158,19 @@ static int read_one(struct bench_accuracy *a, uint64_t round, unsigned int i)
 	}
 	s->below += es < 0;
 	s->above += es > 0;
+	if (a->o.after_flush && es) {
+		bool seen = a->fw && a->round_flushed;
+
+		if (seen) {
+			a->off_flushed++;
+			if (mag(es) > a->off_flushed_max)
+				a->off_flushed_max = mag(es);
+		} else {
+			a->off_unflushed++;
+			if (mag(es) > a->off_unflushed_max)
+				a->off_unflushed_max = mag(es);
+		}
+	}
 	if (r1.moving || r2.moving)
 		s->in_step++;
 	stale = UINT64_MAX;
@@ -1181,6 +1224,8 @@ int bench_accuracy__run(struct bench_accuracy *a, double *real_s,
 	series_free(&a->series[1]);
 	a->nr_over = 0;
 	a->flushes = 0;
+	a->rounds_unflushed = a->off_flushed = a->off_unflushed = 0;
+	a->off_flushed_max = a->off_unflushed_max = 0;
 	/*
 	 * Whether the watch still sees flushes: a recorder started since
 	 * (--record's pass) may have attached BPF programs to the
@@ -1304,7 +1349,33 @@ int bench_accuracy__add_metrics(struct bench_accuracy *a,
 	if (a->fw)
 		err = err ?: bench_results__rep_metric_info(r, "flushes",
 				"flushes", a->flushes);
+	if (a->o.after_flush) {
+		err = err ?: bench_results__rep_metric_value(r,
+				"rounds_unflushed", "rounds", true,
+				a->rounds_unflushed);
+		err = err ?: bench_results__rep_metric_value(r,
+				"reads_off_after_flush", "reads", true,
+				a->off_flushed);
+		err = err ?: bench_results__rep_metric_value(r,
+				"reads_off_unflushed", "reads", true,
+				a->off_unflushed);
+	}
 	return err;
+}
+
+int bench_accuracy__after_flush(const struct bench_accuracy *a,
+				struct acc_after_flush *af)
+{
+	memset(af, 0, sizeof(*af));
+	if (!a->o.after_flush)
+		return 0;
+	af->watched = a->fw != NULL;
+	af->rounds_unflushed = a->rounds_unflushed;
+	af->off_flushed = a->off_flushed;
+	af->off_flushed_max = a->off_flushed_max;
+	af->off_unflushed = a->off_unflushed;
+	af->off_unflushed_max = a->off_unflushed_max;
+	return af->off_flushed || af->off_unflushed;
 }
 
 size_t bench_accuracy__nr_over(const struct bench_accuracy *a)

@@ -433,6 +433,29 @@ static void note_over(struct bench_run *run, struct bench_accuracy *a,
 }
 
 /*
+ * --after-flush promises reads equal to the truth: say which reads were
+ * not, and why, rather than exit 0 without a word.
+ */
+static void note_after_flush(struct bench_run *run, struct bench_accuracy *a,
+			     unsigned int rep)
+{
+	struct acc_after_flush af;
+
+	if (!bench_accuracy__after_flush(a, &af))
+		return;
+	if (af.off_flushed)
+		bench_run__note(run, "accuracy: repetition %u: %" PRIu64 " reads differ from the truth (up to %" PRIu64 " bytes) although a flush ran after the kick: the ground truth is off, not the flush (reads_off_after_flush in the results)",
+			rep + 1, af.off_flushed, af.off_flushed_max);
+	if (af.off_unflushed && af.watched)
+		bench_run__note(run, "accuracy: repetition %u: %" PRIu64 " reads differ from the truth (up to %" PRIu64 " bytes) in the %" PRIu64 " rounds whose flush did not happen: other flushes ran during the kick and left its last updates below the threshold (reads_off_unflushed in the results)",
+			rep + 1, af.off_unflushed, af.off_unflushed_max,
+			af.rounds_unflushed);
+	else if (af.off_unflushed)
+		bench_run__note(run, "accuracy: repetition %u: %" PRIu64 " reads differ from the truth (up to %" PRIu64 " bytes) and no flush watch (memcg:memcg_flush_stats, v6.13+) tells whether the flush ran: the reads may be stale, not the truth off (reads_off_unflushed in the results)",
+			rep + 1, af.off_unflushed, af.off_unflushed_max);
+}
+
+/*
  * Children charging known pages in cgroups a1..aN, and the reads of their
  * memory.stat against that truth: the work is src/bench/accuracy.c's.
  */
@@ -498,8 +521,10 @@ static int scenario_accuracy(struct bench_run *run)
 			err = note_skip(run, "%s%s", why, "");
 		if (!err)
 			err = bench_accuracy__add_metrics(a, run->res);
-		if (!err && !bench_run__recorded_pass(run, rep))
+		if (!err && !bench_run__recorded_pass(run, rep)) {
 			note_over(run, a, rep);
+			note_after_flush(run, a, rep);
+		}
 		err = bench_run__pass_end(run, rep, err);
 	}
 	if (err && err != -EINTR && *errbuf)

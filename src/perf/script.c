@@ -464,10 +464,96 @@ static bool has_timestamp(const char *p, size_t n)
 	return false;
 }
 
+/*
+ * A word ending in ':' then a blank or the end of the line: an event as
+ * perf prints it ("cycles:", "cycles:ppp:", "sched:sched_switch:"), with
+ * or without the time column before it.
+ */
+static bool has_event_word(const char *p, size_t n)
+{
+	size_t i, j;
+
+	for (i = 0; i < n; i = j) {
+		for (; i < n && ascii_is_space(p[i]); i++)
+			;
+		for (j = i; j < n && !ascii_is_space(p[j]); j++)
+			;
+		if (j - i >= 2 && p[j - 1] == ':')
+			return true;
+	}
+	return false;
+}
+
+static const char *skip_blanks(const char *p, const char *end)
+{
+	while (p < end && ascii_is_space(*p))
+		p++;
+	return p;
+}
+
+/* "ip sym (dso)" with ip in hex, as perf prints a frame ("%16lx "). */
+static bool is_frame(const char *p, const char *end)
+{
+	struct fold_frame_split fr;
+	const char *h;
+
+	p = skip_blanks(p, end);
+	for (h = p; h < end && ascii_is_xdigit(*h); h++)
+		;
+	return h > p && h < end && ascii_is_space(*h) &&
+	       fold__split_frame(p, end - p, &fr);
+}
+
+/*
+ * What perf script prints after "comm pid[/tid] " is its choice of
+ * fields (-F), in this order: "[cpu]", "secs.usecs:", the period, the
+ * event name ("%*s: ", padded when events differ in length), then for a
+ * sample without a callchain "ip sym+off (dso)" on the same line, or
+ * tracepoint fields. Its layouts since perf 3.x:
+ *
+ *   java 19983 [001] 8521.418375: cycles:      perf 3.x, trailing blank
+ *   java 19983/19990 8521.418: 250000 cycles:ppp:   -F +pid, period
+ *   java 19983 cycles:                         -F comm,tid,event,...
+ *   sleep 901 [000]                            -F comm,tid,cpu,ip,sym
+ *   java 19983 [001] 1.5: cycles: 7f12 main (/bin/x)   no callchain
+ *
+ * So a first sample line is perf's when it shows an event word or a
+ * time, when its rest is a frame, or when its rest is empty (a CPU
+ * column aside) and the line after it is a frame.
+ */
+static int header_is_perf(const char *p, size_t n, const char *next,
+			  const char *end)
+{
+	struct span comm, pid, tid, period, event;
+	const char *r, *re = p + n, *nl;
+
+	if (!match_header(p, n, &comm, &pid, &tid))
+		return 0;
+	if (match_event(p, n, &period, &event) || has_timestamp(p, n))
+		return 1;
+	r = p + (tid.set ? tid.off + tid.len : pid.off + pid.len);
+	if (has_event_word(r, re - r))
+		return 1;
+	r = skip_blanks(r, re);
+	if (r < re && *r == '[') {
+		const char *c = r + 1;
+
+		while (c < re && ascii_is_digit(*c))
+			c++;
+		if (c > r + 1 && c < re && *c == ']')
+			r = skip_blanks(c + 1, re);
+	}
+	if (r < re)
+		return is_frame(r, re);
+	nl = memchr(next, '\n', end - next);
+	if (!nl)
+		return -1;	/* the next line is not whole: undecided */
+	return is_frame(next, nl);
+}
+
 bool perf_script__recognise(const void *buf, size_t len)
 {
 	const char *p = buf, *end = p + len, *nl;
-	struct span comm, pid, tid, period, event;
 	size_t n;
 
 	if (!perf_script__sniff(buf, len))
@@ -483,9 +569,7 @@ bool perf_script__recognise(const void *buf, size_t len)
 		}
 		if (!n || *p == '#')
 			continue;
-		return match_header(p, n, &comm, &pid, &tid) &&
-		       (match_event(p, n, &period, &event) ||
-			has_timestamp(p, n));
+		return header_is_perf(p, n, nl + 1, end) != 0;
 	}
 	return true;
 }

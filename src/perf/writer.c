@@ -848,3 +848,18 @@ int perf_writer__finish(struct perf_writer *w)
 	w->finished = true;
 	return 0;
 }
+
+int perf_writer__refinish(struct perf_writer *w)
+{
+	off_t end = PERF_FILE_HEADER_SIZE + w->data_size;
+
+	if (w->err)
+		return w->err;
+	if (!w->finished)
+		return set_err(w, -EINVAL, "the recording is not finished");
+	/* The features go where they were, the data stays as it is. */
+	if (lseek(w->fd, end, SEEK_SET) < 0 || ftruncate(w->fd, end))
+		return io_err(w, -errno, "rewriting the features");
+	w->finished = false;
+	return perf_writer__finish(w);
+}

@@ -7,7 +7,9 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/utsname.h>
 
+#include "kfeatures.h"
 #include "perf-event.h"
 #include "record-int.h"
 #include "util.h"
@@ -140,12 +142,16 @@ void rec_events__set_side_band(struct recorder *r)
 {
 	struct evlist *el = r->el;
 	struct perf_event_attr *attr;
+	struct utsname u;
 
 	if (!evlist__nr(el))
 		return;
 	attr = evsel__attr(evlist__evsel(el, 0));
 	attr->mmap = 1;
 	attr->mmap2 = 1;
+	/* 5.12+: each MMAP2 carries the file's build id, read at mmap. */
+	attr->build_id = kfeatures__version(uname(&u) ? NULL : u.release) >=
+			 5012;
 	attr->comm = 1;
 	attr->comm_exec = 1;
 	attr->task = 1;

@@ -65,6 +65,13 @@ struct recorder {
 void rec_error(struct recorder *r, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 
+/*
+ * buildids.c: after perf_writer__finish(), read the recording back and
+ * add the build ids of the user-space files its samples hit, then write
+ * the features again. 0 or -errno; *nr_written says how many.
+ */
+int rec_buildids__write(struct recorder *r, size_t *nr_written);
+
 /* events.c */
 int rec_events__add_sampling(struct recorder *r);
 int rec_events__add_tracepoints(struct recorder *r);

@@ -485,6 +485,18 @@ int recorder__stop(struct recorder *r)
 	if (err)
 		return err;
 	err = perf_writer__finish(r->w);
+	if (!err) {
+		size_t nr;
+		int e = rec_buildids__write(r, &nr);
+
+		/*
+		 * The file is whole without them unless the writer failed
+		 * rewriting its features; a recording it could not read
+		 * back just has no user-space build ids, as before.
+		 */
+		if (e == -ENOMEM || *perf_writer__strerror(r->w))
+			err = e;
+	}
 	if (err) {
 		rec_error(r, "%s: %s", shown_output(r),
 			  *perf_writer__strerror(r->w) ?

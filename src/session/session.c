@@ -454,6 +454,26 @@ static void note_bad_formats(struct session *s)
 				 n - i);
 }
 
+/*
+ * A file rebuilt since the recording: its frames are not named from the
+ * new code (perf shows them as addresses), and the user learns why.
+ */
+static void note_stale_dsos(struct session *s)
+{
+	const char *name;
+	size_t i;
+
+	if (!s->machine)
+		return;
+	for (i = 0; (name = machine__stale_dso(s->machine, i)); i++)
+		if (i < 5)
+			session_msg_note(s, "%s: its build id is not the one recorded (rebuilt since the recording?): its frames are left unnamed, not named from the file there now",
+					 name);
+	if (i > 5)
+		session_msg_note(s, "%zu more files have another build id than the one recorded: their frames are left unnamed",
+				 i - 5);
+}
+
 int session_run(struct session *s, rs_event_fn fn, rs_event_fn ahead,
 		void *arg)
 {
@@ -468,6 +488,7 @@ int session_run(struct session *s, rs_event_fn fn, rs_event_fn ahead,
 	err = perf_data__process(s->pd, fn, arg);
 	/* After the data: in a pipe the tracing data may come late. */
 	note_bad_formats(s);
+	note_stale_dsos(s);
 	return err;
 }
 

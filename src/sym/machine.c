@@ -43,6 +43,7 @@ struct dso {
 	uint8_t bid[BUILD_ID_MAX];
 	uint8_t bid_size;
 	bool loaded;
+	bool stale;		/* the file has another build id */
 	struct symtab own;	/* ELF and JIT symbols */
 	const struct symtab *syms;
 	struct dso *next;	/* all dsos, for lookup and cleanup */
@@ -393,6 +394,20 @@ static void dso_load(struct machine *m, struct dso *d)
 	switch (d->kind) {
 	case DSO_ELF:
 		elf__load_dso(&d->own, d->name, d->bid, d->bid_size, m->sp);
+		/*
+		 * No image with the recorded build id (none in the build id
+		 * cache either) and the file there now has another one: it
+		 * was rebuilt since, and its symbols would name the wrong
+		 * code. Say so, once, rather than let the frames just go
+		 * unnamed.
+		 */
+		if (d->bid_size && !d->own.nr) {
+			uint8_t got[BUILD_ID_MAX];
+			int n = elf__read_build_id(d->name, got, sizeof(got));
+
+			d->stale = n > 0 &&
+				   !sym_bid_equal(d->bid, d->bid_size, got, n);
+		}
 		break;
 	case DSO_JIT:
 		note_refused(m, d->name, jitmap__load(&d->own, d->name,
@@ -949,6 +964,18 @@ int machine__resolve(struct machine *m, uint32_t pid, uint32_t tid,
 	return 0;
 }
 
+const char *machine__user_dso(struct machine *m, uint32_t pid, uint32_t tid,
+			      uint64_t addr)
+{
+	struct thread *th = findnew_thread(m, pid, tid);
+	struct map *mp;
+
+	if (!th)
+		return NULL;
+	mp = maps__find(th->maps->mv->v, th->maps->mv->nr, addr);
+	return mp ? mp->dso->name : NULL;
+}
+
 int machine__resolve_callchain(struct machine *m, uint32_t pid, uint32_t tid,
 			       uint16_t cpumode, const uint64_t *chain,
 			       uint64_t nr, struct rs_frame *frames,
@@ -1261,6 +1288,16 @@ int machine__load_vmlinux(struct machine *m, const char *path)
 bool machine__has_kernel_symbols(const struct machine *m)
 {
 	return m->has_ksyms;
+}
+
+const char *machine__stale_dso(const struct machine *m, size_t i)
+{
+	const struct dso *d;
+
+	for (d = m->dsos; d; d = d->next)
+		if (d->stale && !i--)
+			return d->name;
+	return NULL;
 }
 
 void machine__stats(const struct machine *m, struct machine_stats *st)

@@ -47,13 +47,14 @@ check() {
 	shift 3
 	eval "$script" >"$TMP/script" 2>"$TMP/perf.err" ||
 		fail "$name: $script: $(head -n 3 "$TMP/perf.err")"
-	python3 $ref "$@" <"$TMP/script" >"$TMP/expect" 2>"$TMP/mapped" ||
+	python3 $ref --samples "$@" <"$TMP/script" >"$TMP/expect" \
+		2>"$TMP/mapped" ||
 		fail "$name: the reference failed"
 	"$RS_BIN" report --folded --stackcollapse --samples -i "$data" \
 		--kallsyms "$kallsyms" >"$TMP/ours" 2>"$TMP/err" ||
 		fail "$name: report failed: $(cat "$TMP/err")"
 	same "$name --stackcollapse" "$TMP/expect" "$TMP/ours"
-	only_event cpu-clock <"$TMP/script" | python3 $ref "$@" \
+	only_event cpu-clock <"$TMP/script" | python3 $ref --samples "$@" \
 		>"$TMP/expect" 2>/dev/null
 	"$RS_BIN" report --folded --samples -i "$data" --kallsyms "$kallsyms" \
 		>"$TMP/ours" 2>"$TMP/err" ||
@@ -81,7 +82,7 @@ check live "$TMP/live.data" \
 	"perf script -i '$TMP/live.data' --kallsyms /proc/kallsyms"
 # --pid and --kernel as stackcollapse-perf.pl's --pid and --kernel.
 perf script -i "$TMP/live.data" --kallsyms /proc/kallsyms -F +pid \
-	2>/dev/null | python3 $ref --pid --kernel >"$TMP/expect"
+	2>/dev/null | python3 $ref --samples --pid --kernel >"$TMP/expect"
 "$RS_BIN" report --folded --stackcollapse --samples --pid --kernel \
 	-i "$TMP/live.data" --kallsyms /proc/kallsyms >"$TMP/ours" \
 	2>"$TMP/err" || fail "live --pid --kernel: $(cat "$TMP/err")"

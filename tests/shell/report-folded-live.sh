@@ -65,27 +65,34 @@ compare plt "$TMP/plt.data"
 
 # 2. System-wide with the rstat tracepoints where this kernel has them,
 #    while something reads cpu.stat.
-events=(-e cpu-clock)
-for tp in cgroup:cgroup_rstat_locked cgroup:cgroup_rstat_unlock; do
-	[ -d "/sys/kernel/tracing/events/${tp/://}" ] && events+=(-e "$tp")
-done
-# The root's cpu.stat does not flush: a cgroup of our own's does.
-v2=/sys/fs/cgroup/unified
-[ -f $v2/cgroup.controllers ] || v2=/sys/fs/cgroup
-stat=$v2/cpu.stat
-if [ "$(id -u)" -eq 0 ] && mkdir "$v2/rs-folded-$$" 2>/dev/null; then
-	trap 'rmdir "$v2/rs-folded-$$" 2>/dev/null; rm -rf "$TMP"' EXIT
-	stat=$v2/rs-folded-$$/cpu.stat
-fi
-perf record -q -a -g "${events[@]}" -F 1999 -o "$TMP/sys.data" -- \
-	sh -c "for i in \$(seq 300); do cat $stat >/dev/null; done; $spin 300" \
-	>/dev/null 2>&1 || fail "system-wide perf record failed"
-compare system-wide "$TMP/sys.data" --kernel
-if perf script -i "$TMP/sys.data" -F event 2>/dev/null |
-		grep -q 'cgroup_rstat_locked:'; then
-	compare system-wide "$TMP/sys.data" --event-filter cgroup:cgroup_rstat_locked
+#    A user who is not root may not record every CPU (perf_event_paranoid
+#    above 0): that part is then not made, and said.
+paranoid=$(cat /proc/sys/kernel/perf_event_paranoid 2>/dev/null || echo 2)
+if [ "$(id -u)" -ne 0 ] && [ "$paranoid" -gt 0 ]; then
+	skip_part "not root (perf_event_paranoid $paranoid): no system-wide recording"
 else
-	skip_part "no cgroup_rstat_locked samples in this recording: tracepoint case not run"
+	events=(-e cpu-clock)
+	for tp in cgroup:cgroup_rstat_locked cgroup:cgroup_rstat_unlock; do
+		[ -d "/sys/kernel/tracing/events/${tp/://}" ] && events+=(-e "$tp")
+	done
+	# The root's cpu.stat does not flush: a cgroup of our own's does.
+	v2=/sys/fs/cgroup/unified
+	[ -f $v2/cgroup.controllers ] || v2=/sys/fs/cgroup
+	stat=$v2/cpu.stat
+	if [ "$(id -u)" -eq 0 ] && mkdir "$v2/rs-folded-$$" 2>/dev/null; then
+		trap 'rmdir "$v2/rs-folded-$$" 2>/dev/null; rm -rf "$TMP"' EXIT
+		stat=$v2/rs-folded-$$/cpu.stat
+	fi
+	perf record -q -a -g "${events[@]}" -F 1999 -o "$TMP/sys.data" -- \
+		sh -c "for i in \$(seq 300); do cat $stat >/dev/null; done; $spin 300" \
+		>/dev/null 2>&1 || fail "system-wide perf record failed"
+	compare system-wide "$TMP/sys.data" --kernel
+	if perf script -i "$TMP/sys.data" -F event 2>/dev/null |
+			grep -q 'cgroup_rstat_locked:'; then
+		compare system-wide "$TMP/sys.data" --event-filter cgroup:cgroup_rstat_locked
+	else
+		skip_part "no cgroup_rstat_locked samples in this recording: tracepoint case not run"
+	fi
 fi
 
 # 2b. Without callchains (no -g): process names alone, with a note; perf

@@ -5,11 +5,17 @@ not packaged in Debian). Reads `perf script` text on stdin, prints
 "comm;outer;...;leaf count" lines sorted, like the script with its
 defaults:
 
-- a sample starts at a line "comm pid[/tid] ... event:"; only samples of
-  the first event seen are folded (--event-filter to pick another); a
-  header line that does not end in "event:" (a tracepoint's, with its
-  fields) is never filtered out; with no TID, or a TID of 0 (Perl's
-  truth), the PID is "?";
+- a sample starts at a line "comm pid[/tid] ..." (whatever follows: a
+  CPU, a time, a period, an event, in any of the layouts perf script has
+  printed); only samples of the first event seen are folded
+  (--event-filter to pick another), the event being read only from a line
+  ending in ": [period] event:" (the script's second regex); a header line
+  without that ending (a tracepoint's, with its fields, or one printed
+  without a time column) is never filtered out; with no TID, or a TID of 0
+  (Perl's truth), the PID is "?";
+- a sample counts its period when that ending shows one (not "0"), else 1
+  (--samples, the tests' own, counts every sample as 1, like the tool's
+  --samples);
 - the stack is the comm (spaces made '_'), then the frames outermost
   first; each frame line is "addr symbol[+0xoff] (module)";
 - a "+0x..." offset is dropped; a frame whose symbol starts with '(' is
@@ -31,6 +37,7 @@ import sys
 from collections import Counter
 
 HEAD = re.compile(r"^(\S.+?)\s+(\d+)(?:/(\d+))?\s+")
+EVENT = re.compile(r":\s*(\d+)?\s+(\S+):\s*$")
 FRAME = re.compile(r"^\s*(\w+)\s*(.+) \((\S*)\)$")
 
 
@@ -42,8 +49,8 @@ def tidy(func):
 
 
 def fold(lines, event_filter=None, kernel=False, pid=False, tid=False,
-         unresolved=()):
-    out, stack, pname = Counter(), [], None
+         unresolved=(), samples=False):
+    out, stack, pname, count = Counter(), [], None, 1
     mapped = 0
     for line in lines:
         line = line.rstrip("\n")
@@ -51,7 +58,7 @@ def fold(lines, event_filter=None, kernel=False, pid=False, tid=False,
             continue
         if not line:
             if pname is not None and stack is not None:
-                out[";".join([pname] + stack)] += 1
+                out[";".join([pname] + stack)] += count
             stack, pname = [], None
             continue
         m = HEAD.match(line)
@@ -61,13 +68,16 @@ def fold(lines, event_filter=None, kernel=False, pid=False, tid=False,
             # "0" (the idle task, "swapper 0/0") counts as none.
             if t is None or t == "0":
                 p, t = "?", p
-            ev = re.search(r"(\S+):\s*$", line)
+            ev = EVENT.search(line)
+            count = 1
             if ev:
                 if event_filter is None:
-                    event_filter = ev.group(1)
-                elif ev.group(1) != event_filter:
+                    event_filter = ev.group(2)
+                elif ev.group(2) != event_filter:
                     pname, stack = None, []
                     continue
+                if ev.group(1) and int(ev.group(1)) and not samples:
+                    count = int(ev.group(1))
             pname = comm + ("-%s/%s" % (p, t) if tid else
                             "-%s" % p if pid else "")
             pname = pname.replace(" ", "_")
@@ -107,7 +117,7 @@ if __name__ == "__main__":
         ef = args[args.index("--event-filter") + 1]
     unres = [args[i + 1] for i, a in enumerate(args) if a == "--unresolved"]
     res, mapped = fold(sys.stdin, ef, "--kernel" in args, "--pid" in args,
-                       "--tid" in args, unres)
+                       "--tid" in args, unres, "--samples" in args)
     for k in sorted(res):
         print(k, res[k])
     if unres:

@@ -902,4 +902,4 @@ static void test_done(void)
 
 UNIT_MAIN(UNIT(test_tree), UNIT(test_destroy_forking),
 	  UNIT(test_cleanup_stale), UNIT(test_keep), UNIT(test_nonroot),
-	  UNIT(test_root_option), UNIT(test_done))
+	  UNIT(test_root_option), UNIT_CLEANUP(test_done))

@@ -995,4 +995,4 @@ UNIT_MAIN(UNIT(test_reader_interleave), UNIT(test_reader_discrete),
 	  UNIT(test_results_recorded_pass),
 	  UNIT(test_results_no_provenance_null), UNIT(test_results_vm_clock),
 	  UNIT(test_results_bad), UNIT(test_results_bad_fields),
-	  UNIT(test_cleanup))
+	  UNIT_CLEANUP(test_cleanup))

@@ -121,7 +121,7 @@ static void test_monotonic(void)
 	static const uint64_t units[] = { 1, 1000, 1000000 };
 	uint64_t u, v, step;
 	double prev, cur;
-	size_t k;
+	size_t k, compared = 0;
 	int dec;
 
 	for (k = 0; k < ARRAY_SIZE(units); k++)
@@ -140,8 +140,11 @@ static void test_monotonic(void)
 					return;
 				}
 				prev = cur;
+				compared++;
 			}
 		}
+	/* Every unit and precision walked its range. */
+	CHECK(compared > 12 * 3000);
 }
 
 static void test_time_unit(void)

@@ -416,4 +416,4 @@ UNIT_MAIN(UNIT(test_replace),
 	  UNIT(test_rotate_undo),
 	  UNIT(test_write_error),
 	  UNIT(test_dirs),
-	  UNIT(test_done))
+	  UNIT_CLEANUP(test_done))

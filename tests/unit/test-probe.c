@@ -473,4 +473,4 @@ UNIT_MAIN(UNIT(test_markers_match_comment), UNIT(test_func_entry),
 	  UNIT(test_func_line), UNIT(test_src_line), UNIT(test_errors),
 	  UNIT(test_no_dwarf), UNIT(test_event_name), UNIT(test_group_name),
 	  UNIT(test_lines_vs_perf), UNIT(test_resolve_vs_perf),
-	  UNIT(test_find_vmlinux), UNIT(test_cleanup))
+	  UNIT(test_find_vmlinux), UNIT_CLEANUP(test_cleanup))

@@ -1102,5 +1102,5 @@ UNIT_MAIN(
 	UNIT(test_long_lines),
 	UNIT(test_files),
 	UNIT(test_fixture_file),
-	UNIT(test_cleanup),
+	UNIT_CLEANUP(test_cleanup),
 )

@@ -20,6 +20,7 @@
 
 #include "fold.h"
 #include "perf-script.h"
+#include "session.h"
 #include "unit.h"
 
 struct result {
@@ -216,8 +217,33 @@ static void test_recognise(void)
 		"Measure 18 seconds of system time with 26 busy children\n"
 		"reading cpu.stat 1000 times: 5.4 s.\n";
 	static const char old[] = "perf 12/12 [000] 5.5: 9 cycles:u: \n\t1 f (k)\n";
+	/* The layouts without a time column (perf script -F ...). */
+	static const char no_time[] = "java 19983 cycles: \n\t7f1 f (k)\n";
+	static const char no_event[] = "sleep 901 [000] \n\t ffff8110 f (k)\n";
+	static const char tp[] =
+		"kworker/1:2 132 [001] cgroup:cgroup_rstat_locked: root=0\n";
+	static const char one_line[] = "java 1 7f2a1c0b3e40 main (/bin/x)\n";
+	static const char header[] =
+		"# ========\n# captured on: x\n# ========\n"
+		"#\njava 19983 [001] 8521.418375: cycles: \n";
+	/* Like no_event, but no frame follows: no perf prints that. */
+	static const char words[] = "make 123 [000]\nall done (ok)\n";
+	static const char words2[] = "make 123 all (ok)\n";
 	char buf[4096];
 	size_t n;
+
+	CHECK(perf_script__recognise(no_time, sizeof(no_time) - 1));
+	CHECK(perf_script__recognise(no_event, sizeof(no_event) - 1));
+	/* The frame not yet read whole: undecided, so accepted. */
+	CHECK(perf_script__recognise(no_event, 20));
+	CHECK(perf_script__recognise(tp, sizeof(tp) - 1));
+	CHECK(perf_script__recognise(one_line, sizeof(one_line) - 1));
+	CHECK(perf_script__recognise(header, sizeof(header) - 1));
+	CHECK(!perf_script__recognise(words, sizeof(words) - 1));
+	CHECK(!perf_script__recognise(words2, sizeof(words2) - 1));
+	CHECK(session_kind__sniff(no_time, sizeof(no_time) - 1) ==
+	      SESSION_SCRIPT);
+	CHECK(session_kind__sniff(words, sizeof(words) - 1) == SESSION_TEXT);
 
 	CHECK(!perf_script__recognise(json, sizeof(json) - 1));
 	CHECK(!perf_script__recognise(prose, sizeof(prose) - 1));

@@ -15,6 +15,7 @@
 #define CHECK_NEAR(a, b, tol)						\
 	do {								\
 		double _a = (a), _b = (b);				\
+		UNIT_CHECKED();						\
 		if (!(fabs(_a - _b) <= (tol)))				\
 			UNIT_FAIL("%s == %.10g, expected %.10g (+/- %g)", \
 				  #a, _a, _b, (double)(tol));		\

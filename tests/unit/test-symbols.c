@@ -1474,4 +1474,4 @@ UNIT_MAIN(UNIT(test_kernel_frames), UNIT(test_kernel_relocated),
 	  UNIT(test_vdso_build_id),
 	  UNIT(test_self_maps),
 	  UNIT(test_e2e_recorded), UNIT(test_e2e_fixture),
-	  UNIT(test_e2e_vmlinux), UNIT(test_zz_cleanup))
+	  UNIT(test_e2e_vmlinux), UNIT_CLEANUP(test_zz_cleanup))

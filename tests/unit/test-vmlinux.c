@@ -523,4 +523,4 @@ static void test_zz_cleanup(void)
 
 UNIT_MAIN(UNIT(test_vmlinux_symbols), UNIT(test_vmlinux_relocated),
 	  UNIT(test_vmlinux_build_id), UNIT(test_vmlinux_refused),
-	  UNIT(test_vmlinux_then_kallsyms), UNIT(test_zz_cleanup))
+	  UNIT(test_vmlinux_then_kallsyms), UNIT_CLEANUP(test_zz_cleanup))

@@ -350,4 +350,4 @@ UNIT_MAIN(UNIT(test_stamp),
 	  UNIT(test_bad_base),
 	  UNIT(test_cleanup_stale),
 	  UNIT(test_remove_tree_at),
-	  UNIT(test_done))
+	  UNIT_CLEANUP(test_done))

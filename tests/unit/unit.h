@@ -8,6 +8,10 @@
  *   SKIP name: why
  * and a case that did only part of its work says so first:
  *   PART-SKIP name: what was not done and why
+ * A case passes only if it checked something (CHECK*(), UNIT_FAIL() or
+ * UNIT_CHECKED()): one that asserts nothing fails, so that it cannot pass
+ * for a test. Housekeeping (removing the case's scratch directory) goes
+ * in a UNIT_CLEANUP() case, which prints "CLEANUP name" and is no test.
  * Each case is announced ("# RUN name") before it starts, so that a crash
  * (a sanitizer abort, a signal, a timeout) is pinned on its case, and
  * UNIT_START=N runs the cases after the first N: tests/run.sh restarts a
@@ -27,14 +31,20 @@
 struct unit_case {
 	const char *name;
 	void (*fn)(void);
+	int cleanup;		/* housekeeping, not a test */
 };
 
 static int unit_failed;		/* failures in the current case */
+static unsigned long unit_checks;	/* assertions the case made */
 static const char *unit_skip;	/* reason when the case skipped itself */
 static const char *unit_name;
 
+/* A case that checks by hand ("if (bad) UNIT_FAIL()") says it did. */
+#define UNIT_CHECKED() (unit_checks++)
+
 #define UNIT_FAIL(fmt, ...)						\
 	do {								\
+		unit_checks++;						\
 		if (!unit_failed)					\
 			printf("FAIL %s: %s:%d: " fmt "\n", unit_name,	\
 			       __FILE__, __LINE__, ##__VA_ARGS__);	\
@@ -43,6 +53,7 @@ static const char *unit_name;
 
 #define CHECK(cond)							\
 	do {								\
+		unit_checks++;						\
 		if (!(cond))						\
 			UNIT_FAIL("%s", #cond);				\
 	} while (0)
@@ -50,6 +61,7 @@ static const char *unit_name;
 #define CHECK_INT(a, b)							\
 	do {								\
 		long long _a = (long long)(a), _b = (long long)(b);	\
+		unit_checks++;						\
 		if (_a != _b)						\
 			UNIT_FAIL("%s == %lld, expected %lld", #a, _a, _b); \
 	} while (0)
@@ -57,6 +69,7 @@ static const char *unit_name;
 #define CHECK_U64(a, b)							\
 	do {								\
 		uint64_t _a = (uint64_t)(a), _b = (uint64_t)(b);	\
+		unit_checks++;						\
 		if (_a != _b)						\
 			UNIT_FAIL("%s == %" PRIu64 ", expected %" PRIu64, \
 				  #a, _a, _b);				\
@@ -65,6 +78,7 @@ static const char *unit_name;
 #define CHECK_STR(a, b)							\
 	do {								\
 		const char *_a = (a), *_b = (b);			\
+		unit_checks++;						\
 		if (!_a || !_b || strcmp(_a, _b))			\
 			UNIT_FAIL("%s == \"%s\", expected \"%s\"", #a,	\
 				  _a ? _a : "(null)", _b ? _b : "(null)"); \
@@ -92,13 +106,20 @@ static inline int unit_run(const struct unit_case *cases, size_t n)
 		printf("# RUN %s\n", unit_name);
 		fflush(stdout);
 		unit_failed = 0;
+		unit_checks = 0;
 		unit_skip = NULL;
 		cases[i].fn();
 		if (unit_failed)
 			bad++;
+		else if (cases[i].cleanup)
+			printf("CLEANUP %s\n", unit_name);
 		else if (unit_skip)
 			printf("SKIP %s: %s\n", unit_name, unit_skip);
-		else
+		else if (!unit_checks) {
+			printf("FAIL %s: asserted nothing (a test checks something; housekeeping is a UNIT_CLEANUP case)\n",
+			       unit_name);
+			bad++;
+		} else
 			printf("PASS %s\n", unit_name);
 		fflush(stdout);
 	}
@@ -112,7 +133,9 @@ static inline int unit_run(const struct unit_case *cases, size_t n)
 		return unit_run(cases, sizeof(cases) / sizeof(cases[0])); \
 	}
 
-#define UNIT(fn) { #fn, fn }
+#define UNIT(fn) { #fn, fn, 0 }
+/* Housekeeping after the tests: run, reported as CLEANUP, not counted. */
+#define UNIT_CLEANUP(fn) { #fn, fn, 1 }
 
 /* Directory of the repository's tests, for data files (set by run.sh). */
 static inline const char *unit_srcdir(void)
