@@ -42,6 +42,8 @@ static const struct cmd commands[] = {
 	  "two profiles as differential input for flamegraph.pl" },
 	{ "plot", cmd_plot,
 	  "gnuplot charts: latency, CDFs, attribution, lock timeline" },
+	{ "top", cmd_top,
+	  "flush cost live: flushes, holds, waits, busiest cgroups" },
 };
 
 static void usage(FILE *out)
