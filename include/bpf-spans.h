@@ -199,6 +199,13 @@ const struct bpf_spans_hist *bpf_spans__hist(const struct bpf_spans *s,
  */
 void bpf_spans__forget_symbols(struct bpf_spans *s);
 
+/*
+ * Read the kernel's symbols now rather than at the first stack (before
+ * dropping the privileges kptr_restrict asks for). 0, -ENOENT (no
+ * symbols readable: subsystems stay unknown), -ENOMEM.
+ */
+int bpf_spans__load_symbols(struct bpf_spans *s);
+
 /* Which sources the programs could use here, after open. */
 struct bpf_spans_sources {
 	bool lock_tracepoints;	/* cgroup:cgroup_rstat_{locked,unlock,..} */

@@ -112,6 +112,9 @@ int live__sample(struct live *l, struct live_snap *snap, char *errbuf,
  */
 void live__reload(struct live *l);
 
+/* Read the kernel symbols now (before a privilege drop); 0 or -errno. */
+int live__load_symbols(struct live *l);
+
 /* out = cur - prev, slot by slot (prev NULL: cur). */
 void live_hist__delta(struct bpf_spans_hist *out,
 		      const struct bpf_spans_hist *cur,

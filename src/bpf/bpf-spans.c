@@ -319,6 +319,11 @@ int bpf_spans__reset(struct bpf_spans *s)
 	return -EOPNOTSUPP;
 }
 
+int bpf_spans__load_symbols(struct bpf_spans *s)
+{
+	return -ENOENT;
+}
+
 void bpf_spans__detach(struct bpf_spans *s)
 {
 }
@@ -899,6 +904,11 @@ static int stack_get(struct bpf_spans *s, int32_t id, struct rs_stack **out)
 	s->nr_stacks++;
 	*out = st;
 	return 0;
+}
+
+int bpf_spans__load_symbols(struct bpf_spans *s)
+{
+	return load_kallsyms(s);
 }
 
 int bpf_spans__read(struct bpf_spans *s, char *errbuf, size_t errlen)

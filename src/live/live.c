@@ -119,6 +119,11 @@ int live_cgroup_id(const char *path, uint64_t *id)
 	return 0;
 }
 
+int live__load_symbols(struct live *l)
+{
+	return l->bs ? bpf_spans__load_symbols(l->bs) : -EINVAL;
+}
+
 void live__reload(struct live *l)
 {
 	if (l->bs)

@@ -335,7 +335,7 @@ static void histogram(FILE *out, const char *name,
 		fprintf(out, "%s_bucket{subsys=\"", name);
 		label_value(out, subsys);
 		if (i)
-			fprintf(out, "\",le=\"%.10g\"} %llu\n",
+			fprintf(out, "\",le=\"%.12g\"} %llu\n",
 				(double)(1ULL << i) / 1e9,
 				(unsigned long long)cum);
 		else
