@@ -21,9 +21,13 @@
 
 struct metrics_http {
 	struct MHD_Daemon *d;
-	pthread_mutex_t lock;	/* text, len, stats */
-	char *text;
-	size_t len;
+	pthread_mutex_t lock;	/* resp, stats */
+	/*
+	 * The page, as one response every scrape queues: the library counts
+	 * its references, so it is never copied per connection and goes
+	 * when the last connection sending it is done.
+	 */
+	struct MHD_Response *resp;
 	struct metrics_http_stats st;
 };
 
@@ -81,15 +85,10 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn,
 	}
 	pthread_mutex_lock(&h->lock);
 	h->st.ok++;
-	r = MHD_create_response_from_buffer(h->len, h->text ? h->text : "",
-					    MHD_RESPMEM_MUST_COPY);
+	r = h->resp;
+	/* Under the lock: publish cannot drop it meanwhile. */
+	ret = r ? MHD_queue_response(conn, MHD_HTTP_OK, r) : MHD_NO;
 	pthread_mutex_unlock(&h->lock);
-	if (!r)
-		return MHD_NO;	/* out of memory: the connection is closed */
-	MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE,
-				CONTENT_TYPE);
-	ret = MHD_queue_response(conn, MHD_HTTP_OK, r);
-	MHD_destroy_response(r);
 	return ret;
 }
 
@@ -148,18 +147,30 @@ int metrics_http__port(struct metrics_http *h)
 int metrics_http__publish(struct metrics_http *h, const char *text,
 			  size_t len)
 {
-	char *copy = malloc(len + 1), *old;
+	struct MHD_Response *r, *old;
+	char *copy = malloc(len + 1);
 
 	if (!copy)
 		return -ENOMEM;
 	memcpy(copy, text, len);
 	copy[len] = '\0';
+	r = MHD_create_response_from_buffer(len, copy, MHD_RESPMEM_MUST_FREE);
+	if (!r) {
+		free(copy);
+		return -ENOMEM;
+	}
+	if (MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE,
+				    CONTENT_TYPE) == MHD_NO) {
+		MHD_destroy_response(r);
+		return -ENOMEM;
+	}
 	pthread_mutex_lock(&h->lock);
-	old = h->text;
-	h->text = copy;
-	h->len = len;
+	old = h->resp;
+	h->resp = r;
 	pthread_mutex_unlock(&h->lock);
-	free(old);
+	/* Connections still sending it hold their own reference. */
+	if (old)
+		MHD_destroy_response(old);
 	return 0;
 }
 
@@ -175,8 +186,9 @@ void metrics_http__stop(struct metrics_http *h)
 	if (!h)
 		return;
 	MHD_stop_daemon(h->d);
+	if (h->resp)
+		MHD_destroy_response(h->resp);
 	pthread_mutex_destroy(&h->lock);
-	free(h->text);
 	free(h);
 }
 

@@ -261,12 +261,13 @@ void live_out__top(FILE *out, const struct live_snap *cur,
 	if (missing)
 		fputc('\n', out);
 	fprintf(out, "\n%-10s %9s %11s %9s %9s %9s %8s %9s %9s\n",
-		"SUBSYS", "FLUSHES/s", "FLUSH-TIME", "HOLDS/s", "HOLD-p50",
+		"SUBSYS", "FLUSHES/s", "FLUSH-T/s", "HOLDS/s", "HOLD-p50",
 		"HOLD-p99", "WAITS", "WAIT-p50", "WAIT-p99");
 	for (i = 0; i < nr; i++) {
 		const struct top_row *r = &rows[i];
 
-		fmt_ns(a, sizeof(a), (double)r->d[BPF_SPANS_FLUSH].sum);
+		fmt_ns(a, sizeof(a),
+		       (double)r->d[BPF_SPANS_FLUSH].sum / secs);
 		fmt_ns(b, sizeof(b), (double)r->hold_p50);
 		fmt_ns(d, sizeof(d), (double)r->hold_p99);
 		fmt_ns(e, sizeof(e), (double)r->wait_p50);
