@@ -153,6 +153,11 @@ struct bpf_spans_counts {
 	uint64_t hist_full;	/* spans lost: the histogram map was full */
 	uint64_t filtered;	/* locked events the filters left out */
 	uint64_t unresolved;	/* stacks that named no subsystem */
+	/*
+	 * ns the unlock program ran after its clock (stack, histograms,
+	 * bookkeeping): divided by pairs, its cost per hold outside it.
+	 */
+	uint64_t self_ns;
 };
 
 /*

@@ -10,19 +10,19 @@
 #            with C busy children: the highest flush rate two shell
 #            loops make here; the flush and hold events per second it
 #            saw, from its own metrics;
-#   per event  what the programs add per flush in the kernel, from the
-#            readers' rate without and with the daemon attached
-#            (1/rate_with - 1/rate_without per read, one flush a read),
-#            and the shortest hold the same programs time back to back
+#   per event  what the unlock program costs after a hold's end, from
+#            the daemon's own rstat_exporter_bpf_unlock_seconds_total
+#            over the holds it timed (the program reads the clock at its
+#            end too: no machine-wide kernel.bpf_stats_enabled needed);
+#            the readers' rate without and with the daemon (noisy on a
+#            shared machine: for the record only); and the shortest hold
+#            the same programs time back to back
 #            (locked -> unlock with nothing between: the bound of what
 #            timing adds inside a hold, as `record` states it), through
 #            build/tools/bpf-spans-run.
 # Prints one table; figures in docs/performance.md ("Live views").
 #
-# With one reader (-r 1) the reader is CPU-bound and the added time per
-# read is the programs' cost per flush (one flush, three lock holds and
-# their six tracepoint hits a read on 2 CPUs); -s runs the daemon with
-# --no-stacks (no kernel stack taken at unlocks).
+# -s runs the daemon with --no-stacks (no kernel stack taken at unlocks).
 #
 # Usage: scripts/bench-live-cost.sh [-d SECONDS] [-r READERS] [-c CHILDREN]
 #                                   [-b BINARY] [-s]
@@ -128,12 +128,14 @@ idle=$(awk -v a="$c0" -v b="$c1" -v s="$secs" 'BEGIN { printf "%.2f", (b - a) / 
 # Loaded.
 f0=$(metric rstat_flush_total)
 h0=$(metric rstat_lock_hold_seconds_count)
+u0=$(metric rstat_exporter_bpf_unlock_seconds_total)
 c0=$(metric rstat_exporter_cpu_seconds_total)
 with=$(read_rate)
 sleep 1.5	# one more read of the maps
 c1=$(metric rstat_exporter_cpu_seconds_total)
 f1=$(metric rstat_flush_total)
 h1=$(metric rstat_lock_hold_seconds_count)
+u1=$(metric rstat_exporter_bpf_unlock_seconds_total)
 loaded=$(awk -v a="$c0" -v b="$c1" -v s="$secs" 'BEGIN { printf "%.2f", (b - a) / s * 100 }')
 rss=$(metric rstat_exporter_resident_memory_bytes)
 kill -TERM $wpid
@@ -162,7 +164,10 @@ printf '%-44s %s\n' "lock holds/s it timed (all cgroups)" \
 printf '%-44s %s%%\n' "daemon CPU, idle (of one CPU)" "$idle"
 printf '%-44s %s%%\n' "daemon CPU, loaded (of one CPU)" "$loaded"
 printf '%-44s %s MiB\n' "daemon RSS" "$(awk -v b="$rss" 'BEGIN { printf "%.1f", b / 1048576 }')"
-printf '%-44s %s ns\n' "added per read (flush + holds), from rates" \
+printf '%-44s %s ns\n' "unlock program per hold, after its end" \
+	"$(awk -v a="$u0" -v b="$u1" -v x="$h0" -v y="$h1" 'BEGIN {
+		if (y > x) printf "%.0f", (b - a) * 1e9 / (y - x); else print "-" }')"
+printf '%-44s %s ns\n' "added per read, from rates (noisy)" \
 	"$(awk -v a="$base" -v b="$with" -v r="$readers" 'BEGIN {
 		if (a > 0 && b > 0) printf "%.0f", (r / b - r / a) * 1e9; else print "-" }')"
 printf '%-44s %s ns\n' "shortest hold timed, back to back" "${min:--}"

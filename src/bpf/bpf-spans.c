@@ -964,6 +964,7 @@ int bpf_spans__read(struct bpf_spans *s, char *errbuf, size_t errlen)
 	s->counts.stack_errors = sums[RS_BPF_C_STACK_ERRORS];
 	s->counts.hist_full = sums[RS_BPF_C_HIST_FULL];
 	s->counts.filtered = sums[RS_BPF_C_FILTERED];
+	s->counts.self_ns = sums[RS_BPF_C_SELF_NS];
 
 	fd = bpf_map__fd(s->skel->maps.hists);
 	while (!bpf_map_get_next_key(fd, prev, &next)) {

@@ -51,6 +51,8 @@ struct rs_bpf_flush {
 	__u64 id;		/* cgroup id */
 	__s32 root;
 	__s32 last_cpu;		/* the cpu field of the last lock */
+	__s32 stack_id;		/* the stack at its first CPU's unlock */
+	__u32 pad;
 };
 
 /*
@@ -97,6 +99,7 @@ enum {
 	RS_BPF_C_STACK_ERRORS,
 	RS_BPF_C_HIST_FULL,
 	RS_BPF_C_FILTERED,
+	RS_BPF_C_SELF_NS,	/* ns in rs_unlock after its clock */
 	RS_BPF__NR_COUNTERS,
 };
 

@@ -464,6 +464,10 @@ void live_out__prometheus(FILE *out, const struct live_snap *snap)
 	      "# TYPE rstat_exporter_bpf_run_seconds_total counter\n", out);
 	fprintf(out, "rstat_exporter_bpf_run_seconds_total %.9f\n",
 		(double)snap->prog_ns / 1e9);
+	fputs("# HELP rstat_exporter_bpf_unlock_seconds_total Time the unlock program ran after the hold's end (stack, histograms): with the holds' _count, the per-event cost.\n"
+	      "# TYPE rstat_exporter_bpf_unlock_seconds_total counter\n", out);
+	fprintf(out, "rstat_exporter_bpf_unlock_seconds_total %.9f\n",
+		(double)c->self_ns / 1e9);
 	counter(out, "rstat_exporter_bpf_runs_total",
 		"Runs of the exporter's BPF programs (0 unless kernel.bpf_stats_enabled=1).",
 		snap->prog_runs);
