@@ -20,6 +20,7 @@
 #include "live-out.h"
 #include "live.h"
 #include "util.h"
+#include "vm.h"
 
 static volatile sig_atomic_t top_stop;
 
@@ -30,7 +31,8 @@ static void top_on_signal(int sig)
 
 static const char top_usage_text[] =
 	"usage: rstat-analyze top [-i SECONDS] [-d SECONDS] [-s KEY] [-n ROWS]\n"
-	"                         [--batch] [--cgroup PATH]... [--no-stacks]\n";
+	"                         [--batch] [--cgroup PATH]... [--no-stacks]\n"
+	"                         [--kernel IMAGE -d SECONDS [VM options]]\n";
 
 static void top_usage(FILE *out)
 {
@@ -59,7 +61,12 @@ static void top_help(void)
 	      "  -b, --batch             one block per interval even on a terminal\n"
 	      "      --cgroup PATH       only flushes of this cgroup (repeatable)\n"
 	      "      --no-stacks         no kernel stacks: cheaper, subsystems unknown\n"
-	      "  -h, --help              this text\n", stdout);
+	      "  -h, --help              this text\n"
+	      "\n"
+	      "With --kernel (and -d), the same blocks from inside a throwaway VM\n"
+	      "booted from that kernel image, printed when it ends.\n"
+	      "\n"
+	      VM_HELP_TEXT, stdout);
 }
 
 enum { OPT_CGROUP = 256, OPT_NO_STACKS };
@@ -100,19 +107,64 @@ static double wall_now(void)
 	return tv.tv_sec + tv.tv_usec / 1e6;
 }
 
+static const struct option top_long_options[] = {
+	{ "interval", required_argument, NULL, 'i' },
+	{ "duration", required_argument, NULL, 'd' },
+	{ "sort", required_argument, NULL, 's' },
+	{ "rows", required_argument, NULL, 'n' },
+	{ "batch", no_argument, NULL, 'b' },
+	{ "cgroup", required_argument, NULL, OPT_CGROUP },
+	{ "no-stacks", no_argument, NULL, OPT_NO_STACKS },
+	{ "help", no_argument, NULL, 'h' },
+	VM_LONG_OPTIONS,
+	{ NULL, 0, NULL, 0 },
+};
+
+/*
+ * top on another kernel: the same command in a throwaway VM, with -d so
+ * that it ends; its blocks (not a terminal there) printed afterwards.
+ */
+static int top_in_vm(const struct vm_opts *vm, size_t nr_ids,
+		     double duration, int argc, char **argv)
+{
+	struct vm_result *res;
+	char **gargv;
+	int gargc, status;
+
+	if (vm->nkernels > 1) {
+		rs_error("top: one --kernel at a time");
+		top_usage(stderr);
+		return RS_EXIT_USAGE;
+	}
+	if (duration <= 0) {
+		rs_error("top: --kernel needs -d SECONDS (the guest's blocks are printed when it ends)");
+		top_usage(stderr);
+		return RS_EXIT_USAGE;
+	}
+	if (nr_ids) {
+		rs_error("top: --cgroup names this machine's cgroups, not the guest's; drop it with --kernel");
+		top_usage(stderr);
+		return RS_EXIT_USAGE;
+	}
+	gargv = vm_guest_argv(argc, argv, optind, top_long_options, NULL,
+			      &gargc);
+	if (!gargv) {
+		rs_error("top: out of memory");
+		return RS_EXIT_FAIL;
+	}
+	status = vm_cmd__run("top", vm, vm->kernels[0], gargc, gargv, NULL,
+			     NULL, &res);
+	free(gargv);
+	if (status)
+		return status;
+	status = vm_cmd__print_output(res);
+	vm_result__delete(res);
+	return status;
+}
+
 int cmd_top(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "interval", required_argument, NULL, 'i' },
-		{ "duration", required_argument, NULL, 'd' },
-		{ "sort", required_argument, NULL, 's' },
-		{ "rows", required_argument, NULL, 'n' },
-		{ "batch", no_argument, NULL, 'b' },
-		{ "cgroup", required_argument, NULL, OPT_CGROUP },
-		{ "no-stacks", no_argument, NULL, OPT_NO_STACKS },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
+	struct vm_opts vm;
 	struct live_top_opts to = { .sort = LIVE_SORT_FLUSHES, .cgroups = 10 };
 	struct live_opts lo = { .cgroup_paths = true };
 	struct live_snap *snaps = NULL;
@@ -126,10 +178,20 @@ int cmd_top(int argc, char **argv)
 	char *end;
 	long n;
 
+	memset(&vm, 0, sizeof(vm));
 	opterr = 0;
 	optind = 1;
-	while ((c = getopt_long(argc, argv, ":i:d:s:n:bh", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":i:d:s:n:bh", top_long_options,
+				 NULL)) != -1) {
 		switch (c) {
+		VM_OPT_CASES:
+			if (vm_opts__parse(&vm, c, optarg, errbuf,
+					   sizeof(errbuf))) {
+				rs_error("top: %s", errbuf);
+				top_usage(stderr);
+				return RS_EXIT_USAGE;
+			}
+			break;
 		case 'i':
 			if (parse_seconds(optarg, &interval)) {
 				rs_error("top: --interval '%s': give seconds from 0.01 to 86400",
@@ -194,6 +256,8 @@ int cmd_top(int argc, char **argv)
 		top_usage(stderr);
 		return RS_EXIT_USAGE;
 	}
+	if (vm.nkernels)
+		return top_in_vm(&vm, nr_ids, duration, argc, argv);
 	if (geteuid()) {
 		rs_error("top: loading BPF programs needs root (or CAP_BPF and CAP_PERFMON); run it with sudo");
 		return RS_EXIT_FAIL;
