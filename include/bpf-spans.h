@@ -213,7 +213,7 @@ int bpf_spans__load_symbols(struct bpf_spans *s);
 
 /* Which sources the programs could use here, after open. */
 struct bpf_spans_sources {
-	bool lock_tracepoints;	/* cgroup:cgroup_rstat_{locked,unlock,..} */
+	bool lock_tracepoints;	/* cgroup:cgroup_rstat_locked, ... */
 	bool memcg_tracepoint;	/* memcg:memcg_flush_stats timed */
 	bool flush_spans;	/* flushes as runs of per-CPU locks (6.15+) */
 	bool kprobes;		/* flushes timed by kprobes instead */

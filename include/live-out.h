@@ -29,7 +29,7 @@ const char *live_sort__names(void);
 struct live_top_opts {
 	bool tty;		/* redraw the screen, else one block each */
 	enum live_sort sort;
-	unsigned int cgroups;	/* busiest cgroup rows, at most LIVE_CGROUPS */
+	unsigned int cgroups;	/* busiest cgroups shown, <= LIVE_CGROUPS */
 	double wall;		/* time of day of the sample (seconds) */
 };
 

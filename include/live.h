@@ -35,7 +35,7 @@
 /* A source the programs could not use on this kernel. */
 enum live_source {
 	LIVE_SRC_RSTAT_TRACEPOINTS,	/* holds, waits (v6.10+) */
-	LIVE_SRC_FLUSH_SPANS,		/* flushes as per-CPU runs (v6.15+) */
+	LIVE_SRC_FLUSH_SPANS,		/* flushes: per-CPU runs (v6.15+) */
 	LIVE_SRC_MEMCG_TRACEPOINT,	/* memcg flush decisions (v6.13+) */
 	LIVE_SRC_CGROUP_LEVEL,		/* flushes by cgroup level */
 	LIVE_SRC_KALLSYMS,		/* subsystem and trigger names */

@@ -23,8 +23,8 @@ struct metrics_http_opts {
 	const struct sockaddr *addr;	/* where to listen (v4 or v6) */
 	socklen_t addrlen;
 	unsigned int max_connections;	/* 0: 64 */
-	size_t max_request;		/* request line + headers; 0: 8 KiB */
-	unsigned int timeout_s;		/* idle connections closed; 0: 10 */
+	size_t max_request;		/* line + headers; 0: 8 KiB */
+	unsigned int timeout_s;		/* idle ones closed; 0: 10 */
 };
 
 struct metrics_http_stats {

@@ -266,7 +266,8 @@ int cmd_watch(int argc, char **argv)
 			listen_arg = optarg;
 			break;
 		case 'i':
-			if (parse_seconds(optarg, &interval) || interval > 3600) {
+			if (parse_seconds(optarg, &interval) ||
+			    interval > 3600) {
 				rs_error("watch: --interval '%s': give seconds from 0.01 to 3600",
 					 optarg);
 				return RS_EXIT_USAGE;
@@ -400,7 +401,7 @@ int cmd_watch(int argc, char **argv)
 	while (!watch_stop) {
 		if (watch_hup) {
 			watch_hup = 0;
-			/* Without root's view of kallsyms, keep what we have. */
+			/* Without root's view of kallsyms, keep ours. */
 			if (kallsyms_visible())
 				live__reload(l);
 			else

@@ -29,6 +29,7 @@ struct live {
 	size_t nr_prev;
 	struct cgroup_paths *paths;
 	bool reload_paths;
+	double paths_at;	/* when the tree was last walked */
 };
 
 static const char *const source_names[LIVE_SRC__NR] = {
@@ -129,6 +130,7 @@ void live__reload(struct live *l)
 	if (l->bs)
 		bpf_spans__forget_symbols(l->bs);
 	l->reload_paths = true;
+	l->paths_at = 0;	/* now, not in 10 s */
 }
 
 void live_hist__delta(struct bpf_spans_hist *out,
@@ -233,15 +235,21 @@ static int read_cgroups(struct live *l, struct live_snap *snap)
 	return 0;
 }
 
-/* Name the busiest cgroups; the tree is walked again after a reload. */
+/*
+ * Name the busiest cgroups. The tree is walked again after a reload, or
+ * when one was not found (made since), at most every 10 s: a cgroup
+ * removed since its flush is never found, and must not make every
+ * interval walk the whole tree.
+ */
 static int name_cgroups(struct live *l, struct live_snap *snap)
 {
 	size_t i;
 
-	if (l->reload_paths || !l->paths) {
+	if (!l->paths || (l->reload_paths && snap->t - l->paths_at >= 10)) {
 		cgroup_paths__delete(l->paths);
 		l->paths = cgroup_paths__new();
 		l->reload_paths = false;
+		l->paths_at = snap->t;
 		if (!l->paths)
 			return -ENOMEM;
 	}
@@ -270,7 +278,8 @@ static void self_cost(struct live_snap *snap)
 	f = fopen("/proc/self/statm", "re");
 	if (f) {
 		if (fscanf(f, "%ld %ld", &pages, &rss) == 2)
-			snap->self_rss_kb = rss * (sysconf(_SC_PAGESIZE) / 1024);
+			snap->self_rss_kb = rss *
+				(sysconf(_SC_PAGESIZE) / 1024);
 		fclose(f);
 	}
 }

@@ -394,8 +394,8 @@ void live_out__prometheus(FILE *out, const struct live_snap *snap)
 			label_value(out, subsys_name(s));
 			fputs("\",trigger=\"", out);
 			label_value(out, t < 0 ? "none" : rs_trigger_name(t));
-			fprintf(out, "\"} %llu\n",
-				(unsigned long long)snap->flushes[t + 1][s + 1]);
+			fprintf(out, "\"} %llu\n", (unsigned long long)
+				snap->flushes[t + 1][s + 1]);
 		}
 	fputs("# HELP rstat_flush_level_total rstat flushes by the flushed cgroup's level (15: 15 and deeper).\n"
 	      "# TYPE rstat_flush_level_total counter\n", out);
@@ -417,7 +417,8 @@ void live_out__prometheus(FILE *out, const struct live_snap *snap)
 		for (s = -1; s < RS_CAT__NR; s++)
 			if (snap->hist[k][s + 1].count)
 				histogram(out, hists[i].name,
-					  &snap->hist[k][s + 1], subsys_name(s));
+					  &snap->hist[k][s + 1],
+					  subsys_name(s));
 	}
 
 	counter(out, "rstat_lock_contended_total",
