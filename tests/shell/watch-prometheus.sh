@@ -177,16 +177,20 @@ done
 traced=$(( $(cat "$TMP/w1.traced") + $(cat "$TMP/w2.traced") + \
 	$(cat "$TMP/w3.traced") ))
 
-# Prometheus's latest value, once it has settled (two scrapes alike).
+# Prometheus's value from a scrape made after the last read plus one
+# watch interval (0.2 s): the page it got counted every flush.
+end=$(date +%s.%N)
 after=none
-prev=
 for _ in $(seq 40); do
-	sleep 1
+	sleep 0.5
+	ts=$(query 'timestamp(up{job="rstat"})')
+	python3 -c 'import sys; sys.exit(not float(sys.argv[1]) > float(sys.argv[2]) + 0.5)' \
+		"$ts" "$end" 2>/dev/null || continue
 	after=$(query 'sum(rstat_flush_total)')
-	[ "$after" = "$prev" ] && [ "$after" != none ] &&
-		[ "$after" != error ] && break
-	prev=$after
+	break
 done
+[ "$after" != none ] && [ "$after" != error ] ||
+	fail "Prometheus has no rstat_flush_total scraped after the reads: $after"
 echo "flushes: Prometheus $before -> $after, tracepoint $traced, reads $((3 * N))"
 [ "$traced" -eq $((3 * N)) ] ||
 	fail "the tracepoint counted $traced flushes of $((3 * N)) reads (another flusher of our cgroup?)"
