@@ -49,6 +49,16 @@ BASE_CFLAGS += -DRS_HAVE_BPF -Ibuild/bpf $(shell pkg-config --cflags libbpf)
 LDLIBS += $(shell pkg-config --libs libbpf)
 endif
 
+# watch's HTTP endpoint (src/live/metrics-http.c): Debian's libmicrohttpd.
+# Without it (or with NO_MHD=1) watch says "built without libmicrohttpd".
+ifndef NO_MHD
+HAVE_MHD := $(shell pkg-config --exists libmicrohttpd && echo 1)
+endif
+ifeq ($(HAVE_MHD),1)
+BASE_CFLAGS += -DRS_HAVE_MHD $(shell pkg-config --cflags libmicrohttpd)
+LDLIBS += $(shell pkg-config --libs libmicrohttpd) -lpthread
+endif
+
 ifeq ($(V),1)
 Q :=
 else

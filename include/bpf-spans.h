@@ -98,6 +98,11 @@ struct bpf_spans_opts {
 	const struct rules *rules;
 	/* NULL: /proc/kallsyms. */
 	const char *kallsyms;
+	/*
+	 * Also count flushes per flushed cgroup and per cgroup level (the
+	 * live views, top and watch): a few map updates per flush.
+	 */
+	bool per_cgroup;
 };
 
 struct bpf_spans;
@@ -148,6 +153,11 @@ struct bpf_spans_counts {
 	uint64_t hist_full;	/* spans lost: the histogram map was full */
 	uint64_t filtered;	/* locked events the filters left out */
 	uint64_t unresolved;	/* stacks that named no subsystem */
+	/*
+	 * ns the unlock program ran after its clock (stack, histograms,
+	 * bookkeeping): divided by pairs, its cost per hold outside it.
+	 */
+	uint64_t self_ns;
 };
 
 /*
@@ -187,5 +197,60 @@ void bpf_spans__rows(const struct bpf_spans *s,
 const struct bpf_spans_hist *bpf_spans__hist(const struct bpf_spans *s,
 					     enum bpf_spans_kind kind,
 					     int subsys);
+
+/*
+ * Forget the resolved stacks and kernel symbols: the next read resolves
+ * them again (a module loaded meanwhile). Rows are invalid until then.
+ */
+void bpf_spans__forget_symbols(struct bpf_spans *s);
+
+/*
+ * Read the kernel's symbols now rather than at the first stack (before
+ * dropping the privileges kptr_restrict asks for). 0, -ENOENT (no
+ * symbols readable: subsystems stay unknown), -ENOMEM.
+ */
+int bpf_spans__load_symbols(struct bpf_spans *s);
+
+/* Which sources the programs could use here, after open. */
+struct bpf_spans_sources {
+	bool lock_tracepoints;	/* cgroup:cgroup_rstat_locked, ... */
+	bool memcg_tracepoint;	/* memcg:memcg_flush_stats timed */
+	bool flush_spans;	/* flushes as runs of per-CPU locks (6.15+) */
+	bool kprobes;		/* flushes timed by kprobes instead */
+	bool levels;		/* the tracepoints carry the cgroup level */
+	bool kallsyms;		/* stacks resolved: subsystems named */
+};
+
+void bpf_spans__sources(const struct bpf_spans *s,
+			struct bpf_spans_sources *out);
+
+/* Flushes of one cgroup since attach (opts.per_cgroup). */
+struct bpf_spans_cgroup {
+	uint64_t id;
+	int32_t root;			/* hierarchy, 0 = v2 */
+	int32_t level;			/* -1 unknown */
+	uint64_t flushes, ns;
+};
+
+#define BPF_SPANS_LEVELS 16
+
+/*
+ * Copy up to max per-cgroup entries into out (*nr of them; the map holds
+ * at most 4096, the least recently flushed evicted first), and the
+ * flushes and their time by level (the last level holds the deeper
+ * ones). 0 or -errno; -EINVAL unless opened with per_cgroup.
+ */
+int bpf_spans__read_cgroups(struct bpf_spans *s, struct bpf_spans_cgroup *out,
+			    size_t max, size_t *nr,
+			    uint64_t level_flushes[BPF_SPANS_LEVELS],
+			    uint64_t level_ns[BPF_SPANS_LEVELS]);
+
+/*
+ * The time the kernel spent in our programs and how many times they ran
+ * (summed over the programs): only counted while the kernel's BPF run
+ * statistics are on (sysctl kernel.bpf_stats_enabled=1), 0 otherwise.
+ */
+int bpf_spans__prog_stats(const struct bpf_spans *s, uint64_t *run_ns,
+			  uint64_t *runs);
 
 #endif

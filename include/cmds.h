@@ -25,6 +25,8 @@ int cmd_doctor(int argc, char **argv);
 int cmd_compare(int argc, char **argv);
 int cmd_diff_folded(int argc, char **argv);
 int cmd_plot(int argc, char **argv);
+int cmd_top(int argc, char **argv);
+int cmd_watch(int argc, char **argv);
 
 /*
  * What `compare F1 -- F2 -- ...` prints (text), in-process: one file per

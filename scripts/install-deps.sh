@@ -13,6 +13,9 @@ packages=(
 	libbpf-dev bpftool		# spans timed in the kernel (src/bpf/)
 	linux-perf			# the oracle the tests compare against
 	gnuplot-nox			# rstat-analyze plot
+	libmicrohttpd-dev		# rstat-analyze watch's HTTP endpoint
+	prometheus			# the real server watch's test scrapes with
+	tmux				# top's terminal test
 	python3				# test helpers
 	qemu-system-x86			# --kernel: throwaway VMs
 	cpio				# the oracle for our initramfs writer

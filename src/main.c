@@ -42,6 +42,10 @@ static const struct cmd commands[] = {
 	  "two profiles as differential input for flamegraph.pl" },
 	{ "plot", cmd_plot,
 	  "gnuplot charts: latency, CDFs, attribution, lock timeline" },
+	{ "top", cmd_top,
+	  "flush cost live: flushes, holds, waits, busiest cgroups" },
+	{ "watch", cmd_watch,
+	  "the same as Prometheus metrics on http://127.0.0.1:19193" },
 };
 
 static void usage(FILE *out)

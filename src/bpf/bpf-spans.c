@@ -59,6 +59,7 @@ struct bpf_spans {
 	bool attached;
 	/* No rstat tracepoints: flushes timed by kprobes on FLUSH_FUNC. */
 	bool kprobes;
+	struct bpf_spans_sources src;
 	uint64_t locked_base;	/* nlocked summed at the last reset */
 
 	struct rs_stack *stacks;
@@ -254,7 +255,43 @@ void bpf_spans_hist__merge(struct bpf_spans_hist *dst,
 		dst->slots[i] += src->slots[i];
 }
 
+void bpf_spans__forget_symbols(struct bpf_spans *s)
+{
+	size_t i;
+
+	for (i = 0; i < s->nr_stacks; i++)
+		free(s->stacks[i].frames);
+	s->nr_stacks = 0;
+	s->nr_rows = 0;
+	machine__delete(s->machine);
+	s->machine = NULL;
+	s->kallsyms_tried = false;
+}
+
+void bpf_spans__sources(const struct bpf_spans *s,
+			struct bpf_spans_sources *out)
+{
+	*out = s->src;
+	out->kallsyms = s->machine != NULL;
+}
+
 #ifndef RS_HAVE_BPF
+
+int bpf_spans__read_cgroups(struct bpf_spans *s, struct bpf_spans_cgroup *out,
+			    size_t max, size_t *nr,
+			    uint64_t level_flushes[BPF_SPANS_LEVELS],
+			    uint64_t level_ns[BPF_SPANS_LEVELS])
+{
+	*nr = 0;
+	return -EOPNOTSUPP;
+}
+
+int bpf_spans__prog_stats(const struct bpf_spans *s, uint64_t *run_ns,
+			  uint64_t *runs)
+{
+	*run_ns = *runs = 0;
+	return -EOPNOTSUPP;
+}
 
 static int no_bpf(char *errbuf, size_t errlen)
 {
@@ -281,6 +318,11 @@ int bpf_spans__read(struct bpf_spans *s, char *errbuf, size_t errlen)
 int bpf_spans__reset(struct bpf_spans *s)
 {
 	return -EOPNOTSUPP;
+}
+
+int bpf_spans__load_symbols(struct bpf_spans *s)
+{
+	return -ENOENT;
 }
 
 void bpf_spans__detach(struct bpf_spans *s)
@@ -530,7 +572,7 @@ static int do_open(struct bpf_spans *s, char *errbuf, size_t errlen)
 	};
 	struct tp_layout lock[3], memcg;
 	int off_root = -1, off_id = -1, off_cpu = -1, first = 0, last = 0;
-	int mforce, mneeds, err, i, version;
+	int mforce, mneeds, err, i, version, off_level = -1;
 	unsigned int depth;
 	struct rstat_spans *sk;
 	struct utsname u;
@@ -604,6 +646,8 @@ static int do_open(struct bpf_spans *s, char *errbuf, size_t errlen)
 			break;
 		}
 		off_root = tp_field(&lock[i], "root", 4);
+		if (!i)
+			off_level = tp_field(&lock[i], "level", 4);
 		off_id = tp_field(&lock[i], "id", 8);
 		off_cpu = tp_field(&lock[i], "cpu", 4);
 	}
@@ -655,6 +699,14 @@ static int do_open(struct bpf_spans *s, char *errbuf, size_t errlen)
 	sk->rodata->filter_tgid = s->o.nr_tgids > 0;
 	sk->rodata->filter_cgroup = s->o.nr_cgroup_ids > 0;
 	sk->rodata->want_stacks = !s->o.no_stacks;
+	sk->rodata->want_cgroups = s->o.per_cgroup;
+	sk->rodata->off_level = off_level;
+	if (!s->o.per_cgroup)
+		bpf_map__set_max_entries(sk->maps.cgroup_flushes, 1);
+	s->src.lock_tracepoints = !s->kprobes;
+	s->src.kprobes = s->kprobes;
+	s->src.flush_spans = !s->kprobes && sk->rodata->flush_spans;
+	s->src.levels = !s->kprobes && off_level >= 0;
 	/* The tracepoints' programs, or the flush function's kprobes. */
 	bpf_program__set_autoload(sk->progs.rs_func_entry, s->kprobes);
 	bpf_program__set_autoload(sk->progs.rs_func_return, s->kprobes);
@@ -666,6 +718,7 @@ static int do_open(struct bpf_spans *s, char *errbuf, size_t errlen)
 	} else if (mforce >= 0 && mneeds >= 0 && sk->rodata->flush_spans) {
 		sk->rodata->off_m_force = (__u32)mforce;
 		sk->rodata->off_m_needs = (__u32)mneeds;
+		s->src.memcg_tracepoint = true;
 	} else {
 		/*
 		 * Before v6.13 (or another layout): no memcg spans; nor on
@@ -889,6 +942,11 @@ static int stack_get(struct bpf_spans *s, int32_t id, struct rs_stack **out)
 	return 0;
 }
 
+int bpf_spans__load_symbols(struct bpf_spans *s)
+{
+	return load_kallsyms(s);
+}
+
 int bpf_spans__read(struct bpf_spans *s, char *errbuf, size_t errlen)
 {
 	struct rs_bpf_key key, next, *prev = NULL;
@@ -942,6 +1000,7 @@ int bpf_spans__read(struct bpf_spans *s, char *errbuf, size_t errlen)
 	s->counts.stack_errors = sums[RS_BPF_C_STACK_ERRORS];
 	s->counts.hist_full = sums[RS_BPF_C_HIST_FULL];
 	s->counts.filtered = sums[RS_BPF_C_FILTERED];
+	s->counts.self_ns = sums[RS_BPF_C_SELF_NS];
 
 	fd = bpf_map__fd(s->skel->maps.hists);
 	while (!bpf_map_get_next_key(fd, prev, &next)) {
@@ -991,6 +1050,77 @@ out:
 			strerror(-err));
 	free(buf);
 	return err;
+}
+
+int bpf_spans__read_cgroups(struct bpf_spans *s, struct bpf_spans_cgroup *out,
+			    size_t max, size_t *nr,
+			    uint64_t level_flushes[BPF_SPANS_LEVELS],
+			    uint64_t level_ns[BPF_SPANS_LEVELS])
+{
+	struct rs_bpf_cg_key key, next, *prev = NULL;
+	struct rs_bpf_level *lv;
+	struct rs_bpf_cg v;
+	int fd, c, err = 0;
+	__u32 i;
+
+	*nr = 0;
+	if (!s->skel || !s->o.per_cgroup)
+		return -EINVAL;
+	lv = calloc((size_t)s->ncpus, sizeof(*lv));
+	if (!lv)
+		return -ENOMEM;
+	fd = bpf_map__fd(s->skel->maps.levels);
+	for (i = 0; i < BPF_SPANS_LEVELS; i++) {
+		level_flushes[i] = level_ns[i] = 0;
+		if (bpf_map_lookup_elem(fd, &i, lv)) {
+			err = -errno;
+			goto out;
+		}
+		for (c = 0; c < s->ncpus; c++) {
+			level_flushes[i] += lv[c].flushes;
+			level_ns[i] += lv[c].ns;
+		}
+	}
+	fd = bpf_map__fd(s->skel->maps.cgroup_flushes);
+	while (*nr < max && !bpf_map_get_next_key(fd, prev, &next)) {
+		key = next;
+		prev = &key;
+		if (bpf_map_lookup_elem(fd, &key, &v))
+			continue;	/* evicted meanwhile */
+		out[*nr].id = key.id;
+		out[*nr].root = key.root;
+		out[*nr].level = v.level;
+		out[*nr].flushes = v.flushes;
+		out[*nr].ns = v.ns;
+		(*nr)++;
+	}
+out:
+	free(lv);
+	return err;
+}
+
+int bpf_spans__prog_stats(const struct bpf_spans *s, uint64_t *run_ns,
+			  uint64_t *runs)
+{
+	struct bpf_program *p;
+
+	*run_ns = *runs = 0;
+	if (!s->skel)
+		return -EINVAL;
+	bpf_object__for_each_program(p, s->skel->obj) {
+		struct bpf_prog_info info;
+		__u32 len = sizeof(info);
+		int fd = bpf_program__fd(p);
+
+		if (fd < 0)
+			continue;	/* not loaded (another kernel's) */
+		memset(&info, 0, sizeof(info));
+		if (bpf_obj_get_info_by_fd(fd, &info, &len))
+			return -errno;
+		*run_ns += info.run_time_ns;
+		*runs += info.run_cnt;
+	}
+	return 0;
 }
 
 void bpf_spans__detach(struct bpf_spans *s)

@@ -49,6 +49,9 @@ const volatile __u32 flush_spans = 1;	/* v6.15+: a lock per CPU */
 const volatile __u32 filter_tgid, filter_cgroup;
 const volatile __u32 want_stacks = 1;
 const volatile __u32 stack_skip;
+/* Live views: flushes per cgroup and level (record leaves them off). */
+const volatile __u32 want_cgroups;
+const volatile __s32 off_level = -1;	/* -1: no level field */
 
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
@@ -86,6 +89,21 @@ struct {
 	__type(key, __u32);
 	__uint(value_size, RS_BPF_MAX_DEPTH * sizeof(__u64));
 } stacks SEC(".maps");
+
+/* Flushes per flushed cgroup, when want_cgroups. */
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, 4096);
+	__type(key, struct rs_bpf_cg_key);
+	__type(value, struct rs_bpf_cg);
+} cgroup_flushes SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, RS_BPF_LEVELS);
+	__type(key, __u32);
+	__type(value, struct rs_bpf_level);
+} levels SEC(".maps");
 
 /* tid -> time of its cgroup_rstat_lock_contended. */
 struct {
@@ -312,15 +330,48 @@ int rs_locked(void *ctx)
 	return KEEP_EVENT;
 }
 
+/* A flush of cgroup (root, id) at level took ns (live views only). */
+static __always_inline void cgroup_add(__s32 root, __u64 id, __s32 level,
+				       __u64 ns)
+{
+	struct rs_bpf_cg_key ck = { .id = id, .root = root };
+	struct rs_bpf_level *lv;
+	struct rs_bpf_cg *cg, ncg = {};
+	__u32 li;
+
+	li = level < 0 ? 0 : (__u32)level;
+	if (li > RS_BPF_LEVELS - 1)
+		li = RS_BPF_LEVELS - 1;
+	lv = bpf_map_lookup_elem(&levels, &li);
+	if (lv) {
+		lv->flushes++;
+		lv->ns += ns;
+	}
+	cg = bpf_map_lookup_elem(&cgroup_flushes, &ck);
+	if (!cg) {
+		ncg.level = level;
+		bpf_map_update_elem(&cgroup_flushes, &ck, &ncg, BPF_NOEXIST);
+		cg = bpf_map_lookup_elem(&cgroup_flushes, &ck);
+		if (!cg)
+			return;
+	}
+	/* One entry for every CPU: flushes of one cgroup may race. */
+	__sync_fetch_and_add(&cg->flushes, 1);
+	__sync_fetch_and_add(&cg->ns, ns);
+}
+
 /* The end of a flush (its last per-CPU unlock) at ts. */
 static __always_inline void flush_done(__u32 tid, __u64 start, __u64 ts,
-				       struct rs_bpf_key *key)
+				       struct rs_bpf_key *key, __u64 id,
+				       __s32 level)
 {
 	__u64 *m;
 
 	key->kind = RS_BPF_FLUSH;
 	hist_add(key, ts > start ? ts - start : 0);
 	count(RS_BPF_C_FLUSHES);
+	if (want_cgroups)
+		cgroup_add(key->root, id, level, ts > start ? ts - start : 0);
 	/* The memcg flush this task asked for, if it did, ends here too. */
 	m = bpf_map_lookup_elem(&memcg_open, &tid);
 	if (m) {
@@ -339,20 +390,22 @@ static __always_inline void flush_done(__u32 tid, __u64 start, __u64 ts,
  * one's unlock, by one task on one cgroup, is one flush.
  */
 static __always_inline void flush_step(__u32 tid, __s32 cpu, __s32 root,
-				       __u64 id, __u64 start, __u64 ts,
-				       struct rs_bpf_key *key)
+				       __u64 id, __s32 level, __u64 start,
+				       __u64 ts, struct rs_bpf_key *key)
 {
 	struct rs_bpf_flush *f, nf;
 
 	if (cpu == first_cpu) {
 		if (cpu == last_cpu) {
-			flush_done(tid, start, ts, key);
+			flush_done(tid, start, ts, key, id, level);
 			return;
 		}
 		nf.start = start;
 		nf.id = id;
 		nf.root = root;
 		nf.last_cpu = cpu;
+		nf.stack_id = key->stack_id;
+		nf.pad = 0;
 		bpf_map_update_elem(&flushes, &tid, &nf, BPF_ANY);
 		return;
 	}
@@ -372,7 +425,7 @@ static __always_inline void flush_step(__u32 tid, __s32 cpu, __s32 root,
 		__u64 fstart = f->start;
 
 		bpf_map_delete_elem(&flushes, &tid);
-		flush_done(tid, fstart, ts, key);
+		flush_done(tid, fstart, ts, key, id, level);
 	}
 }
 
@@ -384,7 +437,7 @@ int rs_unlock(void *ctx)
 	struct rs_bpf_slot *slot;
 	__u32 zero = 0, tid;
 	__u64 start, id, opened;
-	__s32 cpu, root;
+	__s32 cpu, root, level = -1;
 	__s64 *open;
 
 	slot = bpf_map_lookup_elem(&slots, &zero);
@@ -418,8 +471,22 @@ int rs_unlock(void *ctx)
 	key.kind = RS_BPF_HOLD;
 	key.root = root;
 	key.short_lock = cpu < 0;
+	key.stack_id = -2;
+	/*
+	 * A flush takes the lock of each possible CPU in one loop, so every
+	 * unlock after its first CPU's has that unlock's stack: reuse it.
+	 * Unwinding is the programs' main cost (tens of us a stack on a
+	 * shared VM): one a flush, not one a CPU.
+	 */
+	if (flush_spans && cpu >= 0 && cpu != first_cpu) {
+		struct rs_bpf_flush *f = bpf_map_lookup_elem(&flushes, &tid);
+
+		if (f && f->id == id && f->root == root && cpu > f->last_cpu)
+			key.stack_id = f->stack_id;
+	}
 	/* After the timestamp: the unwinding stays out of the hold. */
-	key.stack_id = stack_of(ctx);
+	if (key.stack_id == -2)
+		key.stack_id = stack_of(ctx);
 	hist_add(&key, ts > start ? ts - start : 0);
 	count(RS_BPF_C_PAIRS);
 
@@ -437,8 +504,22 @@ int rs_unlock(void *ctx)
 			__sync_fetch_and_add(open, -1);
 		}
 	}
+	if (want_cgroups && off_level >= 0)
+		level = read_s32(ctx, (__u32)off_level);
 	if (flush_spans && cpu >= 0)
-		flush_step(tid, cpu, root, id, start, ts, &key);
+		flush_step(tid, cpu, root, id, level, start, ts, &key);
+	/*
+	 * What this program cost after the hold ended: the per-event cost
+	 * the live views report, measured where no toggle of the kernel's
+	 * BPF statistics (every program's, machine-wide) is needed.
+	 */
+	{
+		__u32 idx = RS_BPF_C_SELF_NS;
+		__u64 *c = bpf_map_lookup_elem(&counters, &idx);
+
+		if (c)
+			*c += bpf_ktime_get_ns() - ts;
+	}
 	return KEEP_EVENT;
 }
 

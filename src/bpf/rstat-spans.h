@@ -51,6 +51,34 @@ struct rs_bpf_flush {
 	__u64 id;		/* cgroup id */
 	__s32 root;
 	__s32 last_cpu;		/* the cpu field of the last lock */
+	__s32 stack_id;		/* the stack at its first CPU's unlock */
+	__u32 pad;
+};
+
+/*
+ * Flushes per flushed cgroup (the live views' busiest cgroups), keyed by
+ * hierarchy and id: an LRU map, so its memory is fixed however many
+ * cgroups come and go; the least recently flushed drop out first.
+ */
+struct rs_bpf_cg_key {
+	__u64 id;
+	__s32 root;
+	__u32 pad;
+};
+
+struct rs_bpf_cg {
+	__u64 flushes;
+	__u64 ns;		/* summed flush time */
+	__s32 level;		/* the tracepoint's level, -1 unknown */
+	__u32 pad;
+};
+
+/* Flushes by the flushed cgroup's level (deeper ones in the last). */
+#define RS_BPF_LEVELS 16
+
+struct rs_bpf_level {
+	__u64 flushes;
+	__u64 ns;
 };
 
 /* Indexes into the per-CPU counters array. */
@@ -71,6 +99,7 @@ enum {
 	RS_BPF_C_STACK_ERRORS,
 	RS_BPF_C_HIST_FULL,
 	RS_BPF_C_FILTERED,
+	RS_BPF_C_SELF_NS,	/* ns in rs_unlock after its clock */
 	RS_BPF__NR_COUNTERS,
 };
 

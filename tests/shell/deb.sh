@@ -69,11 +69,21 @@ fi
 [ -f "$TMP/root/usr/share/doc/rstat-analyze/copyright" ] ||
 	fail "no /usr/share/doc/rstat-analyze/copyright"
 # The formats the man pages send readers to (dh_compress may gzip them).
-for doc in bench-results.md rules-format.md tutorial.md; do
+for doc in bench-results.md rules-format.md tutorial.md fleet.md \
+	rstat-alerts.yml; do
 	d=$TMP/root/usr/share/doc/rstat-analyze/$doc
 	[ -f "$d" ] || [ -f "$d.gz" ] ||
 		fail "no /usr/share/doc/rstat-analyze/$doc in the package"
 done
+# watch's unit, installed but neither enabled nor started.
+[ -f "$TMP/root/lib/systemd/system/rstat-analyze-watch.service" ] ||
+	fail "no /lib/systemd/system/rstat-analyze-watch.service"
+dpkg-deb -e "$deb" "$TMP/ctl" || fail "dpkg-deb -e"
+# (It keeps an enable an administrator made, "was-enabled"; what a fresh
+# install does, "was-enabled defaults to true", and a start must not be.)
+! grep -qs "new installations run enable\|deb-systemd-invoke" \
+	"$TMP/ctl/postinst" ||
+	fail "the package enables or starts rstat-analyze-watch: $(cat "$TMP/ctl/postinst")"
 # Built with the distribution's hardening flags: PIE, BIND_NOW, RELRO.
 if command -v readelf >/dev/null 2>&1; then
 	readelf -h "$bin" | grep -q 'Type:.*DYN' || fail "binary is not PIE"
