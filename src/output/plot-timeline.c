@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "kernel-spans.h"
 #include "plot-int.h"
 #include "rules.h"
 #include "session.h"
@@ -83,8 +84,19 @@ int plot__load_recording(struct plot *ctx, const char *input, char *err,
 			errbuf_set(err, errlen, "%s", msg);
 		ret = msg ? -EINVAL : -ENOMEM;
 	} else if (!tl.s->nr_points) {
-		errbuf_set(err, errlen, "%s: no cgroup:cgroup_rstat_locked/unlock pairs with root, id and cpu fields: record them with `rstat-analyze record`",
-			 input);
+		struct kernel_spans *ks = NULL;
+
+		/*
+		 * record's default times holds in the kernel (BPF) and keeps
+		 * their histograms, not each hold's time.
+		 */
+		if (session__kernel_spans(s, &ks) == 0 && ks)
+			errbuf_set(err, errlen, "%s: its lock holds were timed in the kernel (BPF, record's default), as histograms with no time of their own: record with --spans perf for a timeline, or plot `report --json` of it with --kind hist",
+				   input);
+		else
+			errbuf_set(err, errlen, "%s: no cgroup:cgroup_rstat_locked/unlock pairs with root, id and cpu fields: record them with `rstat-analyze record`",
+				   input);
+		kernel_spans__delete(ks);
 		ret = -EINVAL;
 	} else {
 		for (i = 0; i < tl.s->nr_points; i++)

@@ -287,7 +287,10 @@ static int write_cdf(const struct plot *ctx, FILE *dat, FILE *gp,
 	      "set key bottom right\n"
 	      "set yrange [0:1]\n"
 	      "set ylabel 'fraction of values <= x'\n", gp);
-	if (set_text(gp, "xlabel", "latency (%s)", du.label))
+	/* A time is a latency; bytes (accuracy's errors) are not. */
+	if (set_text(gp, "xlabel", "%s (%s)",
+		     du.div != 1 || !strcmp(du.label, "ns") ? "latency" :
+		     "value", du.label))
 		return -ENOMEM;
 	/* Latencies span decades; a log axis needs no zero values. */
 	if (positive)

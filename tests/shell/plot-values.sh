@@ -37,6 +37,22 @@ plot hist-norm.svg "$TMP/report.json" --kind hist --normalize \
 	--metric lock-hold:base
 plot bars.svg "$TMP/report.json" --kind bars
 plot timeline.svg "$data" --kind timeline
+# The cdf's axis names what its values are: a time is a latency, bytes
+# (accuracy's error_bytes) are not.
+python3 - "$D/before.json" "$TMP/bytes.json" <<'PY' || fail "could not make a bytes metric"
+import json, sys
+d = json.load(open(sys.argv[1]))
+for rep in d["repetitions"]:
+    for m in rep["metrics"]:
+        if m["unit"] == "ns":
+            m["unit"], m["name"] = "bytes", "error_bytes"
+json.dump(d, open(sys.argv[2], "w"))
+PY
+plot cdf-bytes.svg "$TMP/bytes.json" --kind cdf
+grep -qx "set xlabel 'value (bytes)'" "$TMP/cdf-bytes.svg.gp" ||
+	fail "a cdf of bytes: $(grep xlabel "$TMP/cdf-bytes.svg.gp")"
+grep -q "^set xlabel 'latency ([num]s)'" "$TMP/cdf-samples.svg.gp" ||
+	fail "a cdf of read times: $(grep xlabel "$TMP/cdf-samples.svg.gp")"
 
 python3 - "$TMP" "$D" <<'PY' || fail "plot's values differ from the inputs'"
 import json, math, re, sys

@@ -247,4 +247,16 @@ expect_error 2 "--size" "$RS_BIN" plot "$D/before.json" -o "$TMP/x.png" \
 expect_error 2 "--kind" "$RS_BIN" plot "$D/before.json" -o "$TMP/x.png" \
 	--kind pie
 expect_error 2 "-o OUT.png" "$RS_BIN" plot "$D/before.json"
+
+# record's default recording times holds in the kernel (BPF): a timeline
+# of it says so and names --spans perf, not "record with rstat-analyze".
+if [ "$(id -u)" -eq 0 ] &&
+   "$RS_BIN" record -q -a -d 1 -o "$TMP/bpf.data" 2>"$TMP/err" &&
+   "$RS_BIN" report -i "$TMP/bpf.data" --json 2>/dev/null |
+	python3 -c 'import json, sys; sys.exit(0 if json.load(sys.stdin)["kernel_spans"] else 1)'; then
+	expect_error 1 "timed in the kernel .*--spans perf" "$RS_BIN" plot \
+		"$TMP/bpf.data" --kind timeline -o "$TMP/tl.png"
+else
+	skip_part "no BPF-timed recording here (not root, or BPF refused): the timeline's message for one is not checked"
+fi
 exit 0
