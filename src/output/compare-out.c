@@ -424,11 +424,21 @@ static void text_shares(FILE *out, const struct compare *c, const char *what,
 			const struct compare_share *r = &rows[i];
 
 			if (!event || strcmp(event, r->event)) {
+				char head[COMPARE_TEXT_WIDTH + 1];
+				char base[COMPARE_TEXT_WIDTH + 1];
+				int len;
+
 				event = r->event;
-				fprintf(out, "\n%s, share of %s%s%s (pp:"
-					" against %s):\n", what,
-					in_flushes ? "" : "all ", event,
-					share_whole(in_flushes), c->labels[0]);
+				len = snprintf(head, sizeof(head),
+					       "%s, share of %s%s%s (pp: against ",
+					       what, in_flushes ? "" : "all ",
+					       event, share_whole(in_flushes));
+				/* The base's label, cut to fit 72 columns. */
+				fit_label(base, sizeof(base), c->labels[0],
+					  len > 0 && len + 2 + 12 <
+					  COMPARE_TEXT_WIDTH ?
+					  COMPARE_TEXT_WIDTH - len - 2 : 12);
+				fprintf(out, "\n%s%s):\n", head, base);
 				text_header(out, c, SHARE_NAME_WIDTH, idx, n,
 					    SHARE_WIDTH);
 			}

@@ -36,6 +36,15 @@ golden three base.json base2.json -- new.json -- newer.json \
 	--labels before,after,later
 golden single single-a.json -- single-b.json
 golden profile prof-a.json -- prof-b.json
+# A long base label (a kernel release) still fits the headings in 72
+# columns, its version kept.
+(cd "$D" && "$RS_BIN" compare prof-a.json -- prof-b.json \
+	--labels 6.12.118+deb12-cloud-amd64-and-then-some,after) >"$TMP/long.txt" ||
+	fail "compare with a long label"
+expand "$TMP/long.txt" | awk 'length($0) > 72 { print; bad = 1 } END { exit bad }' ||
+	fail "compare with a long label: wider than 72 columns"
+grep -q "share of cpu-clock in flushes (pp: against 6\.12\.118" "$TMP/long.txt" ||
+	fail "the triggers' heading lost the base's version: $(grep share "$TMP/long.txt")"
 
 # The look of the thread's mmtests table: the significant mean is starred.
 grep -Eq '^Amean     cpu\.stat-us +[0-9.]+ \(   0\.00%\) +[0-9.]+ \* *-[0-9.]+%\*$' \
