@@ -21,6 +21,36 @@ struct json_writer;
 struct compare_input;
 
 /* One metric of bench results, pooled per side. */
+/*
+ * What decides whether a side differs from the base, as the verdict line
+ * says it: for a distribution (latencies), the median of the pooled
+ * values, by a bootstrap interval of its difference and the Mann-Whitney
+ * rank test, which tails cannot sway as they sway a mean; for a single
+ * figure per repetition (a rate), Welch's t on the repetitions. Either
+ * way the smallest difference the run could have shown is kept, for the
+ * "no difference" that would otherwise say nothing.
+ */
+struct compare_verdict {
+	bool by_median;
+	double median_base, median;	/* display unit; by_median only */
+	struct stats_ci diff;		/* median(side) - median(base) */
+	struct stats_mwu mwu;
+	bool too_few;			/* one value on a side: no test */
+	bool significant;
+	int worse;			/* +1 worse, -1 better, 0 none */
+	/* The smallest difference the run resolves, in percent of the base:
+	 * by_median, the bootstrap interval's half width; else Welch's at
+	 * 80% power. NAN when it cannot say (one value on a side). */
+	double resolution_pct;
+	/* What the means' Welch test says against it (by_median only). */
+	enum {
+		MEANS_AGREE,
+		MEANS_SAME,		/* the medians moved, the means not */
+		MEANS_DIFFER,		/* the means moved, the medians not */
+		MEANS_OPPOSITE,		/* both, opposite ways */
+	} means;
+};
+
 struct compare_metric {
 	char *label;			/* row label: "cpu.stat-us" */
 	const char *name, *file, *unit;	/* as in the results (file NULL) */
@@ -32,7 +62,14 @@ struct compare_metric {
 	struct stats_summary *sum;	/* [nr_sides] */
 	struct stats_welch *welch;	/* [nr_sides], [0] unused */
 	struct stats_ministat *ministat; /* [nr_sides], [0] unused */
+	struct compare_verdict *verdict; /* [nr_sides], [0] unused */
 };
+
+/* The bootstrap's resamples and seed: the same inputs, the same interval. */
+#define COMPARE_BOOTSTRAP_ITERS 1000
+#define COMPARE_BOOTSTRAP_SEED 20261207ULL
+/* The power the resolution of a single figure is given at. */
+#define COMPARE_POWER 0.8
 
 /* The time(1) figures of a side: means over its repetitions. */
 struct compare_time {

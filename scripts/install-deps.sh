@@ -17,6 +17,7 @@ packages=(
 	prometheus			# the real server watch's test scrapes with
 	tmux				# top's terminal test
 	python3				# test helpers
+	python3-scipy			# the oracle of compare's rank test and bootstrap
 	qemu-system-x86			# --kernel: throwaway VMs
 	cpio				# the oracle for our initramfs writer
 	busybox				# the usual commands for scripts in --kernel guests

@@ -207,16 +207,21 @@ static void shares_free(struct compare_share *rows, size_t n)
 	free(rows);
 }
 
+static void metric_free(struct compare_metric *m)
+{
+	free(m->label);
+	free(m->sum);
+	free(m->welch);
+	free(m->ministat);
+	free(m->verdict);
+}
+
 void compare__release(struct compare *c)
 {
 	size_t i;
 
-	for (i = 0; i < c->nr_metrics; i++) {
-		free(c->metrics[i].label);
-		free(c->metrics[i].sum);
-		free(c->metrics[i].welch);
-		free(c->metrics[i].ministat);
-	}
+	for (i = 0; i < c->nr_metrics; i++)
+		metric_free(&c->metrics[i]);
 	free(c->metrics);
 	free(c->time);
 	shares_free(c->categories, c->nr_categories);
@@ -242,13 +247,87 @@ void compare__release(struct compare *c)
 }
 
 /* One metric of the base's first file: pool it per side, test it. */
+/* Which way a difference goes for this metric: +1 worse, -1 better. */
+static int worse_sign(const struct compare_metric *m, double diff)
+{
+	if (diff == 0)
+		return 0;
+	return (diff > 0) == m->lower_is_better ? 1 : -1;
+}
+
+/*
+ * The verdict of side s against the base: see struct compare_verdict.
+ * pool[] holds each side's pooled values (reordered here).
+ */
+static int judge(struct compare_metric *m, struct dvec *pool, size_t s)
+{
+	struct compare_verdict *v = &m->verdict[s];
+	const struct stats_welch *w = &m->welch[s];
+	double base;
+	int err;
+
+	v->by_median = m->is_hist;
+	if (!v->by_median) {
+		double dd = stats__detectable_diff(&m->sum[0], &m->sum[s],
+						   COMPARE_ALPHA,
+						   COMPARE_POWER);
+
+		v->too_few = w->verdict == STATS_WELCH_TOO_FEW;
+		v->significant = w->significant;
+		v->worse = v->significant ?
+			   worse_sign(m, m->sum[s].amean - m->sum[0].amean) :
+			   0;
+		base = fabs(m->sum[0].amean);
+		v->resolution_pct = base > 0 ? dd * 100 / base : NAN;
+		return 0;
+	}
+	err = stats__mann_whitney(pool[0].v, pool[0].n, pool[s].v, pool[s].n,
+				  &v->mwu);
+	if (!err)
+		err = stats__bootstrap_median_diff(pool[0].v, pool[0].n,
+						   pool[s].v, pool[s].n,
+						   COMPARE_BOOTSTRAP_ITERS,
+						   COMPARE_ALPHA,
+						   COMPARE_BOOTSTRAP_SEED,
+						   &v->diff);
+	if (err)
+		return err;
+	v->median_base = stats__median_inplace(pool[0].v, pool[0].n);
+	v->median = stats__median_inplace(pool[s].v, pool[s].n);
+	/* One value cannot vary: its interval is a point, proving nothing. */
+	v->too_few = pool[0].n < 2 || pool[s].n < 2;
+	if (v->too_few) {
+		v->resolution_pct = NAN;
+		return 0;
+	}
+	v->significant = v->diff.lo > 0 || v->diff.hi < 0;
+	v->worse = v->significant ? worse_sign(m, v->diff.est) : 0;
+	base = fabs(v->median_base);
+	v->resolution_pct = base > 0 ?
+			    (v->diff.hi - v->diff.lo) / 2 * 100 / base : NAN;
+	/* Welch on the means, when it had variance to test. */
+	v->means = MEANS_AGREE;
+	if (w->verdict != STATS_WELCH_SAME &&
+	    w->verdict != STATS_WELCH_DIFFERENT)
+		return 0;
+	if (v->significant && !w->significant)
+		v->means = MEANS_SAME;
+	else if (!v->significant && w->significant)
+		v->means = MEANS_DIFFER;
+	else if (v->significant &&
+		 (m->sum[s].amean > m->sum[0].amean) != (v->diff.est > 0))
+		v->means = MEANS_OPPOSITE;
+	return 0;
+}
+
+/* One metric of the base's first file: pool it per side, test it. */
 static int add_metric(struct compare *c, const struct compare_input *in, size_t nr_in,
 		      const struct bench_metric *like)
 {
 	struct compare_metric *m = &c->metrics[c->nr_metrics];
 	bool us = like->is_hist && same_str(like->unit, "ns");
 	bool mismatch = false;
-	struct dvec d = { 0 };
+	struct dvec *pool;
 	size_t s;
 	int err = 0;
 
@@ -264,13 +343,15 @@ static int add_metric(struct compare *c, const struct compare_input *in, size_t 
 	m->sum = calloc(c->nr_sides, sizeof(*m->sum));
 	m->welch = calloc(c->nr_sides, sizeof(*m->welch));
 	m->ministat = calloc(c->nr_sides, sizeof(*m->ministat));
-	if (!m->label || !m->sum || !m->welch || !m->ministat) {
+	m->verdict = calloc(c->nr_sides, sizeof(*m->verdict));
+	pool = calloc(c->nr_sides, sizeof(*pool));
+	if (!m->label || !m->sum || !m->welch || !m->ministat ||
+	    !m->verdict || !pool) {
 		err = -ENOMEM;
 		goto out;
 	}
 	for (s = 0; s < c->nr_sides; s++) {
-		d.n = 0;
-		err = pool_side(in, nr_in, s, like, us, &d, &mismatch);
+		err = pool_side(in, nr_in, s, like, us, &pool[s], &mismatch);
 		if (err)
 			goto out;
 		if (mismatch) {
@@ -278,22 +359,17 @@ static int add_metric(struct compare *c, const struct compare_input *in, size_t 
 				m->label, c->labels[s]);
 			break;
 		}
-		if (!d.n) {
+		if (!pool[s].n) {
 			note(c, "%s: not on side %s: left out", m->label,
 				c->labels[s]);
 			break;
 		}
-		err = stats__summarize(d.v, d.n, &m->sum[s]);
+		err = stats__summarize(pool[s].v, pool[s].n, &m->sum[s]);
 		if (err)
 			goto out;
 	}
-	if (s < c->nr_sides) {	/* not on all sides */
-		free(m->label);
-		free(m->sum);
-		free(m->welch);
-		free(m->ministat);
+	if (s < c->nr_sides)	/* not on all sides */
 		goto out;
-	}
 	/* Rates, better higher: mmtests' Hmean, when it exists everywhere. */
 	m->hmean = !m->lower_is_better;
 	for (s = 0; s < c->nr_sides; s++)
@@ -305,20 +381,21 @@ static int add_metric(struct compare *c, const struct compare_input *in, size_t 
 		if (!err)
 			err = stats__ministat(&m->sum[0], &m->sum[s],
 					      &m->ministat[s]);
+		if (!err)
+			err = judge(m, pool, s);
 		if (err)
 			goto out;
 	}
 	c->nr_metrics++;
-	free(d.v);
+	for (s = 0; s < c->nr_sides; s++)
+		free(pool[s].v);
+	free(pool);
 	return 0;
 out:
-	if (err) {
-		free(m->label);
-		free(m->sum);
-		free(m->welch);
-		free(m->ministat);
-	}
-	free(d.v);
+	metric_free(m);
+	for (s = 0; pool && s < c->nr_sides; s++)
+		free(pool[s].v);
+	free(pool);
 	return err;
 }
 

@@ -374,6 +374,118 @@ text_wrapped(FILE *out, const char *fmt, ...)
 	fprintf(out, "%s\n", p);
 }
 
+/* "slower"/"faster" for times, "worse"/"better" for the rest. */
+static const char *direction_word(const struct compare_metric *m, int worse)
+{
+	bool time = !strcmp(m->display_unit, "us") ||
+		    !strcmp(m->display_unit, "ns") ||
+		    !strcmp(m->display_unit, "ms");
+
+	if (m->no_better)
+		return worse ? "different" : "the same";
+	if (time && m->lower_is_better)
+		return worse > 0 ? "slower" : "faster";
+	return worse > 0 ? "worse" : "better";
+}
+
+/* Why the verdict and the Amean row's Welch star may disagree. */
+static const char *const means_note[] = {
+	[MEANS_AGREE] = "",
+	[MEANS_SAME] = "; the means do not differ (Welch): the tails hide the medians' move",
+	[MEANS_DIFFER] = "; the means differ (Welch), the medians do not: a tail moved",
+	[MEANS_OPPOSITE] = "; the means move the other way (Welch): a tail outweighs the middle",
+};
+
+static const char *const means_key[] = {
+	[MEANS_AGREE] = "agree", [MEANS_SAME] = "same",
+	[MEANS_DIFFER] = "differ", [MEANS_OPPOSITE] = "opposite",
+};
+
+/* A p-value as people write it: "p=0.042", "p<0.001". */
+static void fmt_p(char *buf, size_t len, double p)
+{
+	if (p < 0.001)
+		snprintf(buf, len, "p<0.001");
+	else
+		snprintf(buf, len, "p=%.3f", p);
+}
+
+static double pct_of(double d, double base)
+{
+	return base ? d * 100 / fabs(base) : NAN;
+}
+
+/*
+ * One verdict per metric and side, saying which statistic decided: the
+ * medians for distributions, Welch on the repetitions for one figure
+ * each; and when nothing was proven, the smallest difference the run
+ * could have shown.
+ */
+static void text_verdicts(FILE *out, const struct compare *c)
+{
+	char p[16], res[64], med[64], base[64], lo[32], hi[32];
+	size_t i, k;
+
+	if (c->nr_sides < 2 || !c->nr_metrics)
+		return;
+	fprintf(out, "\nVerdicts at %.0f%% (distributions: medians; single "
+		"figures: Welch's t):\n", (1 - COMPARE_ALPHA) * 100);
+	for (i = 0; i < c->nr_metrics; i++) {
+		const struct compare_metric *m = &c->metrics[i];
+
+		for (k = 1; k < c->nr_sides; k++) {
+			const struct compare_verdict *v = &m->verdict[k];
+			const struct stats_welch *w = &m->welch[k];
+
+			res[0] = '\0';
+			if (!isnan(v->resolution_pct))
+				snprintf(res, sizeof(res),
+					 "; could not resolve less than %.1f%%",
+					 v->resolution_pct);
+			if (!v->by_median) {
+				fmt_p(p, sizeof(p), w->p);
+				text_wrapped(out, "%s, %s: %s (mean %+.1f%%, Welch %s)%s",
+					     m->label, c->labels[k],
+					     v->significant ?
+					     direction_word(m, v->worse) :
+					     "no difference proven",
+					     pct_of(m->sum[k].amean -
+						    m->sum[0].amean,
+						    m->sum[0].amean),
+					     w->verdict == STATS_WELCH_TOO_FEW ?
+					     "untested: one value on a side" : p,
+					     v->significant ? "" : res);
+				continue;
+			}
+			fmt_p(p, sizeof(p), v->mwu.p);
+			figure__double(med, sizeof(med), v->median, 2, 0);
+			figure__double(base, sizeof(base), v->median_base, 2,
+				       0);
+			if (v->too_few) {
+				text_wrapped(out, "%s, %s: untested, one value on a side: median %s against %s %s (%+.1f%%)",
+					     m->label, c->labels[k], med, base,
+					     m->display_unit,
+					     pct_of(v->median - v->median_base,
+						    v->median_base));
+				continue;
+			}
+			snprintf(lo, sizeof(lo), "%+.1f%%",
+				 pct_of(v->diff.lo, v->median_base));
+			snprintf(hi, sizeof(hi), "%+.1f%%",
+				 pct_of(v->diff.hi, v->median_base));
+			text_wrapped(out, "%s, %s: %s: median %s against %s %s (%+.1f%%, 95%% interval %s to %s; Mann-Whitney %s)%s%s",
+				     m->label, c->labels[k],
+				     v->significant ?
+				     direction_word(m, v->worse) :
+				     "no difference proven",
+				     med, base, m->display_unit,
+				     pct_of(v->diff.est, v->median_base),
+				     lo, hi, p, v->significant ? "" : res,
+				     means_note[v->means]);
+		}
+	}
+}
+
 static void text_notes(FILE *out, const struct compare *c)
 {
 	size_t i, k;
@@ -598,6 +710,7 @@ int compare_out__text(FILE *out, const struct compare *c)
 	} else {
 		text_summary(out, c);
 		text_notes(out, c);
+		text_verdicts(out, c);
 		text_time(out, c);
 		text_ministat(out, c);
 	}
@@ -676,6 +789,7 @@ static void md_bench(FILE *out, const struct compare *c)
 	}
 
 	fprintf(out, "\n```\n");
+	text_verdicts(out, c);
 	text_ministat(out, c);
 	text_notes(out, c);
 	fprintf(out, "```\n");
@@ -780,6 +894,35 @@ static void csv_row(FILE *out, const char *block, const char *row,
 	csv_field(out, sig < 0 ? "" : sig ? "yes" : "no", true);
 }
 
+/*
+ * The verdict as rows of block "verdict": for a distribution its medians,
+ * the median difference and its interval (value; delta in percent of the
+ * base's median) and the Mann-Whitney p; the resolution in percent. The
+ * last column says whether the deciding statistic found a difference.
+ */
+static void csv_verdict(FILE *out, const struct compare_metric *m,
+			const char *side, const struct compare_verdict *v)
+{
+	int sig = v->significant;
+
+	if (v->by_median) {
+		csv_row(out, "verdict", "median_base", m->label, side,
+			v->median_base, NAN, sig);
+		csv_row(out, "verdict", "median", m->label, side, v->median,
+			NAN, sig);
+		csv_row(out, "verdict", "median_diff", m->label, side,
+			v->diff.est, pct_of(v->diff.est, v->median_base), sig);
+		csv_row(out, "verdict", "median_diff_low", m->label, side,
+			v->diff.lo, pct_of(v->diff.lo, v->median_base), sig);
+		csv_row(out, "verdict", "median_diff_high", m->label, side,
+			v->diff.hi, pct_of(v->diff.hi, v->median_base), sig);
+		csv_row(out, "verdict", "mann_whitney_p", m->label, side,
+			v->mwu.p, NAN, sig);
+	}
+	csv_row(out, "verdict", "resolution_pct", m->label, side,
+		v->resolution_pct, NAN, sig);
+}
+
 static void csv_bench(FILE *out, const struct compare *c)
 {
 	size_t i, k;
@@ -817,6 +960,7 @@ static void csv_bench(FILE *out, const struct compare *c)
 				w->df, NAN, w->significant);
 			csv_row(out, "welch", "p", m->label, c->labels[k],
 				w->p, NAN, w->significant);
+			csv_verdict(out, m, c->labels[k], &m->verdict[k]);
 			csv_row(out, "ministat", "difference", m->label,
 				c->labels[k], ms->too_few ? NAN : ms->diff,
 				ms->too_few ? NAN : ms->pct, ms->significant);
@@ -919,6 +1063,41 @@ static const char *verdict_name(enum stats_welch_verdict v)
 	}
 }
 
+/*
+ * The verdict and what decided it: "median" (a bootstrap interval of the
+ * median difference, the Mann-Whitney test beside it) or "welch".
+ */
+static void json_verdict(struct json_writer *jw,
+			 const struct compare_metric *m,
+			 const struct compare_verdict *v)
+{
+	json__object_begin(jw, "verdict");
+	json__string(jw, "decided_by", v->by_median ? "median" : "welch");
+	json__bool(jw, "significant", v->significant);
+	json__bool(jw, "too_few", v->too_few);
+	json__string(jw, "direction", !v->significant ? "none" :
+		     direction_word(m, v->worse));
+	json__double(jw, "resolution_pct", v->resolution_pct);
+	if (v->by_median) {
+		json__double(jw, "median_base", v->median_base);
+		json__double(jw, "median", v->median);
+		json__object_begin(jw, "median_diff");
+		json__double(jw, "estimate", v->diff.est);
+		json__double(jw, "low", v->diff.lo);
+		json__double(jw, "high", v->diff.hi);
+		json__u64(jw, "resamples", COMPARE_BOOTSTRAP_ITERS);
+		json__object_end(jw);
+		json__object_begin(jw, "mann_whitney");
+		json__double(jw, "u", v->mwu.u);
+		json__double(jw, "auc", v->mwu.auc);
+		json__double(jw, "z", v->mwu.z);
+		json__double(jw, "p", v->mwu.p);
+		json__object_end(jw);
+		json__string(jw, "means", means_key[v->means]);
+	}
+	json__object_end(jw);
+}
+
 static void json_metric(struct json_writer *jw, const struct compare *c,
 			const struct compare_metric *m)
 {
@@ -956,6 +1135,7 @@ static void json_metric(struct json_writer *jw, const struct compare *c,
 			json__double(jw, "p", w->p);
 			json__double(jw, "critical", w->crit);
 			json__object_end(jw);
+			json_verdict(jw, m, &m->verdict[k]);
 			json__object_begin(jw, "ministat");
 			json__bool(jw, "significant", ms->significant);
 			json__bool(jw, "too_few", ms->too_few);

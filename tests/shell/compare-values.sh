@@ -97,7 +97,7 @@ def bench(name, sides):
     # CSV against the reference, row by row.
     raw = open("%s/%s.csv" % (tmp, name), newline="").read()
     rows = list(csv.reader(io.StringIO(raw)))[1:]
-    seen = 0
+    seen = nverdict = 0
     for block, row, label, side, value, dlt, sig in rows:
         i = labels.index(side)
         seen += 1
@@ -130,6 +130,18 @@ def bench(name, sides):
                 near(dlt, ws[row + "_pct"], what + " %")
             if sig != ("yes" if ws["significant"] else "no"):
                 bad.append(what + ": verdict " + sig)
+        elif block == "verdict":
+            # The JSON's verdict, row for row (compare-verdicts.sh holds
+            # the verdicts themselves against scipy).
+            v = got[label]["sides"][i]["verdict"]
+            key = {"median_diff": ("median_diff", "estimate"),
+                   "median_diff_low": ("median_diff", "low"),
+                   "median_diff_high": ("median_diff", "high"),
+                   "mann_whitney_p": ("mann_whitney", "p")}.get(row)
+            near(value or None, v[key[0]][key[1]] if key else v[row], what)
+            if sig != ("yes" if v["significant"] else "no"):
+                bad.append(what + ": verdict " + sig)
+            nverdict += 1
         else:
             bad.append(what + ": unexpected block")
     # Every figure of the reference has its CSV row.
@@ -137,9 +149,14 @@ def bench(name, sides):
                     (k != "amean" or "hmean" not in s)])
                for w in want.values() for s in w["sides"])
     ntests = sum(6 for w in want.values() for s in w["sides"][1:])
-    if seen != nsum + ntests + 3 * len(labels):
+    # A verdict: seven rows for a distribution, one for a single figure.
+    nv = sum(7 if got[lb]["sides"][1]["verdict"]["decided_by"] == "median"
+             else 1 for lb in got) * (len(labels) - 1)
+    if nverdict != nv:
+        bad.append("%s csv: %d verdict rows, expected %d" % (name, nverdict, nv))
+    if seen != nsum + ntests + 3 * len(labels) + nv:
         bad.append("%s csv: %d rows, expected %d" % (
-            name, seen, nsum + ntests + 3 * len(labels)))
+            name, seen, nsum + ntests + 3 * len(labels) + nv))
 
     # The text table: the figures as printed (2 decimals) and the stars.
     text = open("%s/%s.text" % (tmp, name)).read().splitlines()

@@ -119,7 +119,7 @@ assert len(rows) > 5
 for r in rows:
     assert len(r) == 7, r
 blocks = {r[0] for r in rows[1:]}
-assert blocks <= {"summary", "time", "welch", "ministat", "category",
+assert blocks <= {"summary", "time", "welch", "ministat", "verdict", "category",
                   "trigger", "span"}, blocks
 PY
 done
