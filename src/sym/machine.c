@@ -8,6 +8,11 @@
  * Hot path: machine__resolve() finds the thread (last-hit, then a hash),
  * the map (binary search), then looks (dso, map-relative address) up in an
  * open-addressing cache; a hit allocates nothing.
+ *
+ * Per process: a new task costs a hash probe for its thread and one for
+ * each dso it maps (by interned name, then build id), whatever the number
+ * of processes and dsos seen before; a dso's symbols are loaded once, at
+ * the first sample in it, and shared by every process that maps it.
  */
 #include <errno.h>
 #include <pthread.h>
@@ -45,7 +50,8 @@ struct dso {
 	bool loaded;
 	struct symtab own;	/* ELF and JIT symbols */
 	const struct symtab *syms;
-	struct dso *next;	/* all dsos, for lookup and cleanup */
+	struct dso *next;	/* all dsos, for cleanup */
+	struct dso *next_name;	/* older dsos of the same name */
 };
 
 struct map {
@@ -102,7 +108,9 @@ struct machine {
 	struct thread *recent[MACHINE_RECENT];
 
 	struct dso *dsos;
+	struct hashtab dso_names;	/* name -> newest struct dso * */
 	struct bid_note *bids;
+	struct hashtab bid_names;	/* name -> struct bid_note * */
 
 	/* Kernel. */
 	struct ksyms ks;
@@ -265,12 +273,10 @@ static void remove_thread(struct machine *m, struct thread *th)
 
 static const struct bid_note *find_bid(struct machine *m, const char *name)
 {
-	struct bid_note *b;
+	struct bid_note **b = hashtab__find(&m->bid_names, (uintptr_t)name,
+					    0);
 
-	for (b = m->bids; b; b = b->next)
-		if (b->name == name)
-			return b;
-	return NULL;
+	return b ? *b : NULL;
 }
 
 int machine__add_build_id(struct machine *m, const char *filename,
@@ -286,9 +292,18 @@ int machine__add_build_id(struct machine *m, const char *filename,
 		return -ENOMEM;
 	b = (struct bid_note *)find_bid(m, name);
 	if (!b) {
+		struct bid_note **slot;
+		bool fresh;
+
 		b = calloc(1, sizeof(*b));
 		if (!b)
 			return -ENOMEM;
+		slot = hashtab__get(&m->bid_names, (uintptr_t)name, 0, &fresh);
+		if (!slot) {
+			free(b);
+			return -ENOMEM;
+		}
+		*slot = b;
 		b->name = name;
 		b->next = m->bids;
 		m->bids = b;
@@ -303,11 +318,12 @@ static struct dso *findnew_dso(struct machine *m, const char *name,
 			       size_t bid_size)
 {
 	const struct bid_note *note;
-	struct dso *d;
+	struct dso *d, **slot;
+	bool fresh;
 
-	for (d = m->dsos; d; d = d->next) {
-		if (d->name != name)
-			continue;
+	/* Names are interned: the dsos of one file are one probe away. */
+	slot = hashtab__find(&m->dso_names, (uintptr_t)name, 0);
+	for (d = slot ? *slot : NULL; d; d = d->next_name) {
 		/* Either may be the other padded (sym_bid_equal()). */
 		if (bid_size && d->bid_size &&
 		    !sym_bid_equal(d->bid, d->bid_size, bid, bid_size) &&
@@ -318,6 +334,13 @@ static struct dso *findnew_dso(struct machine *m, const char *name,
 	d = calloc(1, sizeof(*d));
 	if (!d)
 		return NULL;
+	slot = hashtab__get(&m->dso_names, (uintptr_t)name, 0, &fresh);
+	if (!slot) {
+		free(d);
+		return NULL;
+	}
+	d->next_name = *slot;
+	*slot = d;
 	d->name = name;
 	d->kind = kind;
 	note = find_bid(m, name);
@@ -868,7 +891,10 @@ static int resolve_kernel(struct machine *m, uint64_t addr,
 			       m->kdelta;
 		}
 	}
-	km = maps__find(m->kmods, m->nr_kmods, addr);
+	/* Most kernel frames lie outside every module: no search for them. */
+	km = m->nr_kmods && addr >= m->kmods[0].start &&
+	     addr < m->kmods[m->nr_kmods - 1].end ?
+	     maps__find(m->kmods, m->nr_kmods, addr) : NULL;
 	if (km) {
 		set_unknown(m, f, addr, km->dso->name);
 		err = lookup(m, km->dso, addr, &sym, &start, &f->id);
@@ -893,26 +919,17 @@ found:
 	return 0;
 }
 
-int machine__resolve(struct machine *m, uint32_t pid, uint32_t tid,
-		     uint16_t cpumode, uint64_t addr, struct rs_frame *f)
+/* A user frame in the maps of its thread. */
+static int resolve_user(struct machine *m, const struct map_vec *mv,
+			uint64_t addr, struct rs_frame *f)
 {
 	const char *sym;
-	struct thread *th;
 	uint64_t start, a;
 	struct map *mp;
 	int err;
 
-	m->stats.lookups++;
-	cpumode &= PERF_RECORD_MISC_CPUMODE_MASK;
-	if (cpumode == PERF_RECORD_MISC_KERNEL)
-		return resolve_kernel(m, addr, f);
 	set_unknown(m, f, addr, m->s_unknown);
-	if (cpumode != PERF_RECORD_MISC_USER)
-		return 0;	/* guests and hypervisor: perf has no map */
-	th = findnew_thread(m, pid, tid);
-	if (!th)
-		return -ENOMEM;
-	mp = maps__find(th->maps->mv->v, th->maps->mv->nr, addr);
+	mp = maps__find(mv->v, mv->nr, addr);
 	if (!mp)
 		return 0;
 	a = mp->identity ? addr : addr - mp->start + mp->pgoff;
@@ -925,11 +942,31 @@ int machine__resolve(struct machine *m, uint32_t pid, uint32_t tid,
 	return 0;
 }
 
+int machine__resolve(struct machine *m, uint32_t pid, uint32_t tid,
+		     uint16_t cpumode, uint64_t addr, struct rs_frame *f)
+{
+	struct thread *th;
+
+	m->stats.lookups++;
+	cpumode &= PERF_RECORD_MISC_CPUMODE_MASK;
+	if (cpumode == PERF_RECORD_MISC_KERNEL)
+		return resolve_kernel(m, addr, f);
+	if (cpumode != PERF_RECORD_MISC_USER) {
+		set_unknown(m, f, addr, m->s_unknown);
+		return 0;	/* guests and hypervisor: perf has no map */
+	}
+	th = findnew_thread(m, pid, tid);
+	if (!th)
+		return -ENOMEM;
+	return resolve_user(m, th->maps->mv, addr, f);
+}
+
 int machine__resolve_callchain(struct machine *m, uint32_t pid, uint32_t tid,
 			       uint16_t cpumode, const uint64_t *chain,
 			       uint64_t nr, struct rs_frame *frames,
 			       uint32_t max)
 {
+	struct thread *th = NULL;
 	uint32_t n = 0;
 	uint64_t i;
 	int err;
@@ -957,7 +994,19 @@ int machine__resolve_callchain(struct machine *m, uint32_t pid, uint32_t tid,
 			}
 			continue;
 		}
-		err = machine__resolve(m, pid, tid, cpumode, ip, &frames[n]);
+		/*
+		 * A user frame: the thread is found once per chain (no
+		 * event comes between the frames of one sample).
+		 */
+		if (cpumode == PERF_RECORD_MISC_USER) {
+			m->stats.lookups++;
+			if (!th && !(th = findnew_thread(m, pid, tid)))
+				return -ENOMEM;
+			err = resolve_user(m, th->maps->mv, ip, &frames[n]);
+		} else {
+			err = machine__resolve(m, pid, tid, cpumode, ip,
+					       &frames[n]);
+		}
 		if (err)
 			return err;
 		n++;
@@ -975,6 +1024,8 @@ struct machine *machine__new(void)
 	if (!m)
 		return NULL;
 	hashtab__init(&m->threads, sizeof(struct thread *));
+	hashtab__init(&m->dso_names, sizeof(struct dso *));
+	hashtab__init(&m->bid_names, sizeof(struct bid_note *));
 	hashtab__init(&m->cache, sizeof(struct cache_ent));
 	m->sp = strpool__new();
 	if (!m->sp)
@@ -1026,10 +1077,12 @@ void machine__delete(struct machine *m)
 		symtab__exit(&d->own);
 		free(d);
 	}
+	hashtab__exit(&m->dso_names);
 	for (b = m->bids; b; b = bn) {
 		bn = b->next;
 		free(b);
 	}
+	hashtab__exit(&m->bid_names);
 	ksyms__exit(&m->ks);
 	for (i = 0; i < m->nr_old_ktext; i++)
 		free(m->old_ktext[i]);
