@@ -42,9 +42,20 @@ enum dso_kind {
 	DSO_KSECTION,	/* a vmlinux section other than .text */
 };
 
+/* Where a dso stands with the loader (machine__load_dsos_ahead()). */
+enum dso_ahead {
+	AHEAD_NONE,	/* not queued, or taken back by dso_load() */
+	AHEAD_QUEUED,
+	AHEAD_LOADING,
+	AHEAD_DONE,	/* own holds the loaded table */
+};
+
 struct dso {
 	const char *name;	/* interned, as perf prints it */
 	enum dso_kind kind;
+	enum dso_ahead ahead;	/* under the loader's lock */
+	struct dso *ahead_next;	/* the loader's queue */
+	bool queued;		/* given to the loader (the caller's own) */
 	uint8_t bid[BUILD_ID_MAX];
 	uint8_t bid_size;
 	bool loaded;
@@ -135,6 +146,8 @@ struct machine {
 
 	struct hashtab cache;		/* (addr, dso) -> cache_ent */
 	struct ksyms_prefetch *kpf;	/* machine__prefetch_kallsyms() */
+	struct dso_loader *loader;	/* machine__load_dsos_ahead() */
+	struct strpool *ahead_sp;	/* the names the loader interned */
 
 	uint32_t last_frame_id;		/* rs_frame.id handed out last */
 	uint64_t version;		/* last version handed out */
@@ -384,6 +397,158 @@ static int load_own_vdso(struct machine *m, struct dso *d)
 	return err;
 }
 
+/*
+ * The loader: a thread that reads the ELF symbols of each file as soon as
+ * an MMAP event maps it, in the order they were mapped. It touches only
+ * the queued dso's own table (which nothing reads before dso_load() has
+ * taken it back from the loader), its name and build id, which never
+ * change, and a string pool of its own: where symbols share an address,
+ * loading interns names to choose one (symtab__finish_elf()), and the
+ * machine's pool is the caller's. A table taken back interns into the
+ * machine's pool from then on. A name may then be in both pools: names
+ * are compared by their text, their pointers only key caches.
+ */
+struct dso_loader {
+	pthread_t thread;
+	pthread_mutex_t lock;
+	pthread_cond_t work;	/* queued, or stop */
+	pthread_cond_t done;	/* a dso is loaded */
+	struct dso *head, *tail;
+	bool stop;
+	struct strpool *sp;	/* kept in the tables, for symtab__name() */
+};
+
+static void *loader_main(void *arg)
+{
+	struct dso_loader *l = arg;
+	struct dso *d;
+
+	pthread_mutex_lock(&l->lock);
+	for (;;) {
+		while (!l->head && !l->stop)
+			pthread_cond_wait(&l->work, &l->lock);
+		if (l->stop)
+			break;
+		d = l->head;
+		l->head = d->ahead_next;
+		if (!l->head)
+			l->tail = NULL;
+		d->ahead = AHEAD_LOADING;
+		pthread_mutex_unlock(&l->lock);
+		elf__load_dso(&d->own, d->name, d->bid, d->bid_size, l->sp);
+		pthread_mutex_lock(&l->lock);
+		d->ahead = AHEAD_DONE;
+		pthread_cond_broadcast(&l->done);
+	}
+	pthread_mutex_unlock(&l->lock);
+	return NULL;
+}
+
+int machine__load_dsos_ahead(struct machine *m)
+{
+	struct dso_loader *l;
+
+	if (m->loader)
+		return 0;
+	l = calloc(1, sizeof(*l));
+	if (!l)
+		return -ENOMEM;
+	if (!m->ahead_sp)
+		m->ahead_sp = strpool__new();
+	if (!m->ahead_sp) {
+		free(l);
+		return -ENOMEM;
+	}
+	l->sp = m->ahead_sp;
+	pthread_mutex_init(&l->lock, NULL);
+	pthread_cond_init(&l->work, NULL);
+	pthread_cond_init(&l->done, NULL);
+	if (pthread_create(&l->thread, NULL, loader_main, l)) {
+		pthread_cond_destroy(&l->done);
+		pthread_cond_destroy(&l->work);
+		pthread_mutex_destroy(&l->lock);
+		free(l);
+		return -EAGAIN;
+	}
+	m->loader = l;
+	return 0;
+}
+
+static void loader_stop(struct machine *m)
+{
+	struct dso_loader *l = m->loader;
+
+	if (!l)
+		return;
+	pthread_mutex_lock(&l->lock);
+	l->stop = true;
+	pthread_cond_signal(&l->work);
+	pthread_mutex_unlock(&l->lock);
+	pthread_join(l->thread, NULL);
+	pthread_cond_destroy(&l->done);
+	pthread_cond_destroy(&l->work);
+	pthread_mutex_destroy(&l->lock);
+	free(l);
+	m->loader = NULL;
+}
+
+/* A file just mapped: its symbols are read ahead, if there is a loader. */
+static void loader_queue(struct machine *m, struct dso *d)
+{
+	struct dso_loader *l = m->loader;
+
+	if (!l || d->kind != DSO_ELF || d->loaded || d->queued)
+		return;
+	d->queued = true;
+	pthread_mutex_lock(&l->lock);
+	d->ahead = AHEAD_QUEUED;
+	d->ahead_next = NULL;
+	if (l->tail)
+		l->tail->ahead_next = d;
+	else
+		l->head = d;
+	l->tail = d;
+	pthread_cond_signal(&l->work);
+	pthread_mutex_unlock(&l->lock);
+}
+
+/*
+ * Whether the loader has read d's symbols: waits while it reads them;
+ * one still queued is taken off the queue (false: the caller reads it
+ * now rather than wait for the files queued before it).
+ */
+static bool loader_take(struct machine *m, struct dso *d)
+{
+	struct dso_loader *l = m->loader;
+	struct dso **pp;
+	bool loaded;
+
+	if (!l || !d->queued)
+		return false;
+	pthread_mutex_lock(&l->lock);
+	if (d->ahead == AHEAD_QUEUED) {
+		for (pp = &l->head; *pp != d; pp = &(*pp)->ahead_next)
+			;
+		*pp = d->ahead_next;
+		if (l->tail == d) {
+			struct dso *t = l->head;
+
+			while (t && t->ahead_next)
+				t = t->ahead_next;
+			l->tail = t;
+		}
+		d->ahead = AHEAD_NONE;
+	}
+	while (d->ahead == AHEAD_LOADING)
+		pthread_cond_wait(&l->done, &l->lock);
+	loaded = d->ahead == AHEAD_DONE;
+	pthread_mutex_unlock(&l->lock);
+	/* The loader's pool is the loader's: names go to the machine's. */
+	if (loaded && d->own.sp)
+		d->own.sp = m->sp;
+	return loaded;
+}
+
 static void dso_load(struct machine *m, struct dso *d)
 {
 	char path[4096];
@@ -392,7 +557,9 @@ static void dso_load(struct machine *m, struct dso *d)
 	m->stats.dsos_loaded++;
 	switch (d->kind) {
 	case DSO_ELF:
-		elf__load_dso(&d->own, d->name, d->bid, d->bid_size, m->sp);
+		if (!loader_take(m, d))
+			elf__load_dso(&d->own, d->name, d->bid, d->bid_size,
+				      m->sp);
 		break;
 	case DSO_JIT:
 		jitmap__load(&d->own, d->name, m->sp);
@@ -668,6 +835,7 @@ static int user_mmap(struct machine *m, const struct rs_mmap *mm)
 		return -ENOMEM;
 	if (kind == DSO_NOSYMS)
 		d->loaded = true;
+	loader_queue(m, d);
 	nm = (struct map){ .start = mm->start, .end = mm->start + mm->len,
 			   .pgoff = pgoff, .dso = d,
 			   .identity = anon || no_dso };
@@ -1064,6 +1232,8 @@ void machine__delete(struct machine *m)
 	if (!m)
 		return;
 	drop_prefetch(m);
+	/* Before the dsos go: the loader may be reading one. */
+	loader_stop(m);
 	hashtab__for_each(&m->threads, i, e) {
 		struct thread *th;
 
@@ -1091,6 +1261,7 @@ void machine__delete(struct machine *m)
 	free(m->kmods);
 	hashtab__exit(&m->cache);
 	strpool__delete(m->sp);
+	strpool__delete(m->ahead_sp);
 	free(m);
 }
 
