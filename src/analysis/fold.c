@@ -71,7 +71,7 @@ struct umemo_ent {
 
 #define FOLD_MAX_SEEN 32
 /* Direct-mapped front of pcache for recorded samples: a few busy tasks. */
-#define FOLD_PFAST 64
+#define FOLD_PFAST 1024
 
 struct pfast_ent {
 	const char *comm;	/* NULL: empty */
@@ -569,7 +569,7 @@ int fold__begin(struct fold *f, const char *event, const char *comm,
 	if (!comm)
 		comm = "";
 	k[0] = (uintptr_t)comm;
-	pf = &f->pfast[(tid ^ pid * 31) % FOLD_PFAST];
+	pf = &f->pfast[hash_u64((uint64_t)pid << 32 | tid) % FOLD_PFAST];
 	if (pf->comm == comm && pf->pid == pid && pf->tid == tid)
 		return start_sample(f, pf->id, pf->java, period, has_period);
 	id = kmap_get(f->pcache, k);
