@@ -24,6 +24,7 @@ struct fold_opts {
 	bool jit;		/* _[j] on /tmp/perf-PID.map frames */
 	bool addrs;		/* keep raw addresses of unknown frames */
 	bool samples;		/* count samples, not periods */
+	unsigned int jobs;	/* threads fold__write() may use (0: one) */
 	/* keep only this event (modifiers optional); NULL: the first */
 	const char *event_filter;
 };

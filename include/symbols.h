@@ -63,6 +63,15 @@ int machine__load_kallsyms_buf(struct machine *m, const char *text,
  * read it then. text must stay valid until then or machine__delete().
  * A hint: 0, or -errno when no thread could be started.
  */
+/*
+ * Load the symbol tables of the files that MMAP events map on a thread of
+ * their own, as the events come, so that the first sample in a dso does
+ * not wait for its ELF to be read: it takes a table the thread has
+ * loaded, waits for one it is loading, or loads one still queued itself.
+ * The tables are the same whichever thread reads them. A hint: 0, or
+ * -errno when no thread could be started.
+ */
+int machine__load_dsos_ahead(struct machine *m);
 int machine__prefetch_kallsyms(struct machine *m, const char *path,
 			       const char *text, size_t len);
 

@@ -7,16 +7,24 @@
 #
 # The recordings are made once, with Debian's perf, and kept in DIR
 # (default build/bench-report-speed): cpu-clock with callchains at 20 kHz
-# on all CPUs (perf record -a -g), while a shell loop reads cgroup.stat
-# and /proc/self/stat and two loops compile the tool's sources one file
-# at a time (short-lived processes and dsos, a C++ compiler's user stacks
-# without frame pointers: a shared build machine's load), for as long as
-# it takes to collect about SIZE samples (100k, 800k, 3M; recorded once
-# more, longer, if the first try fell 10% short). A copy
+# on all CPUs (perf record -a -g), for as long as it takes to collect
+# about SIZE samples (100k, 800k, 3M; recorded once more, longer, if the
+# first try fell 10% short), under one of two loads (-l):
+#   compile  cpu-clock-SIZE.data: a shell loop reads cgroup.stat and
+#            /proc/self/stat and two loops compile the tool's sources one
+#            file at a time (short-lived processes and dsos, a C++
+#            compiler's user stacks without frame pointers: a shared build
+#            machine's load)
+#   fork     fork-SIZE.data: two shell loops that start a process for
+#            every iteration, `cat` of the cpu.stat of the script's own
+#            cgroup and `dd` of /dev/zero (the seed experiments' loops):
+#            thousands of short-lived processes, each with its own maps
+#            (ASLR: its own addresses) and COMM/MMAP/FORK records
+# A copy
 # of /proc/kallsyms taken at the same time sits beside them, so that every
 # command resolves kernel frames with the same symbols.
 #
-# On the 800k recording, RUNS rounds of each in turn (page cache warm,
+# On the 800k recording of each load, RUNS rounds of each in turn (page cache warm,
 # output to /dev/null; median wall time, CPU time and peak RSS from
 # /usr/bin/time):
 #   rstat-analyze report --folded            (both CPUs, the default)
@@ -35,7 +43,9 @@
 # distinct stacks, and time per sample, to show the cost grows linearly.
 #
 # Usage: scripts/bench-report-speed.sh [-r RUNS] [-s "100k 800k 3M"]
-#                                      [-d DIR] [-b BINARY] [-B BINARY] [-n]
+#                                      [-l "compile fork"] [-d DIR]
+#                                      [-b BINARY] [-B BINARY] [-n]
+#   -l   the loads to record and time (default both)
 #   -b   the rstat-analyze to measure (default ./rstat-analyze)
 #   -B   an older build to time beside it (report --folded and report,
 #        without -j), for before/after figures from one run
@@ -44,16 +54,17 @@ set -eu
 cd "$(dirname "$0")/.."
 
 runs=5 sizes="100k 800k 3M" dir=build/bench-report-speed bin=./rstat-analyze
-base=
+base="" loads="compile fork"
 freq=20000
 usage() {
-	echo "usage: $0 [-r RUNS] [-s \"100k 800k 3M\"] [-d DIR] [-b BINARY] [-B BINARY] [-n]" >&2
+	echo "usage: $0 [-r RUNS] [-s \"100k 800k 3M\"] [-l \"compile fork\"] [-d DIR] [-b BINARY] [-B BINARY] [-n]" >&2
 	exit 2
 }
 record_only=
-while getopts "r:s:d:b:B:n" o; do
+while getopts "r:s:l:d:b:B:n" o; do
 	case $o in
 	r) runs=$OPTARG ;;
+	l) loads=$OPTARG ;;
 	s) sizes=$OPTARG ;;
 	d) dir=$OPTARG ;;
 	b) bin=$OPTARG ;;
@@ -63,6 +74,9 @@ while getopts "r:s:d:b:B:n" o; do
 	esac
 done
 [ "$runs" -ge 1 ] 2>/dev/null || usage
+for l in $loads; do
+	case $l in compile|fork) ;; *) usage ;; esac
+done
 
 command -v perf >/dev/null || { echo "bench: needs perf (linux-perf)" >&2; exit 1; }
 [ -x /usr/bin/time ] || { echo "bench: needs /usr/bin/time (apt-get install time)" >&2; exit 1; }
@@ -82,6 +96,11 @@ trap 'exit 130' INT TERM
 
 stat=/sys/fs/cgroup/unified/cgroup.stat
 [ -r "$stat" ] || stat=/sys/fs/cgroup/cgroup.stat
+# cpu.stat of the cgroup this script runs in (cgroup v2, or the unified
+# hierarchy of a hybrid setup)
+cg=$(awk -F: '$1 == "0" { print $3; exit }' /proc/self/cgroup)
+cpustat=/sys/fs/cgroup/unified${cg%/}/cpu.stat
+[ -r "$cpustat" ] || cpustat=/sys/fs/cgroup${cg%/}/cpu.stat
 sc=${STACKCOLLAPSE:-$(command -v stackcollapse-perf.pl || true)}
 # perf's own folding script (linux-perf ships it), when perf can run it
 pysc=/usr/lib/perf-core/scripts/python/stackcollapse.py
@@ -101,9 +120,36 @@ samples() {
 		awk '/SAMPLE events:/ { print $3; exit }'
 }
 
-# record_for FILE SECONDS: the recording under the load below
+# load_fork: a process per iteration in two loops, as the seed
+# experiments' shell loops: each `cat` and `dd` maps its binary, ld.so and
+# libc at addresses of its own, so every one brings new raw callchains.
+load_fork() {
+	[ -r "$cpustat" ] || { echo "bench: no cpu.stat at $cpustat" >&2; exit 1; }
+	( while :; do cat "$cpustat" >/dev/null; done ) & pids+=($!)
+	( while :; do dd if=/dev/zero of=/dev/null bs=4k count=16 2>/dev/null
+	  done ) & pids+=($!)
+}
+
+# record_for LOAD FILE SECONDS: the recording under LOAD
 record_for() {
-	local f=$1 secs=$2
+	local load=$1 f=$2 secs=$3
+	if [ "$load" = fork ]; then
+		load_fork
+	else
+		load_compile
+	fi
+	partial=$f.tmp
+	perf record -q -a -g -e cpu-clock -F "$freq" -o "$partial" \
+		-- sleep "$secs" 2>/dev/null
+	for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done
+	wait 2>/dev/null || true
+	pids=()
+	mv "$partial" "$f"
+	partial=
+}
+
+# load_compile: a stat reader without forks beside two compile loops
+load_compile() {
 	( while :; do read -r _ <"$stat"; read -r _ </proc/self/stat; done ) &
 	pids+=($!)
 	# What makes a system-wide recording hard to fold: short-lived
@@ -117,32 +163,34 @@ record_for() {
 				2>/dev/null
 		done; done ) & pids+=($!)
 	done
-	partial=$f.tmp
-	perf record -q -a -g -e cpu-clock -F "$freq" -o "$partial" \
-		-- sleep "$secs" 2>/dev/null
-	for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done
-	wait 2>/dev/null || true
-	pids=()
-	mv "$partial" "$f"
-	partial=
 }
 
-# record SIZE: DIR/cpu-clock-SIZE.data, unless it is there already
+# data LOAD SIZE: the recording's file name
+data() {
+	if [ "$1" = fork ]; then
+		echo "$dir/fork-$2.data"
+	else
+		echo "$dir/cpu-clock-$2.data"
+	fi
+}
+
+# record LOAD SIZE: the recording, unless it is there already
 record() {
-	local f=$dir/cpu-clock-$1.data want cpus secs got
+	local load=$1 f want cpus secs got
+	f=$(data "$1" "$2")
 	[ -s "$f" ] && return 0
-	want=$(count "$1")
+	want=$(count "$2")
 	cpus=$(nproc)
 	secs=$(( (want + freq * cpus - 1) / (freq * cpus) ))
 	echo "recording $f: ${secs} s at $freq Hz on $cpus CPUs" >&2
-	record_for "$f" "$secs"
+	record_for "$load" "$f" "$secs"
 	# The kernel throttles cpu-clock and idle CPUs take no samples:
 	# once more, longer, when that left the recording 10% short.
 	got=$(samples "$f")
 	if [ "${got:-0}" -gt 0 ] && [ "$got" -lt $((want * 9 / 10)) ]; then
 		secs=$(( (secs * want + got - 1) / got ))
 		echo "recording $f again: $got samples, ${secs} s" >&2
-		record_for "$f" "$secs"
+		record_for "$load" "$f" "$secs"
 	fi
 	[ -s "$dir/kallsyms" ] || cp /proc/kallsyms "$dir/kallsyms"
 }
@@ -259,14 +307,15 @@ side_by_side() {	# side_by_side FILE
 	echo
 }
 
-scaling() {		# scaling SIZE...
-	local s f n stacks r
-	echo "== growth with samples (medians of $runs runs)"
+scaling() {		# scaling LOAD SIZE...
+	local load=$1 s f n stacks r
+	shift
+	echo "== $load: growth with samples (medians of $runs runs)"
 	echo
 	echo "| samples | MB | distinct stacks | --folded wall | CPU | RSS | CPU per sample | report wall | CPU | RSS | CPU per sample |"
 	echo "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
 	for s in "$@"; do
-		f=$dir/cpu-clock-$s.data
+		f=$(data "$load" "$s")
 		n=$(samples "$f")
 		stacks=$("$bin" report -i "$f" --kallsyms "$dir/kallsyms" --folded | wc -l)
 		rm -f "$work"/g-*
@@ -289,11 +338,17 @@ scaling() {		# scaling SIZE...
 	echo
 }
 
-for s in $sizes; do record "$s"; done
+for l in $loads; do
+	for s in $sizes; do record "$l" "$s"; done
+done
 [ -z "$record_only" ] || exit 0
-case " $sizes " in
-*" 800k "*) side_by_side "$dir/cpu-clock-800k.data" ;;
-*) side_by_side "$dir/cpu-clock-${sizes%% *}.data" ;;
-esac
-# shellcheck disable=SC2086 # one argument per size
-scaling $sizes
+for l in $loads; do
+	case " $sizes " in
+	*" 800k "*) side_by_side "$(data "$l" 800k)" ;;
+	*) side_by_side "$(data "$l" "${sizes%% *}")" ;;
+	esac
+done
+for l in $loads; do
+	# shellcheck disable=SC2086 # one argument per size
+	scaling "$l" $sizes
+done

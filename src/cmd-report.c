@@ -465,10 +465,12 @@ static int report_analysis(const struct report_params *p,
 
 static int report_folded(const struct report_params *p, struct session *s)
 {
+	struct fold_opts fo = p->fold;
 	struct fold *fold;
 	int err;
 
-	err = session__fold(s, &p->fold, p->stackcollapse, &fold);
+	fo.jobs = p->jobs;	/* -j: the sort of the stacks too */
+	err = session__fold(s, &fo, p->stackcollapse, &fold);
 	/* Notes first: on a terminal they would land inside the stacks. */
 	if (report_status(s, err))
 		return RS_EXIT_FAIL;

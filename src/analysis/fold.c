@@ -10,6 +10,8 @@
  */
 #include <errno.h>
 #include <inttypes.h>
+#include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -54,9 +56,22 @@ struct chain_slot {
 	uint32_t stack1;	/* stack index + 1; 0: empty */
 };
 
+/*
+ * fold__frame()'s memo of recorded frames without an id ("[unknown]" of
+ * no map, anything named without its address): the frame_ent index of
+ * (sym, dso, java), which fcache would give after hashing four words.
+ */
+#define FOLD_UMEMO 64
+
+struct umemo_ent {
+	const char *sym, *dso;
+	uint32_t idx1;		/* frame_ent index + 1; 0: empty */
+	bool java;
+};
+
 #define FOLD_MAX_SEEN 32
 /* Direct-mapped front of pcache for recorded samples: a few busy tasks. */
-#define FOLD_PFAST 64
+#define FOLD_PFAST 1024
 
 struct pfast_ent {
 	const char *comm;	/* NULL: empty */
@@ -80,6 +95,7 @@ struct fold {
 	struct keymap *pcache;	/* (comm, pid, tid) -> name id */
 	struct pfast_ent pfast[FOLD_PFAST];
 	struct keymap *fcache;	/* (sym, dso, pc, flags) -> frame_ent index */
+	struct umemo_ent umemo[FOLD_UMEMO];
 	uint32_t *idmap;	/* fold__frame_id(): id -> frame_ent index + 1 */
 	size_t nr_idmap;
 	struct frame_ent *frames;
@@ -553,7 +569,7 @@ int fold__begin(struct fold *f, const char *event, const char *comm,
 	if (!comm)
 		comm = "";
 	k[0] = (uintptr_t)comm;
-	pf = &f->pfast[(tid ^ pid * 31) % FOLD_PFAST];
+	pf = &f->pfast[hash_u64((uint64_t)pid << 32 | tid) % FOLD_PFAST];
 	if (pf->comm == comm && pf->pid == pid && pf->tid == tid)
 		return start_sample(f, pf->id, pf->java, period, has_period);
 	id = kmap_get(f->pcache, k);
@@ -672,7 +688,9 @@ static int process_printed(struct fold *f, const char *sym, const char *dso,
 
 static int push_group(struct fold *f, uint32_t idx)
 {
-	if (grow_array((void **)&f->groups, &f->cap_groups, f->nr_groups + 1,
+	/* Once per frame of every new callchain: no call while there is room. */
+	if (f->nr_groups == f->cap_groups &&
+	    grow_array((void **)&f->groups, &f->cap_groups, f->nr_groups + 1,
 		 sizeof(*f->groups)))
 		return -ENOMEM;
 	f->groups[f->nr_groups++] = idx;
@@ -712,8 +730,10 @@ static int add_frame(struct fold *f, const char *sym, const char *dso,
 int fold__frame(struct fold *f, const char *sym, const char *dso,
 		uint64_t addr)
 {
+	struct umemo_ent *um;
 	char pc[24];
 	bool need_pc;
+	int ret;
 
 	if (!f->in_sample)
 		return 0;
@@ -722,10 +742,21 @@ int fold__frame(struct fold *f, const char *sym, const char *dso,
 	/* The address matters only where the rules print it. */
 	need_pc = f->opts.addrs && strstr(sym, "[unknown]");
 	pc[0] = '\0';
-	if (need_pc)
+	if (need_pc) {
 		snprintf(pc, sizeof(pc), "%" PRIx64, addr);
-	return add_frame(f, sym, dso, need_pc ? addr : 0, FRAME_RECORDED,
-			 pc);
+		return add_frame(f, sym, dso, addr, FRAME_RECORDED, pc);
+	}
+	um = &f->umemo[(((uintptr_t)sym >> 3) ^ ((uintptr_t)dso >> 5)) %
+		       FOLD_UMEMO];
+	if (um->idx1 && um->sym == sym && um->dso == dso &&
+	    um->java == f->java)
+		return push_group(f, um->idx1 - 1);
+	ret = add_frame(f, sym, dso, 0, FRAME_RECORDED, pc);
+	if (!ret)
+		*um = (struct umemo_ent){ sym, dso,
+					  f->groups[f->nr_groups - 1] + 1,
+					  f->java };
+	return ret;
 }
 
 int fold__frame_id(struct fold *f, uint32_t id, const char *sym,
@@ -929,6 +960,10 @@ int fold__end(struct fold *f)
 		/* Skipped frames ("(...)" names) have no pieces. */
 		if (!fe->n)
 			continue;
+		if (fe->n == 1) {	/* most: no memcpy() call */
+			f->key[i++] = f->fc_ids[fe->off];
+			continue;
+		}
 		memcpy(f->key + i, f->fc_ids + fe->off,
 		       fe->n * sizeof(*f->key));
 		i += fe->n;
@@ -1012,6 +1047,71 @@ static void settle_chains(struct fold *f)
 	}
 }
 
+struct sort_part {
+	struct fold *f;
+	uint32_t *v;
+	size_t n;
+};
+
+static void *sort_part(void *arg)
+{
+	struct sort_part *p = arg;
+
+	qsort_r(p->v, p->n, sizeof(*p->v), stack_cmp, p->f);
+	return NULL;
+}
+
+/*
+ * The stacks in the order of their joined strings. With jobs, a second
+ * thread sorts the first half while this one sorts the second, and the
+ * halves are merged: stacks that join to one string compare equal and
+ * are merged on output whatever their order, so the lines are the same.
+ */
+static uint32_t *sort_stacks(struct fold *f)
+{
+	size_t n = f->nr_stacks, i, a, b;
+	struct sort_part half;
+	uint32_t *order, *out;
+	pthread_t t;
+
+	order = malloc(n * sizeof(*order));
+	if (!order)
+		return NULL;
+	for (i = 0; i < n; i++)
+		order[i] = i;
+	out = f->opts.jobs > 1 && n >= 4096 ?
+	      malloc(n * sizeof(*out)) : NULL;
+	half = (struct sort_part){ f, order, n / 2 };
+	if (!out || pthread_create(&t, NULL, sort_part, &half)) {
+		free(out);
+		qsort_r(order, n, sizeof(*order), stack_cmp, f);
+		return order;
+	}
+	qsort_r(order + n / 2, n - n / 2, sizeof(*order), stack_cmp, f);
+	pthread_join(t, NULL);
+	for (i = 0, a = 0, b = n / 2; i < n; i++)
+		out[i] = b == n || (a < n / 2 &&
+				    stack_cmp(&order[a], &order[b], f) <= 0) ?
+			 order[a++] : order[b++];
+	free(order);
+	return out;
+}
+
+/* " COUNT\n" without printf's parsing of its format on every line. */
+static void put_count(FILE *out, uint64_t count)
+{
+	char buf[24];
+	size_t i = sizeof(buf);
+
+	buf[--i] = '\n';
+	do {
+		buf[--i] = '0' + count % 10;
+		count /= 10;
+	} while (count);
+	buf[--i] = ' ';
+	fwrite_unlocked(buf + i, 1, sizeof(buf) - i, out);
+}
+
 int fold__write(struct fold *f, FILE *out)
 {
 	uint32_t *order;
@@ -1020,12 +1120,9 @@ int fold__write(struct fold *f, FILE *out)
 	settle_chains(f);
 	if (!f->nr_stacks)
 		return ferror(out) ? -EIO : 0;
-	order = malloc(f->nr_stacks * sizeof(*order));
+	order = sort_stacks(f);
 	if (!order)
 		return -ENOMEM;
-	for (i = 0; i < f->nr_stacks; i++)
-		order[i] = i;
-	qsort_r(order, f->nr_stacks, sizeof(*order), stack_cmp, f);
 
 	for (i = 0; i < f->nr_stacks; i = j) {
 		const struct stack_ent *s = &f->stacks[order[i]];
@@ -1038,13 +1135,17 @@ int fold__write(struct fold *f, FILE *out)
 		for (j = i + 1; j < f->nr_stacks &&
 		     !stack_cmp(&order[i], &order[j], f); j++)
 			count += f->stacks[order[j]].count;
+		/* One writer: the stream's lock once per line is enough. */
+		flockfile(out);
 		for (k = 0; k < s->len; k++) {
 			if (k)
-				putc(';', out);
-			fputs(strpool__str(f->names, f->st_ids[s->off + k]),
-			      out);
+				putc_unlocked(';', out);
+			fputs_unlocked(strpool__str(f->names,
+						    f->st_ids[s->off + k]),
+				       out);
 		}
-		fprintf(out, " %" PRIu64 "\n", count);
+		put_count(out, count);
+		funlockfile(out);
 	}
 	free(order);
 	if (fflush(out) || ferror(out))

@@ -229,6 +229,9 @@ struct machine *session__machine(struct session *s)
 		s->machine = machine__new();
 		if (s->machine && s->pd)
 			register_build_ids(s->machine, s->pd);
+		/* A hint: without the thread, symbols load at first use. */
+		if (s->machine && s->opts.jobs >= 2)
+			machine__load_dsos_ahead(s->machine);
 	}
 	return s->machine;
 }

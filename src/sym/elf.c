@@ -7,6 +7,7 @@
  * refused, as perf refuses them.
  */
 #include <errno.h>
+#include <pthread.h>
 #include <fcntl.h>
 #include <gelf.h>
 #include <libelf.h>
@@ -27,14 +28,17 @@ struct image {
 	bool has_symtab, has_dynsym;
 };
 
+static void elf_init(void)
+{
+	elf_version(EV_CURRENT);
+}
+
+/* Symbols may be loaded on a thread of their own (machine.c): once. */
 static void elf_init_once(void)
 {
-	static bool done;
+	static pthread_once_t once = PTHREAD_ONCE_INIT;
 
-	if (!done) {
-		elf_version(EV_CURRENT);
-		done = true;
-	}
+	pthread_once(&once, elf_init);
 }
 
 static bool is_regular(const char *path)

@@ -8,6 +8,11 @@
  * Hot path: machine__resolve() finds the thread (last-hit, then a hash),
  * the map (binary search), then looks (dso, map-relative address) up in an
  * open-addressing cache; a hit allocates nothing.
+ *
+ * Per process: a new task costs a hash probe for its thread and one for
+ * each dso it maps (by interned name, then build id), whatever the number
+ * of processes and dsos seen before; a dso's symbols are loaded once, at
+ * the first sample in it, and shared by every process that maps it.
  */
 #include <errno.h>
 #include <pthread.h>
@@ -37,16 +42,28 @@ enum dso_kind {
 	DSO_KSECTION,	/* a vmlinux section other than .text */
 };
 
+/* Where a dso stands with the loader (machine__load_dsos_ahead()). */
+enum dso_ahead {
+	AHEAD_NONE,	/* not queued, or taken back by dso_load() */
+	AHEAD_QUEUED,
+	AHEAD_LOADING,
+	AHEAD_DONE,	/* own holds the loaded table */
+};
+
 struct dso {
 	const char *name;	/* interned, as perf prints it */
 	enum dso_kind kind;
+	enum dso_ahead ahead;	/* under the loader's lock */
+	struct dso *ahead_next;	/* the loader's queue */
+	bool queued;		/* given to the loader (the caller's own) */
 	uint8_t bid[BUILD_ID_MAX];
 	uint8_t bid_size;
 	bool loaded;
 	bool stale;		/* the file has another build id */
 	struct symtab own;	/* ELF and JIT symbols */
 	const struct symtab *syms;
-	struct dso *next;	/* all dsos, for lookup and cleanup */
+	struct dso *next;	/* all dsos, for cleanup */
+	struct dso *next_name;	/* older dsos of the same name */
 };
 
 struct map {
@@ -103,11 +120,13 @@ struct machine {
 	struct thread *recent[MACHINE_RECENT];
 
 	struct dso *dsos;
+	struct hashtab dso_names;	/* name -> newest struct dso * */
 	struct bid_note *bids;
 	/* Symbol files refused (machine__refused()): the first, how many. */
 	const char *refused_name;	/* interned */
 	int refused_err;
 	uint64_t nr_refused;
+	struct hashtab bid_names;	/* name -> struct bid_note * */
 
 	/* Kernel. */
 	struct ksyms ks;
@@ -132,6 +151,8 @@ struct machine {
 
 	struct hashtab cache;		/* (addr, dso) -> cache_ent */
 	struct ksyms_prefetch *kpf;	/* machine__prefetch_kallsyms() */
+	struct dso_loader *loader;	/* machine__load_dsos_ahead() */
+	struct strpool *ahead_sp;	/* the names the loader interned */
 
 	uint32_t last_frame_id;		/* rs_frame.id handed out last */
 	uint64_t version;		/* last version handed out */
@@ -270,12 +291,10 @@ static void remove_thread(struct machine *m, struct thread *th)
 
 static const struct bid_note *find_bid(struct machine *m, const char *name)
 {
-	struct bid_note *b;
+	struct bid_note **b = hashtab__find(&m->bid_names, (uintptr_t)name,
+					    0);
 
-	for (b = m->bids; b; b = b->next)
-		if (b->name == name)
-			return b;
-	return NULL;
+	return b ? *b : NULL;
 }
 
 int machine__add_build_id(struct machine *m, const char *filename,
@@ -291,9 +310,18 @@ int machine__add_build_id(struct machine *m, const char *filename,
 		return -ENOMEM;
 	b = (struct bid_note *)find_bid(m, name);
 	if (!b) {
+		struct bid_note **slot;
+		bool fresh;
+
 		b = calloc(1, sizeof(*b));
 		if (!b)
 			return -ENOMEM;
+		slot = hashtab__get(&m->bid_names, (uintptr_t)name, 0, &fresh);
+		if (!slot) {
+			free(b);
+			return -ENOMEM;
+		}
+		*slot = b;
 		b->name = name;
 		b->next = m->bids;
 		m->bids = b;
@@ -308,11 +336,12 @@ static struct dso *findnew_dso(struct machine *m, const char *name,
 			       size_t bid_size)
 {
 	const struct bid_note *note;
-	struct dso *d;
+	struct dso *d, **slot;
+	bool fresh;
 
-	for (d = m->dsos; d; d = d->next) {
-		if (d->name != name)
-			continue;
+	/* Names are interned: the dsos of one file are one probe away. */
+	slot = hashtab__find(&m->dso_names, (uintptr_t)name, 0);
+	for (d = slot ? *slot : NULL; d; d = d->next_name) {
 		/* Either may be the other padded (sym_bid_equal()). */
 		if (bid_size && d->bid_size &&
 		    !sym_bid_equal(d->bid, d->bid_size, bid, bid_size) &&
@@ -323,6 +352,13 @@ static struct dso *findnew_dso(struct machine *m, const char *name,
 	d = calloc(1, sizeof(*d));
 	if (!d)
 		return NULL;
+	slot = hashtab__get(&m->dso_names, (uintptr_t)name, 0, &fresh);
+	if (!slot) {
+		free(d);
+		return NULL;
+	}
+	d->next_name = *slot;
+	*slot = d;
 	d->name = name;
 	d->kind = kind;
 	note = find_bid(m, name);
@@ -385,6 +421,158 @@ static void note_refused(struct machine *m, const char *name, int err)
 	}
 }
 
+/*
+ * The loader: a thread that reads the ELF symbols of each file as soon as
+ * an MMAP event maps it, in the order they were mapped. It touches only
+ * the queued dso's own table (which nothing reads before dso_load() has
+ * taken it back from the loader), its name and build id, which never
+ * change, and a string pool of its own: where symbols share an address,
+ * loading interns names to choose one (symtab__finish_elf()), and the
+ * machine's pool is the caller's. A table taken back interns into the
+ * machine's pool from then on. A name may then be in both pools: names
+ * are compared by their text, their pointers only key caches.
+ */
+struct dso_loader {
+	pthread_t thread;
+	pthread_mutex_t lock;
+	pthread_cond_t work;	/* queued, or stop */
+	pthread_cond_t done;	/* a dso is loaded */
+	struct dso *head, *tail;
+	bool stop;
+	struct strpool *sp;	/* kept in the tables, for symtab__name() */
+};
+
+static void *loader_main(void *arg)
+{
+	struct dso_loader *l = arg;
+	struct dso *d;
+
+	pthread_mutex_lock(&l->lock);
+	for (;;) {
+		while (!l->head && !l->stop)
+			pthread_cond_wait(&l->work, &l->lock);
+		if (l->stop)
+			break;
+		d = l->head;
+		l->head = d->ahead_next;
+		if (!l->head)
+			l->tail = NULL;
+		d->ahead = AHEAD_LOADING;
+		pthread_mutex_unlock(&l->lock);
+		elf__load_dso(&d->own, d->name, d->bid, d->bid_size, l->sp);
+		pthread_mutex_lock(&l->lock);
+		d->ahead = AHEAD_DONE;
+		pthread_cond_broadcast(&l->done);
+	}
+	pthread_mutex_unlock(&l->lock);
+	return NULL;
+}
+
+int machine__load_dsos_ahead(struct machine *m)
+{
+	struct dso_loader *l;
+
+	if (m->loader)
+		return 0;
+	l = calloc(1, sizeof(*l));
+	if (!l)
+		return -ENOMEM;
+	if (!m->ahead_sp)
+		m->ahead_sp = strpool__new();
+	if (!m->ahead_sp) {
+		free(l);
+		return -ENOMEM;
+	}
+	l->sp = m->ahead_sp;
+	pthread_mutex_init(&l->lock, NULL);
+	pthread_cond_init(&l->work, NULL);
+	pthread_cond_init(&l->done, NULL);
+	if (pthread_create(&l->thread, NULL, loader_main, l)) {
+		pthread_cond_destroy(&l->done);
+		pthread_cond_destroy(&l->work);
+		pthread_mutex_destroy(&l->lock);
+		free(l);
+		return -EAGAIN;
+	}
+	m->loader = l;
+	return 0;
+}
+
+static void loader_stop(struct machine *m)
+{
+	struct dso_loader *l = m->loader;
+
+	if (!l)
+		return;
+	pthread_mutex_lock(&l->lock);
+	l->stop = true;
+	pthread_cond_signal(&l->work);
+	pthread_mutex_unlock(&l->lock);
+	pthread_join(l->thread, NULL);
+	pthread_cond_destroy(&l->done);
+	pthread_cond_destroy(&l->work);
+	pthread_mutex_destroy(&l->lock);
+	free(l);
+	m->loader = NULL;
+}
+
+/* A file just mapped: its symbols are read ahead, if there is a loader. */
+static void loader_queue(struct machine *m, struct dso *d)
+{
+	struct dso_loader *l = m->loader;
+
+	if (!l || d->kind != DSO_ELF || d->loaded || d->queued)
+		return;
+	d->queued = true;
+	pthread_mutex_lock(&l->lock);
+	d->ahead = AHEAD_QUEUED;
+	d->ahead_next = NULL;
+	if (l->tail)
+		l->tail->ahead_next = d;
+	else
+		l->head = d;
+	l->tail = d;
+	pthread_cond_signal(&l->work);
+	pthread_mutex_unlock(&l->lock);
+}
+
+/*
+ * Whether the loader has read d's symbols: waits while it reads them;
+ * one still queued is taken off the queue (false: the caller reads it
+ * now rather than wait for the files queued before it).
+ */
+static bool loader_take(struct machine *m, struct dso *d)
+{
+	struct dso_loader *l = m->loader;
+	struct dso **pp;
+	bool loaded;
+
+	if (!l || !d->queued)
+		return false;
+	pthread_mutex_lock(&l->lock);
+	if (d->ahead == AHEAD_QUEUED) {
+		for (pp = &l->head; *pp != d; pp = &(*pp)->ahead_next)
+			;
+		*pp = d->ahead_next;
+		if (l->tail == d) {
+			struct dso *t = l->head;
+
+			while (t && t->ahead_next)
+				t = t->ahead_next;
+			l->tail = t;
+		}
+		d->ahead = AHEAD_NONE;
+	}
+	while (d->ahead == AHEAD_LOADING)
+		pthread_cond_wait(&l->done, &l->lock);
+	loaded = d->ahead == AHEAD_DONE;
+	pthread_mutex_unlock(&l->lock);
+	/* The loader's pool is the loader's: names go to the machine's. */
+	if (loaded && d->own.sp)
+		d->own.sp = m->sp;
+	return loaded;
+}
+
 static void dso_load(struct machine *m, struct dso *d)
 {
 	char path[4096];
@@ -393,7 +581,9 @@ static void dso_load(struct machine *m, struct dso *d)
 	m->stats.dsos_loaded++;
 	switch (d->kind) {
 	case DSO_ELF:
-		elf__load_dso(&d->own, d->name, d->bid, d->bid_size, m->sp);
+		if (!loader_take(m, d))
+			elf__load_dso(&d->own, d->name, d->bid, d->bid_size,
+				      m->sp);
 		/*
 		 * No image with the recorded build id (none in the build id
 		 * cache either) and the file there now has another one: it
@@ -684,6 +874,7 @@ static int user_mmap(struct machine *m, const struct rs_mmap *mm)
 		return -ENOMEM;
 	if (kind == DSO_NOSYMS)
 		d->loaded = true;
+	loader_queue(m, d);
 	nm = (struct map){ .start = mm->start, .end = mm->start + mm->len,
 			   .pgoff = pgoff, .dso = d,
 			   .identity = anon || no_dso };
@@ -907,7 +1098,10 @@ static int resolve_kernel(struct machine *m, uint64_t addr,
 			       m->kdelta;
 		}
 	}
-	km = maps__find(m->kmods, m->nr_kmods, addr);
+	/* Most kernel frames lie outside every module: no search for them. */
+	km = m->nr_kmods && addr >= m->kmods[0].start &&
+	     addr < m->kmods[m->nr_kmods - 1].end ?
+	     maps__find(m->kmods, m->nr_kmods, addr) : NULL;
 	if (km) {
 		set_unknown(m, f, addr, km->dso->name);
 		err = lookup(m, km->dso, addr, &sym, &start, &f->id);
@@ -932,26 +1126,17 @@ found:
 	return 0;
 }
 
-int machine__resolve(struct machine *m, uint32_t pid, uint32_t tid,
-		     uint16_t cpumode, uint64_t addr, struct rs_frame *f)
+/* A user frame in the maps of its thread. */
+static int resolve_user(struct machine *m, const struct map_vec *mv,
+			uint64_t addr, struct rs_frame *f)
 {
 	const char *sym;
-	struct thread *th;
 	uint64_t start, a;
 	struct map *mp;
 	int err;
 
-	m->stats.lookups++;
-	cpumode &= PERF_RECORD_MISC_CPUMODE_MASK;
-	if (cpumode == PERF_RECORD_MISC_KERNEL)
-		return resolve_kernel(m, addr, f);
 	set_unknown(m, f, addr, m->s_unknown);
-	if (cpumode != PERF_RECORD_MISC_USER)
-		return 0;	/* guests and hypervisor: perf has no map */
-	th = findnew_thread(m, pid, tid);
-	if (!th)
-		return -ENOMEM;
-	mp = maps__find(th->maps->mv->v, th->maps->mv->nr, addr);
+	mp = maps__find(mv->v, mv->nr, addr);
 	if (!mp)
 		return 0;
 	a = mp->identity ? addr : addr - mp->start + mp->pgoff;
@@ -976,11 +1161,31 @@ const char *machine__user_dso(struct machine *m, uint32_t pid, uint32_t tid,
 	return mp ? mp->dso->name : NULL;
 }
 
+int machine__resolve(struct machine *m, uint32_t pid, uint32_t tid,
+		     uint16_t cpumode, uint64_t addr, struct rs_frame *f)
+{
+	struct thread *th;
+
+	m->stats.lookups++;
+	cpumode &= PERF_RECORD_MISC_CPUMODE_MASK;
+	if (cpumode == PERF_RECORD_MISC_KERNEL)
+		return resolve_kernel(m, addr, f);
+	if (cpumode != PERF_RECORD_MISC_USER) {
+		set_unknown(m, f, addr, m->s_unknown);
+		return 0;	/* guests and hypervisor: perf has no map */
+	}
+	th = findnew_thread(m, pid, tid);
+	if (!th)
+		return -ENOMEM;
+	return resolve_user(m, th->maps->mv, addr, f);
+}
+
 int machine__resolve_callchain(struct machine *m, uint32_t pid, uint32_t tid,
 			       uint16_t cpumode, const uint64_t *chain,
 			       uint64_t nr, struct rs_frame *frames,
 			       uint32_t max)
 {
+	struct thread *th = NULL;
 	uint32_t n = 0;
 	uint64_t i;
 	int err;
@@ -1008,7 +1213,19 @@ int machine__resolve_callchain(struct machine *m, uint32_t pid, uint32_t tid,
 			}
 			continue;
 		}
-		err = machine__resolve(m, pid, tid, cpumode, ip, &frames[n]);
+		/*
+		 * A user frame: the thread is found once per chain (no
+		 * event comes between the frames of one sample).
+		 */
+		if (cpumode == PERF_RECORD_MISC_USER) {
+			m->stats.lookups++;
+			if (!th && !(th = findnew_thread(m, pid, tid)))
+				return -ENOMEM;
+			err = resolve_user(m, th->maps->mv, ip, &frames[n]);
+		} else {
+			err = machine__resolve(m, pid, tid, cpumode, ip,
+					       &frames[n]);
+		}
 		if (err)
 			return err;
 		n++;
@@ -1026,6 +1243,8 @@ struct machine *machine__new(void)
 	if (!m)
 		return NULL;
 	hashtab__init(&m->threads, sizeof(struct thread *));
+	hashtab__init(&m->dso_names, sizeof(struct dso *));
+	hashtab__init(&m->bid_names, sizeof(struct bid_note *));
 	hashtab__init(&m->cache, sizeof(struct cache_ent));
 	m->sp = strpool__new();
 	if (!m->sp)
@@ -1064,6 +1283,8 @@ void machine__delete(struct machine *m)
 	if (!m)
 		return;
 	drop_prefetch(m);
+	/* Before the dsos go: the loader may be reading one. */
+	loader_stop(m);
 	hashtab__for_each(&m->threads, i, e) {
 		struct thread *th;
 
@@ -1077,10 +1298,12 @@ void machine__delete(struct machine *m)
 		symtab__exit(&d->own);
 		free(d);
 	}
+	hashtab__exit(&m->dso_names);
 	for (b = m->bids; b; b = bn) {
 		bn = b->next;
 		free(b);
 	}
+	hashtab__exit(&m->bid_names);
 	ksyms__exit(&m->ks);
 	for (i = 0; i < m->nr_old_ktext; i++)
 		free(m->old_ktext[i]);
@@ -1089,6 +1312,7 @@ void machine__delete(struct machine *m)
 	free(m->kmods);
 	hashtab__exit(&m->cache);
 	strpool__delete(m->sp);
+	strpool__delete(m->ahead_sp);
 	free(m);
 }
 

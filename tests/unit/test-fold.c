@@ -378,7 +378,122 @@ static void test_recorded_frames_split_as_printed(void)
 	free(out);
 }
 
+/*
+ * fold__frame()'s memo of id-less frames is keyed by (sym, dso, java):
+ * the same pointers in a java process and in another name the frame
+ * differently, and with --addrs each unknown frame keeps its address.
+ */
+static void test_memo_java_and_addrs(void)
+{
+	static const char sym[] = "Lorg/a/B;.f", dso[] = "/tmp/perf-9.map";
+	static const char unk[] = "[unknown]";
+	struct fold_opts o = { 0 }, oa = { .addrs = true };
+	struct fold *f = fold__new(&o), *fa = fold__new(&oa);
+	char *out = NULL, *outa = NULL;
+	size_t len = 0, lena = 0;
+	FILE *m = open_memstream(&out, &len);
+	FILE *ma = open_memstream(&outa, &lena);
+	int i;
+
+	CHECK(f && fa && m && ma);
+	if (!f || !fa || !m || !ma)
+		return;
+	for (i = 0; i < 2; i++) {
+		CHECK_INT(fold__begin(f, NULL, i ? "java" : "prog", 1, 1, 0,
+				      false), 1);
+		CHECK_INT(fold__frame_id(f, 0, sym, dso, 0x10), 0);
+		CHECK_INT(fold__end(f), 0);
+		CHECK_INT(fold__begin(fa, NULL, "prog", 1, 1, 0, false), 1);
+		CHECK_INT(fold__frame_id(fa, 0, unk, unk, 0x10 + i), 0);
+		CHECK_INT(fold__end(fa), 0);
+	}
+	CHECK_INT(fold__write(f, m), 0);
+	CHECK_INT(fold__write(fa, ma), 0);
+	fclose(m);
+	fclose(ma);
+	CHECK_STR(out, "java;org/a/B:.f 1\nprog;Lorg/a/B:.f 1\n");
+	CHECK_STR(outa, "prog;[unknown <10>] 1\nprog;[unknown <11>] 1\n");
+	fold__delete(f);
+	fold__delete(fa);
+	free(out);
+	free(outa);
+}
+
+/* Folded lines of a fold fed the same stacks, written with jobs. */
+static char *many_stacks(unsigned int jobs, uint64_t *total)
+{
+	struct fold_opts o = { .jobs = jobs };
+	struct fold *f = fold__new(&o);
+	uint32_t x = 12345, i, k, n;
+	char *out = NULL, names[40][8];
+	size_t len = 0;
+	FILE *m = open_memstream(&out, &len);
+
+	if (!f || !m) {
+		UNIT_FAIL("setup");
+		return strdup("");
+	}
+	/* Names that are prefixes of others, or sort around ';'. */
+	for (i = 0; i < 40; i++)
+		snprintf(names[i], sizeof(names[i]), "%c%s%u",
+			 "ab:;<"[i % 5], i % 3 ? "" : "-", i / 7);
+	snprintf(names[0], sizeof(names[0]), "x");
+	*total = 0;
+	for (i = 0; i < 20000; i++) {
+		x = x * 1103515245 + 12345;
+		n = 1 + (x >> 8) % 6;
+		/* "p;x" and "p" then "x": one joined string, two stacks. */
+		CHECK_INT(fold__begin(f, NULL, (x >> 20) % 2 ? "p;x" : "p", 1,
+				      1, 0, false), 1);
+		for (k = 0; k < n; k++) {
+			x = x * 1103515245 + 12345;
+			CHECK_INT(fold__frame(f, names[(x >> 10) % 40], "/d",
+					      0), 0);
+		}
+		CHECK_INT(fold__end(f), 0);
+		(*total)++;
+	}
+	CHECK_INT(fold__write(f, m), 0);
+	fclose(m);
+	fold__delete(f);
+	return out;
+}
+
+/*
+ * With jobs, half of the stacks are sorted on a second thread and the
+ * halves merged: the same lines as one sort, in bytewise order of the
+ * joined strings, stacks that join to one string on one line.
+ */
+static void test_two_thread_sort(void)
+{
+	uint64_t total1, total2, sum = 0;
+	char *one = many_stacks(1, &total1), *two = many_stacks(2, &total2);
+	char *line, *save = NULL, *prev = NULL;
+	size_t lines = 0;
+
+	CHECK_STR(two, one);
+	for (line = strtok_r(one, "\n", &save); line;
+	     line = strtok_r(NULL, "\n", &save)) {
+		char *sp = strrchr(line, ' ');
+
+		CHECK(sp != NULL);
+		if (!sp)
+			break;
+		*sp = '\0';
+		sum += strtoull(sp + 1, NULL, 10);
+		if (prev && strcmp(prev, line) >= 0)
+			UNIT_FAIL("'%s' before '%s'", prev, line);
+		prev = line;
+		lines++;
+	}
+	CHECK(lines > 4096);	/* enough for the two-thread sort */
+	CHECK_U64(sum, total1);
+	free(one);
+	free(two);
+}
+
 UNIT_MAIN(UNIT(test_recorded_frames_split_as_printed),
+	  UNIT(test_memo_java_and_addrs), UNIT(test_two_thread_sort),
 	  UNIT(test_comm), UNIT(test_pid_tid), UNIT(test_period),
 	  UNIT(test_event_filter), UNIT(test_filtered_keeps_open_sample),
 	  UNIT(test_two_headers), UNIT(test_order_and_sort),

@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -803,18 +804,12 @@ __attribute__((noinline)) int rs_test_symbols_probe(int x)
 }
 
 /* Maps of this very process, from /proc/self/maps, as MMAP2 would say. */
-static void test_self_maps(void)
+/* This process's maps as MMAP events of pid. */
+static void self_maps_as(struct machine *m, uint32_t pid)
 {
-	struct machine *m = machine__new();
-	char line[1024], exe[1024];
-	uint32_t pid = getpid();
-	struct rs_frame f;
-	ssize_t n;
+	char line[1024];
 	FILE *fp;
 
-	n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
-	CHECK(n > 0);
-	exe[n > 0 ? n : 0] = '\0';
 	fp = fopen("/proc/self/maps", "r");
 	CHECK(fp);
 	while (fp && fgets(line, sizeof(line), fp)) {
@@ -834,6 +829,20 @@ static void test_self_maps(void)
 	}
 	if (fp)
 		fclose(fp);
+}
+
+static void test_self_maps(void)
+{
+	struct machine *m = machine__new();
+	uint32_t pid = getpid();
+	struct rs_frame f;
+	char exe[1024];
+	ssize_t n;
+
+	n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	CHECK(n > 0);
+	exe[n > 0 ? n : 0] = '\0';
+	self_maps_as(m, pid);
 	machine__resolve(m, pid, pid, PERF_RECORD_MISC_USER,
 			 (uintptr_t)rs_test_symbols_probe + 2, &f);
 	CHECK_STR(f.sym, "rs_test_symbols_probe");
@@ -847,6 +856,69 @@ static void test_self_maps(void)
 	CHECK(f.known);
 	CHECK(strstr(f.dso, "libc.so.6") != NULL);
 	machine__delete(m);
+}
+
+/*
+ * Symbols loaded ahead on the loader thread name every frame as symbols
+ * loaded at first use do, however the two threads interleave (a table
+ * taken loaded, waited for, or taken back from the queue), and a file
+ * mapped by a thousand processes is loaded once.
+ */
+static void test_dsos_ahead(void)
+{
+	const uintptr_t addrs[] = {
+		(uintptr_t)rs_test_symbols_probe + 2, (uintptr_t)unit_run,
+		(uintptr_t)getppid, (uintptr_t)strlen, (uintptr_t)qsort,
+		(uintptr_t)pthread_create, (uintptr_t)unit_run + 7,
+	};
+	struct machine *plain = machine__new(), *ahead = machine__new();
+	struct machine_stats st, st2;
+	struct rs_frame a, b;
+	uint32_t pid, round;
+	size_t i;
+
+	CHECK(plain && ahead);
+	if (!plain || !ahead)
+		goto out;
+	CHECK_INT(machine__load_dsos_ahead(ahead), 0);
+	CHECK_INT(machine__load_dsos_ahead(ahead), 0);	/* one thread */
+	for (round = 0; round < 3; round++) {
+		pid = 1000 + round;
+		self_maps_as(plain, pid);
+		self_maps_as(ahead, pid);
+		/* Round 1 at once (queued or loading), 2 once read. */
+		if (round == 2)
+			usleep(200 * 1000);
+		for (i = 0; i < ARRAY_SIZE(addrs); i++) {
+			CHECK_INT(machine__resolve(plain, pid, pid,
+						   PERF_RECORD_MISC_USER,
+						   addrs[i], &a), 0);
+			CHECK_INT(machine__resolve(ahead, pid, pid,
+						   PERF_RECORD_MISC_USER,
+						   addrs[i], &b), 0);
+			CHECK(a.known);
+			CHECK_STR(b.sym, a.sym);
+			CHECK_STR(b.dso, a.dso);
+			CHECK_U64(b.sym_off, a.sym_off);
+			CHECK_U64(b.map_addr, a.map_addr);
+			CHECK_INT(b.known, a.known);
+		}
+	}
+	machine__stats(ahead, &st);
+	CHECK(st.dsos_loaded >= 2);	/* the test binary and libc */
+	/* A fork storm of processes mapping the same files loads nothing. */
+	for (pid = 2000; pid < 3000; pid++) {
+		self_maps_as(ahead, pid);
+		CHECK_INT(machine__resolve(ahead, pid, pid,
+					   PERF_RECORD_MISC_USER,
+					   (uintptr_t)getppid, &b), 0);
+		CHECK(b.known);
+	}
+	machine__stats(ahead, &st2);
+	CHECK_U64(st2.dsos_loaded, st.dsos_loaded);
+out:
+	machine__delete(plain);
+	machine__delete(ahead);
 }
 
 static void check_dso(struct machine *m, uint32_t pid, uint64_t addr,
@@ -1472,6 +1544,6 @@ UNIT_MAIN(UNIT(test_kernel_frames), UNIT(test_kernel_relocated),
 	  UNIT(test_fork_maps), UNIT(test_fork_storm),
 	  UNIT(test_padded_build_id), UNIT(test_raw_names),
 	  UNIT(test_vdso_build_id),
-	  UNIT(test_self_maps),
+	  UNIT(test_self_maps), UNIT(test_dsos_ahead),
 	  UNIT(test_e2e_recorded), UNIT(test_e2e_fixture),
 	  UNIT(test_e2e_vmlinux), UNIT_CLEANUP(test_zz_cleanup))
