@@ -139,13 +139,34 @@ fi
 need_perf
 v2=/sys/fs/cgroup/unified
 [ -f $v2/cgroup.controllers ] || v2=/sys/fs/cgroup
+# A cgroup of our own with a busy child: its cpu.stat reads flush (the
+# root's do not, and a quiet machine flushes nothing else).
+cg=$v2/rstat-analyze-figures-$$
+busy=
+cleanup_cg() {
+	[ -n "$busy" ] && kill -KILL "$busy" 2>/dev/null
+	wait 2>/dev/null
+	for d in "$cg/busy" "$cg"; do
+		for _ in 1 2 3 4 5 6 7 8 9 10; do
+			rmdir "$d" 2>/dev/null || [ ! -d "$d" ] && break
+			sleep 0.1
+		done
+	done
+	rm -rf "$TMP"
+}
+trap cleanup_cg EXIT
+mkdir "$cg" "$cg/busy" || fail "cannot create cgroups under $v2"
+sh -c 'echo $$ >"$1/cgroup.procs" && exec nice -n 19 sh -c "while :; do :; done"' \
+	sh "$cg/busy" &
+busy=$!
 for i in 1 2; do
 	timeout 120 "$RS_BIN" record -q -o "$TMP/live$i.data" -- sh -c \
 		'for i in $(seq 300); do cat "$1/cpu.stat" /proc/self/stat \
-		>/dev/null; done' sh "$v2" 2>"$TMP/err" ||
+		>/dev/null; done' sh "$cg" 2>"$TMP/err" ||
 		fail "record: $(cat "$TMP/err")"
 	report_all live$i "$TMP/live$i.data"
 done
+kill -KILL "$busy" 2>/dev/null
 if python3 -c 'import json, sys; sys.exit(not json.load(open(sys.argv[1]))["kernel_spans"])' \
 	"$TMP/live1.json"; then
 	# The kernel spans are in every output that shows spans (item 2).
