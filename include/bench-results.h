@@ -73,6 +73,14 @@ struct bench_provenance {
 	struct bench_cgroup_counts before, after;
 	time_t started, finished;
 	const char *command_line;
+	/*
+	 * How busy the machine was, which the run's times include: the
+	 * 1-minute load average at its start and its end, and the CPU time
+	 * the hypervisor stole from this machine's CPUs meanwhile (steal in
+	 * /proc/stat, summed over them). has_load false: not known.
+	 */
+	bool has_load;
+	double loadavg_before, loadavg_after, steal_s;
 };
 int bench_results__provenance(struct bench_results *r,
 			      const struct bench_provenance *p);

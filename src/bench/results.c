@@ -320,6 +320,10 @@ int bench_results__provenance(struct bench_results *r,
 	n.started = p->started ? p->started : time(NULL);
 	n.finished = p->finished ? p->finished : time(NULL);
 	n.command_line = strdup(p->command_line ? p->command_line : "");
+	n.has_load = p->has_load;
+	n.loadavg_before = p->loadavg_before;
+	n.loadavg_after = p->loadavg_after;
+	n.steal_s = p->steal_s;
 	if (!n.hostname || !n.kernel || !n.kernel_version || !n.arch ||
 	    !n.cgroup_layout || !n.v2_controllers || !n.v1_controllers ||
 	    !n.command_line) {
@@ -623,6 +627,13 @@ static void write_prov(struct json_writer *jw, const struct bench_provenance *p)
 	iso_time(p->finished, t, sizeof(t));
 	json__string(jw, "finished", t);
 	json__string(jw, "command_line", p->command_line);
+	if (p->has_load) {
+		json__object_begin(jw, "load");
+		json__double(jw, "loadavg_before", p->loadavg_before);
+		json__double(jw, "loadavg_after", p->loadavg_after);
+		json__double(jw, "steal_s", p->steal_s);
+		json__object_end(jw);
+	}
 }
 
 static void write_vm_clock(struct json_writer *jw,
@@ -1603,7 +1614,7 @@ static int read_prov(struct reader *rd, struct bench_results *r,
 		"cgroups_before", "cgroups_after", "started", "finished",
 		"command_line", NULL
 	};
-	static const char *const opt[] = { "vm_clock", NULL };
+	static const char *const opt[] = { "vm_clock", "load", NULL };
 	struct bench_provenance *p = &r->prov;
 	uint64_t cpus = 0;
 	int err;
@@ -1614,6 +1625,21 @@ static int read_prov(struct reader *rd, struct bench_results *r,
 	if (err)
 		return err;
 	r->has_prov = true;
+	if (jv__get(n, "load")) {
+		static const char *const lkeys[] = {
+			"loadavg_before", "loadavg_after", "steal_s", NULL
+		};
+		const struct jv *l = jv__get(n, "load");
+
+		if ((err = check_object(rd, l, "load", lkeys, NULL)) ||
+		    (err = get_double(rd, l, "loadavg_before", true,
+				      &p->loadavg_before)) ||
+		    (err = get_double(rd, l, "loadavg_after", true,
+				      &p->loadavg_after)) ||
+		    (err = get_double(rd, l, "steal_s", true, &p->steal_s)))
+			return err;
+		p->has_load = true;
+	}
 	if (jv__get(n, "vm_clock")) {
 		err = read_vm_clock(rd, jv__get(n, "vm_clock"),
 				    &r->vm_clock);

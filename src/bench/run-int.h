@@ -38,6 +38,8 @@ struct bench_run {
 	char recording[PATH_MAX];
 	struct bench_cgroup_counts before;
 	time_t started;
+	/* The machine's load at the start (-1: unknown), steal so far. */
+	double loadavg_before, steal_before_s;
 	unsigned int nr_cpus;
 	const struct bench_ops *ops;
 	int outdir_fd;		/* -o DIR (outfile__dir_open), or -1 */

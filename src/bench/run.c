@@ -402,7 +402,7 @@ int bench_run__read(struct bench_run *run, unsigned int pass, char **paths,
 	};
 	struct bench_proc *proc;
 	struct rusage ru;
-	double real;
+	double real, cpu;
 	uint64_t *lat, *one;
 	unsigned int f;
 	uint64_t r;
@@ -442,6 +442,17 @@ int bench_run__read(struct bench_run *run, unsigned int pass, char **paths,
 		err = bench_results__rep_metric_value(run->res, "reads_per_s",
 						      "1/s", false,
 						      slots / real);
+	/*
+	 * Per second of the reader's CPU time too: the wall-clock rate
+	 * follows the machine's load (a preempted reader reads nothing),
+	 * this one the cost of the reads themselves.
+	 */
+	cpu = ru.ru_utime.tv_sec + ru.ru_utime.tv_usec / 1e6 +
+	      ru.ru_stime.tv_sec + ru.ru_stime.tv_usec / 1e6;
+	if (!err && cpu > 0)
+		err = bench_results__rep_metric_value(run->res,
+						      "reads_per_cpu_s", "1/s",
+						      false, slots / cpu);
 	free(one);
 	bench_shared__free(shm, size);
 	return err;
@@ -574,6 +585,37 @@ static void count_cgroups(const struct bench_cg *cg,
 	}
 }
 
+/* The 1-minute load average; -1 when it cannot be read. */
+static double loadavg_1m(void)
+{
+	double v;
+	FILE *f = fopen("/proc/loadavg", "re");
+	int n;
+
+	if (!f)
+		return -1;
+	n = fscanf(f, "%lf", &v);
+	fclose(f);
+	return n == 1 ? v : -1;
+}
+
+/* The steal time of every CPU so far, in seconds; -1 when unknown. */
+static double steal_s(void)
+{
+	unsigned long long v[8];
+	long hz = sysconf(_SC_CLK_TCK);
+	FILE *f = fopen("/proc/stat", "re");
+	int n;
+
+	if (!f)
+		return -1;
+	/* cpu user nice system idle iowait irq softirq steal */
+	n = fscanf(f, "cpu %llu %llu %llu %llu %llu %llu %llu %llu", &v[0],
+		   &v[1], &v[2], &v[3], &v[4], &v[5], &v[6], &v[7]);
+	fclose(f);
+	return n == 8 && hz > 0 ? (double)v[7] / hz : -1;
+}
+
 static int set_provenance(struct bench_run *run)
 {
 	struct bench_provenance prov = { 0 };
@@ -596,6 +638,11 @@ static int set_provenance(struct bench_run *run)
 	prov.before = run->before;
 	count_cgroups(run->cg, &prov.after);
 	prov.started = run->started;
+	prov.loadavg_after = loadavg_1m();
+	prov.steal_s = steal_s() - run->steal_before_s;
+	prov.loadavg_before = run->loadavg_before;
+	prov.has_load = run->loadavg_before >= 0 && prov.loadavg_after >= 0 &&
+			run->steal_before_s >= 0 && prov.steal_s >= 0;
 	prov.finished = time(NULL);
 	/* Quoted as a shell needs it, so that it can be run again. */
 	used = strlen("rstat-analyze");
@@ -772,6 +819,8 @@ int bench__run(const struct bench_params *p, const struct bench_ops *ops)
 
 	run.nr_cpus = ncpu > 0 ? ncpu : 1;
 	run.started = time(NULL);
+	run.loadavg_before = loadavg_1m();
+	run.steal_before_s = steal_s();
 	if (bench_cg__cleanup_stale(p->root, &removed, note_left_alone, &run,
 				    errbuf,
 				    sizeof(errbuf)) && *errbuf)

@@ -419,6 +419,45 @@ static bool seen_before(const struct bench_results *r, size_t rep, size_t j)
 }
 
 /*
+ * What else the times of a run include: a loaded machine (the load
+ * average above its CPUs), CPU time the hypervisor stole, and, for the
+ * scenarios whose timed task is one reader, a reader that was off the CPU
+ * for much of its real time (real much larger than user + sys): its
+ * wall-clock rate then follows the machine, not the reads.
+ */
+static void note_load(struct compare *c, const struct compare_input *in)
+{
+	const struct bench_provenance *p =
+		bench_results__get_provenance(in->res);
+	const char *sc = bench_results__scenario(in->res);
+	const char *side = c->labels[in->side];
+	double real = 0, cpu = 0, load;
+	size_t rep;
+
+	for (rep = 0; rep < bench_results__nr_reps(in->res); rep++) {
+		const struct bench_rep_time *t =
+			bench_results__rep_time(in->res, rep);
+
+		real += t->real_s;
+		cpu += t->user_s + t->sys_s;
+	}
+	if (p && p->has_load) {
+		load = p->loadavg_before > p->loadavg_after ?
+		       p->loadavg_before : p->loadavg_after;
+		if (load > p->cpus)
+			warn(c, "%s: the machine was loaded (load average %.1f on %u CPUs): its times include waiting for a CPU",
+			     side, load, p->cpus);
+		if (real > 0 && p->steal_s > 0.02 * real)
+			warn(c, "%s: the hypervisor stole %.1f s of CPU time during the run: its times include it",
+			     side, p->steal_s);
+	}
+	if ((!strcmp(sc, "stat-read") || !strcmp(sc, "many-cgroups")) &&
+	    real > 0 && cpu < 0.7 * real)
+		warn(c, "%s: the reader was on a CPU %.0f%% of its real time (user+sys against real): its reads_per_s follows the machine's load, reads_per_cpu_s does not",
+		     side, cpu * 100 / real);
+}
+
+/*
  * A guest run whose clock drifted from the host's timed nothing right
  * (bench --kernel checks it): every table that uses it says so.
  */
@@ -488,8 +527,10 @@ static int build_bench(struct compare *c, const struct compare_input *in, size_t
 			c->title = NULL;
 			break;
 		}
-	for (i = 0; i < nr_in; i++)
+	for (i = 0; i < nr_in; i++) {
 		note_vm_clock(c, &in[i]);
+		note_load(c, &in[i]);
+	}
 	return 0;
 }
 

@@ -47,10 +47,12 @@ def hist_metric(file, values):
 template = json.load(open(sys.argv[1]))
 
 
-def write(path, reps_values, rates):
+def write(path, reps_values, rates, load=None, sys_s=5.8):
     d = json.loads(json.dumps(template))
+    if load:
+        d["provenance"]["load"] = load
     d["repetitions"] = [
-        {"index": i, "time": {"real_s": 6.0, "user_s": 0.2, "sys_s": 5.8},
+        {"index": i, "time": {"real_s": 6.0, "user_s": 0.2, "sys_s": sys_s},
          "metrics": [hist_metric("cpu.stat", vals),
                      {"name": "reads_per_s", "kind": "value", "unit": "1/s",
                       "better": "higher", "file": None, "value": rate}]}
@@ -65,7 +67,11 @@ tail = [[rnd.randint(8800, 9200) if rnd.random() < 0.8 else
          rnd.randint(15800, 16200) for _ in range(200)] for _ in range(3)]
 same = [[rnd.randint(9800, 10200) for _ in range(200)] for _ in range(3)]
 write("base.json", base, [160.0, 161.5, 159.2])
-write("tail.json", tail, [150.1, 149.0, 151.3])
+# The tail side also ran on a loaded machine (load 9.5 on 2 CPUs) with
+# its reader on a CPU a third of the time: both said above the tables.
+write("tail.json", tail, [150.1, 149.0, 151.3],
+      load={"loadavg_before": 9.5, "loadavg_after": 8.0, "steal_s": 0.2},
+      sys_s=1.8)
 write("same.json", same, [160.4, 158.9, 161.0])
 PY
 	fail "could not write the synthetic results"
@@ -84,6 +90,16 @@ grep -A3 "^Verdicts at 95%" tail.txt | tr '\n' ' ' |
 grep -A3 "^Verdicts at 95%" same.txt | tr '\n' ' ' |
 	grep -q "cpu.stat-us, same: no difference proven: .*could not resolve less than [0-9.]*%" ||
 	fail "the same distribution's verdict: $(sed -n '/^Verdicts/,/^$/p' same.txt)"
+# Above the tables: the loaded machine and the preempted reader of the
+# tail side (load 9.5 on 2 CPUs; user+sys 2.0 s of 6.0 s real), and
+# nothing for the base (its provenance has no load, its reader was busy).
+sed -n '1,/^ *base *tail/p' tail.txt | tr '\n' ' ' >head.txt
+grep -q "WARNING: tail: the machine was loaded (load average 9.5 on 2 CPUs)" head.txt ||
+	fail "no warning of the loaded machine: $(cat head.txt)"
+grep -q "WARNING: tail: the reader was on a CPU 33% of its real time" head.txt ||
+	fail "no warning of the preempted reader: $(cat head.txt)"
+grep -q "WARNING: base" head.txt && fail "a warning for the base: $(cat head.txt)"
+grep -q "stole" head.txt && fail "0.2 s stolen of 18 s real is under 2%: $(cat head.txt)"
 expand tail.txt | awk 'length($0) > 72 { bad = 1 } END { exit bad }' ||
 	fail "the verdicts pass 72 columns"
 
