@@ -32,6 +32,11 @@ enum updater { UPD_MEMORY, UPD_CPU, UPD_BOTH };
 
 extern const char *const updater_names[UPD_BOTH + 1];
 
+/* pipe's PSI accounting: on and off in each repetition, or one of them. */
+enum psi_mode { PSI_BOTH, PSI_ON, PSI_OFF };
+
+extern const char *const psi_names[PSI_OFF + 1];
+
 struct bench_params {
 	struct vm_opts vm;	/* --kernel: once per kernel, in a VM */
 	int nopts;		/* optind after the options */
@@ -55,6 +60,7 @@ struct bench_params {
 	bool interleave;
 	unsigned int cgroups;
 	uint64_t round_trips;
+	enum psi_mode psi;
 	double duration;
 	enum acc_kind kind;
 	bool spread;

@@ -131,6 +131,7 @@ enum {
 	OPT_AFTER_FLUSH,
 	OPT_STEP,
 	OPT_ALLOW_SHARED_DIR,
+	OPT_PSI,
 	OPT_VARIANT,
 	OPT_VARIANT_ORDER,
 	OPT__END,
@@ -161,6 +162,7 @@ static const struct option bench_options[] = {
 	{ "interval", required_argument, NULL, OPT_INTERVAL },
 	{ "after-flush", no_argument, NULL, OPT_AFTER_FLUSH },
 	{ "step", required_argument, NULL, OPT_STEP },
+	{ "psi", required_argument, NULL, OPT_PSI },
 	{ "variant", required_argument, NULL, OPT_VARIANT },
 	{ "variant-order", required_argument, NULL, OPT_VARIANT_ORDER },
 	{ "help", no_argument, NULL, 'h' },
@@ -192,6 +194,7 @@ static const struct {
 	{ OPT_DISCRETE, 1u << SC_STAT_READ },
 	{ OPT_CGROUPS, 1u << SC_MANY_CGROUPS },
 	{ OPT_ROUND_TRIPS, 1u << SC_PIPE },
+	{ OPT_PSI, 1u << SC_PIPE },
 	{ OPT_DURATION, 1u << SC_FAULT },
 	{ OPT_KIND, 1u << SC_ACCURACY },
 	{ OPT_RATE, 1u << SC_ACCURACY },
@@ -305,6 +308,17 @@ static int set_option(struct bench_params *p, int c, const char *optarg)
 				&v))
 			return bad_value(p);
 		p->round_trips = v;
+		break;
+	case OPT_PSI:
+		for (i = 0; i < ARRAY_SIZE(psi_names); i++)
+			if (!strcmp(optarg, psi_names[i]))
+				break;
+		if (i == ARRAY_SIZE(psi_names)) {
+			rs_error("bench: --psi '%s': give on, off or both",
+				 optarg);
+			return RS_EXIT_USAGE;
+		}
+		p->psi = i;
 		break;
 	case OPT_DURATION:
 		errno = 0;
