@@ -38,7 +38,9 @@ static const char bench_usage_text[] =
 	"                           [--allow-shared-dir] [--root PATH] [--keep]\n"
 	"                           [scenario options]\n"
 	"       rstat-analyze bench SCENARIO ... --kernel IMAGE [--kernel IMAGE]...\n"
-	"                           -o DIR [VM options]\n";
+	"                           -o DIR [VM options]\n"
+	"       rstat-analyze bench SCENARIO ... --variant [NAME:]OPTIONS\n"
+	"                           --variant [NAME:]OPTIONS... -o DIR\n";
 
 static void bench_usage(FILE *out)
 {
@@ -64,6 +66,11 @@ static void bench_help(void)
 	      "                        bit): they could swap what is written\n"
 	      "      --root PATH       create the run's cgroups under PATH\n"
 	      "      --keep            leave the run's cgroups for you to inspect\n"
+	      "      --variant [NAME:]OPTIONS  a variant of the experiment:\n"
+	      "                        scenario OPTIONS (split at spaces) over\n"
+	      "                        the run's; twice or more, with -o DIR\n"
+	      "      --variant-order alternate|random[:SEED]  each round's order\n"
+	      "                        of the variants (default alternate)\n"
 	      "\n"
 	      "stat-read: busy children, a reader of the parent's stat files\n"
 	      "      --children N      child cgroups (default 26)\n"
@@ -80,6 +87,8 @@ static void bench_help(void)
 	      "      --reads N         reads (default 1000)\n"
 	      "pipe: ping-pong over pipes in a 3-level nest, PSI on and off\n"
 	      "      --round-trips N   round trips (default 100000)\n"
+	      "      --psi on|off|both PSI on, off, or both in each repetition\n"
+	      "                        as two figures (default both)\n"
 	      "fault: page-fault-heavy updaters\n"
 	      "      --children N      updaters (default: the number of CPUs)\n"
 	      "      --duration SECS   how long they run (default 3)\n"
@@ -103,6 +112,12 @@ static void bench_help(void)
 	      "VM, into DIR/<guest uname -r>/ (results.json, and rstat.data with\n"
 	      "--record, which holds the guest's kallsyms); with two kernels or\n"
 	      "more, the compare table follows, the first kernel the base.\n"
+	      "\n"
+	      "With --variant each repetition of each variant is a run of its\n"
+	      "own, in rounds (A B A B..., or each round shuffled from SEED),\n"
+	      "so that machine drift hits them alike; each variant's results\n"
+	      "go to DIR/NAME/results.json (NAME: given, or made from the\n"
+	      "options), then the compare table follows, the first the base.\n"
 	      "\n"
 	      "Exit status: 0 ok, 1 error or interrupted (one line on stderr),\n"
 	      "2 usage error. See rstat-analyze-bench(1).\n", stdout);
