@@ -523,6 +523,11 @@ static int parse_variant(const struct bench_params *base, const char *arg,
 		if (var->name[0] == '.')
 			var->name[0] = '_';
 	}
+	if (!var->name[0]) {
+		rs_error("bench: --variant '%s': no name comes of these options: give one, NAME:OPTIONS",
+			 arg);
+		return RS_EXIT_USAGE;
+	}
 	optind = 0;	/* getopt starts afresh on this argv */
 	while ((c = getopt_long(argc, argv, ":r:o:h", bench_options,
 				NULL)) != -1) {

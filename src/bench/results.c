@@ -551,10 +551,10 @@ static int prov_copy(struct bench_provenance *out,
 	n.arch = strdup(src->arch);
 	n.cgroup_layout = strdup(src->cgroup_layout);
 	n.command_line = strdup(src->command_line);
-	n.v2_controllers = (const char *const *)strv_dup(src->v2_controllers,
-							 src->nr_v2_controllers);
-	n.v1_controllers = (const char *const *)strv_dup(src->v1_controllers,
-							 src->nr_v1_controllers);
+	n.v2_controllers = (const char *const *)
+		strv_dup(src->v2_controllers, src->nr_v2_controllers);
+	n.v1_controllers = (const char *const *)
+		strv_dup(src->v1_controllers, src->nr_v1_controllers);
 	if (!n.hostname || !n.kernel || !n.kernel_version || !n.arch ||
 	    !n.cgroup_layout || !n.command_line || !n.v2_controllers ||
 	    !n.v1_controllers) {

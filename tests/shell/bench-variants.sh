@@ -45,6 +45,8 @@ expect_error 2 "--cgroups is not an option of stat-read" \
 expect_error 2 "--updater 'gpu': give memory, cpu or both" \
 	"$RS_BIN" bench stat-read --variant "--updater gpu" \
 	--variant --discrete -o "$TMP/x"
+expect_error 2 "no name comes of these options" \
+	"$RS_BIN" bench stat-read --variant -- --variant --discrete -o "$TMP/x"
 expect_error 2 "give the variant's options" \
 	"$RS_BIN" bench stat-read --variant a: --variant --discrete -o "$TMP/x"
 expect_error 2 "unknown option '--bogus'" \
