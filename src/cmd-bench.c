@@ -117,7 +117,8 @@ static void bench_help(void)
 	      "own, in rounds (A B A B..., or each round shuffled from SEED),\n"
 	      "so that machine drift hits them alike; each variant's results\n"
 	      "go to DIR/NAME/results.json (NAME: given, or made from the\n"
-	      "options), then the compare table follows, the first the base.\n"
+	      "options), then the compare table follows, the first the base\n"
+	      "(with --kernel, each guest's, in DIR/<release>/NAME/).\n"
 	      "\n"
 	      "Exit status: 0 ok, 1 error or interrupted (one line on stderr),\n"
 	      "2 usage error. See rstat-analyze-bench(1).\n", stdout);
@@ -579,10 +580,9 @@ static int check_variants(struct bench_params *p, const char *const *args,
 		rs_error("bench: --variant: name the scenario first, e.g. bench stat-read --variant ...");
 		return RS_EXIT_USAGE;
 	}
-	if (p->record || p->vm.nkernels || p->json || p->keep) {
+	if (p->record || p->json || p->keep) {
 		rs_error("bench: --variant: %s; run the variant you want so on its own",
 			 p->record ? "--record is not supported" :
-			 p->vm.nkernels ? "--kernel is not supported" :
 			 p->json ? "--json is not supported (each variant goes to -o DIR/<variant>/)" :
 			 "--keep is not supported (each repetition's cgroups are removed before the next)");
 		return RS_EXIT_USAGE;
@@ -892,13 +892,18 @@ static int bench_variants(const struct bench_params *p)
 
 /* --- in VMs ---------------------------------------------------------------- */
 
-/* The guest's results into DIR/<release>/ (dir), said once if not. */
+/*
+ * The guest's results into DIR/<release>/ (dir): results.json, or with
+ * --variant each variant's NAME/results.json; said once if not.
+ */
 static int save_guest(const struct bench_params *p, const struct vm_result *res,
 		      const char *rel, char (*dirs)[PATH_MAX], size_t i,
 		      char *dir)
 {
-	char path[PATH_MAX + 32], errbuf[PATH_MAX + 128] = "";
+	char path[PATH_MAX + 96], name[BENCH_VARIANT_NAME_MAX + 32];
+	char errbuf[PATH_MAX + 128] = "";
 	bool again;
+	size_t v;
 	int err;
 
 	err = bench_vm__guest_dir(p->outdir, rel, dirs, i, dir, PATH_MAX,
@@ -906,10 +911,26 @@ static int save_guest(const struct bench_params *p, const struct vm_result *res,
 	if (!err && again)
 		rs_note("%s ran as kernel %s again: its results go to %s",
 			p->vm.kernels[i], rel, dir);
-	snprintf(path, sizeof(path), "%s/results.json", dir);
-	if (!err)
-		err = bench_vm__save_results(res, path, errbuf,
+	for (v = 0; !err && v < p->nr_variants; v++) {
+		snprintf(path, sizeof(path), "%s/%s", dir,
+			 p->variants[v].name);
+		err = outfile__dir(path);
+		if (err) {
+			snprintf(errbuf, sizeof(errbuf), "%s: %s", path,
+				 outfile__strerror(err));
+			break;
+		}
+		snprintf(name, sizeof(name), "out/%s/results.json",
+			 p->variants[v].name);
+		snprintf(path, sizeof(path), "%s/%s/results.json", dir,
+			 p->variants[v].name);
+		err = bench_vm__save_results(res, name, path, errbuf,
 					     sizeof(errbuf));
+	}
+	snprintf(path, sizeof(path), "%s/results.json", dir);
+	if (!err && !p->nr_variants)
+		err = bench_vm__save_results(res, "out/results.json", path,
+					     errbuf, sizeof(errbuf));
 	snprintf(path, sizeof(path), "%s/rstat.data", dir);
 	if (!err)
 		err = bench_vm__save_file(res, "out/rstat.data", path,
@@ -917,6 +938,32 @@ static int save_guest(const struct bench_params *p, const struct vm_result *res,
 	if (err)
 		rs_error("%s", errbuf);
 	return err;
+}
+
+/* Whether the guest sent every results file the run makes. */
+static bool guest_sent_all(const struct bench_params *p,
+			   const struct vm_result *res, size_t i)
+{
+	char name[BENCH_VARIANT_NAME_MAX + 32];
+	size_t v;
+
+	if (!p->nr_variants) {
+		if (vm_result__file(res, "out/results.json", NULL))
+			return true;
+		rs_error("bench --kernel %s: the guest sent no results.json",
+			 p->vm.kernels[i]);
+		return false;
+	}
+	for (v = 0; v < p->nr_variants; v++) {
+		snprintf(name, sizeof(name), "out/%s/results.json",
+			 p->variants[v].name);
+		if (!vm_result__file(res, name, NULL)) {
+			rs_error("bench --kernel %s: the guest sent no %s/results.json",
+				 p->vm.kernels[i], p->variants[v].name);
+			return false;
+		}
+	}
+	return true;
 }
 
 static int bench_in_vms(const struct bench_params *p)
@@ -970,11 +1017,8 @@ static int bench_in_vms(const struct bench_params *p)
 				 p->vm.kernels[i], rel);
 			goto out;
 		}
-		if (!vm_result__file(res, "out/results.json", NULL)) {
-			rs_error("bench --kernel %s: the guest sent no results.json",
-				 p->vm.kernels[i]);
+		if (!guest_sent_all(p, res, i))
 			goto out;
-		}
 		if (save_guest(p, res, rel, dirs, i, results[i]))
 			goto out;
 		snprintf(results[i], PATH_MAX, "%s/results.json", dirs[i]);
@@ -985,7 +1029,12 @@ static int bench_in_vms(const struct bench_params *p)
 		printf("\n");
 	}
 	status = RS_EXIT_OK;
-	if (p->vm.nkernels > 1) {
+	if (p->vm.nkernels > 1 && p->nr_variants) {
+		/* Each guest printed its variants' table; kernels apart. */
+		rs_note("each guest compared its variants; compare kernels per variant with: rstat-analyze compare %s/%s -- %s/%s",
+			dirs[0], p->variants[0].name, dirs[1],
+			p->variants[0].name);
+	} else if (p->vm.nkernels > 1) {
 		fflush(stdout);
 		status = compare_results(files, labels, p->vm.nkernels);
 	}
@@ -1004,10 +1053,10 @@ int cmd_bench(int argc, char **argv)
 	ret = bench_parse_args(argc, argv, &params);
 	if (ret < 0)
 		ret = rs_finish_stdout(RS_EXIT_OK);
-	else if (!ret && params.nr_variants)
-		ret = rs_finish_stdout(bench_variants(&params));
 	else if (!ret && params.vm.nkernels)
 		ret = rs_finish_stdout(bench_in_vms(&params));
+	else if (!ret && params.nr_variants)
+		ret = rs_finish_stdout(bench_variants(&params));
 	else if (!ret)
 		ret = rs_finish_stdout(bench_run(&params));
 	bench_params__free(&params);

@@ -8,7 +8,8 @@
 # spans in provenance overlap), each variant's results file validates and
 # holds its own repetitions and options, and bench prints compare's table
 # naming both; a seeded random order is the seed's; pipe --psi on/off as
-# a pair; and an interrupted run leaves no cgroup, work dir or results.
+# a pair; the variants in a 6.1 guest (--kernel); and an interrupted run
+# leaves no cgroup, work dir or results.
 . tests/shell/lib.sh
 
 v="--variant a:--interleave --variant b:--discrete"
@@ -19,8 +20,6 @@ expect_error 2 "--variant: give two variants or more" \
 expect_error 2 "give -o DIR" "$RS_BIN" bench stat-read $v
 expect_error 2 "--record is not supported" \
 	"$RS_BIN" bench stat-read $v --record -o "$TMP/x"
-expect_error 2 "--kernel is not supported" \
-	"$RS_BIN" bench stat-read $v --kernel /nonexistent -o "$TMP/x"
 expect_error 2 "--json is not supported" \
 	"$RS_BIN" bench stat-read $v --json "$TMP/x.json" -o "$TMP/x"
 expect_error 2 "name the scenario first" "$RS_BIN" bench $v -o "$TMP/x"
@@ -172,6 +171,36 @@ else
 	skip_part "PSI can't be toggled per cgroup on this machine"
 fi
 no_leftovers "after pipe"
+
+# --- in a guest: the variants' files per release ---------------------
+cache=${RS_KERNEL_CACHE:-/var/cache/rstat-analyze/kernels}
+K61=$(ls -d "$cache"/6.1.0-*/vmlinuz 2>/dev/null | sort -V | tail -n 1)
+if ! command -v qemu-system-x86_64 >/dev/null 2>&1 || [ -z "$K61" ]; then
+	skip_part "no qemu-system-x86_64 or no 6.1 kernel in $cache (scripts/fetch-kernels.sh): variants in a guest not tried"
+else
+	"$RS_BIN" bench stat-read -r 2 --children 2 --reads 200 \
+		--files cgroup.stat --variant interleave:--interleave \
+		--variant discrete:--discrete --kernel "$K61" -o vm \
+		>out 2>err || fail "variants in a guest: $(cat err)"
+	rel=$(basename "$(dirname "$K61")")
+	for n in interleave discrete; do
+		validate "vm/$rel/$n/results.json"
+	done
+	python3 - "vm/$rel" <<'EOF2' || fail "the guest's variants"
+import json, sys
+for n in ("interleave", "discrete"):
+    r = json.load(open("%s/%s/results.json" % (sys.argv[1], n)))
+    p = r["params"]
+    assert p["variant"] == n and p["repetitions"] == 2, p
+    assert p["variant_sequence"] == ["interleave", "discrete"] * 2, p
+    # The host measured the guest's clock for each variant's file.
+    assert r["provenance"]["vm_clock"] is not None, r["provenance"]
+    assert r["provenance"]["kernel"].startswith("6.1."), r["provenance"]
+EOF2
+	grep -Eq '^ +interleave +discrete *$' out ||
+		fail "the guest printed no comparison of its variants"
+	echo "variants in a 6.1 guest: per-variant files, compared"
+fi
 
 # --- interrupted: nothing left, nothing written -----------------------
 for sig in INT TERM; do
