@@ -149,6 +149,19 @@ int bench_results__set_recording(struct bench_results *r, const char *file);
 int bench_results__recorded_begin(struct bench_results *r, double real_s,
 				  double user_s, double sys_s);
 
+/*
+ * Move src's repetitions to the end of dst's: bench --variant runs each
+ * repetition of a variant as a run of its own and keeps them in one
+ * results object. A dst without provenance first takes a copy of src's
+ * parameters, provenance and skipped parts; later, its provenance's
+ * finished time and cgroups after become src's, and a skipped part dst
+ * has not said yet is added. src keeps everything else, and no
+ * repetition. 0, -EINVAL (another scenario, or src has a recorded pass)
+ * or -ENOMEM (no repetition moved).
+ */
+int bench_results__take_reps(struct bench_results *dst,
+			     struct bench_results *src);
+
 /* The results as JSON. 0, -EINVAL (no repetition yet) or -EIO. */
 int bench_results__write(struct bench_results *r, FILE *out);
 /*

@@ -32,6 +32,11 @@ enum updater { UPD_MEMORY, UPD_CPU, UPD_BOTH };
 
 extern const char *const updater_names[UPD_BOTH + 1];
 
+/* pipe's PSI accounting: on and off in each repetition, or one of them. */
+enum psi_mode { PSI_BOTH, PSI_ON, PSI_OFF };
+
+extern const char *const psi_names[PSI_OFF + 1];
+
 struct bench_params {
 	struct vm_opts vm;	/* --kernel: once per kernel, in a VM */
 	int nopts;		/* optind after the options */
@@ -55,6 +60,7 @@ struct bench_params {
 	bool interleave;
 	unsigned int cgroups;
 	uint64_t round_trips;
+	enum psi_mode psi;
 	double duration;
 	enum acc_kind kind;
 	bool spread;
@@ -64,7 +70,28 @@ struct bench_params {
 	bool after_flush;
 	int argc;
 	char **argv;
+	/* --variant: several workloads in one run (bench__run_variants()) */
+	struct bench_variant *variants;
+	size_t nr_variants;
+	bool random_order;	/* randomised blocks, not ABAB */
+	uint64_t seed;		/* of random_order */
 	char why[512];	/* why a bench_params__*() refused a value */
+};
+
+/* A variant's name: a directory name in -o DIR, [A-Za-z0-9._-], no dot first. */
+#define BENCH_VARIANT_NAME_MAX 64
+#define BENCH_MAX_VARIANTS 8
+
+/*
+ * One variant of the experiment: the run's options with the variant's own
+ * on top (p), run one repetition at a time, with no output of its own.
+ */
+struct bench_variant {
+	char name[BENCH_VARIANT_NAME_MAX + 1];
+	char **opts;		/* the variant's options, as given */
+	size_t nr_opts;
+	char *opts_buf;		/* what opts point into */
+	struct bench_params p;
 };
 
 /* The defaults; argv as bench got it (argv[1]: the scenario, if any). */
@@ -110,6 +137,25 @@ void bench__stop(int sig);
  * (-EINTR: stopped by bench__stop(), nothing left behind).
  */
 int bench__run(const struct bench_params *p, const struct bench_ops *ops);
+
+/*
+ * Run p's variants (p->variants) interleaved: each repetition of each,
+ * one full run of the scenario of its own (setup, the repetition,
+ * teardown), in rounds, the variants in the order given in each round
+ * (ABAB...) or, with p->random_order, in an order drawn afresh each round
+ * from p->seed (randomised blocks), so that whatever the machine does
+ * meanwhile hits every variant alike. Each variant's repetitions are
+ * kept apart, and written when all are done as DIR/<name>/results.json
+ * (p->outdir), the variant, its options and the order of all runs in
+ * its parameters. done, if not NULL, hears of each run's end. 0, or
+ * -errno after ops->error said why (-EINTR: stopped by bench__stop(),
+ * nothing written, nothing left behind).
+ */
+int bench__run_variants(const struct bench_params *p,
+			const struct bench_ops *ops,
+			void (*done)(void *ctx, const struct bench_variant *v,
+				     unsigned int rep, unsigned int nr_done,
+				     const struct bench_results *res));
 
 /* Where the run records (--record). */
 void bench__recording_path(const struct bench_params *p, char *buf,

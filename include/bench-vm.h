@@ -26,11 +26,13 @@ int bench_vm__guest_dir(const char *outdir, const char *release,
 int bench_vm__save_file(const struct vm_result *res, const char *name,
 			const char *path, char *errbuf, size_t errlen);
 /*
- * The guest's out/results.json at path, with the guest's clock as the
- * host measured it in its provenance (vm_clock). 0 (also when the guest
- * sent none), or -errno with errbuf.
+ * The guest's results file name (out/results.json, or with --variant
+ * out/<variant>/results.json) at path, with the guest's clock as the host
+ * measured it in its provenance (vm_clock). 0 (also when the guest sent
+ * none), or -errno with errbuf.
  */
-int bench_vm__save_results(const struct vm_result *res, const char *path,
+int bench_vm__save_results(const struct vm_result *res, const char *name,
+			   const char *path,
 			   char *errbuf, size_t errlen);
 
 #endif /* RS_BENCH_VM_H */

@@ -61,6 +61,16 @@ void bench_params__finish(struct bench_params *p)
 
 void bench_params__free(struct bench_params *p)
 {
+	size_t i;
+
+	for (i = 0; i < p->nr_variants; i++) {
+		free(p->variants[i].opts);
+		free(p->variants[i].opts_buf);
+		free(p->variants[i].p.files_buf);
+	}
+	free(p->variants);
+	p->variants = NULL;
+	p->nr_variants = 0;
 	free(p->files_buf);
 	p->files_buf = NULL;
 }

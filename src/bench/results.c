@@ -541,6 +541,104 @@ int bench_results__set_recording(struct bench_results *r, const char *file)
 	return 0;
 }
 
+/* --- one variant's repetitions from runs of their own ----------------- */
+
+/* A deep copy of src; 0 or -ENOMEM (out cleared). */
+static int prov_copy(struct bench_provenance *out,
+		     const struct bench_provenance *src)
+{
+	struct bench_provenance n = *src;
+
+	n.hostname = strdup(src->hostname);
+	n.kernel = strdup(src->kernel);
+	n.kernel_version = strdup(src->kernel_version);
+	n.arch = strdup(src->arch);
+	n.cgroup_layout = strdup(src->cgroup_layout);
+	n.command_line = strdup(src->command_line);
+	n.v2_controllers = (const char *const *)
+		strv_dup(src->v2_controllers, src->nr_v2_controllers);
+	n.v1_controllers = (const char *const *)
+		strv_dup(src->v1_controllers, src->nr_v1_controllers);
+	if (!n.hostname || !n.kernel || !n.kernel_version || !n.arch ||
+	    !n.cgroup_layout || !n.command_line || !n.v2_controllers ||
+	    !n.v1_controllers) {
+		prov_clear(&n);
+		memset(out, 0, sizeof(*out));
+		return -ENOMEM;
+	}
+	*out = n;
+	return 0;
+}
+
+static int param_copy(struct bench_results *r, const struct bench_param *p)
+{
+	switch (p->type) {
+	case BENCH_PARAM_STR:
+		return bench_results__param_str(r, p->key, p->str);
+	case BENCH_PARAM_U64:
+		return bench_results__param_u64(r, p->key, p->u64);
+	case BENCH_PARAM_DOUBLE:
+		return bench_results__param_double(r, p->key, p->dbl);
+	case BENCH_PARAM_BOOL:
+		return bench_results__param_bool(r, p->key, p->b);
+	case BENCH_PARAM_STRV:
+		return bench_results__param_strv(r, p->key, p->strv,
+						 p->nr_strv);
+	}
+	return -EINVAL;
+}
+
+static bool said_skip(const struct bench_results *r, const char *why)
+{
+	size_t i;
+
+	for (i = 0; i < r->nr_skipped; i++)
+		if (!strcmp(r->skipped[i], why))
+			return true;
+	return false;
+}
+
+int bench_results__take_reps(struct bench_results *dst,
+			     struct bench_results *src)
+{
+	struct bench_provenance prov;
+	size_t i;
+	int err;
+
+	if (!dst || !src || strcmp(dst->scenario, src->scenario) ||
+	    src->recorded || !src->has_prov)
+		return -EINVAL;
+	if (grow_array((void **)&dst->reps, &dst->cap_reps,
+		       dst->nr_reps + src->nr_reps, sizeof(*dst->reps)))
+		return -ENOMEM;
+	if (!dst->has_prov) {
+		for (i = 0; i < src->nr_params; i++) {
+			err = param_copy(dst, &src->params[i]);
+			if (err)
+				return err;
+		}
+		err = prov_copy(&prov, &src->prov);
+		if (err)
+			return err;
+		dst->prov = prov;
+		dst->has_prov = true;
+	} else {
+		dst->prov.finished = src->prov.finished;
+		dst->prov.after = src->prov.after;
+	}
+	for (i = 0; i < src->nr_skipped; i++)
+		if (!said_skip(dst, src->skipped[i]) &&
+		    bench_results__skip(dst, src->skipped[i]))
+			return -ENOMEM;
+	/* The metrics' memory changes hands: nothing to copy or fail. */
+	memcpy(dst->reps + dst->nr_reps, src->reps,
+	       src->nr_reps * sizeof(*src->reps));
+	dst->nr_reps += src->nr_reps;
+	src->nr_reps = 0;
+	dst->in_recorded = false;
+	return 0;
+}
+
 /* --- JSON ------------------------------------------------------------ */
 
 static void iso_time(time_t t, char *buf, size_t len)

@@ -43,6 +43,8 @@ const char *const kind_names[ACC_BOTH + 1] = { "anon", "file", "both" };
 
 const char *const updater_names[UPD_BOTH + 1] = { "memory", "cpu", "both" };
 
+const char *const psi_names[PSI_OFF + 1] = { "both", "on", "off" };
+
 volatile sig_atomic_t bench_stop;
 
 /* --- processes ---------------------------------------------------------- */
@@ -547,6 +549,7 @@ static int set_params(struct bench_run *run)
 		break;
 	case SC_PIPE:
 		put_u64(&s, "round_trips", p->round_trips);
+		put_str(&s, "psi", psi_names[p->psi]);
 		break;
 	case SC_FAULT:
 		put_u64(&s, "children",

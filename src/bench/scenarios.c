@@ -273,22 +273,38 @@ static int scenario_pipe(struct bench_run *run)
 	path = bench_cg__path(run->cg, BENCH_CTRL_BASE, "l1", "cgroup.pressure");
 	psi = path && !access(path, W_OK);
 	free(path);
+	if (!psi && p->psi != PSI_BOTH) {
+		/* One side asked for, and no way to be sure it is that one. */
+		bench_run__error(run, "bench pipe: --psi %s: PSI can't be toggled per cgroup here (no cgroup.pressure: needs a v2 hierarchy, CONFIG_PSI and v6.x)",
+				 psi_names[p->psi]);
+		err = -EOPNOTSUPP;
+		goto out;
+	}
 	if (!psi) {
 		err = note_skip(run, "%s: %s", "PSI on/off",
 				"PSI can't be toggled per cgroup here (no cgroup.pressure: needs a v2 hierarchy, CONFIG_PSI and v6.x)");
 		if (err)
 			goto out;
 	}
-	nv = psi ? 2 : 1;
+	/*
+	 * --psi on or off: that side alone, as round_trips_per_s, so that
+	 * two variants (--variant --psi=on --variant --psi=off) compare.
+	 */
+	nv = psi && p->psi == PSI_BOTH ? 2 : 1;
 	for (rep = 0; !err && rep < bench_run__nr_passes(run); rep++) {
 		bench_run__progress(run, "bench pipe: %s: %" PRIu64 " round trips%s",
 			 bench_run__pass_name(run, rep, what, sizeof(what)),
-			 p->round_trips, psi ? ", PSI on and off" : "");
+			 p->round_trips, nv == 2 ? ", PSI on and off" :
+			 p->psi == PSI_ON ? ", PSI on" :
+			 p->psi == PSI_OFF ? ", PSI off" : "");
 		err = bench_run__pass_start(run, rep);
 		tot_real = tot_user = tot_sys = 0;
 		for (v = 0; !err && v < nv; v++) {
 			if (psi) {
-				err = set_pressure(run, rels, v ? "0" : "1");
+				err = set_pressure(run, rels,
+						   p->psi == PSI_ON ? "1" :
+						   p->psi == PSI_OFF || v ?
+						   "0" : "1");
 				if (err) {
 					bench_run__error(run, "bench: cannot write cgroup.pressure: %s",
 						 bench_cg__error(run->cg));
@@ -314,7 +330,7 @@ static int scenario_pipe(struct bench_run *run)
 						   tot_user, tot_sys);
 		for (v = 0; !err && v < nv; v++)
 			err = bench_results__rep_metric_value(run->res,
-					metric[psi ? v : 2], "1/s", false,
+					metric[nv == 2 ? v : 2], "1/s", false,
 					value[v]);
 		err = bench_run__pass_end(run, rep, err);
 	}

@@ -74,21 +74,24 @@ static int fill_results(FILE *f, const void *arg)
 	return bench_results__write((struct bench_results *)arg, f);
 }
 
-int bench_vm__save_results(const struct vm_result *res, const char *path,
+int bench_vm__save_results(const struct vm_result *res, const char *name,
+			   const char *path,
 			   char *errbuf, size_t errlen)
 {
 	struct bench_results *r = NULL;
 	struct bench_vm_clock bc = { 0 };
 	struct vm_clock c;
 	const char *data;
+	char shown[PATH_MAX];
 	size_t len;
 	int err;
 
-	data = vm_result__file(res, "out/results.json", &len);
+	data = vm_result__file(res, name, &len);
 	if (!data)
 		return 0;
-	err = bench_results__read_mem(&r, data, len, "the guest's results.json",
-				      errbuf, errlen);
+	snprintf(shown, sizeof(shown), "the guest's %s",
+		 strncmp(name, "out/", 4) ? name : name + 4);
+	err = bench_results__read_mem(&r, data, len, shown, errbuf, errlen);
 	if (err)
 		return err;
 	vm_result__clock(res, &c);

@@ -817,6 +817,78 @@ static void test_results_no_provenance_null(void)
  * against the schema, read back the same; a drift too short to measure
  * is null; a bad member is refused.
  */
+/*
+ * bench --variant: each run's repetition moves into the variant's
+ * results; the first brings the parameters and provenance, later ones
+ * the end of the span; a skipped part is said once; the whole writes,
+ * validates and reads back with every repetition in order.
+ */
+static void test_results_take_reps(void)
+{
+	const char *path = unit_tmp_path("take.json");
+	struct bench_results *acc = bench_results__new("stat-read");
+	struct bench_results *a = make_results(), *b = make_results();
+	struct bench_results *other = bench_results__new("pipe"), *back = NULL;
+	const struct bench_provenance later = {
+		.cgroup_layout = "v2", .before = { 1, 2, 3 },
+		.after = { 12, 41, 7 }, .started = 1796068900,
+		.finished = 1796069000,
+	};
+	const struct bench_provenance *prov;
+	const struct bench_metric *m;
+	char err[256];
+	FILE *f;
+
+	if (!acc || !a || !b || !other)
+		goto out;
+	/* A recorded pass is never a variant's repetition. */
+	CHECK_INT(bench_results__recorded_begin(b, 1, 0, 0), 0);
+	CHECK_INT(bench_results__take_reps(acc, b), -EINVAL);
+	bench_results__delete(b);
+	b = make_results();
+	CHECK_INT(bench_results__take_reps(acc, other), -EINVAL);
+	CHECK_INT(bench_results__take_reps(acc, a), 0);
+	CHECK_INT(bench_results__nr_reps(a), 0);
+	CHECK_INT(bench_results__nr_reps(acc), 3);
+	CHECK(bench_results__param_find(acc, "updater") != NULL);
+	CHECK_INT(bench_results__param_find(acc, "depth")->u64, 2);
+	CHECK_INT(bench_results__nr_skipped(acc), 1);
+	/* The second run: its span's end, the same skip not said again. */
+	CHECK_INT(bench_results__provenance(b, &later), 0);
+	CHECK_INT(bench_results__rep_begin(b, 99.5, 1, 2), 0);
+	CHECK_INT(bench_results__rep_metric_value(b, "reads_per_s", "1/s",
+						  false, 7), 0);
+	CHECK_INT(bench_results__take_reps(acc, b), 0);
+	CHECK_INT(bench_results__nr_reps(acc), 7);
+	CHECK_INT(bench_results__nr_skipped(acc), 1);
+	prov = bench_results__get_provenance(acc);
+	CHECK(prov && prov->started == 1796068800 &&
+	      prov->finished == 1796069000 && prov->after.v2_dying == 41 &&
+	      prov->before.v2_dying == 3);
+	CHECK_STR(prov->cgroup_layout, "hybrid");
+	f = fopen(path, "w");
+	CHECK_INT(bench_results__write(acc, f), 0);
+	fclose(f);
+	if (have_python())
+		CHECK_INT(validate(path), 0);
+	CHECK_INT(bench_results__read(&back, path, err, sizeof(err)), 0);
+	if (back) {
+		CHECK_INT(bench_results__nr_reps(back), 7);
+		CHECK(bench_results__rep_time(back, 6)->real_s == 99.5);
+		m = bench_results__metric_find(back, 6, "reads_per_s", NULL);
+		CHECK(m && m->value == 7);
+		m = bench_results__metric_find(back, 3, "read_ns",
+					       "cpu.stat");
+		CHECK(m && m->count == 20000);
+	}
+out:
+	bench_results__delete(back);
+	bench_results__delete(other);
+	bench_results__delete(a);
+	bench_results__delete(b);
+	bench_results__delete(acc);
+}
+
 static void test_results_vm_clock(void)
 {
 	const char *path = unit_tmp_path("clock.json");
@@ -994,5 +1066,6 @@ UNIT_MAIN(UNIT(test_reader_interleave), UNIT(test_reader_discrete),
 	  UNIT(test_results_print), UNIT(test_results_print_units),
 	  UNIT(test_results_recorded_pass),
 	  UNIT(test_results_no_provenance_null), UNIT(test_results_vm_clock),
+	  UNIT(test_results_take_reps),
 	  UNIT(test_results_bad), UNIT(test_results_bad_fields),
 	  UNIT_CLEANUP(test_cleanup))
