@@ -447,7 +447,8 @@ static void note_load(struct compare *c, const struct compare_input *in)
 		if (load > p->cpus)
 			warn(c, "%s: the machine was loaded (load average %.1f on %u CPUs): its times include waiting for a CPU",
 			     side, load, p->cpus);
-		if (real > 0 && p->steal_s > 0.02 * real)
+		/* A tenth of a second at least: a short run's 2% is noise. */
+		if (p->steal_s >= 0.1 && p->steal_s > 0.02 * real)
 			warn(c, "%s: the hypervisor stole %.1f s of CPU time during the run: its times include it",
 			     side, p->steal_s);
 	}
