@@ -118,6 +118,40 @@ EOF
 grep -Eq '^ +interleave +discrete *$' out ||
 	fail "no comparison naming both variants: $(head -c 3000 out)"
 grep -q '^ministat ' out || fail "no verdict lines in the comparison"
+# The verdict on each file's reads follows their medians, computed here
+# from the two results files (the median of the pooled samples, in us):
+# its direction is the sign of the difference, and "no difference proven"
+# only when the interval it prints holds 0.
+python3 - ab out <<'EOF' || fail "a verdict that does not follow the medians"
+import json, re, statistics, sys
+d, out = sys.argv[1], open(sys.argv[2]).read()
+text = " ".join(out[out.index("Verdicts at 95%"):].split("\n\n")[0].split())
+a = json.load(open(d + "/interleave/results.json"))
+b = json.load(open(d + "/discrete/results.json"))
+
+
+def pooled(r, f):
+    return [v / 1000 for x in r["repetitions"] for m in x["metrics"]
+            if m["name"] == "read_ns" and m["file"] == f for v in m["samples"]]
+
+
+for f in sorted({m["file"] for m in a["repetitions"][0]["metrics"]
+                 if m["name"] == "read_ns"}):
+    ma, mb = statistics.median(pooled(a, f)), statistics.median(pooled(b, f))
+    m = re.search(r"%s-us, discrete: ([a-z ]+): median ([0-9.]+) against "
+                  r"([0-9.]+) us \(([-+][0-9.]+)%%, 95%% interval "
+                  r"([-+][0-9.]+)%% to ([-+][0-9.]+)%%" % re.escape(f), text)
+    assert m, (f, text)
+    word, med, base = m.group(1), float(m.group(2)), float(m.group(3))
+    lo, hi = float(m.group(5)), float(m.group(6))
+    assert abs(med - mb) <= 0.01 + 0.001 * mb and \
+        abs(base - ma) <= 0.01 + 0.001 * ma, (med, mb, base, ma)
+    if lo > 0 or hi < 0:
+        assert word == ("slower" if mb > ma else "faster"), (word, ma, mb)
+    else:
+        assert word == "no difference proven", (word, lo, hi)
+    print("ok", f, word, ma, mb)
+EOF
 no_leftovers "after two variants"
 echo "two variants alternated, each file valid, compared"
 
