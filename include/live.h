@@ -89,6 +89,12 @@ struct live_opts {
 
 /* The id the rstat tracepoints give the cgroup directory path. */
 int live_cgroup_id(const char *path, uint64_t *id);
+/*
+ * A --cgroup PATH of top or watch: its id appended to ids[*nr] (at most
+ * max). 0, or -errno with "--cgroup PATH: why" in errbuf.
+ */
+int live_cgroup_arg(const char *path, uint64_t *ids, size_t *nr, size_t max,
+		    char *errbuf, size_t len);
 
 struct live;
 

@@ -171,6 +171,7 @@ int cmd_top(int argc, char **argv)
 	double interval = 1, duration = 0, start, next;
 	uint64_t ids[64];
 	size_t nr_ids = 0;
+	char why[4096 + 128];
 	struct live *l = NULL;
 	char errbuf[512] = "";
 	bool batch = false;
@@ -228,17 +229,12 @@ int cmd_top(int argc, char **argv)
 			batch = true;
 			break;
 		case OPT_CGROUP:
-			if (nr_ids == sizeof(ids) / sizeof(ids[0])) {
-				rs_error("top: at most 64 --cgroup");
+			if (live_cgroup_arg(optarg, ids, &nr_ids,
+					    sizeof(ids) / sizeof(ids[0]),
+					    why, sizeof(why))) {
+				rs_error("top: %s", why);
 				return RS_EXIT_USAGE;
 			}
-			err = live_cgroup_id(optarg, &ids[nr_ids]);
-			if (err) {
-				rs_error("top: --cgroup %s: %s: give a cgroup directory",
-					 optarg, strerror(-err));
-				return RS_EXIT_USAGE;
-			}
-			nr_ids++;
 			break;
 		case OPT_NO_STACKS:
 			lo.no_stacks = true;

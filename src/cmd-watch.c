@@ -253,6 +253,7 @@ int cmd_watch(int argc, char **argv)
 	double interval = 1, duration = 0, start, next;
 	uint64_t ids[64], sample_errors = 0;
 	size_t nr_ids = 0;
+	char why[4096 + 128];
 	struct live *l = NULL;
 	char errbuf[512] = "", pwstr[4096];
 	socklen_t addrlen = 0;
@@ -284,17 +285,12 @@ int cmd_watch(int argc, char **argv)
 			user = optarg;
 			break;
 		case OPT_CGROUP:
-			if (nr_ids == sizeof(ids) / sizeof(ids[0])) {
-				rs_error("watch: at most 64 --cgroup");
+			if (live_cgroup_arg(optarg, ids, &nr_ids,
+					    sizeof(ids) / sizeof(ids[0]),
+					    why, sizeof(why))) {
+				rs_error("watch: %s", why);
 				return RS_EXIT_USAGE;
 			}
-			err = live_cgroup_id(optarg, &ids[nr_ids]);
-			if (err) {
-				rs_error("watch: --cgroup %s: %s: give a cgroup directory",
-					 optarg, strerror(-err));
-				return RS_EXIT_USAGE;
-			}
-			nr_ids++;
 			break;
 		case OPT_NO_STACKS:
 			lo.no_stacks = true;

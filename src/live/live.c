@@ -103,6 +103,25 @@ int live__open(struct live *l, char *errbuf, size_t errlen)
 	return 0;
 }
 
+int live_cgroup_arg(const char *path, uint64_t *ids, size_t *nr, size_t max,
+		    char *errbuf, size_t len)
+{
+	int err;
+
+	if (*nr == max) {
+		errbuf_set(errbuf, len, "at most %zu --cgroup", max);
+		return -E2BIG;
+	}
+	err = live_cgroup_id(path, &ids[*nr]);
+	if (err) {
+		errbuf_set(errbuf, len, "--cgroup %s: %s: give a cgroup directory",
+			   path, strerror(-err));
+		return err;
+	}
+	(*nr)++;
+	return 0;
+}
+
 int live_cgroup_id(const char *path, uint64_t *id)
 {
 	union {
