@@ -44,7 +44,11 @@ pids+=($!)
 
 out=$TMP/rec.data
 echo old >"$out"
-"$RS_BIN" record -q --spans perf -o "$out" -d 2 2>"$TMP/rec.err" ||
+# A tight reader makes some 100k lock events a second with callchains,
+# drained here by the sanitized build: 4 MiB rings (as bench --record
+# uses), so that a busy machine does not overflow them and perf, rightly,
+# warns of lost chunks.
+"$RS_BIN" record -q --spans perf -m 1024 -o "$out" -d 2 2>"$TMP/rec.err" ||
 	fail "record: $(cat "$TMP/rec.err")"
 [ "$(cat "$out.old")" = old ] || fail "the previous output was not kept as FILE.old"
 
