@@ -7,8 +7,8 @@
 #  - cdf from bench samples: at each distinct value v, the rank fraction
 #    #{x <= v} / n of the pooled samples (not j/n of a sorted index);
 #  - cdf from buckets: the cumulated count over the total at each row's top;
-#  - hist: each log2 row's count, and with --normalize its share of the
-#    series' total;
+#  - hist: each log2 row's count and its label (its bounds in the unit
+#    named), and with --normalize its share of its own series' total;
 #  - bars: the attribution's flush shares, in percent;
 #  - timeline: one point per lock pair, whose hold times (in the unit the
 #    header and the y label name) add up to report's lock-hold totals and
@@ -35,6 +35,7 @@ plot cdf-buckets.svg "$TMP/report.json" --kind cdf --metric lock-hold:base
 plot hist.svg "$D/before.json" "$D/after.json" --kind hist
 plot hist-norm.svg "$TMP/report.json" --kind hist --normalize \
 	--metric lock-hold:base
+plot hist-norm2.svg "$D/before.json" "$D/after.json" --kind hist --normalize
 plot bars.svg "$TMP/report.json" --kind bars
 plot timeline.svg "$data" --kind timeline
 # The cdf's axis names what its values are: a time is a latency, bytes
@@ -154,6 +155,28 @@ for col, f in enumerate(("before.json", "after.json")):
     assert set(want) <= set(got), (f, sorted(want), sorted(got))
 print("ok hist: counts of every row")
 
+# hist labels: each row's bounds in the unit the header names, "low-high"
+# as print_bound() documents (whole numbers from 100, else 3 digits).
+m = re.search(r"log2 buckets in (ns|us|ms|s);", head)
+assert m, head
+div = UNITS[m.group(1)]
+
+
+def bound(v):
+    return "%.0f" % v if v >= 100 else "%.3g" % v
+
+
+for r in open(tmp + "/hist.svg.dat").read().split("\n"):
+    m = re.match(r'(\d+) "([^"]*)"', r)
+    if not m:
+        continue
+    b = int(m.group(1))
+    low, high = (0, 1) if b == 1 else (1 << (b - 1), (1 << b) - 1)
+    assert m.group(2) == "%s-%s" % (bound(low / div), bound(high / div)), \
+        "row %d labelled %r, its bounds are %d-%d ns" % (b, m.group(2),
+                                                       low, high)
+print("ok hist: every row's label")
+
 # hist --normalize: shares of the series' total.
 head, got = hist_rows(tmp + "/hist-norm.svg.dat")
 assert "share" in head, head
@@ -164,6 +187,18 @@ for b, vals in got.items():
     close(vals[0], want.get(b, 0), "share of row %d" % b)
 close(sum(v[0] for v in got.values()), 1, "shares' sum")
 print("ok hist --normalize: shares of the total")
+
+# hist --normalize of two series: each a share of its own total.
+head, got = hist_rows(tmp + "/hist-norm2.svg.dat")
+for col, f in enumerate(("before.json", "after.json")):
+    want, n = {}, 0
+    for m in bench_metric(d + "/" + f):
+        for r in m["hist"]:
+            want[index_of(r)] = want.get(index_of(r), 0) + r["count"]
+            n += r["count"]
+    for b, vals in got.items():
+        close(vals[col], want.get(b, 0) / n, "%s share of row %d" % (f, b))
+print("ok hist --normalize: two series, each of its own total")
 
 # bars: the first event's flush shares, in percent.
 head, bl = blocks(tmp + "/bars.svg.dat")
