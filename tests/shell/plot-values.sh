@@ -9,7 +9,8 @@
 #  - cdf from buckets: the cumulated count over the total at each row's top;
 #  - hist: each log2 row's count and its label (its bounds in the unit
 #    named), and with --normalize its share of its own series' total;
-#  - bars: the attribution's flush shares, in percent;
+#  - bars: the attribution's flush shares, in percent; bench results'
+#    means in the unit the header and the y label name;
 #  - timeline: one point per lock pair, whose hold times (in the unit the
 #    header and the y label name) add up to report's lock-hold totals and
 #    share their minimum and maximum, at times within the recording.
@@ -37,6 +38,7 @@ plot hist-norm.svg "$TMP/report.json" --kind hist --normalize \
 	--metric lock-hold:base
 plot hist-norm2.svg "$D/before.json" "$D/after.json" --kind hist --normalize
 plot bars.svg "$TMP/report.json" --kind bars
+plot bars-bench.svg "$D/before.json" "$D/after.json" --kind bars
 plot timeline.svg "$data" --kind timeline
 # The cdf's axis names what its values are: a time is a latency, bytes
 # (accuracy's error_bytes) are not.
@@ -211,6 +213,28 @@ assert len(got) == len(want), (got, want)
 for g, w in zip(got, want):
     close(g, w, "bar segment")
 print("ok bars: flush shares in percent")
+
+# bars of bench results: each input's mean read time, in the unit the
+# header and the y label name.
+head, bl = blocks(tmp + "/bars-bench.svg.dat")
+m = re.search(r"one per segment \((ns|us|ms)\)", head)
+assert m, head
+div = UNITS[m.group(1)]
+gp = open(tmp + "/bars-bench.svg.gp").read()
+assert "set ylabel 'mean (%s)'" % m.group(1) in gp, \
+    "the y label and the .dat disagree on the unit"
+for row, f in zip(bl[0], ("before.json", "after.json")):
+    ms = bench_metric(d + "/" + f)
+    close(float(row.split()[1]) * div, sum(x["mean"] for x in ms) / len(ms),
+          "%s bar in %s" % (f, m.group(1)))
+print("ok bars of bench results: means in the unit labelled")
+
+# hist's y label: counts, or shares with --normalize.
+for name, want in (("hist", "count"), ("hist-norm", "share")):
+    gp = open(tmp + "/%s.svg.gp" % name).read()
+    assert "set ylabel '%s'" % want in gp, "%s: no ylabel '%s'" % (name,
+                                                                 want)
+print("ok hist: y labels")
 
 # timeline: hold times in the labelled unit add up to report's spans.
 head, bl = blocks(tmp + "/timeline.svg.dat")
