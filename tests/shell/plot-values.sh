@@ -36,7 +36,21 @@ plot cdf-buckets.svg "$TMP/report.json" --kind cdf --metric lock-hold:base
 plot hist.svg "$D/before.json" "$D/after.json" --kind hist
 plot hist-norm.svg "$TMP/report.json" --kind hist --normalize \
 	--metric lock-hold:base
-plot hist-norm2.svg "$D/before.json" "$D/after.json" --kind hist --normalize
+# Two series of different totals (after.json's counts doubled).
+python3 - "$D/after.json" "$TMP/twice.json" <<'PY' || fail "could not make twice.json"
+import json, sys
+d = json.load(open(sys.argv[1]))
+for rep in d["repetitions"]:
+    for m in rep["metrics"]:
+        if m["kind"] == "hist":
+            m["count"] *= 2
+            for r in m["hist"]:
+                r["count"] *= 2
+            if m.get("samples"):
+                m["samples"] = sorted(m["samples"] * 2)
+json.dump(d, open(sys.argv[2], "w"))
+PY
+plot hist-norm2.svg "$D/before.json" "$TMP/twice.json" --kind hist --normalize
 plot bars.svg "$TMP/report.json" --kind bars
 plot bars-bench.svg "$D/before.json" "$D/after.json" --kind bars
 plot timeline.svg "$data" --kind timeline
@@ -192,9 +206,9 @@ print("ok hist --normalize: shares of the total")
 
 # hist --normalize of two series: each a share of its own total.
 head, got = hist_rows(tmp + "/hist-norm2.svg.dat")
-for col, f in enumerate(("before.json", "after.json")):
+for col, f in enumerate((d + "/before.json", tmp + "/twice.json")):
     want, n = {}, 0
-    for m in bench_metric(d + "/" + f):
+    for m in bench_metric(f):
         for r in m["hist"]:
             want[index_of(r)] = want.get(index_of(r), 0) + r["count"]
             n += r["count"]
