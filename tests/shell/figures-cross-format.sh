@@ -90,11 +90,12 @@ compare_all() {	# compare_all NAME ARGS...
 compare_all base-new base.json -- new.json
 compare_all three base.json base2.json -- new.json -- newer.json
 compare_all single single-a.json -- single-b.json
-for fmt in text csv json; do
+for fmt in text markdown csv json; do
 	(cd "$D" && "$RS_BIN" compare prof-a.json -- prof-b.json --format $fmt) \
 		>"$TMP/prof.$fmt" || fail "compare of profiles --format $fmt"
 done
-$O profiles "$TMP/prof.text" "$TMP/prof.csv" "$TMP/prof.json" \
+$O profiles "$TMP/prof.text" "$TMP/prof.markdown" "$TMP/prof.csv" \
+	"$TMP/prof.json" \
 	"$D/prof-a.json" "$D/prof-b.json" ||
 	fail "compare of profiles: a span differs from the profiles"
 
@@ -119,14 +120,15 @@ for i, src in enumerate(sys.argv[1:3]):
                    "p99": [16384, 32767], "hist": hist}]}
     json.dump(d, open("%s/kprof-%d.json" % (sys.argv[3], i), "w"))
 PY
-for fmt in text csv json; do
+for fmt in text markdown csv json; do
 	"$RS_BIN" compare "$TMP/kprof-0.json" -- "$TMP/kprof-1.json" \
 		--format $fmt >"$TMP/kprof.$fmt" ||
 		fail "compare of profiles with kernel spans --format $fmt"
 done
 grep -q "^kernel span hold (core), nsecs:" "$TMP/kprof.text" ||
 	fail "compare of two profiles shows no span timed in the kernel"
-$O profiles "$TMP/kprof.text" "$TMP/kprof.csv" "$TMP/kprof.json" \
+$O profiles "$TMP/kprof.text" "$TMP/kprof.markdown" "$TMP/kprof.csv" \
+	"$TMP/kprof.json" \
 	"$TMP/kprof-0.json" "$TMP/kprof-1.json" ||
 	fail "compare of profiles with kernel spans: a span differs"
 
@@ -174,14 +176,15 @@ if python3 -c 'import json, sys; sys.exit(not json.load(open(sys.argv[1]))["kern
 		fail "report --hist shows no span timed in the kernel"
 	grep -q "^kernel_spans," "$TMP/live1.csv" ||
 		fail "report --csv shows no span timed in the kernel"
-	for fmt in text csv json; do
+	for fmt in text markdown csv json; do
 		"$RS_BIN" compare "$TMP/live1.json" -- "$TMP/live2.json" \
 			--format $fmt >"$TMP/lp.$fmt" ||
 			fail "compare of live profiles --format $fmt"
 	done
 	grep -q "^kernel span " "$TMP/lp.text" ||
 		fail "compare of two profiles shows no span timed in the kernel"
-	$O profiles "$TMP/lp.text" "$TMP/lp.csv" "$TMP/lp.json" \
+	$O profiles "$TMP/lp.text" "$TMP/lp.markdown" "$TMP/lp.csv" \
+		"$TMP/lp.json" \
 		"$TMP/live1.json" "$TMP/live2.json" ||
 		fail "compare of live profiles: a span differs from the profiles"
 else

@@ -29,7 +29,7 @@ include/figure.h:
 usage: figures-oracle.py report TEXT HIST CSV JSON UNIT
        figures-oracle.py hist TEXT JSON UNIT
        figures-oracle.py compare TEXT MARKDOWN CSV JSON
-       figures-oracle.py profiles TEXT CSV JSON PROFILE...
+       figures-oracle.py profiles TEXT MARKDOWN CSV JSON PROFILE...
        figures-oracle.py bench TEXT JSON
 Prints what it checked; exits 1 with the first mismatch.
 """
@@ -189,6 +189,65 @@ def report_text(text, d, unit):
             else:
                 check_double(f[4], a["flush_share"] * 100,
                              "%% flush of " + a["category"], 2)
+        # The heading: all samples, flush samples, the flush period's
+        # share of all the event's period (one decimal).
+        mine = [a for a in d["attribution"] if a["event"] == ev]
+        fl = [a for a in mine if a["flush_share"] is not None]
+        g = re.search(r"Attribution of %s: (\d+) samples, (\d+) \((\S+)%%\)"
+                      r" in flushes" % re.escape(ev), text)
+        want(g is not None, "no attribution heading for " + ev)
+        want(int(g.group(1)) == sum(a["samples"] for a in mine) and
+             int(g.group(2)) == sum(a["samples"] for a in fl),
+             "attribution heading of %s: %s" % (ev, g.group(0)))
+        whole = sum(a["period"] for a in mine)
+        if whole:
+            check_double(g.group(3), 100.0 * sum(a["period"] for a in fl) /
+                         whole, "heading % in flushes of " + ev, 1)
+        # Category x trigger, flushing processes, top stacks: each row's
+        # samples, period and share of the flush samples.
+        b = block_of(text, r"Category x trigger, %s$" % re.escape(ev))
+        ct = [t for t in d["category_triggers"] if t["event"] == ev]
+        want(b is not None or not ct, "no category x trigger table")
+        for t in ct:
+            f = [l.split() for l in b[2:]
+                 if l.split()[:2] == [t["category"], t["trigger"]]]
+            want(len(f) == 1, "category x trigger row %s/%s" %
+                 (t["category"], t["trigger"]))
+            f = f[0]
+            want(int(f[2]) == t["samples"] and int(f[3]) == t["period"],
+                 "category x trigger %s" % f)
+            check_double(f[4], t["share"] * 100,
+                         "category x trigger % flush", 2)
+        b = block_of(text, r"Flushing processes, %s " % re.escape(ev))
+        comms = [c for c in d["flush_comms"] if c["event"] == ev]
+        want(b is not None or not comms, "no flushing processes table")
+        shown = {l[:29].rstrip(): l[29:].split() for l in (b or [])[2:]}
+        for c in comms:
+            f = shown.get(c["comm"][:29].rstrip())
+            if f is None:
+                continue	# past the top rows
+            want(int(f[0]) == c["samples"] and int(f[1]) == c["period"],
+                 "flushing process %s: %s" % (c["comm"], f))
+            check_double(f[2], c["share"] * 100, "% flush of " +
+                         c["comm"], 2)
+        want(not comms or len(shown) >= 1, "no flushing process row")
+        b = block_of(text, r"Top flush stacks, %s " % re.escape(ev))
+        stacks = [x for x in d["flush_stacks"] if x["event"] == ev]
+        rows = [l.split()[:2] for l in (b or [])[2:]
+                if re.match(r"\s*[\d.]+\s+\d+  \S", l)]
+        want(len(rows) == len(stacks), "top flush stacks: %d rows, JSON %d"
+             % (len(rows), len(stacks)))
+        for r, x in zip(rows, stacks):
+            want(int(r[1]) == x["samples"], "top stack samples %s" % r)
+            check_double(r[0], x["share"] * 100, "top stack % flush", 2)
+        sk = d["skid"] if isinstance(d["skid"], list) else [d["skid"]]
+        for x in sk:
+            if not x or x["event"] != ev or not x["samples"]:
+                continue
+            g = re.search(r"skid: (\S+)%% of the flush samples of %s " %
+                          re.escape(ev), text)
+            want(g is not None, "no skid line for " + ev)
+            check_double(g.group(1), x["fraction"] * 100, "skid", 1)
         b = block_of(text, r"Flush triggers \(who asked\), %s" %
                      re.escape(ev))
         trig = [t for t in d["triggers"] if t["event"] == ev]
@@ -546,13 +605,112 @@ def compare_all(text, md, csvt, d):
              "compare csv %s" % r)
         n += 1
     want(n >= len(metrics) * 3, "compare csv: %d figures read" % n)
+    compare_time(text, md, d)
     print("compare: text, markdown and csv figures checked")
 
 
-def compare_profiles(text, csvt, d, inputs):
-    """Profiles: every span of every input (kernel-timed ones too) in the
-    text, the CSV and the JSON, with the input's count and percentiles."""
+def compare_time(text, md, d):
+    """time(1)'s means, as time(1) prints them, and their deltas: lower
+    is better, so a slower side's delta is negative (mmtests)."""
+    times = d.get("time") or []
+    if not times:
+        return
+    base = times[0]
+    rows = {}
+    # One table per group of sides, each with the base first.
+    for t, blk in enumerate(text.split("time(1), mean")[1].split("\n\n")):
+        seen = False
+        for l in blk.split("\n"):
+            f = l.split()
+            if f and f[0] in ("real", "user", "sys"):
+                seen = True
+                cells = re.findall(r"(\d+)m([\d.]+)s [(*]\s*(-?[\d.]+)%[)*]",
+                                   l)
+                rows.setdefault(f[0], []).extend(cells[1 if t else 0:])
+        if not seen:
+            break
+    mdrows = {}
+    for l in md.split("time(1), means:")[1].split("\n\n")[1].split("\n"):
+        f = [c.strip() for c in l.strip().strip("|").split("|")]
+        if f and f[0] in ("real", "user", "sys"):
+            mdrows[f[0]] = [(re.match(r"(\d+)m([\d.]+)s$", f[1 + 2 * k])
+                             .groups() + (f[2 + 2 * k].rstrip("%"),))
+                            for k in range((len(f) - 1) // 2)]
+    for what, got in (("text", rows), ("markdown", mdrows)):
+        for row in ("real", "user", "sys"):
+            key = row + "_s"
+            want(len(got.get(row, [])) == len(times),
+                 "compare %s time %s: %s" % (what, row, got.get(row)))
+            for (mins, secs, dp), t in zip(got[row], times):
+                check_double(str(float(secs) + 60 * int(mins)), t[key],
+                             "compare %s time %s" % (what, row))
+                exp = ((base[key] - t[key]) * 100 / base[key]
+                       if base[key] else 0.0)
+                check_double(dp, exp, "compare %s time %s delta of %s" %
+                             (what, row, t["side"]), zero_ok=True)
+
+
+def compare_shares(text, md, d):
+    """Profiles' attribution and trigger shares, and their deltas in
+    percentage points against the base, in text and markdown."""
     n = 0
+    for key, ttitle, mtitle in (
+            ("attribution", "Attribution, share of all %s ",
+             "Attribution (share of all samples"),
+            ("triggers", "Triggers, share of %s in flushes ",
+             "Triggers (share of the event's samples in flushes")):
+        for ev in sorted({r["event"] for r in d[key]}):
+            blk = block_of(text, re.escape(ttitle % ev))
+            want(blk is not None, "compare of profiles: no %s block for %s"
+                 % (key, ev))
+            got = {}
+            for l in blk[2:]:
+                cells = re.findall(r"(-|[\d.]+%)\s*(?:\(\s*([+-][\d.]+)\))?",
+                                   l[28:])
+                got[l[:28].strip()] = cells
+            md_blk = [b for b in md.split("\n\n")
+                      if b.strip().startswith(mtitle)]
+            want(md_blk, "compare markdown: no %s table" % key)
+            mrows = {}
+            for b in md_blk:
+                for l in md.split(b)[1].split("\n\n")[1].split("\n"):
+                    f = [c.strip() for c in l.strip().strip("|").split("|")]
+                    if len(f) > 2 and f[0] == ev:
+                        mrows[f[1]] = f[2:]
+            for r in d[key]:
+                if r["event"] != ev:
+                    continue
+                cells, mc = got.get(r["name"]), mrows.get(r["name"])
+                want(cells is not None and mc is not None,
+                     "compare of profiles: no %s row %s" % (key, r["name"]))
+                b0 = r["share"][0]
+                for k, v in enumerate(r["share"]):
+                    if v is None:
+                        continue
+                    check_double(cells[k][0].rstrip("%"), v * 100,
+                                 "compare %s %s side %d" % (key, r["name"],
+                                                            k), zero_ok=True)
+                    check_double(mc[2 * k].rstrip("%"), v * 100,
+                                 "compare md %s %s side %d" %
+                                 (key, r["name"], k), zero_ok=True)
+                    if k and b0 is not None:
+                        check_double(cells[k][1].lstrip("+"), (v - b0) * 100,
+                                     "compare %s %s pp" % (key, r["name"]),
+                                     zero_ok=True)
+                        check_double(mc[2 * k + 1].lstrip("+"),
+                                     (v - b0) * 100,
+                                     "compare md %s %s pp" %
+                                     (key, r["name"]), zero_ok=True)
+                    n += 1
+    print("compare of profiles: %d shares checked" % n)
+
+
+def compare_profiles(text, md, csvt, d, inputs):
+    """Profiles: every span of every input (kernel-timed ones too) in the
+    text, the CSV and the JSON, with the input's count, percentiles and
+    log2 rows; the shares in text and markdown."""
+    n = 0
+    compare_shares(text, md, d)
     rows = list(csv.DictReader(io.StringIO(csvt)))
     for side, path in enumerate(inputs):
         rep = json.load(open(path))
@@ -580,6 +738,21 @@ def compare_profiles(text, csvt, d, inputs):
                      " the profile has %s" % (title, k, side, vals[k][side],
                                              v))
                 n += 1
+            # The log2 rows: each side's column holds the profile's counts.
+            hrows = {}
+            for l in blk:
+                g = re.match(r"(\d+) -> (\d+)\s*:((?:\s+\d+)+)$", l)
+                if g:
+                    c = int(g.group(3).split()[side])
+                    if c:
+                        hrows[(int(g.group(1)), int(g.group(2)))] = c
+            hexp = {}
+            for h in s["hist"]:
+                if h["count"]:
+                    k = (0, 1) if h["high"] <= 1 else (h["low"], h["high"])
+                    hexp[k] = hexp.get(k, 0) + h["count"]
+            want(hrows == hexp, "compare %s log2 rows of side %d: %s, the "
+                 "profile has %s" % (title, side, hrows, hexp))
             js = [x for x in d["spans"] if x["name"] == s["name"] and
                   x["subsystem"] == s["subsystem"] and
                   x.get("kernel", False) == kernel]
@@ -780,8 +953,8 @@ def main():
             text, md, csvt = (open(x).read() for x in a[1:4])
             compare_all(text, md, csvt, json.load(open(a[4])))
         elif a[0] == "profiles":
-            text, csvt = (open(x).read() for x in a[1:3])
-            compare_profiles(text, csvt, json.load(open(a[3])), a[4:])
+            text, md, csvt = (open(x).read() for x in a[1:4])
+            compare_profiles(text, md, csvt, json.load(open(a[4])), a[5:])
         elif a[0] == "bench":
             bench_text(open(a[1]).read(), json.load(open(a[2])))
         else:

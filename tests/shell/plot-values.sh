@@ -7,9 +7,10 @@
 #  - cdf from bench samples: at each distinct value v, the rank fraction
 #    #{x <= v} / n of the pooled samples (not j/n of a sorted index);
 #  - cdf from buckets: the cumulated count over the total at each row's top;
-#  - hist: each log2 row's count, and with --normalize its share of the
-#    series' total;
-#  - bars: the attribution's flush shares, in percent;
+#  - hist: each log2 row's count and its label (its bounds in the unit
+#    named), and with --normalize its share of its own series' total;
+#  - bars: the attribution's flush shares, in percent; bench results'
+#    means in the unit the header and the y label name;
 #  - timeline: one point per lock pair, whose hold times (in the unit the
 #    header and the y label name) add up to report's lock-hold totals and
 #    share their minimum and maximum, at times within the recording.
@@ -35,7 +36,23 @@ plot cdf-buckets.svg "$TMP/report.json" --kind cdf --metric lock-hold:base
 plot hist.svg "$D/before.json" "$D/after.json" --kind hist
 plot hist-norm.svg "$TMP/report.json" --kind hist --normalize \
 	--metric lock-hold:base
+# Two series of different totals (after.json's counts doubled).
+python3 - "$D/after.json" "$TMP/twice.json" <<'PY' || fail "could not make twice.json"
+import json, sys
+d = json.load(open(sys.argv[1]))
+for rep in d["repetitions"]:
+    for m in rep["metrics"]:
+        if m["kind"] == "hist":
+            m["count"] *= 2
+            for r in m["hist"]:
+                r["count"] *= 2
+            if m.get("samples"):
+                m["samples"] = sorted(m["samples"] * 2)
+json.dump(d, open(sys.argv[2], "w"))
+PY
+plot hist-norm2.svg "$D/before.json" "$TMP/twice.json" --kind hist --normalize
 plot bars.svg "$TMP/report.json" --kind bars
+plot bars-bench.svg "$D/before.json" "$D/after.json" --kind bars
 plot timeline.svg "$data" --kind timeline
 # The cdf's axis names what its values are: a time is a latency, bytes
 # (accuracy's error_bytes) are not.
@@ -154,6 +171,28 @@ for col, f in enumerate(("before.json", "after.json")):
     assert set(want) <= set(got), (f, sorted(want), sorted(got))
 print("ok hist: counts of every row")
 
+# hist labels: each row's bounds in the unit the header names, "low-high"
+# as print_bound() documents (whole numbers from 100, else 3 digits).
+m = re.search(r"log2 buckets in (ns|us|ms|s);", head)
+assert m, head
+div = UNITS[m.group(1)]
+
+
+def bound(v):
+    return "%.0f" % v if v >= 100 else "%.3g" % v
+
+
+for r in open(tmp + "/hist.svg.dat").read().split("\n"):
+    m = re.match(r'(\d+) "([^"]*)"', r)
+    if not m:
+        continue
+    b = int(m.group(1))
+    low, high = (0, 1) if b == 1 else (1 << (b - 1), (1 << b) - 1)
+    assert m.group(2) == "%s-%s" % (bound(low / div), bound(high / div)), \
+        "row %d labelled %r, its bounds are %d-%d ns" % (b, m.group(2),
+                                                       low, high)
+print("ok hist: every row's label")
+
 # hist --normalize: shares of the series' total.
 head, got = hist_rows(tmp + "/hist-norm.svg.dat")
 assert "share" in head, head
@@ -164,6 +203,18 @@ for b, vals in got.items():
     close(vals[0], want.get(b, 0), "share of row %d" % b)
 close(sum(v[0] for v in got.values()), 1, "shares' sum")
 print("ok hist --normalize: shares of the total")
+
+# hist --normalize of two series: each a share of its own total.
+head, got = hist_rows(tmp + "/hist-norm2.svg.dat")
+for col, f in enumerate((d + "/before.json", tmp + "/twice.json")):
+    want, n = {}, 0
+    for m in bench_metric(f):
+        for r in m["hist"]:
+            want[index_of(r)] = want.get(index_of(r), 0) + r["count"]
+            n += r["count"]
+    for b, vals in got.items():
+        close(vals[col], want.get(b, 0) / n, "%s share of row %d" % (f, b))
+print("ok hist --normalize: two series, each of its own total")
 
 # bars: the first event's flush shares, in percent.
 head, bl = blocks(tmp + "/bars.svg.dat")
@@ -176,6 +227,28 @@ assert len(got) == len(want), (got, want)
 for g, w in zip(got, want):
     close(g, w, "bar segment")
 print("ok bars: flush shares in percent")
+
+# bars of bench results: each input's mean read time, in the unit the
+# header and the y label name.
+head, bl = blocks(tmp + "/bars-bench.svg.dat")
+m = re.search(r"one per segment \((ns|us|ms)\)", head)
+assert m, head
+div = UNITS[m.group(1)]
+gp = open(tmp + "/bars-bench.svg.gp").read()
+assert "set ylabel 'mean (%s)'" % m.group(1) in gp, \
+    "the y label and the .dat disagree on the unit"
+for row, f in zip(bl[0], ("before.json", "after.json")):
+    ms = bench_metric(d + "/" + f)
+    close(float(row.split()[1]) * div, sum(x["mean"] for x in ms) / len(ms),
+          "%s bar in %s" % (f, m.group(1)))
+print("ok bars of bench results: means in the unit labelled")
+
+# hist's y label: counts, or shares with --normalize.
+for name, want in (("hist", "count"), ("hist-norm", "share")):
+    gp = open(tmp + "/%s.svg.gp" % name).read()
+    assert "set ylabel '%s'" % want in gp, "%s: no ylabel '%s'" % (name,
+                                                                 want)
+print("ok hist: y labels")
 
 # timeline: hold times in the labelled unit add up to report's spans.
 head, bl = blocks(tmp + "/timeline.svg.dat")

@@ -4,7 +4,8 @@
  * hand: the Prometheus histogram buckets are the log2 slots at le = 2^i
  * ns, cumulative, +Inf equal to _count, _sum in seconds; counters and the
  * missing-sources gauge as the snapshot says; label values escaped; top's
- * batch block is the interval's difference.
+ * batch block is the interval's difference; top's terminal screen holds
+ * the rates, times and counts worked out by hand.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -163,5 +164,75 @@ static void test_top_batch_delta(void)
 	free(s);
 }
 
+/*
+ * top's terminal screen, read as a user reads it: over 2 s, base ran 4
+ * flushes (12000 ns: 6.0us per second), 6 holds in slot 14 ([8192,
+ * 16383] ns: p50 and p99 8.2us, lower bounds) and 2 waits in slot 21
+ * ([1048576, ...]: 1.0ms); every figure worked out here by hand.
+ */
+static void test_top_terminal(void)
+{
+	struct live_snap *s = calloc(2, sizeof(*s));
+	struct live_top_opts o = { .tty = true, .cgroups = 5,
+				   .wall = 1700000000.25 };
+	struct bpf_spans_hist *h;
+	char *buf = NULL, *row;
+	size_t len = 0;
+	FILE *f;
+
+	if (!s) {
+		UNIT_FAIL("out of memory");
+		return;
+	}
+	s[0].elapsed = 1;
+	s[0].method = s[1].method = "rstat tracepoints";
+	s[0].hist[BPF_SPANS_FLUSH][RS_CAT_BASE + 1].slots[12] = 10;
+	s[0].hist[BPF_SPANS_FLUSH][RS_CAT_BASE + 1].count = 10;
+	s[0].hist[BPF_SPANS_FLUSH][RS_CAT_BASE + 1].sum = 30000;
+	s[1] = s[0];
+	s[1].elapsed = 3;
+	h = &s[1].hist[BPF_SPANS_FLUSH][RS_CAT_BASE + 1];
+	h->slots[12] = 14;
+	h->count = 14;
+	h->sum = 42000;
+	h = &s[1].hist[BPF_SPANS_HOLD][RS_CAT_BASE + 1];
+	h->slots[14] = 6;
+	h->count = 6;
+	h->sum = 6 * 9000;
+	h = &s[1].hist[BPF_SPANS_WAIT][RS_CAT_BASE + 1];
+	h->slots[21] = 2;
+	h->count = 2;
+	h->sum = 2 * 1100000;
+	f = open_memstream(&buf, &len);
+	if (!f) {
+		UNIT_FAIL("open_memstream");
+		free(s);
+		return;
+	}
+	live_out__top(f, &s[1], &s[0], &o);
+	fclose(f);
+	CHECK(buf && strstr(buf, "Flushes: 2/s  flush time: 6.0us per second  Holds: 3/s  ") != NULL);
+	CHECK(buf && has_line(buf, "Hold p50 8.2us p99 8.2us  Wait p50 1.0ms p99 1.0ms (log2 bucket lower bounds)"));
+	/* SUBSYS FLUSHES/s FLUSH-T/s HOLDS/s HOLD-p50 HOLD-p99 WAITS ... */
+	row = buf ? strstr(buf, "\nbase ") : NULL;
+	CHECK(row != NULL);
+	if (row) {
+		char name[16], ft[16], hp50[16], hp99[16], wp50[16], wp99[16];
+		unsigned long long fl, ho, wa;
+
+		CHECK_INT(sscanf(row + 1, "%15s %llu %15s %llu %15s %15s %llu %15s %15s",
+				 name, &fl, ft, &ho, hp50, hp99, &wa, wp50,
+				 wp99), 9);
+		CHECK_INT(fl, 2);
+		CHECK(!strcmp(ft, "6.0us"));
+		CHECK_INT(ho, 3);
+		CHECK(!strcmp(hp50, "8.2us") && !strcmp(hp99, "8.2us"));
+		CHECK_INT(wa, 2);
+		CHECK(!strcmp(wp50, "1.0ms") && !strcmp(wp99, "1.0ms"));
+	}
+	free(buf);
+	free(s);
+}
+
 UNIT_MAIN(UNIT(test_histogram_buckets), UNIT(test_counters_and_gauges),
-	  UNIT(test_top_batch_delta))
+	  UNIT(test_top_batch_delta), UNIT(test_top_terminal))

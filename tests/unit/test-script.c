@@ -165,6 +165,9 @@ static void test_flush_mixed(void)
 static void test_sniff(void)
 {
 	static const char text[] = "rdm  6513   654.557012: 1 cpu-clock: \n";
+	static const char colour[] =
+		"rdm  6513   654.557012: 1 \033[31mcpu-clock\033[m: \n"
+		"\t\033[34mffffffff8133c6a0\033[m css_rstat_flush\n";
 	static const char bin[] = "PERFILE2\x68\0\0\0";
 	char buf[4096];
 	size_t n = 0;
@@ -172,6 +175,8 @@ static void test_sniff(void)
 
 	CHECK(perf_script__sniff(text, sizeof(text) - 1));
 	CHECK(perf_script__sniff("", 0));
+	/* Colour escapes (perf's color_fprintf, forced) are text, not binary. */
+	CHECK(perf_script__sniff(colour, sizeof(colour) - 1));
 	CHECK(!perf_script__sniff(bin, sizeof(bin) - 1));
 	CHECK(!perf_script__sniff("ab\0cd", 5));
 	CHECK(!perf_script__sniff("\x01\x02\x03\x04\x05\x06\x07\x08", 8));
