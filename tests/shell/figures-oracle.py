@@ -665,9 +665,11 @@ def compare_shares(text, md, d):
                  % (key, ev))
             got = {}
             for l in blk[2:]:
+                # The name's column is 24 wide (compare-out.c's
+                # SHARE_NAME_WIDTH); a share of 100% fills the next.
                 cells = re.findall(r"(-|[\d.]+%)\s*(?:\(\s*([+-][\d.]+)\))?",
-                                   l[28:])
-                got[l[:28].strip()] = cells
+                                   l[24:])
+                got[l[:24].strip()] = cells
             md_blk = [b for b in md.split("\n\n")
                       if b.strip().startswith(mtitle)]
             want(md_blk, "compare markdown: no %s table" % key)
