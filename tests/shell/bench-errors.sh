@@ -75,14 +75,14 @@ assert shlex.split(p["command_line"]) == sys.argv[2:], (p["command_line"], sys.a
 load = p["load"]
 assert load["loadavg_before"] >= 0 and load["loadavg_after"] >= 0, load
 assert 0 <= load["steal_s"] < 3600, load
-# The reader's rate per CPU second beside the one per wall second: never
-# below it (a reader cannot use more CPU than time passes for it).
+# The reader's rate per CPU second beside the one per wall second: the
+# same reads over its user+sys (which, counted in ticks, can pass its
+# real time on a run this short).
 rep = json.load(open(sys.argv[1]))["repetitions"][0]
 m = {x["name"]: x["value"] for x in rep["metrics"] if x["kind"] == "value"}
 cpu = rep["time"]["user_s"] + rep["time"]["sys_s"]
 assert abs(m["reads_per_cpu_s"] - m["reads_per_s"] * rep["time"]["real_s"] / cpu) \
     <= 1e-6 * m["reads_per_cpu_s"], (m, rep["time"])
-assert m["reads_per_cpu_s"] >= m["reads_per_s"] * 0.999, m
 for side in ("cgroups_before", "cgroups_after"):
     for k in ("v2_live", "v2_dying", "v1_memory"):
         assert isinstance(p[side][k], int) and p[side][k] >= -1, (side, p)

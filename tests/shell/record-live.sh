@@ -97,9 +97,17 @@ if L["sampled_event"] is not None:
 if not L["pairs"]:
     sys.exit("no lock pairs although cpu.stat was read: %s" % L)
 # Every hit recorded: only a lock open at either edge of the recording
-# may lack its partner (one per CPU at most at each edge).
+# may lack its partner. That is one per CPU and lock (each subsystem's
+# tree has its own since v6.16), and the few hits of the moment between
+# enabling (or disabling) the locked and the unlock events, one ioctl
+# each, as perf does: at some 150k holds a second that was up to six
+# here. A dropped chunk loses thousands; so the bound is the edges' share
+# plus one in 20,000 holds.
 ncpu = os.cpu_count()
-if L["unmatched_start"] > ncpu or L["unmatched_end"] > ncpu:
+nlocks = len({s["subsystem"] for s in d["spans"]
+              if s["name"] == "lock-hold"}) or 1
+edge = ncpu * nlocks + L["pairs"] // 20000
+if L["unmatched_start"] > edge or L["unmatched_end"] > edge:
     sys.exit("unpaired lock events beyond the edges: %s" % L)
 hold = sum(s["count"] for s in d["spans"] if s["name"] == "lock-hold")
 if hold != L["pairs"]:
