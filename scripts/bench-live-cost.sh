@@ -45,31 +45,20 @@ done
 [ -x "$bin" ] || make -s all
 [ -x build/tools/bpf-spans-run ] || make -s build/tools/bpf-spans-run
 
-v2=/sys/fs/cgroup/unified
-[ -f $v2/cgroup.controllers ] || v2=/sys/fs/cgroup
-cg=$v2/rs-live-cost-$$
+. "$(dirname "$0")/busy-tree-lib.sh"
 work=$(mktemp -d /tmp/rs-live-cost.XXXXXX)
 pids=()
 wpid=
 cleanup() {
 	[ -n "$wpid" ] && kill -TERM "$wpid" 2>/dev/null
 	for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done
-	wait 2>/dev/null || true
-	for ((i = 1; i <= children; i++)); do
-		rmdir "$cg/c$i" 2>/dev/null || true
-	done
-	rmdir "$cg" 2>/dev/null || true
+	busy_tree_remove
 	rm -rf "$work"
 }
 trap cleanup EXIT
 trap 'exit 130' INT TERM
 
-mkdir "$cg"
-for ((i = 1; i <= children; i++)); do
-	mkdir "$cg/c$i"
-	sh -c "echo \$\$ > $cg/c$i/cgroup.procs; while :; do :; done" &
-	pids+=($!)
-done
+busy_tree_make rs-live-cost || exit 1
 
 # R readers for $secs seconds; prints the reads per second of them all.
 read_rate() {

@@ -40,29 +40,16 @@ command -v perf >/dev/null && have_perf=1
 [ $have_bpftrace = 1 ] ||
 	echo "observer-effect-bpf: bpftrace not installed (apt-get install bpftrace): its rows are skipped" >&2
 
-v2=/sys/fs/cgroup/unified
-[ -f $v2/cgroup.controllers ] || v2=/sys/fs/cgroup
-cg=$v2/rs-observer-bpf-$$
+. "$(dirname "$0")/busy-tree-lib.sh"
 work=$(mktemp -d /tmp/rs-observer-bpf.XXXXXX)
-busy=()
 cleanup() {
-	for p in "${busy[@]}"; do kill "$p" 2>/dev/null || true; done
-	wait 2>/dev/null || true
-	for ((i = 1; i <= children; i++)); do
-		rmdir "$cg/c$i" 2>/dev/null || true
-	done
-	rmdir "$cg" 2>/dev/null || true
+	busy_tree_remove
 	rm -rf "$work"
 }
 trap cleanup EXIT
 trap 'exit 130' INT TERM
 
-mkdir "$cg"
-for ((i = 1; i <= children; i++)); do
-	mkdir "$cg/c$i"
-	sh -c "echo \$\$ > $cg/c$i/cgroup.procs; while :; do :; done" &
-	busy+=($!)
-done
+busy_tree_make rs-observer-bpf || exit 1
 id=$(stat -c %i "$cg")
 
 # The reader: cat PARENT/cpu.stat for $secs seconds (the clock is looked
