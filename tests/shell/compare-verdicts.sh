@@ -100,6 +100,19 @@ grep -q "WARNING: tail: the reader was on a CPU 33% of its real time" head.txt |
 	fail "no warning of the preempted reader: $(cat head.txt)"
 grep -q "WARNING: base" head.txt && fail "a warning for the base: $(cat head.txt)"
 grep -q "stole" head.txt && fail "0.2 s stolen of 18 s real is under 2%: $(cat head.txt)"
+# The same warnings, in the same order, in the JSON and the markdown.
+python3 - tail.out head.txt <<'PY' || fail "the JSON's warnings are not the text's"
+import json, sys
+got = json.load(open(sys.argv[1]))["warnings"]
+text = " ".join(open(sys.argv[2]).read().split())
+assert len(got) == 2, got
+for g in got:
+    assert "WARNING: " + g in text, (g, text)
+PY
+"$RS_BIN" compare base.json -- tail.json --format markdown >tail.md ||
+	fail "compare --format markdown"
+[ "$(grep -c '^\*\*Warning:\*\* tail: ' tail.md)" = 2 ] ||
+	fail "the markdown's warnings: $(grep -i warning tail.md)"
 expand tail.txt | awk 'length($0) > 72 { bad = 1 } END { exit bad }' ||
 	fail "the verdicts pass 72 columns"
 
