@@ -165,6 +165,14 @@ int bench_results__take_reps(struct bench_results *dst,
 /* The results as JSON. 0, -EINVAL (no repetition yet) or -EIO. */
 int bench_results__write(struct bench_results *r, FILE *out);
 /*
+ * Write them to name in the directory dirfd (AT_FDCWD: a path) through
+ * outfile.h: beside it, FILE to FILE.old when whole, nothing changed on
+ * failure. shown names it in outfile's messages. 0 or -errno (the
+ * stream's own, ENOSPC rather than EIO; outfile__strerror() words it).
+ */
+int bench_results__save_at(struct bench_results *r, int dirfd,
+			   const char *name, const char *shown);
+/*
  * For the terminal, in 80 columns: each repetition's real/user/sys as
  * time(1) prints them, each distribution as hist__print() prints it
  * (p50/p90/p99/max included) and a "min = N unit" line, each single

@@ -17,6 +17,7 @@
 #include "figure.h"
 #include "json.h"
 #include "json-read.h"
+#include "outfile.h"
 #include "util.h"
 
 struct metric {
@@ -871,6 +872,26 @@ int bench_results__write(struct bench_results *r, FILE *out)
 	if (fflush(out) || ferror(out))
 		return -EIO;
 	return 0;
+}
+
+int bench_results__save_at(struct bench_results *r, int dirfd,
+			   const char *name, const char *shown)
+{
+	struct outfile *out;
+	int err;
+
+	err = outfile__open_at(&out, dirfd, name, shown, OUTFILE_ROTATE, 0666);
+	if (err)
+		return err;
+	err = bench_results__write(r, outfile__stream(out));
+	if (err) {
+		/* The stream's own error says why (ENOSPC, not EIO). */
+		if (outfile__errno(out))
+			err = outfile__errno(out);
+		outfile__abort(out);
+		return err;
+	}
+	return outfile__commit(out);
 }
 
 /* --- terminal -------------------------------------------------------- */

@@ -672,24 +672,8 @@ static int set_provenance(struct bench_run *run)
 static int write_results_to(struct bench_run *run, int dirfd,
 			    const char *name, const char *shown)
 {
-	struct outfile *out;
-	int err;
+	int err = bench_results__save_at(run->res, dirfd, name, shown);
 
-	err = outfile__open_at(&out, dirfd, name, shown, OUTFILE_ROTATE, 0666);
-	if (err) {
-		bench_run__error(run, "%s: cannot write: %s", shown,
-				 outfile__strerror(err));
-		return err;
-	}
-	err = bench_results__write(run->res, outfile__stream(out));
-	if (err) {
-		/* The stream's own error says why (ENOSPC, not EIO). */
-		if (outfile__errno(out))
-			err = outfile__errno(out);
-		outfile__abort(out);
-	} else {
-		err = outfile__commit(out);
-	}
 	if (err)
 		bench_run__error(run, "%s: cannot write: %s; the earlier file, if any, is as it was",
 				 shown, outfile__strerror(err));

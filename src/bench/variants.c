@@ -195,7 +195,6 @@ static int write_variant(const struct bench_params *p,
 {
 	const char *name = p->variants[v].name;
 	char dir[PATH_MAX], shown[PATH_MAX + 96], msg[PATH_MAX + 256];
-	struct outfile *out;
 	int fd, err;
 
 	snprintf(dir, sizeof(dir), "%s/%s", p->outdir, name);
@@ -203,18 +202,8 @@ static int write_variant(const struct bench_params *p,
 	err = mkdirat(dirfd, name, 0755) && errno != EEXIST ? -errno : 0;
 	fd = err ? err : outfile__dir_open(dir, p->allow_shared_dir ?
 					   OUTFILE_DIR_SHARED : 0);
-	err = fd < 0 ? fd : outfile__open_at(&out, fd, "results.json", shown,
-					     OUTFILE_ROTATE, 0666);
-	if (!err) {
-		err = bench_results__write(r, outfile__stream(out));
-		if (err) {
-			if (outfile__errno(out))
-				err = outfile__errno(out);
-			outfile__abort(out);
-		} else {
-			err = outfile__commit(out);
-		}
-	}
+	err = fd < 0 ? fd : bench_results__save_at(r, fd, "results.json",
+						   shown);
 	if (fd >= 0)
 		close(fd);
 	if (err) {

@@ -29,49 +29,26 @@ bool bench_vm__release_ok(const char *r)
 	return true;
 }
 
-/* Write path (rotated to .old, as perf does) with what fill writes. */
-static int save_as(const char *path, int (*fill)(FILE *f, const void *arg),
-		   const void *arg, char *errbuf, size_t errlen)
+/* Write data at path (rotated to .old, as perf does). */
+static int save_bytes(const char *path, const void *data, size_t len,
+		      char *errbuf, size_t errlen)
 {
 	struct outfile *out;
 	int err;
 
 	err = outfile__open_at(&out, AT_FDCWD, path, NULL, OUTFILE_ROTATE,
 			       0666);
-	if (err < 0) {
-		errbuf_set(errbuf, errlen, "%s: cannot write: %s", path,
-			   outfile__strerror(err));
-		return err;
-	}
-	err = fill(outfile__stream(out), arg);
-	if (err) {
-		/* The stream's own errno says more than the writer's -EIO. */
-		err = outfile__errno(out) ? outfile__errno(out) : err;
+	if (!err && fwrite(data, 1, len, outfile__stream(out)) != len) {
+		/* The stream's own errno says why (ENOSPC, not EIO). */
+		err = outfile__errno(out) ? outfile__errno(out) : -EIO;
 		outfile__abort(out);
-	} else {
+	} else if (!err) {
 		err = outfile__commit(out);
 	}
 	if (err)
 		errbuf_set(errbuf, errlen, "%s: cannot write: %s", path,
 			   outfile__strerror(err));
 	return err;
-}
-
-struct bytes {
-	const void *data;
-	size_t len;
-};
-
-static int fill_bytes(FILE *f, const void *arg)
-{
-	const struct bytes *b = arg;
-
-	return fwrite(b->data, 1, b->len, f) == b->len ? 0 : -EIO;
-}
-
-static int fill_results(FILE *f, const void *arg)
-{
-	return bench_results__write((struct bench_results *)arg, f);
 }
 
 int bench_vm__save_results(const struct vm_result *res, const char *name,
@@ -105,7 +82,10 @@ int bench_vm__save_results(const struct vm_result *res, const char *name,
 			 c.clocksource);
 		bench_results__set_vm_clock(r, &bc);
 	}
-	err = save_as(path, fill_results, r, errbuf, errlen);
+	err = bench_results__save_at(r, AT_FDCWD, path, path);
+	if (err)
+		errbuf_set(errbuf, errlen, "%s: cannot write: %s", path,
+			   outfile__strerror(err));
 	bench_results__delete(r);
 	return err;
 }
@@ -113,12 +93,13 @@ int bench_vm__save_results(const struct vm_result *res, const char *name,
 int bench_vm__save_file(const struct vm_result *res, const char *name,
 			const char *path, char *errbuf, size_t errlen)
 {
-	struct bytes b;
+	const void *data;
+	size_t len;
 
-	b.data = vm_result__file(res, name, &b.len);
-	if (!b.data)
+	data = vm_result__file(res, name, &len);
+	if (!data)
 		return 0;
-	return save_as(path, fill_bytes, &b, errbuf, errlen);
+	return save_bytes(path, data, len, errbuf, errlen);
 }
 
 /*
