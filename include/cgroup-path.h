@@ -27,4 +27,11 @@ void cgroup_paths__delete(struct cgroup_paths *cp);
 const char *cgroup_paths__find(struct cgroup_paths *cp, int root,
 			       uint64_t id);
 
+/*
+ * The id the rstat tracepoints give the cgroup directory path: its
+ * kernfs id, an 8-byte file handle. 0, or -errno (-ENOTDIR: not a cgroup
+ * directory).
+ */
+int cgroup_path__id(const char *path, uint64_t *id);
+
 #endif

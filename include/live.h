@@ -87,8 +87,6 @@ struct live_opts {
 	size_t nr_cgroup_ids;
 };
 
-/* The id the rstat tracepoints give the cgroup directory path. */
-int live_cgroup_id(const char *path, uint64_t *id);
 /*
  * A --cgroup PATH of top or watch: its id appended to ids[*nr] (at most
  * max). 0, or -errno with "--cgroup PATH: why" in errbuf.

@@ -8,7 +8,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/magic.h>
 #include <sys/resource.h>
+#include <sys/vfs.h>
 #include <unistd.h>
 
 #include "bpf-spans.h"
@@ -106,36 +108,27 @@ int live__open(struct live *l, char *errbuf, size_t errlen)
 int live_cgroup_arg(const char *path, uint64_t *ids, size_t *nr, size_t max,
 		    char *errbuf, size_t len)
 {
+	struct statfs fs;
 	int err;
 
 	if (*nr == max) {
 		errbuf_set(errbuf, len, "at most %zu --cgroup", max);
 		return -E2BIG;
 	}
-	err = live_cgroup_id(path, &ids[*nr]);
+	/* tmpfs gives 8-byte handles too: only a cgroup mount's dirs. */
+	if (statfs(path, &fs))
+		err = -errno;
+	else if (fs.f_type != CGROUP2_SUPER_MAGIC &&
+		 fs.f_type != CGROUP_SUPER_MAGIC)
+		err = -ENOTDIR;
+	else
+		err = cgroup_path__id(path, &ids[*nr]);
 	if (err) {
 		errbuf_set(errbuf, len, "--cgroup %s: %s: give a cgroup directory",
 			   path, strerror(-err));
 		return err;
 	}
 	(*nr)++;
-	return 0;
-}
-
-int live_cgroup_id(const char *path, uint64_t *id)
-{
-	union {
-		struct file_handle fh;
-		char buf[sizeof(struct file_handle) + 64];
-	} h;
-	int mnt;
-
-	h.fh.handle_bytes = 64;
-	if (name_to_handle_at(AT_FDCWD, path, &h.fh, &mnt, 0))
-		return -errno;
-	if (h.fh.handle_bytes != sizeof(*id))
-		return -ENOTDIR;	/* not a kernfs (cgroup) directory */
-	memcpy(id, h.fh.f_handle, sizeof(*id));
 	return 0;
 }
 

@@ -169,8 +169,7 @@ static int add_ent(struct cg_tree *t, uint64_t id, const char *rel)
 	return 0;
 }
 
-/* The kernfs id of a cgroup directory: its 8-byte file handle. */
-static bool dir_id(const char *path, uint64_t *id)
+int cgroup_path__id(const char *path, uint64_t *id)
 {
 	union {
 		struct file_handle fh;
@@ -179,11 +178,12 @@ static bool dir_id(const char *path, uint64_t *id)
 	int mnt;
 
 	h.fh.handle_bytes = 64;
-	if (name_to_handle_at(AT_FDCWD, path, &h.fh, &mnt, 0) ||
-	    h.fh.handle_bytes != sizeof(*id))
-		return false;
+	if (name_to_handle_at(AT_FDCWD, path, &h.fh, &mnt, 0))
+		return -errno;
+	if (h.fh.handle_bytes != sizeof(*id))
+		return -ENOTDIR;	/* not a kernfs (cgroup) directory */
 	memcpy(id, h.fh.f_handle, sizeof(*id));
-	return true;
+	return 0;
 }
 
 /*
@@ -199,7 +199,7 @@ static int walk(struct cg_tree *t, char *path, size_t len, size_t mlen,
 	DIR *d;
 	int err = 0;
 
-	if (dir_id(path, &id))
+	if (!cgroup_path__id(path, &id))
 		err = add_ent(t, id, path + mlen);
 	if (err || depth >= CG_MAX_DEPTH)
 		return err;

@@ -37,6 +37,9 @@ pids+=($!)
 
 expect_error 2 "--sort 'bogus': give flushes" "$RS_BIN" top --sort bogus
 expect_error 2 "--interval '0': give seconds" "$RS_BIN" top -i 0
+# A directory with an 8-byte file handle that is no cgroup (tmpfs's).
+expect_error 2 "--cgroup $TMP: .*give a cgroup directory" \
+	"$RS_BIN" top --cgroup "$TMP" -d 1
 
 # 1. Not a terminal: blocks that parse, flushes that add up.
 "$RS_BIN" top -i 0.5 -d 4 --cgroup "$cg" >"$TMP/out" 2>"$TMP/err" &
