@@ -166,14 +166,41 @@ static void text_header(FILE *out, const struct compare *c, size_t lead,
 	fputc('\n', out);
 }
 
-static void text_delta(FILE *out, double delta, bool sig, bool first)
+/*
+ * A delta in mmtests' " (%7.2f%%)". A delta wider than 7 characters (a
+ * spread can grow a hundredfold on a loaded machine) takes what *room
+ * has left of the row's 72 columns, giving up decimals when that is not
+ * enough, and past what the digits fit is printed as "%.0e": no row
+ * ever grows past 72 columns.
+ */
+static void text_delta(FILE *out, double delta, bool sig, bool first,
+		       size_t *room)
 {
+	char d[48];
+	int len;
+
 	if (first)
 		delta = 0;
+	/* mmtests' %.2f, small deltas included ("-0.01"), when it fits */
+	len = snprintf(d, sizeof(d), "%.2f", delta);
+	if (len > 7 + (int)*room)
+		len = figure__double(d, sizeof(d), delta, 2, 7 + (int)*room);
+	if (len > 7 + (int)*room)
+		len = snprintf(d, sizeof(d), "%.0e", delta);
+	if (len > 7)
+		*room -= len > 7 + (int)*room ? *room : (size_t)len - 7;
 	if (sig)
-		fprintf(out, " *%7.2f%%*", delta);
+		fprintf(out, " *%7s%%*", d);
 	else
-		fprintf(out, " (%7.2f%%)", delta);
+		fprintf(out, " (%7s%%)", d);
+}
+
+/* What a row of n sides after lead characters leaves of the width. */
+static size_t row_room(size_t lead, size_t n)
+{
+	size_t used = lead + n * SIDE_WIDTH;
+
+	return used < COMPARE_TEXT_WIDTH ? COMPARE_TEXT_WIDTH - used : 0;
 }
 
 /*
@@ -188,18 +215,26 @@ static bool text_stacked(const struct compare *c)
 }
 
 static void text_summary_row(FILE *out, const struct compare_metric *m,
-			     int st, const size_t *idx, size_t n)
+			     int st, const size_t *idx, size_t n, size_t lead)
 {
-	size_t k;
-
+	size_t k, room = row_room(lead, n);
 	char v[48];
+	int len;
 
 	for (k = 0; k < n; k++) {
-		/* mmtests' %12.2f, by figure.h: under one unit not 0.00 */
-		figure__double(v, sizeof(v), stat_value(m, idx[k], st), 2, 12);
+		/*
+		 * mmtests' %12.2f, by figure.h: under one unit not 0.00;
+		 * in 11 characters (past them "%.4e"), so that a column
+		 * never runs into the one before it.
+		 */
+		len = figure__double(v, sizeof(v),
+				     stat_value(m, idx[k], st), 2, 11);
+		if (len > 11)
+			snprintf(v, sizeof(v), "%.4e",
+				 stat_value(m, idx[k], st));
 		fprintf(out, "%12s", v);
 		text_delta(out, stat_delta(m, idx[k], st),
-			   stat_significant(m, idx[k], st), !idx[k]);
+			   stat_significant(m, idx[k], st), !idx[k], &room);
 	}
 	fputc('\n', out);
 }
@@ -227,7 +262,8 @@ static void text_summary(FILE *out, const struct compare *c)
 			for (st = 0; st < ST__NR; st++) {
 				fprintf(out, "%-*s", STAT_WIDTH,
 					stat_name(m, st));
-				text_summary_row(out, m, st, idx, n);
+				text_summary_row(out, m, st, idx, n,
+						 lead);
 			}
 		}
 		for (st = 0; !stacked && st < ST__NR; st++)
@@ -237,7 +273,8 @@ static void text_summary(FILE *out, const struct compare *c)
 
 				fprintf(out, "%-*s %-*s", STAT_WIDTH,
 					stat_name(m, st), (int)lw, m->label);
-				text_summary_row(out, m, st, idx, n);
+				text_summary_row(out, m, st, idx, n,
+						 lead);
 			}
 	}
 	free(idx);
@@ -279,6 +316,8 @@ static void text_time(FILE *out, const struct compare *c)
 			fputc('\n', out);
 		text_header(out, c, lead, idx, n, SIDE_WIDTH);
 		for (row = 0; row < 3; row++) {
+			size_t room = row_room(lead, n);
+
 			fprintf(out, "%-*s", (int)lead, time_rows[row]);
 			for (k = 0; k < n; k++) {
 				const struct compare_time *tm =
@@ -290,7 +329,8 @@ static void text_time(FILE *out, const struct compare *c)
 				text_delta(out, stats__pdiff(
 						   time_value(tm, row),
 						   time_value(&c->time[0], row),
-						   true), false, !idx[k]);
+						   true), false, !idx[k],
+					   &room);
 			}
 			fputc('\n', out);
 		}
@@ -615,6 +655,7 @@ static void text_spans(FILE *out, const struct compare *c)
 		for (row = 0; row < 4; row++) {
 			static const char *const names[] = {
 				"count", "p50", "p90", "p99" };
+			size_t room = row_room(10, c->nr_sides);
 
 			fprintf(out, "%-10s", names[row]);
 			for (k = 0; k < c->nr_sides; k++) {
@@ -637,7 +678,7 @@ static void text_spans(FILE *out, const struct compare *c)
 				else
 					text_delta(out, stats__pdiff(v, bv,
 								     true),
-						   false, !k);
+						   false, !k, &room);
 			}
 			fputc('\n', out);
 		}

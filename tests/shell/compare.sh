@@ -46,6 +46,28 @@ expand "$TMP/long.txt" | awk 'length($0) > 72 { print; bad = 1 } END { exit bad 
 grep -q "share of cpu-clock in flushes (pp: against 6\.12\.118" "$TMP/long.txt" ||
 	fail "the triggers' heading lost the base's version: $(grep share "$TMP/long.txt")"
 
+# Deltas of every size keep the row at 72 columns: a side whose samples
+# are 10^4 and 10^12 times the base's (a loaded machine's spread grows a
+# hundredfold) gives -999900% and beyond; the digits stay, decimals go.
+for f in 10000 1000000000000; do
+	python3 - "$D/new.json" "$TMP/x$f.json" "$f" <<'PY' ||
+import json, sys
+d = json.load(open(sys.argv[1]))
+for r in d["repetitions"]:
+    for m in r["metrics"]:
+        if "samples" in m:
+            m["samples"] = [v * int(sys.argv[3]) for v in m["samples"]]
+json.dump(d, open(sys.argv[2], "w"))
+PY
+		fail "cannot scale new.json"
+	"$RS_BIN" compare "$D/base.json" -- "$TMP/x$f.json" >"$TMP/x$f.txt" \
+		2>"$TMP/x$f.err" || fail "compare x$f: $(cat "$TMP/x$f.err")"
+	expand "$TMP/x$f.txt" | awk 'length($0) > 72 { print; bad = 1 }
+		END { exit bad }' || fail "compare x$f: wider than 72 columns"
+done
+grep -Eq '^Amean     cpu\.stat-us +[0-9.]+ \(   0\.00%\) +[0-9.]+ \*-11[0-9]{5}%\*$' \
+	"$TMP/x10000.txt" || fail "x10000: the delta lost its digits: $(grep '^Amean' "$TMP/x10000.txt")"
+
 # The look of the thread's mmtests table: the significant mean is starred.
 grep -Eq '^Amean     cpu\.stat-us +[0-9.]+ \(   0\.00%\) +[0-9.]+ \* *-[0-9.]+%\*$' \
 	"$TMP/base-new.txt" || fail "no starred Amean row"
