@@ -125,6 +125,8 @@ def call_graph(objdir, cfiles):
         obj = os.path.join(objdir, c[:-2] + '.o')
         if not os.path.isfile(obj):
             die("%s: not built (run make)" % obj)
+        if os.path.getmtime(obj) < os.path.getmtime(c):
+            die("%s: older than %s (run make)" % (obj, c))
         undefined[c] = set()
         for w in nm(obj):
             if len(w) < 2:
