@@ -14,8 +14,8 @@
 # It fails (exit 1, one line per finding) on an arrow from a module to a
 # module it may not use (one beside it with no `arrow`, or one above it),
 # on any circle of files that call each other, on a file of src/ or
-# include/ that no module holds, and on an `except` line that no longer
-# matches anything. --plant A B adds a call from file A to file B, to show
+# include/ that no module holds, and on an `arrow` or `except` line that
+# no longer matches anything. --plant A B adds a call from file A to file B, to show
 # that the check sees it; --graph prints the arrows between modules.
 import argparse
 import fnmatch
@@ -238,6 +238,10 @@ def main():
     for e, why in sorted(lay.excepts.items()):
         if e not in used:
             bad.append("except %s -> %s: no longer so; remove the line"
+                       % e)
+    for e in sorted(lay.arrows):
+        if e not in arrows:
+            bad.append("arrow %s -> %s: nothing uses it; remove the line"
                        % e)
 
     for comp in circles(set(calls), calls):
