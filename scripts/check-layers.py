@@ -111,30 +111,31 @@ def include_graph(files):
     return edges
 
 
-def nm(obj, *flags):
-    r = subprocess.run(['nm', '-P'] + list(flags) + [obj],
-                       capture_output=True, text=True)
-    if r.returncode:
-        die("nm %s: %s" % (obj, r.stderr.strip()))
-    return [l.split() for l in r.stdout.splitlines() if l.strip()]
-
-
 def call_graph(objdir, cfiles):
-    defined, undefined = {}, {}
+    objs = {}
     for c in cfiles:
         obj = os.path.join(objdir, c[:-2] + '.o')
         if not os.path.isfile(obj):
             die("%s: not built (run make)" % obj)
         if os.path.getmtime(obj) < os.path.getmtime(c):
             die("%s: older than %s (run make)" % (obj, c))
-        undefined[c] = set()
-        for w in nm(obj):
-            if len(w) < 2:
-                continue
-            if w[1] == 'U':
-                undefined[c].add(w[0])
-            elif w[1] in 'TDBRGSVWC':
-                defined.setdefault(w[0], []).append(c)
+        objs[obj] = c
+    # One nm for all of them: "OBJECT: NAME TYPE [VALUE SIZE]" (-P -A).
+    r = subprocess.run(['nm', '-P', '-A'] + list(objs),
+                       capture_output=True, text=True)
+    if r.returncode:
+        die("nm: " + r.stderr.strip())
+    defined, undefined = {}, {c: set() for c in cfiles}
+    for line in r.stdout.splitlines():
+        obj, _, rest = line.partition(': ')
+        w = rest.split()
+        if obj not in objs or len(w) < 2:
+            continue
+        c = objs[obj]
+        if w[1] == 'U':
+            undefined[c].add(w[0])
+        elif w[1] in 'TDBRGSVWC':
+            defined.setdefault(w[0], []).append(c)
     edges = {}
     for c, syms in undefined.items():
         for s in syms:
