@@ -24,6 +24,7 @@
 #include "bench-vm.h"
 #include "cmds.h"
 #include "outfile.h"
+#include "results-out.h"
 #include "util.h"
 #include "vm.h"
 

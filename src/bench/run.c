@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * A bench run (bench-run.h): its workload processes and the waits on
- * them, its passes (the timed repetitions, then the recorded one), its
- * recorder, its parameters and provenance in the results, its outputs,
- * and the one cleanup path. The scenarios are in scenarios.c.
+ * A bench run (bench-run.h): its parameters and provenance in the
+ * results, its outputs, and the one cleanup path. The scenarios are in
+ * scenarios.c; the workload processes, the passes and the recorder they
+ * use in pass.c.
  *
  * Everything the run creates (cgroups, workload processes, work files,
  * the recording) is undone on every exit path: normal end, error,
@@ -34,431 +34,6 @@
 #include "run-int.h"
 #include "util.h"
 #include "workdir.h"
-
-const char *const scenario_names[SC_ACCURACY + 1] = {
-	"stat-read", "many-cgroups", "pipe", "fault", "accuracy",
-};
-
-const char *const kind_names[ACC_BOTH + 1] = { "anon", "file", "both" };
-
-const char *const updater_names[UPD_BOTH + 1] = { "memory", "cpu", "both" };
-
-const char *const psi_names[PSI_OFF + 1] = { "both", "on", "off" };
-
-volatile sig_atomic_t bench_stop;
-
-/* --- processes ---------------------------------------------------------- */
-
-static int add_proc(struct bench_run *run, struct bench_proc *proc)
-{
-	if (!proc) {
-		bench_run__error(run, "bench: cannot start a workload process: %s",
-			 strerror(errno));
-		return -errno;
-	}
-	if (run->nr_procs == MAX_PROCS) {
-		bench_proc__delete(proc);
-		bench_run__error(run, "bench: more than %d workload processes", MAX_PROCS);
-		return -E2BIG;
-	}
-	run->procs[run->nr_procs++] = proc;
-	return 0;
-}
-
-void bench_run__stop_procs(struct bench_run *run)
-{
-	unsigned int i;
-
-	bench_proc__stop_all(run->procs, run->nr_procs);
-	for (i = 0; i < run->nr_procs; i++)
-		bench_proc__delete(run->procs[i]);
-	run->nr_procs = 0;
-}
-
-/* Spawn fn in cgroup rel and let it run. */
-int bench_run__start_in(struct bench_run *run, const char *rel,
-		    int (*fn)(void *), void *arg, struct bench_proc **out)
-{
-	struct bench_proc *proc = bench_proc__spawn(fn, arg);
-	int err = add_proc(run, proc);
-
-	if (err)
-		return err;
-	if (rel) {
-		err = bench_cg__join(run->cg, rel, bench_proc__pid(proc));
-		if (err) {
-			bench_run__error(run, "bench: cannot move a workload into %s: %s",
-				 rel, *bench_cg__error(run->cg) ?
-				 bench_cg__error(run->cg) : strerror(-err));
-			return err;
-		}
-	}
-	/* Updaters yield to the measured task, as in the seeds' runs. */
-	if (fn == wl_cpu_spin || fn == wl_memory_churn)
-		setpriority(PRIO_PROCESS, bench_proc__pid(proc), 19);
-	err = bench_proc__start(proc);
-	if (err) {
-		bench_run__error(run, "bench: cannot start a workload: %s", strerror(-err));
-		return err;
-	}
-	if (out)
-		*out = proc;
-	return 0;
-}
-
-/*
- * Block the signals that stop a run (old: the mask before), so that a
- * look at bench_stop and the wait after it cannot lose one.
- */
-static void block_stops(sigset_t *stops, sigset_t *old)
-{
-	sigemptyset(stops);
-	sigaddset(stops, SIGINT);
-	sigaddset(stops, SIGTERM);
-	sigaddset(stops, SIGHUP);
-	sigprocmask(SIG_BLOCK, stops, old);
-}
-
-/* Wait for a started process; -EINTR when the run is being stopped. */
-int bench_run__wait(struct bench_run *run, struct bench_proc *proc,
-		    struct rusage *ru, double *real_s)
-{
-	struct timespec tick = { 0, 1000 * 1000 };
-	struct pollfd pfd = { .events = POLLIN };
-	sigset_t stops, old;
-	int status, err;
-
-	/*
-	 * Not a plain blocking wait4(): a signal landing between a look at
-	 * bench_stop and the wait would be lost, and the run would wait out
-	 * the workload (minutes for pipe's round trips). With the stop
-	 * signals blocked, bench_stop is looked at, then ppoll() on a pidfd
-	 * unblocks them atomically: it returns when the child ends or a
-	 * signal comes, never missing either, and costs nothing meanwhile.
-	 * Without pidfds (before 5.3) it polls, from 1 ms up to 20 ms, so
-	 * that short workloads (many-cgroups' thousands of charges) are not
-	 * slowed by the poll.
-	 */
-	pfd.fd = pidfd_open(bench_proc__pid(proc), 0);
-	block_stops(&stops, &old);
-	while ((err = bench_proc__poll(proc)) > 0 && !bench_stop) {
-		if (pfd.fd >= 0) {
-			ppoll(&pfd, 1, NULL, &old);
-			continue;
-		}
-		sigprocmask(SIG_SETMASK, &old, NULL);
-		nanosleep(&tick, NULL);
-		if (tick.tv_nsec < 20 * 1000 * 1000)
-			tick.tv_nsec *= 2;
-		sigprocmask(SIG_BLOCK, &stops, NULL);
-	}
-	sigprocmask(SIG_SETMASK, &old, NULL);
-	if (pfd.fd >= 0)
-		close(pfd.fd);
-	if (err > 0)
-		return -EINTR;
-	if (!err)
-		err = bench_proc__wait(proc, &status, ru, real_s);
-	if (err)
-		return err;
-	if (!WIFEXITED(status) || WEXITSTATUS(status)) {
-		if (bench_stop)
-			return -EINTR;
-		bench_run__error(run, "bench: a workload failed: %s",
-			 WIFEXITED(status) ? strerror(WEXITSTATUS(status)) :
-			 strsignal(WTERMSIG(status)));
-		return -EIO;
-	}
-	return 0;
-}
-
-/*
- * Sleep ms, cut short when the run is being stopped. As in
- * bench_run__wait(), bench_stop is looked at with the stop signals
- * blocked and ppoll() unblocks them atomically, so a signal landing just
- * before a long sleep (fault's --duration) ends it at once.
- */
-int bench_run__nap(double ms)
-{
-	struct timespec end, now, ts;
-	sigset_t stops, old;
-	double left;
-
-	clock_gettime(CLOCK_MONOTONIC, &end);
-	end.tv_sec += (time_t)(ms / 1000);
-	end.tv_nsec += (long)((ms - (time_t)(ms / 1000) * 1000) * 1e6);
-	if (end.tv_nsec >= 1000000000L) {
-		end.tv_sec++;
-		end.tv_nsec -= 1000000000L;
-	}
-	block_stops(&stops, &old);
-	while (!bench_stop) {
-		clock_gettime(CLOCK_MONOTONIC, &now);
-		left = (end.tv_sec - now.tv_sec) +
-		       (end.tv_nsec - now.tv_nsec) / 1e9;
-		if (left <= 0)
-			break;
-		ts.tv_sec = (time_t)left;
-		ts.tv_nsec = (long)((left - ts.tv_sec) * 1e9);
-		ppoll(NULL, 0, &ts, &old);
-	}
-	sigprocmask(SIG_SETMASK, &old, NULL);
-	return bench_stop ? -EINTR : 0;
-}
-
-static void say(void (*fn)(void *, const char *), void *ctx,
-		const char *fmt, va_list ap)
-{
-	char msg[1024];
-
-	if (!fn)
-		return;
-	vsnprintf(msg, sizeof(msg), fmt, ap);
-	fn(ctx, msg);
-}
-
-void bench_run__error(struct bench_run *run, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	say(run->ops->error, run->ops->ctx, fmt, ap);
-	va_end(ap);
-}
-
-void bench_run__note(struct bench_run *run, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	say(run->ops->note, run->ops->ctx, fmt, ap);
-	va_end(ap);
-}
-
-/* The step the run is at (the command shows it on a terminal). */
-void bench_run__progress(const struct bench_run *run, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	say(run->ops->progress, run->ops->ctx, fmt, ap);
-	va_end(ap);
-}
-
-static void progress_clear(const struct bench_run *run)
-{
-	if (run->ops->progress)
-		run->ops->progress(run->ops->ctx, NULL);
-}
-
-/* --- recording ---------------------------------------------------------- */
-
-/*
- * The recorder is the recorder library in this process (bench-recording.h):
- * the same events as `record -a`, and a recording perf reads. It is live
- * when this returns, so the pass's workload misses nothing of it.
- */
-static int start_recorder(struct bench_run *run)
-{
-	char errbuf[512] = "";
-	int err;
-
-	bench__recording_path(run->p, run->recording, sizeof(run->recording));
-	err = bench_recording__start(&run->recorder, run->outdir_fd >= 0 ?
-				     run->outdir_fd : AT_FDCWD, "rstat.data",
-				     run->recording, run->p->argc,
-				     run->p->argv, errbuf, sizeof(errbuf));
-	if (err) {
-		bench_recording__delete(run->recorder);
-		run->recorder = NULL;
-		bench_run__error(run, "bench: --record: %s", errbuf);
-		return err;
-	}
-	/* As record says it: what observing then costs the holds. */
-	if (*bench_recording__notes(run->recorder)->no_bpf)
-		bench_run__note(run, "--record: lock holds will be timed from perf's tracepoint records and include the recorder's cost (BPF: %s)",
-				bench_recording__notes(run->recorder)->no_bpf);
-	return bench_stop ? -EINTR : 0;
-}
-
-static int stop_recorder(struct bench_run *run)
-{
-	struct recorder_stats st;
-	char errbuf[512] = "";
-	int err;
-
-	if (!run->recorder || run->recorder_stopped)
-		return 0;
-	run->recorder_stopped = true;
-	err = bench_recording__stop(run->recorder, errbuf, sizeof(errbuf));
-	if (err && !bench_stop)
-		bench_run__error(run, "bench: --record: %s", errbuf);
-	bench_recording__stats(run->recorder, &st);
-	/* A recording with holes would undercount: say so, as record does. */
-	if (!err && (st.lost || st.lost_samples))
-		bench_run__note(run, "--record: %" PRIu64 " events and %" PRIu64 " samples were lost (rings full): the recording undercounts the recorded pass",
-				st.lost, st.lost_samples);
-	return err;
-}
-
-/*
- * The recording is complete when the recorder stops, but the run may yet
- * be interrupted: it is removed with the run then, and the earlier
- * recording and its .old are put back (the recorder keeps the older .old
- * aside until here).
- */
-static void end_recorder(struct bench_run *run, bool discard)
-{
-	if (!run->recorder)
-		return;
-	if (discard)
-		bench_recording__discard(run->recorder);
-	bench_recording__delete(run->recorder);
-	run->recorder = NULL;
-}
-
-/* --- passes ---------------------------------------------------------- */
-
-static int add_hist_metric(struct bench_run *run, const char *file,
-			   const uint64_t *lat, size_t n)
-{
-	struct hist *h = hist__new();
-	size_t i;
-	int err = h ? 0 : -ENOMEM;
-
-	for (i = 0; !err && i < n; i++)
-		err = hist__add(h, lat[i]);
-	if (!err)
-		err = bench_results__rep_metric_hist(run->res, "read_ns", "ns",
-						     file, true, h, lat, n);
-	hist__delete(h);
-	return err;
-}
-
-/*
- * Passes: the timed repetitions, never recorded, then with --record one
- * more pass of the same workload while the recorder runs. A recorder
- * inflates what it observes (a 0.6 us cpu.stat read took 8 us while
- * callchains were recorded): its pass is kept apart, as what recording
- * cost, and no figure of it is ever printed or saved as a result.
- */
-unsigned int bench_run__nr_passes(const struct bench_run *run)
-{
-	return run->p->reps + (run->p->record ? 1 : 0);
-}
-
-bool bench_run__recorded_pass(const struct bench_run *run, unsigned int rep)
-{
-	return run->p->record && rep == run->p->reps;
-}
-
-/* "repetition 2 of 3", or "the recorded pass". */
-const char *bench_run__pass_name(const struct bench_run *run, unsigned int rep,
-			     char *buf, size_t len)
-{
-	if (bench_run__recorded_pass(run, rep))
-		snprintf(buf, len, "the recorded pass");
-	else
-		snprintf(buf, len, "repetition %u of %u", rep + 1,
-			 run->p->reps);
-	return buf;
-}
-
-int bench_run__pass_start(struct bench_run *run, unsigned int rep)
-{
-	return bench_run__recorded_pass(run, rep) ? start_recorder(run) : 0;
-}
-
-int bench_run__pass_end(struct bench_run *run, unsigned int rep, int err)
-{
-	if (!bench_run__recorded_pass(run, rep))
-		return err;
-	if (stop_recorder(run) && !err && !bench_stop)
-		return -EIO;
-	return err;
-}
-
-int bench_run__begin_rep(struct bench_run *run, unsigned int rep, double real,
-		     double user, double sys)
-{
-	if (bench_run__recorded_pass(run, rep))
-		return bench_results__recorded_begin(run->res, real, user,
-						     sys);
-	return bench_results__rep_begin(run->res, real, user, sys);
-}
-
-/*
- * One reader run: reads files reads times (interleaved or one after the
- * other) from outside the measured tree; its time(1) figures are the
- * pass's, each file's read latencies a metric.
- */
-int bench_run__read(struct bench_run *run, unsigned int pass, char **paths,
-		      char **names, unsigned int nr, uint64_t reads,
-		      bool interleave)
-{
-	size_t slots = reads * nr, size = slots * sizeof(uint64_t) +
-		       sizeof(uint64_t) + sizeof(int);
-	struct wl_reader rd = {
-		.files = paths, .nr_files = nr, .reads = reads,
-		.interleave = interleave,
-	};
-	struct bench_proc *proc;
-	struct rusage ru;
-	double real, cpu;
-	uint64_t *lat, *one;
-	unsigned int f;
-	uint64_t r;
-	void *shm;
-	int err;
-
-	shm = bench_shared__alloc(size);
-	if (!shm) {
-		bench_run__error(run, "bench: out of memory for %zu read timings", slots);
-		return -ENOMEM;
-	}
-	rd.lat_ns = shm;
-	rd.done = (uint64_t *)shm + slots;
-	rd.err = (int *)(rd.done + 1);
-	one = malloc(reads * sizeof(*one));
-	err = one ? bench_run__start_in(run, NULL, wl_reader, &rd, &proc) :
-	      -ENOMEM;
-	if (!err)
-		err = bench_run__wait(run, proc, &ru, &real);
-	if (!err && (*rd.err || *rd.done != slots)) {
-		bench_run__error(run, "bench: the reader stopped after %" PRIu64 " of %zu reads: %s",
-			 *rd.done, slots, strerror(*rd.err ? *rd.err : EIO));
-		err = -EIO;
-	}
-	if (!err)
-		err = bench_run__begin_rep(run, pass, real,
-				ru.ru_utime.tv_sec + ru.ru_utime.tv_usec / 1e6,
-				ru.ru_stime.tv_sec + ru.ru_stime.tv_usec / 1e6);
-	for (f = 0; !err && f < nr; f++) {
-		lat = rd.lat_ns;
-		for (r = 0; r < reads; r++)
-			one[r] = interleave ? lat[r * nr + f] :
-				 lat[f * reads + r];
-		err = add_hist_metric(run, names[f], one, reads);
-	}
-	if (!err)
-		err = bench_results__rep_metric_value(run->res, "reads_per_s",
-						      "1/s", false,
-						      slots / real);
-	/*
-	 * Per second of the reader's CPU time too: the wall-clock rate
-	 * follows the machine's load (a preempted reader reads nothing),
-	 * this one the cost of the reads themselves.
-	 */
-	cpu = ru.ru_utime.tv_sec + ru.ru_utime.tv_usec / 1e6 +
-	      ru.ru_stime.tv_sec + ru.ru_stime.tv_usec / 1e6;
-	if (!err && cpu > 0)
-		err = bench_results__rep_metric_value(run->res,
-						      "reads_per_cpu_s", "1/s",
-						      false, slots / cpu);
-	free(one);
-	bench_shared__free(shm, size);
-	return err;
-}
 
 /* --- the run ------------------------------------------------------------ */
 
@@ -845,7 +420,7 @@ int bench__run(const struct bench_params *p, const struct bench_ops *ops)
 	bench_run__progress(&run, "bench %s: stopping the workloads",
 		 scenario_names[p->scenario]);
 	bench_run__stop_procs(&run);
-	if (stop_recorder(&run) && !err && !bench_stop)
+	if (bench_run__stop_recorder(&run) && !err && !bench_stop)
 		err = -EIO;
 	/* cgroups_after counts what the run leaves, not its own tree. */
 	bench_run__progress(&run, "bench %s: removing the run's cgroups",
@@ -854,7 +429,7 @@ int bench__run(const struct bench_params *p, const struct bench_ops *ops)
 		bench_run__error(&run, "bench: %s", bench_cg__error(run.cg));
 		goto out;
 	}
-	progress_clear(&run);
+	bench_run__progress_clear(&run);
 	if (bench_stop)
 		goto out;
 	if (err) {
@@ -870,11 +445,11 @@ int bench__run(const struct bench_params *p, const struct bench_ops *ops)
 		ops->results(ops->ctx, run.res, bench_cg__layout(run.cg));
 	status = 0;
 out:
-	progress_clear(&run);
+	bench_run__progress_clear(&run);
 	bench_run__stop_procs(&run);
-	stop_recorder(&run);
+	bench_run__stop_recorder(&run);
 	recorded = run.recorder != NULL;
-	end_recorder(&run, bench_stop && status);
+	bench_run__end_recorder(&run, bench_stop && status);
 	if (run.cg && bench_cg__destroy(run.cg)) {
 		bench_run__error(&run, "bench: %s", bench_cg__error(run.cg));
 		status = -EIO;
@@ -911,15 +486,6 @@ out:
 	return status;
 }
 
-
-void bench__recording_path(const struct bench_params *p, char *buf,
-			   size_t len)
-{
-	if (p->outdir)
-		snprintf(buf, len, "%s/rstat.data", p->outdir);
-	else
-		snprintf(buf, len, "rstat.data");
-}
 
 void bench__stop(int sig)
 {

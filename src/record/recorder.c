@@ -9,7 +9,6 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <signal.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,17 +21,6 @@
 #include "perf-writer.h"
 #include "record-int.h"
 #include "util.h"
-
-void rec_error(struct recorder *r, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (*r->err)
-		return;
-	va_start(ap, fmt);
-	vsnprintf(r->err, sizeof(r->err), fmt, ap);
-	va_end(ap);
-}
 
 const char *recorder__strerror(const struct recorder *r)
 {
