@@ -67,6 +67,8 @@ struct bpf_spans {
 	struct machine *machine;
 	bool kallsyms_tried;
 	bool named;		/* a stack was named without the machine */
+	const char *ktext;	/* bpf_spans__set_kallsyms_text()'s */
+	size_t ktext_len;
 #ifdef RS_HAVE_BPF
 	struct rstat_spans *skel;
 #endif
@@ -282,6 +284,13 @@ void bpf_spans__forget_symbols(struct bpf_spans *s)
 	machine__delete(s->machine);
 	s->machine = NULL;
 	s->kallsyms_tried = false;
+}
+
+void bpf_spans__set_kallsyms_text(struct bpf_spans *s, const char *text,
+				  size_t len)
+{
+	s->ktext = text;
+	s->ktext_len = len;
 }
 
 void bpf_spans__sources(const struct bpf_spans *s,
@@ -1033,8 +1042,12 @@ static int name_new_stacks(struct bpf_spans *s, int hist_fd)
 		err = -ENOMEM;
 		goto out;
 	}
-	err = ksyms__name_addrs(s->o.kallsyms ? s->o.kallsyms :
-				"/proc/kallsyms", ips, total, names);
+	if (s->ktext)
+		err = ksyms__name_addrs_buf(s->ktext, s->ktext_len, ips,
+					    total, names);
+	else
+		err = ksyms__name_addrs(s->o.kallsyms ? s->o.kallsyms :
+					"/proc/kallsyms", ips, total, names);
 	if (err == -ENOMEM)
 		goto out;
 	err = 0;		/* no kallsyms: the stacks stay unnamed */

@@ -218,11 +218,11 @@ static void release_mapped(struct perf_data *pd)
 		if (!pd->q[i].chunk && r < low)
 			low = r;
 	}
-	/* Never the header and attrs before the data, and in big steps. */
+	/* Never the header and attrs before the data; a megabyte at a time. */
 	if (low < base + pd->released)
 		return;
 	low = (low - base) & ~((uintptr_t)page - 1);
-	if (low < pd->released + (4u << 20))
+	if (low < pd->released + (1u << 20))
 		return;
 	if (pd->released < pd->hdr.data_offset)
 		pd->released = pd->hdr.data_offset & ~((uint64_t)page - 1);

@@ -64,6 +64,7 @@ struct perf_writer {
 	uint64_t first_time, last_time;
 	uint8_t *tracing;
 	size_t tracing_len;
+	size_t ksyms_off, ksyms_len;	/* the kallsyms text in it */
 	char *rstat_spans;
 	struct pw_build_id *bids;
 	uint32_t nr_bids;
@@ -404,13 +405,13 @@ int perf_writer__set_tracing(struct perf_writer *w,
 			     const char *const *tracepoints, size_t n,
 			     bool kallsyms)
 {
+	size_t len = 0, koff = 0, klen = 0;
 	uint8_t *td = NULL;
-	size_t len = 0;
 	int err;
 
 	if (n || kallsyms) {
 		err = perf_tracing_data__build(tracepoints, n, kallsyms, &td,
-					       &len, w->errbuf,
+					       &len, &koff, &klen, w->errbuf,
 					       sizeof(w->errbuf));
 		if (err)
 			return err;
@@ -418,6 +419,18 @@ int perf_writer__set_tracing(struct perf_writer *w,
 	free(w->tracing);
 	w->tracing = td;
 	w->tracing_len = len;
+	w->ksyms_off = koff;
+	w->ksyms_len = klen;
+	return 0;
+}
+
+int perf_writer__kallsyms(const struct perf_writer *w, const char **text,
+			  size_t *len)
+{
+	if (!w->tracing || !w->ksyms_len)
+		return -ENOENT;
+	*text = (const char *)w->tracing + w->ksyms_off;
+	*len = w->ksyms_len;
 	return 0;
 }
 

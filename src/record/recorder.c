@@ -172,8 +172,14 @@ static int store_bpf_spans(struct recorder *r, struct bpf_spans *bs,
 	char *text = NULL;
 	int err;
 
+	const char *ktext;
+	size_t klen;
+
 	/* The recording has ended: so has the timing, for a whole read. */
 	bpf_spans__detach(bs);
+	/* The stacks are named as report will name their frames. */
+	if (!perf_writer__kallsyms(w, &ktext, &klen))
+		bpf_spans__set_kallsyms_text(bs, ktext, klen);
 	err = bpf_spans__read(bs, errbuf, sizeof(errbuf));
 	if (err) {
 		rec_error(r, "record: reading the spans timed in the kernel: %s",
