@@ -3,10 +3,12 @@
 #
 # Benchmark (not a test): what recording costs the recorder itself.
 # The same workload is recorded by `perf record` and by `rstat-analyze
-# record`, system-wide with callchains at the same rate and with the same
-# tracepoints recorded at every hit, and for each recorder this prints its
-# own CPU time (user + sys of the recorder process) per sample written, its
-# peak RSS and the records it lost.
+# record`, system-wide with callchains at the same rate, twice: with the
+# same tracepoints recorded at every hit (rstat-analyze --spans perf), and
+# with cpu-clock only (rstat-analyze's default: the spans timed in the
+# kernel by BPF). For each recorder this prints its own CPU time (user +
+# sys of the recorder process) per sample written, its peak RSS and the
+# records it lost.
 #
 # Workload: both CPUs busy: one spinning in user space inside a cgroup of
 # the benchmark's own, one reading that cgroup's parent's cpu.stat in a
@@ -96,5 +98,17 @@ printf '%-22s %13s %14s %8s\n' recorder "CPU/sample" "peak RSS" lost
 measure "perf record" "$work/perf.data" perf record -q -a -g -c 1 \
 	-e "cpu-clock/freq=$freq/" "${tps[@]}" -o "$work/perf.data" \
 	-- sleep "$secs"
+measure "rstat-analyze record" "$work/rs.data" ./rstat-analyze record -q \
+	-a -F "$freq" -e cpu-clock --spans perf -o "$work/rs.data" -d "$secs"
+
+# What a user runs: the default spans, timed in the kernel by BPF (the
+# lock tracepoints go to BPF programs, not into the file), against perf
+# recording the same samples. The recorder's own cost then includes
+# loading, reading and naming the BPF spans.
+echo
+echo "== system-wide, -g, $freq Hz cpu-clock only, ${secs}s, $runs runs (medians); rstat-analyze with its default spans"
+printf '%-22s %13s %14s %8s\n' recorder "CPU/sample" "peak RSS" lost
+measure "perf record" "$work/perf.data" perf record -q -a -g \
+	-e "cpu-clock/freq=$freq/" -o "$work/perf.data" -- sleep "$secs"
 measure "rstat-analyze record" "$work/rs.data" ./rstat-analyze record -q \
 	-a -F "$freq" -e cpu-clock -o "$work/rs.data" -d "$secs"
