@@ -71,6 +71,17 @@ void rs_error_json(void);
  */
 int rs_bad_option(const char *cmd, int c, const char *opt,
 		  void (*usage)(FILE *out));
+struct popt_cmd;
+struct popt_args;
+/*
+ * Parse argv by cmd's option table (src/cmd-options.c): 0 with the
+ * operands in *args (free(args->operands)); -1 when --help (or the
+ * hidden --list-options) was printed: exit 0; or RS_EXIT_USAGE after
+ * one error line (and the usage where the error calls for it), or
+ * RS_EXIT_FAIL.
+ */
+int rs_parse_options(const struct popt_cmd *cmd, int argc, char **argv,
+		     struct popt_args *args);
 /* "rstat-analyze: note: <message>" on stderr. */
 void rs_note(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 struct session;
