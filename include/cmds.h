@@ -38,6 +38,7 @@ int compare_results(const char *const *files, const char *const *labels,
 
 struct vm_opts;
 struct vm_result;
+struct popt;
 /*
  * Run `rstat-analyze argv...` in a VM on kernel (src/cmd-vm.c), with the
  * programs packed and the guest files fetch brought back. On failure the
@@ -47,6 +48,38 @@ struct vm_result;
 int vm_cmd__run(const char *cmd, const struct vm_opts *o, const char *kernel,
 		int argc, char **argv, const char *const *programs,
 		const char *const *fetch, struct vm_result **resp);
+/*
+ * The option rows of a command with --kernel (the words of VM_HELP_TEXT):
+ * each hands its value to vm_opts__parse() on *vm through vm_cmd__option();
+ * all are POPT_HOST, left out of the guest's argv. Needs vm.h and
+ * parse-options.h.
+ */
+int vm_cmd__option(const struct popt *opt, const char *arg, char *err,
+		   size_t errlen);
+#define VM_CMD_ROW(l, vm, a, opt, h)					\
+	{ POPT_CALLBACK(0, l, vm, a, vm_cmd__option, h), .data = (opt),	\
+	  .flags = POPT_HOST | POPT_ERR_USAGE, .usage = "" }
+#define VM_CMD_OPTIONS(vm)						\
+	POPT_GROUP("In a throwaway VM (QEMU, package " VM_QEMU_PACKAGE "):"), \
+	{ POPT_CALLBACK(0, "kernel", vm, "IMAGE", vm_cmd__option,	\
+			"run the command on that kernel image"),	\
+	  .data = VM_OPT_KERNEL,					\
+	  .flags = POPT_HOST | POPT_ERR_USAGE | POPT_REPEAT,		\
+	  .usage = "[--kernel IMAGE [VM options]]" },			\
+	VM_CMD_ROW("vm-cpus", vm, "N", VM_OPT_CPUS,			\
+		   "the guest's CPUs (default 2)"),			\
+	VM_CMD_ROW("vm-memory", vm, "SIZE", VM_OPT_MEMORY,		\
+		   "its memory, as 1024M or 2G (default 1G)"),		\
+	VM_CMD_ROW("append", vm, "ARGS", VM_OPT_APPEND,			\
+		   "more kernel arguments (psi=1 ...)"),		\
+	VM_CMD_ROW("accel", vm, "MODE", VM_OPT_ACCEL,			\
+		   "kvm, tcg, or auto (default: KVM if a KVM\n"		\
+		   "guest boots, else TCG)"),				\
+	VM_CMD_ROW("vm-timeout", vm, "S", VM_OPT_TIMEOUT,		\
+		   "kill the guest after S seconds (1800)"),		\
+	VM_CMD_ROW("vm-clock", vm, "MODE", VM_OPT_CLOCK,		\
+		   "real (default), or icount: guest time\n"		\
+		   "counts instructions (TCG; repeatable)")
 /* The guest command's stdout and stderr, copied to ours; its status. */
 int vm_cmd__print_output(const struct vm_result *res);
 /*

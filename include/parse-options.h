@@ -153,6 +153,7 @@ struct popt_cmd {
 	unsigned int required;		/* groups (1 << excl) one of which is due */
 	/* A group's own message for two of its options, by excl; or NULL. */
 	const char *const *excl_msg;
+	bool excl_usage;		/* two of a group: show the usage too */
 };
 
 enum popt_result {

@@ -185,8 +185,9 @@ static int check_excl(struct popt_state *st, const struct popt *o)
 	if (first == o)
 		return 0;
 	if (st->cmd->excl_msg && st->cmd->excl_msg[o->excl])
-		return fail(st, false, "%s", st->cmd->excl_msg[o->excl]);
-	return fail(st, false, "%s and %s do not go together",
+		return fail(st, st->cmd->excl_usage, "%s",
+			    st->cmd->excl_msg[o->excl]);
+	return fail(st, st->cmd->excl_usage, "%s and %s do not go together",
 		    long_first(first, a, sizeof(a)),
 		    long_first(o, b, sizeof(b)));
 }
