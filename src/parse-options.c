@@ -418,13 +418,22 @@ static void usage_item(struct usage_line *u, const char *item)
 	u->col += len;
 }
 
-/* "--long ARG" (or "-s ARG"), as usage shows one option. */
+/*
+ * "--long ARG" (or "-s ARG"), as usage shows one option; an enum's
+ * argument is its choices, "--long a|b|c".
+ */
 static void usage_word(const struct popt *o, char *buf, size_t len)
 {
 	size_t n = long_first(o, buf, len) ? strlen(buf) : 0;
+	const char *const *c;
 
-	if (takes_arg(o) && o->argh)
+	if (o->type == POPT_T_ENUM) {
+		for (c = o->choices; *c && n < len; c++)
+			n += snprintf(buf + n, len - n, "%c%s",
+				      c == o->choices ? ' ' : '|', *c);
+	} else if (takes_arg(o) && o->argh) {
 		snprintf(buf + n, len - n, " %s", o->argh);
+	}
 }
 
 static void usage_group(const struct popt_cmd *cmd, const struct popt *first,
