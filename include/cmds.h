@@ -9,6 +9,7 @@
 
 #include <stdarg.h>
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 
 enum {
@@ -115,6 +116,17 @@ struct popt_args;
  */
 int rs_parse_options(const struct popt_cmd *cmd, int argc, char **argv,
 		     struct popt_args *args);
+/* The cgroups top and watch are given (--cgroup PATH, repeatable). */
+struct rs_cgroup_ids {
+	uint64_t ids[64];
+	size_t nr;
+};
+/*
+ * A --cgroup PATH option row's callback (its value a struct
+ * rs_cgroup_ids): the cgroup's id added, or err saying why not.
+ */
+int rs_cgroup_option(const struct popt *opt, const char *arg, char *err,
+		     size_t errlen);
 /* "rstat-analyze: note: <message>" on stderr. */
 void rs_note(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 struct session;

@@ -58,6 +58,7 @@ enum {
 	POPT_ERR_USAGE = 1 << 5,	/* a bad value prints the usage too */
 	POPT_HOST = 1 << 6,	/* dropped from popt__guest_argv() */
 	POPT_REPEAT = 1 << 7,	/* CALLBACK: may be given more than once */
+	POPT_INDENT = 1 << 8,	/* --help: a sub-option of the row above */
 };
 
 struct popt;
@@ -154,6 +155,8 @@ struct popt_cmd {
 	/* A group's own message for two of its options, by excl; or NULL. */
 	const char *const *excl_msg;
 	bool excl_usage;		/* two of a group: show the usage too */
+	int help_column;		/* --help: where option help starts (24) */
+	bool usage_long;		/* usage names --long, not -s, options */
 };
 
 enum popt_result {
@@ -184,7 +187,10 @@ int popt__parse(const struct popt_cmd *cmd, int argc, char **argv,
 
 /* "usage: rstat-analyze NAME ...", wrapped at 80 columns. */
 void popt__usage(const struct popt_cmd *cmd, FILE *out);
-/* The whole --help: usage, about, the option list, epilogue. */
+/*
+ * The whole --help: usage, about, the option list (a group row first is a
+ * heading right under about's blank line), epilogue.
+ */
 void popt__help(const struct popt_cmd *cmd, FILE *out);
 /*
  * One line per option, for the tests:

@@ -61,6 +61,7 @@ static int diff_parse_args(int argc, char **argv, struct diff_params *p)
 	const struct popt_cmd cmd = {
 		.name = "diff-folded",
 		.opts = opts,
+		.usage_long = true,
 		/* Operands and options in any order; a third is refused. */
 		.dashdash = POPT_IN_ORDER,
 		.max_operands = 2,

@@ -7,12 +7,13 @@
 #include <stdlib.h>
 
 #include "cmds.h"
+#include "live.h"
 #include "parse-options.h"
 
 int rs_parse_options(const struct popt_cmd *cmd, int argc, char **argv,
 		     struct popt_args *args)
 {
-	char err[512];
+	char err[4096 + 256];	/* room for a path */
 	int ret;
 
 	ret = popt__parse(cmd, argc, argv, args, err, sizeof(err));
@@ -39,4 +40,13 @@ int rs_parse_options(const struct popt_cmd *cmd, int argc, char **argv,
 	free(args->operands);
 	args->operands = NULL;
 	return -1;
+}
+
+int rs_cgroup_option(const struct popt *opt, const char *arg, char *err,
+		     size_t errlen)
+{
+	struct rs_cgroup_ids *c = opt->value;
+
+	return live_cgroup_arg(arg, c->ids, &c->nr,
+			       sizeof(c->ids) / sizeof(c->ids[0]), err, errlen);
 }

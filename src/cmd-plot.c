@@ -126,6 +126,7 @@ static int plot_parse_args(int argc, char **argv, struct plot_params *p)
 	const struct popt_cmd cmd = {
 		.name = "plot",
 		.opts = opts,
+		.usage_long = true,
 		.dashdash = POPT_IN_ORDER,
 		.max_operands = -1,
 		.synopsis_pre = "INPUT...",

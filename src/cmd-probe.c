@@ -78,6 +78,7 @@ static int probe_parse_args(int argc, char **argv, struct probe_params *p)
 	const struct popt_cmd cmd = {
 		.name = "probe",
 		.opts = opts,
+		.usage_long = true,
 		.max_operands = 0,
 		.required = 1U << PROBE_WHAT,
 		.excl_msg = excl_msg,

@@ -419,13 +419,20 @@ static void usage_item(struct usage_line *u, const char *item)
 }
 
 /*
- * "--long ARG" (or "-s ARG"), as usage shows one option; an enum's
+ * "-s ARG" (or "--long ARG"), as usage shows one option; an enum's
  * argument is its choices, "--long a|b|c".
  */
-static void usage_word(const struct popt *o, char *buf, size_t len)
+static void usage_word(const struct popt_cmd *cmd, const struct popt *o,
+		       char *buf, size_t len)
 {
-	size_t n = long_first(o, buf, len) ? strlen(buf) : 0;
 	const char *const *c;
+	size_t n;
+
+	if (cmd->usage_long || !o->short_name)
+		long_first(o, buf, len);
+	else
+		snprintf(buf, len, "-%c", o->short_name);
+	n = strlen(buf);
 
 	if (o->type == POPT_T_ENUM) {
 		for (c = o->choices; *c && n < len; c++)
@@ -449,7 +456,7 @@ static void usage_group(const struct popt_cmd *cmd, const struct popt *first,
 		if (!is_option_row(o) || o->excl != first->excl ||
 		    o->flags & POPT_HIDDEN || (o->usage && !*o->usage))
 			continue;
-		usage_word(o, word, sizeof(word));
+		usage_word(cmd, o, word, sizeof(word));
 		n += snprintf(buf + n, len - n, "%s%s", o == first ? "" :
 			      " | ", word);
 	}
@@ -490,7 +497,7 @@ void popt__usage(const struct popt_cmd *cmd, FILE *out)
 			usage_group(cmd, o, buf, sizeof(buf));
 			usage_item(&u, buf);
 		} else {
-			usage_word(o, word, sizeof(word));
+			usage_word(cmd, o, word, sizeof(word));
 			snprintf(buf, sizeof(buf), "[%s]%s", word,
 				 o->type == POPT_T_LIST ||
 				 o->flags & POPT_REPEAT ? "..." : "");
@@ -502,18 +509,17 @@ void popt__usage(const struct popt_cmd *cmd, FILE *out)
 	fputc('\n', out);
 }
 
-/* An option's help text from column HELP_COLUMN, its lines indented. */
-static void help_text(FILE *out, int col, const char *text)
+/* An option's help text from column hcol, its lines indented. */
+static void help_text(FILE *out, int col, int hcol, const char *text)
 {
 	const char *nl;
 
-	if (col > HELP_COLUMN - 2)
+	if (col > hcol - 2)
 		fputs("  ", out);
 	else
-		fprintf(out, "%*s", HELP_COLUMN - col, "");
+		fprintf(out, "%*s", hcol - col, "");
 	while ((nl = strchr(text, '\n'))) {
-		fprintf(out, "%.*s\n%*s", (int)(nl - text), text,
-			HELP_COLUMN, "");
+		fprintf(out, "%.*s\n%*s", (int)(nl - text), text, hcol, "");
 		text = nl + 1;
 	}
 	fprintf(out, "%s\n", text);
@@ -524,6 +530,8 @@ void popt__help(const struct popt_cmd *cmd, FILE *out)
 	const struct popt *o;
 	int col;
 
+	int hcol = cmd->help_column ? cmd->help_column : HELP_COLUMN;
+
 	popt__usage(cmd, out);
 	if (cmd->about)
 		fprintf(out, "\n%s", cmd->about);
@@ -532,13 +540,19 @@ void popt__help(const struct popt_cmd *cmd, FILE *out)
 		if (o->flags & POPT_HIDDEN)
 			continue;
 		if (o->type == POPT_T_GROUP) {
-			fprintf(out, "\n%s\n", o->help);
+			fprintf(out, "%s%s\n", o == cmd->opts ? "" : "\n",
+				o->help);
+			/* Groups after the first keep the standard column. */
+			if (o != cmd->opts)
+				hcol = HELP_COLUMN;
 			continue;
 		}
 		if (o->type == POPT_T_OPERAND) {
 			col = fprintf(out, "  %s", o->argh);
 		} else {
-			if (o->short_name && o->long_name)
+			if (o->flags & POPT_INDENT)
+				col = fprintf(out, "        --%s", o->long_name);
+			else if (o->short_name && o->long_name)
 				col = fprintf(out, "  -%c, --%s",
 					      o->short_name, o->long_name);
 			else if (o->short_name)
@@ -548,7 +562,7 @@ void popt__help(const struct popt_cmd *cmd, FILE *out)
 			if (takes_arg(o) && o->argh)
 				col += fprintf(out, " %s", o->argh);
 		}
-		help_text(out, col, o->help ? o->help : "");
+		help_text(out, col, hcol, o->help ? o->help : "");
 	}
 	if (cmd->epilogue)
 		fprintf(out, "\n%s", cmd->epilogue);
