@@ -4,6 +4,7 @@
  * line, the --help option list and the dump, all walking the same rows.
  */
 #include <errno.h>
+#include <limits.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdbool.h>
@@ -158,7 +159,7 @@ static int parse_ll(const char *s, bool unsig, long long *v)
 		if (*s == '-')
 			return -EINVAL;
 		u = strtoull(s, &end, 10);
-		if (u > (unsigned long long)__LONG_LONG_MAX__)
+		if (u > (unsigned long long)LLONG_MAX)
 			return -EINVAL;
 		*v = u;
 	} else {
