@@ -142,6 +142,12 @@ enum popt_dashdash {
 	POPT_STOP,
 };
 
+/* An exclusivity group's own words; a list of them ends with excl 0. */
+struct popt_excl {
+	int excl;
+	const char *msg;
+};
+
 struct popt_cmd {
 	const char *name;		/* "diff-folded" */
 	const struct popt *opts;	/* ended by POPT_END_ROW */
@@ -152,8 +158,8 @@ struct popt_cmd {
 	const char *about;		/* --help: between usage and options */
 	const char *epilogue;		/* --help: after the options */
 	unsigned int required;		/* groups (1 << excl) one of which is due */
-	/* A group's own message for two of its options, by excl; or NULL. */
-	const char *const *excl_msg;
+	/* Groups' own words for two of their options (ended by excl 0). */
+	const struct popt_excl *excl_msg;
 	bool excl_usage;		/* two of a group: show the usage too */
 	int help_column;		/* --help: where option help starts (24) */
 	bool usage_long;		/* usage names --long, not -s, options */

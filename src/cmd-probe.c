@@ -67,13 +67,11 @@ static int probe_parse_args(int argc, char **argv, struct probe_params *p)
 		POPT_HELP_ROW,
 		POPT_END_ROW,
 	};
-	/*
-	 * The one message for none and for both of --lines and --resolve;
-	 * indexed by every group, PROBE_FROM's the standard words.
-	 */
-	static const char *const excl_msg[] = {
-		[PROBE_WHAT] = "give one of --lines FUNC and --resolve SPEC",
-		[PROBE_FROM] = NULL,
+	/* The one message for none and for both of --lines and --resolve. */
+	static const struct popt_excl excl_msg[] = {
+		{ PROBE_WHAT,
+		  "give one of --lines FUNC and --resolve SPEC" },
+		{ 0, NULL },
 	};
 	const struct popt_cmd cmd = {
 		.name = "probe",

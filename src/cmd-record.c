@@ -158,8 +158,10 @@ static int record_parse_args(int argc, char **argv, struct record_params *p)
 		VM_CMD_OPTIONS(&p->vm),
 		POPT_END_ROW,
 	};
-	static const char *const excl_msg[] = {
-		[RECORD_TARGET] = "-a, -p and --cgroup are exclusive (-- CMD goes with -a or --cgroup: record while CMD runs)",
+	static const struct popt_excl excl_msg[] = {
+		{ RECORD_TARGET,
+		  "-a, -p and --cgroup are exclusive (-- CMD goes with -a or --cgroup: record while CMD runs)" },
+		{ 0, NULL },
 	};
 	const struct popt_cmd cmd = {
 		.name = "record",

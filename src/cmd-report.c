@@ -226,9 +226,12 @@ static int report_parse_args(int argc, char **argv, struct report_params *p)
 		POPT_HELP_ROW,
 		POPT_END_ROW,
 	};
-	static const char *const excl_msg[] = {
-		[REPORT_EXCL_MODE] = "--folded, --json and --csv do not go together",
-		[REPORT_EXCL_WHO] = "--pid and --tid do not go together (--tid names comm-PID/TID, the PID included)",
+	static const struct popt_excl excl_msg[] = {
+		{ REPORT_EXCL_MODE,
+		  "--folded, --json and --csv do not go together" },
+		{ REPORT_EXCL_WHO,
+		  "--pid and --tid do not go together (--tid names comm-PID/TID, the PID included)" },
+		{ 0, NULL },
 	};
 	const struct popt_cmd cmd = {
 		.name = "report",

@@ -173,6 +173,7 @@ static int parse_ll(const char *s, bool unsig, long long *v)
 /* Two of a group: the group's own words or the standard ones. */
 static int check_excl(struct popt_state *st, const struct popt *o)
 {
+	const struct popt_excl *m;
 	const struct popt *first;
 	char a[64], b[64];
 
@@ -185,9 +186,9 @@ static int check_excl(struct popt_state *st, const struct popt *o)
 	}
 	if (first == o)
 		return 0;
-	if (st->cmd->excl_msg && st->cmd->excl_msg[o->excl])
-		return fail(st, st->cmd->excl_usage, "%s",
-			    st->cmd->excl_msg[o->excl]);
+	for (m = st->cmd->excl_msg; m && m->excl; m++)
+		if (m->excl == o->excl)
+			return fail(st, st->cmd->excl_usage, "%s", m->msg);
 	return fail(st, st->cmd->excl_usage, "%s and %s do not go together",
 		    long_first(first, a, sizeof(a)),
 		    long_first(o, b, sizeof(b)));

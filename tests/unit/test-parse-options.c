@@ -306,7 +306,10 @@ static void test_list_overflow(void)
 
 static void test_exclusivity(void)
 {
-	static const char *const msg[] = { [G_C] = "c's own words" };
+	static const struct popt_excl msg[] = {
+		{ G_C, "c's own words" },
+		{ 0, NULL },
+	};
 	struct vals v = { 0 };
 	struct popt_args a;
 	struct popt opts[] = {
