@@ -57,6 +57,9 @@ int vm_cmd__run(const char *cmd, const struct vm_opts *o, const char *kernel,
  */
 int vm_cmd__option(const struct popt *opt, const char *arg, char *err,
 		   size_t errlen);
+/* The words --accel and --vm-clock take (vm_opts__parse()'s). */
+extern const char *const vm_cmd__accels[];
+extern const char *const vm_cmd__clocks[];
 #define VM_CMD_ROW(l, vm, a, opt, h)					\
 	{ POPT_CALLBACK(0, l, vm, a, vm_cmd__option, h), .data = (opt),	\
 	  .flags = POPT_HOST | POPT_ERR_USAGE, .usage = "" }
@@ -73,14 +76,18 @@ int vm_cmd__option(const struct popt *opt, const char *arg, char *err,
 		   "its memory, as 1024M or 2G (default 1G)"),		\
 	VM_CMD_ROW("append", vm, "ARGS", VM_OPT_APPEND,			\
 		   "more kernel arguments (psi=1 ...)"),		\
-	VM_CMD_ROW("accel", vm, "MODE", VM_OPT_ACCEL,			\
-		   "kvm, tcg, or auto (default: KVM if a KVM\n"		\
-		   "guest boots, else TCG)"),				\
-	VM_CMD_ROW("vm-timeout", vm, "S", VM_OPT_TIMEOUT,		\
-		   "kill the guest after S seconds (1800)"),		\
-	VM_CMD_ROW("vm-clock", vm, "MODE", VM_OPT_CLOCK,		\
-		   "real (default), or icount: guest time\n"		\
-		   "counts instructions (TCG; repeatable)")
+	{ POPT_CALLBACK(0, "accel", vm, "MODE", vm_cmd__option,		\
+			"kvm, tcg, or auto (default: KVM if a KVM\n"	\
+			"guest boots, else TCG)"),			\
+	  .data = VM_OPT_ACCEL, .choices = vm_cmd__accels,		\
+	  .flags = POPT_HOST | POPT_ERR_USAGE, .usage = "" },		\
+	VM_CMD_ROW("vm-timeout", vm, "SECONDS", VM_OPT_TIMEOUT,		\
+		   "kill the guest after SECONDS seconds (1800)"),	\
+	{ POPT_CALLBACK(0, "vm-clock", vm, "MODE", vm_cmd__option,	\
+			"real (default), or icount: guest time\n"	\
+			"counts instructions (TCG; repeatable)"),	\
+	  .data = VM_OPT_CLOCK, .choices = vm_cmd__clocks,		\
+	  .flags = POPT_HOST | POPT_ERR_USAGE, .usage = "" }
 /* The guest command's stdout and stderr, copied to ours; its status. */
 int vm_cmd__print_output(const struct vm_result *res);
 /*

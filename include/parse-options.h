@@ -82,7 +82,8 @@ struct popt {
 	int excl;		/* exclusivity group (1..31), 0: none */
 	long long min, max;	/* INT, UINT; LIST: max is the most items */
 	double dmin, dmax;	/* DOUBLE */
-	const char *const *choices;	/* ENUM: NULL-terminated */
+	/* ENUM: its words, NULL-terminated; others: what the dump lists */
+	const char *const *choices;
 	unsigned int *nr;	/* LIST: the count of items */
 	const char *hint;	/* bad value: "give ..." after "-x 'VAL': " */
 	popt_cb cb;
@@ -201,7 +202,7 @@ void popt__help(const struct popt_cmd *cmd, FILE *out);
 /*
  * One line per option, for the tests:
  * "SHORT<tab>--LONG<tab>TYPE<tab>ARG<tab>EXCL<tab>CHOICES", "-" where
- * empty (CHOICES: comma-separated).
+ * empty (CHOICES: comma-separated; an enum's, or a callback's words).
  */
 void popt__dump(const struct popt_cmd *cmd, FILE *out);
 

@@ -123,6 +123,9 @@ int vm_cmd__run(const char *cmd, const struct vm_opts *o, const char *kernel,
 	return RS_EXIT_OK;
 }
 
+const char *const vm_cmd__accels[] = { "kvm", "tcg", "auto", NULL };
+const char *const vm_cmd__clocks[] = { "real", "icount", NULL };
+
 int vm_cmd__option(const struct popt *opt, const char *arg, char *err,
 		   size_t errlen)
 {

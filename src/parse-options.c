@@ -598,7 +598,7 @@ void popt__dump(const struct popt_cmd *cmd, FILE *out)
 			o->long_name ? o->long_name : "-",
 			type_names[o->type],
 			takes_arg(o) && o->argh ? o->argh : "-", o->excl);
-		if (o->type == POPT_T_ENUM)
+		if (o->choices)
 			for (c = o->choices; *c; c++)
 				fprintf(out, "%s%s", c == o->choices ? "" :
 					",", *c);

@@ -50,9 +50,10 @@ completes_value() {
 # A command whose options are a table (include/parse-options.h) dumps it
 # with the hidden --list-options: "SHORT LONG TYPE ARG EXCL CHOICES" a
 # row. The table is then the reference: the man page's OPTIONS section
-# has a tag for each row with its short and long names together, the
-# completion takes a value after each option that has one (and only
-# those), and offers exactly an enum's choices.
+# has a tag for each row with its short and long names together and the
+# same argument (or its choices, a|b|c), the completion takes a value
+# after each option that has one (and only those), and offers exactly
+# the choices of a row that lists them.
 tables=0
 check_table() {
 	local c=$1 man=$2 ok=0 short long type arg excl choices
@@ -81,6 +82,27 @@ check_table() {
 		echo "FAIL: $c: short and long names of the table and $man differ"
 		ok=1
 	fi
+	# "--LONG ARG" of each tag: the table's ARG, or its choices a|b|c.
+	sed -n '/^\.SH "\{0,1\}OPTIONS/,/^\.SH/p' "$man" |
+		awk '/^\.TP/ { getline; print }' |
+		sed 's/\\-/-/g; s/\\f[IRB]//g; s/"//g' |
+		sed -nE 's/^\.B[IR]? +(-[a-zA-Z] +, +)?(--[a-z][a-z-]*) +(.+)$/\2 \3/p' |
+		sed 's/ *$//; s/ *| */|/g' | sort -u >"$TMP/m.args"
+	awk -F '\t' '$4 != "-" { print $2 " " $4; if ($6 != "-") {
+		gsub(",", "|", $6); print $2 " " $6 } }' "$TMP/t.rows" |
+		sort -u >"$TMP/t.args"
+	if comm -23 "$TMP/m.args" "$TMP/t.args" | grep .; then
+		echo "FAIL: $c: these arguments in $man are none of the table's"
+		ok=1
+	fi
+	awk '{ print $1 }' "$TMP/m.args" | sort >"$TMP/m.argopts"
+	awk -F '\t' '$4 != "-" { print $2 }' "$TMP/t.rows" | sort >"$TMP/t.argopts"
+	if ! cmp -s "$TMP/t.argopts" "$TMP/m.argopts"; then
+		diff -u --label "$c table: options with a value" \
+			--label "$man" "$TMP/t.argopts" "$TMP/m.argopts"
+		echo "FAIL: $c: the options taking a value in the table and $man differ"
+		ok=1
+	fi
 	while IFS=$'\t' read -r short long type arg excl choices; do
 		[ "$type" = help ] && continue
 		for o in $long $([ "$short" = - ] || echo "$short"); do
@@ -92,7 +114,7 @@ check_table() {
 				ok=1
 			fi
 		done
-		[ "$type" = enum ] || continue
+		[ "$choices" != - ] || continue
 		complete_words rstat-analyze "$c" "$long" "" | sort >"$TMP/c.ch"
 		tr , '\n' <<<"$choices" | sort >"$TMP/t.ch"
 		if ! cmp -s "$TMP/t.ch" "$TMP/c.ch"; then
