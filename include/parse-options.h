@@ -43,18 +43,18 @@ enum popt_type {
 	POPT_T_INT,		/* int *value, in [min, max] */
 	POPT_T_UINT,		/* unsigned int *value, in [min, max] */
 	POPT_T_DOUBLE,		/* double *value, in [dmin, dmax] */
-	POPT_T_ENUM,		/* int *value = index of the argument in choices */
+	POPT_T_ENUM,		/* int *value = the index in choices */
 	POPT_T_LIST,		/* const char **value[*nr++], at most max */
 	POPT_T_CALLBACK,	/* cb(row, argument or NULL, ...) */
 };
 
 /* Row flags. */
 enum {
-	POPT_HIDDEN = 1 << 0,	/* parsed, not in usage, --help or the dump */
+	POPT_HIDDEN = 1 << 0,	/* parsed; not in usage, --help, the dump */
 	POPT_NOARG = 1 << 1,	/* CALLBACK: takes no argument */
 	POPT_GT_MIN = 1 << 2,	/* DOUBLE: the value must exceed dmin */
 	POPT_POW2 = 1 << 3,	/* UINT: a power of 2 */
-	POPT_SAY_LONG = 1 << 4,	/* bad-value messages name --long, not -s */
+	POPT_SAY_LONG = 1 << 4,	/* bad values are said of --long, not -s */
 	POPT_ERR_USAGE = 1 << 5,	/* a bad value prints the usage too */
 	POPT_HOST = 1 << 6,	/* dropped from popt__guest_argv() */
 	POPT_REPEAT = 1 << 7,	/* CALLBACK: may be given more than once */
@@ -75,7 +75,7 @@ struct popt {
 	enum popt_type type;
 	int short_name;		/* 0: none */
 	const char *long_name;	/* NULL: none */
-	void *value;		/* where the value goes (callback: its data) */
+	void *value;		/* where the value goes (callback: data) */
 	const char *argh;	/* the argument's name in usage and --help */
 	const char *help;	/* --help text; '\n' starts an indented line */
 	unsigned int flags;
@@ -154,16 +154,16 @@ struct popt_cmd {
 	const struct popt *opts;	/* ended by POPT_END_ROW */
 	enum popt_dashdash dashdash;
 	int max_operands;		/* -1: any number */
-	const char *synopsis_pre;	/* usage: operands before the options */
+	const char *synopsis_pre;	/* usage: operands before options */
 	const char *synopsis_post;	/* usage: after them */
-	const char *about;		/* --help: between usage and options */
+	const char *about;		/* --help: above the options */
 	const char *epilogue;		/* --help: after the options */
-	unsigned int required;		/* groups (1 << excl) one of which is due */
+	unsigned int required;		/* groups (1 << excl) needing one */
 	/* Groups' own words for two of their options (ended by excl 0). */
 	const struct popt_excl *excl_msg;
 	bool excl_usage;		/* two of a group: show the usage too */
-	int help_column;		/* --help: where option help starts (24) */
-	bool usage_long;		/* usage names --long, not -s, options */
+	int help_column;		/* --help: where option help is (24) */
+	bool usage_long;		/* usage says --long, not -s */
 };
 
 enum popt_result {
@@ -178,7 +178,7 @@ struct popt_args {
 	char **operands;	/* NULL-terminated; free() it */
 	int nr;
 	bool dashdash;		/* a "--" ended the options */
-	bool usage;		/* the error wants the usage shown below it */
+	bool usage;		/* the error wants the usage below it */
 };
 
 /*

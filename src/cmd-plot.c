@@ -112,7 +112,8 @@ static int plot_parse_args(int argc, char **argv, struct plot_params *p)
 		{ POPT_CALLBACK('s', "size", p, "WxH", size_option,
 				"image size in pixels (default 800x500)"),
 		  .hint = "give WIDTHxHEIGHT in pixels, 1 to 10000 each (e.g. 800x500)",
-		  .flags = POPT_SAY_LONG | POPT_REPEAT, .usage = "[--size WxH]" },
+		  .flags = POPT_SAY_LONG | POPT_REPEAT,
+		  .usage = "[--size WxH]" },
 		{ POPT_STRING('m', "metric", &metric, "NAME[:QUAL]",
 			      "only this distribution: a bench metric\n"
 			      "and its stat file, a report span and its\n"

@@ -37,7 +37,7 @@
 
 struct record_params {
 	struct vm_opts vm;	/* --kernel: record inside a VM */
-	char **gargv;		/* --kernel: the guest's argv, without -o */
+	char **gargv;		/* --kernel: the guest's argv, no -o */
 	int gargc;
 	const char *output;
 	enum recorder_target target;
