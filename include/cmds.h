@@ -9,6 +9,7 @@
 
 #include <stdarg.h>
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 
 enum {
@@ -38,6 +39,7 @@ int compare_results(const char *const *files, const char *const *labels,
 
 struct vm_opts;
 struct vm_result;
+struct popt;
 /*
  * Run `rstat-analyze argv...` in a VM on kernel (src/cmd-vm.c), with the
  * programs packed and the guest files fetch brought back. On failure the
@@ -47,6 +49,45 @@ struct vm_result;
 int vm_cmd__run(const char *cmd, const struct vm_opts *o, const char *kernel,
 		int argc, char **argv, const char *const *programs,
 		const char *const *fetch, struct vm_result **resp);
+/*
+ * The option rows of a command with --kernel (the words of VM_HELP_TEXT):
+ * each hands its value to vm_opts__parse() on *vm through vm_cmd__option();
+ * all are POPT_HOST, left out of the guest's argv. Needs vm.h and
+ * parse-options.h.
+ */
+int vm_cmd__option(const struct popt *opt, const char *arg, char *err,
+		   size_t errlen);
+/* The words --accel and --vm-clock take (vm_opts__parse()'s). */
+extern const char *const vm_cmd__accels[];
+extern const char *const vm_cmd__clocks[];
+#define VM_CMD_ROW(l, vm, a, opt, h)					\
+	{ POPT_CALLBACK(0, l, vm, a, vm_cmd__option, h), .data = (opt),	\
+	  .flags = POPT_HOST | POPT_ERR_USAGE, .usage = "" }
+#define VM_CMD_OPTIONS(vm)						\
+	POPT_GROUP("In a throwaway VM (QEMU, package " VM_QEMU_PACKAGE "):"), \
+	{ POPT_CALLBACK(0, "kernel", vm, "IMAGE", vm_cmd__option,	\
+			"run the command on that kernel image"),	\
+	  .data = VM_OPT_KERNEL,					\
+	  .flags = POPT_HOST | POPT_ERR_USAGE | POPT_REPEAT,		\
+	  .usage = "[--kernel IMAGE [VM options]]" },			\
+	VM_CMD_ROW("vm-cpus", vm, "N", VM_OPT_CPUS,			\
+		   "the guest's CPUs (default 2)"),			\
+	VM_CMD_ROW("vm-memory", vm, "SIZE", VM_OPT_MEMORY,		\
+		   "its memory, as 1024M or 2G (default 1G)"),		\
+	VM_CMD_ROW("append", vm, "ARGS", VM_OPT_APPEND,			\
+		   "more kernel arguments (psi=1 ...)"),		\
+	{ POPT_CALLBACK(0, "accel", vm, "MODE", vm_cmd__option,		\
+			"kvm, tcg, or auto (default: KVM if a KVM\n"	\
+			"guest boots, else TCG)"),			\
+	  .data = VM_OPT_ACCEL, .choices = vm_cmd__accels,		\
+	  .flags = POPT_HOST | POPT_ERR_USAGE, .usage = "" },		\
+	VM_CMD_ROW("vm-timeout", vm, "SECONDS", VM_OPT_TIMEOUT,		\
+		   "kill the guest after SECONDS seconds (1800)"),	\
+	{ POPT_CALLBACK(0, "vm-clock", vm, "MODE", vm_cmd__option,	\
+			"real (default), or icount: guest time\n"	\
+			"counts instructions (TCG; repeatable)"),	\
+	  .data = VM_OPT_CLOCK, .choices = vm_cmd__clocks,		\
+	  .flags = POPT_HOST | POPT_ERR_USAGE, .usage = "" }
 /* The guest command's stdout and stderr, copied to ours; its status. */
 int vm_cmd__print_output(const struct vm_result *res);
 /*
@@ -71,6 +112,28 @@ void rs_error_json(void);
  */
 int rs_bad_option(const char *cmd, int c, const char *opt,
 		  void (*usage)(FILE *out));
+struct popt_cmd;
+struct popt_args;
+/*
+ * Parse argv by cmd's option table (src/cmd-options.c): 0 with the
+ * operands in *args (free(args->operands)); -1 when --help (or the
+ * hidden --list-options) was printed: exit 0; or RS_EXIT_USAGE after
+ * one error line (and the usage where the error calls for it), or
+ * RS_EXIT_FAIL.
+ */
+int rs_parse_options(const struct popt_cmd *cmd, int argc, char **argv,
+		     struct popt_args *args);
+/* The cgroups top and watch are given (--cgroup PATH, repeatable). */
+struct rs_cgroup_ids {
+	uint64_t ids[64];
+	size_t nr;
+};
+/*
+ * A --cgroup PATH option row's callback (its value a struct
+ * rs_cgroup_ids): the cgroup's id added, or err saying why not.
+ */
+int rs_cgroup_option(const struct popt *opt, const char *arg, char *err,
+		     size_t errlen);
 /* "rstat-analyze: note: <message>" on stderr. */
 void rs_note(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 struct session;

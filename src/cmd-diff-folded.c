@@ -12,7 +12,6 @@
  * session, exactly as `report --folded` prints it.
  */
 #include <errno.h>
-#include <getopt.h>
 #include <inttypes.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -22,6 +21,7 @@
 #include "cmds.h"
 #include "fold.h"
 #include "folded-diff.h"
+#include "parse-options.h"
 #include "session.h"
 
 struct diff_params {
@@ -31,102 +31,60 @@ struct diff_params {
 	bool strip_hex;
 };
 
-static const char diff_usage_text[] =
-	"usage: rstat-analyze diff-folded A B [--normalize] [--strip-hex]\n"
-	"                                 [--kallsyms FILE]\n";
+static const char diff_about[] =
+	"Merge two profiles into the differential input of flamegraph.pl,\n"
+	"as FlameGraph's difffolded.pl does: one line per stack of either,\n"
+	"`stack COUNT_A COUNT_B`, 0 where one side lacks it, sorted bytewise.\n"
+	"A and B are folded stack files (`stack COUNT` lines) or recordings\n"
+	"(perf.data), folded as `rstat-analyze report --folded` does.\n"
+	"Pipe into `flamegraph.pl`; swap A and B and add its --negate\n"
+	"for the before widths.\n";
 
-static void diff_usage(FILE *out)
-{
-	fputs(diff_usage_text, out);
-}
-
-static void diff_help(void)
-{
-	diff_usage(stdout);
-	fputs("\n"
-	      "Merge two profiles into the differential input of flamegraph.pl,\n"
-	      "as FlameGraph's difffolded.pl does: one line per stack of either,\n"
-	      "`stack COUNT_A COUNT_B`, 0 where one side lacks it, sorted bytewise.\n"
-	      "A and B are folded stack files (`stack COUNT` lines) or recordings\n"
-	      "(perf.data), folded as `rstat-analyze report --folded` does.\n"
-	      "Pipe into `flamegraph.pl`; swap A and B and add its --negate\n"
-	      "for the before widths.\n"
-	      "\n"
-	      "  -n, --normalize       scale A's counts so that its total is B's\n"
-	      "  -s, --strip-hex       turn 0x<hex> into 0x... and merge the stacks\n"
-	      "                        that then read the same\n"
-	      "      --kallsyms FILE   kernel symbols for folding recordings\n"
-	      "  -h, --help            this text\n"
-	      "\n"
-	      "Exit status: 0 ok, 1 error (one line on stderr), 2 usage error.\n"
-	      "See rstat-analyze-diff-folded(1).\n", stdout);
-}
-
-enum {
-	OPT_KALLSYMS = 256,
-};
-
-static const struct option diff_options[] = {
-	{ "normalize", no_argument, NULL, 'n' },
-	{ "strip-hex", no_argument, NULL, 's' },
-	{ "kallsyms", required_argument, NULL, OPT_KALLSYMS },
-	{ "help", no_argument, NULL, 'h' },
-	{ NULL, 0, NULL, 0 },
-};
+static const char diff_epilogue[] =
+	"Exit status: 0 ok, 1 error (one line on stderr), 2 usage error.\n"
+	"See rstat-analyze-diff-folded(1).\n";
 
 /* Returns 0, RS_EXIT_USAGE, or -1 when --help was printed. */
 static int diff_parse_args(int argc, char **argv, struct diff_params *p)
 {
-	int c, nr = 0;
+	const struct popt opts[] = {
+		{ POPT_FLAG('n', "normalize", &p->normalize,
+			    "scale A's counts so that its total is B's") },
+		{ POPT_FLAG('s', "strip-hex", &p->strip_hex,
+			    "turn 0x<hex> into 0x... and merge the stacks\n"
+			    "that then read the same") },
+		{ POPT_STRING(0, "kallsyms", &p->kallsyms, "FILE",
+			      "kernel symbols for folding recordings") },
+		POPT_HELP_ROW,
+		POPT_END_ROW,
+	};
+	const struct popt_cmd cmd = {
+		.name = "diff-folded",
+		.opts = opts,
+		.usage_long = true,
+		/* Operands and options in any order; a third is refused. */
+		.dashdash = POPT_IN_ORDER,
+		.max_operands = 2,
+		.synopsis_pre = "A B",
+		.about = diff_about,
+		.epilogue = diff_epilogue,
+	};
+	struct popt_args args;
+	int ret;
 
 	memset(p, 0, sizeof(*p));
-	optind = 1;
-	opterr = 0;
-	/* "-" first: operands and options may come in any order. */
-	while ((c = getopt_long(argc, argv, "-:nsh", diff_options,
-				NULL)) != -1) {
-		switch (c) {
-		case 1:
-			if (nr == 2) {
-				rs_error("diff-folded: unexpected argument '%s'",
-					 optarg);
-				diff_usage(stderr);
-				return RS_EXIT_USAGE;
-			}
-			p->input[nr++] = optarg;
-			break;
-		case 'n':
-			p->normalize = true;
-			break;
-		case 's':
-			p->strip_hex = true;
-			break;
-		case OPT_KALLSYMS:
-			p->kallsyms = optarg;
-			break;
-		case 'h':
-			diff_help();
-			return -1;
-		default:
-			return rs_bad_option("diff-folded", c, argv[optind - 1],
-					     diff_usage);
-		}
-	}
-	/* After "--", getopt leaves the rest as operands. */
-	for (; optind < argc; optind++) {
-		if (nr == 2) {
-			rs_error("diff-folded: unexpected argument '%s'",
-				 argv[optind]);
-			diff_usage(stderr);
-			return RS_EXIT_USAGE;
-		}
-		p->input[nr++] = argv[optind];
-	}
-	if (nr != 2) {
+	ret = rs_parse_options(&cmd, argc, argv, &args);
+	if (ret)
+		return ret;
+	if (args.nr != 2) {
+		free(args.operands);
 		rs_error("diff-folded: give two profiles, A and B");
-		diff_usage(stderr);
+		popt__usage(&cmd, stderr);
 		return RS_EXIT_USAGE;
 	}
+	p->input[0] = args.operands[0];
+	p->input[1] = args.operands[1];
+	free(args.operands);
 	return 0;
 }
 

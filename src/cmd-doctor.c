@@ -6,7 +6,6 @@
  * changes nothing on the machine (no mounts, no probe events).
  */
 #include <errno.h>
-#include <getopt.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,120 +14,83 @@
 
 #include "cmds.h"
 #include "doctor-out.h"
+#include "parse-options.h"
 #include "vm.h"
 #include "kfeatures.h"
 
 struct doctor_params {
 	bool json;
 	struct vm_opts vm;	/* --kernel: the doctor of a VM's kernel */
-	int nopts;		/* optind after the options */
+	char **gargv;		/* --kernel: the guest's argv */
+	int gargc;
 };
 
-static const char doctor_usage_text[] =
-	"usage: rstat-analyze doctor [--json] [--kernel IMAGE [VM options]]\n";
+static const char doctor_about[] =
+	"Say what this kernel and this user can do for `record` and\n"
+	"`probe`: privileges, the cycles PMU event, kprobes (record\n"
+	"--probe) and uprobes (record --uprobe), a vmlinux with debuginfo,\n"
+	"tracefs and each rstat tracepoint, BTF, and the cgroup layout\n"
+	"with where memory, cpu and io statistics live. Every missing item\n"
+	"gets a line saying what to do. Nothing is changed: tracefs is not\n"
+	"mounted, no probe is created.\n"
+	"\n"
+	"With --kernel, the same report for that kernel image, made\n"
+	"inside a throwaway VM booted from it.\n";
 
-static void doctor_usage(FILE *out)
-{
-	fputs(doctor_usage_text, out);
-}
+static const char doctor_epilogue[] =
+	"Exit status: 0 when the report was made (whatever it says),\n"
+	"1 on an internal failure, 2 usage error.\n"
+	"See rstat-analyze-doctor(1).\n";
 
-static void doctor_help(void)
-{
-	doctor_usage(stdout);
-	fputs("\n"
-	      "Say what this kernel and this user can do for `record` and\n"
-	      "`probe`: privileges, the cycles PMU event, kprobes (record\n"
-	      "--probe) and uprobes (record --uprobe), a vmlinux with debuginfo,\n"
-	      "tracefs and each rstat tracepoint, BTF, and the cgroup layout\n"
-	      "with where memory, cpu and io statistics live. Every missing item\n"
-	      "gets a line saying what to do. Nothing is changed: tracefs is not\n"
-	      "mounted, no probe is created.\n"
-	      "\n"
-	      "With --kernel, the same report for that kernel image, made\n"
-	      "inside a throwaway VM booted from it.\n"
-	      "\n"
-	      "      --json            the same as one JSON object\n"
-	      "  -h, --help            this text\n"
-	      "\n"
-	      VM_HELP_TEXT
-	      "\n"
-	      "Exit status: 0 when the report was made (whatever it says),\n"
-	      "1 on an internal failure, 2 usage error.\n"
-	      "See rstat-analyze-doctor(1).\n", stdout);
-}
-
-enum {
-	OPT_JSON = 256,
-};
-
-static const struct option doctor_options[] = {
-	{ "json", no_argument, NULL, OPT_JSON },
-	{ "help", no_argument, NULL, 'h' },
-	VM_LONG_OPTIONS,
-	{ NULL, 0, NULL, 0 },
-};
-
-/* Returns 0, RS_EXIT_USAGE, or -1 when --help was printed. */
+/* Returns 0, RS_EXIT_USAGE or RS_EXIT_FAIL, or -1 when --help was printed. */
 static int doctor_parse_args(int argc, char **argv, struct doctor_params *p)
 {
-	char err[256];
-	int c;
+	const struct popt opts[] = {
+		{ POPT_FLAG(0, "json", &p->json,
+			    "the same as one JSON object") },
+		POPT_HELP_ROW,
+		VM_CMD_OPTIONS(&p->vm),
+		POPT_END_ROW,
+	};
+	const struct popt_cmd cmd = {
+		.name = "doctor",
+		.opts = opts,
+		.max_operands = 0,
+		.about = doctor_about,
+		.epilogue = doctor_epilogue,
+	};
+	struct popt_args args;
+	int ret;
 
 	memset(p, 0, sizeof(*p));
-	optind = 1;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":h", doctor_options,
-				NULL)) != -1) {
-		switch (c) {
-		case OPT_JSON:
-			p->json = true;
-			break;
-		VM_OPT_CASES:
-			if (vm_opts__parse(&p->vm, c, optarg, err,
-					   sizeof(err))) {
-				rs_error("doctor: %s", err);
-				doctor_usage(stderr);
-				return RS_EXIT_USAGE;
-			}
-			break;
-		case 'h':
-			doctor_help();
-			return -1;
-		default:
-			return rs_bad_option("doctor", c, argv[optind - 1],
-					     doctor_usage);
-		}
-	}
-	if (optind < argc) {
-		rs_error("doctor: unexpected argument '%s'", argv[optind]);
-		doctor_usage(stderr);
-		return RS_EXIT_USAGE;
-	}
+	ret = rs_parse_options(&cmd, argc, argv, &args);
+	if (ret)
+		return ret;
+	free(args.operands);
 	if (p->vm.nkernels > 1) {
 		rs_error("doctor: one --kernel at a time");
-		doctor_usage(stderr);
+		popt__usage(&cmd, stderr);
 		return RS_EXIT_USAGE;
 	}
-	p->nopts = optind;
+	if (p->vm.nkernels) {
+		p->gargv = popt__guest_argv(&cmd, argc, argv, &p->gargc);
+		if (!p->gargv) {
+			rs_error("doctor: out of memory");
+			return RS_EXIT_FAIL;
+		}
+	}
 	return 0;
 }
 
 /* The guest's doctor, printed as it printed it; its exit status. */
-static int doctor_in_vm(const struct doctor_params *p, int argc, char **argv)
+static int doctor_in_vm(struct doctor_params *p)
 {
 	struct vm_result *res;
-	char **gargv;
-	int gargc, status;
+	int status;
 
-	gargv = vm_guest_argv(argc, argv, p->nopts, doctor_options, NULL,
-			      &gargc);
-	if (!gargv) {
-		rs_error("doctor: out of memory");
-		return RS_EXIT_FAIL;
-	}
-	status = vm_cmd__run("doctor", &p->vm, p->vm.kernels[0], gargc, gargv,
-			     NULL, NULL, &res);
-	free(gargv);
+	status = vm_cmd__run("doctor", &p->vm, p->vm.kernels[0], p->gargc,
+			     p->gargv, NULL, NULL, &res);
+	free(p->gargv);
 	if (status)
 		return status;
 	status = vm_cmd__print_output(res);
@@ -169,7 +131,7 @@ int cmd_doctor(int argc, char **argv)
 	if (ret)
 		return ret;
 	if (params.vm.nkernels)
-		return rs_finish_stdout(doctor_in_vm(&params, argc, argv));
+		return rs_finish_stdout(doctor_in_vm(&params));
 	ret = __cmd_doctor(&params);
 	if (ret == RS_EXIT_FAIL && params.json)
 		rs_error_json();

@@ -10,7 +10,6 @@
  * output, or recordings (perf.data, for --kind timeline).
  */
 #include <errno.h>
-#include <getopt.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -20,6 +19,7 @@
 #include "cmds.h"
 #include "gnuplot.h"
 #include "outfile.h"
+#include "parse-options.h"
 #include "plot.h"
 #include "util.h"
 
@@ -38,59 +38,28 @@ struct plot_params {
 	bool normalize;
 };
 
-static const char plot_usage_text[] =
-	"usage: rstat-analyze plot INPUT... -o OUT.png|OUT.svg\n"
-	"                          [--kind hist|cdf|bars|timeline] [--title T]\n"
-	"                          [--size WxH] [--metric NAME[:QUAL]] [--normalize]\n";
+static const char plot_about[] =
+	"Chart one or more runs with gnuplot. The script (OUT.png.gp),\n"
+	"its data inline, and the data alone (OUT.png.dat) are kept\n"
+	"beside the image: restyle and rerun with `gnuplot OUT.png.gp`.\n"
+	"Text from the inputs is only ever quoted data to gnuplot, which\n"
+	"plot runs on a pipe, with -d, and as nobody when run as root.\n"
+	"\n"
+	"INPUT is bench results (bench --json FILE, or the DIR of bench\n"
+	"-o DIR), `report --json` output, or, for --kind timeline, a\n"
+	"recording (perf.data).\n";
 
-static void plot_usage(FILE *out)
-{
-	fputs(plot_usage_text, out);
-}
+static const char plot_epilogue[] =
+	"Exit status: 0 ok, 1 error (one line on stderr), 2 usage error.\n"
+	"See rstat-analyze-plot(1).\n";
 
-static void plot_help(void)
-{
-	plot_usage(stdout);
-	fputs("\n"
-	      "Chart one or more runs with gnuplot. The script (OUT.png.gp),\n"
-	      "its data inline, and the data alone (OUT.png.dat) are kept\n"
-	      "beside the image: restyle and rerun with `gnuplot OUT.png.gp`.\n"
-	      "Text from the inputs is only ever quoted data to gnuplot, which\n"
-	      "plot runs on a pipe, with -d, and as nobody when run as root.\n"
-	      "\n"
-	      "INPUT is bench results (bench --json FILE, or the DIR of bench\n"
-	      "-o DIR), `report --json` output, or, for --kind timeline, a\n"
-	      "recording (perf.data).\n"
-	      "\n"
-	      "  -o, --output FILE     the image: .png (pngcairo) or .svg\n"
-	      "  -k, --kind KIND       hist: log2 latency histograms (default)\n"
-	      "                        cdf: latency CDFs (bench samples, else buckets)\n"
-	      "                        bars: stacked attribution shares (report) or\n"
-	      "                        per-metric means (bench), one bar per input\n"
-	      "                        timeline: flush lock hold times over the\n"
-	      "                        recording (cgroup_rstat_locked/unlock pairs)\n"
-	      "  -t, --title TEXT      the chart's title\n"
-	      "  -s, --size WxH        image size in pixels (default 800x500)\n"
-	      "  -m, --metric NAME[:QUAL]  only this distribution: a bench metric\n"
-	      "                        and its stat file, a report span and its\n"
-	      "                        subsystem; for bars of report output, the\n"
-	      "                        event\n"
-	      "  -n, --normalize       hist: shares instead of counts\n"
-	      "  -h, --help            this text\n"
-	      "\n"
-	      "Exit status: 0 ok, 1 error (one line on stderr), 2 usage error.\n"
-	      "See rstat-analyze-plot(1).\n", stdout);
-}
-
-static const struct option plot_options[] = {
-	{ "output", required_argument, NULL, 'o' },
-	{ "kind", required_argument, NULL, 'k' },
-	{ "title", required_argument, NULL, 't' },
-	{ "size", required_argument, NULL, 's' },
-	{ "metric", required_argument, NULL, 'm' },
-	{ "normalize", no_argument, NULL, 'n' },
-	{ "help", no_argument, NULL, 'h' },
-	{ NULL, 0, NULL, 0 },
+/* --kind's words, in the order of enum plot_kind. */
+static const char *const plot_kinds[] = {
+	[PLOT_HIST] = "hist",
+	[PLOT_CDF] = "cdf",
+	[PLOT_BARS] = "bars",
+	[PLOT_TIMELINE] = "timeline",
+	NULL,
 };
 
 static int parse_size(const char *s, unsigned int *w, unsigned int *h)
@@ -111,91 +80,94 @@ static int parse_size(const char *s, unsigned int *w, unsigned int *h)
 	return 0;
 }
 
+static int size_option(const struct popt *opt, const char *arg, char *err,
+		       size_t errlen)
+{
+	struct plot_params *p = opt->value;
+
+	return parse_size(arg, &p->width, &p->height);
+}
+
 /* Returns 0, RS_EXIT_USAGE, or -1 when --help was printed. */
 static int plot_parse_args(int argc, char **argv, struct plot_params *p)
 {
+	const char *metric = NULL;
+	int kind = PLOT_HIST;
+	const struct popt opts[] = {
+		{ POPT_STRING('o', "output", &p->output, "FILE",
+			      "the image: .png (pngcairo) or .svg"),
+		  .usage = "-o OUT.png|OUT.svg" },
+		{ POPT_ENUM('k', "kind", &kind, "KIND", plot_kinds,
+			    "hist: log2 latency histograms (default)\n"
+			    "cdf: latency CDFs (bench samples, else buckets)\n"
+			    "bars: stacked attribution shares (report) or\n"
+			    "per-metric means (bench), one bar per input\n"
+			    "timeline: flush lock hold times over the\n"
+			    "recording (cgroup_rstat_locked/unlock pairs)"),
+		  .hint = "use hist, cdf, bars or timeline",
+		  .flags = POPT_SAY_LONG },
+		{ POPT_STRING('t', "title", &p->title, "TEXT",
+			      "the chart's title"),
+		  .usage = "[--title T]" },
+		{ POPT_CALLBACK('s', "size", p, "WxH", size_option,
+				"image size in pixels (default 800x500)"),
+		  .hint = "give WIDTHxHEIGHT in pixels, 1 to 10000 each (e.g. 800x500)",
+		  .flags = POPT_SAY_LONG | POPT_REPEAT,
+		  .usage = "[--size WxH]" },
+		{ POPT_STRING('m', "metric", &metric, "NAME[:QUAL]",
+			      "only this distribution: a bench metric\n"
+			      "and its stat file, a report span and its\n"
+			      "subsystem; for bars of report output, the\n"
+			      "event") },
+		{ POPT_FLAG('n', "normalize", &p->normalize,
+			    "hist: shares instead of counts") },
+		POPT_HELP_ROW,
+		POPT_END_ROW,
+	};
+	const struct popt_cmd cmd = {
+		.name = "plot",
+		.opts = opts,
+		.usage_long = true,
+		.dashdash = POPT_IN_ORDER,
+		.max_operands = -1,
+		.synopsis_pre = "INPUT...",
+		.about = plot_about,
+		.epilogue = plot_epilogue,
+	};
+	struct popt_args args;
 	enum gnuplot_term term;
 	char *colon;
-	int c;
+	int ret, i;
 
 	memset(p, 0, sizeof(*p));
 	p->width = 800;
 	p->height = 500;
-	optind = 1;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, "-:o:k:t:s:m:nh", plot_options,
-				NULL)) != -1) {
-		switch (c) {
-		case 1:
-			if (p->nr_inputs == PLOT_MAX_INPUTS) {
-				rs_error("plot: at most %d inputs",
-					 PLOT_MAX_INPUTS);
-				return RS_EXIT_USAGE;
-			}
-			p->inputs[p->nr_inputs++] = optarg;
-			break;
-		case 'o':
-			p->output = optarg;
-			break;
-		case 'k':
-			if (!strcmp(optarg, "hist")) {
-				p->kind = PLOT_HIST;
-			} else if (!strcmp(optarg, "cdf")) {
-				p->kind = PLOT_CDF;
-			} else if (!strcmp(optarg, "bars")) {
-				p->kind = PLOT_BARS;
-			} else if (!strcmp(optarg, "timeline")) {
-				p->kind = PLOT_TIMELINE;
-			} else {
-				rs_error("plot: --kind '%s': use hist, cdf, bars or timeline",
-					 optarg);
-				return RS_EXIT_USAGE;
-			}
-			break;
-		case 't':
-			p->title = optarg;
-			break;
-		case 's':
-			if (parse_size(optarg, &p->width, &p->height)) {
-				rs_error("plot: --size '%s': give WIDTHxHEIGHT in pixels, 1 to %d each (e.g. 800x500)",
-					 optarg, PLOT_MAX_SIZE);
-				return RS_EXIT_USAGE;
-			}
-			break;
-		case 'm':
-			free(p->metric);
-			p->metric = strdup(optarg);
-			if (!p->metric) {
-				rs_error("plot: out of memory");
-				return RS_EXIT_FAIL;
-			}
-			break;
-		case 'n':
-			p->normalize = true;
-			break;
-		case 'h':
-			plot_help();
-			return -1;
-		default:
-			return rs_bad_option("plot", c, argv[optind - 1],
-					     plot_usage);
-		}
+	ret = rs_parse_options(&cmd, argc, argv, &args);
+	if (ret)
+		return ret;
+	p->kind = kind;
+	for (i = 0; i < args.nr && i < PLOT_MAX_INPUTS; i++)
+		p->inputs[p->nr_inputs++] = args.operands[i];
+	free(args.operands);
+	if (i < args.nr) {
+		rs_error("plot: at most %d inputs", PLOT_MAX_INPUTS);
+		return RS_EXIT_USAGE;
 	}
-	for (; optind < argc; optind++) {
-		if (p->nr_inputs == PLOT_MAX_INPUTS) {
-			rs_error("plot: at most %d inputs", PLOT_MAX_INPUTS);
-			return RS_EXIT_USAGE;
+	if (metric) {
+		p->metric = strdup(metric);
+		if (!p->metric) {
+			rs_error("plot: out of memory");
+			return RS_EXIT_FAIL;
 		}
-		p->inputs[p->nr_inputs++] = argv[optind];
 	}
 	if (!p->nr_inputs) {
 		rs_error("plot: give at least one input");
-		plot_usage(stderr);
+		popt__usage(&cmd, stderr);
 		return RS_EXIT_USAGE;
 	}
 	if (!p->output) {
 		rs_error("plot: give the image with -o OUT.png or -o OUT.svg");
-		plot_usage(stderr);
+		popt__usage(&cmd, stderr);
 		return RS_EXIT_USAGE;
 	}
 	if (gnuplot__term_for(p->output, &term)) {

@@ -6,7 +6,6 @@
  * `record --probe/--uprobe` would place.
  */
 #include <errno.h>
-#include <getopt.h>
 #include <inttypes.h>
 #include <limits.h>
 #include <stdbool.h>
@@ -16,6 +15,7 @@
 #include <sys/utsname.h>
 
 #include "cmds.h"
+#include "parse-options.h"
 #include "probe.h"
 
 struct probe_params {
@@ -25,97 +25,73 @@ struct probe_params {
 	const char *vmlinux;
 };
 
-static const char probe_usage_text[] =
-	"usage: rstat-analyze probe --lines FUNC [--binary PATH | --vmlinux PATH]\n"
-	"       rstat-analyze probe --resolve SPEC [--binary PATH | --vmlinux PATH]\n";
+static const char probe_about[] =
+	"Show where probes can go, from the DWARF debuginfo of the running\n"
+	"kernel's vmlinux (the default) or of a user binary.\n";
 
-static void probe_usage(FILE *out)
-{
-	fputs(probe_usage_text, out);
-}
+static const char probe_epilogue[] =
+	"Exit status: 0 ok, 1 error (one line on stderr), 2 usage error.\n"
+	"See rstat-analyze-probe(1).\n";
 
-static void probe_help(void)
-{
-	probe_usage(stdout);
-	fputs("\n"
-	      "Show where probes can go, from the DWARF debuginfo of the running\n"
-	      "kernel's vmlinux (the default) or of a user binary.\n"
-	      "\n"
-	      "  -L, --lines FUNC      FUNC's source, lines where a probe can go\n"
-	      "                        numbered from FUNC's first line (0), byte\n"
-	      "                        for byte as `perf probe -L FUNC`\n"
-	      "  -R, --resolve SPEC    where SPEC lands: FUNC, FUNC%return,\n"
-	      "                        FUNC:RLN, SRC:ALN or FUNC+OFF, one line per\n"
-	      "                        point: type, event, function, address,\n"
-	      "                        offset, source line\n"
-	      "  -x, --binary PATH     a user binary (uprobes; offsets are file\n"
-	      "                        offsets)\n"
-	      "  -k, --vmlinux PATH    a kernel image with debuginfo (kprobes;\n"
-	      "                        offsets are from the function's start);\n"
-	      "                        default: the running kernel's, looked up\n"
-	      "                        under /usr/lib/debug, /lib/modules, /boot\n"
-	      "  -h, --help            this text\n"
-	      "\n"
-	      "Exit status: 0 ok, 1 error (one line on stderr), 2 usage error.\n"
-	      "See rstat-analyze-probe(1).\n", stdout);
-}
-
-static const struct option probe_options[] = {
-	{ "lines", required_argument, NULL, 'L' },
-	{ "resolve", required_argument, NULL, 'R' },
-	{ "binary", required_argument, NULL, 'x' },
-	{ "vmlinux", required_argument, NULL, 'k' },
-	{ "help", no_argument, NULL, 'h' },
-	{ NULL, 0, NULL, 0 },
+/* The exclusivity groups: what to show, and where from. */
+enum {
+	PROBE_WHAT = 1,
+	PROBE_FROM,
 };
 
 /* Returns 0, RS_EXIT_USAGE, or -1 when --help was printed. */
 static int probe_parse_args(int argc, char **argv, struct probe_params *p)
 {
-	int c;
+	const struct popt opts[] = {
+		{ POPT_STRING('L', "lines", &p->lines, "FUNC",
+			      "FUNC's source, lines where a probe can go\n"
+			      "numbered from FUNC's first line (0), byte\n"
+			      "for byte as `perf probe -L FUNC`"),
+		  .excl = PROBE_WHAT },
+		{ POPT_STRING('R', "resolve", &p->resolve, "SPEC",
+			      "where SPEC lands: FUNC, FUNC%return,\n"
+			      "FUNC:RLN, SRC:ALN or FUNC+OFF, one line per\n"
+			      "point: type, event, function, address,\n"
+			      "offset, source line"),
+		  .excl = PROBE_WHAT },
+		{ POPT_STRING('x', "binary", &p->binary, "PATH",
+			      "a user binary (uprobes; offsets are file\n"
+			      "offsets)"),
+		  .excl = PROBE_FROM },
+		{ POPT_STRING('k', "vmlinux", &p->vmlinux, "PATH",
+			      "a kernel image with debuginfo (kprobes;\n"
+			      "offsets are from the function's start);\n"
+			      "default: the running kernel's, looked up\n"
+			      "under /usr/lib/debug, /lib/modules, /boot"),
+		  .excl = PROBE_FROM },
+		POPT_HELP_ROW,
+		POPT_END_ROW,
+	};
+	/* The one message for none and for both of --lines and --resolve. */
+	static const struct popt_excl excl_msg[] = {
+		{ PROBE_WHAT,
+		  "give one of --lines FUNC and --resolve SPEC" },
+		{ 0, NULL },
+	};
+	const struct popt_cmd cmd = {
+		.name = "probe",
+		.opts = opts,
+		.usage_long = true,
+		.max_operands = 0,
+		.required = 1U << PROBE_WHAT,
+		.excl_msg = excl_msg,
+		.excl_usage = true,
+		.about = probe_about,
+		.epilogue = probe_epilogue,
+	};
+	struct popt_args args;
+	int ret;
 
 	memset(p, 0, sizeof(*p));
-	optind = 1;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":L:R:x:k:h", probe_options,
-				NULL)) != -1) {
-		switch (c) {
-		case 'L':
-			p->lines = optarg;
-			break;
-		case 'R':
-			p->resolve = optarg;
-			break;
-		case 'x':
-			p->binary = optarg;
-			break;
-		case 'k':
-			p->vmlinux = optarg;
-			break;
-		case 'h':
-			probe_help();
-			return -1;
-		default:
-			return rs_bad_option("probe", c, argv[optind - 1],
-					     probe_usage);
-		}
-	}
-	if (optind < argc) {
-		rs_error("probe: unexpected argument '%s'", argv[optind]);
-		probe_usage(stderr);
-		return RS_EXIT_USAGE;
-	}
-	if (!p->lines == !p->resolve) {
-		rs_error("probe: give one of --lines FUNC and --resolve SPEC");
-		probe_usage(stderr);
-		return RS_EXIT_USAGE;
-	}
-	if (p->binary && p->vmlinux) {
-		rs_error("probe: --binary and --vmlinux do not go together");
-		probe_usage(stderr);
-		return RS_EXIT_USAGE;
-	}
-	return 0;
+	ret = rs_parse_options(&cmd, argc, argv, &args);
+	if (!ret)
+		free(args.operands);
+	return ret;
 }
 
 /* The one line saying where kernel debuginfo was looked for. */

@@ -11,7 +11,6 @@
  */
 #include <errno.h>
 #include <fcntl.h>
-#include <getopt.h>
 #include <inttypes.h>
 #include <limits.h>
 #include <signal.h>
@@ -26,6 +25,7 @@
 #include "bpf-spans.h"
 #include "cmds.h"
 #include "outfile.h"
+#include "parse-options.h"
 #include "recorder.h"
 #include "util.h"
 #include "vm.h"
@@ -37,7 +37,8 @@
 
 struct record_params {
 	struct vm_opts vm;	/* --kernel: record inside a VM */
-	int nopts;		/* optind after the options */
+	char **gargv;		/* --kernel: the guest's argv, no -o */
+	int gargc;
 	const char *output;
 	enum recorder_target target;
 	bool target_given;
@@ -70,246 +71,128 @@ static void record_signal(int sig)
 	record_stop = sig;
 }
 
-static const char record_usage_text[] =
-	"usage: rstat-analyze record [-o FILE] [-a | -p PID | --cgroup PATH]\n"
-	"                            [-F HZ] [-e EVENT]... [--probe SPEC]...\n"
-	"                            [--uprobe BINARY:SPEC]... [-d SECONDS]\n"
-	"                            [--vmlinux FILE] [-m PAGES]\n"
-	"                            [--spans auto|bpf|perf] [-q]\n"
-	"                            [-- CMD ARGS...]\n"
-	"       rstat-analyze record --kernel IMAGE [VM options] [options]\n"
-	"                            [-- CMD ARGS...]\n";
+static const char record_about[] =
+	"Record what rstat flushes cost: samples with kernel and user\n"
+	"callchains (cycles, or cpu-clock where the PMU has no cycles),\n"
+	"every rstat tracepoint this kernel has, and probe points, into\n"
+	"a perf.data file that `perf script` and `rstat-analyze report`\n"
+	"read. An existing output is renamed to FILE.old.\n";
 
-static void record_usage(FILE *out)
-{
-	fputs(record_usage_text, out);
-}
+static const char record_epilogue[] =
+	"With --kernel the recording is made in a VM booted from IMAGE,\n"
+	"with CMD (and --uprobe binaries) packed in with their libraries,\n"
+	"and written here to -o FILE; the guest's symbols are inside it.\n"
+	"--probe lines resolve here, from that kernel's vmlinux (--vmlinux,\n"
+	"or IMAGE's directory's vmlinux), which the guest must be running.\n"
+	"\n"
+	"Ctrl-C or SIGTERM stops the recording cleanly.\n"
+	"Exit status: 0 ok, 1 error (one line on stderr), 2 usage error;\n"
+	"with -- CMD, the status of a CMD that failed (recording kept).\n"
+	"See rstat-analyze-record(1) and `rstat-analyze doctor`.\n";
 
-static void record_help(void)
-{
-	record_usage(stdout);
-	fputs("\n"
-	      "Record what rstat flushes cost: samples with kernel and user\n"
-	      "callchains (cycles, or cpu-clock where the PMU has no cycles),\n"
-	      "every rstat tracepoint this kernel has, and probe points, into\n"
-	      "a perf.data file that `perf script` and `rstat-analyze report`\n"
-	      "read. An existing output is renamed to FILE.old.\n"
-	      "\n"
-	      "  -o, --output FILE     output (default " DEFAULT_OUTPUT ")\n"
-	      "  -a, --all-cpus        every CPU, every task (default)\n"
-	      "  -p, --pid PID         a running process and its threads\n"
-	      "      --cgroup PATH     tasks of a cgroup (a path, or a name under\n"
-	      "                        the v2 or perf_event mount)\n"
-	      "  -- CMD ARGS...        run CMD and record it (from its exec); with -a\n"
-	      "                        or --cgroup, record those while CMD runs\n"
-	      "  -F, --freq HZ         sampling frequency (default 4999)\n"
-	      "  -e, --event EVENT     add a tracepoint (sys:name) or replace the\n"
-	      "                        sampling event (cycles, cpu-clock, rNNN...)\n"
-	      "      --probe SPEC      kernel probe: FUNC, FUNC%return, FUNC:RLN,\n"
-	      "                        SRC:ALN, FUNC+OFF (lines need debuginfo)\n"
-	      "      --uprobe BINARY:SPEC  the same in a user-space binary\n"
-	      "  -d, --duration SECS   stop after SECS seconds\n"
-	      "      --vmlinux FILE    kernel image with debuginfo for --probe\n"
-	      "  -m, --mmap-pages N    ring buffer data pages per CPU (power of 2)\n"
-	      "      --spans MODE      how lock holds, waits and flushes are timed:\n"
-	      "                        bpf: in the kernel (no record inside a\n"
-	      "                        hold); perf: from tracepoint records (per\n"
-	      "                        cgroup and CPU, but each hold includes the\n"
-	      "                        recorder's cost); auto (default): bpf where\n"
-	      "                        it loads, else perf\n"
-	      "  -q, --quiet           no progress line, notes or summary\n"
-	      "  -h, --help            this text\n"
-	      "\n"
-	      VM_HELP_TEXT
-	      "With --kernel the recording is made in a VM booted from IMAGE,\n"
-	      "with CMD (and --uprobe binaries) packed in with their libraries,\n"
-	      "and written here to -o FILE; the guest's symbols are inside it.\n"
-	      "--probe lines resolve here, from that kernel's vmlinux (--vmlinux,\n"
-	      "or IMAGE's directory's vmlinux), which the guest must be running.\n"
-	      "\n"
-	      "Ctrl-C or SIGTERM stops the recording cleanly.\n"
-	      "Exit status: 0 ok, 1 error (one line on stderr), 2 usage error;\n"
-	      "with -- CMD, the status of a CMD that failed (recording kept).\n"
-	      "See rstat-analyze-record(1) and `rstat-analyze doctor`.\n",
-	      stdout);
-}
-
-enum {
-	OPT_CGROUP = 256,
-	OPT_PROBE,
-	OPT_UPROBE,
-	OPT_VMLINUX,
-	OPT_SPANS,
+/* --spans' words, in the order of enum recorder_spans. */
+static const char *const record_spans[] = {
+	[RECORDER_SPANS_AUTO] = "auto",
+	[RECORDER_SPANS_BPF] = "bpf",
+	[RECORDER_SPANS_PERF] = "perf",
+	NULL,
 };
 
-static const struct option record_options[] = {
-	{ "output", required_argument, NULL, 'o' },
-	{ "all-cpus", no_argument, NULL, 'a' },
-	{ "pid", required_argument, NULL, 'p' },
-	{ "cgroup", required_argument, NULL, OPT_CGROUP },
-	{ "freq", required_argument, NULL, 'F' },
-	{ "event", required_argument, NULL, 'e' },
-	{ "probe", required_argument, NULL, OPT_PROBE },
-	{ "uprobe", required_argument, NULL, OPT_UPROBE },
-	{ "duration", required_argument, NULL, 'd' },
-	{ "vmlinux", required_argument, NULL, OPT_VMLINUX },
-	{ "mmap-pages", required_argument, NULL, 'm' },
-	{ "spans", required_argument, NULL, OPT_SPANS },
-	{ "quiet", no_argument, NULL, 'q' },
-	{ "help", no_argument, NULL, 'h' },
-	VM_LONG_OPTIONS,
-	{ NULL, 0, NULL, 0 },
-};
+/* The one exclusivity group: what is recorded. */
+enum { RECORD_TARGET = 1 };
 
-static int set_target(struct record_params *p, enum recorder_target t)
-{
-	if (p->target_given && p->target != t) {
-		rs_error("record: -a, -p and --cgroup are exclusive (-- CMD goes with -a or --cgroup: record while CMD runs)");
-		return -EINVAL;
-	}
-	p->target = t;
-	p->target_given = true;
-	return 0;
-}
-
-static int add_arg(const char **arr, unsigned int *n, const char *arg,
-		   const char *opt)
-{
-	if (*n == RECORDER_MAX_ARGS) {
-		rs_error("record: at most %d %s options", RECORDER_MAX_ARGS, opt);
-		return -E2BIG;
-	}
-	arr[(*n)++] = arg;
-	return 0;
-}
-
-static int parse_uint(const char *s, unsigned long max, unsigned long *out)
-{
-	char *end;
-
-	errno = 0;
-	*out = strtoul(s, &end, 10);
-	if (errno || end == s || *end || *s == '-' || *out > max)
-		return -EINVAL;
-	return 0;
-}
-
-/* Returns 0, RS_EXIT_USAGE, or -1 when --help was printed. */
+/* Returns 0, RS_EXIT_USAGE or RS_EXIT_FAIL, or -1 when --help was printed. */
 static int record_parse_args(int argc, char **argv, struct record_params *p)
 {
-	char vmerr[256];
-	unsigned long v;
-	char *end;
-	int c;
+	bool all = false;
+	unsigned int pid = 0;
+	int spans = RECORDER_SPANS_AUTO, i;
+	const struct popt opts[] = {
+		{ POPT_STRING('o', "output", &p->output, "FILE",
+			      "output (default " DEFAULT_OUTPUT ")"),
+		  /* The guest writes its own, which comes back here. */
+		  .flags = POPT_HOST },
+		{ POPT_FLAG('a', "all-cpus", &all,
+			    "every CPU, every task (default)"),
+		  .excl = RECORD_TARGET },
+		{ POPT_UINT('p', "pid", &pid, "PID", 1, INT_MAX,
+			    "a running process and its threads"),
+		  .hint = "give a process id", .excl = RECORD_TARGET },
+		{ POPT_STRING(0, "cgroup", &p->cgroup, "PATH",
+			      "tasks of a cgroup (a path, or a name under\n"
+			      "the v2 or perf_event mount)"),
+		  .excl = RECORD_TARGET },
+		POPT_OPERAND("-- CMD ARGS...",
+			     "run CMD and record it (from its exec); with -a\n"
+			     "or --cgroup, record those while CMD runs"),
+		{ POPT_UINT('F', "freq", &p->freq, "HZ", 1, 1000000,
+			    "sampling frequency (default 4999)"),
+		  .hint = "give a frequency in Hz (1 to 1000000)" },
+		{ POPT_LIST('e', "event", p->events, &p->nr_events, "EVENT",
+			    "add a tracepoint (sys:name) or replace the\n"
+			    "sampling event (cycles, cpu-clock, rNNN...)") },
+		{ POPT_LIST(0, "probe", p->probes, &p->nr_probes, "SPEC",
+			    "kernel probe: FUNC, FUNC%return, FUNC:RLN,\n"
+			    "SRC:ALN, FUNC+OFF (lines need debuginfo)") },
+		{ POPT_LIST(0, "uprobe", p->uprobes, &p->nr_uprobes,
+			    "BINARY:SPEC", "the same in a user-space binary") },
+		{ POPT_DOUBLE('d', "duration", &p->duration, "SECONDS", 0, 1e7,
+			      "stop after SECONDS seconds"),
+		  .hint = "give a duration in seconds", .flags = POPT_GT_MIN },
+		{ POPT_STRING(0, "vmlinux", &p->vmlinux, "FILE",
+			      "kernel image with debuginfo for --probe") },
+		{ POPT_UINT('m', "mmap-pages", &p->mmap_pages, "PAGES", 1,
+			    1 << 20,
+			    "ring buffer data pages per CPU (power of 2)"),
+		  .hint = "give a power of 2 number of pages",
+		  .flags = POPT_POW2 },
+		{ POPT_ENUM(0, "spans", &spans, "MODE", record_spans,
+			    "how lock holds, waits and flushes are timed:\n"
+			    "bpf: in the kernel (no record inside a\n"
+			    "hold); perf: from tracepoint records (per\n"
+			    "cgroup and CPU, but each hold includes the\n"
+			    "recorder's cost); auto (default): bpf where\n"
+			    "it loads, else perf") },
+		{ POPT_FLAG('q', "quiet", &p->quiet,
+			    "no progress line, notes or summary") },
+		POPT_HELP_ROW,
+		VM_CMD_OPTIONS(&p->vm),
+		POPT_END_ROW,
+	};
+	static const struct popt_excl excl_msg[] = {
+		{ RECORD_TARGET,
+		  "-a, -p and --cgroup are exclusive (-- CMD goes with -a or --cgroup: record while CMD runs)" },
+		{ 0, NULL },
+	};
+	const struct popt_cmd cmd = {
+		.name = "record",
+		.opts = opts,
+		/* The command's name ends ours: its options are its own. */
+		.dashdash = POPT_STOP,
+		.max_operands = -1,
+		.synopsis_post = "[-- CMD ARGS...]",
+		.excl_msg = excl_msg,
+		.about = record_about,
+		.epilogue = record_epilogue,
+	};
+	struct popt_args args;
+	int ret;
 
 	memset(p, 0, sizeof(*p));
 	p->output = DEFAULT_OUTPUT;
 	p->freq = DEFAULT_FREQ;
-	optind = 1;
-	opterr = 0;
-	/* '+': stop at the command's name, whose options are its own. */
-	while ((c = getopt_long(argc, argv, "+:o:ap:F:e:d:m:qh",
-				record_options, NULL)) != -1) {
-		switch (c) {
-		case 'o':
-			p->output = optarg;
-			break;
-		case 'a':
-			if (set_target(p, RECORDER_ALL))
-				return RS_EXIT_USAGE;
-			break;
-		case 'p':
-			if (parse_uint(optarg, INT_MAX, &v) || !v) {
-				rs_error("record: -p '%s': give a process id",
-					 optarg);
-				return RS_EXIT_USAGE;
-			}
-			if (set_target(p, RECORDER_PID))
-				return RS_EXIT_USAGE;
-			p->pid = v;
-			break;
-		case OPT_CGROUP:
-			if (set_target(p, RECORDER_CGROUP))
-				return RS_EXIT_USAGE;
-			p->cgroup = optarg;
-			break;
-		case 'F':
-			if (parse_uint(optarg, 1000000, &v) || !v) {
-				rs_error("record: -F '%s': give a frequency in Hz (1 to 1000000)",
-					 optarg);
-				return RS_EXIT_USAGE;
-			}
-			p->freq = v;
-			break;
-		case 'e':
-			if (add_arg(p->events, &p->nr_events, optarg, "-e"))
-				return RS_EXIT_USAGE;
-			break;
-		case OPT_PROBE:
-			if (add_arg(p->probes, &p->nr_probes, optarg,
-				    "--probe"))
-				return RS_EXIT_USAGE;
-			break;
-		case OPT_UPROBE:
-			if (add_arg(p->uprobes, &p->nr_uprobes, optarg,
-				    "--uprobe"))
-				return RS_EXIT_USAGE;
-			break;
-		case 'd':
-			errno = 0;
-			p->duration = strtod(optarg, &end);
-			if (errno || end == optarg || *end ||
-			    !(p->duration > 0) || p->duration > 1e7) {
-				rs_error("record: -d '%s': give a duration in seconds",
-					 optarg);
-				return RS_EXIT_USAGE;
-			}
-			break;
-		case OPT_VMLINUX:
-			p->vmlinux = optarg;
-			break;
-		case 'm':
-			if (parse_uint(optarg, 1UL << 20, &v) || !v ||
-			    (v & (v - 1))) {
-				rs_error("record: -m '%s': give a power of 2 number of pages",
-					 optarg);
-				return RS_EXIT_USAGE;
-			}
-			p->mmap_pages = v;
-			break;
-		case OPT_SPANS:
-			if (!strcmp(optarg, "auto"))
-				p->spans = RECORDER_SPANS_AUTO;
-			else if (!strcmp(optarg, "bpf"))
-				p->spans = RECORDER_SPANS_BPF;
-			else if (!strcmp(optarg, "perf"))
-				p->spans = RECORDER_SPANS_PERF;
-			else {
-				rs_error("record: --spans '%s': give auto, bpf or perf",
-					 optarg);
-				return RS_EXIT_USAGE;
-			}
-			break;
-		case 'q':
-			p->quiet = true;
-			break;
-		VM_OPT_CASES:
-			if (vm_opts__parse(&p->vm, c, optarg, vmerr,
-					   sizeof(vmerr))) {
-				rs_error("record: %s", vmerr);
-				record_usage(stderr);
-				return RS_EXIT_USAGE;
-			}
-			break;
-		case 'h':
-			record_help();
-			return -1;
-		default:
-			return rs_bad_option("record", c, argv[optind - 1],
-					     record_usage);
-		}
-	}
-	p->nopts = optind;
+	ret = rs_parse_options(&cmd, argc, argv, &args);
+	if (ret)
+		return ret;
+	/* The operands are argv's last words: CMD and its arguments. */
+	for (i = 1; args.nr && i < argc && argv[i] != args.operands[0]; i++)
+		;
+	free(args.operands);
+	p->spans = spans;
+	p->target_given = all || pid || p->cgroup;
+	p->target = all ? RECORDER_ALL : pid ? RECORDER_PID :
+		    p->cgroup ? RECORDER_CGROUP : RECORDER_ALL;
+	p->pid = pid;
 	if (p->vm.nkernels > 1) {
 		rs_error("record: one --kernel at a time (bench takes several)");
 		return RS_EXIT_USAGE;
@@ -318,14 +201,16 @@ static int record_parse_args(int argc, char **argv, struct record_params *p)
 		rs_error("record: --kernel: -p names something on this machine, not in the VM");
 		return RS_EXIT_USAGE;
 	}
-	if (optind < argc) {
+	if (args.nr) {
 		if (p->target_given && p->target == RECORDER_PID) {
 			rs_error("record: -p and -- CMD are exclusive: record a running process, or a command");
 			return RS_EXIT_USAGE;
 		}
-		if (!p->target_given)
-			set_target(p, RECORDER_CMD);
-		p->cmd = argv + optind;
+		if (!p->target_given) {
+			p->target = RECORDER_CMD;
+			p->target_given = true;
+		}
+		p->cmd = argv + i;
 	}
 	if (!strcmp(p->output, "-")) {
 		rs_error("record: -o -: only the file layout is written; give a file name");
@@ -334,6 +219,13 @@ static int record_parse_args(int argc, char **argv, struct record_params *p)
 	if (!*p->output) {
 		rs_error("record: -o needs a file name");
 		return RS_EXIT_USAGE;
+	}
+	if (p->vm.nkernels) {
+		p->gargv = popt__guest_argv(&cmd, argc, argv, &p->gargc);
+		if (!p->gargv) {
+			rs_error("record: out of memory");
+			return RS_EXIT_FAIL;
+		}
 	}
 	return 0;
 }
@@ -495,7 +387,7 @@ static int vm_program(const char *name, char *out, size_t len)
 /* Where the guest records; its /out comes back. */
 #define GUEST_OUTPUT "/out/rstat.data"
 
-static int record_in_vm(const struct record_params *p, int argc, char **argv)
+static int record_in_vm(const struct record_params *p)
 {
 	char paths[RECORDER_MAX_ARGS + 1][PATH_MAX];
 	char uprobes[RECORDER_MAX_ARGS][PATH_MAX + 256];
@@ -511,13 +403,15 @@ static int record_in_vm(const struct record_params *p, int argc, char **argv)
 	int gargc, i, n = 0, status = RS_EXIT_FAIL, err;
 
 	if (p->cmd) {
-		if (vm_program(p->cmd[0], paths[np], PATH_MAX))
+		if (vm_program(p->cmd[0], paths[np], PATH_MAX)) {
+			free(p->gargv);
 			return RS_EXIT_FAIL;
+		}
 		programs[np] = paths[np];
 		np++;
 	}
-	gargv = vm_guest_argv(argc, argv, p->nopts, record_options, "o",
-			      &gargc);
+	gargv = p->gargv;
+	gargc = p->gargc;
 	full = calloc(gargc + 3, sizeof(*full));
 	if (!gargv || !full) {
 		rs_error("record: out of memory");
@@ -612,6 +506,6 @@ int cmd_record(int argc, char **argv)
 	if (ret)
 		return ret;
 	if (params.vm.nkernels)
-		return rs_finish_stdout(record_in_vm(&params, argc, argv));
+		return rs_finish_stdout(record_in_vm(&params));
 	return record_run(&params, argc, argv);
 }

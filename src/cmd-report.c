@@ -5,7 +5,6 @@
  * for flamegraph.pl, or the same as JSON.
  */
 #include <errno.h>
-#include <getopt.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,6 +16,7 @@
 #include "json.h"
 #include "kernel-spans.h"
 #include "perf-data.h"
+#include "parse-options.h"
 #include "report-out.h"
 #include "rules.h"
 #include "session.h"
@@ -57,167 +57,53 @@ struct report_params {
 	unsigned int jobs;	/* -j: threads for a perf.data */
 };
 
-static const char report_usage_text[] =
-	"usage: rstat-analyze report [-i FILE|-] [--kallsyms FILE] [--vmlinux FILE]\n"
-	"                            [--rules FILE] [--hist] [--unit ns|us|ms]\n"
-	"                            [--span START,END]... [--json | --csv] [-j N]\n"
-	"       rstat-analyze report [-i FILE|-] [-j N] --folded [--pid|--tid]\n"
-	"                            [--kernel|--jit|--all] [--addrs]\n"
-	"                            [--event-filter NAME] [--samples]\n"
-	"                            [--stackcollapse]\n"
-	"       rstat-analyze report [--rules FILE] --rules-dump\n";
+static const char report_about[] =
+	"Read a recording made by `rstat-analyze record` or `perf record`\n"
+	"(perf.data, file or pipe layout) and say which subsystem's rstat\n"
+	"flush spent the samples, who asked for each flush, and how long\n"
+	"the flush lock was held: attribution, trigger and span tables,\n"
+	"then every event's count.\n";
 
-static void report_usage(FILE *out)
-{
-	fputs(report_usage_text, out);
-}
+static const char report_epilogue[] =
+	"Exit status: 0 ok, 1 error (one line on stderr), 2 usage error.\n"
+	"See rstat-analyze-report(1).\n";
 
-static void report_help(void)
-{
-	report_usage(stdout);
-	fputs("\n"
-	      "Read a recording made by `rstat-analyze record` or `perf record`\n"
-	      "(perf.data, file or pipe layout) and say which subsystem's rstat\n"
-	      "flush spent the samples, who asked for each flush, and how long\n"
-	      "the flush lock was held: attribution, trigger and span tables,\n"
-	      "then every event's count.\n"
-	      "\n"
-	      "  -i, --input FILE      input; `-` reads standard input (default "
-	      DEFAULT_INPUT ")\n"
-	      "      --kallsyms FILE   kernel symbols (/proc/kallsyms format); by\n"
-	      "                        default /proc/kallsyms when the recording was\n"
-	      "                        made on the running kernel\n"
-	      "      --vmlinux FILE    kernel symbols from an uncompressed vmlinux\n"
-	      "                        (its build id must match the recording's)\n"
-	      "      --rules FILE      add or override classification rules\n"
-	      "      --rules-dump      print the rule table in use and exit\n"
-	      "      --hist            add log2 histograms (funclatency format)\n"
-	      "      --unit UNIT       ns, us (default) or ms for times\n"
-	      "      --span START,END  latency from each START event to the next\n"
-	      "                        END event of the same task (repeatable)\n"
-	      "      --json            everything as one JSON object\n"
-	      "      --csv             the tables as CSV blocks\n"
-	      "      --folded          folded stacks for flamegraph.pl, line for line\n"
-	      "                        as `perf script | stackcollapse-perf.pl`\n"
-	      "        --pid           first frame comm-PID (the recorded PID)\n"
-	      "        --tid           first frame comm-PID/TID\n"
-	      "        --kernel        mark kernel frames with _[k]\n"
-	      "        --jit           mark JIT frames (/tmp/perf-PID.map) with _[j]\n"
-	      "        --all           both --kernel and --jit\n"
-	      "        --addrs         keep raw addresses of unknown frames\n"
-	      "        --event-filter NAME  fold only this event (perf's name, with\n"
-	      "                        or without modifiers: cpu-clock, cycles:u)\n"
-	      "                        default: the sampling event of a perf.data,\n"
-	      "                        the first event seen in perf script text\n"
-	      "        --samples       count samples instead of summing periods\n"
-	      "        --stackcollapse  a perf.data folded exactly as\n"
-	      "                        `perf script | stackcollapse-perf.pl`: the\n"
-	      "                        first event seen, tracepoint hits included\n"
-	      "  -j, --jobs N          threads for a perf.data: 1 reads, decodes\n"
-	      "                        and folds on one; 2 (the default with two\n"
-	      "                        CPUs or more) reads and decodes on a second;\n"
-	      "                        the output is the same\n"
-	      "  -h, --help            this text\n"
-	      "\n"
-	      "Exit status: 0 ok, 1 error (one line on stderr), 2 usage error.\n"
-	      "See rstat-analyze-report(1).\n", stdout);
-}
+/* --unit's words, the ns in one of each and the unit's name. */
+static const char *const report_units[] = { "ns", "us", "ms", NULL };
+static const struct {
+	uint64_t divisor;
+	const char *name;
+} report_unit_table[] = {
+	{ 1, "nsecs" },
+	{ 1000, "usecs" },
+	{ 1000000, "msecs" },
+};
 
+/* The exclusivity groups. */
 enum {
-	OPT_KALLSYMS = 256,
-	OPT_VMLINUX,
-	OPT_FOLDED,
-	OPT_PID,
-	OPT_TID,
-	OPT_KERNEL,
-	OPT_JIT,
-	OPT_ALL,
-	OPT_ADDRS,
-	OPT_EVENT_FILTER,
-	OPT_SAMPLES,
-	OPT_STACKCOLLAPSE,
-	OPT_JSON,
-	OPT_CSV,
-	OPT_RULES,
-	OPT_RULES_DUMP,
-	OPT_HIST,
-	OPT_UNIT,
-	OPT_SPAN,
+	REPORT_EXCL_MODE = 1,	/* --folded, --json, --csv */
+	REPORT_EXCL_WHO,	/* --pid, --tid */
 };
 
-static const struct option report_options[] = {
-	{ "input", required_argument, NULL, 'i' },
-	{ "kallsyms", required_argument, NULL, OPT_KALLSYMS },
-	{ "vmlinux", required_argument, NULL, OPT_VMLINUX },
-	{ "folded", no_argument, NULL, OPT_FOLDED },
-	{ "pid", no_argument, NULL, OPT_PID },
-	{ "tid", no_argument, NULL, OPT_TID },
-	{ "kernel", no_argument, NULL, OPT_KERNEL },
-	{ "jit", no_argument, NULL, OPT_JIT },
-	{ "all", no_argument, NULL, OPT_ALL },
-	{ "addrs", no_argument, NULL, OPT_ADDRS },
-	{ "event-filter", required_argument, NULL, OPT_EVENT_FILTER },
-	{ "samples", no_argument, NULL, OPT_SAMPLES },
-	{ "stackcollapse", no_argument, NULL, OPT_STACKCOLLAPSE },
-	{ "json", no_argument, NULL, OPT_JSON },
-	{ "csv", no_argument, NULL, OPT_CSV },
-	{ "rules", required_argument, NULL, OPT_RULES },
-	{ "rules-dump", no_argument, NULL, OPT_RULES_DUMP },
-	{ "hist", no_argument, NULL, OPT_HIST },
-	{ "unit", required_argument, NULL, OPT_UNIT },
-	{ "span", required_argument, NULL, OPT_SPAN },
-	{ "jobs", required_argument, NULL, 'j' },
-	{ "help", no_argument, NULL, 'h' },
-	{ NULL, 0, NULL, 0 },
-};
-
-static int set_mode(struct report_params *p, enum report_mode mode)
+/* --span START,END: two non-empty event names. */
+static int add_span(const struct popt *opt, const char *arg, char *err,
+		    size_t errlen)
 {
-	if (p->mode != REPORT_TEXT && p->mode != mode) {
-		rs_error("report: --folded, --json and --csv do not go together");
-		return -EINVAL;
-	}
-	p->mode = mode;
-	return 0;
-}
-
-static int set_unit(struct report_params *p, const char *unit)
-{
-	if (!strcmp(unit, "ns")) {
-		p->divisor = 1;
-		p->unit = "nsecs";
-	} else if (!strcmp(unit, "us")) {
-		p->divisor = 1000;
-		p->unit = "usecs";
-	} else if (!strcmp(unit, "ms")) {
-		p->divisor = 1000000;
-		p->unit = "msecs";
-	} else {
-		rs_error("report: --unit '%s': use ns, us or ms", unit);
-		return -EINVAL;
-	}
-	return 0;
-}
-
-/* START,END: two non-empty event names. */
-static int add_span(struct report_params *p, const char *arg)
-{
+	struct report_params *p = opt->value;
 	char *text, *comma;
 
 	if (p->nr_spans == REPORT_MAX_SPANS) {
-		rs_error("report: at most %d --span options",
+		snprintf(err, errlen, "at most %d --span options",
 			 REPORT_MAX_SPANS);
 		return -EINVAL;
 	}
 	text = strdup(arg);
 	if (!text) {
-		rs_error("report: out of memory");
+		snprintf(err, errlen, "out of memory");
 		return -ENOMEM;
 	}
 	comma = strchr(text, ',');
 	if (!comma || comma == text || !comma[1] || strchr(comma + 1, ',')) {
-		rs_error("report: --span '%s': give two event names as START,END (e.g. probe:L26,probe:L31)",
-			 arg);
 		free(text);
 		return -EINVAL;
 	}
@@ -230,19 +116,18 @@ static int add_span(struct report_params *p, const char *arg)
 }
 
 /* -j N: 1 and up; more than REPORT_MAX_JOBS is taken as that many. */
-static int set_jobs(struct report_params *p, const char *arg)
+static int set_jobs(const struct popt *opt, const char *arg, char *err,
+		    size_t errlen)
 {
+	unsigned int *jobs = opt->value;
 	unsigned long v;
 	char *end;
 
 	errno = 0;
 	v = strtoul(arg, &end, 10);
-	if (errno || end == arg || *end || !v || arg[0] == '-') {
-		rs_error("report: -j '%s': give a number of threads, 1 or more",
-			 arg);
+	if (errno || end == arg || *end || !v || arg[0] == '-')
 		return -EINVAL;
-	}
-	p->jobs = v > REPORT_MAX_JOBS ? REPORT_MAX_JOBS : v;
+	*jobs = v > REPORT_MAX_JOBS ? REPORT_MAX_JOBS : v;
 	return 0;
 }
 
@@ -266,115 +151,118 @@ static void report_params_free(struct report_params *p)
 /* Returns 0, RS_EXIT_USAGE, or -1 when --help was printed. */
 static int report_parse_args(int argc, char **argv, struct report_params *p)
 {
-	int c;
+	bool folded = false, json = false, csv = false, all = false;
+	int unit = 1;
+	const struct popt opts[] = {
+		{ POPT_STRING('i', "input", &p->input, "FILE",
+			      "input; `-` reads standard input (default "
+			      DEFAULT_INPUT ")"),
+		  .usage = "[-i FILE|-]" },
+		{ POPT_STRING(0, "kallsyms", &p->kallsyms, "FILE",
+			      "kernel symbols (/proc/kallsyms format); by\n"
+			      "default /proc/kallsyms when the recording was\n"
+			      "made on the running kernel") },
+		{ POPT_STRING(0, "vmlinux", &p->vmlinux, "FILE",
+			      "kernel symbols from an uncompressed vmlinux\n"
+			      "(its build id must match the recording's)") },
+		{ POPT_STRING(0, "rules", &p->rules_file, "FILE",
+			      "add or override classification rules") },
+		{ POPT_FLAG(0, "rules-dump", &p->rules_dump,
+			    "print the rule table in use and exit") },
+		{ POPT_FLAG(0, "hist", &p->hist,
+			    "add log2 histograms (funclatency format)") },
+		{ POPT_ENUM(0, "unit", &unit, "UNIT", report_units,
+			    "ns, us (default) or ms for times"),
+		  .hint = "use ns, us or ms" },
+		{ POPT_CALLBACK(0, "span", p, "START,END", add_span,
+				"latency from each START event to the next\n"
+				"END event of the same task (repeatable)"),
+		  .hint = "give two event names as START,END (e.g. probe:L26,probe:L31)",
+		  .flags = POPT_REPEAT },
+		{ POPT_FLAG(0, "json", &json, "everything as one JSON object"),
+		  .excl = REPORT_EXCL_MODE },
+		{ POPT_FLAG(0, "csv", &csv, "the tables as CSV blocks"),
+		  .excl = REPORT_EXCL_MODE },
+		{ POPT_FLAG(0, "folded", &folded,
+			    "folded stacks for flamegraph.pl, line for line\n"
+			    "as `perf script | stackcollapse-perf.pl`"),
+		  .excl = REPORT_EXCL_MODE },
+		{ POPT_FLAG(0, "pid", &p->fold.pid,
+			    "first frame comm-PID (the recorded PID)"),
+		  .excl = REPORT_EXCL_WHO, .flags = POPT_INDENT },
+		{ POPT_FLAG(0, "tid", &p->fold.tid, "first frame comm-PID/TID"),
+		  .excl = REPORT_EXCL_WHO, .flags = POPT_INDENT },
+		{ POPT_FLAG(0, "kernel", &p->fold.kernel,
+			    "mark kernel frames with _[k]"),
+		  .flags = POPT_INDENT },
+		{ POPT_FLAG(0, "jit", &p->fold.jit,
+			    "mark JIT frames (/tmp/perf-PID.map) with _[j]"),
+		  .flags = POPT_INDENT },
+		{ POPT_FLAG(0, "all", &all, "both --kernel and --jit"),
+		  .flags = POPT_INDENT },
+		{ POPT_FLAG(0, "addrs", &p->fold.addrs,
+			    "keep raw addresses of unknown frames"),
+		  .flags = POPT_INDENT },
+		{ POPT_STRING(0, "event-filter", &p->fold.event_filter, "NAME",
+			      "fold only this event (perf's name, with\n"
+			      "or without modifiers: cpu-clock, cycles:u)\n"
+			      "default: the sampling event of a perf.data,\n"
+			      "the first event seen in perf script text"),
+		  .flags = POPT_INDENT },
+		{ POPT_FLAG(0, "samples", &p->fold.samples,
+			    "count samples instead of summing periods"),
+		  .flags = POPT_INDENT },
+		{ POPT_FLAG(0, "stackcollapse", &p->stackcollapse,
+			    "a perf.data folded exactly as\n"
+			    "`perf script | stackcollapse-perf.pl`: the\n"
+			    "first event seen, tracepoint hits included"),
+		  .flags = POPT_INDENT },
+		{ POPT_CALLBACK('j', "jobs", &p->jobs, "N", set_jobs,
+				"threads for a perf.data: 1 reads, decodes\n"
+				"and folds on one; 2 (the default with two\n"
+				"CPUs or more) reads and decodes on a second;\n"
+				"the output is the same"),
+		  .hint = "give a number of threads, 1 or more" },
+		POPT_HELP_ROW,
+		POPT_END_ROW,
+	};
+	static const struct popt_excl excl_msg[] = {
+		{ REPORT_EXCL_MODE,
+		  "--folded, --json and --csv do not go together" },
+		{ REPORT_EXCL_WHO,
+		  "--pid and --tid do not go together (--tid names comm-PID/TID, the PID included)" },
+		{ 0, NULL },
+	};
+	const struct popt_cmd cmd = {
+		.name = "report",
+		.opts = opts,
+		.max_operands = 0,
+		.excl_msg = excl_msg,
+		.about = report_about,
+		.epilogue = report_epilogue,
+	};
+	struct popt_args args;
+	int ret;
 
 	memset(p, 0, sizeof(*p));
 	p->input = DEFAULT_INPUT;
-	p->divisor = 1000;
-	p->unit = "usecs";
 	p->jobs = default_jobs();
-	optind = 1;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":i:j:h", report_options,
-				NULL)) != -1) {
-		switch (c) {
-		case 'i':
-			p->input = optarg;
-			break;
-		case 'j':
-			if (set_jobs(p, optarg))
-				return RS_EXIT_USAGE;
-			break;
-		case OPT_KALLSYMS:
-			p->kallsyms = optarg;
-			break;
-		case OPT_VMLINUX:
-			p->vmlinux = optarg;
-			break;
-		case OPT_FOLDED:
-			if (set_mode(p, REPORT_FOLDED))
-				return RS_EXIT_USAGE;
-			break;
-		case OPT_JSON:
-			if (set_mode(p, REPORT_JSON))
-				return RS_EXIT_USAGE;
-			break;
-		case OPT_CSV:
-			if (set_mode(p, REPORT_CSV))
-				return RS_EXIT_USAGE;
-			break;
-		case OPT_RULES:
-			p->rules_file = optarg;
-			break;
-		case OPT_RULES_DUMP:
-			p->rules_dump = true;
-			break;
-		case OPT_HIST:
-			p->hist = true;
-			break;
-		case OPT_UNIT:
-			if (set_unit(p, optarg))
-				return RS_EXIT_USAGE;
-			break;
-		case OPT_SPAN:
-			if (add_span(p, optarg))
-				return RS_EXIT_USAGE;
-			break;
-		case OPT_PID:
-			p->fold.pid = true;
-			p->fold_option_seen = true;
-			break;
-		case OPT_TID:
-			p->fold.tid = true;
-			p->fold_option_seen = true;
-			break;
-		case OPT_KERNEL:
-			p->fold.kernel = true;
-			p->fold_option_seen = true;
-			break;
-		case OPT_JIT:
-			p->fold.jit = true;
-			p->fold_option_seen = true;
-			break;
-		case OPT_ALL:
-			p->fold.kernel = p->fold.jit = true;
-			p->fold_option_seen = true;
-			break;
-		case OPT_ADDRS:
-			p->fold.addrs = true;
-			p->fold_option_seen = true;
-			break;
-		case OPT_EVENT_FILTER:
-			p->fold.event_filter = optarg;
-			p->fold_option_seen = true;
-			break;
-		case OPT_SAMPLES:
-			p->fold.samples = true;
-			p->fold_option_seen = true;
-			break;
-		case OPT_STACKCOLLAPSE:
-			p->stackcollapse = true;
-			p->fold_option_seen = true;
-			break;
-		case 'h':
-			report_help();
-			return -1;
-		default:
-			return rs_bad_option("report", c, argv[optind - 1],
-					     report_usage);
-		}
-	}
-	if (optind < argc) {
-		rs_error("report: unexpected argument '%s'", argv[optind]);
-		report_usage(stderr);
-		return RS_EXIT_USAGE;
-	}
+	ret = rs_parse_options(&cmd, argc, argv, &args);
+	if (ret)
+		return ret;
+	free(args.operands);
+	p->divisor = report_unit_table[unit].divisor;
+	p->unit = report_unit_table[unit].name;
+	p->mode = folded ? REPORT_FOLDED : json ? REPORT_JSON :
+		  csv ? REPORT_CSV : REPORT_TEXT;
+	if (all)
+		p->fold.kernel = p->fold.jit = true;
+	p->fold_option_seen = p->fold.pid || p->fold.tid || p->fold.kernel ||
+			      p->fold.jit || p->fold.addrs ||
+			      p->fold.event_filter || p->fold.samples ||
+			      p->stackcollapse;
 	if (p->fold_option_seen && p->mode != REPORT_FOLDED) {
 		rs_error("report: --pid, --tid, --kernel, --jit, --all, --addrs, --event-filter, --samples and --stackcollapse go with --folded");
-		return RS_EXIT_USAGE;
-	}
-	if (p->fold.pid && p->fold.tid) {
-		rs_error("report: --pid and --tid do not go together (--tid names comm-PID/TID, the PID included)");
 		return RS_EXIT_USAGE;
 	}
 	if (p->fold.event_filter && !*p->fold.event_filter) {

@@ -6,7 +6,6 @@
  * on a terminal, else one timestamped block per interval.
  */
 #include <errno.h>
-#include <getopt.h>
 #include <math.h>
 #include <signal.h>
 #include <stdio.h>
@@ -19,6 +18,7 @@
 #include "cmds.h"
 #include "live-out.h"
 #include "live.h"
+#include "parse-options.h"
 #include "util.h"
 #include "vm.h"
 
@@ -29,60 +29,108 @@ static void top_on_signal(int sig)
 	top_stop = sig;
 }
 
-static const char top_usage_text[] =
-	"usage: rstat-analyze top [-i SECONDS] [-d SECONDS] [-s KEY] [-n ROWS]\n"
-	"                         [--batch] [--cgroup PATH]... [--no-stacks]\n"
-	"                         [--kernel IMAGE -d SECONDS [VM options]]\n";
+static const char top_about[] =
+	"Show what rstat flushes cost on this machine, live: every interval\n"
+	"the flushes by subsystem and by what asked for them, the flush time\n"
+	"per second, lock hold and wait p50/p99, contended and yielded locks,\n"
+	"memcg flushes requested/performed/skipped and the busiest cgroups.\n"
+	"Timed in the kernel by the BPF programs `record --spans bpf` uses;\n"
+	"needs root. On a terminal the screen is redrawn; otherwise (or with\n"
+	"--batch) one block per interval is printed, a '# time=...' line then\n"
+	"'KIND key=value...' lines. Ctrl-C (or -d) stops and detaches.\n";
 
-static void top_usage(FILE *out)
+static const char top_epilogue[] =
+	"With --kernel (and -d), the same blocks from inside a throwaway VM\n"
+	"booted from that kernel image, printed when it ends.\n";
+
+struct top_params {
+	struct vm_opts vm;
+	struct live_top_opts to;
+	struct live_opts lo;
+	struct rs_cgroup_ids cg;
+	double interval, duration;
+	bool batch;
+	char **gargv;		/* --kernel: the guest's argv */
+	int gargc;
+};
+
+static int sort_option(const struct popt *opt, const char *arg, char *err,
+		       size_t errlen)
 {
-	fputs(top_usage_text, out);
+	if (!live_sort__parse(arg, opt->value))
+		return 0;
+	snprintf(err, errlen, "--sort '%s': give %s", arg, live_sort__names());
+	return -EINVAL;
 }
 
-static void top_help(void)
+/* Returns 0, RS_EXIT_USAGE or RS_EXIT_FAIL, or -1 when --help was printed. */
+static int top_parse_args(int argc, char **argv, struct top_params *p)
 {
-	top_usage(stdout);
-	fputs("\n"
-	      "Show what rstat flushes cost on this machine, live: every interval\n"
-	      "the flushes by subsystem and by what asked for them, the flush time\n"
-	      "per second, lock hold and wait p50/p99, contended and yielded locks,\n"
-	      "memcg flushes requested/performed/skipped and the busiest cgroups.\n"
-	      "Timed in the kernel by the BPF programs `record --spans bpf` uses;\n"
-	      "needs root. On a terminal the screen is redrawn; otherwise (or with\n"
-	      "--batch) one block per interval is printed, a '# time=...' line then\n"
-	      "'KIND key=value...' lines. Ctrl-C (or -d) stops and detaches.\n"
-	      "\n"
-	      "Options:\n"
-	      "  -i, --interval SECONDS  time between updates (default 1)\n"
-	      "  -d, --duration SECONDS  stop after this long (default: until Ctrl-C)\n"
-	      "  -s, --sort KEY          subsystem rows by flushes (default), time,\n"
-	      "                          holds, hold-p99 or waits\n"
-	      "  -n, --rows N            busiest cgroups shown (default 10, at most 32)\n"
-	      "  -b, --batch             one block per interval even on a terminal\n"
-	      "      --cgroup PATH       only flushes of this cgroup (repeatable)\n"
-	      "      --no-stacks         no kernel stacks: cheaper, subsystems unknown\n"
-	      "  -h, --help              this text\n"
-	      "\n"
-	      "With --kernel (and -d), the same blocks from inside a throwaway VM\n"
-	      "booted from that kernel image, printed when it ends.\n"
-	      "\n"
-	      VM_HELP_TEXT, stdout);
-}
+	const struct popt opts[] = {
+		POPT_GROUP("Options:"),
+		{ POPT_DOUBLE('i', "interval", &p->interval, "SECONDS",
+			      0.01, 86400, "time between updates (default 1)"),
+		  .hint = "give seconds from 0.01 to 86400",
+		  .flags = POPT_SAY_LONG },
+		{ POPT_DOUBLE('d', "duration", &p->duration, "SECONDS",
+			      0.01, 86400,
+			      "stop after this long (default: until Ctrl-C)"),
+		  .hint = "give seconds from 0.01 to 86400",
+		  .flags = POPT_SAY_LONG },
+		{ POPT_CALLBACK('s', "sort", &p->to.sort, "KEY", sort_option,
+				"subsystem rows by flushes (default), time,\n"
+				"holds, hold-p99 or waits") },
+		{ POPT_UINT('n', "rows", &p->to.cgroups, "N", 0, LIVE_CGROUPS,
+			    "busiest cgroups shown (default 10, at most 32)"),
+		  .hint = "give 0 to 32", .flags = POPT_SAY_LONG },
+		{ POPT_FLAG('b', "batch", &p->batch,
+			    "one block per interval even on a terminal") },
+		{ POPT_CALLBACK(0, "cgroup", &p->cg, "PATH", rs_cgroup_option,
+				"only flushes of this cgroup (repeatable)"),
+		  .flags = POPT_REPEAT },
+		{ POPT_FLAG(0, "no-stacks", &p->lo.no_stacks,
+			    "no kernel stacks: cheaper, subsystems unknown") },
+		POPT_HELP_ROW,
+		VM_CMD_OPTIONS(&p->vm),
+		POPT_END_ROW,
+	};
+	const struct popt_cmd cmd = {
+		.name = "top",
+		.opts = opts,
+		.max_operands = 0,
+		.help_column = 26,
+		.about = top_about,
+		.epilogue = top_epilogue,
+	};
+	struct popt_args args;
+	int ret;
 
-enum { OPT_CGROUP = 256, OPT_NO_STACKS };
-
-/* A positive number of seconds, at most a day. */
-static int parse_seconds(const char *s, double *out)
-{
-	char *end;
-	double v;
-
-	errno = 0;
-	v = strtod(s, &end);
-	if (errno || end == s || *end || !isfinite(v) || v < 0.01 ||
-	    v > 86400)
-		return -EINVAL;
-	*out = v;
+	ret = rs_parse_options(&cmd, argc, argv, &args);
+	if (ret)
+		return ret;
+	free(args.operands);
+	if (!p->vm.nkernels)
+		return 0;
+	if (p->vm.nkernels > 1) {
+		rs_error("top: one --kernel at a time");
+		popt__usage(&cmd, stderr);
+		return RS_EXIT_USAGE;
+	}
+	if (p->duration <= 0) {
+		rs_error("top: --kernel needs -d SECONDS (the guest's blocks are printed when it ends)");
+		popt__usage(&cmd, stderr);
+		return RS_EXIT_USAGE;
+	}
+	if (p->cg.nr) {
+		rs_error("top: --cgroup names this machine's cgroups, not the guest's; drop it with --kernel");
+		popt__usage(&cmd, stderr);
+		return RS_EXIT_USAGE;
+	}
+	p->gargv = popt__guest_argv(&cmd, argc, argv, &p->gargc);
+	if (!p->gargv) {
+		rs_error("top: out of memory");
+		return RS_EXIT_FAIL;
+	}
 	return 0;
 }
 
@@ -107,54 +155,18 @@ static double wall_now(void)
 	return tv.tv_sec + tv.tv_usec / 1e6;
 }
 
-static const struct option top_long_options[] = {
-	{ "interval", required_argument, NULL, 'i' },
-	{ "duration", required_argument, NULL, 'd' },
-	{ "sort", required_argument, NULL, 's' },
-	{ "rows", required_argument, NULL, 'n' },
-	{ "batch", no_argument, NULL, 'b' },
-	{ "cgroup", required_argument, NULL, OPT_CGROUP },
-	{ "no-stacks", no_argument, NULL, OPT_NO_STACKS },
-	{ "help", no_argument, NULL, 'h' },
-	VM_LONG_OPTIONS,
-	{ NULL, 0, NULL, 0 },
-};
-
 /*
  * top on another kernel: the same command in a throwaway VM, with -d so
  * that it ends; its blocks (not a terminal there) printed afterwards.
  */
-static int top_in_vm(const struct vm_opts *vm, size_t nr_ids,
-		     double duration, int argc, char **argv)
+static int top_in_vm(struct top_params *p)
 {
 	struct vm_result *res;
-	char **gargv;
-	int gargc, status;
+	int status;
 
-	if (vm->nkernels > 1) {
-		rs_error("top: one --kernel at a time");
-		top_usage(stderr);
-		return RS_EXIT_USAGE;
-	}
-	if (duration <= 0) {
-		rs_error("top: --kernel needs -d SECONDS (the guest's blocks are printed when it ends)");
-		top_usage(stderr);
-		return RS_EXIT_USAGE;
-	}
-	if (nr_ids) {
-		rs_error("top: --cgroup names this machine's cgroups, not the guest's; drop it with --kernel");
-		top_usage(stderr);
-		return RS_EXIT_USAGE;
-	}
-	gargv = vm_guest_argv(argc, argv, optind, top_long_options, NULL,
-			      &gargc);
-	if (!gargv) {
-		rs_error("top: out of memory");
-		return RS_EXIT_FAIL;
-	}
-	status = vm_cmd__run("top", vm, vm->kernels[0], gargc, gargv, NULL,
-			     NULL, &res);
-	free(gargv);
+	status = vm_cmd__run("top", &p->vm, p->vm.kernels[0], p->gargc,
+			     p->gargv, NULL, NULL, &res);
+	free(p->gargv);
 	if (status)
 		return status;
 	status = vm_cmd__print_output(res);
@@ -164,107 +176,33 @@ static int top_in_vm(const struct vm_opts *vm, size_t nr_ids,
 
 int cmd_top(int argc, char **argv)
 {
-	struct vm_opts vm;
-	struct live_top_opts to = { .sort = LIVE_SORT_FLUSHES, .cgroups = 10 };
-	struct live_opts lo = { .cgroup_paths = true };
+	struct top_params p = {
+		.to = { .sort = LIVE_SORT_FLUSHES, .cgroups = 10 },
+		.lo = { .cgroup_paths = true },
+		.interval = 1,
+	};
 	struct live_snap *snaps = NULL;
-	double interval = 1, duration = 0, start, next;
-	uint64_t ids[64];
-	size_t nr_ids = 0;
-	char why[4096 + 128];
+	double start, next;
 	struct live *l = NULL;
 	char errbuf[512] = "";
-	bool batch = false;
-	int c, err, cur = 0, status = RS_EXIT_FAIL;
-	char *end;
-	long n;
+	int err, cur = 0, status = RS_EXIT_FAIL;
 
-	memset(&vm, 0, sizeof(vm));
-	opterr = 0;
-	optind = 1;
-	while ((c = getopt_long(argc, argv, ":i:d:s:n:bh", top_long_options,
-				 NULL)) != -1) {
-		switch (c) {
-		VM_OPT_CASES:
-			if (vm_opts__parse(&vm, c, optarg, errbuf,
-					   sizeof(errbuf))) {
-				rs_error("top: %s", errbuf);
-				top_usage(stderr);
-				return RS_EXIT_USAGE;
-			}
-			break;
-		case 'i':
-			if (parse_seconds(optarg, &interval)) {
-				rs_error("top: --interval '%s': give seconds from 0.01 to 86400",
-					 optarg);
-				return RS_EXIT_USAGE;
-			}
-			break;
-		case 'd':
-			if (parse_seconds(optarg, &duration)) {
-				rs_error("top: --duration '%s': give seconds from 0.01 to 86400",
-					 optarg);
-				return RS_EXIT_USAGE;
-			}
-			break;
-		case 's':
-			if (live_sort__parse(optarg, &to.sort)) {
-				rs_error("top: --sort '%s': give %s", optarg,
-					 live_sort__names());
-				return RS_EXIT_USAGE;
-			}
-			break;
-		case 'n':
-			errno = 0;
-			n = strtol(optarg, &end, 10);
-			if (errno || end == optarg || *end || n < 0 ||
-			    n > LIVE_CGROUPS) {
-				rs_error("top: --rows '%s': give 0 to %d",
-					 optarg, LIVE_CGROUPS);
-				return RS_EXIT_USAGE;
-			}
-			to.cgroups = (unsigned int)n;
-			break;
-		case 'b':
-			batch = true;
-			break;
-		case OPT_CGROUP:
-			if (live_cgroup_arg(optarg, ids, &nr_ids,
-					    sizeof(ids) / sizeof(ids[0]),
-					    why, sizeof(why))) {
-				rs_error("top: %s", why);
-				return RS_EXIT_USAGE;
-			}
-			break;
-		case OPT_NO_STACKS:
-			lo.no_stacks = true;
-			break;
-		case 'h':
-			top_help();
-			return rs_finish_stdout(RS_EXIT_OK);
-		default:
-			return rs_bad_option("top", c, argv[optind - 1],
-					     top_usage);
-		}
-	}
-	if (optind < argc) {
-		rs_error("top: unexpected argument '%s'", argv[optind]);
-		top_usage(stderr);
-		return RS_EXIT_USAGE;
-	}
-	if (vm.nkernels)
-		return top_in_vm(&vm, nr_ids, duration, argc, argv);
+	err = top_parse_args(argc, argv, &p);
+	if (err)
+		return err < 0 ? rs_finish_stdout(RS_EXIT_OK) : err;
+	if (p.vm.nkernels)
+		return rs_finish_stdout(top_in_vm(&p));
 	if (geteuid()) {
 		rs_error("top: loading BPF programs needs root (or CAP_BPF and CAP_PERFMON); run it with sudo");
 		return RS_EXIT_FAIL;
 	}
-	to.tty = !batch && isatty(STDOUT_FILENO);
-	lo.cgroup_ids = ids;
-	lo.nr_cgroup_ids = nr_ids;
+	p.to.tty = !p.batch && isatty(STDOUT_FILENO);
+	p.lo.cgroup_ids = p.cg.ids;
+	p.lo.nr_cgroup_ids = p.cg.nr;
 
 	/* Two snapshots (the previous and this one): too big for a stack. */
 	snaps = calloc(2, sizeof(*snaps));
-	l = live__new(&lo);
+	l = live__new(&p.lo);
 	if (!snaps || !l) {
 		rs_error("top: out of memory");
 		goto out;
@@ -285,9 +223,9 @@ int cmd_top(int argc, char **argv)
 	while (!top_stop) {
 		double now;
 
-		next += interval;
-		if (duration > 0 && next > start + duration)
-			next = start + duration;
+		next += p.interval;
+		if (p.duration > 0 && next > start + p.duration)
+			next = start + p.duration;
 		sleep_until(next);
 		/* A stop mid-interval still prints that partial interval. */
 		err = live__sample(l, &snaps[!cur], errbuf, sizeof(errbuf));
@@ -296,14 +234,14 @@ int cmd_top(int argc, char **argv)
 			goto out;
 		}
 		cur = !cur;
-		to.wall = wall_now();
-		live_out__top(stdout, &snaps[cur], &snaps[!cur], &to);
+		p.to.wall = wall_now();
+		live_out__top(stdout, &snaps[cur], &snaps[!cur], &p.to);
 		if (ferror(stdout))
 			break;
 		now = rs_now_s();
-		if (duration > 0 && now >= start + duration - 1e-3)
+		if (p.duration > 0 && now >= start + p.duration - 1e-3)
 			break;
-		if (next < now - interval)	/* suspended: catch up */
+		if (next < now - p.interval)	/* suspended: catch up */
 			next = now;
 	}
 	status = RS_EXIT_OK;

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "cmds.h"
+#include "parse-options.h"
 #include "vm.h"
 
 #define CONSOLE_TAIL 3000	/* bytes of console a failure shows */
@@ -120,6 +121,15 @@ int vm_cmd__run(const char *cmd, const struct vm_opts *o, const char *kernel,
 			kernel);
 	*resp = res;
 	return RS_EXIT_OK;
+}
+
+const char *const vm_cmd__accels[] = { "kvm", "tcg", "auto", NULL };
+const char *const vm_cmd__clocks[] = { "real", "icount", NULL };
+
+int vm_cmd__option(const struct popt *opt, const char *arg, char *err,
+		   size_t errlen)
+{
+	return vm_opts__parse(opt->value, opt->data, arg, err, errlen);
 }
 
 int vm_cmd__print_output_as(const struct vm_result *res, const char *guest,

@@ -10,7 +10,6 @@
  */
 #include <arpa/inet.h>
 #include <errno.h>
-#include <getopt.h>
 #include <grp.h>
 #include <linux/capability.h>
 #include <math.h>
@@ -30,6 +29,7 @@
 #include "live-out.h"
 #include "live.h"
 #include "metrics-http.h"
+#include "parse-options.h"
 #include "util.h"
 
 /* Outside 9100-9999, the exporters' range Prometheus keeps (all taken). */
@@ -46,56 +46,16 @@ static void watch_on_signal(int sig)
 		watch_stop = sig;
 }
 
-static const char watch_usage_text[] =
-	"usage: rstat-analyze watch [-l ADDR:PORT] [-i SECONDS] [-u USER]\n"
-	"                           [-d SECONDS] [--cgroup PATH]... [--no-stacks]\n";
-
-static void watch_usage(FILE *out)
-{
-	fputs(watch_usage_text, out);
-}
-
-static void watch_help(void)
-{
-	watch_usage(stdout);
-	fputs("\n"
-	      "Serve what rstat flushes cost as Prometheus metrics (text format\n"
-	      "0.0.4) on http://127.0.0.1:" WATCH_PORT_STR "/metrics: flushes by subsystem,\n"
-	      "trigger and cgroup level, lock contention and yields, memcg flush\n"
-	      "decisions, histograms of flush, hold and wait times in seconds, the\n"
-	      "sources this kernel lacks and what the exporter costs. Timed in the\n"
-	      "kernel by the BPF programs `record --spans bpf` uses; needs root to\n"
-	      "start, then drops every capability (or becomes --user). GET /metrics\n"
-	      "only. SIGTERM or SIGINT stops and detaches; SIGHUP reads the kernel\n"
-	      "symbols again.\n"
-	      "\n"
-	      "Options:\n"
-	      "  -l, --listen ADDR:PORT  where to listen (default 127.0.0.1:" WATCH_PORT_STR ";\n"
-	      "                          [ADDR]:PORT for IPv6; port 0: any free one)\n"
-	      "  -i, --interval SECONDS  how often the maps are read (default 1)\n"
-	      "  -u, --user USER         run as USER after attaching (default: stay\n"
-	      "                          root without any capability)\n"
-	      "  -d, --duration SECONDS  stop after this long (default: until signalled)\n"
-	      "      --cgroup PATH       only flushes of this cgroup (repeatable)\n"
-	      "      --no-stacks         no kernel stacks: cheaper, subsystems unknown\n"
-	      "  -h, --help              this text\n", stdout);
-}
-
-enum { OPT_CGROUP = 256, OPT_NO_STACKS };
-
-static int parse_seconds(const char *s, double *out)
-{
-	char *end;
-	double v;
-
-	errno = 0;
-	v = strtod(s, &end);
-	if (errno || end == s || *end || !isfinite(v) || v < 0.01 ||
-	    v > 86400 * 365.0)
-		return -EINVAL;
-	*out = v;
-	return 0;
-}
+static const char watch_about[] =
+	"Serve what rstat flushes cost as Prometheus metrics (text format\n"
+	"0.0.4) on http://127.0.0.1:" WATCH_PORT_STR "/metrics: flushes by subsystem,\n"
+	"trigger and cgroup level, lock contention and yields, memcg flush\n"
+	"decisions, histograms of flush, hold and wait times in seconds, the\n"
+	"sources this kernel lacks and what the exporter costs. Timed in the\n"
+	"kernel by the BPF programs `record --spans bpf` uses; needs root to\n"
+	"start, then drops every capability (or becomes --user). GET /metrics\n"
+	"only. SIGTERM or SIGINT stops and detaches; SIGHUP reads the kernel\n"
+	"symbols again.\n";
 
 /* "A.B.C.D:PORT" or "[V6]:PORT" into addr; 0 or -EINVAL. */
 static int parse_listen(const char *s, struct sockaddr_storage *addr,
@@ -233,81 +193,59 @@ static void sleep_until(double t)
 
 int cmd_watch(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "listen", required_argument, NULL, 'l' },
-		{ "interval", required_argument, NULL, 'i' },
-		{ "user", required_argument, NULL, 'u' },
-		{ "duration", required_argument, NULL, 'd' },
-		{ "cgroup", required_argument, NULL, OPT_CGROUP },
-		{ "no-stacks", no_argument, NULL, OPT_NO_STACKS },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
 	const char *listen_arg = "127.0.0.1:" WATCH_PORT_STR, *user = NULL;
 	struct metrics_http_opts ho = { .max_connections = 64 };
 	struct live_opts lo = { .cgroup_paths = false };
+	struct rs_cgroup_ids cg = { .nr = 0 };
 	struct sockaddr_storage addr;
 	struct passwd pwbuf, *pw = NULL;
 	struct metrics_http *h = NULL;
 	struct live_snap *snap = NULL;
 	double interval = 1, duration = 0, start, next;
-	uint64_t ids[64], sample_errors = 0;
-	size_t nr_ids = 0;
-	char why[4096 + 128];
+	uint64_t sample_errors = 0;
 	struct live *l = NULL;
 	char errbuf[512] = "", pwstr[4096];
 	socklen_t addrlen = 0;
-	int c, err, status = RS_EXIT_FAIL;
+	int err, status = RS_EXIT_FAIL;
+	const struct popt opts[] = {
+		POPT_GROUP("Options:"),
+		{ POPT_STRING('l', "listen", &listen_arg, "ADDR:PORT",
+			      "where to listen (default 127.0.0.1:"
+			      WATCH_PORT_STR ";\n"
+			      "[ADDR]:PORT for IPv6; port 0: any free one)") },
+		{ POPT_DOUBLE('i', "interval", &interval, "SECONDS", 0.01, 3600,
+			      "how often the maps are read (default 1)"),
+		  .hint = "give seconds from 0.01 to 3600",
+		  .flags = POPT_SAY_LONG },
+		{ POPT_STRING('u', "user", &user, "USER",
+			      "run as USER after attaching (default: stay\n"
+			      "root without any capability)") },
+		{ POPT_DOUBLE('d', "duration", &duration, "SECONDS", 0.01,
+			      86400 * 365.0,
+			      "stop after this long (default: until signalled)"),
+		  .hint = "give seconds (at least 0.01)",
+		  .flags = POPT_SAY_LONG },
+		{ POPT_CALLBACK(0, "cgroup", &cg, "PATH", rs_cgroup_option,
+				"only flushes of this cgroup (repeatable)"),
+		  .flags = POPT_REPEAT },
+		{ POPT_FLAG(0, "no-stacks", &lo.no_stacks,
+			    "no kernel stacks: cheaper, subsystems unknown") },
+		POPT_HELP_ROW,
+		POPT_END_ROW,
+	};
+	const struct popt_cmd cmd = {
+		.name = "watch",
+		.opts = opts,
+		.max_operands = 0,
+		.help_column = 26,
+		.about = watch_about,
+	};
+	struct popt_args args;
 
-	opterr = 0;
-	optind = 1;
-	while ((c = getopt_long(argc, argv, ":l:i:u:d:h", opts, NULL)) != -1) {
-		switch (c) {
-		case 'l':
-			listen_arg = optarg;
-			break;
-		case 'i':
-			if (parse_seconds(optarg, &interval) ||
-			    interval > 3600) {
-				rs_error("watch: --interval '%s': give seconds from 0.01 to 3600",
-					 optarg);
-				return RS_EXIT_USAGE;
-			}
-			break;
-		case 'd':
-			if (parse_seconds(optarg, &duration)) {
-				rs_error("watch: --duration '%s': give seconds (at least 0.01)",
-					 optarg);
-				return RS_EXIT_USAGE;
-			}
-			break;
-		case 'u':
-			user = optarg;
-			break;
-		case OPT_CGROUP:
-			if (live_cgroup_arg(optarg, ids, &nr_ids,
-					    sizeof(ids) / sizeof(ids[0]),
-					    why, sizeof(why))) {
-				rs_error("watch: %s", why);
-				return RS_EXIT_USAGE;
-			}
-			break;
-		case OPT_NO_STACKS:
-			lo.no_stacks = true;
-			break;
-		case 'h':
-			watch_help();
-			return rs_finish_stdout(RS_EXIT_OK);
-		default:
-			return rs_bad_option("watch", c, argv[optind - 1],
-					     watch_usage);
-		}
-	}
-	if (optind < argc) {
-		rs_error("watch: unexpected argument '%s'", argv[optind]);
-		watch_usage(stderr);
-		return RS_EXIT_USAGE;
-	}
+	err = rs_parse_options(&cmd, argc, argv, &args);
+	if (err)
+		return err < 0 ? rs_finish_stdout(RS_EXIT_OK) : err;
+	free(args.operands);
 	if (parse_listen(listen_arg, &addr, &addrlen)) {
 		rs_error("watch: --listen '%s': give ADDR:PORT (127.0.0.1:" WATCH_PORT_STR ", [::1]:" WATCH_PORT_STR ")",
 			 listen_arg);
@@ -331,8 +269,8 @@ int cmd_watch(int argc, char **argv)
 		rs_error("watch: loading BPF programs needs root; start it as root (it drops its privileges after attaching, or runs as --user)");
 		return RS_EXIT_FAIL;
 	}
-	lo.cgroup_ids = ids;
-	lo.nr_cgroup_ids = nr_ids;
+	lo.cgroup_ids = cg.ids;
+	lo.nr_cgroup_ids = cg.nr;
 	snap = calloc(1, sizeof(*snap));
 	l = live__new(&lo);
 	if (!snap || !l) {
