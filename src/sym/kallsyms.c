@@ -463,21 +463,20 @@ int ksyms__name_addrs(const char *path, const uint64_t *addrs, size_t n,
 		      char **names)
 {
 	struct kline_iter it = { 0 };
-	size_t i;
 	int err;
 
-	for (i = 0; i < n; i++)
-		names[i] = NULL;
-	if (!n)
-		return 0;
-	it.f = fopen(path, "re");
-	if (!it.f)
-		return -errno;
+	if (n) {
+		it.f = fopen(path, "re");
+		if (!it.f) {
+			memset(names, 0, n * sizeof(*names));
+			return -errno;
+		}
+	}
 	err = name_addrs(&it, addrs, n, names);
-	if (!err && ferror(it.f))
+	if (!err && it.f && ferror(it.f))
 		err = -EIO;
-	fclose(it.f);
-	free(it.line);
+	if (it.f)
+		fclose(it.f);
 	return err;
 }
 
@@ -485,16 +484,8 @@ int ksyms__name_addrs_buf(const char *text, size_t len,
 			  const uint64_t *addrs, size_t n, char **names)
 {
 	struct kline_iter it = { .p = text, .end = text + len };
-	size_t i;
-	int err;
 
-	for (i = 0; i < n; i++)
-		names[i] = NULL;
-	if (!n)
-		return 0;
-	err = name_addrs(&it, addrs, n, names);
-	free(it.line);
-	return err;
+	return name_addrs(&it, addrs, n, names);
 }
 
 static int name_addrs(struct kline_iter *it, const uint64_t *addrs,
@@ -507,6 +498,10 @@ static int name_addrs(struct kline_iter *it, const uint64_t *addrs,
 	ssize_t len;
 	int err = 0;
 
+	for (i = 0; i < n; i++)
+		names[i] = NULL;
+	if (!n)
+		return 0;
 	w = malloc(n * sizeof(*w));
 	slot = calloc(n, sizeof(*slot));
 	if (!w || !slot) {
@@ -582,5 +577,6 @@ out:
 		free(slot[i].name);
 	free(slot);
 	free(w);
+	free(it->line);
 	return err;
 }
