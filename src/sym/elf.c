@@ -638,15 +638,26 @@ int elf__build_id_debug_path(char *out, size_t size, const uint8_t *bid,
 	return 0;
 }
 
+int elf__debuglink_path(char *out, size_t size, const char *dir,
+			const char *link, int k)
+{
+	static const char * const fmt[] = {
+		"%s/%s", "%s/.debug/%s", "/usr/lib/debug%s/%s",
+	};
+	int n;
+
+	if (k < 0 || k >= ELF_DEBUGLINK_PLACES)
+		return -EINVAL;
+	n = snprintf(out, size, fmt[k], dir, link);
+	return n < 0 || (size_t)n >= size ? -ENAMETOOLONG : 0;
+}
+
 /* Candidate images in perf 6.1's binary_type_symtab order. */
 static int next_candidate(int k, const char *path, const uint8_t *bid,
 			  size_t bid_size, char *out, size_t size)
 {
 	char bidhex[2 * BUILD_ID_MAX + 1], dir[PATH_MAX], link[PATH_MAX];
 	const char *slash = strrchr(path, '/');
-	static const char * const dlfmt[] = {
-		"%.0s%s", "%s/%s", "%s/.debug/%s", "/usr/lib/debug%s/%s",
-	};
 
 	if (bid_size)
 		hex(bidhex, bid, bid_size);
@@ -657,7 +668,11 @@ static int next_candidate(int k, const char *path, const uint8_t *bid,
 		if (!is_regular(path) || read_debuglink(path, link,
 							sizeof(link)))
 			return -1;
-		snprintf(out, size, dlfmt[k], dir, link);
+		/* perf tries the name alone first, from where it runs */
+		if (!k)
+			snprintf(out, size, "%s", link);
+		else
+			elf__debuglink_path(out, size, dir, link, k - 1);
 		return 0;
 	case 4:				/* BUILD_ID_CACHE */
 	case 5:				/* BUILD_ID_CACHE_DEBUGINFO */

@@ -154,15 +154,14 @@ static void find_separate_debug(struct dbg *d)
 		*slash = '\0';
 	else
 		snprintf(dir, sizeof(dir), ".");
-	if (snprintf(buf, sizeof(buf), "%s/%s", dir, link) < (int)sizeof(buf) &&
-	    strcmp(base_name(d->path), link) && !try_debug_file(d, buf))
-		return;
-	if (snprintf(buf, sizeof(buf), "%s/.debug/%s", dir, link) <
-	    (int)sizeof(buf) && !try_debug_file(d, buf))
-		return;
-	if (snprintf(buf, sizeof(buf), "/usr/lib/debug%s/%s", dir, link) <
-	    (int)sizeof(buf))
-		try_debug_file(d, buf);
+	for (n = 0; n < ELF_DEBUGLINK_PLACES; n++) {
+		/* the file itself is no separate debug file */
+		if (!n && !strcmp(base_name(d->path), link))
+			continue;
+		if (!elf__debuglink_path(buf, sizeof(buf), dir, link, n) &&
+		    !try_debug_file(d, buf))
+			return;
+	}
 }
 
 static void dbg_close(struct dbg *d)

@@ -214,6 +214,15 @@ bool elf__has_section(struct Elf *elf, uint32_t type, const char *name);
 #define ELF_BUILD_ID_LONGEST 64
 int elf__build_id_debug_path(char *out, size_t size, const uint8_t *bid,
 			     size_t bid_size);
+/*
+ * The places a .gnu_debuglink name is looked for, for a file in dir, in
+ * gdb's and perf's order: k 0 "dir/link", 1 "dir/.debug/link", 2
+ * "/usr/lib/debug" "dir/link". 0, or -ENAMETOOLONG when it does not fit
+ * (-EINVAL past the last k).
+ */
+#define ELF_DEBUGLINK_PLACES 3
+int elf__debuglink_path(char *out, size_t size, const char *dir,
+			const char *link, int k);
 /* Same for an ELF image in memory (the vdso). */
 int elf__load_mem(struct symtab *t, const void *image, size_t size,
 		  const uint8_t *bid, size_t bid_size, struct strpool *sp);

@@ -3,7 +3,8 @@
 #
 # probe --lines equals `perf probe -L` byte for byte on the loop workload,
 # --resolve places one point per marker line, the kernel path without
-# debuginfo fails with one line, and usage errors exit 2.
+# debuginfo fails with one line, usage errors exit 2, and DWARF in a
+# separate file named by .gnu_debuglink is found where gdb looks.
 . tests/shell/lib.sh
 
 LOOP=build/workloads/loop
@@ -79,4 +80,35 @@ expect_error 2 "use FUNC, FUNC%return" \
 	"$RS_BIN" probe --resolve 'loop_body%entry' --binary "$LOOP"
 "$RS_BIN" probe --help | grep -q '^usage: rstat-analyze probe' ||
 	fail "probe --help"
+
+# DWARF shipped apart, as distributions do: a stripped copy names its
+# debug file with .gnu_debuglink, found beside it, in its .debug
+# directory, and nowhere else; the lines are the same as from the whole.
+if command -v objcopy >/dev/null; then
+	"$RS_BIN" probe --lines loop_body --binary "$LOOP" >"$TMP/whole" ||
+		fail "probe --lines loop_body"
+	for place in beside dotdebug; do
+		d=$TMP/$place
+		mkdir -p "$d/.debug"
+		objcopy --only-keep-debug "$LOOP" "$TMP/loop.debug" ||
+			fail "objcopy --only-keep-debug"
+		objcopy --strip-debug --add-gnu-debuglink="$TMP/loop.debug" \
+			"$LOOP" "$d/loop" || fail "objcopy --add-gnu-debuglink"
+		if [ $place = beside ]; then
+			mv "$TMP/loop.debug" "$d/"
+		else
+			mv "$TMP/loop.debug" "$d/.debug/"
+		fi
+		"$RS_BIN" probe --lines loop_body --binary "$d/loop" \
+			>"$TMP/split" 2>"$TMP/split.err" ||
+			fail "debug file $place: $(cat "$TMP/split.err")"
+		cmp -s "$TMP/whole" "$TMP/split" ||
+			fail "debug file $place: other lines than the whole binary's"
+	done
+	rm -f "$TMP/dotdebug/.debug/loop.debug"
+	"$RS_BIN" probe --lines loop_body --binary "$TMP/dotdebug/loop" \
+		>/dev/null 2>&1 && fail "a stripped binary without its debug file gave lines"
+else
+	skip_part "objcopy (binutils) is not installed: separate debug files not tried"
+fi
 exit 0
