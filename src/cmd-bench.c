@@ -34,7 +34,8 @@ static void bench_signal(int sig)
 
 static const char bench_usage_text[] =
 	"usage: rstat-analyze bench [stat-read|many-cgroups|pipe|fault|accuracy]\n"
-	"                           [-r N] [--record] [--json FILE] [-o DIR]\n"
+	"                           [-r N] [--record] [--breakdown] [--json FILE]\n"
+	"                           [-o DIR]\n"
 	"                           [--allow-shared-dir] [--root PATH] [--keep]\n"
 	"                           [scenario options]\n"
 	"       rstat-analyze bench SCENARIO ... --kernel IMAGE [--kernel IMAGE]...\n"
@@ -58,7 +59,9 @@ static void bench_help(void)
 	      "  -r, --repeat N        repetitions (default 1)\n"
 	      "      --record          one more pass, recorded (rstat.data beside\n"
 	      "                        the results; the timed repetitions are\n"
-	      "                        never recorded), and the report after\n"
+	      "                        never recorded), and the report after;\n"
+	      "                        stat-read and many-cgroups also time\n"
+	      "                        its reads part by part (--breakdown)\n"
 	      "      --json FILE       write the results as JSON\n"
 	      "  -o, --output-dir DIR  write DIR/results.json (and DIR/rstat.data)\n"
 	      "      --allow-shared-dir  write into -o DIR even if another user\n"
@@ -82,6 +85,10 @@ static void bench_help(void)
 	      "      --reads N         reads of each file (default 1000)\n"
 	      "      --interleave      every file each round (default)\n"
 	      "      --discrete        all reads of one file, then the next\n"
+	      "      --breakdown       one more pass, its reads timed part by\n"
+	      "                        part in the kernel (flush callbacks per\n"
+	      "                        subsystem, tree walk, lock wait, off-CPU,\n"
+	      "                        rest): a table per file (also many-cgroups)\n"
 	      "many-cgroups: memory.stat of a parent of many charged memcgs\n"
 	      "      --cgroups K       memory cgroups (default 2500)\n"
 	      "      --reads N         reads (default 1000)\n"
@@ -150,12 +157,14 @@ enum {
 	OPT_PSI,
 	OPT_VARIANT,
 	OPT_VARIANT_ORDER,
+	OPT_BREAKDOWN,
 	OPT__END,
 };
 
 static const struct option bench_options[] = {
 	{ "repeat", required_argument, NULL, 'r' },
 	{ "record", no_argument, NULL, OPT_RECORD },
+	{ "breakdown", no_argument, NULL, OPT_BREAKDOWN },
 	{ "json", required_argument, NULL, OPT_JSON },
 	{ "output-dir", required_argument, NULL, 'o' },
 	{ "allow-shared-dir", no_argument, NULL, OPT_ALLOW_SHARED_DIR },
@@ -218,6 +227,7 @@ static const struct {
 	{ OPT_INTERVAL, 1u << SC_ACCURACY },
 	{ OPT_AFTER_FLUSH, 1u << SC_ACCURACY },
 	{ OPT_STEP, 1u << SC_ACCURACY },
+	{ OPT_BREAKDOWN, 1u << SC_STAT_READ | 1u << SC_MANY_CGROUPS },
 };
 
 /* The long name getopt knows an option by. */
@@ -271,6 +281,9 @@ static int set_option(struct bench_params *p, int c, const char *optarg)
 	unsigned int i;
 
 	switch (c) {
+	case OPT_BREAKDOWN:
+		p->breakdown = true;
+		break;
 	case OPT_CHILDREN:
 		if (bench_params__count(p, "--children", optarg, 1000,
 					&v))
@@ -580,9 +593,10 @@ static int check_variants(struct bench_params *p, const char *const *args,
 		rs_error("bench: --variant: name the scenario first, e.g. bench stat-read --variant ...");
 		return RS_EXIT_USAGE;
 	}
-	if (p->record || p->json || p->keep) {
+	if (p->record || p->breakdown || p->json || p->keep) {
 		rs_error("bench: --variant: %s; run the variant you want so on its own",
 			 p->record ? "--record is not supported" :
+			 p->breakdown ? "--breakdown is not supported" :
 			 p->json ? "--json is not supported (each variant goes to -o DIR/<variant>/)" :
 			 "--keep is not supported (each repetition's cgroups are removed before the next)");
 		return RS_EXIT_USAGE;

@@ -774,7 +774,7 @@ static void test_results_recorded_pass(void)
 	bench_results__delete(b);
 	b = NULL;
 	/* A /1 file with a pass is refused: /1 had none. */
-	CHECK_INT(unit_sh("sed -i 's|rstat-analyze-bench/3|rstat-analyze-bench/1|' '%s'",
+	CHECK_INT(unit_sh("sed -i 's|rstat-analyze-bench/4|rstat-analyze-bench/1|' '%s'",
 			  path), 0);
 	CHECK(bench_results__read(&b, path, err, sizeof(err)) != 0);
 	CHECK(strstr(err, "\"pass\"") != NULL);

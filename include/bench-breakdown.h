@@ -1,0 +1,90 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * bench's read decomposition (--breakdown, and --record's pass): the
+ * reader's reads timed part by part in the kernel (breakdown.h), one
+ * table per file, kept in the results ("breakdown", docs/
+ * bench-results.md) and printed with them.
+ */
+#ifndef RS_BENCH_BREAKDOWN_H
+#define RS_BENCH_BREAKDOWN_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <sys/types.h>
+
+#include "breakdown.h"
+
+#define BENCH_BD_MAX_FILES 8
+
+struct bench_bd_row {
+	uint64_t q[BD_NR_Q];		/* p50, p90, p99 in ns */
+	double share;			/* of the reads' summed time */
+	char note[BD_NR_Q][24];		/* "2 ticks", "off-CPU", "" */
+};
+
+struct bench_bd_file {
+	char file[64];
+	uint64_t reads;
+	uint64_t off_most;		/* reads off the CPU for over half */
+	/* p50 of the reads as the reader timed them, this pass */
+	uint64_t read_p50_ns;
+	/* ... and in the timed repetitions (0: none) */
+	uint64_t unobserved_p50_ns;
+	struct bench_bd_row total;
+	struct bench_bd_row part[BD_PART__NR];
+};
+
+struct bench_breakdown {
+	char method[96];
+	char pass[24];			/* "recorded", "breakdown" */
+	unsigned int hz;		/* 0: unknown */
+	char hz_from[48];
+	/* "" when timed; why not otherwise */
+	char untimed[BD_PART__NR][192];
+	char how[BD_PART__NR][128];
+	uint64_t lost, broken;
+	/* callbacks outside the reads (reclaim, workers): calls, ns */
+	uint64_t outside_calls[BD_PART__NR], outside_ns[BD_PART__NR];
+	unsigned int nr_files;
+	struct bench_bd_file files[BENCH_BD_MAX_FILES];
+};
+
+/* A pass of the reader, timed part by part. */
+struct bench_bd_pass;
+
+/*
+ * Load the program (-EOPNOTSUPP and why in errbuf where the kernel
+ * cannot: the pass then runs without it).
+ */
+int bench_bd_pass__new(struct bench_bd_pass **out, char *errbuf,
+		       size_t len);
+/* Time the reads of pid, which has not started reading yet. */
+int bench_bd_pass__start(struct bench_bd_pass *bp, pid_t pid, char *errbuf,
+			 size_t len);
+/* The reader is done: stop timing, collect every record. */
+int bench_bd_pass__stop(struct bench_bd_pass *bp, char *errbuf, size_t len);
+/*
+ * File f (name, read through the reader's fd) into bd: its table, its
+ * reads' p50 as the reader timed them (user_p50). 0, -ENOENT (no read
+ * of it seen), -ENOMEM.
+ */
+int bench_bd_pass__file(struct bench_bd_pass *bp, struct bench_breakdown *bd,
+			const char *name, int fd, uint64_t user_p50);
+/* The method, sources and counts into bd (after stop). */
+void bench_bd_pass__describe(struct bench_bd_pass *bp,
+			     struct bench_breakdown *bd);
+void bench_bd_pass__delete(struct bench_bd_pass *bp);
+
+/* The tables, for the terminal (80 columns). */
+void bench_breakdown__print(const struct bench_breakdown *bd, FILE *out);
+
+struct json_writer;
+struct jv;
+void bench_breakdown__write_json(const struct bench_breakdown *bd,
+				 struct json_writer *jw);
+/* 0, or -EINVAL with what is wrong in errbuf. */
+int bench_breakdown__read_json(struct bench_breakdown *bd,
+			       const struct jv *n, char *errbuf, size_t len);
+
+#endif

@@ -1,0 +1,159 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Where a stat read's time goes, timed in the kernel (docs/breakdown.md).
+ *
+ * A BPF program (src/bpf/rstat-breakdown.bpf.c) follows the reader
+ * processes named here through each read(2)/pread64(2) and splits its
+ * time into disjoint parts:
+ *   memory, io, bpf, base  each subsystem's per-css flush callback
+ *                          (kprobes: mem_cgroup_css_rstat_flush,
+ *                          blkcg_rstat_flush, bpf_rstat_flush,
+ *                          cgroup_base_stat_flush);
+ *   walk     in the core flush outside the callbacks (the tree walk;
+ *            without kprobes: the time the rstat lock is held, the
+ *            callbacks included);
+ *   wait     waiting for the rstat lock;
+ *   off-cpu  switched out inside the read (sched_switch);
+ *   rest     the rest of the syscall (formatting, copying out).
+ * Parts the kernel cannot time (no kprobes, a callback inlined or not
+ * probeable, no lock tracepoints) are said with the reason
+ * (breakdown__source()); their time stays in the enclosing part.
+ *
+ * Use: new -> open (load) -> add_reader -> attach -> poll while the
+ * readers run -> detach -> records; reads() groups them per file.
+ * Library code: never prints; 0 / -errno with one line in errbuf.
+ */
+#ifndef RS_BREAKDOWN_H
+#define RS_BREAKDOWN_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+enum breakdown_part {
+	BD_PART_MEMORY,
+	BD_PART_IO,
+	BD_PART_BPF,
+	BD_PART_BASE,
+	BD_PART_WALK,
+	BD_PART_WAIT,
+	BD_PART_OFF,
+	BD_PART_REST,
+	BD_PART__NR,
+};
+
+/* "memory", "io", "bpf", "base", "walk", "wait", "off-cpu", "rest". */
+const char *breakdown_part_name(int part);
+/* The part of a name, or -1. */
+int breakdown_part_of(const char *name);
+
+/* One syscall of a reader, as the kernel timed it. */
+struct breakdown_syscall {
+	uint64_t start, total;		/* ns, bpf_ktime_get_ns() */
+	int64_t ret;
+	uint32_t fd, tid;
+	uint64_t ns[BD_PART__NR];
+	uint32_t switches;		/* times switched out */
+	uint32_t broken;		/* unmatched events (lost kretprobe) */
+};
+
+/* How a part is timed here, after open. */
+struct breakdown_source {
+	bool timed;
+	char how[128];		/* what it is timed with */
+	char why[192];		/* when !timed: why not, where it goes */
+};
+
+struct breakdown;
+
+struct breakdown *breakdown__new(void);
+void breakdown__delete(struct breakdown *b);
+
+/*
+ * Load the program: read the tracepoints' layouts, find which flush
+ * functions kallsyms has and kprobes can take. -EOPNOTSUPP with the
+ * reason when nothing can be timed (built without BPF, not root, no
+ * syscall tracepoints).
+ */
+int breakdown__open(struct breakdown *b, char *errbuf, size_t errlen);
+/* Time this process's reads (before attach or while attached). */
+int breakdown__add_reader(struct breakdown *b, pid_t tgid);
+int breakdown__attach(struct breakdown *b, char *errbuf, size_t errlen);
+/* Move what the ring holds into the records: timeout in ms. 0 or -errno. */
+int breakdown__poll(struct breakdown *b, int timeout_ms);
+void breakdown__detach(struct breakdown *b);
+
+const struct breakdown_source *breakdown__source(const struct breakdown *b,
+						 int part);
+/* "kprobes and tracepoints", "tracepoints only (no kprobes)" */
+const char *breakdown__method(const struct breakdown *b);
+
+/* The syscalls so far, in the order they ended. */
+const struct breakdown_syscall *breakdown__syscalls(const struct breakdown *b,
+						    size_t *nr);
+/* Records lost (ring full) and events that did not pair. */
+void breakdown__losses(const struct breakdown *b, uint64_t *lost,
+		       uint64_t *broken);
+/* Callback time outside the readers' reads: calls and ns of a part. */
+void breakdown__outside(const struct breakdown *b, int part,
+			uint64_t *calls, uint64_t *ns);
+
+/* --- analysis (src/analysis/breakdown.c) ------------------------------ */
+
+/*
+ * A file's reads: syscalls on its fd grouped until one returns 0 or
+ * less (EOF, error), as a reader that reads a file whole makes them.
+ */
+struct breakdown_read {
+	uint64_t total;
+	uint64_t ns[BD_PART__NR];
+};
+
+/* The percentiles of a table. */
+#define BD_NR_Q 3
+extern const double breakdown_q[BD_NR_Q];	/* 50, 90, 99 */
+
+/* A note next to a figure (what the machine did). */
+enum {
+	BD_NOTE_TICKS = 1,	/* within 10% of a multiple of the tick */
+	BD_NOTE_OFF = 2,	/* that read was off the CPU for most of it */
+};
+
+struct breakdown_row {
+	uint64_t q[BD_NR_Q];	/* ns, nearest rank */
+	unsigned int notes[BD_NR_Q];
+	unsigned int ticks[BD_NR_Q];	/* with BD_NOTE_TICKS */
+	double share;		/* of the summed total, 0..1 */
+};
+
+struct breakdown_table {
+	uint64_t reads;
+	struct breakdown_row total;
+	struct breakdown_row part[BD_PART__NR];
+	uint64_t off_most;	/* reads off the CPU for over half */
+	uint64_t max_gap_ns;	/* parts vs total, largest (0 normally) */
+};
+
+/*
+ * Group syscalls on fd into reads (*out, *nr; free() it). 0 or -ENOMEM.
+ */
+int breakdown__reads(const struct breakdown_syscall *sc, size_t nr_sc,
+		     uint32_t fd, struct breakdown_read **out, size_t *nr);
+/*
+ * The table of reads: percentiles of the total and of each part, each
+ * part's share of the summed total, and the notes (hz: the scheduler
+ * tick's frequency, 0 unknown: no tick notes). 0, -EINVAL (no reads),
+ * -ENOMEM.
+ */
+int breakdown__table(const struct breakdown_read *r, size_t nr,
+		     unsigned int hz, struct breakdown_table *t);
+
+/*
+ * The kernel's CONFIG_HZ: /boot/config-RELEASE, else measured from
+ * /proc/timer_list's jiffies over 200 ms, rounded to 100, 250, 300 or
+ * 1000. 0 when unknown; *how says where it came from.
+ */
+unsigned int breakdown__scheduler_hz(const char **how);
+
+#endif

@@ -1,0 +1,479 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * bench's read decomposition (bench-breakdown.h): the reader's pass
+ * timed part by part, its tables, and their JSON.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bench-breakdown.h"
+#include "json-read.h"
+#include "json.h"
+#include "util.h"
+
+struct bench_bd_pass {
+	struct breakdown *b;
+	pthread_t poller;
+	bool running;
+	atomic_bool stop;
+	int err;
+	unsigned int hz;
+	const char *hz_from;
+};
+
+static void *poll_thread(void *arg)
+{
+	struct bench_bd_pass *bp = arg;
+	int err = 0;
+
+	while (!err && !atomic_load(&bp->stop))
+		err = breakdown__poll(bp->b, 100);
+	bp->err = err;
+	return NULL;
+}
+
+int bench_bd_pass__new(struct bench_bd_pass **out, char *errbuf, size_t len)
+{
+	struct bench_bd_pass *bp = calloc(1, sizeof(*bp));
+	int err;
+
+	*out = NULL;
+	if (!bp || !(bp->b = breakdown__new())) {
+		free(bp);
+		errbuf_set(errbuf, len, "out of memory");
+		return -ENOMEM;
+	}
+	err = breakdown__open(bp->b, errbuf, len);
+	if (err) {
+		bench_bd_pass__delete(bp);
+		return err;
+	}
+	bp->hz = breakdown__scheduler_hz(&bp->hz_from);
+	*out = bp;
+	return 0;
+}
+
+int bench_bd_pass__start(struct bench_bd_pass *bp, pid_t pid, char *errbuf,
+			 size_t len)
+{
+	sigset_t all, old;
+	int err;
+
+	err = breakdown__add_reader(bp->b, pid);
+	if (err) {
+		errbuf_set(errbuf, len, "BPF breakdown: the reader: %s",
+			   strerror(-err));
+		return err;
+	}
+	err = breakdown__attach(bp->b, errbuf, len);
+	if (err)
+		return err;
+	/* The signals that stop a run go to the main thread. */
+	sigfillset(&all);
+	pthread_sigmask(SIG_BLOCK, &all, &old);
+	err = -pthread_create(&bp->poller, NULL, poll_thread, bp);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	if (err) {
+		errbuf_set(errbuf, len, "cannot start the thread that drains the ring: %s",
+			   strerror(-err));
+		breakdown__detach(bp->b);
+		return err;
+	}
+	bp->running = true;
+	return 0;
+}
+
+static int join(struct bench_bd_pass *bp)
+{
+	if (!bp->running)
+		return 0;
+	atomic_store(&bp->stop, true);
+	pthread_join(bp->poller, NULL);
+	bp->running = false;
+	return bp->err;
+}
+
+int bench_bd_pass__stop(struct bench_bd_pass *bp, char *errbuf, size_t len)
+{
+	int err = join(bp);
+
+	/* Detaching consumes what the ring still holds. */
+	breakdown__detach(bp->b);
+	if (err)
+		errbuf_set(errbuf, len, "BPF breakdown: reading the ring: %s",
+			   strerror(-err));
+	return err;
+}
+
+void bench_bd_pass__delete(struct bench_bd_pass *bp)
+{
+	if (!bp)
+		return;
+	join(bp);
+	breakdown__delete(bp->b);
+	free(bp);
+}
+
+static void row_from(struct bench_bd_row *out, const struct breakdown_row *in)
+{
+	int q;
+
+	memset(out, 0, sizeof(*out));
+	out->share = in->share;
+	for (q = 0; q < BD_NR_Q; q++) {
+		out->q[q] = in->q[q];
+		if (in->notes[q] & BD_NOTE_TICKS)
+			snprintf(out->note[q], sizeof(out->note[q]),
+				 "%u tick%s", in->ticks[q],
+				 in->ticks[q] > 1 ? "s" : "");
+		if (in->notes[q] & BD_NOTE_OFF) {
+			size_t l = strlen(out->note[q]);
+
+			snprintf(out->note[q] + l, sizeof(out->note[q]) - l,
+				 "%soff-CPU", l ? ", " : "");
+		}
+	}
+}
+
+int bench_bd_pass__file(struct bench_bd_pass *bp, struct bench_breakdown *bd,
+			const char *name, int fd, uint64_t user_p50)
+{
+	const struct breakdown_syscall *sc;
+	struct breakdown_read *reads;
+	struct breakdown_table t;
+	struct bench_bd_file *f;
+	size_t nr_sc, nr;
+	int err, p;
+
+	if (bd->nr_files >= BENCH_BD_MAX_FILES)
+		return -E2BIG;
+	sc = breakdown__syscalls(bp->b, &nr_sc);
+	err = breakdown__reads(sc, nr_sc, (uint32_t)fd, &reads, &nr);
+	if (err)
+		return err;
+	err = breakdown__table(reads, nr, bp->hz, &t);
+	free(reads);
+	if (err)
+		return err == -EINVAL ? -ENOENT : err;
+	f = &bd->files[bd->nr_files++];
+	memset(f, 0, sizeof(*f));
+	snprintf(f->file, sizeof(f->file), "%s", name);
+	f->reads = t.reads;
+	f->off_most = t.off_most;
+	f->read_p50_ns = user_p50;
+	row_from(&f->total, &t.total);
+	for (p = 0; p < BD_PART__NR; p++)
+		row_from(&f->part[p], &t.part[p]);
+	return 0;
+}
+
+void bench_bd_pass__describe(struct bench_bd_pass *bp,
+			     struct bench_breakdown *bd)
+{
+	const struct breakdown_source *s;
+	int p;
+
+	snprintf(bd->method, sizeof(bd->method), "%s",
+		 breakdown__method(bp->b));
+	bd->hz = bp->hz;
+	snprintf(bd->hz_from, sizeof(bd->hz_from), "%s", bp->hz_from);
+	for (p = 0; p < BD_PART__NR; p++) {
+		s = breakdown__source(bp->b, p);
+		snprintf(bd->untimed[p], sizeof(bd->untimed[p]), "%s",
+			 s->timed ? "" : s->why);
+		snprintf(bd->how[p], sizeof(bd->how[p]), "%s",
+			 s->timed ? s->how : "");
+		breakdown__outside(bp->b, p, &bd->outside_calls[p],
+				   &bd->outside_ns[p]);
+	}
+	breakdown__losses(bp->b, &bd->lost, &bd->broken);
+}
+
+/* --- the terminal ----------------------------------------------------- */
+
+static void fmt_ns(char *buf, size_t len, uint64_t ns)
+{
+	if (ns < 1000)
+		snprintf(buf, len, "%" PRIu64 " ns", ns);
+	else if (ns < 1000000)
+		snprintf(buf, len, "%.1f us", ns / 1e3);
+	else
+		snprintf(buf, len, "%.2f ms", ns / 1e6);
+}
+
+static void print_row(FILE *out, const char *name,
+		      const struct bench_bd_row *r, bool timed)
+{
+	char v[BD_NR_Q][24], notes[96] = "";
+	size_t l = 0;
+	int q;
+
+	if (!timed) {
+		fprintf(out, "  %-8s %10s %10s %10s %7s  not timed\n", name,
+			"-", "-", "-", "-");
+		return;
+	}
+	for (q = 0; q < BD_NR_Q; q++) {
+		fmt_ns(v[q], sizeof(v[q]), r->q[q]);
+		if (r->note[q][0] && l < sizeof(notes))
+			l += snprintf(notes + l, sizeof(notes) - l, "%sp%g: %s",
+				      l ? "; " : "", breakdown_q[q],
+				      r->note[q]);
+	}
+	fprintf(out, "  %-8s %10s %10s %10s %6.1f%%%s%s\n", name, v[0], v[1],
+		v[2], r->share * 100, *notes ? "  " : "", notes);
+}
+
+void bench_breakdown__print(const struct bench_breakdown *bd, FILE *out)
+{
+	unsigned int i;
+	int p;
+
+	for (i = 0; i < bd->nr_files; i++) {
+		const struct bench_bd_file *f = &bd->files[i];
+
+		fprintf(out, "\n%s: where a read's time goes, %" PRIu64 " reads of the %s pass\n",
+			f->file, f->reads, bd->pass);
+		fprintf(out, "  (%s", bd->method);
+		if (bd->hz)
+			fprintf(out, "; HZ=%u, a tick is %.1f ms", bd->hz,
+				1e3 / bd->hz);
+		fprintf(out, ")\n");
+		fprintf(out, "  %-8s %10s %10s %10s %7s\n", "part", "p50",
+			"p90", "p99", "share");
+		print_row(out, "total", &f->total, true);
+		for (p = 0; p < BD_PART__NR; p++)
+			print_row(out, breakdown_part_name(p), &f->part[p],
+				  !bd->untimed[p][0]);
+		if (f->off_most)
+			fprintf(out, "  %" PRIu64 " of %" PRIu64 " reads were off the CPU for most of their time\n",
+				f->off_most, f->reads);
+		if (f->unobserved_p50_ns && f->read_p50_ns) {
+			double x = (double)f->read_p50_ns /
+				   f->unobserved_p50_ns;
+
+			fprintf(out, "  observer: read p50 %.1f us so timed, %.1f us unobserved: %.2fx\n",
+				f->read_p50_ns / 1e3,
+				f->unobserved_p50_ns / 1e3, x);
+			if (x > 2)
+				fprintf(out, "  (over 2x: the timing inflates these reads; read the shares, not the times)\n");
+		}
+	}
+	if (!bd->nr_files)
+		return;
+	for (p = 0; p < BD_PART__NR; p++)
+		if (bd->untimed[p][0])
+			fprintf(out, "  not timed: %s: %s\n",
+				breakdown_part_name(p), bd->untimed[p]);
+	for (p = 0; p < BD_PART__NR; p++)
+		if (bd->outside_calls[p])
+			fprintf(out, "  outside the reads (reclaim, workers): %s callbacks %" PRIu64 " calls, %.1f us\n",
+				breakdown_part_name(p), bd->outside_calls[p],
+				bd->outside_ns[p] / 1e3);
+	if (bd->lost || bd->broken)
+		fprintf(out, "  %" PRIu64 " reads lost (ring full), %" PRIu64 " unpaired events\n",
+			bd->lost, bd->broken);
+}
+
+/* --- JSON ------------------------------------------------------------- */
+
+static void write_row(struct json_writer *jw, const char *part,
+		      const struct bench_bd_row *r, bool timed)
+{
+	int q;
+
+	json__object_begin(jw, NULL);
+	json__string(jw, "part", part);
+	json__bool(jw, "timed", timed);
+	json__u64(jw, "p50_ns", r->q[0]);
+	json__u64(jw, "p90_ns", r->q[1]);
+	json__u64(jw, "p99_ns", r->q[2]);
+	json__double(jw, "share", r->share);
+	json__array_begin(jw, "notes");
+	for (q = 0; q < BD_NR_Q; q++)
+		json__string(jw, NULL, r->note[q]);
+	json__array_end(jw);
+	json__object_end(jw);
+}
+
+void bench_breakdown__write_json(const struct bench_breakdown *bd,
+				 struct json_writer *jw)
+{
+	unsigned int i;
+	int p;
+
+	json__object_begin(jw, "breakdown");
+	json__string(jw, "method", bd->method);
+	json__string(jw, "pass", bd->pass);
+	if (bd->hz)
+		json__u64(jw, "hz", bd->hz);
+	else
+		json__string(jw, "hz", NULL);
+	json__u64(jw, "lost", bd->lost);
+	json__u64(jw, "broken", bd->broken);
+	json__array_begin(jw, "sources");
+	for (p = 0; p < BD_PART__NR; p++) {
+		json__object_begin(jw, NULL);
+		json__string(jw, "part", breakdown_part_name(p));
+		json__bool(jw, "timed", !bd->untimed[p][0]);
+		json__string(jw, bd->untimed[p][0] ? "why" : "how",
+			     bd->untimed[p][0] ? bd->untimed[p] : bd->how[p]);
+		if (p <= BD_PART_BASE) {
+			json__u64(jw, "outside_calls", bd->outside_calls[p]);
+			json__u64(jw, "outside_ns", bd->outside_ns[p]);
+		}
+		json__object_end(jw);
+	}
+	json__array_end(jw);
+	json__array_begin(jw, "files");
+	for (i = 0; i < bd->nr_files; i++) {
+		const struct bench_bd_file *f = &bd->files[i];
+
+		json__object_begin(jw, NULL);
+		json__string(jw, "file", f->file);
+		json__u64(jw, "reads", f->reads);
+		json__u64(jw, "off_cpu_most", f->off_most);
+		json__u64(jw, "read_p50_ns", f->read_p50_ns);
+		json__u64(jw, "unobserved_p50_ns", f->unobserved_p50_ns);
+		json__array_begin(jw, "parts");
+		write_row(jw, "total", &f->total, true);
+		for (p = 0; p < BD_PART__NR; p++)
+			write_row(jw, breakdown_part_name(p), &f->part[p],
+				  !bd->untimed[p][0]);
+		json__array_end(jw);
+		json__object_end(jw);
+	}
+	json__array_end(jw);
+	json__object_end(jw);
+}
+
+static int bad(char *errbuf, size_t len, const struct jv *n, const char *what)
+{
+	errbuf_set(errbuf, len, "\"breakdown\": %s (line %u)", what,
+		   jv__line(n));
+	return -EINVAL;
+}
+
+static int get_u64(const struct jv *o, const char *key, uint64_t *v)
+{
+	const struct jv *n = jv__get(o, key);
+
+	if (!n || jv__type(n) != J_NUM || !jv__is_u64(n))
+		return -EINVAL;
+	*v = jv__u64(n);
+	return 0;
+}
+
+static int get_s(const struct jv *o, const char *key, char *buf, size_t len)
+{
+	const struct jv *n = jv__get(o, key);
+
+	if (!n || jv__type(n) != J_STR)
+		return -EINVAL;
+	snprintf(buf, len, "%s", jv__string(n));
+	return 0;
+}
+
+static int read_row(const struct jv *o, struct bench_bd_row *r)
+{
+	const struct jv *notes = jv__get(o, "notes"), *sh;
+	int q;
+
+	if (jv__type(o) != J_OBJ || get_u64(o, "p50_ns", &r->q[0]) ||
+	    get_u64(o, "p90_ns", &r->q[1]) || get_u64(o, "p99_ns", &r->q[2]))
+		return -EINVAL;
+	sh = jv__get(o, "share");
+	if (!sh || jv__type(sh) != J_NUM || !(jv__num(sh) >= 0) ||
+	    jv__num(sh) > 1.5)
+		return -EINVAL;
+	r->share = jv__num(sh);
+	if (jv__type(notes) != J_ARR || jv__len(notes) != BD_NR_Q)
+		return -EINVAL;
+	for (q = 0; q < BD_NR_Q; q++) {
+		if (jv__type(jv__at(notes, q)) != J_STR)
+			return -EINVAL;
+		snprintf(r->note[q], sizeof(r->note[q]), "%s",
+			 jv__string(jv__at(notes, q)));
+	}
+	return 0;
+}
+
+int bench_breakdown__read_json(struct bench_breakdown *bd,
+			       const struct jv *n, char *errbuf, size_t len)
+{
+	const struct jv *src, *files, *hz;
+	size_t i, j;
+	int p;
+
+	memset(bd, 0, sizeof(*bd));
+	if (jv__type(n) != J_OBJ)
+		return bad(errbuf, len, n, "expected an object");
+	if (get_s(n, "method", bd->method, sizeof(bd->method)) ||
+	    get_s(n, "pass", bd->pass, sizeof(bd->pass)) ||
+	    get_u64(n, "lost", &bd->lost) || get_u64(n, "broken", &bd->broken))
+		return bad(errbuf, len, n,
+			   "expected method, pass, lost and broken");
+	hz = jv__get(n, "hz");
+	if (jv__type(hz) == J_NUM && jv__is_u64(hz) && jv__u64(hz) < 100000)
+		bd->hz = (unsigned int)jv__u64(hz);
+	else if (jv__type(hz) != J_NULL)
+		return bad(errbuf, len, n, "\"hz\": expected a number or null");
+	src = jv__get(n, "sources");
+	if (jv__type(src) != J_ARR || jv__len(src) != BD_PART__NR)
+		return bad(errbuf, len, n, "\"sources\": expected one per part");
+	for (i = 0; i < BD_PART__NR; i++) {
+		const struct jv *s = jv__at(src, i), *t;
+		char name[32];
+
+		t = jv__get(s, "timed");
+		if (get_s(s, "part", name, sizeof(name)) ||
+		    (p = breakdown_part_of(name)) < 0 ||
+		    jv__type(t) != J_BOOL)
+			return bad(errbuf, len, s, "a source: expected part and timed");
+		if (!jv__bool(t) &&
+		    (get_s(s, "why", bd->untimed[p], sizeof(bd->untimed[p])) ||
+		     !bd->untimed[p][0]))
+			return bad(errbuf, len, s, "an untimed part: expected why");
+		if (jv__bool(t))
+			get_s(s, "how", bd->how[p], sizeof(bd->how[p]));
+		if (jv__get(s, "outside_calls") &&
+		    (get_u64(s, "outside_calls", &bd->outside_calls[p]) ||
+		     get_u64(s, "outside_ns", &bd->outside_ns[p])))
+			return bad(errbuf, len, s, "outside_calls, outside_ns: expected counts");
+	}
+	files = jv__get(n, "files");
+	if (jv__type(files) != J_ARR || jv__len(files) > BENCH_BD_MAX_FILES)
+		return bad(errbuf, len, n, "\"files\": expected an array of at most 8");
+	for (i = 0; i < jv__len(files); i++) {
+		const struct jv *fo = jv__at(files, i), *parts;
+		struct bench_bd_file *f = &bd->files[i];
+
+		parts = jv__get(fo, "parts");
+		if (get_s(fo, "file", f->file, sizeof(f->file)) ||
+		    get_u64(fo, "reads", &f->reads) ||
+		    get_u64(fo, "off_cpu_most", &f->off_most) ||
+		    get_u64(fo, "read_p50_ns", &f->read_p50_ns) ||
+		    get_u64(fo, "unobserved_p50_ns", &f->unobserved_p50_ns) ||
+		    jv__type(parts) != J_ARR ||
+		    jv__len(parts) != BD_PART__NR + 1)
+			return bad(errbuf, len, fo, "a file: expected file, reads, off_cpu_most, read_p50_ns, unobserved_p50_ns and parts");
+		for (j = 0; j <= BD_PART__NR; j++) {
+			struct bench_bd_row *r = j ? &f->part[j - 1] :
+						 &f->total;
+			char name[32];
+			const struct jv *po = jv__at(parts, j);
+
+			if (get_s(po, "part", name, sizeof(name)) ||
+			    strcmp(name, j ? breakdown_part_name((int)j - 1) :
+				   "total") || read_row(po, r))
+				return bad(errbuf, len, po, "a part: expected part, timed, p50_ns, p90_ns, p99_ns, share and notes, in order");
+		}
+		bd->nr_files++;
+	}
+	return 0;
+}

@@ -1,0 +1,74 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * What rstat-breakdown.bpf.c and its loader (breakdown-bpf.c) share: the
+ * parts a read's time is split into and the record sent per read(2).
+ * Only fixed-size kernel types: one layout for the bpf target and for
+ * user space.
+ */
+#ifndef RS_BPF_RSTAT_BREAKDOWN_H
+#define RS_BPF_RSTAT_BREAKDOWN_H
+
+#include <linux/types.h>
+
+/*
+ * Where the reader is, as a stack of states: the time between two
+ * events goes to the state on top, so the parts never overlap and add up
+ * to the syscall's time exactly.
+ */
+enum {
+	RS_BD_REST,	/* in the syscall, in none of the below */
+	RS_BD_WAIT,	/* waiting for the rstat lock */
+	RS_BD_WALK,	/* in the core flush, outside the callbacks */
+	RS_BD_HELD,	/* holding the rstat lock, outside the callbacks */
+	RS_BD_OFF,	/* switched out (sched_switch) */
+	RS_BD_CB_BASE,	/* cgroup_base_stat_flush */
+	RS_BD_CB_BPF,	/* bpf_rstat_flush */
+	RS_BD_CB_MEMORY,	/* mem_cgroup_css_rstat_flush */
+	RS_BD_CB_IO,	/* blkcg_rstat_flush */
+	RS_BD__NR,
+};
+
+#define RS_BD_DEPTH 8	/* nesting kept per task (a power of 2) */
+
+/* Per reader task, between its sys_enter and sys_exit. */
+struct rs_bd_ctx {
+	__u64 start;		/* ts at sys_enter */
+	__u64 last;		/* ts of the last transition */
+	__u64 ns[RS_BD__NR];
+	__u32 calls[RS_BD__NR];	/* pushes of each state */
+	__u32 depth;
+	__u32 fd;
+	__u32 broken;		/* a pop that did not match the top */
+	__u8 stack[RS_BD_DEPTH];
+};
+
+/* One per read(2)/pread64(2) of a reader (the ring buffer). */
+struct rs_bd_rec {
+	__u64 start;
+	__u64 total;
+	__s64 ret;
+	__u64 ns[RS_BD__NR];
+	__u32 calls[RS_BD__NR];
+	__u32 fd;
+	__u32 tid;
+	__u32 broken;
+	__u32 pad;
+};
+
+/* Counters (a per-CPU array). */
+enum {
+	RS_BD_C_RECORDS,
+	RS_BD_C_LOST,		/* the ring was full */
+	RS_BD_C_BROKEN,		/* unmatched pops */
+	RS_BD_C_OVERFLOW,	/* nesting deeper than RS_BD_DEPTH */
+	RS_BD_C_OUTSIDE_CALLS,	/* callbacks outside a reader's read */
+	RS_BD__NR_COUNTERS,
+};
+
+/* Callback time outside the readers' reads, by state (a per-CPU array). */
+struct rs_bd_outside {
+	__u64 calls;
+	__u64 ns;
+};
+
+#endif
