@@ -20,6 +20,7 @@
 struct bench_bd_row {
 	uint64_t q[BD_NR_Q];		/* p50, p90, p99 in ns */
 	double share;			/* of the reads' summed time */
+	uint64_t calls;			/* entries, summed over the reads */
 	char note[BD_NR_Q][24];		/* "2 ticks", "off-CPU", "" */
 };
 
@@ -27,6 +28,8 @@ struct bench_bd_file {
 	char file[64];
 	uint64_t reads;
 	uint64_t off_most;		/* reads off the CPU for over half */
+	/* off the CPU after a read(2) returned, in off-cpu (summed) */
+	uint64_t tail_off_ns;
 	/* p50 of the reads as the reader timed them, this pass */
 	uint64_t read_p50_ns;
 	/* ... and in the timed repetitions (0: none) */

@@ -54,8 +54,14 @@ struct breakdown_syscall {
 	int64_t ret;
 	uint32_t fd, tid;
 	uint64_t ns[BD_PART__NR];
-	uint32_t switches;		/* times switched out */
+	uint32_t calls[BD_PART__NR];	/* entries of each part */
 	uint32_t broken;		/* unmatched events (lost kretprobe) */
+	/*
+	 * Off the CPU after the task's previous syscall returned, before
+	 * this one (preempted on the way back to user space).
+	 */
+	uint64_t prev_tail_off;
+	uint32_t prev_tail_switches;
 };
 
 /* How a part is timed here, after open. */
@@ -104,10 +110,14 @@ void breakdown__outside(const struct breakdown *b, int part,
 /*
  * A file's reads: syscalls on its fd grouped until one returns 0 or
  * less (EOF, error), as a reader that reads a file whole makes them.
+ * Each syscall's tail (off the CPU after it returned, told by the
+ * task's next syscall) is part of its read: in total and off-cpu.
  */
 struct breakdown_read {
-	uint64_t total;
-	uint64_t ns[BD_PART__NR];
+	uint64_t total;			/* the syscalls and their tails */
+	uint64_t ns[BD_PART__NR];	/* off-cpu: the tails' too */
+	uint64_t calls[BD_PART__NR];
+	uint64_t tail_off;		/* off-CPU after a syscall returned */
 };
 
 /* The percentiles of a table. */
@@ -133,6 +143,8 @@ struct breakdown_table {
 	struct breakdown_row part[BD_PART__NR];
 	uint64_t off_most;	/* reads off the CPU for over half */
 	uint64_t max_gap_ns;	/* parts vs total, largest (0 normally) */
+	uint64_t calls[BD_PART__NR];	/* summed over the reads */
+	uint64_t tail_off_ns;	/* summed off-CPU after the syscalls */
 };
 
 /*

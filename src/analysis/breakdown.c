@@ -30,11 +30,24 @@ int breakdown__reads(const struct breakdown_syscall *sc, size_t nr_sc,
 	*nr = 0;
 	memset(&cur, 0, sizeof(cur));
 	for (i = 0; i < nr_sc; i++) {
+		uint64_t tail = 0;
+		size_t j;
+
 		if (sc[i].fd != fd)
 			continue;
-		cur.total += sc[i].total;
-		for (p = 0; p < BD_PART__NR; p++)
+		/* The tail of i is told by the task's next syscall. */
+		for (j = i + 1; j < nr_sc; j++)
+			if (sc[j].tid == sc[i].tid) {
+				tail = sc[j].prev_tail_off;
+				break;
+			}
+		cur.total += sc[i].total + tail;
+		cur.tail_off += tail;
+		for (p = 0; p < BD_PART__NR; p++) {
 			cur.ns[p] += sc[i].ns[p];
+			cur.calls[p] += sc[i].calls[p];
+		}
+		cur.ns[BD_PART_OFF] += tail;
 		open = true;
 		if (sc[i].ret > 0)
 			continue;
@@ -138,6 +151,9 @@ int breakdown__table(const struct breakdown_read *r, size_t nr,
 		}
 		if (r[i].ns[BD_PART_OFF] * 2 > r[i].total)
 			t->off_most++;
+		for (p = 0; p < BD_PART__NR; p++)
+			t->calls[p] += r[i].calls[p];
+		t->tail_off_ns += r[i].tail_off;
 		bt[i].total = r[i].total;
 		bt[i].off = r[i].ns[BD_PART_OFF];
 	}

@@ -165,10 +165,14 @@ int bench_bd_pass__file(struct bench_bd_pass *bp, struct bench_breakdown *bd,
 	snprintf(f->file, sizeof(f->file), "%s", name);
 	f->reads = t.reads;
 	f->off_most = t.off_most;
+	f->tail_off_ns = t.tail_off_ns;
 	f->read_p50_ns = user_p50;
 	row_from(&f->total, &t.total);
-	for (p = 0; p < BD_PART__NR; p++)
+	for (p = 0; p < BD_PART__NR; p++) {
 		row_from(&f->part[p], &t.part[p]);
+		f->part[p].calls = t.calls[p];
+	}
+	f->total.calls = t.reads;
 	return 0;
 }
 
@@ -207,17 +211,20 @@ static void fmt_ns(char *buf, size_t len, uint64_t ns)
 }
 
 static void print_row(FILE *out, const char *name,
-		      const struct bench_bd_row *r, bool timed)
+		      const struct bench_bd_row *r, bool timed,
+		      uint64_t reads)
 {
-	char v[BD_NR_Q][24], notes[96] = "";
+	char v[BD_NR_Q][24], notes[96] = "", calls[16];
 	size_t l = 0;
 	int q;
 
 	if (!timed) {
-		fprintf(out, "  %-8s %10s %10s %10s %7s  not timed\n", name,
-			"-", "-", "-", "-");
+		fprintf(out, "  %-8s %10s %10s %10s %7s %6s  not timed\n", name,
+			"-", "-", "-", "-", "-");
 		return;
 	}
+	snprintf(calls, sizeof(calls), "%.1f",
+		 reads ? (double)r->calls / reads : 0);
 	for (q = 0; q < BD_NR_Q; q++) {
 		fmt_ns(v[q], sizeof(v[q]), r->q[q]);
 		if (r->note[q][0] && l < sizeof(notes))
@@ -225,8 +232,8 @@ static void print_row(FILE *out, const char *name,
 				      l ? "; " : "", breakdown_q[q],
 				      r->note[q]);
 	}
-	fprintf(out, "  %-8s %10s %10s %10s %6.1f%%%s%s\n", name, v[0], v[1],
-		v[2], r->share * 100, *notes ? "  " : "", notes);
+	fprintf(out, "  %-8s %10s %10s %10s %6.1f%% %6s%s%s\n", name, v[0],
+		v[1], v[2], r->share * 100, calls, *notes ? "  " : "", notes);
 }
 
 void bench_breakdown__print(const struct bench_breakdown *bd, FILE *out)
@@ -244,12 +251,15 @@ void bench_breakdown__print(const struct bench_breakdown *bd, FILE *out)
 			fprintf(out, "; HZ=%u, a tick is %.1f ms", bd->hz,
 				1e3 / bd->hz);
 		fprintf(out, ")\n");
-		fprintf(out, "  %-8s %10s %10s %10s %7s\n", "part", "p50",
-			"p90", "p99", "share");
-		print_row(out, "total", &f->total, true);
+		fprintf(out, "  %-8s %10s %10s %10s %7s %6s\n", "part", "p50",
+			"p90", "p99", "share", "calls");
+		print_row(out, "total", &f->total, true, f->reads);
 		for (p = 0; p < BD_PART__NR; p++)
 			print_row(out, breakdown_part_name(p), &f->part[p],
-				  !bd->untimed[p][0]);
+				  !bd->untimed[p][0], f->reads);
+		if (f->tail_off_ns)
+			fprintf(out, "  off-cpu includes %.1f us switched out after read(2) returned\n",
+				f->tail_off_ns / 1e3 / (f->reads ? f->reads : 1));
 		if (f->off_most)
 			fprintf(out, "  %" PRIu64 " of %" PRIu64 " reads were off the CPU for most of their time\n",
 				f->off_most, f->reads);
@@ -294,6 +304,7 @@ static void write_row(struct json_writer *jw, const char *part,
 	json__u64(jw, "p90_ns", r->q[1]);
 	json__u64(jw, "p99_ns", r->q[2]);
 	json__double(jw, "share", r->share);
+	json__u64(jw, "calls", r->calls);
 	json__array_begin(jw, "notes");
 	for (q = 0; q < BD_NR_Q; q++)
 		json__string(jw, NULL, r->note[q]);
@@ -338,6 +349,7 @@ void bench_breakdown__write_json(const struct bench_breakdown *bd,
 		json__string(jw, "file", f->file);
 		json__u64(jw, "reads", f->reads);
 		json__u64(jw, "off_cpu_most", f->off_most);
+		json__u64(jw, "tail_off_ns", f->tail_off_ns);
 		json__u64(jw, "read_p50_ns", f->read_p50_ns);
 		json__u64(jw, "unobserved_p50_ns", f->unobserved_p50_ns);
 		json__array_begin(jw, "parts");
@@ -385,6 +397,7 @@ static int read_row(const struct jv *o, struct bench_bd_row *r)
 	int q;
 
 	if (jv__type(o) != J_OBJ || get_u64(o, "p50_ns", &r->q[0]) ||
+	    get_u64(o, "calls", &r->calls) ||
 	    get_u64(o, "p90_ns", &r->q[1]) || get_u64(o, "p99_ns", &r->q[2]))
 		return -EINVAL;
 	sh = jv__get(o, "share");
@@ -457,6 +470,7 @@ int bench_breakdown__read_json(struct bench_breakdown *bd,
 		if (get_s(fo, "file", f->file, sizeof(f->file)) ||
 		    get_u64(fo, "reads", &f->reads) ||
 		    get_u64(fo, "off_cpu_most", &f->off_most) ||
+		    get_u64(fo, "tail_off_ns", &f->tail_off_ns) ||
 		    get_u64(fo, "read_p50_ns", &f->read_p50_ns) ||
 		    get_u64(fo, "unobserved_p50_ns", &f->unobserved_p50_ns) ||
 		    jv__type(parts) != J_ARR ||

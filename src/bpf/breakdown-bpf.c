@@ -11,7 +11,6 @@
 #include <unistd.h>
 
 #include "breakdown.h"
-#include "kfeatures.h"
 #include "util.h"
 
 #ifdef RS_HAVE_BPF
@@ -222,6 +221,26 @@ static int field_offset(const char *sys, const char *event,
 	return off;
 }
 
+/*
+ * Whether kallsyms has name as a function: text, local or global, or
+ * weak (bpf_rstat_flush is a __weak hook: 'W').
+ */
+static bool has_function(const char *name)
+{
+	char line[512], sym[256], type;
+	unsigned long long addr;
+	bool found = false;
+	FILE *f = fopen("/proc/kallsyms", "re");
+
+	if (!f)
+		return false;
+	while (!found && fgets(line, sizeof(line), f))
+		found = sscanf(line, "%llx %c %255s", &addr, &type, sym) == 3 &&
+			strchr("tTwW", type) && !strcmp(sym, name);
+	fclose(f);
+	return found;
+}
+
 static bool event_exists(const char *sys, const char *event)
 {
 	return field_offset(sys, event, "common_type") == 0;
@@ -290,15 +309,15 @@ static int do_open(struct breakdown *b, char *errbuf, size_t errlen)
 		unsigned int n = 0;
 
 		for (i = 0; i < 3 && !b->walk_func; i++)
-			if (kfeatures__has_function(walk[i]))
+			if (has_function(walk[i]))
 				b->walk_func = walk[i];
 		if (!b->lock_tps && b->walk_func &&
 		    !strcmp(b->walk_func, "cgroup_rstat_flush_locked"))
 			for (i = 0; i < 3; i++)
-				if (kfeatures__has_function(waits[i]))
+				if (has_function(waits[i]))
 					b->wait_funcs[n++] = waits[i];
 		for (i = 0; i < BD_PART__NR; i++)
-			if (cb_names[i] && kfeatures__has_function(cb_names[i]))
+			if (cb_names[i] && has_function(cb_names[i]))
 				b->cb_func[i] = cb_names[i];
 	}
 	b->kprobes = have_kprobes && b->walk_func;
@@ -462,7 +481,16 @@ static int on_record(void *ctx, void *data, size_t size)
 	s->fd = r->fd;
 	s->tid = r->tid;
 	s->broken = r->broken;
-	s->switches = r->calls[RS_BD_OFF];
+	s->prev_tail_off = r->prev_tail_off;
+	s->prev_tail_switches = r->prev_tail_switches;
+	s->calls[BD_PART_REST] = 1;
+	s->calls[BD_PART_WAIT] = r->calls[RS_BD_WAIT];
+	s->calls[BD_PART_WALK] = r->calls[RS_BD_WALK] + r->calls[RS_BD_HELD];
+	s->calls[BD_PART_OFF] = r->calls[RS_BD_OFF];
+	s->calls[BD_PART_BASE] = r->calls[RS_BD_CB_BASE];
+	s->calls[BD_PART_BPF] = r->calls[RS_BD_CB_BPF];
+	s->calls[BD_PART_MEMORY] = r->calls[RS_BD_CB_MEMORY];
+	s->calls[BD_PART_IO] = r->calls[RS_BD_CB_IO];
 	s->ns[BD_PART_REST] = r->ns[RS_BD_REST];
 	s->ns[BD_PART_WAIT] = r->ns[RS_BD_WAIT];
 	s->ns[BD_PART_WALK] = r->ns[RS_BD_WALK] + r->ns[RS_BD_HELD];

@@ -56,6 +56,13 @@ struct {
 	__type(value, struct rs_bd_ctx);
 } ctxs SEC(".maps");
 
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 256);
+	__type(key, __u32);
+	__type(value, struct rs_bd_tail);
+} tails SEC(".maps");
+
 /* A zeroed context to start from (too big for the stack twice). */
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
@@ -172,6 +179,7 @@ static __always_inline int sys_enter(void *ctx)
 {
 	__u64 id = bpf_get_current_pid_tgid();
 	__u32 tgid = id >> 32, tid = (__u32)id, zero = 0;
+	struct rs_bd_tail *t;
 	struct rs_bd_ctx *z;
 
 	if (!bpf_map_lookup_elem(&readers, &tgid))
@@ -180,6 +188,12 @@ static __always_inline int sys_enter(void *ctx)
 	if (!z)
 		return KEEP_EVENT;
 	__builtin_memset(z, 0, sizeof(*z));
+	t = bpf_map_lookup_elem(&tails, &tid);
+	if (t) {
+		z->prev_tail_off = t->off_ns;
+		z->prev_tail_switches = t->switches;
+		bpf_map_delete_elem(&tails, &tid);
+	}
 	z->fd = (__u32)read_u64(ctx, off_fd);
 	z->start = bpf_ktime_get_ns();
 	z->last = z->start;
@@ -192,6 +206,7 @@ static __always_inline int sys_exit(void *ctx)
 	__u64 now = bpf_ktime_get_ns();
 	__u32 tid = (__u32)bpf_get_current_pid_tgid();
 	struct rs_bd_ctx *c = bpf_map_lookup_elem(&ctxs, &tid);
+	struct rs_bd_tail tail = {};
 	struct rs_bd_rec *r;
 	int i;
 
@@ -214,10 +229,12 @@ static __always_inline int sys_exit(void *ctx)
 	r->fd = c->fd;
 	r->tid = tid;
 	r->broken = c->broken + (c->depth ? 1 : 0);
-	r->pad = 0;
+	r->prev_tail_off = c->prev_tail_off;
+	r->prev_tail_switches = c->prev_tail_switches;
 	bpf_ringbuf_submit(r, 0);
 	count(RS_BD_C_RECORDS);
 	bpf_map_delete_elem(&ctxs, &tid);
+	bpf_map_update_elem(&tails, &tid, &tail, BPF_ANY);
 	return KEEP_EVENT;
 }
 
@@ -253,12 +270,27 @@ int bd_switch(void *ctx)
 	__u32 next = read_u32(ctx, off_next_pid);
 	struct rs_bd_ctx *c;
 
+	struct rs_bd_tail *t;
+
 	c = bpf_map_lookup_elem(&ctxs, &prev);
-	if (c)
+	if (c) {
 		push(c, RS_BD_OFF, now);
+	} else {
+		t = bpf_map_lookup_elem(&tails, &prev);
+		if (t && !t->off_start)
+			t->off_start = now;
+	}
 	c = bpf_map_lookup_elem(&ctxs, &next);
-	if (c)
+	if (c) {
 		pop(c, RS_BD_OFF, now);
+	} else {
+		t = bpf_map_lookup_elem(&tails, &next);
+		if (t && t->off_start) {
+			t->off_ns += now - t->off_start;
+			t->off_start = 0;
+			t->switches++;
+		}
+	}
 	return KEEP_EVENT;
 }
 

@@ -40,6 +40,20 @@ struct rs_bd_ctx {
 	__u32 fd;
 	__u32 broken;		/* a pop that did not match the top */
 	__u8 stack[RS_BD_DEPTH];
+	__u64 prev_tail_off;	/* the task's last tail (below) */
+	__u32 prev_tail_switches;
+	__u32 pad;
+};
+
+/*
+ * After a reader's syscall returns, until its next one: switched out on
+ * the way back to user space (exit_to_user_mode), after sys_exit fired.
+ */
+struct rs_bd_tail {
+	__u64 off_start;	/* 0: on the CPU */
+	__u64 off_ns;
+	__u32 switches;
+	__u32 pad;
 };
 
 /* One per read(2)/pread64(2) of a reader (the ring buffer). */
@@ -52,7 +66,8 @@ struct rs_bd_rec {
 	__u32 fd;
 	__u32 tid;
 	__u32 broken;
-	__u32 pad;
+	__u32 prev_tail_switches;
+	__u64 prev_tail_off;	/* off-CPU after the previous syscall */
 };
 
 /* Counters (a per-CPU array). */
