@@ -13,6 +13,8 @@
  *            without kprobes: the time the rstat lock is held, the
  *            callbacks included);
  *   wait     waiting for the rstat lock;
+ *   cpu-wait waiting for a per-CPU rstat lock inside the walk (v6.10 to
+ *            v6.16, whose tracepoints say when it is contended);
  *   off-cpu  switched out inside the read (sched_switch);
  *   rest     the rest of the syscall (formatting, copying out).
  * Parts the kernel cannot time (no kprobes, a callback inlined or not
@@ -38,12 +40,16 @@ enum breakdown_part {
 	BD_PART_BASE,
 	BD_PART_WALK,
 	BD_PART_WAIT,
+	BD_PART_CPU_WAIT,
 	BD_PART_OFF,
 	BD_PART_REST,
 	BD_PART__NR,
 };
 
-/* "memory", "io", "bpf", "base", "walk", "wait", "off-cpu", "rest". */
+/*
+ * "memory", "io", "bpf", "base", "walk", "wait", "cpu-wait", "off-cpu",
+ * "rest".
+ */
 const char *breakdown_part_name(int part);
 /* The part of a name, or -1. */
 int breakdown_part_of(const char *name);

@@ -2041,8 +2041,9 @@ static int read_top(struct reader *rd, struct bench_results *r,
 {
 	static const char *const keys[] = {
 		"schema", "scenario", "tool_version", "params", "provenance",
-		"skipped", "repetitions", "recording", "breakdown", NULL
+		"skipped", "repetitions", "recording", NULL
 	};
+	static const char *const topt[] = { "breakdown", NULL };
 	static const char *const rkeys[] = { "file", NULL };
 	static const char *const ropt[] = { "pass", NULL };
 	static const char *const pkeys[] = { "time", "metrics", NULL };
@@ -2068,7 +2069,7 @@ static int read_top(struct reader *rd, struct bench_results *r,
 			   BENCH_RESULTS_SCHEMA, BENCH_RESULTS_SCHEMA_V3,
 			   BENCH_RESULTS_SCHEMA_V2, BENCH_RESULTS_SCHEMA_V1);
 	v4 = !strcmp(jv__string(n), BENCH_RESULTS_SCHEMA);
-	err = check_object(rd, top, "results", keys, NULL);
+	err = check_object(rd, top, "results", keys, topt);
 	if (err)
 		return err;
 	free(r->scenario);

@@ -22,7 +22,7 @@
 #include "rstat-breakdown.skel.h"
 #endif
 
-#define MAX_LINKS 16
+#define MAX_LINKS 32
 
 struct breakdown {
 #ifdef RS_HAVE_BPF
@@ -32,10 +32,10 @@ struct breakdown {
 	int ncpus;
 #endif
 	unsigned int nr_links;
-	bool attached, lock_tps, kprobes;
+	bool attached, lock_tps, cpu_lock_tps, kprobes;
 	/* Functions found, attached at attach (NULL: none). */
 	const char *walk_func;
-	const char *wait_funcs[3];
+	const char *wait_funcs[4];
 	const char *cb_func[BD_PART__NR];
 	struct breakdown_source src[BD_PART__NR];
 	struct breakdown_syscall *sc;
@@ -50,6 +50,7 @@ static const char *const part_names[BD_PART__NR] = {
 	[BD_PART_BASE] = "base",
 	[BD_PART_WALK] = "walk",
 	[BD_PART_WAIT] = "wait",
+	[BD_PART_CPU_WAIT] = "cpu-wait",
 	[BD_PART_OFF] = "off-cpu",
 	[BD_PART_REST] = "rest",
 };
@@ -155,6 +156,31 @@ void breakdown__outside(const struct breakdown *b, int part,
 
 static char libbpf_msg[256];
 
+/* The verifier's verdict: the last lines of a program's load log. */
+static char verifier_msg[384];
+
+static void keep_verdict(const char *log)
+{
+	const char *end = strstr(log, "-- END PROG LOAD LOG --"), *p;
+	const char *prog = strstr(log, "prog '");
+	int lines = 0;
+
+	if (!end)
+		return;
+	p = end;
+	while (p > log && lines < 4) {
+		p--;
+		if (*p == '\n')
+			lines++;
+	}
+	snprintf(verifier_msg, sizeof(verifier_msg), "%.*s: %.*s",
+		 prog ? (int)strcspn(prog + 6, "'") : 0, prog ? prog + 6 : "",
+		 (int)(end - p), p);
+	for (p = verifier_msg; *p; p++)
+		if (*p == '\n')
+			*(char *)p = ' ';
+}
+
 static int libbpf_quiet(enum libbpf_print_level level, const char *fmt,
 			va_list ap)
 {
@@ -163,6 +189,16 @@ static int libbpf_quiet(enum libbpf_print_level level, const char *fmt,
 
 	if (level == LIBBPF_DEBUG)
 		return 0;
+	if (strstr(fmt, "BEGIN PROG LOAD LOG") || strstr(fmt, "%s")) {
+		char *big = NULL;
+		va_list aq;
+
+		va_copy(aq, ap);
+		if (vasprintf(&big, fmt, aq) >= 0)
+			keep_verdict(big);
+		va_end(aq);
+		free(big);
+	}
 	vsnprintf(buf, sizeof(buf), fmt, ap);
 	len = strlen(buf);
 	while (len && (buf[len - 1] == '\n' || buf[len - 1] == ' '))
@@ -293,6 +329,9 @@ static int do_open(struct breakdown *b, char *errbuf, size_t errlen)
 	b->lock_tps = event_exists("cgroup", "cgroup_rstat_locked") &&
 		      event_exists("cgroup", "cgroup_rstat_unlock") &&
 		      event_exists("cgroup", "cgroup_rstat_lock_contended");
+	b->cpu_lock_tps =
+		event_exists("cgroup", "cgroup_rstat_cpu_lock_contended") &&
+		event_exists("cgroup", "cgroup_rstat_cpu_locked");
 	have_kprobes = !access("/sys/bus/event_source/devices/kprobe", F_OK);
 
 	/* The core flush: the function whose time is the walk. */
@@ -302,9 +341,15 @@ static int do_open(struct breakdown *b, char *errbuf, size_t errlen)
 			"css_rstat_flush",		/* 6.16+ */
 			"cgroup_rstat_flush",		/* 6.15 */
 		};
+		/*
+		 * cgroup_rstat_flush_hold is inlined into cpu.stat's
+		 * cgroup_base_stat_cputime_show (one file): its entry
+		 * starts that wait instead.
+		 */
 		static const char *const waits[] = {
 			"cgroup_rstat_flush", "cgroup_rstat_flush_irqsafe",
 			"cgroup_rstat_flush_hold",
+			"cgroup_base_stat_cputime_show",
 		};
 		unsigned int n = 0;
 
@@ -313,7 +358,7 @@ static int do_open(struct breakdown *b, char *errbuf, size_t errlen)
 				b->walk_func = walk[i];
 		if (!b->lock_tps && b->walk_func &&
 		    !strcmp(b->walk_func, "cgroup_rstat_flush_locked"))
-			for (i = 0; i < 3; i++)
+			for (i = 0; i < 4; i++)
 				if (has_function(waits[i]))
 					b->wait_funcs[n++] = waits[i];
 		for (i = 0; i < BD_PART__NR; i++)
@@ -366,6 +411,13 @@ static int do_open(struct breakdown *b, char *errbuf, size_t errlen)
 	} else
 		set_src(&b->src[BD_PART_WAIT], false, NULL,
 			"no rstat lock tracepoints (v6.10+) and no kprobes: in rest");
+	if (b->cpu_lock_tps)
+		set_src(&b->src[BD_PART_CPU_WAIT], true,
+			"cgroup_rstat_cpu_lock_contended -> cgroup_rstat_cpu_locked",
+			NULL);
+	else
+		set_src(&b->src[BD_PART_CPU_WAIT], false, NULL,
+			"no per-CPU lock tracepoints (v6.10-v6.16 have them): in walk");
 	if (prev_off >= 0 && next_off >= 0)
 		set_src(&b->src[BD_PART_OFF], true,
 			"sched:sched_switch (prev -> next of the reader)", NULL);
@@ -400,6 +452,9 @@ static int do_open(struct breakdown *b, char *errbuf, size_t errlen)
 	bpf_program__set_autoload(sk->progs.bd_contended, b->lock_tps);
 	bpf_program__set_autoload(sk->progs.bd_locked, b->lock_tps);
 	bpf_program__set_autoload(sk->progs.bd_unlock, b->lock_tps);
+	bpf_program__set_autoload(sk->progs.bd_cpu_contended,
+				  b->cpu_lock_tps);
+	bpf_program__set_autoload(sk->progs.bd_cpu_locked, b->cpu_lock_tps);
 	bpf_program__set_autoload(sk->progs.bd_outer_entry,
 				  b->kprobes && b->wait_funcs[0]);
 	bpf_program__set_autoload(sk->progs.bd_outer_return,
@@ -419,8 +474,8 @@ static int do_open(struct breakdown *b, char *errbuf, size_t errlen)
 	bpf_map__set_max_entries(sk->maps.records, 8u << 20);
 	err = rstat_breakdown__load(sk);
 	if (err) {
-		errbuf_set(errbuf, errlen, "BPF breakdown: load: %s%s%s",
-			   strerror(-err), libbpf_msg[0] ? ": " : "",
+		errbuf_set(errbuf, errlen, "BPF breakdown: load: %s: %s",
+			   strerror(-err), verifier_msg[0] ? verifier_msg :
 			   libbpf_msg);
 		return err == -EPERM || err == -EACCES ? -EOPNOTSUPP : err;
 	}
@@ -437,6 +492,7 @@ int breakdown__open(struct breakdown *b, char *errbuf, size_t errlen)
 		return -EINVAL;
 	}
 	libbpf_msg[0] = '\0';
+	verifier_msg[0] = '\0';
 	old = libbpf_set_print(libbpf_quiet);
 	err = do_open(b, errbuf, errlen);
 	libbpf_set_print(old);
@@ -499,6 +555,8 @@ static int on_record(void *ctx, void *data, size_t size)
 	s->ns[BD_PART_BPF] = r->ns[RS_BD_CB_BPF];
 	s->ns[BD_PART_MEMORY] = r->ns[RS_BD_CB_MEMORY];
 	s->ns[BD_PART_IO] = r->ns[RS_BD_CB_IO];
+	s->ns[BD_PART_CPU_WAIT] = r->ns[RS_BD_CPU_WAIT];
+	s->calls[BD_PART_CPU_WAIT] = r->calls[RS_BD_CPU_WAIT];
 	return 0;
 }
 
@@ -534,7 +592,7 @@ static int do_attach(struct breakdown *b, char *errbuf, size_t errlen)
 		if (!err)
 			err = link_kprobe(b, sk->progs.bd_inner_return, true,
 					  b->walk_func);
-		for (i = 0; !err && i < 3 && b->wait_funcs[i]; i++) {
+		for (i = 0; !err && i < 4 && b->wait_funcs[i]; i++) {
 			err = link_kprobe(b, sk->progs.bd_outer_entry, false,
 					  b->wait_funcs[i]);
 			if (!err)

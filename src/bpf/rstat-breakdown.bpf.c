@@ -128,7 +128,8 @@ static __always_inline __u32 top_of(struct rs_bd_ctx *c)
 
 	if (!d || d > RS_BD_DEPTH)
 		return RS_BD_REST;
-	return c->stack[(d - 1) & (RS_BD_DEPTH - 1)];
+	return (__u32)(c->stack >> (((d - 1) & (RS_BD_DEPTH - 1)) * 8)) &
+	       0xff;
 }
 
 /* The time since the last transition goes to the state on top. */
@@ -149,7 +150,12 @@ static __always_inline void push(struct rs_bd_ctx *c, __u32 state,
 		count(RS_BD_C_OVERFLOW);
 		return;
 	}
-	c->stack[c->depth & (RS_BD_DEPTH - 1)] = (__u8)state;
+	{
+		__u32 sh = (c->depth & (RS_BD_DEPTH - 1)) * 8;
+
+		c->stack &= ~(0xffULL << sh);
+		c->stack |= (__u64)(state & 0xff) << sh;
+	}
 	c->depth++;
 	if (state < RS_BD__NR)
 		c->calls[state]++;
@@ -329,6 +335,30 @@ int bd_unlock(void *ctx)
 	c = ctx_of_current();
 	if (c)
 		pop(c, RS_BD_HELD, bpf_ktime_get_ns());
+	return KEEP_EVENT;
+}
+
+/*
+ * The per-CPU locks (v6.10-v6.16): the flusher takes each CPU's to walk
+ * its updated tree, while that CPU's updaters take it to add to it.
+ */
+SEC("tracepoint/cgroup/cgroup_rstat_cpu_lock_contended")
+int bd_cpu_contended(void *ctx)
+{
+	struct rs_bd_ctx *c = ctx_of_current();
+
+	if (c)
+		push(c, RS_BD_CPU_WAIT, bpf_ktime_get_ns());
+	return KEEP_EVENT;
+}
+
+SEC("tracepoint/cgroup/cgroup_rstat_cpu_locked")
+int bd_cpu_locked(void *ctx)
+{
+	struct rs_bd_ctx *c = ctx_of_current();
+
+	if (c && top_of(c) == RS_BD_CPU_WAIT)
+		pop(c, RS_BD_CPU_WAIT, bpf_ktime_get_ns());
 	return KEEP_EVENT;
 }
 

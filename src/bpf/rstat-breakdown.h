@@ -25,6 +25,7 @@ enum {
 	RS_BD_CB_BPF,	/* bpf_rstat_flush */
 	RS_BD_CB_MEMORY,	/* mem_cgroup_css_rstat_flush */
 	RS_BD_CB_IO,	/* blkcg_rstat_flush */
+	RS_BD_CPU_WAIT,	/* waiting for a per-CPU rstat lock (v6.10-v6.16) */
 	RS_BD__NR,
 };
 
@@ -39,7 +40,8 @@ struct rs_bd_ctx {
 	__u32 depth;
 	__u32 fd;
 	__u32 broken;		/* a pop that did not match the top */
-	__u8 stack[RS_BD_DEPTH];
+	/* byte i: the state at depth i (no indexed stores: v6.1) */
+	__u64 stack;
 	__u64 prev_tail_off;	/* the task's last tail (below) */
 	__u32 prev_tail_switches;
 	__u32 pad;
