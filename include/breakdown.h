@@ -68,6 +68,7 @@ struct breakdown_syscall {
 	 */
 	uint64_t prev_tail_off;
 	uint32_t prev_tail_switches;
+	bool pread;			/* pread64(2), not read(2) */
 };
 
 /* How a part is timed here, after open. */
@@ -154,10 +155,13 @@ struct breakdown_table {
 };
 
 /*
- * Group syscalls on fd into reads (*out, *nr; free() it). 0 or -ENOMEM.
+ * Group syscalls on fd into reads (*out, *nr; free() it); pread_only:
+ * pread64 ones only (a reader that reads its files so, whose fd number
+ * an earlier read(2) may have used). 0 or -ENOMEM.
  */
 int breakdown__reads(const struct breakdown_syscall *sc, size_t nr_sc,
-		     uint32_t fd, struct breakdown_read **out, size_t *nr);
+		     uint32_t fd, bool pread_only, struct breakdown_read **out,
+		     size_t *nr);
 /*
  * The table of reads: percentiles of the total and of each part, each
  * part's share of the summed total, and the notes (hz: the scheduler

@@ -19,7 +19,8 @@
 const double breakdown_q[BD_NR_Q] = { 50, 90, 99 };
 
 int breakdown__reads(const struct breakdown_syscall *sc, size_t nr_sc,
-		     uint32_t fd, struct breakdown_read **out, size_t *nr)
+		     uint32_t fd, bool pread_only, struct breakdown_read **out,
+		     size_t *nr)
 {
 	struct breakdown_read *r = NULL, cur;
 	size_t n = 0, cap = 0, i;
@@ -33,7 +34,7 @@ int breakdown__reads(const struct breakdown_syscall *sc, size_t nr_sc,
 		uint64_t tail = 0;
 		size_t j;
 
-		if (sc[i].fd != fd)
+		if (sc[i].fd != fd || (pread_only && !sc[i].pread))
 			continue;
 		/* The tail of i is told by the task's next syscall. */
 		for (j = i + 1; j < nr_sc; j++)

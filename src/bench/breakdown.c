@@ -153,7 +153,11 @@ int bench_bd_pass__file(struct bench_bd_pass *bp, struct bench_breakdown *bd,
 	if (bd->nr_files >= BENCH_BD_MAX_FILES)
 		return -E2BIG;
 	sc = breakdown__syscalls(bp->b, &nr_sc);
-	err = breakdown__reads(sc, nr_sc, (uint32_t)fd, &reads, &nr);
+	/*
+	 * The reader preads its files; their fds' numbers may have served
+	 * a read(2) before (its wait for the start).
+	 */
+	err = breakdown__reads(sc, nr_sc, (uint32_t)fd, true, &reads, &nr);
 	if (err)
 		return err;
 	err = breakdown__table(reads, nr, bp->hz, &t);

@@ -538,6 +538,7 @@ static int on_record(void *ctx, void *data, size_t size)
 	s->tid = r->tid;
 	s->broken = r->broken;
 	s->prev_tail_off = r->prev_tail_off;
+	s->pread = r->pread;
 	s->prev_tail_switches = r->prev_tail_switches;
 	s->calls[BD_PART_REST] = 1;
 	s->calls[BD_PART_WAIT] = r->calls[RS_BD_WAIT];

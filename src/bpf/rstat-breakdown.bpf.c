@@ -181,7 +181,7 @@ static __always_inline struct rs_bd_ctx *ctx_of_current(void)
 	return bpf_map_lookup_elem(&ctxs, &tid);
 }
 
-static __always_inline int sys_enter(void *ctx)
+static __always_inline int sys_enter(void *ctx, __u32 pread)
 {
 	__u64 id = bpf_get_current_pid_tgid();
 	__u32 tgid = id >> 32, tid = (__u32)id, zero = 0;
@@ -201,6 +201,7 @@ static __always_inline int sys_enter(void *ctx)
 		bpf_map_delete_elem(&tails, &tid);
 	}
 	z->fd = (__u32)read_u64(ctx, off_fd);
+	z->pread = pread;
 	z->start = bpf_ktime_get_ns();
 	z->last = z->start;
 	bpf_map_update_elem(&ctxs, &tid, z, BPF_ANY);
@@ -237,6 +238,8 @@ static __always_inline int sys_exit(void *ctx)
 	r->broken = c->broken + (c->depth ? 1 : 0);
 	r->prev_tail_off = c->prev_tail_off;
 	r->prev_tail_switches = c->prev_tail_switches;
+	r->pread = c->pread;
+	r->pad = 0;
 	bpf_ringbuf_submit(r, 0);
 	count(RS_BD_C_RECORDS);
 	bpf_map_delete_elem(&ctxs, &tid);
@@ -247,7 +250,7 @@ static __always_inline int sys_exit(void *ctx)
 SEC("tracepoint/syscalls/sys_enter_read")
 int bd_enter_read(void *ctx)
 {
-	return sys_enter(ctx);
+	return sys_enter(ctx, 0);
 }
 
 SEC("tracepoint/syscalls/sys_exit_read")
@@ -259,7 +262,7 @@ int bd_exit_read(void *ctx)
 SEC("tracepoint/syscalls/sys_enter_pread64")
 int bd_enter_pread(void *ctx)
 {
-	return sys_enter(ctx);
+	return sys_enter(ctx, 1);
 }
 
 SEC("tracepoint/syscalls/sys_exit_pread64")

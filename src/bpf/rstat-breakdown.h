@@ -40,11 +40,11 @@ struct rs_bd_ctx {
 	__u32 depth;
 	__u32 fd;
 	__u32 broken;		/* a pop that did not match the top */
+	__u32 pread;		/* pread64(2), not read(2) */
 	/* byte i: the state at depth i (no indexed stores: v6.1) */
 	__u64 stack;
 	__u64 prev_tail_off;	/* the task's last tail (below) */
 	__u32 prev_tail_switches;
-	__u32 pad;
 };
 
 /*
@@ -70,6 +70,8 @@ struct rs_bd_rec {
 	__u32 broken;
 	__u32 prev_tail_switches;
 	__u64 prev_tail_off;	/* off-CPU after the previous syscall */
+	__u32 pread;
+	__u32 pad;
 };
 
 /* Counters (a per-CPU array). */
