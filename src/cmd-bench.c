@@ -92,6 +92,7 @@ static void bench_help(void)
 	      "many-cgroups: memory.stat of a parent of many charged memcgs\n"
 	      "      --cgroups K       memory cgroups (default 2500)\n"
 	      "      --reads N         reads (default 1000)\n"
+	      "      --breakdown       as stat-read's\n"
 	      "pipe: ping-pong over pipes in a 3-level nest, PSI on and off\n"
 	      "      --round-trips N   round trips (default 100000)\n"
 	      "      --psi on|off|both PSI on, off, or both in each repetition\n"
