@@ -21,6 +21,7 @@ struct bench_bd_row {
 	uint64_t q[BD_NR_Q];		/* p50, p90, p99 in ns */
 	double share;			/* of the reads' summed time */
 	uint64_t calls;			/* entries, summed over the reads */
+	uint64_t sum_ns;		/* time, summed over the reads */
 	char note[BD_NR_Q][24];		/* "2 ticks", "off-CPU", "" */
 };
 

@@ -142,6 +142,7 @@ struct breakdown_row {
 	unsigned int notes[BD_NR_Q];
 	unsigned int ticks[BD_NR_Q];	/* with BD_NOTE_TICKS */
 	double share;		/* of the summed total, 0..1 */
+	uint64_t sum;		/* ns over the reads */
 };
 
 struct breakdown_table {

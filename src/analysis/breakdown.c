@@ -171,6 +171,7 @@ int breakdown__table(const struct breakdown_read *r, size_t nr,
 			t->total.notes[q] |= BD_NOTE_OFF;
 	}
 	t->total.share = 1;
+	t->total.sum = (uint64_t)sum_total;
 	for (p = 0; p < BD_PART__NR; p++) {
 		for (i = 0; i < nr; i++)
 			v[i] = r[i].ns[p];
@@ -182,6 +183,7 @@ int breakdown__table(const struct breakdown_read *r, size_t nr,
 				t->part[p].notes[q] |= BD_NOTE_TICKS;
 		}
 		t->part[p].share = sum_total > 0 ? sum[p] / sum_total : 0;
+		t->part[p].sum = (uint64_t)sum[p];
 	}
 	free(v);
 	free(bt);

@@ -125,6 +125,7 @@ static void row_from(struct bench_bd_row *out, const struct breakdown_row *in)
 
 	memset(out, 0, sizeof(*out));
 	out->share = in->share;
+	out->sum_ns = in->sum;
 	for (q = 0; q < BD_NR_Q; q++) {
 		out->q[q] = in->q[q];
 		if (in->notes[q] & BD_NOTE_TICKS)
@@ -309,6 +310,7 @@ static void write_row(struct json_writer *jw, const char *part,
 	json__u64(jw, "p99_ns", r->q[2]);
 	json__double(jw, "share", r->share);
 	json__u64(jw, "calls", r->calls);
+	json__u64(jw, "sum_ns", r->sum_ns);
 	json__array_begin(jw, "notes");
 	for (q = 0; q < BD_NR_Q; q++)
 		json__string(jw, NULL, r->note[q]);
@@ -402,6 +404,7 @@ static int read_row(const struct jv *o, struct bench_bd_row *r)
 
 	if (jv__type(o) != J_OBJ || get_u64(o, "p50_ns", &r->q[0]) ||
 	    get_u64(o, "calls", &r->calls) ||
+	    get_u64(o, "sum_ns", &r->sum_ns) ||
 	    get_u64(o, "p90_ns", &r->q[1]) || get_u64(o, "p99_ns", &r->q[2]))
 		return -EINVAL;
 	sh = jv__get(o, "share");
