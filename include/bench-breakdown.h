@@ -16,6 +16,7 @@
 #include "breakdown.h"
 
 #define BENCH_BD_MAX_FILES 8
+#define BENCH_BD_MAX_RUNS 8
 
 struct bench_bd_row {
 	uint64_t q[BD_NR_Q];		/* p50, p90, p99 in ns */
@@ -82,6 +83,17 @@ void bench_bd_pass__delete(struct bench_bd_pass *bp);
 
 /* The tables, for the terminal (80 columns). */
 void bench_breakdown__print(const struct bench_breakdown *bd, FILE *out);
+
+/*
+ * The breakdowns of several runs (results files, e.g. one per kernel)
+ * side by side for each file all of them decomposed: each part's share
+ * and p50, and the share's change against the first, in points. Runs
+ * without a breakdown are skipped; fewer than two with one print
+ * nothing. 0, or -errno with what failed in errbuf.
+ */
+int bench_breakdown__print_runs(const char *const *files,
+				const char *const *labels, size_t n,
+				FILE *out, char *errbuf, size_t len);
 
 struct json_writer;
 struct jv;

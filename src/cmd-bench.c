@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "bench-accuracy.h"
+#include "bench-breakdown.h"
 #include "bench-results.h"
 #include "bench-run.h"
 #include "bench-vm.h"
@@ -861,6 +862,18 @@ static void say_run_done(void *ctx, const struct bench_variant *v,
 	fflush(stdout);
 }
 
+/* The kernels' decompositions side by side (a note if they cannot). */
+static void print_breakdowns(const char *const *files,
+			     const char *const *labels, size_t n)
+{
+	char errbuf[512] = "";
+
+	if (bench_breakdown__print_runs(files, labels, n, stdout, errbuf,
+					sizeof(errbuf)))
+		rs_note("bench: the kernels' breakdowns side by side: %s",
+			errbuf);
+}
+
 /*
  * Every variant's repetitions, then compare on their results as
  * `rstat-analyze compare` does, the first variant the base: compare's
@@ -1052,6 +1065,8 @@ static int bench_in_vms(const struct bench_params *p)
 	} else if (p->vm.nkernels > 1) {
 		fflush(stdout);
 		status = compare_results(files, labels, p->vm.nkernels);
+		if (p->breakdown)
+			print_breakdowns(files, labels, p->vm.nkernels);
 	}
 out:
 	vm_result__delete(res);

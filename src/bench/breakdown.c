@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "bench-breakdown.h"
+#include "bench-results.h"
 #include "json-read.h"
 #include "json.h"
 #include "util.h"
@@ -268,11 +269,15 @@ void bench_breakdown__print(const struct bench_breakdown *bd, FILE *out)
 		if (f->off_most)
 			fprintf(out, "  %" PRIu64 " of %" PRIu64 " reads were off the CPU for most of their time\n",
 				f->off_most, f->reads);
+		if (f->read_p50_ns)
+			fprintf(out, "  the kernel's p50 is %.0f%% of the reader's (%.1f us): the rest is entering\n  and leaving the syscalls and the reader's clock\n",
+				100.0 * f->total.q[0] / f->read_p50_ns,
+				f->read_p50_ns / 1e3);
 		if (f->unobserved_p50_ns && f->read_p50_ns) {
 			double x = (double)f->read_p50_ns /
 				   f->unobserved_p50_ns;
 
-			fprintf(out, "  observer: read p50 %.1f us so timed, %.1f us unobserved: %.2fx\n",
+			fprintf(out, "  observer: the reader's p50 %.1f us so timed, %.1f us unobserved: %.2fx\n",
 				f->read_p50_ns / 1e3,
 				f->unobserved_p50_ns / 1e3, x);
 			if (x > 2)
@@ -293,6 +298,97 @@ void bench_breakdown__print(const struct bench_breakdown *bd, FILE *out)
 	if (bd->lost || bd->broken)
 		fprintf(out, "  %" PRIu64 " reads lost (ring full), %" PRIu64 " unpaired events\n",
 			bd->lost, bd->broken);
+}
+
+static const struct bench_bd_file *bd_file(const struct bench_breakdown *bd,
+					   const char *name)
+{
+	unsigned int i;
+
+	for (i = 0; i < bd->nr_files; i++)
+		if (!strcmp(bd->files[i].file, name))
+			return &bd->files[i];
+	return NULL;
+}
+
+static void print_side_by_side(const struct bench_breakdown *const *bd,
+			       const char *const *labels, size_t n,
+			       const char *file, FILE *out)
+{
+	const struct bench_bd_file *f[BENCH_BD_MAX_RUNS];
+	char v[24];
+	size_t k;
+	int p;
+
+	for (k = 0; k < n; k++)
+		f[k] = bd_file(bd[k], file);
+	fprintf(out, "\n%s: where a read's time goes (share, p50)\n", file);
+	fprintf(out, "  %-8s", "part");
+	for (k = 0; k < n; k++)
+		fprintf(out, " %20.20s", labels[k]);
+	fprintf(out, "%s\n", n > 1 ? "  change" : "");
+	for (p = -1; p < BD_PART__NR; p++) {
+		const char *name = p < 0 ? "total" : breakdown_part_name(p);
+
+		fprintf(out, "  %-8s", name);
+		for (k = 0; k < n; k++) {
+			const struct bench_bd_row *r = p < 0 ? &f[k]->total :
+						       &f[k]->part[p];
+
+			if (p >= 0 && bd[k]->untimed[p][0]) {
+				fprintf(out, " %20s", "not timed");
+				continue;
+			}
+			fmt_ns(v, sizeof(v), r->q[0]);
+			fprintf(out, " %9.1f%% %9s", r->share * 100, v);
+		}
+		if (p >= 0 && !bd[0]->untimed[p][0] &&
+		    !bd[n - 1]->untimed[p][0])
+			fprintf(out, "  %+.1f pts",
+				(f[n - 1]->part[p].share -
+				 f[0]->part[p].share) * 100);
+		fprintf(out, "\n");
+	}
+}
+
+int bench_breakdown__print_runs(const char *const *files,
+				const char *const *labels, size_t n,
+				FILE *out, char *errbuf, size_t len)
+{
+	const struct bench_breakdown *bd[BENCH_BD_MAX_RUNS];
+	const char *lab[BENCH_BD_MAX_RUNS];
+	struct bench_results *res[BENCH_BD_MAX_RUNS] = { NULL };
+	size_t k, m = 0;
+	unsigned int i;
+	int err = 0;
+
+	for (k = 0; k < n && m < BENCH_BD_MAX_RUNS; k++) {
+		err = bench_results__read(&res[m], files[k], errbuf, len);
+		if (err)
+			goto out;
+		bd[m] = bench_results__breakdown(res[m]);
+		lab[m] = labels[k];
+		if (bd[m])
+			m++;
+		else
+			bench_results__delete(res[m]);
+	}
+	for (i = 0; m > 1 && i < bd[0]->nr_files; i++) {
+		const char *file = bd[0]->files[i].file;
+
+		for (k = 1; k < m && bd_file(bd[k], file); k++)
+			;
+		if (k == m)
+			print_side_by_side(bd, lab, m, file, out);
+	}
+	if (fflush(out) || ferror(out))
+		err = -EIO;
+out:
+	for (k = 0; k < m; k++)
+		bench_results__delete(res[k]);
+	if (err && err != -EIO && !*errbuf)
+		errbuf_set(errbuf, len, "%s", strerror(-err));
+	return err;
 }
 
 /* --- JSON ------------------------------------------------------------- */
