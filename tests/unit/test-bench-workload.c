@@ -954,7 +954,7 @@ static void test_results_bad(void)
 		{ "", 1, "end of input" },
 		{ "{\n\"schema\": \"rstat-analyze-bench/1\",\n\"scenario\": \"x", 3,
 		  "unterminated" },
-		{ "{\"schema\": \"rstat-analyze-bench/4\"}", 1, "schema" },
+		{ "{\"schema\": \"rstat-analyze-bench/5\"}", 1, "schema" },
 		{ "[1,\n2,\n]", 3, "unexpected" },
 		{ "{\"a\":1,\"a\":2}", 1, "duplicate" },
 		{ "{\"a\":1} x", 1, "trailing" },
