@@ -563,6 +563,12 @@ static int parse_variant(const struct bench_params *base, const char *arg,
 					 arg, option_name(c));
 			return RS_EXIT_USAGE;
 		}
+		if (c == OPT_BREAKDOWN) {
+			/* Its pass is a run's, not a repetition's. */
+			rs_error("bench: --variant '%s': --breakdown is not supported; run the variant you want so on its own",
+				 arg);
+			return RS_EXIT_USAGE;
+		}
 		given[c - OPT_RECORD] = true;
 		ret = set_option(&var->p, c, optarg);
 		if (ret)

@@ -10,12 +10,17 @@
 # cgroup.stat never flushes (walk 0, no call), and the parts this kernel
 # cannot time say why (no kprobes here). The timed repetition stays
 # unobserved: the breakdown pass adds no repetition. --breakdown of a
-# scenario that reads no stat file is a usage error.
+# scenario that reads no stat file, or of a variant, is a usage error.
 . tests/shell/lib.sh
 . tests/shell/bench-lib.sh
 cd "$TMP" || fail cd
 
 expect_error 2 "breakdown" "$RS_BIN" bench pipe --breakdown
+# A variant's repetition is a run of its own: no pass for the breakdown.
+expect_error 2 "breakdown is not supported" "$RS_BIN" bench stat-read \
+	--variant a:--breakdown --variant b:--discrete -o v
+expect_error 2 "breakdown is not supported" "$RS_BIN" bench stat-read \
+	--breakdown --variant a:--interleave --variant b:--discrete -o v
 [ -e /sys/kernel/tracing/events/syscalls/sys_enter_pread64 ] ||
 	skip "no syscall tracepoints (CONFIG_FTRACE_SYSCALLS): reads cannot be timed in the kernel"
 reads=400
