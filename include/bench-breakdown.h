@@ -14,6 +14,7 @@
 #include <sys/types.h>
 
 #include "breakdown.h"
+#include "rules.h"
 
 #define BENCH_BD_MAX_FILES 8
 #define BENCH_BD_MAX_RUNS 8
@@ -51,6 +52,9 @@ struct bench_breakdown {
 	uint64_t lost, broken;
 	/* callbacks outside the reads (reclaim, workers): calls, ns */
 	uint64_t outside_calls[BD_PART__NR], outside_ns[BD_PART__NR];
+	/* ... by who flushed: [part][trigger + 1], 0 unnamed */
+	uint64_t outside_trig_calls[BD_PART__NR][RS_TRIG__NR + 1];
+	uint64_t outside_trig_ns[BD_PART__NR][RS_TRIG__NR + 1];
 	unsigned int nr_files;
 	struct bench_bd_file files[BENCH_BD_MAX_FILES];
 };

@@ -112,6 +112,22 @@ void breakdown__losses(const struct breakdown *b, uint64_t *lost,
 void breakdown__outside(const struct breakdown *b, int part,
 			uint64_t *calls, uint64_t *ns);
 
+/* ... by who flushed, as the rule table names it from the stack. */
+struct breakdown_outside {
+	int part;		/* a callback's: memory, io, bpf, base */
+	int trigger;		/* enum rs_trigger; RS_TRIG_NONE: unnamed */
+	uint64_t calls, ns;
+};
+
+/*
+ * The callbacks' time outside the reads by part and trigger (*out, *nr;
+ * free() it): each entry's kernel stack resolved through /proc/kallsyms
+ * and classified by the built-in rules. 0 or -ENOMEM; none without
+ * kernel symbols (every trigger RS_TRIG_NONE then).
+ */
+int breakdown__outside_by(struct breakdown *b, struct breakdown_outside **out,
+			  size_t *nr);
+
 /* --- analysis (src/analysis/breakdown.c) ------------------------------ */
 
 /*

@@ -182,6 +182,27 @@ int bench_bd_pass__file(struct bench_bd_pass *bp, struct bench_breakdown *bd,
 	return 0;
 }
 
+/* The callbacks outside the reads by who flushed (none if unknown). */
+static void describe_outside(struct bench_bd_pass *bp,
+			     struct bench_breakdown *bd)
+{
+	struct breakdown_outside *o;
+	size_t n, i;
+
+	if (breakdown__outside_by(bp->b, &o, &n))
+		return;
+	for (i = 0; i < n; i++) {
+		int t = o[i].trigger;
+
+		if (o[i].part < 0 || o[i].part >= BD_PART__NR ||
+		    t < RS_TRIG_NONE || t >= RS_TRIG__NR)
+			continue;
+		bd->outside_trig_calls[o[i].part][t + 1] += o[i].calls;
+		bd->outside_trig_ns[o[i].part][t + 1] += o[i].ns;
+	}
+	free(o);
+}
+
 void bench_bd_pass__describe(struct bench_bd_pass *bp,
 			     struct bench_breakdown *bd)
 {
@@ -202,6 +223,7 @@ void bench_bd_pass__describe(struct bench_bd_pass *bp,
 				   &bd->outside_ns[p]);
 	}
 	breakdown__losses(bp->b, &bd->lost, &bd->broken);
+	describe_outside(bp, bd);
 }
 
 /* --- the terminal ----------------------------------------------------- */
@@ -290,11 +312,22 @@ void bench_breakdown__print(const struct bench_breakdown *bd, FILE *out)
 		if (bd->untimed[p][0])
 			fprintf(out, "  not timed: %s: %s\n",
 				breakdown_part_name(p), bd->untimed[p]);
-	for (p = 0; p < BD_PART__NR; p++)
-		if (bd->outside_calls[p])
-			fprintf(out, "  outside the reads (reclaim, workers): %s callbacks %" PRIu64 " calls, %.1f us\n",
-				breakdown_part_name(p), bd->outside_calls[p],
-				bd->outside_ns[p] / 1e3);
+	for (p = 0; p < BD_PART__NR; p++) {
+		int t;
+
+		if (!bd->outside_calls[p])
+			continue;
+		fprintf(out, "  outside the reads: %s callbacks %" PRIu64 " calls, %.1f us\n",
+			breakdown_part_name(p), bd->outside_calls[p],
+			bd->outside_ns[p] / 1e3);
+		for (t = 0; t <= RS_TRIG__NR; t++)
+			if (bd->outside_trig_calls[p][t])
+				fprintf(out, "    by %-20s %8" PRIu64 " calls %12.1f us\n",
+					t ? rs_trigger_name(t - 1) :
+					"(unnamed)",
+					bd->outside_trig_calls[p][t],
+					bd->outside_trig_ns[p][t] / 1e3);
+	}
 	if (bd->lost || bd->broken)
 		fprintf(out, "  %" PRIu64 " reads lost (ring full), %" PRIu64 " unpaired events\n",
 			bd->lost, bd->broken);
@@ -437,8 +470,23 @@ void bench_breakdown__write_json(const struct bench_breakdown *bd,
 		json__string(jw, bd->untimed[p][0] ? "why" : "how",
 			     bd->untimed[p][0] ? bd->untimed[p] : bd->how[p]);
 		if (p <= BD_PART_BASE) {
+			int t;
+
 			json__u64(jw, "outside_calls", bd->outside_calls[p]);
 			json__u64(jw, "outside_ns", bd->outside_ns[p]);
+			json__array_begin(jw, "outside_by");
+			for (t = 0; t <= RS_TRIG__NR; t++) {
+				if (!bd->outside_trig_calls[p][t])
+					continue;
+				json__object_begin(jw, NULL);
+				json__string(jw, "trigger",
+					     rs_trigger_name(t - 1));
+				json__u64(jw, "calls",
+					  bd->outside_trig_calls[p][t]);
+				json__u64(jw, "ns", bd->outside_trig_ns[p][t]);
+				json__object_end(jw);
+			}
+			json__array_end(jw);
 		}
 		json__object_end(jw);
 	}
@@ -561,6 +609,26 @@ int bench_breakdown__read_json(struct bench_breakdown *bd,
 		    (get_u64(s, "outside_calls", &bd->outside_calls[p]) ||
 		     get_u64(s, "outside_ns", &bd->outside_ns[p])))
 			return bad(errbuf, len, s, "outside_calls, outside_ns: expected counts");
+		if (jv__get(s, "outside_by")) {
+			const struct jv *by = jv__get(s, "outside_by");
+
+			if (jv__type(by) != J_ARR)
+				return bad(errbuf, len, s, "outside_by: expected an array");
+			for (j = 0; j < jv__len(by); j++) {
+				const struct jv *e = jv__at(by, j);
+				char tn[32];
+				enum rs_trigger t;
+				uint64_t c, ns;
+
+				if (get_s(e, "trigger", tn, sizeof(tn)) ||
+				    rs_trigger_parse(tn, &t) ||
+				    get_u64(e, "calls", &c) ||
+				    get_u64(e, "ns", &ns))
+					return bad(errbuf, len, e, "outside_by: expected trigger, calls and ns");
+				bd->outside_trig_calls[p][t + 1] = c;
+				bd->outside_trig_ns[p][t + 1] = ns;
+			}
+		}
 	}
 	files = jv__get(n, "files");
 	if (jv__type(files) != J_ARR || jv__len(files) > BENCH_BD_MAX_FILES)

@@ -11,6 +11,8 @@
 #include <unistd.h>
 
 #include "breakdown.h"
+#include "rules.h"
+#include "symbols.h"
 #include "util.h"
 
 #ifdef RS_HAVE_BPF
@@ -150,6 +152,14 @@ void breakdown__outside(const struct breakdown *b, int part,
 			uint64_t *calls, uint64_t *ns)
 {
 	*calls = *ns = 0;
+}
+
+int breakdown__outside_by(struct breakdown *b, struct breakdown_outside **out,
+			  size_t *nr)
+{
+	*out = NULL;
+	*nr = 0;
+	return 0;
 }
 
 #else /* RS_HAVE_BPF */
@@ -743,6 +753,117 @@ void breakdown__outside(const struct breakdown *b, int part,
 			*ns += v[c].ns;
 		}
 	free(v);
+}
+
+static int part_of_state(__u32 state)
+{
+	switch (state) {
+	case RS_BD_CB_MEMORY:
+		return BD_PART_MEMORY;
+	case RS_BD_CB_IO:
+		return BD_PART_IO;
+	case RS_BD_CB_BPF:
+		return BD_PART_BPF;
+	case RS_BD_CB_BASE:
+		return BD_PART_BASE;
+	}
+	return -1;
+}
+
+/* The trigger of a stack of the map: RS_TRIG_NONE when unnamed. */
+static int trigger_of(struct breakdown *b, struct machine *m,
+		      struct classifier *cls, __s32 id)
+{
+	__u64 ips[RS_BD_STACK_DEPTH];
+	const char *syms[RS_BD_STACK_DEPTH];
+	struct rs_stack_class out;
+	uint32_t n = 0, i;
+
+	if (id < 0 || !m)
+		return RS_TRIG_NONE;
+	memset(ips, 0, sizeof(ips));
+	if (bpf_map_lookup_elem(bpf_map__fd(b->skel->maps.out_stacks), &id,
+				ips))
+		return RS_TRIG_NONE;
+	for (i = 0; i < RS_BD_STACK_DEPTH && ips[i]; i++) {
+		struct rs_frame f;
+
+		if (machine__resolve(m, 0, 0, PERF_RECORD_MISC_KERNEL, ips[i],
+				     &f))
+			return RS_TRIG_NONE;
+		syms[n++] = f.sym;
+	}
+	if (!n || classifier__classify(cls, syms, n, &out))
+		return RS_TRIG_NONE;
+	return out.trigger;
+}
+
+int breakdown__outside_by(struct breakdown *b, struct breakdown_outside **out,
+			  size_t *nr)
+{
+	struct rs_bd_out_key key, next, *prev = NULL;
+	struct breakdown_outside *o = NULL;
+	struct classifier *cls = NULL;
+	struct machine *m = NULL;
+	struct rules *rules = NULL;
+	struct rs_bd_outside v;
+	size_t n = 0, cap = 0, i;
+	int fd, err = 0;
+
+	*out = NULL;
+	*nr = 0;
+	if (!b->skel)
+		return 0;
+	rules = rules__new();
+	cls = rules ? classifier__new(rules) : NULL;
+	m = machine__new();
+	if (!rules || !cls || !m) {
+		err = -ENOMEM;
+		goto done;
+	}
+	/* kptr_restrict: no names, every trigger unnamed. */
+	if (machine__load_kallsyms(m, "/proc/kallsyms") ||
+	    !machine__has_kernel_symbols(m)) {
+		machine__delete(m);
+		m = NULL;
+	}
+	fd = bpf_map__fd(b->skel->maps.outside_by);
+	while (!bpf_map_get_next_key(fd, prev, &next)) {
+		int part, trig;
+
+		key = next;
+		prev = &key;
+		part = part_of_state(key.state);
+		if (part < 0 || bpf_map_lookup_elem(fd, &key, &v))
+			continue;
+		trig = trigger_of(b, m, cls, key.stack_id);
+		for (i = 0; i < n; i++)
+			if (o[i].part == part && o[i].trigger == trig)
+				break;
+		if (i == n) {
+			if (grow_array((void **)&o, &cap, n + 1, sizeof(*o))) {
+				err = -ENOMEM;
+				goto done;
+			}
+			memset(&o[n], 0, sizeof(o[n]));
+			o[n].part = part;
+			o[n].trigger = trig;
+			n++;
+		}
+		o[i].calls += v.calls;
+		o[i].ns += v.ns;
+	}
+done:
+	machine__delete(m);
+	classifier__delete(cls);
+	rules__delete(rules);
+	if (err) {
+		free(o);
+		return err;
+	}
+	*out = o;
+	*nr = n;
+	return 0;
 }
 
 #endif /* RS_HAVE_BPF */

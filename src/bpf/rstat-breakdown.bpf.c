@@ -83,13 +83,27 @@ struct {
 	__type(value, __u64);
 } counters SEC(".maps");
 
-/* Callbacks outside the readers' reads: tid -> entry time. */
+/* Callbacks outside the readers' reads: tid -> entry time, stack. */
 struct {
 	__uint(type, BPF_MAP_TYPE_LRU_HASH);
 	__uint(max_entries, 4096);
 	__type(key, __u32);
-	__type(value, __u64);
+	__type(value, struct rs_bd_out_open);
 } outside_open SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_STACK_TRACE);
+	__uint(max_entries, 1024);
+	__type(key, __u32);
+	__uint(value_size, RS_BD_STACK_DEPTH * sizeof(__u64));
+} out_stacks SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 1024);
+	__type(key, struct rs_bd_out_key);
+	__type(value, struct rs_bd_outside);
+} outside_by SEC(".maps");
 
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
@@ -425,17 +439,21 @@ int bd_inner_return(void *ctx)
 	return 0;
 }
 
-static __always_inline int cb_entry(__u32 state)
+static __always_inline int cb_entry(void *ctx, __u32 state)
 {
 	__u64 now = bpf_ktime_get_ns();
 	__u32 tid = (__u32)bpf_get_current_pid_tgid();
 	struct rs_bd_ctx *c = bpf_map_lookup_elem(&ctxs, &tid);
+	struct rs_bd_out_open o = {};
 
 	if (c) {
 		push(c, state, now);
 		return 0;
 	}
-	bpf_map_update_elem(&outside_open, &tid, &now, BPF_ANY);
+	/* Who flushed: the stack names the trigger (reclaim, worker...). */
+	o.stack_id = (__s32)bpf_get_stackid(ctx, &out_stacks, 0);
+	o.ts = bpf_ktime_get_ns();
+	bpf_map_update_elem(&outside_open, &tid, &o, BPF_ANY);
 	return 0;
 }
 
@@ -444,8 +462,10 @@ static __always_inline int cb_return(__u32 state)
 	__u64 now = bpf_ktime_get_ns();
 	__u32 tid = (__u32)bpf_get_current_pid_tgid();
 	struct rs_bd_ctx *c = bpf_map_lookup_elem(&ctxs, &tid);
-	struct rs_bd_outside *o;
-	__u64 *t0, start;
+	struct rs_bd_out_key key = { .state = state };
+	struct rs_bd_outside *o, zero = {};
+	struct rs_bd_out_open *t0;
+	__u64 start, ns;
 
 	if (c) {
 		pop(c, state, now);
@@ -454,12 +474,23 @@ static __always_inline int cb_return(__u32 state)
 	t0 = bpf_map_lookup_elem(&outside_open, &tid);
 	if (!t0)
 		return 0;
-	start = *t0;
+	start = t0->ts;
+	key.stack_id = t0->stack_id < 0 ? -1 : t0->stack_id;
 	bpf_map_delete_elem(&outside_open, &tid);
+	ns = now > start ? now - start : 0;
 	o = bpf_map_lookup_elem(&outside, &state);
 	if (o) {
 		o->calls++;
-		o->ns += now > start ? now - start : 0;
+		o->ns += ns;
+	}
+	o = bpf_map_lookup_elem(&outside_by, &key);
+	if (!o) {
+		bpf_map_update_elem(&outside_by, &key, &zero, BPF_NOEXIST);
+		o = bpf_map_lookup_elem(&outside_by, &key);
+	}
+	if (o) {
+		__sync_fetch_and_add(&o->calls, 1);
+		__sync_fetch_and_add(&o->ns, ns);
 	}
 	count(RS_BD_C_OUTSIDE_CALLS);
 	return 0;
@@ -469,7 +500,7 @@ static __always_inline int cb_return(__u32 state)
 SEC("kprobe")							\
 int bd_cb_##name##_entry(void *ctx)				\
 {								\
-	return cb_entry(state);					\
+	return cb_entry(ctx, state);				\
 }								\
 SEC("kretprobe")						\
 int bd_cb_##name##_return(void *ctx)				\

@@ -90,4 +90,18 @@ struct rs_bd_outside {
 	__u64 ns;
 };
 
+/* ... and by the kernel stack at the callback's entry (who flushed). */
+struct rs_bd_out_key {
+	__u32 state;
+	__s32 stack_id;		/* < 0: none kept */
+};
+
+struct rs_bd_out_open {
+	__u64 ts;
+	__s32 stack_id;
+	__u32 pad;
+};
+
+#define RS_BD_STACK_DEPTH 32
+
 #endif

@@ -11,7 +11,9 @@
 # runs inside cpu.stat reads and holds a share of their time above 0:
 # thread 000's "before". On 6.1 (no lock tracepoints) cpu.stat's lock
 # wait is timed from cgroup_base_stat_cputime_show, once a read exactly,
-# and the per-CPU lock wait says it cannot be timed. The results read
+# and the per-CPU lock wait says it cannot be timed. Callbacks outside
+# the reads are counted by who flushed (the rule table's triggers, from
+# the stack at their entry), each once. The results read
 # back on the host (the reader is strict) and the tables are printed.
 . tests/shell/lib.sh
 need_vm_kernels
@@ -50,6 +52,11 @@ src = {s["part"]: s for s in bd["sources"]}
 for p in ("memory", "io", "walk", "wait", "off-cpu"):
     assert src[p]["timed"], (rel, src[p])
 assert "kprobe" in src["memory"]["how"], src["memory"]
+# Flushes outside the reads (the worker, reclaim), keyed by who flushed:
+# every call of a callback outside is under one trigger.
+for p in ("memory", "io", "bpf"):
+    by = src[p].get("outside_by", [])
+    assert sum(e["calls"] for e in by) == src[p]["outside_calls"], src[p]
 (f,) = bd["files"]
 parts = {p["part"]: p for p in f["parts"]}
 assert f["reads"] == reads and parts["total"]["calls"] == reads, f
