@@ -50,6 +50,14 @@ struct bench_breakdown {
 	char untimed[BD_PART__NR][192];
 	char how[BD_PART__NR][128];
 	uint64_t lost, broken;
+	/*
+	 * When the programs were attached and detached (CLOCK_MONOTONIC
+	 * ns, the clock of bpf_ktime_get_ns() and of tracefs's "mono"
+	 * trace clock) and the reader timed: for an independent count of
+	 * the same events over the same window.
+	 */
+	uint64_t window_start_ns, window_end_ns;
+	int32_t reader_pid;
 	/* callbacks outside the reads (reclaim, workers): calls, ns */
 	uint64_t outside_calls[BD_PART__NR], outside_ns[BD_PART__NR];
 	/* ... by who flushed: [part][trigger + 1], 0 unnamed */

@@ -4,12 +4,14 @@
  * timed part by part, its tables, and their JSON.
  */
 #include <errno.h>
+#include <stdint.h>
 #include <inttypes.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "bench-breakdown.h"
 #include "bench-results.h"
@@ -19,6 +21,8 @@
 
 struct bench_bd_pass {
 	struct breakdown *b;
+	uint64_t start_ns, end_ns;
+	pid_t pid;
 	pthread_t poller;
 	bool running;
 	atomic_bool stop;
@@ -26,6 +30,14 @@ struct bench_bd_pass {
 	unsigned int hz;
 	const char *hz_from;
 };
+
+static uint64_t mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
 
 static void *poll_thread(void *arg)
 {
@@ -74,6 +86,8 @@ int bench_bd_pass__start(struct bench_bd_pass *bp, pid_t pid, char *errbuf,
 	err = breakdown__attach(bp->b, errbuf, len);
 	if (err)
 		return err;
+	bp->start_ns = mono_ns();
+	bp->pid = pid;
 	/* The signals that stop a run go to the main thread. */
 	sigfillset(&all);
 	pthread_sigmask(SIG_BLOCK, &all, &old);
@@ -103,6 +117,7 @@ int bench_bd_pass__stop(struct bench_bd_pass *bp, char *errbuf, size_t len)
 {
 	int err = join(bp);
 
+	bp->end_ns = mono_ns();
 	/* Detaching consumes what the ring still holds. */
 	breakdown__detach(bp->b);
 	if (err)
@@ -223,6 +238,9 @@ void bench_bd_pass__describe(struct bench_bd_pass *bp,
 				   &bd->outside_ns[p]);
 	}
 	breakdown__losses(bp->b, &bd->lost, &bd->broken);
+	bd->window_start_ns = bp->start_ns;
+	bd->window_end_ns = bp->end_ns;
+	bd->reader_pid = bp->pid;
 	describe_outside(bp, bd);
 }
 
@@ -462,6 +480,9 @@ void bench_breakdown__write_json(const struct bench_breakdown *bd,
 		json__string(jw, "hz", NULL);
 	json__u64(jw, "lost", bd->lost);
 	json__u64(jw, "broken", bd->broken);
+	json__u64(jw, "window_start_ns", bd->window_start_ns);
+	json__u64(jw, "window_end_ns", bd->window_end_ns);
+	json__i64(jw, "reader_pid", bd->reader_pid);
 	json__array_begin(jw, "sources");
 	for (p = 0; p < BD_PART__NR; p++) {
 		json__object_begin(jw, NULL);
@@ -582,6 +603,16 @@ int bench_breakdown__read_json(struct bench_breakdown *bd,
 	    get_u64(n, "lost", &bd->lost) || get_u64(n, "broken", &bd->broken))
 		return bad(errbuf, len, n,
 			   "expected method, pass, lost and broken");
+	{
+		uint64_t pid;
+
+		if (get_u64(n, "window_start_ns", &bd->window_start_ns) ||
+		    get_u64(n, "window_end_ns", &bd->window_end_ns) ||
+		    get_u64(n, "reader_pid", &pid) || pid > INT32_MAX)
+			return bad(errbuf, len, n,
+				   "expected window_start_ns, window_end_ns and reader_pid");
+		bd->reader_pid = (int32_t)pid;
+	}
 	hz = jv__get(n, "hz");
 	if (jv__type(hz) == J_NUM && jv__is_u64(hz) && jv__u64(hz) < 100000)
 		bd->hz = (unsigned int)jv__u64(hz);
