@@ -303,9 +303,9 @@ void bench_breakdown__print(const struct bench_breakdown *bd, FILE *out)
 		for (p = 0; p < BD_PART__NR; p++)
 			print_row(out, breakdown_part_name(p), &f->part[p],
 				  !bd->untimed[p][0], f->reads);
-		if (f->tail_off_ns)
-			fprintf(out, "  off-cpu includes %.1f us switched out after read(2) returned\n",
-				f->tail_off_ns / 1e3 / (f->reads ? f->reads : 1));
+		if (f->tail_off_ns && f->reads)
+			fprintf(out, "  off-cpu includes %.1f us a read (mean) switched out after read(2) returned\n",
+				f->tail_off_ns / 1e3 / f->reads);
 		if (f->off_most)
 			fprintf(out, "  %" PRIu64 " of %" PRIu64 " reads were off the CPU for most of their time\n",
 				f->off_most, f->reads);
