@@ -99,7 +99,7 @@ void breakdown__detach(struct breakdown *b);
 
 const struct breakdown_source *breakdown__source(const struct breakdown *b,
 						 int part);
-/* "kprobes and tracepoints", "tracepoints only (no kprobes)" */
+/* "BPF: kprobes and tracepoints", "BPF: tracepoints only, no kprobes" */
 const char *breakdown__method(const struct breakdown *b);
 
 /* The syscalls so far, in the order they ended. */

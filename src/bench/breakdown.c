@@ -294,7 +294,7 @@ void bench_breakdown__print(const struct bench_breakdown *bd, FILE *out)
 			f->file, f->reads, bd->pass);
 		fprintf(out, "  (%s", bd->method);
 		if (bd->hz)
-			fprintf(out, "; HZ=%u, a tick is %.1f ms", bd->hz,
+			fprintf(out, "; HZ=%u: %.1f ms ticks", bd->hz,
 				1e3 / bd->hz);
 		fprintf(out, ")\n");
 		fprintf(out, "  %-8s %10s %10s %10s %7s %6s\n", "part", "p50",
@@ -346,9 +346,12 @@ void bench_breakdown__print(const struct bench_breakdown *bd, FILE *out)
 					bd->outside_trig_calls[p][t],
 					bd->outside_trig_ns[p][t] / 1e3);
 	}
-	if (bd->lost || bd->broken)
-		fprintf(out, "  %" PRIu64 " reads lost (ring full), %" PRIu64 " unpaired events\n",
-			bd->lost, bd->broken);
+	if (bd->lost)
+		fprintf(out, "  %" PRIu64 " syscalls lost (the ring was full): not in the tables\n",
+			bd->lost);
+	if (bd->broken)
+		fprintf(out, "  %" PRIu64 " unpaired events (an end without its start, e.g. a switch BPF did\n  not see): their time stayed in the part around them\n",
+			bd->broken);
 }
 
 static const struct bench_bd_file *bd_file(const struct bench_breakdown *bd,

@@ -94,10 +94,10 @@ const struct breakdown_source *breakdown__source(const struct breakdown *b,
 const char *breakdown__method(const struct breakdown *b)
 {
 	if (b->kprobes && b->lock_tps)
-		return "BPF on kprobes and tracepoints";
+		return "BPF: kprobes and tracepoints";
 	if (b->kprobes)
-		return "BPF on kprobes and tracepoints (no rstat lock tracepoints)";
-	return "BPF on tracepoints only (no kprobes)";
+		return "BPF: kprobes and tracepoints, no lock tracepoints";
+	return "BPF: tracepoints only, no kprobes";
 }
 
 const struct breakdown_syscall *breakdown__syscalls(const struct breakdown *b,

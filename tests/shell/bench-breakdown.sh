@@ -39,7 +39,10 @@ reads, kprobes = int(sys.argv[3]), int(sys.argv[4])
 assert len(d["repetitions"]) == 1, "the breakdown pass became a repetition"
 bd = d["breakdown"]
 assert bd["pass"] == "breakdown", bd["pass"]
-assert bd["lost"] == 0 and bd["broken"] == 0, (bd["lost"], bd["broken"])
+# An unpaired event (a switch back in whose switch out BPF was not run
+# for: about 1 in 2000 syscalls on a loaded host) is counted, never
+# guessed: allowed, rarely.
+assert bd["lost"] == 0 and bd["broken"] <= 4 * reads // 1000, (bd["lost"], bd["broken"])
 src = {s["part"]: s for s in bd["sources"]}
 if not kprobes:
     for p in ("memory", "io", "bpf", "base"):
