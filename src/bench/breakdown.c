@@ -374,12 +374,16 @@ static void print_side_by_side(const struct bench_breakdown *const *bd,
 	size_t k;
 	int p;
 
+	/* Two runs: share and p50 each; more: shares, in 80 columns. */
+	bool wide = n <= 2;
+
 	for (k = 0; k < n; k++)
 		f[k] = bd_file(bd[k], file);
-	fprintf(out, "\n%s: where a read's time goes (share, p50)\n", file);
+	fprintf(out, "\n%s: where a read's time goes (%s)\n", file,
+		wide ? "share, p50" : "share");
 	fprintf(out, "  %-8s", "part");
 	for (k = 0; k < n; k++)
-		fprintf(out, " %20.20s", labels[k]);
+		fprintf(out, wide ? " %20.20s" : " %11.11s", labels[k]);
 	fprintf(out, "%s\n", n > 1 ? "  change" : "");
 	for (p = -1; p < BD_PART__NR; p++) {
 		const char *name = p < 0 ? "total" : breakdown_part_name(p);
@@ -390,7 +394,12 @@ static void print_side_by_side(const struct bench_breakdown *const *bd,
 						       &f[k]->part[p];
 
 			if (p >= 0 && bd[k]->untimed[p][0]) {
-				fprintf(out, " %20s", "not timed");
+				fprintf(out, wide ? " %20s" : " %11s",
+					"not timed");
+				continue;
+			}
+			if (!wide) {
+				fprintf(out, " %10.1f%%", r->share * 100);
 				continue;
 			}
 			fmt_ns(v, sizeof(v), r->q[0]);
