@@ -201,6 +201,11 @@ check: deps
 	$(Q)$(MAKE) --no-print-directory all tests
 	$(Q)tests/run.sh
 
+# The include and call graphs of src/ held to the layers docs/design.md
+# draws (scripts/layers.txt): no arrow against them, no circle of files.
+layers: rstat-analyze
+	$(Q)scripts/check-layers.py --objs build
+
 demo: deps
 	$(Q)$(MAKE) --no-print-directory all
 	$(Q)scripts/demo.sh
@@ -264,5 +269,5 @@ clean:
 
 -include $(shell find build -name '*.d' 2>/dev/null)
 
-.PHONY: all tests deps check demo fuzz fuzz-run install uninstall clean FORCE
+.PHONY: all tests deps check layers demo fuzz fuzz-run install uninstall clean FORCE
 .SECONDARY:

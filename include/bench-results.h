@@ -120,7 +120,8 @@ int bench_results__rep_begin(struct bench_results *r, double real_s,
  * BENCH_RESULTS_MAX_SAMPLES, else that many at a uniform stride
  * (values[i * n / BENCH_RESULTS_MAX_SAMPLES]). values are h's, in the
  * order measured (n == hist__count(h); NULL when h is empty); a copy is
- * kept for bench_results__print(). file names the stat file, or is NULL.
+ * kept for the terminal (bench_metric__values(), results-out.h). file
+ * names the stat file, or is NULL.
  */
 int bench_results__rep_metric_hist(struct bench_results *r, const char *name,
 				   const char *unit, const char *file,
@@ -180,21 +181,6 @@ int bench_results__write(struct bench_results *r, FILE *out);
  */
 int bench_results__save_at(struct bench_results *r, int dirfd,
 			   const char *name, const char *shown);
-/*
- * For the terminal, in 80 columns: each repetition's real/user/sys as
- * time(1) prints them, each distribution as hist__print() prints it
- * (p50/p90/p99/max included) and a "min = N unit" line, each single
- * figure; then, with several repetitions, their min/mean/max/stddev.
- * Distributions in ns are shown divided by unit_divisor and labelled
- * unit_label ("usecs" with 1000), or, with unit_divisor 0 (and any
- * label), each in the unit that suits it: nsecs when its median (the
- * smallest of the repetitions') is below a microsecond, else usecs, so
- * that no sub-microsecond figure prints as 0. Others in their own unit.
- * Figures never take an exponent. 0, -EINVAL or -EIO.
- */
-int bench_results__print(struct bench_results *r, FILE *out,
-			 uint64_t unit_divisor, const char *unit_label);
-
 /*
  * Read a results file back. 0, or -EINVAL with "PATH: line N: what" in
  * errbuf for input that is not a results file of this schema (strictly:
@@ -286,5 +272,13 @@ bench_results__recorded_time(const struct bench_results *r);
 const struct bench_metric *
 bench_results__recorded_metric_find(const struct bench_results *r,
 				    const char *name, const char *file);
+size_t bench_results__nr_recorded_metrics(const struct bench_results *r);
+const struct bench_metric *
+bench_results__recorded_metric(const struct bench_results *r, size_t i);
+/*
+ * A distribution's values: every one when known (a run's own, kept for
+ * the terminal), else the samples a file holds; *n says how many.
+ */
+const uint64_t *bench_metric__values(const struct bench_metric *m, size_t *n);
 
 #endif

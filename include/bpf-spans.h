@@ -211,6 +211,14 @@ void bpf_spans__forget_symbols(struct bpf_spans *s);
  */
 int bpf_spans__load_symbols(struct bpf_spans *s);
 
+/*
+ * Name the stacks from this kallsyms text (len bytes, kept by the caller
+ * until the next read) rather than by reading opts.kallsyms or
+ * /proc/kallsyms again: a recorder passes what its recording embeds.
+ */
+void bpf_spans__set_kallsyms_text(struct bpf_spans *s, const char *text,
+				  size_t len);
+
 /* Which sources the programs could use here, after open. */
 struct bpf_spans_sources {
 	bool lock_tracepoints;	/* cgroup:cgroup_rstat_locked, ... */

@@ -22,7 +22,8 @@
  * (breakdown__source()); their time stays in the enclosing part.
  *
  * Use: new -> open (load) -> add_reader -> attach -> poll while the
- * readers run -> detach -> records; reads() groups them per file.
+ * readers run -> detach -> syscalls; breakdown-table.h groups them into
+ * reads and tables.
  * Library code: never prints; 0 / -errno with one line in errbuf.
  */
 #ifndef RS_BREAKDOWN_H
@@ -112,87 +113,21 @@ void breakdown__losses(const struct breakdown *b, uint64_t *lost,
 void breakdown__outside(const struct breakdown *b, int part,
 			uint64_t *calls, uint64_t *ns);
 
-/* ... by who flushed, as the rule table names it from the stack. */
+/* ... by the kernel stack at the callback's entry (who flushed). */
 struct breakdown_outside {
-	int part;		/* a callback's: memory, io, bpf, base */
-	int trigger;		/* enum rs_trigger; RS_TRIG_NONE: unnamed */
+	int part;			/* memory, io, bpf, base */
+	const char *const *frames;	/* leaf first; NULL: none kept */
+	uint32_t nr_frames;
 	uint64_t calls, ns;
 };
 
 /*
- * The callbacks' time outside the reads by part and trigger (*out, *nr;
- * free() it): each entry's kernel stack resolved through /proc/kallsyms
- * and classified by the built-in rules. 0 or -ENOMEM; none without
- * kernel symbols (every trigger RS_TRIG_NONE then).
+ * The callbacks' time outside the reads by part and stack (*out, *nr;
+ * free() it), the stacks resolved through /proc/kallsyms (the names
+ * stay valid until breakdown__delete(); no frames without kernel
+ * symbols). The rule table names who flushed (rules.h). 0 or -ENOMEM.
  */
 int breakdown__outside_by(struct breakdown *b, struct breakdown_outside **out,
 			  size_t *nr);
-
-/* --- analysis (src/analysis/breakdown.c) ------------------------------ */
-
-/*
- * A file's reads: syscalls on its fd grouped until one returns 0 or
- * less (EOF, error), as a reader that reads a file whole makes them.
- * Each syscall's tail (off the CPU after it returned, told by the
- * task's next syscall) is part of its read: in total and off-cpu.
- */
-struct breakdown_read {
-	uint64_t total;			/* the syscalls and their tails */
-	uint64_t ns[BD_PART__NR];	/* off-cpu: the tails' too */
-	uint64_t calls[BD_PART__NR];
-	uint64_t tail_off;		/* off-CPU after a syscall returned */
-};
-
-/* The percentiles of a table. */
-#define BD_NR_Q 3
-extern const double breakdown_q[BD_NR_Q];	/* 50, 90, 99 */
-
-/* A note next to a figure (what the machine did). */
-enum {
-	BD_NOTE_TICKS = 1,	/* within 10% of a multiple of the tick */
-	BD_NOTE_OFF = 2,	/* that read was off the CPU for most of it */
-};
-
-struct breakdown_row {
-	uint64_t q[BD_NR_Q];	/* ns, nearest rank */
-	unsigned int notes[BD_NR_Q];
-	unsigned int ticks[BD_NR_Q];	/* with BD_NOTE_TICKS */
-	double share;		/* of the summed total, 0..1 */
-	uint64_t sum;		/* ns over the reads */
-};
-
-struct breakdown_table {
-	uint64_t reads;
-	struct breakdown_row total;
-	struct breakdown_row part[BD_PART__NR];
-	uint64_t off_most;	/* reads off the CPU for over half */
-	uint64_t max_gap_ns;	/* parts vs total, largest (0 normally) */
-	uint64_t calls[BD_PART__NR];	/* summed over the reads */
-	uint64_t tail_off_ns;	/* summed off-CPU after the syscalls */
-};
-
-/*
- * Group syscalls on fd into reads (*out, *nr; free() it); pread_only:
- * pread64 ones only (a reader that reads its files so, whose fd number
- * an earlier read(2) may have used). 0 or -ENOMEM.
- */
-int breakdown__reads(const struct breakdown_syscall *sc, size_t nr_sc,
-		     uint32_t fd, bool pread_only, struct breakdown_read **out,
-		     size_t *nr);
-/*
- * The table of reads: percentiles of the total and of each part, each
- * part's share of the summed total, and the notes (hz: the scheduler
- * tick's frequency, 0 unknown: no tick notes). 0, -EINVAL (no reads),
- * -ENOMEM.
- */
-int breakdown__table(const struct breakdown_read *r, size_t nr,
-		     unsigned int hz, struct breakdown_table *t);
-
-/*
- * The kernel's CONFIG_HZ: /boot/config-RELEASE, else measured from
- * /proc/timer_list's jiffies over 200 ms, rounded to 100, 250, 300 or
- * 1000. 0 when unknown; *how says where it came from.
- */
-unsigned int breakdown__scheduler_hz(const char **how);
 
 #endif

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * The tool's JSON reader into a tree (src/output/json-read.c), for its
+ * The tool's JSON reader into a tree (src/json/json-read.c), for its
  * own JSON read back: report --json profiles, bench results, the kernel
  * spans of a recording. Strict (RFC 8259: a number's grammar, valid
  * UTF-8, no duplicate member) and bounded.

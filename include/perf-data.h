@@ -96,7 +96,7 @@ struct tep_handle *perf_data__tep(const struct perf_data *pd);
 /*
  * The /proc/kallsyms text a recording embedded in its TRACING_DATA (as
  * `rstat-analyze record` does; perf leaves it empty): 0 and *text, *len
- * (NUL-terminated, valid until perf_data__delete()), or -ENOENT.
+ * (not NUL-terminated; valid until perf_data__delete()), or -ENOENT.
  */
 int perf_data__kallsyms(const struct perf_data *pd, const char **text,
 			size_t *len);

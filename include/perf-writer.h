@@ -96,6 +96,14 @@ int perf_writer__set_tracing(struct perf_writer *w,
 			     const char *const *tracepoints, size_t n,
 			     bool kallsyms);
 /*
+ * The kallsyms text set_tracing() put in the tracing data (len bytes, no
+ * NUL), valid until the next set_tracing() or delete: whoever names kernel
+ * addresses during the recording names them as its readers will, without
+ * reading /proc/kallsyms again. 0, or -ENOENT when there is none.
+ */
+int perf_writer__kallsyms(const struct perf_writer *w, const char **text,
+			  size_t *len);
+/*
  * rstat-analyze's own feature section (bit 255, which perf skips): the
  * spans timed in the kernel during the recording, as kernel_spans__
  * format() writes them (kernel-spans.h). NULL removes it. Copied.
@@ -126,6 +134,7 @@ const char *perf_writer__strerror(const struct perf_writer *w);
  */
 int perf_tracing_data__build(const char *const *tracepoints, size_t n,
 			     bool kallsyms, uint8_t **out, size_t *len,
+			     size_t *ksyms_off, size_t *ksyms_len,
 			     char *err, size_t errlen);
 
 /*
@@ -134,8 +143,9 @@ int perf_tracing_data__build(const char *const *tracepoints, size_t n,
  * add_event (records carry the id trailer) and before the ring data.
  *
  * synthesize__kernel_mmap(): PERF_RECORD_MMAP pid -1
- * "[kernel.kallsyms]_text" at _text from /proc/kallsyms (0 when
- * kptr_restrict hides it), then one "[module]" MMAP per module of
+ * "[kernel.kallsyms]_text" at _text from /proc/kallsyms, or from the
+ * kallsyms text set_tracing() put in the tracing data when there is one
+ * (0 when kptr_restrict hides it), then one "[module]" MMAP per module of
  * /proc/modules, as perf does.
  */
 int synthesize__kernel_mmap(struct perf_writer *w);

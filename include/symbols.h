@@ -49,6 +49,20 @@ void machine__delete(struct machine *m);
  */
 int machine__load_kallsyms(struct machine *m, const char *path);
 /*
+ * The names of the kernel symbols holding the n addrs, read in one pass
+ * over the kallsyms file at path without keeping its table: for a few
+ * hundred frames (BPF stack maps) that table would cost megabytes. Each
+ * names[i] is the symbol a machine that loaded path names addrs[i] with
+ * (the nearest T/W/D/B symbol at or below it, aliases as perf chooses
+ * them, a module's symbol without its module), malloc'ed, or NULL when
+ * none lies below. 0, or -errno with every names[i] NULL.
+ */
+int ksyms__name_addrs(const char *path, const uint64_t *addrs, size_t n,
+		      char **names);
+/* The same from kallsyms text in memory (len bytes, no NUL needed). */
+int ksyms__name_addrs_buf(const char *text, size_t len,
+			  const uint64_t *addrs, size_t n, char **names);
+/*
  * The same from text in memory (/proc/kallsyms format, len bytes, need not
  * end in a NUL), e.g. what perf_data__kallsyms() gives.
  */

@@ -19,12 +19,13 @@
 #include <unistd.h>
 
 #include "bench-accuracy.h"
-#include "bench-breakdown.h"
 #include "bench-results.h"
 #include "bench-run.h"
 #include "bench-vm.h"
+#include "breakdown-out.h"
 #include "cmds.h"
 #include "outfile.h"
+#include "results-out.h"
 #include "util.h"
 #include "vm.h"
 

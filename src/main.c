@@ -5,17 +5,12 @@
  * The command table, as bpftool and perf keep theirs: each subcommand
  * parses its own options (one getopt pass) and returns the exit status.
  */
-#include <errno.h>
 #include <signal.h>
-#include <stdarg.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "cmds.h"
-#include "json.h"
-#include "session.h"
 #include "vm.h"
 #include "util.h"
 
@@ -65,130 +60,6 @@ static void usage(FILE *out)
 		"\n"
 		"`rstat-analyze help COMMAND` (or COMMAND --help) describes a "
 		"command;\nthe man pages are rstat-analyze-COMMAND(1).\n");
-}
-
-/* The last error, for commands whose JSON output repeats it. */
-static char last_error[1024];
-
-/*
- * A message on one line, whatever it quotes: names and text from input
- * files (which travel by mail) may hold line breaks and terminal escape
- * sequences. Control characters are shown as \n, \r or \ooo.
- */
-static void put_one_line(FILE *out, const char *s)
-{
-	const unsigned char *p;
-
-	for (p = (const unsigned char *)s; *p; p++) {
-		if (*p == '\n')
-			fputs("\\n", out);
-		else if (*p == '\r')
-			fputs("\\r", out);
-		else if ((*p < 0x20 && *p != '\t') || *p == 0x7f)
-			fprintf(out, "\\%03o", *p);
-		else
-			fputc(*p, out);
-	}
-	fputc('\n', out);
-}
-
-void rs_error(const char *fmt, ...)
-{
-	va_list ap;
-
-	fflush(stdout);
-	va_start(ap, fmt);
-	vsnprintf(last_error, sizeof(last_error), fmt, ap);
-	va_end(ap);
-	fputs("rstat-analyze: ", stderr);
-	put_one_line(stderr, last_error);
-}
-
-void rs_error_json(void)
-{
-	struct json_writer *jw = json_writer__new(stdout);
-
-	if (!jw)
-		return;
-	json__object_begin(jw, NULL);
-	json__string(jw, "error", last_error);
-	json__object_end(jw);
-	json_writer__delete(jw);
-}
-
-int rs_bad_option(const char *cmd, int c, const char *opt,
-		  void (*usage)(FILE *out))
-{
-	if (c == ':')
-		rs_error("%s: option '%s' needs a value", cmd, opt);
-	else
-		rs_error("%s: unknown option '%s'", cmd, opt);
-	usage(stderr);
-	return RS_EXIT_USAGE;
-}
-
-void rs_note(const char *fmt, ...)
-{
-	char *note;
-	va_list ap;
-	int n;
-
-	va_start(ap, fmt);
-	n = vasprintf(&note, fmt, ap);
-	va_end(ap);
-	fputs("rstat-analyze: note: ", stderr);
-	put_one_line(stderr, n < 0 ? "(out of memory for a note)" : note);
-	if (n >= 0)
-		free(note);
-}
-
-void rs_on_stop_signals(void (*handler)(int sig))
-{
-	struct sigaction sa;
-
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = handler;
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
-	sigaction(SIGHUP, &sa, NULL);
-}
-
-bool rs_say_session(struct session *s)
-{
-	bool error, said = false;
-	const char *msg;
-
-	while ((msg = session__next_msg(s, &error))) {
-		if (error) {
-			rs_error("%s", msg);
-			said = true;
-		} else {
-			rs_note("%s", msg);
-		}
-	}
-	return said;
-}
-
-int rs_finish_stdout(int status)
-{
-	int err;
-
-	if (fflush(stdout) == 0 && !ferror(stdout))
-		return status;
-	/*
-	 * A failed flush sets errno; a write that failed earlier left only
-	 * the error flag, and its errno if nothing changed errno since.
-	 */
-	err = errno;
-	/* A reader that went away (head, less) is not our failure. */
-	if (err == EPIPE)
-		return status;
-	if (err)
-		fprintf(stderr, "rstat-analyze: error writing output: %s\n",
-			strerror(err));
-	else
-		fputs("rstat-analyze: error writing output\n", stderr);
-	return RS_EXIT_FAIL;
 }
 
 static int run_command(int argc, char **argv)

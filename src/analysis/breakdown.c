@@ -13,7 +13,7 @@
 #include <sys/utsname.h>
 #include <time.h>
 
-#include "breakdown.h"
+#include "breakdown-table.h"
 #include "util.h"
 
 const double breakdown_q[BD_NR_Q] = { 50, 90, 99 };

@@ -6,11 +6,22 @@
  */
 #include <errno.h>
 #include <inttypes.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "bench-run.h"
 #include "util.h"
+
+const char *const scenario_names[SC_ACCURACY + 1] = {
+	"stat-read", "many-cgroups", "pipe", "fault", "accuracy",
+};
+
+const char *const kind_names[ACC_BOTH + 1] = { "anon", "file", "both" };
+
+const char *const updater_names[UPD_BOTH + 1] = { "memory", "cpu", "both" };
+
+const char *const psi_names[PSI_OFF + 1] = { "both", "on", "off" };
 
 void bench_params__init(struct bench_params *p, int argc, char **argv)
 {
@@ -195,3 +206,11 @@ int bench_params__files(struct bench_params *p, const char *arg)
 	return 0;
 }
 
+void bench__recording_path(const struct bench_params *p, char *buf,
+			   size_t len)
+{
+	if (p->outdir)
+		snprintf(buf, len, "%s/rstat.data", p->outdir);
+	else
+		snprintf(buf, len, "rstat.data");
+}

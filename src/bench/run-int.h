@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * Inside a bench run (bench-run.h): the run's state, and what the
- * scenarios (scenarios.c) use of the run (run.c).
+ * scenarios (scenarios.c) and the run (run.c) use of its passes and
+ * processes (pass.c).
  */
 #ifndef RS_BENCH_RUN_INT_H
 #define RS_BENCH_RUN_INT_H
@@ -77,6 +78,12 @@ int bench_run__begin_rep(struct bench_run *run, unsigned int rep,
 int bench_run__read(struct bench_run *run, unsigned int pass, char **paths,
 		    char **names, unsigned int nr, uint64_t reads,
 		    bool interleave);
+
+/* For the run's end (run.c): the recorder stopped, then let go. */
+int bench_run__stop_recorder(struct bench_run *run);
+void bench_run__end_recorder(struct bench_run *run, bool discard);
+/* The progress line taken off the terminal. */
+void bench_run__progress_clear(const struct bench_run *run);
 
 /* scenarios.c */
 int bench_scenario__run(struct bench_run *run);

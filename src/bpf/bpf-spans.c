@@ -41,7 +41,21 @@ struct rs_stack {
 	int subsys, trigger;
 	const char **frames;
 	uint32_t nr;
+	bool own_names;		/* frames[] were malloc'ed for this stack */
 };
+
+/* A frame kallsyms has no symbol for, as a machine names it. */
+static const char unknown_frame[] = "[unknown]";
+
+static void stack_free(struct rs_stack *st)
+{
+	uint32_t i;
+
+	for (i = 0; st->own_names && i < st->nr; i++)
+		if (st->frames[i] != unknown_frame)
+			free((char *)st->frames[i]);
+	free(st->frames);
+}
 
 struct bpf_spans {
 	struct bpf_spans_opts o;	/* arrays point at our copies */
@@ -52,6 +66,9 @@ struct bpf_spans {
 	struct classifier *cls;
 	struct machine *machine;
 	bool kallsyms_tried;
+	bool named;		/* a stack was named without the machine */
+	const char *ktext;	/* bpf_spans__set_kallsyms_text()'s */
+	size_t ktext_len;
 #ifdef RS_HAVE_BPF
 	struct rstat_spans *skel;
 #endif
@@ -194,7 +211,7 @@ void bpf_spans__delete(struct bpf_spans *s)
 	rstat_spans__destroy(s->skel);
 #endif
 	for (i = 0; i < s->nr_stacks; i++)
-		free(s->stacks[i].frames);
+		stack_free(&s->stacks[i]);
 	free(s->stacks);
 	free(s->rows);
 	classifier__delete(s->cls);
@@ -260,19 +277,27 @@ void bpf_spans__forget_symbols(struct bpf_spans *s)
 	size_t i;
 
 	for (i = 0; i < s->nr_stacks; i++)
-		free(s->stacks[i].frames);
+		stack_free(&s->stacks[i]);
 	s->nr_stacks = 0;
+	s->named = false;
 	s->nr_rows = 0;
 	machine__delete(s->machine);
 	s->machine = NULL;
 	s->kallsyms_tried = false;
 }
 
+void bpf_spans__set_kallsyms_text(struct bpf_spans *s, const char *text,
+				  size_t len)
+{
+	s->ktext = text;
+	s->ktext_len = len;
+}
+
 void bpf_spans__sources(const struct bpf_spans *s,
 			struct bpf_spans_sources *out)
 {
 	*out = s->src;
-	out->kallsyms = s->machine != NULL;
+	out->kallsyms = s->machine != NULL || s->named;
 }
 
 #ifndef RS_HAVE_BPF
@@ -914,9 +939,10 @@ static int stack_get(struct bpf_spans *s, int32_t id, struct rs_stack **out)
 		while (n < depth && ips[n])
 			n++;
 	}
-	err = n ? load_kallsyms(s) : 0;
-	if (err == -ENOMEM)
-		return err;
+	/*
+	 * Without the machine (a recording), name_new_stacks() named the
+	 * stacks there were: one that came after stays unnamed.
+	 */
 	if (n && s->machine) {
 		st->frames = calloc(n, sizeof(*st->frames));
 		if (!st->frames)
@@ -945,6 +971,129 @@ static int stack_get(struct bpf_spans *s, int32_t id, struct rs_stack **out)
 int bpf_spans__load_symbols(struct bpf_spans *s)
 {
 	return load_kallsyms(s);
+}
+
+static bool stack_known(const struct bpf_spans *s, int32_t id)
+{
+	size_t k;
+
+	for (k = 0; k < s->nr_stacks; k++)
+		if (s->stacks[k].id == id)
+			return true;
+	return false;
+}
+
+/*
+ * Name every stack the histograms use that has no name yet, in one pass
+ * over kallsyms that keeps no table (ksyms__name_addrs()). A recording
+ * names a few dozen stacks once at its end: loading the whole table for
+ * them was 12 MB of the recorder's peak RSS and most of its CPU time at
+ * the end. A live view loads the machine up front instead
+ * (bpf_spans__load_symbols()), and stack_get() uses it.
+ */
+static int name_new_stacks(struct bpf_spans *s, int hist_fd)
+{
+	uint32_t depth = bpf_map__value_size(s->skel->maps.stacks) /
+			 sizeof(__u64);
+	struct rs_bpf_key key, next, *prev = NULL;
+	int32_t *ids = NULL;
+	uint32_t *nr = NULL;
+	uint64_t *ips = NULL;
+	char **names = NULL;
+	size_t nids = 0, cap = 0, total = 0, i, k, off;
+	int err = 0;
+
+	while (!bpf_map_get_next_key(hist_fd, prev, &next)) {
+		key = next;
+		prev = &key;
+		if (key.kind >= RS_BPF__NR_KINDS || key.stack_id < 0 ||
+		    stack_known(s, key.stack_id))
+			continue;
+		for (i = 0; i < nids && ids[i] != key.stack_id; i++)
+			;
+		if (i < nids)
+			continue;
+		if (grow_array((void **)&ids, &cap, nids + 1, sizeof(*ids))) {
+			err = -ENOMEM;
+			goto out;
+		}
+		ids[nids++] = key.stack_id;
+	}
+	if (!nids)
+		goto out;
+	nr = calloc(nids, sizeof(*nr));
+	ips = calloc(nids * depth, sizeof(*ips));
+	if (!nr || !ips) {
+		err = -ENOMEM;
+		goto out;
+	}
+	for (i = 0; i < nids; i++) {
+		uint64_t *v = ips + total;
+
+		if (bpf_map_lookup_elem(bpf_map__fd(s->skel->maps.stacks),
+					&ids[i], v))
+			continue;	/* unnamed, as stack_get() leaves it */
+		while (nr[i] < depth && v[nr[i]])
+			nr[i]++;
+		total += nr[i];
+	}
+	names = calloc(total ? total : 1, sizeof(*names));
+	if (!names) {
+		err = -ENOMEM;
+		goto out;
+	}
+	if (s->ktext)
+		err = ksyms__name_addrs_buf(s->ktext, s->ktext_len, ips,
+					    total, names);
+	else
+		err = ksyms__name_addrs(s->o.kallsyms ? s->o.kallsyms :
+					"/proc/kallsyms", ips, total, names);
+	if (err == -ENOMEM)
+		goto out;
+	err = 0;		/* no kallsyms: the stacks stay unnamed */
+	for (i = 0, off = 0; i < nids; off += nr[i], i++) {
+		struct rs_stack *st;
+		bool any = false;
+
+		for (k = 0; k < nr[i]; k++)
+			any |= names[off + k] != NULL;
+		if (grow_array((void **)&s->stacks, &s->cap_stacks,
+			       s->nr_stacks + 1, sizeof(*s->stacks))) {
+			err = -ENOMEM;
+			goto out;
+		}
+		st = &s->stacks[s->nr_stacks];
+		memset(st, 0, sizeof(*st));
+		st->id = ids[i];
+		st->subsys = -1;
+		st->trigger = RS_TRIG_NONE;
+		/* kptr_restrict hides every address: unnamed (subsys -1) */
+		if (any) {
+			st->frames = calloc(nr[i], sizeof(*st->frames));
+			if (!st->frames) {
+				err = -ENOMEM;
+				goto out;
+			}
+			for (k = 0; k < nr[i]; k++) {
+				st->frames[k] = names[off + k] ?
+						names[off + k] : unknown_frame;
+				names[off + k] = NULL;
+			}
+			st->nr = nr[i];
+			st->own_names = true;
+			s->named = true;
+			classify(s, st);
+		}
+		s->nr_stacks++;
+	}
+out:
+	for (i = 0; names && i < total; i++)
+		free(names[i]);
+	free(names);
+	free(ips);
+	free(nr);
+	free(ids);
+	return err;
 }
 
 int bpf_spans__read(struct bpf_spans *s, char *errbuf, size_t errlen)
@@ -1003,6 +1152,11 @@ int bpf_spans__read(struct bpf_spans *s, char *errbuf, size_t errlen)
 	s->counts.self_ns = sums[RS_BPF_C_SELF_NS];
 
 	fd = bpf_map__fd(s->skel->maps.hists);
+	if (!s->machine) {
+		err = name_new_stacks(s, fd);
+		if (err)
+			goto out;
+	}
 	while (!bpf_map_get_next_key(fd, prev, &next)) {
 		struct bpf_spans_row *row;
 		struct rs_stack *st;

@@ -11,7 +11,6 @@
 #include <unistd.h>
 
 #include "breakdown.h"
-#include "rules.h"
 #include "symbols.h"
 #include "util.h"
 
@@ -42,6 +41,11 @@ struct breakdown {
 	struct breakdown_source src[BD_PART__NR];
 	struct breakdown_syscall *sc;
 	size_t nr_sc, cap_sc;
+	/* The kernel's symbols, for the stacks outside the reads. */
+	struct machine *machine;
+	bool kallsyms_tried;
+	const char **frames;		/* every resolved stack's names */
+	size_t nr_frames, cap_frames;
 	int err;		/* the ring callback's */
 };
 
@@ -225,6 +229,8 @@ void breakdown__delete(struct breakdown *b)
 	breakdown__detach(b);
 	ring_buffer__free(b->rb);
 	rstat_breakdown__destroy(b->skel);
+	machine__delete(b->machine);
+	free(b->frames);
 	free(b->sc);
 	free(b);
 }
@@ -770,32 +776,51 @@ static int part_of_state(__u32 state)
 	return -1;
 }
 
-/* The trigger of a stack of the map: RS_TRIG_NONE when unnamed. */
-static int trigger_of(struct breakdown *b, struct machine *m,
-		      struct classifier *cls, __s32 id)
+/*
+ * Resolve a stack of the map into b->frames: *first, *nr (0 frames when
+ * none or no kernel symbols). 0 or -ENOMEM.
+ */
+static int stack_frames(struct breakdown *b, __s32 id, size_t *first,
+			uint32_t *nr)
 {
 	__u64 ips[RS_BD_STACK_DEPTH];
-	const char *syms[RS_BD_STACK_DEPTH];
-	struct rs_stack_class out;
-	uint32_t n = 0, i;
+	uint32_t i;
 
-	if (id < 0 || !m)
-		return RS_TRIG_NONE;
+	*first = b->nr_frames;
+	*nr = 0;
+	if (id < 0)
+		return 0;
+	if (!b->kallsyms_tried) {
+		b->kallsyms_tried = true;
+		b->machine = machine__new();
+		if (!b->machine)
+			return -ENOMEM;
+		/* kptr_restrict: no names, every stack unnamed. */
+		if (machine__load_kallsyms(b->machine, "/proc/kallsyms") ||
+		    !machine__has_kernel_symbols(b->machine)) {
+			machine__delete(b->machine);
+			b->machine = NULL;
+		}
+	}
+	if (!b->machine)
+		return 0;
 	memset(ips, 0, sizeof(ips));
 	if (bpf_map_lookup_elem(bpf_map__fd(b->skel->maps.out_stacks), &id,
 				ips))
-		return RS_TRIG_NONE;
+		return 0;
 	for (i = 0; i < RS_BD_STACK_DEPTH && ips[i]; i++) {
 		struct rs_frame f;
 
-		if (machine__resolve(m, 0, 0, PERF_RECORD_MISC_KERNEL, ips[i],
-				     &f))
-			return RS_TRIG_NONE;
-		syms[n++] = f.sym;
+		if (machine__resolve(b->machine, 0, 0,
+				     PERF_RECORD_MISC_KERNEL, ips[i], &f))
+			break;
+		if (grow_array((void **)&b->frames, &b->cap_frames,
+			       b->nr_frames + 1, sizeof(*b->frames)))
+			return -ENOMEM;
+		b->frames[b->nr_frames++] = f.sym;
+		(*nr)++;
 	}
-	if (!n || classifier__classify(cls, syms, n, &out))
-		return RS_TRIG_NONE;
-	return out.trigger;
+	return 0;
 }
 
 int breakdown__outside_by(struct breakdown *b, struct breakdown_outside **out,
@@ -803,60 +828,47 @@ int breakdown__outside_by(struct breakdown *b, struct breakdown_outside **out,
 {
 	struct rs_bd_out_key key, next, *prev = NULL;
 	struct breakdown_outside *o = NULL;
-	struct classifier *cls = NULL;
-	struct machine *m = NULL;
-	struct rules *rules = NULL;
 	struct rs_bd_outside v;
-	size_t n = 0, cap = 0, i;
+	size_t n = 0, cap = 0, cap_ids = 0, i, *first = NULL;
+	__s32 *ids = NULL;
 	int fd, err = 0;
 
 	*out = NULL;
 	*nr = 0;
 	if (!b->skel)
 		return 0;
-	rules = rules__new();
-	cls = rules ? classifier__new(rules) : NULL;
-	m = machine__new();
-	if (!rules || !cls || !m) {
-		err = -ENOMEM;
-		goto done;
-	}
-	/* kptr_restrict: no names, every trigger unnamed. */
-	if (machine__load_kallsyms(m, "/proc/kallsyms") ||
-	    !machine__has_kernel_symbols(m)) {
-		machine__delete(m);
-		m = NULL;
-	}
 	fd = bpf_map__fd(b->skel->maps.outside_by);
 	while (!bpf_map_get_next_key(fd, prev, &next)) {
-		int part, trig;
+		int part;
 
 		key = next;
 		prev = &key;
 		part = part_of_state(key.state);
 		if (part < 0 || bpf_map_lookup_elem(fd, &key, &v))
 			continue;
-		trig = trigger_of(b, m, cls, key.stack_id);
-		for (i = 0; i < n; i++)
-			if (o[i].part == part && o[i].trigger == trig)
-				break;
-		if (i == n) {
-			if (grow_array((void **)&o, &cap, n + 1, sizeof(*o))) {
-				err = -ENOMEM;
-				goto done;
-			}
-			memset(&o[n], 0, sizeof(o[n]));
-			o[n].part = part;
-			o[n].trigger = trig;
-			n++;
+		if (grow_array((void **)&o, &cap, n + 1, sizeof(*o)) ||
+		    grow_array((void **)&ids, &cap_ids, n + 1,
+			       sizeof(*ids))) {
+			err = -ENOMEM;
+			break;
 		}
-		o[i].calls += v.calls;
-		o[i].ns += v.ns;
+		ids[n] = key.stack_id;
+		memset(&o[n], 0, sizeof(o[n]));
+		o[n].part = part;
+		o[n].calls = v.calls;
+		o[n].ns = v.ns;
+		n++;
 	}
-done:
-	machine__delete(m);
-	classifier__delete(cls);
-	rules__delete(rules);
+	/* Stacks last: b->frames may move while it grows. */
+	first = err ? NULL : calloc(n ? n : 1, sizeof(*first));
+	if (!err && !first)
+		err = -ENOMEM;
+	for (i = 0; !err && i < n; i++)
+		err = stack_frames(b, ids[i], &first[i], &o[i].nr_frames);
+	for (i = 0; !err && i < n; i++)
+		o[i].frames = o[i].nr_frames ? b->frames + first[i] : NULL;
+	free(first);
+	free(ids);
 	if (err) {
 		free(o);
 		return err;

@@ -32,7 +32,7 @@ struct plot {
 	char *bar_unit;		/* bars: "%", or a bench unit */
 };
 
-/* A new series "INPUT: WHAT" (or "INPUT") in unit; NULL: no memory. */
+/* plot.c: a new series "INPUT: WHAT" (or "INPUT") in unit; NULL: no memory. */
 struct series *plot__series_add(struct plot *ctx, const char *input,
 				const char *what, const char *unit);
 

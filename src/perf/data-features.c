@@ -691,13 +691,18 @@ static int parse_tracing(struct perf_data *pd, struct tep_handle *tep,
 	/*
 	 * kallsyms is empty in what perf writes; `rstat-analyze record`
 	 * puts the kernel's text symbols there so that a report elsewhere
-	 * names kernel frames. Kept as a copy: in a pipe the payload buffer
-	 * is reused. Printk formats only help printing, so losing them is
-	 * tolerated.
+	 * names kernel frames. A file's (or a caller's buffer's) text is
+	 * used where it is: megabytes that a reader which never names a
+	 * kernel frame (record's build-id pass) need not copy. A stream's
+	 * is kept as a copy: its payload buffer is reused. Printk formats
+	 * only help printing, so losing them is tolerated.
 	 */
 	sz = take32(c);
 	hp = take(c, sz);
-	if (hp && sz && !pd->kallsyms) {
+	if (hp && sz && !pd->kallsyms && !pd->stream) {
+		pd->kallsyms = (const char *)hp;
+		pd->kallsyms_len = sz;
+	} else if (hp && sz && !pd->kallsyms) {
 		char *ks = malloc((size_t)sz + 1);
 
 		if (!ks || pd_keep_str(pd, ks)) {

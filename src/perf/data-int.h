@@ -4,7 +4,9 @@
  * the ones below it:
  *
  *   data.c            open, file header, public accessors
- *   data-process.c    records, samples, ordering, compression
+ *   data-pipeline.c   perf_data__process(): on one thread, or two
+ *   data-process.c    records, samples, compression
+ *   ordered-events.c  the ordering queue (delivers through pd->deliver)
  *   data-features.c   feature sections, tracing data, build-ids
  *   data-evsel.c      the error slot, attrs and ids, event names
  */
@@ -64,6 +66,9 @@ struct pd_chunk {
  */
 #define PD_QUEUE_MAX_NR		(4U << 20)	/* entries */
 #define PD_QUEUE_MAX_BYTES	(256U << 20)	/* entries and arena */
+/* The arena's chunks (and the step of a stream's payload reads). */
+#define ARENA_CHUNK	(1024 * 1024)
+#define ARENA_FIRST	(64 * 1024)	/* small files never touch a full chunk */
 
 struct pd_idmap {			/* its id is the hashtab key */
 	uint64_t last_read;		/* PERF_SAMPLE_READ: previous value */
@@ -136,6 +141,14 @@ struct perf_data {
 
 	rs_event_fn fn;
 	void *ctx;
+	/* The reader's delivery of one record, for the ordering queue. */
+	int (*deliver)(struct perf_data *pd, const uint8_t *rec, uint64_t off,
+		       int evidx);
+	/*
+	 * Called before a record that changes what a callback reads
+	 * through pd: the pipeline's wait for its consumer, or NULL.
+	 */
+	int (*drain)(struct perf_data *pd);
 	unsigned int nr_threads;	/* perf_data__set_threads() */
 	rs_event_fn ahead;		/* perf_data__set_lookahead() */
 	struct pd_pipeline *pipeline;	/* while read on two threads */
@@ -204,10 +217,14 @@ ssize_t pd_sread(struct perf_data *pd, void *dst, size_t n);
 int pd_read_pipe_header(struct perf_data *pd);
 void pd_process_free(struct perf_data *pd);
 
-/* data-pipeline.c */
-int pd_pipeline_run(struct perf_data *pd, rs_event_fn fn, void *ctx,
-		    int *result);
-/* Wait until the callback has seen every event delivered (0), or stop. */
-int pd_pipeline_drain(struct perf_data *pd);
+/*
+ * ordered-events.c: queue a record of that time (copy: it must outlive
+ * the buffer it is in); deliver the queued ones up to limit, in time
+ * order; free the queue.
+ */
+int pd_queue(struct perf_data *pd, const uint8_t *rec, uint64_t off,
+	     uint64_t time, int evidx, bool copy);
+int pd_flush(struct perf_data *pd, uint64_t limit);
+void pd_queue_free(struct perf_data *pd);
 
 #endif

@@ -1,5 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
+ * perf_data__process(): the records read on the caller's thread, or with
+ * perf_data__set_threads(pd, 2+) on two. The reader core (data-process.c)
+ * knows nothing of threads: it calls pd->drain, set here, before the
+ * records that change what a callback reads through pd.
+ *
  * perf.data reading on two threads: one reads, decodes and orders the
  * records (perf_data__process() as ever, with a callback that copies each
  * event into a batch), the caller's thread runs the real callback on the
@@ -156,7 +161,8 @@ static int pl_put(void *arg, const struct rs_event *ev)
 	return 0;
 }
 
-int pd_pipeline_drain(struct perf_data *pd)
+/* Wait until the callback has seen every event delivered (0), or stop. */
+static int pd_pipeline_drain(struct perf_data *pd)
 {
 	struct pd_pipeline *pl = pd->pipeline;
 	bool go;
@@ -245,8 +251,8 @@ static void pl_free(struct pd_pipeline *pl)
  * 1 and the result when the records were read on a thread of their own;
  * 0 when that could not be set up (no memory, no thread), nothing done.
  */
-int pd_pipeline_run(struct perf_data *pd, rs_event_fn fn, void *ctx,
-		    int *result)
+static int pd_pipeline_run(struct perf_data *pd, rs_event_fn fn, void *ctx,
+			   int *result)
 {
 	struct pd_pipeline *pl = calloc(1, sizeof(*pl));
 	char err_before[sizeof(pd->err)];
@@ -272,14 +278,17 @@ int pd_pipeline_run(struct perf_data *pd, rs_event_fn fn, void *ctx,
 	pthread_cond_init(&pl->freed, NULL);
 	memcpy(err_before, pd->err, sizeof(err_before));
 	pd->pipeline = pl;
+	pd->drain = pd_pipeline_drain;
 	if (pthread_create(&reader, NULL, pl_reader, pl)) {
 		pd->pipeline = NULL;
+		pd->drain = NULL;
 		pl_free(pl);
 		return 0;
 	}
 	err = pl_consume(pl);
 	pthread_join(reader, NULL);
 	pd->pipeline = NULL;
+	pd->drain = NULL;
 	if (err) {
 		/*
 		 * The callback failed on an event delivered before anything
@@ -296,4 +305,26 @@ int pd_pipeline_run(struct perf_data *pd, rs_event_fn fn, void *ctx,
 	pl_free(pl);
 	*result = err;
 	return 1;
+}
+
+int perf_data__process(struct perf_data *pd, rs_event_fn fn, void *ctx)
+{
+	int ret;
+
+	if (pd->processed)
+		return pd_err_errno(pd, -EALREADY, 0, "data already processed");
+	pd->processed = true;
+	if (fn && pd->nr_threads > 1 && pd_pipeline_run(pd, fn, ctx, &ret))
+		return ret;
+	return pd_process(pd, fn, ctx);
+}
+
+void perf_data__set_threads(struct perf_data *pd, unsigned int n)
+{
+	pd->nr_threads = n;
+}
+
+void perf_data__set_lookahead(struct perf_data *pd, rs_event_fn ahead)
+{
+	pd->ahead = ahead;
 }

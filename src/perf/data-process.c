@@ -9,7 +9,8 @@
  * seen before the *previous* round is delivered, sorted by time (stable,
  * file order for equal times); at the end everything is delivered.
  * Records without a timestamp (0 or ~0) are delivered at once, as perf does.
- * A queue past its memory bound delivers its older half early.
+ * A queue past its memory bound delivers its older half early. The queue
+ * is ordered-events.c; perf_data__process() is in data-pipeline.c.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -25,8 +26,6 @@
 #define IBUF_SIZE	(256 * 1024)
 /* Twice the largest record (64 KiB): a partial record plus a whole one. */
 #define ZBUF_SIZE	(128 * 1024)
-#define ARENA_CHUNK	(1024 * 1024)
-#define ARENA_FIRST	(64 * 1024)	/* small files never touch a full chunk */
 /*
  * zstd's own default limit, which perf decompresses with: perf record
  * --compression-level=22 writes frames with a 128 MiB (2^27) window.
@@ -648,277 +647,6 @@ static int deliver(struct perf_data *pd, const uint8_t *rec, uint64_t off,
 	return pd->fn(pd->ctx, &ev);
 }
 
-/* ---- the ordering queue ---- */
-
-/*
- * Records that must outlive the buffer they were read into (stream,
- * decompressed) are copied into chunks. Each chunk counts the queued
- * records in it and is freed when that drops to zero, so a record that
- * stays queued across rounds is copied once, not at every flush.
- */
-static bool arena_has_room(const struct perf_data *pd, size_t n)
-{
-	return pd->arena && pd->arena->size - pd->arena->used >= n;
-}
-
-/* Chunks double up to ARENA_CHUNK as the queue proves busy. */
-static size_t arena_next_size(const struct perf_data *pd, size_t n)
-{
-	size_t sz = pd->arena ? pd->arena->size * 2 : ARENA_FIRST;
-
-	if (sz > ARENA_CHUNK)
-		sz = ARENA_CHUNK;
-	return sz < n ? n : sz;
-}
-
-static void *arena_alloc(struct perf_data *pd, size_t n,
-			 struct pd_chunk **chunk)
-{
-	struct pd_chunk *c = pd->arena;
-	void *p;
-
-	if (!arena_has_room(pd, n)) {
-		size_t sz = arena_next_size(pd, n);
-
-		c = malloc(sizeof(*c) + sz);
-		if (!c)
-			return NULL;
-		c->size = sz;
-		c->used = 0;
-		c->live = 0;
-		c->next = pd->arena;
-		pd->arena = c;
-		pd->arena_bytes += sz;
-	}
-	p = c->data + c->used;
-	c->used += (n + 7) & ~(size_t)7;
-	if (c->used > c->size)
-		c->used = c->size;
-	c->live++;
-	*chunk = c;
-	return p;
-}
-
-/* Free the chunks no queued record is in; an empty newest one is reused. */
-static void arena_sweep(struct perf_data *pd)
-{
-	struct pd_chunk **pp = &pd->arena, *c;
-
-	while ((c = *pp)) {
-		if (c->live) {
-			pp = &c->next;
-		} else if (c == pd->arena) {
-			c->used = 0;
-			pp = &c->next;
-		} else {
-			*pp = c->next;
-			pd->arena_bytes -= c->size;
-			free(c);
-		}
-	}
-}
-
-static void arena_free(struct pd_chunk *c)
-{
-	while (c) {
-		struct pd_chunk *n = c->next;
-
-		free(c);
-		c = n;
-	}
-}
-
-static int flush_half(struct perf_data *pd);
-
-/* Memory the queued records take: their entries and the arena. */
-static size_t queue_bytes(const struct perf_data *pd)
-{
-	return pd->q_nr * sizeof(*pd->q) + pd->arena_bytes;
-}
-
-static int queue(struct perf_data *pd, const uint8_t *rec, uint64_t off,
-		 uint64_t time, int evidx, bool copy)
-{
-	struct pd_chunk *chunk = NULL;
-	struct pd_qent *q;
-	int err;
-
-	if (copy) {
-		uint16_t size = pd_u16(rec + 6);
-		void *d;
-
-		/* only a new chunk adds memory: make room before taking one */
-		while (pd->q_nr && !arena_has_room(pd, size) &&
-		       queue_bytes(pd) + arena_next_size(pd, size) >
-		       pd->q_max_bytes) {
-			err = flush_half(pd);
-			if (err)
-				return err;
-		}
-		d = arena_alloc(pd, size, &chunk);
-		if (!d)
-			return -ENOMEM;
-		memcpy(d, rec, size);
-		rec = d;
-	}
-	if (grow_array((void **)&pd->q, &pd->q_cap, pd->q_nr + 1,
-		       sizeof(*pd->q)))
-		return -ENOMEM;
-	q = &pd->q[pd->q_nr];
-	q->time = time;
-	q->rec = rec;
-	q->offset = off;
-	q->evidx = evidx;
-	q->chunk = chunk;
-	pd->q_nr++;
-	if (time > pd->max_ts)
-		pd->max_ts = time;
-	/* entries of a mapped file are the memory: bound them too */
-	if (pd->q_nr >= pd->q_max_nr || queue_bytes(pd) > pd->q_max_bytes)
-		return flush_half(pd);
-	return 0;
-}
-
-/* Stable merge sort by time; rounds are usually nearly sorted. */
-static void msort(struct pd_qent *a, struct pd_qent *tmp, size_t n)
-{
-	size_t mid, i, j, k;
-
-	if (n < 16) {
-		for (i = 1; i < n; i++) {
-			struct pd_qent x = a[i];
-
-			for (j = i; j > 0 && a[j - 1].time > x.time; j--)
-				a[j] = a[j - 1];
-			a[j] = x;
-		}
-		return;
-	}
-	mid = n / 2;
-	msort(a, tmp, mid);
-	msort(a + mid, tmp, n - mid);
-	if (a[mid - 1].time <= a[mid].time)
-		return;
-	memcpy(tmp, a, mid * sizeof(*a));
-	for (i = 0, j = mid, k = 0; i < mid && j < n; k++)
-		a[k] = tmp[i].time <= a[j].time ? tmp[i++] : a[j++];
-	while (i < mid)
-		a[k++] = tmp[i++];
-}
-
-static int sort_queue(struct perf_data *pd)
-{
-	size_t i;
-
-	for (i = 1; i < pd->q_nr; i++)
-		if (pd->q[i - 1].time > pd->q[i].time)
-			break;
-	if (i >= pd->q_nr)
-		return 0;
-	/* msort() never holds more than half of the entries in tmp */
-	if (pd->qtmp_cap < pd->q_nr / 2 + 1) {
-		free(pd->qtmp);
-		pd->qtmp = malloc((pd->q_cap / 2 + 1) * sizeof(*pd->qtmp));
-		if (!pd->qtmp) {
-			pd->qtmp_cap = 0;
-			return -ENOMEM;
-		}
-		pd->qtmp_cap = pd->q_cap / 2 + 1;
-	}
-	msort(pd->q, pd->qtmp, pd->q_nr);
-	return 0;
-}
-
-/*
- * Pages of a mapped file that every delivered record has left behind are
- * given back, so that resident memory stays near one round of records
- * rather than the whole file (perf report maps a window for the same
- * reason). Read-only private pages come back from the page cache if
- * touched again, so nothing can read stale bytes. A file truncated while
- * we read it makes such a touch SIGBUS; perf has the same exposure.
- */
-static void release_mapped(struct perf_data *pd)
-{
-	uintptr_t base = (uintptr_t)pd->map, low = (uintptr_t)pd->buf + pd->pos;
-	long page = sysconf(_SC_PAGESIZE);
-	size_t i;
-
-	if (!pd->map || page <= 0)
-		return;
-	for (i = 0; i < pd->q_nr; i++) {
-		uintptr_t r = (uintptr_t)pd->q[i].rec;
-
-		if (!pd->q[i].chunk && r < low)
-			low = r;
-	}
-	/* Never the header and attrs before the data, and in big steps. */
-	if (low < base + pd->released)
-		return;
-	low = (low - base) & ~((uintptr_t)page - 1);
-	if (low < pd->released + (4u << 20))
-		return;
-	if (pd->released < pd->hdr.data_offset)
-		pd->released = pd->hdr.data_offset & ~((uint64_t)page - 1);
-	if (low > pd->released)
-		madvise((char *)pd->map + pd->released, low - pd->released,
-			MADV_DONTNEED);
-	pd->released = low;
-}
-
-/* Deliver the first k records of the sorted queue, keep the rest. */
-static int deliver_queued(struct perf_data *pd, size_t k)
-{
-	size_t i, rest;
-	int err;
-
-	for (i = 0; i < k; i++) {
-		const struct pd_qent *q = &pd->q[i];
-
-		err = deliver(pd, q->rec, q->offset, q->evidx);
-		if (err)
-			return err;
-		if (q->chunk)
-			q->chunk->live--;
-	}
-	rest = pd->q_nr - k;
-	memmove(pd->q, pd->q + k, rest * sizeof(*pd->q));
-	pd->q_nr = rest;
-	release_mapped(pd);
-	arena_sweep(pd);
-	return 0;
-}
-
-/* Deliver queued records with time <= limit, keep the rest. */
-static int flush(struct perf_data *pd, uint64_t limit)
-{
-	size_t k;
-	int err;
-
-	if (!pd->q_nr)
-		return 0;
-	err = sort_queue(pd);
-	if (err)
-		return err;
-	for (k = 0; k < pd->q_nr && pd->q[k].time <= limit; k++)
-		;
-	return deliver_queued(pd, k);
-}
-
-/*
- * The queue reached its bound: deliver the older half now, as perf's
- * ordered_events does (OE_FLUSH__HALF) when over its memory limit. A
- * record older than those arriving later is then out of order, which
- * only a round far beyond what perf record writes can cause.
- */
-static int flush_half(struct perf_data *pd)
-{
-	int err = sort_queue(pd);
-
-	if (err)
-		return err;
-	return deliver_queued(pd, (pd->q_nr + 1) / 2);
-}
-
 /* ---- records ---- */
 
 static bool kernel_type_known(uint32_t type)
@@ -962,8 +690,8 @@ static int kernel_record(struct perf_data *pd, const uint8_t *rec,
 	t = rec_time(pd, rec, size, type, evidx);
 	if (!t || t == ~0ULL)
 		return deliver(pd, rec, off, evidx);
-	return queue(pd, rec, off, t, evidx,
-		     pd->stream || pd->in_compressed);
+	return pd_queue(pd, rec, off, t, evidx,
+			pd->stream || pd->in_compressed);
 }
 
 static int header_attr(struct perf_data *pd, const uint8_t *rec, uint16_t size,
@@ -1119,7 +847,7 @@ static int user_record(struct perf_data *pd, const uint8_t *rec, uint64_t off)
 	case PERF_RECORD_HEADER_FEATURE:
 	case PERF_RECORD_EVENT_UPDATE:
 		/* They change what a callback reads through pd. */
-		err = pd_pipeline_drain(pd);
+		err = pd->drain ? pd->drain(pd) : 0;
 		if (err)
 			return err;
 		break;
@@ -1132,7 +860,7 @@ static int user_record(struct perf_data *pd, const uint8_t *rec, uint64_t off)
 		uint64_t limit = pd->next_flush;
 
 		pd->next_flush = pd->max_ts;
-		return limit ? flush(pd, limit) : 0;
+		return limit ? pd_flush(pd, limit) : 0;
 	}
 	case PERF_RECORD_HEADER_ATTR:
 		return header_attr(pd, rec, size, off);
@@ -1288,6 +1016,7 @@ int pd_process(struct perf_data *pd, rs_event_fn fn, void *ctx)
 
 	pd->fn = fn ? fn : noop_fn;
 	pd->ctx = ctx;
+	pd->deliver = deliver;
 	for (;;) {
 		ret = next_record(pd, &rec, &off);
 		if (ret <= 0)
@@ -1298,36 +1027,12 @@ int pd_process(struct perf_data *pd, rs_event_fn fn, void *ctx)
 	}
 	if (ret < 0)
 		return ret;
-	return flush(pd, ~0ULL);
-}
-
-int perf_data__process(struct perf_data *pd, rs_event_fn fn, void *ctx)
-{
-	int ret;
-
-	if (pd->processed)
-		return pd_err_errno(pd, -EALREADY, 0, "data already processed");
-	pd->processed = true;
-	if (fn && pd->nr_threads > 1 && pd_pipeline_run(pd, fn, ctx, &ret))
-		return ret;
-	return pd_process(pd, fn, ctx);
-}
-
-void perf_data__set_threads(struct perf_data *pd, unsigned int n)
-{
-	pd->nr_threads = n;
-}
-
-void perf_data__set_lookahead(struct perf_data *pd, rs_event_fn ahead)
-{
-	pd->ahead = ahead;
+	return pd_flush(pd, ~0ULL);
 }
 
 void pd_process_free(struct perf_data *pd)
 {
-	free(pd->q);
-	free(pd->qtmp);
-	arena_free(pd->arena);
+	pd_queue_free(pd);
 	if (pd->zd)
 		ZSTD_freeDStream(pd->zd);
 	free(pd->zbuf);

@@ -92,46 +92,86 @@ static int mmap_kernel(struct perf_writer *w, uint64_t start, uint64_t len,
 	return emit(w, &r, put_name(&r, 40, name));
 }
 
+/* The kernel's reference symbols, from kallsyms lines. */
+struct kref {
+	uint64_t text, stext, etext;
+	bool have_text, have_stext;
+};
+
+static void kref_line(struct kref *k, const char *line)
+{
+	const char *sp = strchr(line, ' ');
+	uint64_t addr;
+
+	if (!sp || !sp[1] || sp[2] != ' ' ||
+	    (toupper((unsigned char)sp[1]) != 'T' &&
+	     toupper((unsigned char)sp[1]) != 'W'))
+		return;
+	addr = strtoull(line, NULL, 16);
+	if (!k->have_text && !strcmp(sp + 3, "_text\n")) {
+		k->text = addr;
+		k->have_text = true;
+	} else if (!k->have_stext && !strcmp(sp + 3, "_stext\n")) {
+		k->stext = addr;
+		k->have_stext = true;
+	} else if (!k->etext && !strcmp(sp + 3, "_etext\n")) {
+		k->etext = addr;
+	}
+}
+
+/*
+ * The reference symbols from the kallsyms text the writer already holds
+ * for its tracing data (the same T/W lines), else from /proc/kallsyms:
+ * reading that file costs the kernel some 20 ms of formatting each time.
+ */
+static void kref_read(struct perf_writer *w, struct kref *k)
+{
+	const char *text, *p, *end, *nl;
+	char *line = NULL, buf[256];
+	size_t cap = 0, len;
+	FILE *f;
+
+	if (!perf_writer__kallsyms(w, &text, &len)) {
+		for (p = text, end = text + len; p < end; p = nl + 1) {
+			nl = memchr(p, '\n', end - p);
+			if (!nl)
+				break;
+			/* the names looked for are short: longer lines skip */
+			if ((size_t)(nl - p) + 2 > sizeof(buf))
+				continue;
+			memcpy(buf, p, nl - p + 1);
+			buf[nl - p + 1] = '\0';
+			kref_line(k, buf);
+		}
+		return;
+	}
+	f = fopen("/proc/kallsyms", "re");
+	while (f && getline(&line, &cap, f) > 0)
+		kref_line(k, line);
+	free(line);
+	if (f)
+		fclose(f);
+}
+
 int synthesize__kernel_mmap(struct perf_writer *w)
 {
-	uint64_t text = 0, stext = 0, etext = 0, start, len;
-	bool have_text = false, have_stext = false;
+	struct kref k = { 0 };
+	uint64_t text, start, len;
 	char *line = NULL, name[64];
 	size_t cap = 0;
 	FILE *f;
 	int err;
 
-	f = fopen("/proc/kallsyms", "re");
-	while (f && getline(&line, &cap, f) > 0) {
-		char *sp = strchr(line, ' ');
-		uint64_t addr;
-
-		if (!sp || !sp[1] || sp[2] != ' ' ||
-		    (toupper((unsigned char)sp[1]) != 'T' &&
-		     toupper((unsigned char)sp[1]) != 'W'))
-			continue;
-		addr = strtoull(line, NULL, 16);
-		if (!have_text && !strcmp(sp + 3, "_text\n")) {
-			text = addr;
-			have_text = true;
-		} else if (!have_stext && !strcmp(sp + 3, "_stext\n")) {
-			stext = addr;
-			have_stext = true;
-		} else if (!etext && !strcmp(sp + 3, "_etext\n")) {
-			etext = addr;
-		}
-	}
-	free(line);
-	if (f)
-		fclose(f);
+	kref_read(w, &k);
+	text = k.text;
 	/* perf's reference symbols, in its order of preference */
-	if (!have_text && have_stext)
-		text = stext;
+	if (!k.have_text && k.have_stext)
+		text = k.stext;
 	snprintf(name, sizeof(name), "%s%s", KERNEL_MMAP_NAME,
-		 !have_text && have_stext ? "_stext" : "_text");
+		 !k.have_text && k.have_stext ? "_stext" : "_text");
 	start = text;
 	/* perf ends the map at _etext, else at the end of the space */
-	len = etext > text ? etext - text : ~0ULL - text;
+	len = k.etext > text ? k.etext - text : ~0ULL - text;
 	err = mmap_kernel(w, start, len, text, name);
 	if (err)
 		return err;

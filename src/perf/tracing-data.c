@@ -153,6 +153,7 @@ static int put_system(struct bytebuf *b, const char *const *tps, size_t n,
 
 int perf_tracing_data__build(const char *const *tps, size_t n,
 			     bool kallsyms, uint8_t **out, size_t *len,
+			     size_t *ksyms_off, size_t *ksyms_len,
 			     char *err, size_t errlen)
 {
 	struct bytebuf b = { 0 };
@@ -165,6 +166,7 @@ int perf_tracing_data__build(const char *const *tps, size_t n,
 
 	*out = NULL;
 	*len = 0;
+	*ksyms_off = *ksyms_len = 0;
 	for (i = 0; i < n; i++) {
 		const char *c = strchr(tps[i], ':');
 
@@ -220,12 +222,14 @@ int perf_tracing_data__build(const char *const *tps, size_t n,
 	if (!b.oom)
 		memcpy(b.p + nr_sys_at, &nr_sys, sizeof(nr_sys));
 
+	*ksyms_off = b.len + 4;
 	if (kallsyms)
 		ret = put_kallsyms(&b);
 	else
 		bytebuf__put32(&b, 0);
 	if (ret)
 		goto out;
+	*ksyms_len = b.len - *ksyms_off;
 
 	s = read_top("printk_formats", &size);
 	bytebuf__put32(&b, size);

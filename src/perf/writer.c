@@ -64,6 +64,7 @@ struct perf_writer {
 	uint64_t first_time, last_time;
 	uint8_t *tracing;
 	size_t tracing_len;
+	size_t ksyms_off, ksyms_len;	/* the kallsyms text in it */
 	char *rstat_spans;
 	struct pw_build_id *bids;
 	uint32_t nr_bids;
@@ -404,13 +405,13 @@ int perf_writer__set_tracing(struct perf_writer *w,
 			     const char *const *tracepoints, size_t n,
 			     bool kallsyms)
 {
+	size_t len = 0, koff = 0, klen = 0;
 	uint8_t *td = NULL;
-	size_t len = 0;
 	int err;
 
 	if (n || kallsyms) {
 		err = perf_tracing_data__build(tracepoints, n, kallsyms, &td,
-					       &len, w->errbuf,
+					       &len, &koff, &klen, w->errbuf,
 					       sizeof(w->errbuf));
 		if (err)
 			return err;
@@ -418,6 +419,18 @@ int perf_writer__set_tracing(struct perf_writer *w,
 	free(w->tracing);
 	w->tracing = td;
 	w->tracing_len = len;
+	w->ksyms_off = koff;
+	w->ksyms_len = klen;
+	return 0;
+}
+
+int perf_writer__kallsyms(const struct perf_writer *w, const char **text,
+			  size_t *len)
+{
+	if (!w->tracing || !w->ksyms_len)
+		return -ENOENT;
+	*text = (const char *)w->tracing + w->ksyms_off;
+	*len = w->ksyms_len;
 	return 0;
 }
 
@@ -540,6 +553,7 @@ static char *cpu_desc(void)
 
 struct feat {
 	size_t off, len;	/* within the sections buffer */
+	const void *direct;	/* or, when set, these len bytes */
 };
 
 /* Whether every event's attr is zero from byte 'from' on. */
@@ -685,10 +699,8 @@ static bool put_feature(const struct perf_writer *w, struct bytebuf *b,
 
 	switch (feat) {
 	case PERF_FEAT_TRACING_DATA:
-		if (!w->tracing)
-			return false;
-		bytebuf__put(b, w->tracing, w->tracing_len);
-		return true;
+		/* written from w->tracing itself: see perf_writer__finish() */
+		return false;
 	case PERF_FEAT_BUILD_ID: {
 		size_t before = b->len;
 
@@ -784,41 +796,64 @@ int perf_writer__finish(struct perf_writer *w)
 	if (uname(&u))
 		memset(&u, 0, sizeof(u));
 
-	/* feature sections, in bit order as perf reads them */
+	/*
+	 * Feature sections, in bit order as perf reads them. The tracing
+	 * data (mostly /proc/kallsyms, megabytes) is written from where it
+	 * is, never copied: a copy would double the recorder's peak RSS.
+	 */
 	for (i = 0; i < sizeof(feats) / sizeof(feats[0]); i++) {
 		size_t before = b.len;
 
-		if (!put_feature(w, &b, feats[i], &u)) {
+		sec[nr].direct = NULL;
+		if (feats[i] == PERF_FEAT_TRACING_DATA && w->tracing) {
+			sec[nr].direct = w->tracing;
+			sec[nr].off = 0;
+			sec[nr].len = w->tracing_len;
+		} else if (put_feature(w, &b, feats[i], &u)) {
+			sec[nr].off = before;
+			sec[nr].len = b.len - before;
+		} else {
 			b.len = before;
 			continue;
 		}
-		sec[nr].off = before;
-		sec[nr].len = b.len - before;
 		bitmap[feats[i] / 64] |= 1ULL << (feats[i] % 64);
 		nr++;
 	}
 	table = PERF_FILE_HEADER_SIZE + w->data_size;
 	base = table + nr * 16;
 	for (i = 0; i < nr; i++) {
-		bytebuf__put64(&tail, base + sec[i].off);
+		bytebuf__put64(&tail, base);
 		bytebuf__put64(&tail, sec[i].len);
+		base += sec[i].len;
 	}
-	bytebuf__put(&tail, b.p, b.len);
+	err = tail.oom || b.oom ? -ENOMEM :
+	      write_all(w->fd, tail.p, tail.len);
+	for (i = 0; !err && i < nr; i++)
+		err = write_all(w->fd, sec[i].direct ? sec[i].direct :
+				b.p + sec[i].off, sec[i].len);
+	free(b.p);
+	if (err) {
+		free(tail.p);
+		if (err == -ENOMEM)
+			return set_err(w, err,
+				       "out of memory writing the header");
+		return io_err(w, err, "writing the features");
+	}
 
 	/* ids, then the attrs pointing at them */
+	tail.len = 0;
 	asz = attr_file_size(w);
-	ids_off = table + tail.len;
+	ids_off = base;
 	v = ids_off;
 	for (e = 0; e < w->nr_ev; e++)
 		bytebuf__put(&tail, w->ev[e].ids, w->ev[e].nr_ids * 8);
-	attrs_off = table + tail.len;
+	attrs_off = ids_off + tail.len;
 	for (e = 0; e < w->nr_ev; e++) {
 		put_attr(w, &tail, &w->ev[e]);
 		bytebuf__put64(&tail, v);
 		bytebuf__put64(&tail, w->ev[e].nr_ids * 8);
 		v += w->ev[e].nr_ids * 8;
 	}
-	free(b.p);
 	if (tail.oom) {
 		free(tail.p);
 		return set_err(w, -ENOMEM, "out of memory writing the header");

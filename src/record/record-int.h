@@ -7,7 +7,9 @@
 #ifndef RS_RECORD_INT_H
 #define RS_RECORD_INT_H
 
+#include <stdarg.h>
 #include <stdbool.h>
+#include <stdio.h>
 #include <sys/types.h>
 
 #include "bpf-spans.h"
@@ -61,9 +63,21 @@ struct recorder {
 	char err[768];
 };
 
-/* Say what failed: the first failure is the one kept. */
+/*
+ * Say what failed: the first failure is the one kept. Here, so that the
+ * parts the recorder calls need nothing of recorder.c.
+ */
+static inline __attribute__((format(printf, 2, 3)))
 void rec_error(struct recorder *r, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
+{
+	va_list ap;
+
+	if (*r->err)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(r->err, sizeof(r->err), fmt, ap);
+	va_end(ap);
+}
 
 /*
  * buildids.c: after perf_writer__finish(), read the recording back and

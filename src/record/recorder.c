@@ -9,7 +9,6 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <signal.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,17 +21,6 @@
 #include "perf-writer.h"
 #include "record-int.h"
 #include "util.h"
-
-void rec_error(struct recorder *r, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (*r->err)
-		return;
-	va_start(ap, fmt);
-	vsnprintf(r->err, sizeof(r->err), fmt, ap);
-	va_end(ap);
-}
 
 const char *recorder__strerror(const struct recorder *r)
 {
@@ -184,8 +172,14 @@ static int store_bpf_spans(struct recorder *r, struct bpf_spans *bs,
 	char *text = NULL;
 	int err;
 
+	const char *ktext;
+	size_t klen;
+
 	/* The recording has ended: so has the timing, for a whole read. */
 	bpf_spans__detach(bs);
+	/* The stacks are named as report will name their frames. */
+	if (!perf_writer__kallsyms(w, &ktext, &klen))
+		bpf_spans__set_kallsyms_text(bs, ktext, klen);
 	err = bpf_spans__read(bs, errbuf, sizeof(errbuf));
 	if (err) {
 		rec_error(r, "record: reading the spans timed in the kernel: %s",

@@ -336,3 +336,251 @@ const struct symtab *ksyms__module(const struct ksyms *ks, const char *name)
 			return &ks->mods[i].syms;
 	return NULL;
 }
+
+/* What a wanted address's slots hold so far (see below). */
+struct kname_slot {
+	uint64_t addr;		/* the nearest symbol at or below */
+	char *name;
+	size_t cap;
+	bool set, module;
+	uint64_t next;		/* the nearest symbol above */
+	bool next_set, next_module;
+};
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* The first of the n sorted w[] at or above addr (n when none). */
+static size_t lower_bound(const uint64_t *w, size_t n, uint64_t addr)
+{
+	size_t lo = 0, hi = n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (w[mid] < addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+static int slot_take(struct kname_slot *s, uint64_t addr, const char *name,
+		     size_t len, bool module)
+{
+	if (len + 1 > s->cap) {
+		char *p = realloc(s->name, len + 1);
+
+		if (!p)
+			return -ENOMEM;
+		s->name = p;
+		s->cap = len + 1;
+	}
+	memcpy(s->name, name, len);
+	s->name[len] = '\0';
+	s->addr = addr;
+	s->module = module;
+	s->set = true;
+	return 0;
+}
+
+/*
+ * Where perf ends a kallsyms symbol at start (symbols__fixup_end(), as
+ * symtab.c does it): at the next symbol, but a page boundary past its own
+ * start when the next is on the other side of the kernel/module gap or
+ * when none follows.
+ */
+static uint64_t kallsyms_end(uint64_t start, const struct kname_slot *next,
+			     bool module)
+{
+	const uint64_t page = 4096;
+
+	if (!next)
+		return (start + page - 1) / page * page + page;
+	if (next->next_module != module)
+		return (start + page + page - 1) & ~(page - 1);
+	return next->next;
+}
+
+/*
+ * One pass over the file without keeping its table. A symbol at addr is
+ * the nearest at or below only for wanted addresses from w[j], the first
+ * at or above addr, up to the next symbol; so slot j keeps the highest
+ * symbol seen for it (of aliases at one address the last: perf sizes the
+ * others 0 and a sized symbol beats them), and a wanted address takes the
+ * last filled slot at or before its own. The nearest symbol above, which
+ * ends it, is found the same way from the other side. Memory is the
+ * wanted addresses', not the table's.
+ */
+/* Lines of a kallsyms file, or of kallsyms text in memory. */
+struct kline_iter {
+	FILE *f;
+	const char *p, *end;
+	char *line;
+	size_t cap;
+};
+
+/* The next line, without its newline, in it->line; its length or -1. */
+static ssize_t kline_next(struct kline_iter *it)
+{
+	ssize_t len;
+	const char *nl;
+	size_t n;
+
+	if (it->f) {
+		len = getline(&it->line, &it->cap, it->f);
+		if (len > 0 && it->line[len - 1] == '\n')
+			it->line[--len] = '\0';
+		return len;
+	}
+	if (it->p >= it->end)
+		return -1;
+	nl = memchr(it->p, '\n', it->end - it->p);
+	n = (nl ? nl : it->end) - it->p;
+	if (n + 1 > it->cap) {
+		char *l = realloc(it->line, n + 1);
+
+		if (!l)
+			return -2;
+		it->line = l;
+		it->cap = n + 1;
+	}
+	memcpy(it->line, it->p, n);
+	it->line[n] = '\0';
+	it->p += n + (nl != NULL);
+	return n;
+}
+
+static int name_addrs(struct kline_iter *it, const uint64_t *addrs,
+		      size_t n, char **names);
+
+int ksyms__name_addrs(const char *path, const uint64_t *addrs, size_t n,
+		      char **names)
+{
+	struct kline_iter it = { 0 };
+	size_t i;
+	int err;
+
+	for (i = 0; i < n; i++)
+		names[i] = NULL;
+	if (!n)
+		return 0;
+	it.f = fopen(path, "re");
+	if (!it.f)
+		return -errno;
+	err = name_addrs(&it, addrs, n, names);
+	if (!err && ferror(it.f))
+		err = -EIO;
+	fclose(it.f);
+	free(it.line);
+	return err;
+}
+
+int ksyms__name_addrs_buf(const char *text, size_t len,
+			  const uint64_t *addrs, size_t n, char **names)
+{
+	struct kline_iter it = { .p = text, .end = text + len };
+	size_t i;
+	int err;
+
+	for (i = 0; i < n; i++)
+		names[i] = NULL;
+	if (!n)
+		return 0;
+	err = name_addrs(&it, addrs, n, names);
+	free(it.line);
+	return err;
+}
+
+static int name_addrs(struct kline_iter *it, const uint64_t *addrs,
+		      size_t n, char **names)
+{
+	struct kname_slot *slot = NULL;
+	uint64_t *w = NULL;
+	size_t nw = 0, i, j, lo, hi;
+	char *line;
+	ssize_t len;
+	int err = 0;
+
+	w = malloc(n * sizeof(*w));
+	slot = calloc(n, sizeof(*slot));
+	if (!w || !slot) {
+		err = -ENOMEM;
+		goto out;
+	}
+	memcpy(w, addrs, n * sizeof(*w));
+	qsort(w, n, sizeof(*w), cmp_u64);
+	for (i = 0; i < n; i++)
+		if (!nw || w[nw - 1] != w[i])
+			w[nw++] = w[i];
+	while ((len = kline_next(it)) >= 0) {
+		uint64_t addr;
+		size_t hl, nl;
+		bool module;
+		char *name;
+
+		line = it->line;
+		hl = sym_parse_hex(line, &addr);
+		if (!hl || line[hl] != ' ' || !line[hl + 1] ||
+		    line[hl + 2] != ' ')
+			continue;
+		name = line + hl + 3;
+		/* kptr_restrict gives every symbol 0: none names anything */
+		if (!addr || !keep_type(line[hl + 1]) || name[0] == '$' ||
+		    !name[0])
+			continue;
+		nl = strcspn(name, "\t");
+		/* perf's test for a module symbol: a '[' in its module */
+		module = name[nl] && strchr(name + nl, '[');
+		name[nl] = '\0';
+		j = lower_bound(w, nw, addr);
+		if (j && (!slot[j - 1].next_set || addr < slot[j - 1].next)) {
+			slot[j - 1].next = addr;
+			slot[j - 1].next_module = module;
+			slot[j - 1].next_set = true;
+		}
+		if (j == nw || (slot[j].set && addr < slot[j].addr))
+			continue;
+		err = slot_take(&slot[j], addr, name, nl, module);
+		if (err)
+			goto out;
+	}
+	if (len == -2) {
+		err = -ENOMEM;
+		goto out;
+	}
+	for (i = 0; i < n; i++) {
+		j = lower_bound(w, nw, addrs[i]);
+		for (lo = j + 1; lo > 0 && !slot[lo - 1].set; lo--)
+			;
+		for (hi = j; hi < nw && !slot[hi].next_set; hi++)
+			;
+		/* a machine names kernel addresses from kernel symbols only */
+		if (!lo || slot[lo - 1].module ||
+		    addrs[i] >= kallsyms_end(slot[lo - 1].addr,
+					     hi < nw ? &slot[hi] : NULL,
+					     slot[lo - 1].module))
+			continue;
+		names[i] = strdup(slot[lo - 1].name);
+		if (!names[i]) {
+			err = -ENOMEM;
+			goto out;
+		}
+	}
+out:
+	if (err)
+		for (i = 0; i < n; i++) {
+			free(names[i]);
+			names[i] = NULL;
+		}
+	for (i = 0; slot && i < n; i++)
+		free(slot[i].name);
+	free(slot);
+	free(w);
+	return err;
+}

@@ -6,6 +6,7 @@
  * symbols get the same extent perf gives them.
  */
 #include <errno.h>
+#include <libiberty/demangle.h>
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
@@ -63,6 +64,53 @@ int symtab__push_raw(struct symtab *t, uint64_t start, uint64_t len,
 	t->v[t->nr - 1].raw = raw;
 	t->sp = sp;
 	return 0;
+}
+
+/*
+ * User-space names as perf 6.1 prints them: it demangles with libiberty's
+ * cplus_demangle() and no options (no parameter lists), which leaves C
+ * names alone and also reads Rust's legacy mangling.
+ */
+static bool may_be_mangled(const char *name)
+{
+	/*
+	 * With no options, cplus_demangle() tries Rust (_ZN..., _R...) and
+	 * then the Itanium C++ ABI, which reads _Z... and _GLOBAL_ ctors:
+	 * anything else comes back NULL, after the work of trying. Most
+	 * symbols of a C program are plain names.
+	 */
+	return name[0] == '_' &&
+	       (name[1] == 'Z' || name[1] == 'R' || name[1] == 'G');
+}
+
+const char *sym_demangle_intern(struct strpool *sp, const char *name,
+				const char *suffix)
+{
+	char *d = may_be_mangled(name) ? cplus_demangle(name, DMGL_NO_OPTS) :
+		  NULL;
+	const char *base = d ? d : name, *ret;
+	size_t nb = strlen(base), ns = strlen(suffix);
+	char buf[4096];
+
+	/*
+	 * Every symbol a lookup lands in comes here once: most are plain
+	 * names with nothing to add, interned as they are. The rest are
+	 * joined in buf, cut to its size as before.
+	 */
+	if (!ns && nb < sizeof(buf)) {
+		ret = sym_intern(sp, base, nb);
+		free(d);
+		return ret;
+	}
+	if (nb > sizeof(buf) - 1)
+		nb = sizeof(buf) - 1;
+	if (ns > sizeof(buf) - 1 - nb)
+		ns = sizeof(buf) - 1 - nb;
+	memcpy(buf, base, nb);
+	memcpy(buf + nb, suffix, ns);
+	buf[nb + ns] = '\0';
+	free(d);
+	return sym_intern(sp, buf, nb + ns);
 }
 
 /* Demangles and interns a raw name in place. */

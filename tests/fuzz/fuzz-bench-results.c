@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "bench-results.h"
+#include "results-out.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

@@ -20,7 +20,8 @@
 #   tracepoint calls its probes in the order they came: before them, it
 #   would sit inside the holds they time) and only for A. Where a median
 #   sits on the edge of two buckets the next bucket is accepted only when
-#   one run has 35 to 65% of its holds below that edge.
+#   one run has 35 to 65% of its holds below that edge, or, said as a
+#   part skipped, when the machine ran more than its CPUs' load.
 . tests/shell/lib.sh
 . tests/shell/live-lib.sh
 [ "$(id -u)" -eq 0 ] || skip "loading BPF programs needs root"
@@ -202,7 +203,7 @@ p50=$(query 'histogram_quantile(0.5, sum by (le) (rstat_lock_hold_seconds_bucket
 curl -sf "http://127.0.0.1:$port/metrics" >"$TMP/metrics" ||
 	fail "cannot scrape watch"
 python3 -c '
-import json, math, re, sys
+import json, math, os, re, sys
 rec = {}				# slot i: [2^(i-1), 2^i - 1] ns
 for f in sys.argv[1].split():
     d = json.load(open(f))
@@ -246,8 +247,16 @@ if prom_slot != rec_slot:
     below_page = cum[edge] / n
     print("a bucket apart: %.0f%% (record), %.0f%% (watch) of the holds "
           "below %d ns" % (below_rec * 100, below_page * 100, 1 << edge))
-    assert (0.35 <= below_rec <= 0.65 or 0.35 <= below_page <= 0.65), \
-        "a bucket apart, and neither median is on the edge"
+    if not (0.35 <= below_rec <= 0.65 or 0.35 <= below_page <= 0.65):
+        # On a machine busier than its CPUs, holds of a few hundred ns
+        # move with what else runs; two runs a bucket apart then say
+        # nothing about either tool. Said, not passed.
+        load, cpus = float(open("/proc/loadavg").read().split()[0]), \
+            os.cpu_count()
+        assert load > cpus, \
+            "a bucket apart, and neither median is on the edge"
+        print("PART-SKIP: record and watch a bucket apart on a loaded "
+              "machine (load %.1f on %d CPUs): not compared" % (load, cpus))
 ' "$TMP/r1.json $TMP/r2.json $TMP/r3.json" "$p50" "$TMP/metrics" ||
 	fail "hold p50: Prometheus and record disagree"
 

@@ -15,6 +15,7 @@
 
 #include "bench-results.h"
 #include "bench-workload.h"
+#include "results-out.h"
 #include "unit.h"
 #include "util.h"
 

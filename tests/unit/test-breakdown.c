@@ -11,8 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "bench-breakdown.h"
-#include "breakdown.h"
+#include "results-breakdown.h"
+#include "breakdown-table.h"
 #include "json-read.h"
 #include "json.h"
 #include "unit.h"

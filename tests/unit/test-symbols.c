@@ -581,6 +581,123 @@ static void test_kallsyms_modules(void)
 }
 
 /*
+ * ksyms__name_addrs() names addresses as a machine that loaded the same
+ * kallsyms does (the BPF spans' stacks, named without the table): every
+ * 7th symbol's start (modules' too), the byte before it and after,
+ * aliased symbols, an address under every symbol, against
+ * machine__resolve() on the fixture's 6.18 kallsyms.
+ */
+static void test_kallsyms_name_addrs(void)
+{
+	const char *ks = fixture_kallsyms();
+	uint64_t *addrs = NULL;
+	size_t n = 0, cap = 0, i, bad = 0;
+	struct machine *m;
+	char **names, *line = NULL;
+	size_t lcap = 0;
+	FILE *f;
+
+	if (!ks) {
+		UNIT_FAIL("cannot gunzip the fixture's kallsyms");
+		return;
+	}
+	f = fopen(ks, "r");
+	CHECK(f);
+	if (!f)
+		return;
+	for (i = 0; getline(&line, &lcap, f) > 0; i++) {
+		uint64_t a = strtoull(line, NULL, 16);
+
+		if (i % 7 || !a)
+			continue;
+		if (n + 3 > cap) {
+			cap = cap ? cap * 2 : 4096;
+			addrs = realloc(addrs, cap * sizeof(*addrs));
+			if (!addrs)
+				break;
+		}
+		addrs[n++] = a;
+		addrs[n++] = a - 1;
+		addrs[n++] = a + 1;
+	}
+	free(line);
+	fclose(f);
+	CHECK(addrs && n > 3000);
+	if (!addrs)
+		return;
+	addrs[0] = 0x1000;		/* under every symbol */
+	for (i = 0; i < sizeof(kframes) / sizeof(kframes[0]) && i + 1 < n; i++)
+		addrs[i + 1] = kframes[i].addr;
+	names = calloc(n, sizeof(*names));
+	m = machine__new();
+	CHECK(names && m);
+	if (names && m) {
+		CHECK_INT(machine__load_kallsyms(m, ks), 0);
+		CHECK_INT(ksyms__name_addrs(ks, addrs, n, names), 0);
+		CHECK(names[0] == NULL);
+		CHECK_STR(names[1], "pvm_irq_enable");
+		for (i = 0; i < n; i++) {
+			struct rs_frame fr;
+
+			if (machine__resolve(m, 0, 0, PERF_RECORD_MISC_KERNEL,
+					     addrs[i], &fr)) {
+				bad++;
+				continue;
+			}
+			if (fr.known != (names[i] != NULL) ||
+			    (fr.known && strcmp(fr.sym, names[i]))) {
+				if (!bad++)
+					UNIT_FAIL("%#llx: %s, the machine's %s",
+						  (unsigned long long)addrs[i],
+						  names[i] ? names[i] : "(none)",
+						  fr.known ? fr.sym :
+						  "(unknown)");
+			}
+		}
+		CHECK_U64(bad, 0);
+		bad = 0;
+		/* The same from the text in memory, as a recording has it. */
+		{
+			char **again = calloc(n, sizeof(*again)), *text = NULL;
+			size_t len = 0;
+			FILE *t = open_memstream(&text, &len);
+			FILE *src = fopen(ks, "r");
+			int c;
+
+			CHECK(again && t && src);
+			while (src && t && (c = fgetc(src)) != EOF)
+				fputc(c, t);
+			if (src)
+				fclose(src);
+			if (t)
+				fclose(t);
+			if (again && text) {
+				CHECK_INT(ksyms__name_addrs_buf(text, len,
+								addrs, n,
+								again), 0);
+				for (i = 0; i < n; i++) {
+					bad += (names[i] == NULL) !=
+					       (again[i] == NULL) ||
+					       (names[i] &&
+						strcmp(names[i], again[i]));
+					free(again[i]);
+				}
+				CHECK_U64(bad, 0);
+			}
+			free(again);
+			free(text);
+		}
+		for (i = 0; i < n; i++)
+			free(names[i]);
+	}
+	CHECK_INT(ksyms__name_addrs("/nonexistent/kallsyms", addrs, 1,
+				    names), -ENOENT);
+	machine__delete(m);
+	free(names);
+	free(addrs);
+}
+
+/*
  * The key machine__callchain_hash_peek() prefetches by is the one the
  * sample will get, and taking it changes nothing: a thread not seen yet
  * gives no key rather than being made.
@@ -1539,6 +1656,7 @@ UNIT_MAIN(UNIT(test_kernel_frames), UNIT(test_kernel_relocated),
 	  UNIT(test_kernel_unknown), UNIT(test_kernel_fixture_all),
 	  UNIT(test_threads), UNIT(test_kallsyms_prefetch),
 	  UNIT(test_kallsyms_reload), UNIT(test_kallsyms_modules),
+	  UNIT(test_kallsyms_name_addrs),
 	  UNIT(test_callchain_peek),
 	  UNIT(test_jit_map), UNIT(test_jit_map_fifo), UNIT(test_jit_map_owner),
 	  UNIT(test_fork_maps), UNIT(test_fork_storm),
