@@ -44,6 +44,7 @@ HAVE_BPF := $(shell command -v $(BPF_CLANG) >/dev/null 2>&1 && \
 	pkg-config --exists libbpf && echo 1)
 endif
 BPF_SKEL := build/bpf/rstat-spans.skel.h
+BD_SKEL := build/bpf/rstat-breakdown.skel.h
 ifeq ($(HAVE_BPF),1)
 BASE_CFLAGS += -DRS_HAVE_BPF -Ibuild/bpf $(shell pkg-config --cflags libbpf)
 LDLIBS += $(shell pkg-config --libs libbpf)
@@ -131,9 +132,25 @@ $(BPF_SKEL): build/bpf/rstat-spans.bpf.o
 	$(Q)$(BPFTOOL) gen skeleton $< name rstat_spans >$@.tmp
 	$(Q)mv $@.tmp $@
 
+build/bpf/rstat-breakdown.bpf.o: src/bpf/rstat-breakdown.bpf.c \
+		src/bpf/rstat-breakdown.h
+	@mkdir -p $(dir $@)
+	@echo "  CLANG   $<"
+	$(Q)$(BPF_CLANG) -g -O2 -Wall -target bpf \
+		-I/usr/include/$(shell $(BPF_CLANG) -print-multiarch) \
+		-Isrc/bpf \
+		$(shell pkg-config --cflags libbpf) -c -o $@ $<
+
+$(BD_SKEL): build/bpf/rstat-breakdown.bpf.o
+	@echo "  GEN     $@"
+	$(Q)$(BPFTOOL) gen skeleton $< name rstat_breakdown >$@.tmp
+	$(Q)mv $@.tmp $@
+
 ifeq ($(HAVE_BPF),1)
 build/src/bpf/bpf-spans.o build/san/src/bpf/bpf-spans.o \
 build/fuzz/lib/src/bpf/bpf-spans.o: $(BPF_SKEL)
+build/src/bpf/breakdown-bpf.o build/san/src/bpf/breakdown-bpf.o \
+build/fuzz/lib/src/bpf/breakdown-bpf.o: $(BD_SKEL)
 endif
 
 # Sanitized copies of the library for the unit tests.

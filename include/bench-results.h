@@ -24,7 +24,8 @@
  * The version written. /2 added the recorded pass ("recording": {"pass"});
  * /1 files (no pass) still read.
  */
-#define BENCH_RESULTS_SCHEMA "rstat-analyze-bench/3"	/* vm_clock */
+#define BENCH_RESULTS_SCHEMA "rstat-analyze-bench/4"	/* breakdown */
+#define BENCH_RESULTS_SCHEMA_V3 "rstat-analyze-bench/3"	/* vm_clock */
 #define BENCH_RESULTS_SCHEMA_V2 "rstat-analyze-bench/2"
 #define BENCH_RESULTS_SCHEMA_V1 "rstat-analyze-bench/1"
 /* Samples kept per histogram metric; more are subsampled. */
@@ -137,6 +138,13 @@ int bench_results__rep_metric_value(struct bench_results *r, const char *name,
  */
 int bench_results__rep_metric_info(struct bench_results *r, const char *name,
 				   const char *unit, double value);
+struct bench_breakdown;
+/* The reads' decomposition (bench-breakdown.h), copied. 0 or -ENOMEM. */
+int bench_results__set_breakdown(struct bench_results *r,
+				 const struct bench_breakdown *bd);
+/* NULL when the run has none. */
+const struct bench_breakdown *
+bench_results__breakdown(const struct bench_results *r);
 /* The perf.data recorded during the run. */
 int bench_results__set_recording(struct bench_results *r, const char *file);
 /*

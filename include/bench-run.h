@@ -44,6 +44,11 @@ struct bench_params {
 	bool main_job;		/* no scenario named */
 	unsigned int reps;
 	bool record;
+	/*
+	 * The reads decomposed in the kernel (bench-breakdown.h): in the
+	 * recorded pass with record, else in one more pass of their own.
+	 */
+	bool breakdown;
 	const char *json;
 	const char *outdir;
 	const char *root;

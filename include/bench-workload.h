@@ -124,6 +124,7 @@ struct wl_reader {
 	uint64_t *lat_ns;
 	uint64_t *done;
 	int *err;
+	int *fds;	/* if not NULL: the fds it read each file through */
 };
 int wl_reader(void *arg);
 

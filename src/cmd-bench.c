@@ -22,6 +22,7 @@
 #include "bench-results.h"
 #include "bench-run.h"
 #include "bench-vm.h"
+#include "breakdown-out.h"
 #include "cmds.h"
 #include "outfile.h"
 #include "results-out.h"
@@ -35,7 +36,8 @@ static void bench_signal(int sig)
 
 static const char bench_usage_text[] =
 	"usage: rstat-analyze bench [stat-read|many-cgroups|pipe|fault|accuracy]\n"
-	"                           [-r N] [--record] [--json FILE] [-o DIR]\n"
+	"                           [-r N] [--record] [--breakdown] [--json FILE]\n"
+	"                           [-o DIR]\n"
 	"                           [--allow-shared-dir] [--root PATH] [--keep]\n"
 	"                           [scenario options]\n"
 	"       rstat-analyze bench SCENARIO ... --kernel IMAGE [--kernel IMAGE]...\n"
@@ -59,7 +61,9 @@ static void bench_help(void)
 	      "  -r, --repeat N        repetitions (default 1)\n"
 	      "      --record          one more pass, recorded (rstat.data beside\n"
 	      "                        the results; the timed repetitions are\n"
-	      "                        never recorded), and the report after\n"
+	      "                        never recorded), and the report after;\n"
+	      "                        stat-read and many-cgroups also time\n"
+	      "                        its reads part by part (--breakdown)\n"
 	      "      --json FILE       write the results as JSON\n"
 	      "  -o, --output-dir DIR  write DIR/results.json (and DIR/rstat.data)\n"
 	      "      --allow-shared-dir  write into -o DIR even if another user\n"
@@ -83,9 +87,14 @@ static void bench_help(void)
 	      "      --reads N         reads of each file (default 1000)\n"
 	      "      --interleave      every file each round (default)\n"
 	      "      --discrete        all reads of one file, then the next\n"
+	      "      --breakdown       one more pass, its reads timed part by\n"
+	      "                        part in the kernel (flush callbacks per\n"
+	      "                        subsystem, tree walk, lock wait, off-CPU,\n"
+	      "                        rest): a table per file (also many-cgroups)\n"
 	      "many-cgroups: memory.stat of a parent of many charged memcgs\n"
 	      "      --cgroups K       memory cgroups (default 2500)\n"
 	      "      --reads N         reads (default 1000)\n"
+	      "      --breakdown       as stat-read's\n"
 	      "pipe: ping-pong over pipes in a 3-level nest, PSI on and off\n"
 	      "      --round-trips N   round trips (default 100000)\n"
 	      "      --psi on|off|both PSI on, off, or both in each repetition\n"
@@ -151,12 +160,14 @@ enum {
 	OPT_PSI,
 	OPT_VARIANT,
 	OPT_VARIANT_ORDER,
+	OPT_BREAKDOWN,
 	OPT__END,
 };
 
 static const struct option bench_options[] = {
 	{ "repeat", required_argument, NULL, 'r' },
 	{ "record", no_argument, NULL, OPT_RECORD },
+	{ "breakdown", no_argument, NULL, OPT_BREAKDOWN },
 	{ "json", required_argument, NULL, OPT_JSON },
 	{ "output-dir", required_argument, NULL, 'o' },
 	{ "allow-shared-dir", no_argument, NULL, OPT_ALLOW_SHARED_DIR },
@@ -219,6 +230,7 @@ static const struct {
 	{ OPT_INTERVAL, 1u << SC_ACCURACY },
 	{ OPT_AFTER_FLUSH, 1u << SC_ACCURACY },
 	{ OPT_STEP, 1u << SC_ACCURACY },
+	{ OPT_BREAKDOWN, 1u << SC_STAT_READ | 1u << SC_MANY_CGROUPS },
 };
 
 /* The long name getopt knows an option by. */
@@ -272,6 +284,9 @@ static int set_option(struct bench_params *p, int c, const char *optarg)
 	unsigned int i;
 
 	switch (c) {
+	case OPT_BREAKDOWN:
+		p->breakdown = true;
+		break;
 	case OPT_CHILDREN:
 		if (bench_params__count(p, "--children", optarg, 1000,
 					&v))
@@ -549,6 +564,12 @@ static int parse_variant(const struct bench_params *base, const char *arg,
 					 arg, option_name(c));
 			return RS_EXIT_USAGE;
 		}
+		if (c == OPT_BREAKDOWN) {
+			/* Its pass is a run's, not a repetition's. */
+			rs_error("bench: --variant '%s': --breakdown is not supported; run the variant you want so on its own",
+				 arg);
+			return RS_EXIT_USAGE;
+		}
 		given[c - OPT_RECORD] = true;
 		ret = set_option(&var->p, c, optarg);
 		if (ret)
@@ -581,9 +602,10 @@ static int check_variants(struct bench_params *p, const char *const *args,
 		rs_error("bench: --variant: name the scenario first, e.g. bench stat-read --variant ...");
 		return RS_EXIT_USAGE;
 	}
-	if (p->record || p->json || p->keep) {
+	if (p->record || p->breakdown || p->json || p->keep) {
 		rs_error("bench: --variant: %s; run the variant you want so on its own",
 			 p->record ? "--record is not supported" :
+			 p->breakdown ? "--breakdown is not supported" :
 			 p->json ? "--json is not supported (each variant goes to -o DIR/<variant>/)" :
 			 "--keep is not supported (each repetition's cgroups are removed before the next)");
 		return RS_EXIT_USAGE;
@@ -847,6 +869,18 @@ static void say_run_done(void *ctx, const struct bench_variant *v,
 	fflush(stdout);
 }
 
+/* The kernels' decompositions side by side (a note if they cannot). */
+static void print_breakdowns(const char *const *files,
+			     const char *const *labels, size_t n)
+{
+	char errbuf[512] = "";
+
+	if (bench_breakdown__print_runs(files, labels, n, stdout, errbuf,
+					sizeof(errbuf)))
+		rs_note("bench: the kernels' breakdowns side by side: %s",
+			errbuf);
+}
+
 /*
  * Every variant's repetitions, then compare on their results as
  * `rstat-analyze compare` does, the first variant the base: compare's
@@ -1038,6 +1072,8 @@ static int bench_in_vms(const struct bench_params *p)
 	} else if (p->vm.nkernels > 1) {
 		fflush(stdout);
 		status = compare_results(files, labels, p->vm.nkernels);
+		if (p->breakdown)
+			print_breakdowns(files, labels, p->vm.nkernels);
 	}
 out:
 	vm_result__delete(res);

@@ -65,6 +65,10 @@ void bench_params__finish(struct bench_params *p)
 {
 	if (!p->reads)
 		p->reads = p->scenario == SC_ACCURACY ? 200 : 1000;
+	/* The recorded pass of a reader decomposes its reads too. */
+	if (p->record && (p->scenario == SC_STAT_READ ||
+			  p->scenario == SC_MANY_CGROUPS))
+		p->breakdown = true;
 	if (!p->children)
 		p->children = p->scenario == SC_FAULT ? 0 :
 			      p->scenario == SC_ACCURACY ? 4 : 26;

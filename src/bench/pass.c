@@ -20,6 +20,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "bench-breakdown.h"
 #include "bench-recording.h"
 #include "hist.h"
 #include "run-int.h"
@@ -324,12 +325,30 @@ static int add_hist_metric(struct bench_run *run, const char *file,
  */
 unsigned int bench_run__nr_passes(const struct bench_run *run)
 {
-	return run->p->reps + (run->p->record ? 1 : 0);
+	return run->p->reps + (run->p->record || run->p->breakdown ? 1 : 0);
 }
 
 bool bench_run__recorded_pass(const struct bench_run *run, unsigned int rep)
 {
 	return run->p->record && rep == run->p->reps;
+}
+
+/*
+ * The reads' decomposition rides on the recorded pass, or has a pass of
+ * its own after the timed ones: never in a repetition, whose figures
+ * must stay unobserved.
+ */
+bool bench_run__breakdown_pass(const struct bench_run *run, unsigned int rep)
+{
+	return run->p->breakdown && rep == run->p->reps;
+}
+
+/* The breakdown's pass when it is not the recorded one: no results. */
+static bool breakdown_only_pass(const struct bench_run *run,
+				unsigned int rep)
+{
+	return bench_run__breakdown_pass(run, rep) &&
+	       !bench_run__recorded_pass(run, rep);
 }
 
 /* "repetition 2 of 3", or "the recorded pass". */
@@ -338,6 +357,8 @@ const char *bench_run__pass_name(const struct bench_run *run, unsigned int rep,
 {
 	if (bench_run__recorded_pass(run, rep))
 		snprintf(buf, len, "the recorded pass");
+	else if (breakdown_only_pass(run, rep))
+		snprintf(buf, len, "the breakdown pass");
 	else
 		snprintf(buf, len, "repetition %u of %u", rep + 1,
 			 run->p->reps);
@@ -367,6 +388,139 @@ int bench_run__begin_rep(struct bench_run *run, unsigned int rep, double real,
 	return bench_results__rep_begin(run->res, real, user, sys);
 }
 
+/* The median of n values (sorts them). */
+static uint64_t median_of(uint64_t *v, size_t n)
+{
+	size_t i, j;
+
+	if (!n)
+		return 0;
+	for (i = 1; i < n; i++)
+		for (j = i; j > 0 && v[j - 1] > v[j]; j--) {
+			uint64_t t = v[j];
+
+			v[j] = v[j - 1];
+			v[j - 1] = t;
+		}
+	return v[(n - 1) / 2];
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* The breakdown of the pass's reads, or why there is none (a note). */
+static struct bench_bd_pass *breakdown_open(struct bench_run *run)
+{
+	struct bench_bd_pass *bp;
+	char errbuf[512], line[600];
+	int err;
+
+	err = bench_bd_pass__new(&bp, errbuf, sizeof(errbuf));
+	if (!err)
+		return bp;
+	snprintf(line, sizeof(line), "breakdown: reads not decomposed: %s",
+		 errbuf);
+	bench_run__note(run, "%s", line);
+	bench_results__skip(run->res, line);
+	return NULL;
+}
+
+/* Spawn the reader, have its reads timed, then let it read. */
+static int start_reader(struct bench_run *run, struct wl_reader *rd,
+			struct bench_bd_pass **bp, struct bench_proc **out)
+{
+	struct bench_proc *proc = bench_proc__spawn(wl_reader, rd);
+	char errbuf[512], line[600];
+	int err = add_proc(run, proc);
+
+	if (err)
+		return err;
+	if (*bp && bench_bd_pass__start(*bp, bench_proc__pid(proc), errbuf,
+					sizeof(errbuf))) {
+		snprintf(line, sizeof(line),
+			 "breakdown: reads not decomposed: %s", errbuf);
+		bench_run__note(run, "%s", line);
+		bench_results__skip(run->res, line);
+		bench_bd_pass__delete(*bp);
+		*bp = NULL;
+	}
+	err = bench_proc__start(proc);
+	if (err) {
+		bench_run__error(run, "bench: cannot start a workload: %s", strerror(-err));
+		return err;
+	}
+	*out = proc;
+	return 0;
+}
+
+/*
+ * The pass's reads of each file, decomposed, into the results; each
+ * file's p50 as the reader timed it beside the repetitions' (the
+ * observer's cost).
+ */
+static int breakdown_save(struct bench_run *run, struct bench_bd_pass *bp,
+			  unsigned int pass, char **names, int *fds,
+			  unsigned int nr, const uint64_t *lat,
+			  uint64_t reads, bool interleave, uint64_t *one)
+{
+	struct bench_breakdown *bd = calloc(1, sizeof(*bd));
+	uint64_t p50s[64];
+	char errbuf[512];
+	unsigned int f;
+	size_t rep, n;
+	uint64_t r;
+	int err;
+
+	if (!bd)
+		return -ENOMEM;
+	err = bench_bd_pass__stop(bp, errbuf, sizeof(errbuf));
+	if (err) {
+		bench_run__error(run, "bench: %s", errbuf);
+		free(bd);
+		return err;
+	}
+	snprintf(bd->pass, sizeof(bd->pass), "%s",
+		 bench_run__recorded_pass(run, pass) ? "recorded" : "breakdown");
+	for (f = 0; !err && f < nr; f++) {
+		for (r = 0; r < reads; r++)
+			one[r] = interleave ? lat[r * nr + f] :
+				 lat[f * reads + r];
+		qsort(one, reads, sizeof(*one), cmp_u64);
+		err = bench_bd_pass__file(bp, bd, names[f], fds[f],
+					  one[(reads - 1) / 2]);
+		if (err == -ENOENT) {
+			bench_run__note(run, "breakdown: %s: no read of it was seen in the kernel", names[f]);
+			err = 0;
+			continue;
+		}
+		if (err)
+			break;
+		/* The timed repetitions' p50, their median. */
+		for (rep = n = 0; rep < bench_results__nr_reps(run->res) &&
+		     n < 64; rep++) {
+			const struct bench_metric *m =
+				bench_results__metric_find(run->res, rep,
+							   "read_ns",
+							   names[f]);
+
+			if (m && m->is_hist)
+				p50s[n++] = m->p50;
+		}
+		bd->files[bd->nr_files - 1].unobserved_p50_ns =
+			median_of(p50s, n);
+	}
+	if (!err) {
+		bench_bd_pass__describe(bp, bd);
+		err = bench_results__set_breakdown(run->res, bd);
+	}
+	free(bd);
+	return err;
+}
+
 /*
  * One reader run: reads files reads times (interleaved or one after the
  * other) from outside the measured tree; its time(1) figures are the
@@ -383,6 +537,7 @@ int bench_run__read(struct bench_run *run, unsigned int pass, char **paths,
 		.interleave = interleave,
 	};
 	struct bench_proc *proc;
+	struct bench_bd_pass *bp = NULL;
 	struct rusage ru;
 	double real, cpu;
 	uint64_t *lat, *one;
@@ -391,6 +546,10 @@ int bench_run__read(struct bench_run *run, unsigned int pass, char **paths,
 	void *shm;
 	int err;
 
+	if (bench_run__breakdown_pass(run, pass))
+		bp = breakdown_open(run);
+	/* The reader's fds come back through the shared page. */
+	size += BENCH_MAX_FILES * sizeof(int);
 	shm = bench_shared__alloc(size);
 	if (!shm) {
 		bench_run__error(run, "bench: out of memory for %zu read timings", slots);
@@ -399,15 +558,25 @@ int bench_run__read(struct bench_run *run, unsigned int pass, char **paths,
 	rd.lat_ns = shm;
 	rd.done = (uint64_t *)shm + slots;
 	rd.err = (int *)(rd.done + 1);
+	rd.fds = (int *)(rd.err + 1);
 	one = malloc(reads * sizeof(*one));
-	err = one ? bench_run__start_in(run, NULL, wl_reader, &rd, &proc) :
-	      -ENOMEM;
+	err = one ? start_reader(run, &rd, &bp, &proc) : -ENOMEM;
 	if (!err)
 		err = bench_run__wait(run, proc, &ru, &real);
 	if (!err && (*rd.err || *rd.done != slots)) {
 		bench_run__error(run, "bench: the reader stopped after %" PRIu64 " of %zu reads: %s",
 			 *rd.done, slots, strerror(*rd.err ? *rd.err : EIO));
 		err = -EIO;
+	}
+	if (!err && bp)
+		err = breakdown_save(run, bp, pass, names, rd.fds, nr,
+				     rd.lat_ns, reads, interleave, one);
+	bench_bd_pass__delete(bp);
+	if (!err && breakdown_only_pass(run, pass)) {
+		/* Observed reads: none of their figures is a result. */
+		free(one);
+		bench_shared__free(shm, size);
+		return 0;
 	}
 	if (!err)
 		err = bench_run__begin_rep(run, pass, real,

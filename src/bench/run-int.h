@@ -67,6 +67,8 @@ int bench_run__nap(double ms);
 
 unsigned int bench_run__nr_passes(const struct bench_run *run);
 bool bench_run__recorded_pass(const struct bench_run *run, unsigned int rep);
+/* The pass whose reads are decomposed (breakdown: the last one). */
+bool bench_run__breakdown_pass(const struct bench_run *run, unsigned int rep);
 const char *bench_run__pass_name(const struct bench_run *run,
 				 unsigned int rep, char *buf, size_t len);
 int bench_run__pass_start(struct bench_run *run, unsigned int rep);

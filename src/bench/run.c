@@ -104,6 +104,7 @@ static int set_params(struct bench_run *run)
 
 	put_u64(&s, "repetitions", p->reps);
 	put_bool(&s, "record", p->record);
+	put_bool(&s, "breakdown", p->breakdown);
 	put_str(&s, "root", p->root ? p->root : "");
 	switch (p->scenario) {
 	case SC_STAT_READ:

@@ -406,6 +406,9 @@ int wl_reader(void *arg)
 			err = errno;
 			goto out;
 		}
+		/* Where the kernel's records of its reads say fd. */
+		if (w->fds)
+			w->fds[f] = fds[f];
 	}
 	total = w->reads * w->nr_files;
 	for (i = 0; i < total; i++) {

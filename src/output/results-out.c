@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "bench-results.h"
+#include "breakdown-out.h"
 #include "figure.h"
 #include "hist.h"
 #include "results-out.h"
@@ -420,6 +421,8 @@ int bench_results__print(struct bench_results *r, FILE *out,
 		fprintf(out, "\nrecording: %s\n", bench_results__recording(r));
 	if (bench_results__recorded_time(r))
 		print_recording_cost(out, r);
+	if (bench_results__breakdown(r))
+		bench_breakdown__print(bench_results__breakdown(r), out);
 	if (fflush(out) || ferror(out))
 		return -EIO;
 	return 0;

@@ -14,6 +14,7 @@
 #include <unistd.h>
 #include <sys/utsname.h>
 
+#include "results-breakdown.h"
 #include "bench-results.h"
 #include "json.h"
 #include "json-read.h"
@@ -53,6 +54,7 @@ struct bench_results {
 	 */
 	struct rep *recorded;
 	bool in_recorded;
+	struct bench_breakdown *bd;	/* NULL: none */
 };
 
 /* --- builder --------------------------------------------------------- */
@@ -164,6 +166,7 @@ void bench_results__delete(struct bench_results *r)
 		free(r->recorded);
 	}
 	free(r->recording);
+	free(r->bd);
 	free(r);
 }
 
@@ -867,6 +870,8 @@ int bench_results__write(struct bench_results *r, FILE *out)
 	} else {
 		json__string(jw, "recording", NULL);
 	}
+	if (r->bd)
+		bench_breakdown__write_json(r->bd, jw);
 	json__object_end(jw);
 	json_writer__delete(jw);
 	if (fflush(out) || ferror(out))
@@ -906,6 +911,25 @@ static const struct metric *rep_find(const struct rep *rep, const char *name,
 		    same_file(rep->m[i].pub.file, file))
 			return &rep->m[i];
 	return NULL;
+}
+
+int bench_results__set_breakdown(struct bench_results *r,
+				 const struct bench_breakdown *bd)
+{
+	struct bench_breakdown *c = malloc(sizeof(*c));
+
+	if (!c)
+		return -ENOMEM;
+	*c = *bd;
+	free(r->bd);
+	r->bd = c;
+	return 0;
+}
+
+const struct bench_breakdown *
+bench_results__breakdown(const struct bench_results *r)
+{
+	return r->bd;
 }
 
 const char *bench_results__scenario(const struct bench_results *r)
@@ -1632,11 +1656,12 @@ static int read_top(struct reader *rd, struct bench_results *r,
 		"schema", "scenario", "tool_version", "params", "provenance",
 		"skipped", "repetitions", "recording", NULL
 	};
+	static const char *const topt[] = { "breakdown", NULL };
 	static const char *const rkeys[] = { "file", NULL };
 	static const char *const ropt[] = { "pass", NULL };
 	static const char *const pkeys[] = { "time", "metrics", NULL };
 	const struct jv *p;
-	bool v1;
+	bool v1, v4;
 	const struct jv *n, *reps;
 	const char *const *v;
 	size_t nr, i;
@@ -1650,12 +1675,14 @@ static int read_top(struct reader *rd, struct bench_results *r,
 	     !strcmp(jv__string(n), BENCH_RESULTS_SCHEMA_V1);
 	if (jv__type(n) != J_STR ||
 	    (!v1 && strcmp(jv__string(n), BENCH_RESULTS_SCHEMA) &&
+	     strcmp(jv__string(n), BENCH_RESULTS_SCHEMA_V3) &&
 	     strcmp(jv__string(n), BENCH_RESULTS_SCHEMA_V2)))
 		return bad(rd, n ? n : top,
-			   "\"schema\": expected \"%s\" (or \"%s\", \"%s\")",
-			   BENCH_RESULTS_SCHEMA, BENCH_RESULTS_SCHEMA_V2,
-			   BENCH_RESULTS_SCHEMA_V1);
-	err = check_object(rd, top, "results", keys, NULL);
+			   "\"schema\": expected \"%s\" (or \"%s\", \"%s\", \"%s\")",
+			   BENCH_RESULTS_SCHEMA, BENCH_RESULTS_SCHEMA_V3,
+			   BENCH_RESULTS_SCHEMA_V2, BENCH_RESULTS_SCHEMA_V1);
+	v4 = !strcmp(jv__string(n), BENCH_RESULTS_SCHEMA);
+	err = check_object(rd, top, "results", keys, topt);
 	if (err)
 		return err;
 	free(r->scenario);
@@ -1685,6 +1712,24 @@ static int read_top(struct reader *rd, struct bench_results *r,
 		err = read_rep(rd, r, jv__at(reps, i));
 		if (err)
 			return err;
+	}
+	n = jv__get(top, "breakdown");
+	if (n && !v4)
+		return bad(rd, n, "\"breakdown\": came with %s",
+			   BENCH_RESULTS_SCHEMA);
+	if (n) {
+		struct bench_breakdown *bd = calloc(1, sizeof(*bd));
+		char why[256];
+
+		if (!bd)
+			return -ENOMEM;
+		err = bench_breakdown__read_json(bd, n, why, sizeof(why));
+		if (err) {
+			free(bd);
+			return bad(rd, n, "%s", why);
+		}
+		free(r->bd);
+		r->bd = bd;
 	}
 	n = jv__get(top, "recording");
 	if (jv__type(n) == J_NULL)

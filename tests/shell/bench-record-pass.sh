@@ -26,7 +26,7 @@ python3 - out/results.json out.txt <<'PY' || fail "recorded figures leaked into 
 import json, re, sys
 d = json.load(open(sys.argv[1]))
 text = open(sys.argv[2]).read()
-assert d["schema"] == "rstat-analyze-bench/3", d["schema"]
+assert d["schema"] == "rstat-analyze-bench/4", d["schema"]
 assert len(d["repetitions"]) == 2, len(d["repetitions"])
 rec = d["recording"]
 assert rec["file"] == "out/rstat.data", rec

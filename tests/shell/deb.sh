@@ -69,7 +69,7 @@ fi
 [ -f "$TMP/root/usr/share/doc/rstat-analyze/copyright" ] ||
 	fail "no /usr/share/doc/rstat-analyze/copyright"
 # The formats the man pages send readers to (dh_compress may gzip them).
-for doc in bench-results.md rules-format.md tutorial.md fleet.md \
+for doc in bench-results.md breakdown.md rules-format.md tutorial.md fleet.md \
 	rstat-alerts.yml; do
 	d=$TMP/root/usr/share/doc/rstat-analyze/$doc
 	[ -f "$d" ] || [ -f "$d.gz" ] ||

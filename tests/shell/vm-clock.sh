@@ -32,7 +32,7 @@ import json, math, sys
 for path, want_ok, clock in ((sys.argv[1], False, "icount"),
                              (sys.argv[2], True, "real")):
     d = json.load(open(path))
-    assert d["schema"] == "rstat-analyze-bench/3", d["schema"]
+    assert d["schema"] == "rstat-analyze-bench/4", d["schema"]
     c = d["provenance"]["vm_clock"]
     assert c["clock"] == clock and c["ok"] is want_ok, (path, c)
     # The run lasts longer than the check's 2 s floor: a drift is said,

@@ -775,7 +775,7 @@ static void test_results_recorded_pass(void)
 	bench_results__delete(b);
 	b = NULL;
 	/* A /1 file with a pass is refused: /1 had none. */
-	CHECK_INT(unit_sh("sed -i 's|rstat-analyze-bench/3|rstat-analyze-bench/1|' '%s'",
+	CHECK_INT(unit_sh("sed -i 's|rstat-analyze-bench/4|rstat-analyze-bench/1|' '%s'",
 			  path), 0);
 	CHECK(bench_results__read(&b, path, err, sizeof(err)) != 0);
 	CHECK(strstr(err, "\"pass\"") != NULL);
@@ -955,7 +955,7 @@ static void test_results_bad(void)
 		{ "", 1, "end of input" },
 		{ "{\n\"schema\": \"rstat-analyze-bench/1\",\n\"scenario\": \"x", 3,
 		  "unterminated" },
-		{ "{\"schema\": \"rstat-analyze-bench/4\"}", 1, "schema" },
+		{ "{\"schema\": \"rstat-analyze-bench/5\"}", 1, "schema" },
 		{ "[1,\n2,\n]", 3, "unexpected" },
 		{ "{\"a\":1,\"a\":2}", 1, "duplicate" },
 		{ "{\"a\":1} x", 1, "trailing" },

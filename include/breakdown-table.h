@@ -1,0 +1,81 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * A read's decomposition (breakdown.h) as tables: the kernel's syscall
+ * records grouped into reads, percentiles and shares of each part, and
+ * what the machine did (ticks, time off the CPU). src/analysis/breakdown.c.
+ */
+#ifndef RS_BREAKDOWN_TABLE_H
+#define RS_BREAKDOWN_TABLE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "breakdown.h"
+
+/*
+ * A file's reads: syscalls on its fd grouped until one returns 0 or
+ * less (EOF, error), as a reader that reads a file whole makes them.
+ * Each syscall's tail (off the CPU after it returned, told by the
+ * task's next syscall) is part of its read: in total and off-cpu.
+ */
+struct breakdown_read {
+	uint64_t total;			/* the syscalls and their tails */
+	uint64_t ns[BD_PART__NR];	/* off-cpu: the tails' too */
+	uint64_t calls[BD_PART__NR];
+	uint64_t tail_off;		/* off-CPU after a syscall returned */
+};
+
+/* The percentiles of a table. */
+#define BD_NR_Q 3
+extern const double breakdown_q[BD_NR_Q];	/* 50, 90, 99 */
+
+/* A note next to a figure (what the machine did). */
+enum {
+	BD_NOTE_TICKS = 1,	/* within 10% of a multiple of the tick */
+	BD_NOTE_OFF = 2,	/* that read was off the CPU for most of it */
+};
+
+struct breakdown_row {
+	uint64_t q[BD_NR_Q];	/* ns, nearest rank */
+	unsigned int notes[BD_NR_Q];
+	unsigned int ticks[BD_NR_Q];	/* with BD_NOTE_TICKS */
+	double share;		/* of the summed total, 0..1 */
+	uint64_t sum;		/* ns over the reads */
+};
+
+struct breakdown_table {
+	uint64_t reads;
+	struct breakdown_row total;
+	struct breakdown_row part[BD_PART__NR];
+	uint64_t off_most;	/* reads off the CPU for over half */
+	uint64_t max_gap_ns;	/* parts vs total, largest (0 normally) */
+	uint64_t calls[BD_PART__NR];	/* summed over the reads */
+	uint64_t tail_off_ns;	/* summed off-CPU after the syscalls */
+};
+
+/*
+ * Group syscalls on fd into reads (*out, *nr; free() it); pread_only:
+ * pread64 ones only (a reader that reads its files so, whose fd number
+ * an earlier read(2) may have used). 0 or -ENOMEM.
+ */
+int breakdown__reads(const struct breakdown_syscall *sc, size_t nr_sc,
+		     uint32_t fd, bool pread_only, struct breakdown_read **out,
+		     size_t *nr);
+/*
+ * The table of reads: percentiles of the total and of each part, each
+ * part's share of the summed total, and the notes (hz: the scheduler
+ * tick's frequency, 0 unknown: no tick notes). 0, -EINVAL (no reads),
+ * -ENOMEM.
+ */
+int breakdown__table(const struct breakdown_read *r, size_t nr,
+		     unsigned int hz, struct breakdown_table *t);
+
+/*
+ * The kernel's CONFIG_HZ: /boot/config-RELEASE, else measured from
+ * /proc/timer_list's jiffies over 200 ms, rounded to 100, 250, 300 or
+ * 1000. 0 when unknown; *how says where it came from.
+ */
+unsigned int breakdown__scheduler_hz(const char **how);
+
+#endif

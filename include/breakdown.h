@@ -1,0 +1,133 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Where a stat read's time goes, timed in the kernel (docs/breakdown.md).
+ *
+ * A BPF program (src/bpf/rstat-breakdown.bpf.c) follows the reader
+ * processes named here through each read(2)/pread64(2) and splits its
+ * time into disjoint parts:
+ *   memory, io, bpf, base  each subsystem's per-css flush callback
+ *                          (kprobes: mem_cgroup_css_rstat_flush,
+ *                          blkcg_rstat_flush, bpf_rstat_flush,
+ *                          cgroup_base_stat_flush);
+ *   walk     in the core flush outside the callbacks (the tree walk;
+ *            without kprobes: the time the rstat lock is held, the
+ *            callbacks included);
+ *   wait     waiting for the rstat lock;
+ *   cpu-wait waiting for a per-CPU rstat lock inside the walk (v6.10 to
+ *            v6.16, whose tracepoints say when it is contended);
+ *   off-cpu  switched out inside the read (sched_switch);
+ *   rest     the rest of the syscall (formatting, copying out).
+ * Parts the kernel cannot time (no kprobes, a callback inlined or not
+ * probeable, no lock tracepoints) are said with the reason
+ * (breakdown__source()); their time stays in the enclosing part.
+ *
+ * Use: new -> open (load) -> add_reader -> attach -> poll while the
+ * readers run -> detach -> syscalls; breakdown-table.h groups them into
+ * reads and tables.
+ * Library code: never prints; 0 / -errno with one line in errbuf.
+ */
+#ifndef RS_BREAKDOWN_H
+#define RS_BREAKDOWN_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+enum breakdown_part {
+	BD_PART_MEMORY,
+	BD_PART_IO,
+	BD_PART_BPF,
+	BD_PART_BASE,
+	BD_PART_WALK,
+	BD_PART_WAIT,
+	BD_PART_CPU_WAIT,
+	BD_PART_OFF,
+	BD_PART_REST,
+	BD_PART__NR,
+};
+
+/*
+ * "memory", "io", "bpf", "base", "walk", "wait", "cpu-wait", "off-cpu",
+ * "rest".
+ */
+const char *breakdown_part_name(int part);
+/* The part of a name, or -1. */
+int breakdown_part_of(const char *name);
+
+/* One syscall of a reader, as the kernel timed it. */
+struct breakdown_syscall {
+	uint64_t start, total;		/* ns, bpf_ktime_get_ns() */
+	int64_t ret;
+	uint32_t fd, tid;
+	uint64_t ns[BD_PART__NR];
+	uint32_t calls[BD_PART__NR];	/* entries of each part */
+	uint32_t broken;		/* unmatched events (lost kretprobe) */
+	/*
+	 * Off the CPU after the task's previous syscall returned, before
+	 * this one (preempted on the way back to user space).
+	 */
+	uint64_t prev_tail_off;
+	uint32_t prev_tail_switches;
+	bool pread;			/* pread64(2), not read(2) */
+};
+
+/* How a part is timed here, after open. */
+struct breakdown_source {
+	bool timed;
+	char how[128];		/* what it is timed with */
+	char why[192];		/* when !timed: why not, where it goes */
+};
+
+struct breakdown;
+
+struct breakdown *breakdown__new(void);
+void breakdown__delete(struct breakdown *b);
+
+/*
+ * Load the program: read the tracepoints' layouts, find which flush
+ * functions kallsyms has and kprobes can take. -EOPNOTSUPP with the
+ * reason when nothing can be timed (built without BPF, not root, no
+ * syscall tracepoints).
+ */
+int breakdown__open(struct breakdown *b, char *errbuf, size_t errlen);
+/* Time this process's reads (before attach or while attached). */
+int breakdown__add_reader(struct breakdown *b, pid_t tgid);
+int breakdown__attach(struct breakdown *b, char *errbuf, size_t errlen);
+/* Move what the ring holds into the records: timeout in ms. 0 or -errno. */
+int breakdown__poll(struct breakdown *b, int timeout_ms);
+void breakdown__detach(struct breakdown *b);
+
+const struct breakdown_source *breakdown__source(const struct breakdown *b,
+						 int part);
+/* "BPF: kprobes and tracepoints", "BPF: tracepoints only, no kprobes" */
+const char *breakdown__method(const struct breakdown *b);
+
+/* The syscalls so far, in the order they ended. */
+const struct breakdown_syscall *breakdown__syscalls(const struct breakdown *b,
+						    size_t *nr);
+/* Records lost (ring full) and events that did not pair. */
+void breakdown__losses(const struct breakdown *b, uint64_t *lost,
+		       uint64_t *broken);
+/* Callback time outside the readers' reads: calls and ns of a part. */
+void breakdown__outside(const struct breakdown *b, int part,
+			uint64_t *calls, uint64_t *ns);
+
+/* ... by the kernel stack at the callback's entry (who flushed). */
+struct breakdown_outside {
+	int part;			/* memory, io, bpf, base */
+	const char *const *frames;	/* leaf first; NULL: none kept */
+	uint32_t nr_frames;
+	uint64_t calls, ns;
+};
+
+/*
+ * The callbacks' time outside the reads by part and stack (*out, *nr;
+ * free() it), the stacks resolved through /proc/kallsyms (the names
+ * stay valid until breakdown__delete(); no frames without kernel
+ * symbols). The rule table names who flushed (rules.h). 0 or -ENOMEM.
+ */
+int breakdown__outside_by(struct breakdown *b, struct breakdown_outside **out,
+			  size_t *nr);
+
+#endif

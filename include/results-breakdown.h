@@ -1,0 +1,76 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * A run's reads decomposed in the kernel, as the results keep them
+ * ("breakdown", docs/bench-results.md): bench fills it (bench-breakdown.h),
+ * the results write and read it, output prints it (breakdown-out.h).
+ */
+#ifndef RS_RESULTS_BREAKDOWN_H
+#define RS_RESULTS_BREAKDOWN_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "breakdown-table.h"
+#include "rules.h"
+
+#define BENCH_BD_MAX_FILES 8
+#define BENCH_BD_MAX_RUNS 8
+
+struct bench_bd_row {
+	uint64_t q[BD_NR_Q];		/* p50, p90, p99 in ns */
+	double share;			/* of the reads' summed time */
+	uint64_t calls;			/* entries, summed over the reads */
+	uint64_t sum_ns;		/* time, summed over the reads */
+	char note[BD_NR_Q][24];		/* "2 ticks", "off-CPU", "" */
+};
+
+struct bench_bd_file {
+	char file[64];
+	uint64_t reads;
+	uint64_t off_most;		/* reads off the CPU for over half */
+	/* off the CPU after a read(2) returned, in off-cpu (summed) */
+	uint64_t tail_off_ns;
+	/* p50 of the reads as the reader timed them, this pass */
+	uint64_t read_p50_ns;
+	/* ... and in the timed repetitions (0: none) */
+	uint64_t unobserved_p50_ns;
+	struct bench_bd_row total;
+	struct bench_bd_row part[BD_PART__NR];
+};
+
+struct bench_breakdown {
+	char method[96];
+	char pass[24];			/* "recorded", "breakdown" */
+	unsigned int hz;		/* 0: unknown */
+	char hz_from[48];
+	/* "" when timed; why not otherwise */
+	char untimed[BD_PART__NR][192];
+	char how[BD_PART__NR][128];
+	uint64_t lost, broken;
+	/*
+	 * When the programs were attached and detached (CLOCK_MONOTONIC
+	 * ns, the clock of bpf_ktime_get_ns() and of tracefs's "mono"
+	 * trace clock) and the reader timed: for an independent count of
+	 * the same events over the same window.
+	 */
+	uint64_t window_start_ns, window_end_ns;
+	int32_t reader_pid;
+	/* callbacks outside the reads (reclaim, workers): calls, ns */
+	uint64_t outside_calls[BD_PART__NR], outside_ns[BD_PART__NR];
+	/* ... by who flushed: [part][trigger + 1], 0 unnamed */
+	uint64_t outside_trig_calls[BD_PART__NR][RS_TRIG__NR + 1];
+	uint64_t outside_trig_ns[BD_PART__NR][RS_TRIG__NR + 1];
+	unsigned int nr_files;
+	struct bench_bd_file files[BENCH_BD_MAX_FILES];
+};
+
+struct json_writer;
+struct jv;
+void bench_breakdown__write_json(const struct bench_breakdown *bd,
+				 struct json_writer *jw);
+/* 0, or -EINVAL with what is wrong in errbuf. */
+int bench_breakdown__read_json(struct bench_breakdown *bd,
+			       const struct jv *n, char *errbuf, size_t len);
+
+#endif

@@ -1,0 +1,881 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The loader and reader of rstat-breakdown.bpf.c (include/breakdown.h).
+ *
+ * Built without RS_HAVE_BPF, open says "built without BPF".
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "breakdown.h"
+#include "symbols.h"
+#include "util.h"
+
+#ifdef RS_HAVE_BPF
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+#include <tracefs.h>
+
+#include "rstat-breakdown.h"
+#include "rstat-breakdown.skel.h"
+#endif
+
+#define MAX_LINKS 32
+
+struct breakdown {
+#ifdef RS_HAVE_BPF
+	struct rstat_breakdown *skel;
+	struct ring_buffer *rb;
+	struct bpf_link *links[MAX_LINKS];
+	int ncpus;
+#endif
+	unsigned int nr_links;
+	bool attached, lock_tps, cpu_lock_tps, kprobes;
+	/* Functions found, attached at attach (NULL: none). */
+	const char *walk_func;
+	const char *wait_funcs[4];
+	const char *cb_func[BD_PART__NR];
+	struct breakdown_source src[BD_PART__NR];
+	struct breakdown_syscall *sc;
+	size_t nr_sc, cap_sc;
+	/* The kernel's symbols, for the stacks outside the reads. */
+	struct machine *machine;
+	bool kallsyms_tried;
+	const char **frames;		/* every resolved stack's names */
+	size_t nr_frames, cap_frames;
+	int err;		/* the ring callback's */
+};
+
+static const char *const part_names[BD_PART__NR] = {
+	[BD_PART_MEMORY] = "memory",
+	[BD_PART_IO] = "io",
+	[BD_PART_BPF] = "bpf",
+	[BD_PART_BASE] = "base",
+	[BD_PART_WALK] = "walk",
+	[BD_PART_WAIT] = "wait",
+	[BD_PART_CPU_WAIT] = "cpu-wait",
+	[BD_PART_OFF] = "off-cpu",
+	[BD_PART_REST] = "rest",
+};
+
+const char *breakdown_part_name(int part)
+{
+	return part >= 0 && part < BD_PART__NR ? part_names[part] : "?";
+}
+
+int breakdown_part_of(const char *name)
+{
+	int i;
+
+	for (i = 0; i < BD_PART__NR; i++)
+		if (!strcmp(part_names[i], name))
+			return i;
+	return -1;
+}
+
+/* Each subsystem's per-css flush callback, as kallsyms names it. */
+static const char *const cb_names[BD_PART__NR] = {
+	[BD_PART_MEMORY] = "mem_cgroup_css_rstat_flush",
+	[BD_PART_IO] = "blkcg_rstat_flush",
+	[BD_PART_BPF] = "bpf_rstat_flush",
+	[BD_PART_BASE] = "cgroup_base_stat_flush",
+};
+
+struct breakdown *breakdown__new(void)
+{
+	return calloc(1, sizeof(struct breakdown));
+}
+
+const struct breakdown_source *breakdown__source(const struct breakdown *b,
+						 int part)
+{
+	return part >= 0 && part < BD_PART__NR ? &b->src[part] : NULL;
+}
+
+const char *breakdown__method(const struct breakdown *b)
+{
+	if (b->kprobes && b->lock_tps)
+		return "BPF: kprobes and tracepoints";
+	if (b->kprobes)
+		return "BPF: kprobes and tracepoints, no lock tracepoints";
+	return "BPF: tracepoints only, no kprobes";
+}
+
+const struct breakdown_syscall *breakdown__syscalls(const struct breakdown *b,
+						    size_t *nr)
+{
+	*nr = b->nr_sc;
+	return b->sc;
+}
+
+#ifndef RS_HAVE_BPF
+
+void breakdown__delete(struct breakdown *b)
+{
+	if (b)
+		free(b->sc);
+	free(b);
+}
+
+int breakdown__open(struct breakdown *b, char *errbuf, size_t errlen)
+{
+	errbuf_set(errbuf, errlen,
+		"built without BPF (clang, bpftool or libbpf-dev were missing at build time)");
+	return -EOPNOTSUPP;
+}
+
+int breakdown__add_reader(struct breakdown *b, pid_t tgid)
+{
+	return -EOPNOTSUPP;
+}
+
+int breakdown__attach(struct breakdown *b, char *errbuf, size_t errlen)
+{
+	return breakdown__open(b, errbuf, errlen);
+}
+
+int breakdown__poll(struct breakdown *b, int timeout_ms)
+{
+	return -EOPNOTSUPP;
+}
+
+void breakdown__detach(struct breakdown *b)
+{
+}
+
+void breakdown__losses(const struct breakdown *b, uint64_t *lost,
+		       uint64_t *broken)
+{
+	*lost = *broken = 0;
+}
+
+void breakdown__outside(const struct breakdown *b, int part,
+			uint64_t *calls, uint64_t *ns)
+{
+	*calls = *ns = 0;
+}
+
+int breakdown__outside_by(struct breakdown *b, struct breakdown_outside **out,
+			  size_t *nr)
+{
+	*out = NULL;
+	*nr = 0;
+	return 0;
+}
+
+#else /* RS_HAVE_BPF */
+
+static char libbpf_msg[256];
+
+/* The verifier's verdict: the last lines of a program's load log. */
+static char verifier_msg[384];
+
+static void keep_verdict(const char *log)
+{
+	const char *end = strstr(log, "-- END PROG LOAD LOG --"), *p;
+	const char *prog = strstr(log, "prog '");
+	int lines = 0;
+
+	if (!end)
+		return;
+	p = end;
+	while (p > log && lines < 4) {
+		p--;
+		if (*p == '\n')
+			lines++;
+	}
+	snprintf(verifier_msg, sizeof(verifier_msg), "%.*s: %.*s",
+		 prog ? (int)strcspn(prog + 6, "'") : 0, prog ? prog + 6 : "",
+		 (int)(end - p), p);
+	for (p = verifier_msg; *p; p++)
+		if (*p == '\n')
+			*(char *)p = ' ';
+}
+
+static int libbpf_quiet(enum libbpf_print_level level, const char *fmt,
+			va_list ap)
+{
+	char buf[sizeof(libbpf_msg)];
+	size_t len;
+
+	if (level == LIBBPF_DEBUG)
+		return 0;
+	if (strstr(fmt, "BEGIN PROG LOAD LOG") || strstr(fmt, "%s")) {
+		char *big = NULL;
+		va_list aq;
+
+		va_copy(aq, ap);
+		if (vasprintf(&big, fmt, aq) >= 0)
+			keep_verdict(big);
+		va_end(aq);
+		free(big);
+	}
+	vsnprintf(buf, sizeof(buf), fmt, ap);
+	len = strlen(buf);
+	while (len && (buf[len - 1] == '\n' || buf[len - 1] == ' '))
+		buf[--len] = '\0';
+	if (len)
+		memcpy(libbpf_msg, buf, len + 1);
+	return 0;
+}
+
+void breakdown__delete(struct breakdown *b)
+{
+	if (!b)
+		return;
+	breakdown__detach(b);
+	ring_buffer__free(b->rb);
+	rstat_breakdown__destroy(b->skel);
+	machine__delete(b->machine);
+	free(b->frames);
+	free(b->sc);
+	free(b);
+}
+
+/*
+ * The offset of field in a tracepoint's format file (-1: no such event
+ * or field). The format lines read "field:TYPE NAME;\toffset:N;...".
+ */
+static int field_offset(const char *sys, const char *event,
+			const char *field)
+{
+	char line[512], *path;
+	int off = -1;
+	size_t flen = strlen(field);
+	FILE *f;
+
+	path = tracefs_event_get_file(NULL, sys, event, "format");
+	if (!path)
+		return -1;
+	f = fopen(path, "re");
+	tracefs_put_tracing_file(path);
+	if (!f)
+		return -1;
+	while (off < 0 && fgets(line, sizeof(line), f)) {
+		char *semi = strchr(line, ';'), *o;
+
+		if (!strstr(line, "field:") || !semi)
+			continue;
+		/* The name ends the declaration, before the ';'. */
+		if ((size_t)(semi - line) < flen + 1 ||
+		    strncmp(semi - flen, field, flen) ||
+		    (semi[-(int)flen - 1] != ' ' &&
+		     semi[-(int)flen - 1] != '*'))
+			continue;
+		o = strstr(semi, "offset:");
+		if (o)
+			off = atoi(o + 7);
+	}
+	fclose(f);
+	return off;
+}
+
+/*
+ * Whether kallsyms has name as a function: text, local or global, or
+ * weak (bpf_rstat_flush is a __weak hook: 'W').
+ */
+static bool has_function(const char *name)
+{
+	char line[512], sym[256], type;
+	unsigned long long addr;
+	bool found = false;
+	FILE *f = fopen("/proc/kallsyms", "re");
+
+	if (!f)
+		return false;
+	while (!found && fgets(line, sizeof(line), f))
+		found = sscanf(line, "%llx %c %255s", &addr, &type, sym) == 3 &&
+			strchr("tTwW", type) && !strcmp(sym, name);
+	fclose(f);
+	return found;
+}
+
+static bool event_exists(const char *sys, const char *event)
+{
+	return field_offset(sys, event, "common_type") == 0;
+}
+
+static void set_src(struct breakdown_source *s, bool timed, const char *how,
+		    const char *why)
+{
+	s->timed = timed;
+	snprintf(s->how, sizeof(s->how), "%s", how ? how : "");
+	snprintf(s->why, sizeof(s->why), "%s", why ? why : "");
+}
+
+static int do_open(struct breakdown *b, char *errbuf, size_t errlen)
+{
+	struct rstat_breakdown *sk;
+	int fd_off, ret_off, prev_off, next_off, i, err;
+	bool have_kprobes, pread_tp, read_tp;
+	char why[192];
+
+	if (geteuid() != 0) {
+		errbuf_set(errbuf, errlen,
+			"not permitted: timing reads in the kernel needs root (BPF, tracefs)");
+		return -EOPNOTSUPP;
+	}
+	if (!tracefs_tracing_dir()) {
+		errbuf_set(errbuf, errlen,
+			"tracefs is not mounted (and could not be): the tracepoint layouts cannot be read");
+		return -EOPNOTSUPP;
+	}
+	pread_tp = event_exists("syscalls", "sys_enter_pread64") &&
+		   event_exists("syscalls", "sys_exit_pread64");
+	read_tp = event_exists("syscalls", "sys_enter_read") &&
+		  event_exists("syscalls", "sys_exit_read");
+	fd_off = field_offset("syscalls", "sys_enter_pread64", "fd");
+	ret_off = field_offset("syscalls", "sys_exit_pread64", "ret");
+	prev_off = field_offset("sched", "sched_switch", "prev_pid");
+	next_off = field_offset("sched", "sched_switch", "next_pid");
+	if (!pread_tp || !read_tp || fd_off < 0 || ret_off < 0) {
+		errbuf_set(errbuf, errlen,
+			"no syscalls:sys_enter_pread64/sys_exit_pread64 tracepoints (CONFIG_FTRACE_SYSCALLS): a read's start and end cannot be timed");
+		return -EOPNOTSUPP;
+	}
+	if (field_offset("syscalls", "sys_enter_read", "fd") != fd_off ||
+	    field_offset("syscalls", "sys_exit_read", "ret") != ret_off) {
+		errbuf_set(errbuf, errlen,
+			"syscalls:sys_enter_read and sys_enter_pread64 differ in layout");
+		return -EOPNOTSUPP;
+	}
+	b->lock_tps = event_exists("cgroup", "cgroup_rstat_locked") &&
+		      event_exists("cgroup", "cgroup_rstat_unlock") &&
+		      event_exists("cgroup", "cgroup_rstat_lock_contended");
+	b->cpu_lock_tps =
+		event_exists("cgroup", "cgroup_rstat_cpu_lock_contended") &&
+		event_exists("cgroup", "cgroup_rstat_cpu_locked");
+	have_kprobes = !access("/sys/bus/event_source/devices/kprobe", F_OK);
+
+	/* The core flush: the function whose time is the walk. */
+	if (have_kprobes) {
+		static const char *const walk[] = {
+			"cgroup_rstat_flush_locked",	/* 4.18-6.14 */
+			"css_rstat_flush",		/* 6.16+ */
+			"cgroup_rstat_flush",		/* 6.15 */
+		};
+		/*
+		 * cgroup_rstat_flush_hold is inlined into cpu.stat's
+		 * cgroup_base_stat_cputime_show (one file): its entry
+		 * starts that wait instead.
+		 */
+		static const char *const waits[] = {
+			"cgroup_rstat_flush", "cgroup_rstat_flush_irqsafe",
+			"cgroup_rstat_flush_hold",
+			"cgroup_base_stat_cputime_show",
+		};
+		unsigned int n = 0;
+
+		for (i = 0; i < 3 && !b->walk_func; i++)
+			if (has_function(walk[i]))
+				b->walk_func = walk[i];
+		if (!b->lock_tps && b->walk_func &&
+		    !strcmp(b->walk_func, "cgroup_rstat_flush_locked"))
+			for (i = 0; i < 4; i++)
+				if (has_function(waits[i]))
+					b->wait_funcs[n++] = waits[i];
+		for (i = 0; i < BD_PART__NR; i++)
+			if (cb_names[i] && has_function(cb_names[i]))
+				b->cb_func[i] = cb_names[i];
+	}
+	b->kprobes = have_kprobes && b->walk_func;
+
+	for (i = 0; i < BD_PART__NR; i++) {
+		if (!cb_names[i])
+			continue;
+		snprintf(why, sizeof(why), "%s", !have_kprobes ?
+			 "no kprobes on this kernel: in walk" :
+			 "not in kallsyms (inlined or absent): in walk");
+		if (b->cb_func[i]) {
+			char how[128];
+
+			snprintf(how, sizeof(how), "kprobe+kretprobe on %s",
+				 b->cb_func[i]);
+			set_src(&b->src[i], true, how, NULL);
+		} else {
+			set_src(&b->src[i], false, NULL, why);
+		}
+	}
+	if (b->kprobes) {
+		char how[128];
+
+		snprintf(how, sizeof(how), "kprobe+kretprobe on %s, callbacks out",
+			 b->walk_func);
+		set_src(&b->src[BD_PART_WALK], true, how, NULL);
+	} else if (b->lock_tps) {
+		set_src(&b->src[BD_PART_WALK], true,
+			"cgroup_rstat_locked -> unlock (lock held: callbacks included)",
+			NULL);
+	} else {
+		set_src(&b->src[BD_PART_WALK], false, NULL,
+			"no kprobes and no rstat lock tracepoints: in rest");
+	}
+	if (b->lock_tps)
+		set_src(&b->src[BD_PART_WAIT], true,
+			"cgroup_rstat_lock_contended -> locked", NULL);
+	else if (b->kprobes && b->wait_funcs[0]) {
+		char how[128];
+
+		snprintf(how, sizeof(how),
+			 "entry of %s%s -> entry of %s (lock taken between; re-takes after yields stay in walk)",
+			 b->wait_funcs[0], b->wait_funcs[1] ? ",..." : "",
+			 b->walk_func);
+		set_src(&b->src[BD_PART_WAIT], true, how, NULL);
+	} else
+		set_src(&b->src[BD_PART_WAIT], false, NULL,
+			"no rstat lock tracepoints (v6.10+) and no kprobes: in rest");
+	if (b->cpu_lock_tps)
+		set_src(&b->src[BD_PART_CPU_WAIT], true,
+			"cgroup_rstat_cpu_lock_contended -> cgroup_rstat_cpu_locked",
+			NULL);
+	else
+		set_src(&b->src[BD_PART_CPU_WAIT], false, NULL,
+			"no per-CPU lock tracepoints (v6.10-v6.16 have them): in walk");
+	if (prev_off >= 0 && next_off >= 0)
+		set_src(&b->src[BD_PART_OFF], true,
+			"sched:sched_switch (prev -> next of the reader)", NULL);
+	else
+		set_src(&b->src[BD_PART_OFF], false, NULL,
+			"no sched:sched_switch pid fields: in the part it interrupted");
+	set_src(&b->src[BD_PART_REST], true,
+		"syscalls:sys_enter -> sys_exit minus the parts", NULL);
+
+	b->ncpus = libbpf_num_possible_cpus();
+	if (b->ncpus <= 0) {
+		errbuf_set(errbuf, errlen, "cannot count the possible CPUs");
+		return -EINVAL;
+	}
+	sk = rstat_breakdown__open();
+	if (!sk) {
+		err = -errno;
+		errbuf_set(errbuf, errlen, "BPF breakdown: open: %s",
+			   strerror(err ? -err : EINVAL));
+		return err ? err : -EINVAL;
+	}
+	b->skel = sk;
+	sk->rodata->off_fd = (__u32)fd_off;
+	sk->rodata->off_ret = (__u32)ret_off;
+	sk->rodata->off_prev_pid = prev_off >= 0 ? (__u32)prev_off : 0;
+	sk->rodata->off_next_pid = next_off >= 0 ? (__u32)next_off : 0;
+	sk->rodata->outer_is_wait = !b->lock_tps;
+	/* Lock held as the walk only when no kprobe times the walk. */
+	sk->rodata->held_is_walk = !b->kprobes;
+	bpf_program__set_autoload(sk->progs.bd_switch,
+				  prev_off >= 0 && next_off >= 0);
+	bpf_program__set_autoload(sk->progs.bd_contended, b->lock_tps);
+	bpf_program__set_autoload(sk->progs.bd_locked, b->lock_tps);
+	bpf_program__set_autoload(sk->progs.bd_unlock, b->lock_tps);
+	bpf_program__set_autoload(sk->progs.bd_cpu_contended,
+				  b->cpu_lock_tps);
+	bpf_program__set_autoload(sk->progs.bd_cpu_locked, b->cpu_lock_tps);
+	bpf_program__set_autoload(sk->progs.bd_outer_entry,
+				  b->kprobes && b->wait_funcs[0]);
+	bpf_program__set_autoload(sk->progs.bd_outer_return,
+				  b->kprobes && b->wait_funcs[0]);
+	bpf_program__set_autoload(sk->progs.bd_inner_entry, b->kprobes);
+	bpf_program__set_autoload(sk->progs.bd_inner_return, b->kprobes);
+#define CB_AUTOLOAD(name, part)						\
+	bpf_program__set_autoload(sk->progs.bd_cb_##name##_entry,	\
+				  b->kprobes && b->cb_func[part]);	\
+	bpf_program__set_autoload(sk->progs.bd_cb_##name##_return,	\
+				  b->kprobes && b->cb_func[part])
+	CB_AUTOLOAD(base, BD_PART_BASE);
+	CB_AUTOLOAD(bpf, BD_PART_BPF);
+	CB_AUTOLOAD(memory, BD_PART_MEMORY);
+	CB_AUTOLOAD(io, BD_PART_IO);
+#undef CB_AUTOLOAD
+	bpf_map__set_max_entries(sk->maps.records, 8u << 20);
+	err = rstat_breakdown__load(sk);
+	if (err) {
+		errbuf_set(errbuf, errlen, "BPF breakdown: load: %s: %s",
+			   strerror(-err), verifier_msg[0] ? verifier_msg :
+			   libbpf_msg);
+		return err == -EPERM || err == -EACCES ? -EOPNOTSUPP : err;
+	}
+	return 0;
+}
+
+int breakdown__open(struct breakdown *b, char *errbuf, size_t errlen)
+{
+	libbpf_print_fn_t old;
+	int err;
+
+	if (b->skel) {
+		errbuf_set(errbuf, errlen, "BPF breakdown already open");
+		return -EINVAL;
+	}
+	libbpf_msg[0] = '\0';
+	verifier_msg[0] = '\0';
+	old = libbpf_set_print(libbpf_quiet);
+	err = do_open(b, errbuf, errlen);
+	libbpf_set_print(old);
+	if (err && b->skel) {
+		rstat_breakdown__destroy(b->skel);
+		b->skel = NULL;
+	}
+	return err;
+}
+
+int breakdown__add_reader(struct breakdown *b, pid_t tgid)
+{
+	__u32 key = (__u32)tgid;
+	__u8 one = 1;
+
+	if (!b->skel)
+		return -EINVAL;
+	if (bpf_map_update_elem(bpf_map__fd(b->skel->maps.readers), &key,
+				&one, BPF_ANY))
+		return -errno;
+	return 0;
+}
+
+static int on_record(void *ctx, void *data, size_t size)
+{
+	struct breakdown *b = ctx;
+	const struct rs_bd_rec *r = data;
+	struct breakdown_syscall *s;
+
+	if (size < sizeof(*r))
+		return 0;
+	if (grow_array((void **)&b->sc, &b->cap_sc, b->nr_sc + 1,
+		       sizeof(*b->sc))) {
+		b->err = -ENOMEM;
+		return -ENOMEM;
+	}
+	s = &b->sc[b->nr_sc++];
+	memset(s, 0, sizeof(*s));
+	s->start = r->start;
+	s->total = r->total;
+	s->ret = r->ret;
+	s->fd = r->fd;
+	s->tid = r->tid;
+	s->broken = r->broken;
+	s->prev_tail_off = r->prev_tail_off;
+	s->pread = r->pread;
+	s->prev_tail_switches = r->prev_tail_switches;
+	s->calls[BD_PART_REST] = 1;
+	s->calls[BD_PART_WAIT] = r->calls[RS_BD_WAIT];
+	s->calls[BD_PART_WALK] = r->calls[RS_BD_WALK] + r->calls[RS_BD_HELD];
+	s->calls[BD_PART_OFF] = r->calls[RS_BD_OFF];
+	s->calls[BD_PART_BASE] = r->calls[RS_BD_CB_BASE];
+	s->calls[BD_PART_BPF] = r->calls[RS_BD_CB_BPF];
+	s->calls[BD_PART_MEMORY] = r->calls[RS_BD_CB_MEMORY];
+	s->calls[BD_PART_IO] = r->calls[RS_BD_CB_IO];
+	s->ns[BD_PART_REST] = r->ns[RS_BD_REST];
+	s->ns[BD_PART_WAIT] = r->ns[RS_BD_WAIT];
+	s->ns[BD_PART_WALK] = r->ns[RS_BD_WALK] + r->ns[RS_BD_HELD];
+	s->ns[BD_PART_OFF] = r->ns[RS_BD_OFF];
+	s->ns[BD_PART_BASE] = r->ns[RS_BD_CB_BASE];
+	s->ns[BD_PART_BPF] = r->ns[RS_BD_CB_BPF];
+	s->ns[BD_PART_MEMORY] = r->ns[RS_BD_CB_MEMORY];
+	s->ns[BD_PART_IO] = r->ns[RS_BD_CB_IO];
+	s->ns[BD_PART_CPU_WAIT] = r->ns[RS_BD_CPU_WAIT];
+	s->calls[BD_PART_CPU_WAIT] = r->calls[RS_BD_CPU_WAIT];
+	return 0;
+}
+
+static int link_kprobe(struct breakdown *b, struct bpf_program *p,
+		       bool ret, const char *func)
+{
+	struct bpf_link *l;
+
+	if (b->nr_links >= MAX_LINKS)
+		return -E2BIG;
+	l = bpf_program__attach_kprobe(p, ret, func);
+	if (!l)
+		return -errno;
+	b->links[b->nr_links++] = l;
+	return 0;
+}
+
+static int do_attach(struct breakdown *b, char *errbuf, size_t errlen)
+{
+	struct rstat_breakdown *sk = b->skel;
+	int err, i;
+
+	err = rstat_breakdown__attach(sk);
+	if (err) {
+		errbuf_set(errbuf, errlen, "BPF breakdown: attach: %s%s%s",
+			   strerror(-err), libbpf_msg[0] ? ": " : "",
+			   libbpf_msg);
+		return err;
+	}
+	if (b->kprobes) {
+		err = link_kprobe(b, sk->progs.bd_inner_entry, false,
+				  b->walk_func);
+		if (!err)
+			err = link_kprobe(b, sk->progs.bd_inner_return, true,
+					  b->walk_func);
+		for (i = 0; !err && i < 4 && b->wait_funcs[i]; i++) {
+			err = link_kprobe(b, sk->progs.bd_outer_entry, false,
+					  b->wait_funcs[i]);
+			if (!err)
+				err = link_kprobe(b, sk->progs.bd_outer_return,
+						  true, b->wait_funcs[i]);
+		}
+		if (err) {
+			errbuf_set(errbuf, errlen,
+				"BPF breakdown: kprobe on %s: %s",
+				b->walk_func, strerror(-err));
+			return err;
+		}
+	}
+#define CB_ATTACH(name, part)						\
+	if (b->kprobes && b->cb_func[part]) {				\
+		err = link_kprobe(b, sk->progs.bd_cb_##name##_entry, false, \
+				  b->cb_func[part]);			\
+		if (!err)						\
+			err = link_kprobe(b,				\
+				sk->progs.bd_cb_##name##_return, true,	\
+				b->cb_func[part]);			\
+		if (err) {						\
+			/* Not probeable (notrace, blacklisted): say so. */ \
+			b->src[part].timed = false;			\
+			snprintf(b->src[part].why,			\
+				 sizeof(b->src[part].why),		\
+				 "kprobe on %s refused (%s): in walk",	\
+				 b->cb_func[part], strerror(-err));	\
+			err = 0;					\
+		}							\
+	}
+	CB_ATTACH(base, BD_PART_BASE)
+	CB_ATTACH(bpf, BD_PART_BPF)
+	CB_ATTACH(memory, BD_PART_MEMORY)
+	CB_ATTACH(io, BD_PART_IO)
+#undef CB_ATTACH
+	b->rb = ring_buffer__new(bpf_map__fd(sk->maps.records), on_record, b,
+				 NULL);
+	if (!b->rb) {
+		err = -errno;
+		errbuf_set(errbuf, errlen, "BPF breakdown: ring buffer: %s",
+			   strerror(-err));
+		return err;
+	}
+	return 0;
+}
+
+int breakdown__attach(struct breakdown *b, char *errbuf, size_t errlen)
+{
+	libbpf_print_fn_t old;
+	int err;
+
+	if (!b->skel) {
+		errbuf_set(errbuf, errlen, "BPF breakdown: attach before open");
+		return -EINVAL;
+	}
+	if (b->attached)
+		return 0;
+	libbpf_msg[0] = '\0';
+	old = libbpf_set_print(libbpf_quiet);
+	err = do_attach(b, errbuf, errlen);
+	libbpf_set_print(old);
+	if (err) {
+		breakdown__detach(b);
+		return err;
+	}
+	b->attached = true;
+	return 0;
+}
+
+int breakdown__poll(struct breakdown *b, int timeout_ms)
+{
+	int n;
+
+	if (!b->rb)
+		return -EINVAL;
+	n = ring_buffer__poll(b->rb, timeout_ms);
+	if (b->err)
+		return b->err;
+	return n < 0 && n != -EINTR ? n : 0;
+}
+
+void breakdown__detach(struct breakdown *b)
+{
+	unsigned int i;
+
+	for (i = 0; i < b->nr_links; i++)
+		bpf_link__destroy(b->links[i]);
+	b->nr_links = 0;
+	if (b->skel)
+		rstat_breakdown__detach(b->skel);
+	/* What the ring still holds: every record of the readers. */
+	if (b->rb)
+		ring_buffer__consume(b->rb);
+	b->attached = false;
+}
+
+static uint64_t counter(const struct breakdown *b, __u32 idx)
+{
+	uint64_t *v, sum = 0;
+	int c;
+
+	if (!b->skel)
+		return 0;
+	v = calloc((size_t)b->ncpus, sizeof(*v));
+	if (!v)
+		return 0;
+	if (!bpf_map_lookup_elem(bpf_map__fd(b->skel->maps.counters), &idx,
+				 v))
+		for (c = 0; c < b->ncpus; c++)
+			sum += v[c];
+	free(v);
+	return sum;
+}
+
+void breakdown__losses(const struct breakdown *b, uint64_t *lost,
+		       uint64_t *broken)
+{
+	*lost = counter(b, RS_BD_C_LOST);
+	*broken = counter(b, RS_BD_C_BROKEN);
+}
+
+void breakdown__outside(const struct breakdown *b, int part,
+			uint64_t *calls, uint64_t *ns)
+{
+	static const __u32 state[BD_PART__NR] = {
+		[BD_PART_MEMORY] = RS_BD_CB_MEMORY,
+		[BD_PART_IO] = RS_BD_CB_IO,
+		[BD_PART_BPF] = RS_BD_CB_BPF,
+		[BD_PART_BASE] = RS_BD_CB_BASE,
+	};
+	struct rs_bd_outside *v;
+	__u32 idx;
+	int c;
+
+	*calls = *ns = 0;
+	if (!b->skel || part < 0 || part > BD_PART_BASE)
+		return;
+	idx = state[part];
+	v = calloc((size_t)b->ncpus, sizeof(*v));
+	if (!v)
+		return;
+	if (!bpf_map_lookup_elem(bpf_map__fd(b->skel->maps.outside), &idx,
+				 v))
+		for (c = 0; c < b->ncpus; c++) {
+			*calls += v[c].calls;
+			*ns += v[c].ns;
+		}
+	free(v);
+}
+
+static int part_of_state(__u32 state)
+{
+	switch (state) {
+	case RS_BD_CB_MEMORY:
+		return BD_PART_MEMORY;
+	case RS_BD_CB_IO:
+		return BD_PART_IO;
+	case RS_BD_CB_BPF:
+		return BD_PART_BPF;
+	case RS_BD_CB_BASE:
+		return BD_PART_BASE;
+	}
+	return -1;
+}
+
+/*
+ * Resolve a stack of the map into b->frames: *first, *nr (0 frames when
+ * none or no kernel symbols). 0 or -ENOMEM.
+ */
+static int stack_frames(struct breakdown *b, __s32 id, size_t *first,
+			uint32_t *nr)
+{
+	__u64 ips[RS_BD_STACK_DEPTH];
+	uint32_t i;
+
+	*first = b->nr_frames;
+	*nr = 0;
+	if (id < 0)
+		return 0;
+	if (!b->kallsyms_tried) {
+		b->kallsyms_tried = true;
+		b->machine = machine__new();
+		if (!b->machine)
+			return -ENOMEM;
+		/* kptr_restrict: no names, every stack unnamed. */
+		if (machine__load_kallsyms(b->machine, "/proc/kallsyms") ||
+		    !machine__has_kernel_symbols(b->machine)) {
+			machine__delete(b->machine);
+			b->machine = NULL;
+		}
+	}
+	if (!b->machine)
+		return 0;
+	memset(ips, 0, sizeof(ips));
+	if (bpf_map_lookup_elem(bpf_map__fd(b->skel->maps.out_stacks), &id,
+				ips))
+		return 0;
+	for (i = 0; i < RS_BD_STACK_DEPTH && ips[i]; i++) {
+		struct rs_frame f;
+
+		if (machine__resolve(b->machine, 0, 0,
+				     PERF_RECORD_MISC_KERNEL, ips[i], &f))
+			break;
+		if (grow_array((void **)&b->frames, &b->cap_frames,
+			       b->nr_frames + 1, sizeof(*b->frames)))
+			return -ENOMEM;
+		b->frames[b->nr_frames++] = f.sym;
+		(*nr)++;
+	}
+	return 0;
+}
+
+int breakdown__outside_by(struct breakdown *b, struct breakdown_outside **out,
+			  size_t *nr)
+{
+	struct rs_bd_out_key key, next, *prev = NULL;
+	struct breakdown_outside *o = NULL;
+	struct rs_bd_outside v;
+	size_t n = 0, cap = 0, cap_ids = 0, i, *first = NULL;
+	__s32 *ids = NULL;
+	int fd, err = 0;
+
+	*out = NULL;
+	*nr = 0;
+	if (!b->skel)
+		return 0;
+	fd = bpf_map__fd(b->skel->maps.outside_by);
+	while (!bpf_map_get_next_key(fd, prev, &next)) {
+		int part;
+
+		key = next;
+		prev = &key;
+		part = part_of_state(key.state);
+		if (part < 0 || bpf_map_lookup_elem(fd, &key, &v))
+			continue;
+		if (grow_array((void **)&o, &cap, n + 1, sizeof(*o)) ||
+		    grow_array((void **)&ids, &cap_ids, n + 1,
+			       sizeof(*ids))) {
+			err = -ENOMEM;
+			break;
+		}
+		ids[n] = key.stack_id;
+		memset(&o[n], 0, sizeof(o[n]));
+		o[n].part = part;
+		o[n].calls = v.calls;
+		o[n].ns = v.ns;
+		n++;
+	}
+	/* Stacks last: b->frames may move while it grows. */
+	first = err ? NULL : calloc(n ? n : 1, sizeof(*first));
+	if (!err && !first)
+		err = -ENOMEM;
+	for (i = 0; !err && i < n; i++)
+		err = stack_frames(b, ids[i], &first[i], &o[i].nr_frames);
+	for (i = 0; !err && i < n; i++)
+		o[i].frames = o[i].nr_frames ? b->frames + first[i] : NULL;
+	free(first);
+	free(ids);
+	if (err) {
+		free(o);
+		return err;
+	}
+	*out = o;
+	*nr = n;
+	return 0;
+}
+
+#endif /* RS_HAVE_BPF */

@@ -1,0 +1,514 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Where a stat read's time goes, timed in the kernel.
+ *
+ * For the reader processes user space names (tgids), each read(2) or
+ * pread64(2) opens a context at sys_enter and closes it at sys_exit;
+ * in between, every event that changes where the reader is pushes or
+ * pops a state (rstat-breakdown.h): the rstat lock's tracepoints (wait,
+ * held; v6.10+), sched_switch (off the CPU), and where kprobes exist the
+ * core flush function (the tree walk) and each subsystem's per-css flush
+ * callback. The time between two events goes to the state on top, so
+ * the parts are disjoint and add up to the syscall's time. At sys_exit
+ * one record goes to a ring buffer; user space groups a file's syscalls
+ * into reads and takes percentiles.
+ *
+ * Programs run only on the readers' events, except sched_switch (every
+ * switch on the machine: one hash lookup each) and the callbacks' kprobes
+ * outside reads (their time is summed per subsystem, the flushes that
+ * reclaim and the workers make).
+ *
+ * Field offsets come from tracefs at load time (.rodata).
+ */
+#include <linux/bpf.h>
+#include <linux/types.h>
+#include <bpf/bpf_helpers.h>
+
+#include "rstat-breakdown.h"
+
+char LICENSE[] SEC("license") = "GPL";
+
+/* Keep the hit for every other user of the tracepoint (see rstat-spans). */
+#define KEEP_EVENT 1
+
+const volatile __u32 off_fd = 16, off_ret = 16;
+const volatile __u32 off_prev_pid = 24, off_next_pid = 56;
+/* Before v6.10: the outer flush's entry -> the inner one's is the wait. */
+const volatile __u32 outer_is_wait;
+/*
+ * No kprobe times the walk: the time the lock is held stands for it. With
+ * one, the locked/unlock pair is left out (on v6.10-v6.14 the lock is
+ * dropped and retaken inside the walk, which would not nest).
+ */
+const volatile __u32 held_is_walk;
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 64);
+	__type(key, __u32);
+	__type(value, __u8);
+} readers SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 256);
+	__type(key, __u32);
+	__type(value, struct rs_bd_ctx);
+} ctxs SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 256);
+	__type(key, __u32);
+	__type(value, struct rs_bd_tail);
+} tails SEC(".maps");
+
+/* A zeroed context to start from (too big for the stack twice). */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct rs_bd_ctx);
+} zero_ctx SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_RINGBUF);
+	__uint(max_entries, 1 << 22);	/* resized by the loader */
+} records SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, RS_BD__NR_COUNTERS);
+	__type(key, __u32);
+	__type(value, __u64);
+} counters SEC(".maps");
+
+/* Callbacks outside the readers' reads: tid -> entry time, stack. */
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, 4096);
+	__type(key, __u32);
+	__type(value, struct rs_bd_out_open);
+} outside_open SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_STACK_TRACE);
+	__uint(max_entries, 1024);
+	__type(key, __u32);
+	__uint(value_size, RS_BD_STACK_DEPTH * sizeof(__u64));
+} out_stacks SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 1024);
+	__type(key, struct rs_bd_out_key);
+	__type(value, struct rs_bd_outside);
+} outside_by SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, RS_BD__NR);
+	__type(key, __u32);
+	__type(value, struct rs_bd_outside);
+} outside SEC(".maps");
+
+static __always_inline void count(__u32 idx)
+{
+	__u64 *c = bpf_map_lookup_elem(&counters, &idx);
+
+	if (c)
+		(*c)++;
+}
+
+static __always_inline __u64 read_u64(void *ctx, __u32 off)
+{
+	__u64 v = 0;
+
+	bpf_probe_read_kernel(&v, sizeof(v), (char *)ctx + off);
+	return v;
+}
+
+static __always_inline __u32 read_u32(void *ctx, __u32 off)
+{
+	__u32 v = 0;
+
+	bpf_probe_read_kernel(&v, sizeof(v), (char *)ctx + off);
+	return v;
+}
+
+static __always_inline __u32 top_of(struct rs_bd_ctx *c)
+{
+	__u32 d = c->depth;
+
+	if (!d || d > RS_BD_DEPTH)
+		return RS_BD_REST;
+	return (__u32)(c->stack >> (((d - 1) & (RS_BD_DEPTH - 1)) * 8)) &
+	       0xff;
+}
+
+/* The time since the last transition goes to the state on top. */
+static __always_inline void charge(struct rs_bd_ctx *c, __u64 now)
+{
+	__u32 t = top_of(c);
+
+	if (t < RS_BD__NR && now > c->last)
+		c->ns[t] += now - c->last;
+	c->last = now;
+}
+
+static __always_inline void push(struct rs_bd_ctx *c, __u32 state,
+				 __u64 now)
+{
+	charge(c, now);
+	if (c->depth >= RS_BD_DEPTH) {
+		count(RS_BD_C_OVERFLOW);
+		return;
+	}
+	{
+		__u32 sh = (c->depth & (RS_BD_DEPTH - 1)) * 8;
+
+		c->stack &= ~(0xffULL << sh);
+		c->stack |= (__u64)(state & 0xff) << sh;
+	}
+	c->depth++;
+	if (state < RS_BD__NR)
+		c->calls[state]++;
+}
+
+/* Pop state if it is on top; 1 if it was. */
+static __always_inline int pop(struct rs_bd_ctx *c, __u32 state, __u64 now)
+{
+	if (!c->depth || top_of(c) != state) {
+		c->broken++;
+		count(RS_BD_C_BROKEN);
+		return 0;
+	}
+	charge(c, now);
+	c->depth--;
+	return 1;
+}
+
+static __always_inline struct rs_bd_ctx *ctx_of_current(void)
+{
+	__u32 tid = (__u32)bpf_get_current_pid_tgid();
+
+	return bpf_map_lookup_elem(&ctxs, &tid);
+}
+
+static __always_inline int sys_enter(void *ctx, __u32 pread)
+{
+	__u64 id = bpf_get_current_pid_tgid();
+	__u32 tgid = id >> 32, tid = (__u32)id, zero = 0;
+	struct rs_bd_tail *t;
+	struct rs_bd_ctx *z;
+
+	if (!bpf_map_lookup_elem(&readers, &tgid))
+		return KEEP_EVENT;
+	z = bpf_map_lookup_elem(&zero_ctx, &zero);
+	if (!z)
+		return KEEP_EVENT;
+	__builtin_memset(z, 0, sizeof(*z));
+	t = bpf_map_lookup_elem(&tails, &tid);
+	if (t) {
+		z->prev_tail_off = t->off_ns;
+		z->prev_tail_switches = t->switches;
+		bpf_map_delete_elem(&tails, &tid);
+	}
+	z->fd = (__u32)read_u64(ctx, off_fd);
+	z->pread = pread;
+	z->start = bpf_ktime_get_ns();
+	z->last = z->start;
+	bpf_map_update_elem(&ctxs, &tid, z, BPF_ANY);
+	return KEEP_EVENT;
+}
+
+static __always_inline int sys_exit(void *ctx)
+{
+	__u64 now = bpf_ktime_get_ns();
+	__u32 tid = (__u32)bpf_get_current_pid_tgid();
+	struct rs_bd_ctx *c = bpf_map_lookup_elem(&ctxs, &tid);
+	struct rs_bd_tail tail = {};
+	struct rs_bd_rec *r;
+	int i;
+
+	if (!c)
+		return KEEP_EVENT;
+	charge(c, now);
+	r = bpf_ringbuf_reserve(&records, sizeof(*r), 0);
+	if (!r) {
+		count(RS_BD_C_LOST);
+		bpf_map_delete_elem(&ctxs, &tid);
+		return KEEP_EVENT;
+	}
+	r->start = c->start;
+	r->total = now - c->start;
+	r->ret = (__s64)read_u64(ctx, off_ret);
+	for (i = 0; i < RS_BD__NR; i++) {
+		r->ns[i] = c->ns[i];
+		r->calls[i] = c->calls[i];
+	}
+	r->fd = c->fd;
+	r->tid = tid;
+	r->broken = c->broken + (c->depth ? 1 : 0);
+	r->prev_tail_off = c->prev_tail_off;
+	r->prev_tail_switches = c->prev_tail_switches;
+	r->pread = c->pread;
+	r->pad = 0;
+	bpf_ringbuf_submit(r, 0);
+	count(RS_BD_C_RECORDS);
+	bpf_map_delete_elem(&ctxs, &tid);
+	bpf_map_update_elem(&tails, &tid, &tail, BPF_ANY);
+	return KEEP_EVENT;
+}
+
+SEC("tracepoint/syscalls/sys_enter_read")
+int bd_enter_read(void *ctx)
+{
+	return sys_enter(ctx, 0);
+}
+
+SEC("tracepoint/syscalls/sys_exit_read")
+int bd_exit_read(void *ctx)
+{
+	return sys_exit(ctx);
+}
+
+SEC("tracepoint/syscalls/sys_enter_pread64")
+int bd_enter_pread(void *ctx)
+{
+	return sys_enter(ctx, 1);
+}
+
+SEC("tracepoint/syscalls/sys_exit_pread64")
+int bd_exit_pread(void *ctx)
+{
+	return sys_exit(ctx);
+}
+
+SEC("tracepoint/sched/sched_switch")
+int bd_switch(void *ctx)
+{
+	__u64 now = bpf_ktime_get_ns();
+	__u32 prev = read_u32(ctx, off_prev_pid);
+	__u32 next = read_u32(ctx, off_next_pid);
+	struct rs_bd_ctx *c;
+
+	struct rs_bd_tail *t;
+
+	c = bpf_map_lookup_elem(&ctxs, &prev);
+	if (c) {
+		push(c, RS_BD_OFF, now);
+	} else {
+		t = bpf_map_lookup_elem(&tails, &prev);
+		if (t && !t->off_start)
+			t->off_start = now;
+	}
+	c = bpf_map_lookup_elem(&ctxs, &next);
+	if (c) {
+		pop(c, RS_BD_OFF, now);
+	} else {
+		t = bpf_map_lookup_elem(&tails, &next);
+		if (t && t->off_start) {
+			t->off_ns += now - t->off_start;
+			t->off_start = 0;
+			t->switches++;
+		}
+	}
+	return KEEP_EVENT;
+}
+
+SEC("tracepoint/cgroup/cgroup_rstat_lock_contended")
+int bd_contended(void *ctx)
+{
+	struct rs_bd_ctx *c = ctx_of_current();
+
+	if (c)
+		push(c, RS_BD_WAIT, bpf_ktime_get_ns());
+	return KEEP_EVENT;
+}
+
+SEC("tracepoint/cgroup/cgroup_rstat_locked")
+int bd_locked(void *ctx)
+{
+	__u64 now = bpf_ktime_get_ns();
+	struct rs_bd_ctx *c = ctx_of_current();
+
+	if (!c)
+		return KEEP_EVENT;
+	if (top_of(c) == RS_BD_WAIT)
+		pop(c, RS_BD_WAIT, now);
+	if (held_is_walk)
+		push(c, RS_BD_HELD, now);
+	return KEEP_EVENT;
+}
+
+SEC("tracepoint/cgroup/cgroup_rstat_unlock")
+int bd_unlock(void *ctx)
+{
+	struct rs_bd_ctx *c;
+
+	if (!held_is_walk)
+		return KEEP_EVENT;
+	c = ctx_of_current();
+	if (c)
+		pop(c, RS_BD_HELD, bpf_ktime_get_ns());
+	return KEEP_EVENT;
+}
+
+/*
+ * The per-CPU locks (v6.10-v6.16): the flusher takes each CPU's to walk
+ * its updated tree, while that CPU's updaters take it to add to it.
+ */
+SEC("tracepoint/cgroup/cgroup_rstat_cpu_lock_contended")
+int bd_cpu_contended(void *ctx)
+{
+	struct rs_bd_ctx *c = ctx_of_current();
+
+	if (c)
+		push(c, RS_BD_CPU_WAIT, bpf_ktime_get_ns());
+	return KEEP_EVENT;
+}
+
+SEC("tracepoint/cgroup/cgroup_rstat_cpu_locked")
+int bd_cpu_locked(void *ctx)
+{
+	struct rs_bd_ctx *c = ctx_of_current();
+
+	if (c && top_of(c) == RS_BD_CPU_WAIT)
+		pop(c, RS_BD_CPU_WAIT, bpf_ktime_get_ns());
+	return KEEP_EVENT;
+}
+
+/*
+ * The core flush (kprobes, attached by name by the loader): from v6.10
+ * the outer function (cgroup_rstat_flush, css_rstat_flush) is the walk,
+ * the lock's tracepoints nested inside it. Before, there are no such
+ * tracepoints: the outer function's entry opens the wait, which ends
+ * when the inner cgroup_rstat_flush_locked starts (the lock is taken in
+ * between).
+ */
+SEC("kprobe")
+int bd_outer_entry(void *ctx)
+{
+	struct rs_bd_ctx *c = ctx_of_current();
+
+	if (c)
+		push(c, outer_is_wait ? RS_BD_WAIT : RS_BD_WALK,
+		     bpf_ktime_get_ns());
+	return 0;
+}
+
+SEC("kretprobe")
+int bd_outer_return(void *ctx)
+{
+	struct rs_bd_ctx *c = ctx_of_current();
+	__u64 now = bpf_ktime_get_ns();
+
+	if (!c)
+		return 0;
+	if (outer_is_wait) {
+		/* The inner function popped it, unless it never ran. */
+		if (top_of(c) == RS_BD_WAIT)
+			pop(c, RS_BD_WAIT, now);
+		return 0;
+	}
+	pop(c, RS_BD_WALK, now);
+	return 0;
+}
+
+SEC("kprobe")
+int bd_inner_entry(void *ctx)
+{
+	struct rs_bd_ctx *c = ctx_of_current();
+
+	if (c)
+		push(c, RS_BD_WALK, bpf_ktime_get_ns());
+	return 0;
+}
+
+SEC("kretprobe")
+int bd_inner_return(void *ctx)
+{
+	struct rs_bd_ctx *c = ctx_of_current();
+	__u64 now = bpf_ktime_get_ns();
+
+	if (!c)
+		return 0;
+	if (pop(c, RS_BD_WALK, now) && top_of(c) == RS_BD_WAIT)
+		pop(c, RS_BD_WAIT, now);	/* the outer's rest: unlock */
+	return 0;
+}
+
+static __always_inline int cb_entry(void *ctx, __u32 state)
+{
+	__u64 now = bpf_ktime_get_ns();
+	__u32 tid = (__u32)bpf_get_current_pid_tgid();
+	struct rs_bd_ctx *c = bpf_map_lookup_elem(&ctxs, &tid);
+	struct rs_bd_out_open o = {};
+
+	if (c) {
+		push(c, state, now);
+		return 0;
+	}
+	/* Who flushed: the stack names the trigger (reclaim, worker...). */
+	o.stack_id = (__s32)bpf_get_stackid(ctx, &out_stacks, 0);
+	o.ts = bpf_ktime_get_ns();
+	bpf_map_update_elem(&outside_open, &tid, &o, BPF_ANY);
+	return 0;
+}
+
+static __always_inline int cb_return(__u32 state)
+{
+	__u64 now = bpf_ktime_get_ns();
+	__u32 tid = (__u32)bpf_get_current_pid_tgid();
+	struct rs_bd_ctx *c = bpf_map_lookup_elem(&ctxs, &tid);
+	struct rs_bd_out_key key = { .state = state };
+	struct rs_bd_outside *o, zero = {};
+	struct rs_bd_out_open *t0;
+	__u64 start, ns;
+
+	if (c) {
+		pop(c, state, now);
+		return 0;
+	}
+	t0 = bpf_map_lookup_elem(&outside_open, &tid);
+	if (!t0)
+		return 0;
+	start = t0->ts;
+	key.stack_id = t0->stack_id < 0 ? -1 : t0->stack_id;
+	bpf_map_delete_elem(&outside_open, &tid);
+	ns = now > start ? now - start : 0;
+	o = bpf_map_lookup_elem(&outside, &state);
+	if (o) {
+		o->calls++;
+		o->ns += ns;
+	}
+	o = bpf_map_lookup_elem(&outside_by, &key);
+	if (!o) {
+		bpf_map_update_elem(&outside_by, &key, &zero, BPF_NOEXIST);
+		o = bpf_map_lookup_elem(&outside_by, &key);
+	}
+	if (o) {
+		__sync_fetch_and_add(&o->calls, 1);
+		__sync_fetch_and_add(&o->ns, ns);
+	}
+	count(RS_BD_C_OUTSIDE_CALLS);
+	return 0;
+}
+
+#define CALLBACK(name, state)					\
+SEC("kprobe")							\
+int bd_cb_##name##_entry(void *ctx)				\
+{								\
+	return cb_entry(ctx, state);				\
+}								\
+SEC("kretprobe")						\
+int bd_cb_##name##_return(void *ctx)				\
+{								\
+	return cb_return(state);				\
+}
+
+CALLBACK(base, RS_BD_CB_BASE)
+CALLBACK(bpf, RS_BD_CB_BPF)
+CALLBACK(memory, RS_BD_CB_MEMORY)
+CALLBACK(io, RS_BD_CB_IO)

@@ -1,0 +1,263 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The reads' decomposition in the results' JSON (results-breakdown.h).
+ */
+#include <errno.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "json-read.h"
+#include "json.h"
+#include "results-breakdown.h"
+#include "util.h"
+
+static void write_row(struct json_writer *jw, const char *part,
+		      const struct bench_bd_row *r, bool timed)
+{
+	int q;
+
+	json__object_begin(jw, NULL);
+	json__string(jw, "part", part);
+	json__bool(jw, "timed", timed);
+	json__u64(jw, "p50_ns", r->q[0]);
+	json__u64(jw, "p90_ns", r->q[1]);
+	json__u64(jw, "p99_ns", r->q[2]);
+	json__double(jw, "share", r->share);
+	json__u64(jw, "calls", r->calls);
+	json__u64(jw, "sum_ns", r->sum_ns);
+	json__array_begin(jw, "notes");
+	for (q = 0; q < BD_NR_Q; q++)
+		json__string(jw, NULL, r->note[q]);
+	json__array_end(jw);
+	json__object_end(jw);
+}
+
+void bench_breakdown__write_json(const struct bench_breakdown *bd,
+				 struct json_writer *jw)
+{
+	unsigned int i;
+	int p;
+
+	json__object_begin(jw, "breakdown");
+	json__string(jw, "method", bd->method);
+	json__string(jw, "pass", bd->pass);
+	if (bd->hz)
+		json__u64(jw, "hz", bd->hz);
+	else
+		json__string(jw, "hz", NULL);
+	json__u64(jw, "lost", bd->lost);
+	json__u64(jw, "broken", bd->broken);
+	json__u64(jw, "window_start_ns", bd->window_start_ns);
+	json__u64(jw, "window_end_ns", bd->window_end_ns);
+	json__i64(jw, "reader_pid", bd->reader_pid);
+	json__array_begin(jw, "sources");
+	for (p = 0; p < BD_PART__NR; p++) {
+		json__object_begin(jw, NULL);
+		json__string(jw, "part", breakdown_part_name(p));
+		json__bool(jw, "timed", !bd->untimed[p][0]);
+		json__string(jw, bd->untimed[p][0] ? "why" : "how",
+			     bd->untimed[p][0] ? bd->untimed[p] : bd->how[p]);
+		if (p <= BD_PART_BASE) {
+			int t;
+
+			json__u64(jw, "outside_calls", bd->outside_calls[p]);
+			json__u64(jw, "outside_ns", bd->outside_ns[p]);
+			json__array_begin(jw, "outside_by");
+			for (t = 0; t <= RS_TRIG__NR; t++) {
+				if (!bd->outside_trig_calls[p][t])
+					continue;
+				json__object_begin(jw, NULL);
+				json__string(jw, "trigger",
+					     rs_trigger_name(t - 1));
+				json__u64(jw, "calls",
+					  bd->outside_trig_calls[p][t]);
+				json__u64(jw, "ns", bd->outside_trig_ns[p][t]);
+				json__object_end(jw);
+			}
+			json__array_end(jw);
+		}
+		json__object_end(jw);
+	}
+	json__array_end(jw);
+	json__array_begin(jw, "files");
+	for (i = 0; i < bd->nr_files; i++) {
+		const struct bench_bd_file *f = &bd->files[i];
+
+		json__object_begin(jw, NULL);
+		json__string(jw, "file", f->file);
+		json__u64(jw, "reads", f->reads);
+		json__u64(jw, "off_cpu_most", f->off_most);
+		json__u64(jw, "tail_off_ns", f->tail_off_ns);
+		json__u64(jw, "read_p50_ns", f->read_p50_ns);
+		json__u64(jw, "unobserved_p50_ns", f->unobserved_p50_ns);
+		json__array_begin(jw, "parts");
+		write_row(jw, "total", &f->total, true);
+		for (p = 0; p < BD_PART__NR; p++)
+			write_row(jw, breakdown_part_name(p), &f->part[p],
+				  !bd->untimed[p][0]);
+		json__array_end(jw);
+		json__object_end(jw);
+	}
+	json__array_end(jw);
+	json__object_end(jw);
+}
+
+static int bad(char *errbuf, size_t len, const struct jv *n, const char *what)
+{
+	errbuf_set(errbuf, len, "\"breakdown\": %s (line %u)", what,
+		   jv__line(n));
+	return -EINVAL;
+}
+
+static int get_u64(const struct jv *o, const char *key, uint64_t *v)
+{
+	const struct jv *n = jv__get(o, key);
+
+	if (!n || jv__type(n) != J_NUM || !jv__is_u64(n))
+		return -EINVAL;
+	*v = jv__u64(n);
+	return 0;
+}
+
+static int get_s(const struct jv *o, const char *key, char *buf, size_t len)
+{
+	const struct jv *n = jv__get(o, key);
+
+	if (!n || jv__type(n) != J_STR)
+		return -EINVAL;
+	snprintf(buf, len, "%s", jv__string(n));
+	return 0;
+}
+
+static int read_row(const struct jv *o, struct bench_bd_row *r)
+{
+	const struct jv *notes = jv__get(o, "notes"), *sh;
+	int q;
+
+	if (jv__type(o) != J_OBJ || get_u64(o, "p50_ns", &r->q[0]) ||
+	    get_u64(o, "calls", &r->calls) ||
+	    get_u64(o, "sum_ns", &r->sum_ns) ||
+	    get_u64(o, "p90_ns", &r->q[1]) || get_u64(o, "p99_ns", &r->q[2]))
+		return -EINVAL;
+	sh = jv__get(o, "share");
+	if (!sh || jv__type(sh) != J_NUM || !(jv__num(sh) >= 0) ||
+	    jv__num(sh) > 1.5)
+		return -EINVAL;
+	r->share = jv__num(sh);
+	if (jv__type(notes) != J_ARR || jv__len(notes) != BD_NR_Q)
+		return -EINVAL;
+	for (q = 0; q < BD_NR_Q; q++) {
+		if (jv__type(jv__at(notes, q)) != J_STR)
+			return -EINVAL;
+		snprintf(r->note[q], sizeof(r->note[q]), "%s",
+			 jv__string(jv__at(notes, q)));
+	}
+	return 0;
+}
+
+int bench_breakdown__read_json(struct bench_breakdown *bd,
+			       const struct jv *n, char *errbuf, size_t len)
+{
+	const struct jv *src, *files, *hz;
+	size_t i, j;
+	int p;
+
+	memset(bd, 0, sizeof(*bd));
+	if (jv__type(n) != J_OBJ)
+		return bad(errbuf, len, n, "expected an object");
+	if (get_s(n, "method", bd->method, sizeof(bd->method)) ||
+	    get_s(n, "pass", bd->pass, sizeof(bd->pass)) ||
+	    get_u64(n, "lost", &bd->lost) || get_u64(n, "broken", &bd->broken))
+		return bad(errbuf, len, n,
+			   "expected method, pass, lost and broken");
+	{
+		uint64_t pid;
+
+		if (get_u64(n, "window_start_ns", &bd->window_start_ns) ||
+		    get_u64(n, "window_end_ns", &bd->window_end_ns) ||
+		    get_u64(n, "reader_pid", &pid) || pid > INT32_MAX)
+			return bad(errbuf, len, n,
+				   "expected window_start_ns, window_end_ns and reader_pid");
+		bd->reader_pid = (int32_t)pid;
+	}
+	hz = jv__get(n, "hz");
+	if (jv__type(hz) == J_NUM && jv__is_u64(hz) && jv__u64(hz) < 100000)
+		bd->hz = (unsigned int)jv__u64(hz);
+	else if (jv__type(hz) != J_NULL)
+		return bad(errbuf, len, n, "\"hz\": expected a number or null");
+	src = jv__get(n, "sources");
+	if (jv__type(src) != J_ARR || jv__len(src) != BD_PART__NR)
+		return bad(errbuf, len, n, "\"sources\": expected one per part");
+	for (i = 0; i < BD_PART__NR; i++) {
+		const struct jv *s = jv__at(src, i), *t;
+		char name[32];
+
+		t = jv__get(s, "timed");
+		if (get_s(s, "part", name, sizeof(name)) ||
+		    (p = breakdown_part_of(name)) < 0 ||
+		    jv__type(t) != J_BOOL)
+			return bad(errbuf, len, s, "a source: expected part and timed");
+		if (!jv__bool(t) &&
+		    (get_s(s, "why", bd->untimed[p], sizeof(bd->untimed[p])) ||
+		     !bd->untimed[p][0]))
+			return bad(errbuf, len, s, "an untimed part: expected why");
+		if (jv__bool(t))
+			get_s(s, "how", bd->how[p], sizeof(bd->how[p]));
+		if (jv__get(s, "outside_calls") &&
+		    (get_u64(s, "outside_calls", &bd->outside_calls[p]) ||
+		     get_u64(s, "outside_ns", &bd->outside_ns[p])))
+			return bad(errbuf, len, s, "outside_calls, outside_ns: expected counts");
+		if (jv__get(s, "outside_by")) {
+			const struct jv *by = jv__get(s, "outside_by");
+
+			if (jv__type(by) != J_ARR)
+				return bad(errbuf, len, s, "outside_by: expected an array");
+			for (j = 0; j < jv__len(by); j++) {
+				const struct jv *e = jv__at(by, j);
+				char tn[32];
+				enum rs_trigger t;
+				uint64_t c, ns;
+
+				if (get_s(e, "trigger", tn, sizeof(tn)) ||
+				    rs_trigger_parse(tn, &t) ||
+				    get_u64(e, "calls", &c) ||
+				    get_u64(e, "ns", &ns))
+					return bad(errbuf, len, e, "outside_by: expected trigger, calls and ns");
+				bd->outside_trig_calls[p][t + 1] = c;
+				bd->outside_trig_ns[p][t + 1] = ns;
+			}
+		}
+	}
+	files = jv__get(n, "files");
+	if (jv__type(files) != J_ARR || jv__len(files) > BENCH_BD_MAX_FILES)
+		return bad(errbuf, len, n, "\"files\": expected an array of at most 8");
+	for (i = 0; i < jv__len(files); i++) {
+		const struct jv *fo = jv__at(files, i), *parts;
+		struct bench_bd_file *f = &bd->files[i];
+
+		parts = jv__get(fo, "parts");
+		if (get_s(fo, "file", f->file, sizeof(f->file)) ||
+		    get_u64(fo, "reads", &f->reads) ||
+		    get_u64(fo, "off_cpu_most", &f->off_most) ||
+		    get_u64(fo, "tail_off_ns", &f->tail_off_ns) ||
+		    get_u64(fo, "read_p50_ns", &f->read_p50_ns) ||
+		    get_u64(fo, "unobserved_p50_ns", &f->unobserved_p50_ns) ||
+		    jv__type(parts) != J_ARR ||
+		    jv__len(parts) != BD_PART__NR + 1)
+			return bad(errbuf, len, fo, "a file: expected file, reads, off_cpu_most, read_p50_ns, unobserved_p50_ns and parts");
+		for (j = 0; j <= BD_PART__NR; j++) {
+			struct bench_bd_row *r = j ? &f->part[j - 1] :
+						 &f->total;
+			char name[32];
+			const struct jv *po = jv__at(parts, j);
+
+			if (get_s(po, "part", name, sizeof(name)) ||
+			    strcmp(name, j ? breakdown_part_name((int)j - 1) :
+				   "total") || read_row(po, r))
+				return bad(errbuf, len, po, "a part: expected part, timed, p50_ns, p90_ns, p99_ns, share and notes, in order");
+		}
+		bd->nr_files++;
+	}
+	return 0;
+}

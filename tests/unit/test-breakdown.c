@@ -1,0 +1,191 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * A read's decomposition (breakdown.h): syscalls grouped into reads,
+ * tails joined to the syscall they follow, percentiles by nearest rank,
+ * shares, the tick and off-CPU notes, and the results' JSON round trip.
+ * Expected values are worked by hand from the records given.
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "results-breakdown.h"
+#include "breakdown-table.h"
+#include "json-read.h"
+#include "json.h"
+#include "unit.h"
+
+static struct breakdown_syscall sc_of(uint32_t tid, uint32_t fd,
+				      int64_t ret, uint64_t walk,
+				      uint64_t rest, uint64_t tail_before)
+{
+	struct breakdown_syscall s;
+
+	memset(&s, 0, sizeof(s));
+	s.tid = tid;
+	s.fd = fd;
+	s.ret = ret;
+	s.pread = true;
+	s.ns[BD_PART_WALK] = walk;
+	s.ns[BD_PART_REST] = rest;
+	s.calls[BD_PART_WALK] = walk ? 1 : 0;
+	s.calls[BD_PART_REST] = 1;
+	s.total = walk + rest;
+	s.prev_tail_off = tail_before;
+	return s;
+}
+
+/*
+ * Interleaved reads of fds 3 and 4, two preads each (data, then EOF); a
+ * read(2) on fd 3 before them (the start wait) is not a pread. The tail
+ * told by a syscall belongs to the one before it of that task.
+ */
+static void test_reads_grouped(void)
+{
+	struct breakdown_syscall sc[6];
+	struct breakdown_read *r;
+	size_t nr;
+
+	sc[0] = sc_of(7, 3, 1, 0, 50, 0);
+	sc[0].pread = false;			/* the wait for the start */
+	sc[1] = sc_of(7, 3, 100, 1000, 200, 0);	/* fd 3: data */
+	sc[2] = sc_of(7, 3, 0, 0, 30, 0);	/* fd 3: EOF */
+	sc[3] = sc_of(7, 4, 80, 0, 400, 5000);	/* fd 4; fd 3's tail 5000 */
+	sc[4] = sc_of(7, 4, 0, 0, 20, 0);
+	sc[5] = sc_of(7, 3, 100, 0, 60, 0);	/* cut off: no EOF seen */
+
+	CHECK_INT(breakdown__reads(sc, 6, 3, true, &r, &nr), 0);
+	CHECK_INT(nr, 1);
+	CHECK_INT(r[0].total, 1000 + 200 + 30 + 5000);
+	CHECK_INT(r[0].ns[BD_PART_WALK], 1000);
+	CHECK_INT(r[0].ns[BD_PART_REST], 230);
+	CHECK_INT(r[0].ns[BD_PART_OFF], 5000);
+	CHECK_INT(r[0].tail_off, 5000);
+	CHECK_INT(r[0].calls[BD_PART_REST], 2);
+	free(r);
+	/* Without the pread filter the wait joins the first read. */
+	CHECK_INT(breakdown__reads(sc, 6, 3, false, &r, &nr), 0);
+	CHECK_INT(nr, 1);
+	CHECK_INT(r[0].ns[BD_PART_REST], 280);
+	free(r);
+	CHECK_INT(breakdown__reads(sc, 6, 4, true, &r, &nr), 0);
+	CHECK_INT(nr, 1);
+	CHECK_INT(r[0].total, 420);
+	free(r);
+}
+
+/*
+ * Ten reads: totals 1..10 ms at HZ 250 (4 ms a tick). Nearest rank: p50
+ * is the 5th (5 ms, not within 0.4 ms of 4 or 8), p90 the 9th (9 ms),
+ * p99 the 10th. With HZ 1000 every whole ms is a tick count.
+ */
+static void test_table(void)
+{
+	struct breakdown_read r[10];
+	struct breakdown_table t;
+	int i;
+
+	memset(r, 0, sizeof(r));
+	for (i = 0; i < 10; i++) {
+		r[i].total = (uint64_t)(i + 1) * 1000000;
+		r[i].ns[BD_PART_WALK] = r[i].total / 4;
+		r[i].ns[BD_PART_REST] = r[i].total - r[i].total / 4;
+	}
+	/* The 8 ms read was switched out for 5 ms of it. */
+	r[7].ns[BD_PART_OFF] = 5000000;
+	r[7].ns[BD_PART_REST] -= 5000000;
+	CHECK_INT(breakdown__table(r, 10, 250, &t), 0);
+	CHECK_INT(t.reads, 10);
+	CHECK_INT(t.total.q[0], 5000000);
+	CHECK_INT(t.total.q[1], 9000000);
+	CHECK_INT(t.total.q[2], 10000000);
+	CHECK_INT(t.total.notes[0], 0);
+	CHECK_INT(t.total.notes[1], 0);
+	CHECK_INT(t.max_gap_ns, 0);
+	CHECK_INT(t.off_most, 1);
+	CHECK(fabs(t.part[BD_PART_WALK].share - 0.25) < 1e-9);
+	CHECK(fabs(t.part[BD_PART_OFF].share - 5.0 / 55) < 1e-9);
+	CHECK_INT(t.part[BD_PART_WALK].sum, 55000000 / 4);
+	/* 8 ms at HZ 250: two ticks, and that read was mostly off-CPU. */
+	CHECK_INT(breakdown__table(r + 7, 1, 250, &t), 0);
+	CHECK_INT(t.total.notes[0], BD_NOTE_TICKS | BD_NOTE_OFF);
+	CHECK_INT(t.total.ticks[0], 2);
+	CHECK_INT(breakdown__table(r, 10, 1000, &t), 0);
+	CHECK_INT(t.total.ticks[0], 5);
+	CHECK_INT(breakdown__table(r, 10, 0, &t), 0);
+	CHECK_INT(t.total.notes[0], 0);
+	CHECK_INT(breakdown__table(r, 0, 250, &t), -EINVAL);
+}
+
+/* What bench writes reads back the same, and a wrong one is refused. */
+static void test_json_round_trip(void)
+{
+	struct bench_breakdown *a = calloc(1, sizeof(*a));
+	struct bench_breakdown *b = calloc(1, sizeof(*b));
+	char *buf = NULL, errbuf[256], *p;
+	size_t len = 0;
+	struct json_writer *jw;
+	struct jv doc;
+	FILE *f;
+	int i;
+
+	CHECK(a && b);
+	if (!a || !b)
+		goto out;
+	snprintf(a->method, sizeof(a->method), "BPF on tracepoints only");
+	snprintf(a->pass, sizeof(a->pass), "breakdown");
+	a->hz = 250;
+	snprintf(a->untimed[BD_PART_MEMORY], sizeof(a->untimed[0]),
+		 "no kprobes on this kernel: in walk");
+	a->nr_files = 1;
+	snprintf(a->files[0].file, sizeof(a->files[0].file), "cpu.stat");
+	a->files[0].reads = 10;
+	a->files[0].total.q[0] = 8000000;
+	snprintf(a->files[0].total.note[0], sizeof(a->files[0].total.note[0]),
+		 "2 ticks");
+	for (i = 0; i < BD_PART__NR; i++)
+		a->files[0].part[i].share = 1.0 / BD_PART__NR;
+	a->files[0].part[BD_PART_WALK].calls = 30;
+	f = open_memstream(&buf, &len);
+	CHECK(f != NULL);
+	if (!f)
+		goto out;
+	jw = json_writer__new(f);
+	json__object_begin(jw, NULL);
+	bench_breakdown__write_json(a, jw);
+	json__object_end(jw);
+	json_writer__delete(jw);
+	fclose(f);
+	CHECK_INT(jv__parse(buf, len, &doc, errbuf, sizeof(errbuf)), 0);
+	CHECK_INT(bench_breakdown__read_json(b, jv__get(&doc, "breakdown"),
+					     errbuf, sizeof(errbuf)), 0);
+	CHECK_STR(b->files[0].file, "cpu.stat");
+	CHECK_INT(b->files[0].total.q[0], 8000000);
+	CHECK_STR(b->files[0].total.note[0], "2 ticks");
+	CHECK_INT(b->files[0].part[BD_PART_WALK].calls, 30);
+	CHECK_STR(b->untimed[BD_PART_MEMORY],
+		  "no kprobes on this kernel: in walk");
+	CHECK_INT(b->hz, 250);
+	jv__free(&doc);
+	/* A part of no known name is refused. */
+	p = strstr(buf, "\"part\": \"walk\"");
+	if (!p)
+		p = strstr(buf, "\"part\":\"walk\"");
+	CHECK(p != NULL);
+	if (p) {
+		memcpy(strstr(p, "walk"), "wolk", 4);
+		CHECK_INT(jv__parse(buf, len, &doc, errbuf, sizeof(errbuf)), 0);
+		CHECK_INT(bench_breakdown__read_json(b, jv__get(&doc,
+			  "breakdown"), errbuf, sizeof(errbuf)), -EINVAL);
+		jv__free(&doc);
+	}
+out:
+	free(buf);
+	free(a);
+	free(b);
+}
+
+UNIT_MAIN(UNIT(test_reads_grouped), UNIT(test_table),
+	  UNIT(test_json_round_trip))
