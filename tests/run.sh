@@ -80,6 +80,7 @@ for t in build/san/tests/test-*; do
 	out="$log/$name.out"
 	: >"$out"
 	start=0
+	t0=$SECONDS
 	while :; do
 		UNIT_START=$start timeout "$timeout_s" "$t" >"$log/part" 2>&1
 		rc=$?
@@ -108,6 +109,7 @@ for t in build/san/tests/test-*; do
 			tail -n 40
 	fi
 	passed=$((passed + p)) failed=$((failed + f)) skipped=$((skipped + s))
+	echo "$((SECONDS - t0)) unit/$name" >>"$log/durations"
 done
 
 for t in tests/shell/*.sh; do
@@ -117,8 +119,10 @@ for t in tests/shell/*.sh; do
 	[[ $name == *lib ]] && continue
 	[[ -z "$filter" || "$name" == *"$filter"* ]] || continue
 	out="$log/$name.out"
+	t0=$SECONDS
 	timeout "$timeout_s" bash "$t" >"$out" 2>&1
 	rc=$?
+	echo "$((SECONDS - t0)) shell/$name" >>"$log/durations"
 	sed -n 's/^PART-SKIP: /PART-SKIP shell\/'"$name"': /p' "$out" |
 		tee -a "$results"
 	case $rc in
@@ -181,6 +185,13 @@ if $ci; then
 	done
 elif [ -s "$log/missing" ] && [ -z "$filter" ]; then
 	cat "$log/missing"
+fi
+
+# Where the time went: make check must stay well under 10 minutes.
+if [ -s "$log/durations" ]; then
+	echo
+	echo "slowest tests (seconds; $SECONDS in all):"
+	sort -rn "$log/durations" | head -n 8 | sed 's/^/  /'
 fi
 
 # Skips by area, required or not, so that none goes unseen.
