@@ -308,7 +308,9 @@ static void text_summary(FILE *out, const struct compare *c)
 
 			if (!metric_shown(c, m))
 				continue;
-			fprintf(out, "%s%s\n", first ? "" : "\n", m->label);
+			/* Short: the label lines alone part the blocks. */
+			fprintf(out, "%s%s\n", first || !c->details ? "" : "\n",
+				m->label);
 			first = false;
 			for (st = 0; st < ST__NR; st++) {
 				if (!row_shown(c, m, st))
