@@ -21,6 +21,7 @@
 #include "figure.h"
 #include "json.h"
 #include "profile.h"
+#include "util.h"
 
 enum stat_row {
 	ST_MIN, ST_Q1, ST_Q2, ST_Q3, ST_P1, ST_P5, ST_P10, ST_P90, ST_P95,
@@ -743,11 +744,171 @@ static void span_range(const struct compare *c, const struct compare_span *s,
 			}
 }
 
+static uint64_t span_value(const struct compare_span_side *d, int row)
+{
+	return row == 0 ? d->count : row == 1 ? d->p50 : row == 2 ? d->p90 :
+	       d->p99;
+}
+
+/* The count and percentiles of a span, the sides of table idx[0..n). */
+static void text_span_rows(FILE *out, const struct compare *c,
+			   const struct compare_span *s, const size_t *idx,
+			   size_t n)
+{
+	static const char *const names[] = { "count", "p50", "p90", "p99" };
+	const struct compare_span_side *b0 = &s->side[0];
+	size_t k;
+	int row;
+
+	/* Labels cut as the other tables' are: a release keeps its version. */
+	text_header(out, c, 10, idx, n, SIDE_WIDTH);
+	for (row = 0; row < 4; row++) {
+		size_t room = row_room(10, n);
+
+		fprintf(out, "%-10s", names[row]);
+		for (k = 0; k < n; k++) {
+			const struct compare_span_side *d = &s->side[idx[k]];
+			uint64_t v = span_value(d, row);
+
+			if (!d->present) {
+				fprintf(out, "%12s%11s", "-", "");
+				continue;
+			}
+			fprintf(out, "%12" PRIu64, v);
+			/* Counts are not better or worse. */
+			if (row == 0 || !b0->present)
+				fprintf(out, "%11s", "");
+			else
+				text_delta(out, stats__pdiff(v,
+						span_value(b0, row), true),
+					   false, !idx[k], &room);
+		}
+		fputc('\n', out);
+	}
+}
+
+#define HIST_RANGE_WIDTH 25
+#define HIST_COUNT_WIDTH 11	/* " %10" */
+
+/* The log2 buckets of a span, the sides of table idx[0..n). */
+static void text_span_hist(FILE *out, const struct compare *c,
+			   const struct compare_span *s, const size_t *idx,
+			   size_t n)
+{
+	int b, lo, hi;
+	size_t k;
+
+	span_range(c, s, &lo, &hi);
+	if (lo > hi)
+		return;
+	fprintf(out, "%-*s:", HIST_RANGE_WIDTH, "nsecs");
+	for (k = 0; k < n; k++)
+		fprintf(out, " %10.10s", c->labels[idx[k]]);
+	fputc('\n', out);
+	for (b = lo; b <= hi; b++) {
+		uint64_t low, high;
+		char range[48];
+
+		hist__row_bounds(b, &low, &high);
+		snprintf(range, sizeof(range), "%" PRIu64 " -> %" PRIu64, low,
+			 high);
+		fprintf(out, "%-*s:", HIST_RANGE_WIDTH, range);
+		for (k = 0; k < n; k++)
+			fprintf(out, " %10" PRIu64,
+				s->side[idx[k]].present ?
+				s->side[idx[k]].bucket[b] : 0);
+		fputc('\n', out);
+	}
+}
+
+/*
+ * The short output's spans: one table (a table per side after the base,
+ * as ever) of a block per span, its name on a line of its own, then its
+ * count, p50 and p99 (p90 and the histograms are for --details).
+ */
+static void text_spans_short(FILE *out, const struct compare *c)
+{
+	static const int rows[] = { 0, 1, 3 };
+	static const char *const names[] = { "count", "p50", "p90", "p99" };
+	size_t per = sides_per_table(10, SIDE_WIDTH);
+	size_t i, k, t, n, r, *idx = calloc(c->nr_sides, sizeof(*idx));
+	bool kernel = false;
+	char label[512], cut[COMPARE_TEXT_WIDTH + 1];
+
+	if (!idx || !c->nr_spans)
+		goto out;
+	/* The base's label, cut to keep the line in 72 columns. */
+	fit_label(cut, sizeof(cut), c->labels[0], COMPARE_TEXT_WIDTH -
+		  strlen("Spans, nsecs (% against : positive is faster):"));
+	fprintf(out, "\nSpans, nsecs (%% against %s: positive is faster):\n",
+		cut);
+	for (t = 0; t < nr_tables(c, per); t++) {
+		n = table_sides(c, per, t, idx);
+		if (t)
+			fputc('\n', out);
+		text_header(out, c, 10, idx, n, SIDE_WIDTH);
+		for (i = 0; i < c->nr_spans; i++) {
+			const struct compare_span *s = &c->spans[i];
+			const struct compare_span_side *b0 = &s->side[0];
+
+			kernel |= s->kernel;
+			snprintf(label, sizeof(label), "%s%s%s%s%s",
+				 s->kernel ? "kernel " : "", s->name,
+				 s->subsystem ? " (" : "",
+				 s->subsystem ? s->subsystem : "",
+				 s->subsystem ? ")" : "");
+			fit_label(cut, sizeof(cut), label, COMPARE_TEXT_WIDTH);
+			fprintf(out, "%s\n", cut);
+			for (r = 0; r < ARRAY_SIZE(rows); r++) {
+				size_t room = row_room(10, n);
+
+				fprintf(out, "%-10s", names[rows[r]]);
+				for (k = 0; k < n; k++) {
+					const struct compare_span_side *d =
+						&s->side[idx[k]];
+					uint64_t v = span_value(d, rows[r]);
+
+					if (!d->present) {
+						fprintf(out, "%12s%11s", "-", "");
+						continue;
+					}
+					fprintf(out, "%12" PRIu64, v);
+					if (!rows[r] || !b0->present)
+						fprintf(out, "%11s", "");
+					else
+						text_delta(out, stats__pdiff(v,
+							span_value(b0, rows[r]),
+							true), false, !idx[k],
+							&room);
+				}
+				fputc('\n', out);
+			}
+		}
+	}
+	if (kernel)
+		fprintf(out, "kernel: timed by BPF; p50, p99: the high end of a log2 bucket\n");
+out:
+	free(idx);
+}
+
+/*
+ * Each span: its percentiles, and with --details its histogram; more
+ * sides than 72 columns hold repeat the base in further tables, as the
+ * bench tables do.
+ */
 static void text_spans(FILE *out, const struct compare *c)
 {
-	size_t i, k;
-	int row, b, lo, hi;
+	size_t per = sides_per_table(10, SIDE_WIDTH);
+	size_t hper = sides_per_table(HIST_RANGE_WIDTH + 1, HIST_COUNT_WIDTH);
+	size_t i, t, n, *idx = calloc(c->nr_sides, sizeof(*idx));
 
+	if (!idx)
+		return;
+	if (!c->details) {
+		free(idx);
+		text_spans_short(out, c);
+		return;
+	}
 	for (i = 0; i < c->nr_spans; i++) {
 		const struct compare_span *s = &c->spans[i];
 
@@ -757,65 +918,16 @@ static void text_spans(FILE *out, const struct compare *c)
 			"", s->subsystem ? ")" : "",
 			s->kernel ? ":\n(timed by BPF; p50..p99: the high end of a log2 bucket)" :
 			":");
-		fprintf(out, "%-10s", "");
-		for (k = 0; k < c->nr_sides; k++)
-			fprintf(out, "%*.*s", SIDE_WIDTH, SIDE_WIDTH - 1,
-				c->labels[k]);
-		fputc('\n', out);
-		for (row = 0; row < 4; row++) {
-			static const char *const names[] = {
-				"count", "p50", "p90", "p99" };
-			size_t room = row_room(10, c->nr_sides);
-
-			fprintf(out, "%-10s", names[row]);
-			for (k = 0; k < c->nr_sides; k++) {
-				const struct compare_span_side *d = &s->side[k];
-				const struct compare_span_side *b0 =
-					&s->side[0];
-				uint64_t v = row == 0 ? d->count : row == 1 ?
-					d->p50 : row == 2 ? d->p90 : d->p99;
-				uint64_t bv = row == 0 ? b0->count : row == 1 ?
-					b0->p50 : row == 2 ? b0->p90 : b0->p99;
-
-				if (!d->present) {
-					fprintf(out, "%12s%11s", "-", "");
-					continue;
-				}
-				fprintf(out, "%12" PRIu64, v);
-				/* Counts are not better or worse. */
-				if (row == 0 || !b0->present)
-					fprintf(out, "%11s", "");
-				else
-					text_delta(out, stats__pdiff(v, bv,
-								     true),
-						   false, !k, &room);
-			}
-			fputc('\n', out);
+		for (t = 0; t < nr_tables(c, per); t++) {
+			n = table_sides(c, per, t, idx);
+			text_span_rows(out, c, s, idx, n);
 		}
-		span_range(c, s, &lo, &hi);
-		if (!c->details)
-			continue;
-		if (lo <= hi) {
-			fprintf(out, "%-25s:", "nsecs");
-			for (k = 0; k < c->nr_sides; k++)
-				fprintf(out, " %10.10s", c->labels[k]);
-			fputc('\n', out);
-		}
-		for (b = lo; b <= hi; b++) {
-			uint64_t low, high;
-			char range[48];
-
-			hist__row_bounds(b, &low, &high);
-			snprintf(range, sizeof(range), "%" PRIu64 " -> %"
-				 PRIu64, low, high);
-			fprintf(out, "%-25s:", range);
-			for (k = 0; k < c->nr_sides; k++)
-				fprintf(out, " %10" PRIu64,
-					s->side[k].present ?
-					s->side[k].bucket[b] : 0);
-			fputc('\n', out);
+		for (t = 0; t < nr_tables(c, hper); t++) {
+			n = table_sides(c, hper, t, idx);
+			text_span_hist(out, c, s, idx, n);
 		}
 	}
+	free(idx);
 }
 
 /*
@@ -919,8 +1031,9 @@ static void text_more(FILE *out, const struct compare *c)
 			span_range(c, &c->spans[i], &lo, &hi);
 			hist |= lo <= hi;
 		}
-		if (hist)
-			fprintf(out, "\nMore with --details: the spans' log2 histograms.\n");
+		if (c->nr_spans)
+			fprintf(out, "\nMore with --details: the spans' p90%s.\n",
+				hist ? " and log2 histograms" : "");
 		return;
 	}
 	if (hidden) {

@@ -41,8 +41,11 @@ def rows(lines):
             out[key] = line
         elif line.startswith(" "):
             header = line.strip()
-        else:
-            label = line.strip()
+        elif not line.startswith("("):
+            # --details heads a span "span NAME (SUBSYS), nsecs:", the
+            # default "NAME (SUBSYS)": the same span.
+            label = re.sub(r"^(kernel )?span ", r"\1", line.strip())
+            label = re.sub(r"(, nsecs)?:$", "", label)
     return out
 
 

@@ -60,6 +60,9 @@ pasteable base.json -- new.json
 pasteable base.json base2.json -- new.json -- newer.json
 pasteable single-a.json -- single-b.json
 pasteable prof-a.json -- prof-b.json
+pasteable prof-a.json -- prof-b.json -- prof-a.json --labels a,b,c
+pasteable prof-a.json -- prof-b.json \
+	--labels 6.12.118+deb12-cloud-amd64-and-then-some,after
 pasteable acc-a.json -- acc-b.json
 pasteable acc-a.json -- acc-b.json -- acc-a.json --labels a,b,c
 [ "$(wc -l <"$TMP/short-accuracy.txt")" -lt \
