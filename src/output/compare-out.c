@@ -750,41 +750,49 @@ static uint64_t span_value(const struct compare_span_side *d, int row)
 	       d->p99;
 }
 
+enum { SPAN_COUNT, SPAN_P50, SPAN_P90, SPAN_P99 };
+
+static const char *const span_rows[] = { "count", "p50", "p90", "p99" };
+
+/* Row row of a span, the sides of table idx[0..n). */
+static void text_span_row(FILE *out, const struct compare_span *s, int row,
+			  const size_t *idx, size_t n)
+{
+	const struct compare_span_side *b0 = &s->side[0], *d;
+	size_t k, room = row_room(10, n);
+	uint64_t v;
+
+	fprintf(out, "%-10s", span_rows[row]);
+	for (k = 0; k < n; k++) {
+		d = &s->side[idx[k]];
+		v = span_value(d, row);
+		if (!d->present) {
+			fprintf(out, "%12s%11s", "-", "");
+			continue;
+		}
+		fprintf(out, "%12" PRIu64, v);
+		/* Counts are not better or worse. */
+		if (row == SPAN_COUNT || !b0->present)
+			fprintf(out, "%11s", "");
+		else
+			text_delta(out, stats__pdiff(v, span_value(b0, row),
+						     true),
+				   false, !idx[k], &room);
+	}
+	fputc('\n', out);
+}
+
 /* The count and percentiles of a span, the sides of table idx[0..n). */
 static void text_span_rows(FILE *out, const struct compare *c,
 			   const struct compare_span *s, const size_t *idx,
 			   size_t n)
 {
-	static const char *const names[] = { "count", "p50", "p90", "p99" };
-	const struct compare_span_side *b0 = &s->side[0];
-	size_t k;
 	int row;
 
 	/* Labels cut as the other tables' are: a release keeps its version. */
 	text_header(out, c, 10, idx, n, SIDE_WIDTH);
-	for (row = 0; row < 4; row++) {
-		size_t room = row_room(10, n);
-
-		fprintf(out, "%-10s", names[row]);
-		for (k = 0; k < n; k++) {
-			const struct compare_span_side *d = &s->side[idx[k]];
-			uint64_t v = span_value(d, row);
-
-			if (!d->present) {
-				fprintf(out, "%12s%11s", "-", "");
-				continue;
-			}
-			fprintf(out, "%12" PRIu64, v);
-			/* Counts are not better or worse. */
-			if (row == 0 || !b0->present)
-				fprintf(out, "%11s", "");
-			else
-				text_delta(out, stats__pdiff(v,
-						span_value(b0, row), true),
-					   false, !idx[k], &room);
-		}
-		fputc('\n', out);
-	}
+	for (row = SPAN_COUNT; row <= SPAN_P99; row++)
+		text_span_row(out, s, row, idx, n);
 }
 
 #define HIST_RANGE_WIDTH 25
@@ -828,10 +836,9 @@ static void text_span_hist(FILE *out, const struct compare *c,
  */
 static void text_spans_short(FILE *out, const struct compare *c)
 {
-	static const int rows[] = { 0, 1, 3 };
-	static const char *const names[] = { "count", "p50", "p90", "p99" };
+	static const int rows[] = { SPAN_COUNT, SPAN_P50, SPAN_P99 };
 	size_t per = sides_per_table(10, SIDE_WIDTH);
-	size_t i, k, t, n, r, *idx = calloc(c->nr_sides, sizeof(*idx));
+	size_t i, t, n, r, *idx = calloc(c->nr_sides, sizeof(*idx));
 	bool kernel = false;
 	char label[512], cut[COMPARE_TEXT_WIDTH + 1];
 
@@ -849,7 +856,6 @@ static void text_spans_short(FILE *out, const struct compare *c)
 		text_header(out, c, 10, idx, n, SIDE_WIDTH);
 		for (i = 0; i < c->nr_spans; i++) {
 			const struct compare_span *s = &c->spans[i];
-			const struct compare_span_side *b0 = &s->side[0];
 
 			kernel |= s->kernel;
 			snprintf(label, sizeof(label), "%s%s%s%s%s",
@@ -859,30 +865,8 @@ static void text_spans_short(FILE *out, const struct compare *c)
 				 s->subsystem ? ")" : "");
 			fit_label(cut, sizeof(cut), label, COMPARE_TEXT_WIDTH);
 			fprintf(out, "%s\n", cut);
-			for (r = 0; r < ARRAY_SIZE(rows); r++) {
-				size_t room = row_room(10, n);
-
-				fprintf(out, "%-10s", names[rows[r]]);
-				for (k = 0; k < n; k++) {
-					const struct compare_span_side *d =
-						&s->side[idx[k]];
-					uint64_t v = span_value(d, rows[r]);
-
-					if (!d->present) {
-						fprintf(out, "%12s%11s", "-", "");
-						continue;
-					}
-					fprintf(out, "%12" PRIu64, v);
-					if (!rows[r] || !b0->present)
-						fprintf(out, "%11s", "");
-					else
-						text_delta(out, stats__pdiff(v,
-							span_value(b0, rows[r]),
-							true), false, !idx[k],
-							&room);
-				}
-				fputc('\n', out);
-			}
+			for (r = 0; r < ARRAY_SIZE(rows); r++)
+				text_span_row(out, s, rows[r], idx, n);
 		}
 	}
 	if (kernel)

@@ -133,6 +133,13 @@ $O profiles "$TMP/kprof.text" "$TMP/kprof.markdown" "$TMP/kprof.csv" \
 	"$TMP/kprof.json" \
 	"$TMP/kprof-0.json" "$TMP/kprof-1.json" ||
 	fail "compare of profiles with kernel spans: a span differs"
+# The default: the same spans' figures, in 72 columns and 60 lines.
+"$RS_BIN" compare "$TMP/kprof-0.json" -- "$TMP/kprof-1.json" \
+	>"$TMP/kprof-short.text" || fail "compare of profiles with kernel spans"
+grep -q "^kernel hold (core)$" "$TMP/kprof-short.text" ||
+	fail "the default shows no span timed in the kernel"
+python3 tests/shell/compare-paste.py "$TMP/kprof-short.text" \
+	"$TMP/kprof.text" || fail "compare of kernel spans: not pasteable"
 
 # --- live: a recording, and bench -------------------------------------------
 if [ "$(id -u)" -ne 0 ]; then
