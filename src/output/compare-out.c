@@ -744,17 +744,17 @@ static void span_range(const struct compare *c, const struct compare_span *s,
 			}
 }
 
-static uint64_t span_value(const struct compare_span_side *d, int row)
-{
-	return row == 0 ? d->count : row == 1 ? d->p50 : row == 2 ? d->p90 :
-	       d->p99;
-}
-
 enum { SPAN_COUNT, SPAN_P50, SPAN_P90, SPAN_P99 };
 
 static const char *const span_rows[] = { "count", "p50", "p90", "p99" };
 
-/* Row row of a span, the sides of table idx[0..n). */
+static uint64_t span_value(const struct compare_span_side *d, int row)
+{
+	return row == SPAN_COUNT ? d->count : row == SPAN_P50 ? d->p50 :
+	       row == SPAN_P90 ? d->p90 : d->p99;
+}
+
+/* A row of a span (SPAN_*), the sides of table idx[0..n). */
 static void text_span_row(FILE *out, const struct compare_span *s, int row,
 			  const size_t *idx, size_t n)
 {
@@ -884,15 +884,15 @@ static void text_spans(FILE *out, const struct compare *c)
 {
 	size_t per = sides_per_table(10, SIDE_WIDTH);
 	size_t hper = sides_per_table(HIST_RANGE_WIDTH + 1, HIST_COUNT_WIDTH);
-	size_t i, t, n, *idx = calloc(c->nr_sides, sizeof(*idx));
+	size_t i, t, n, *idx;
 
-	if (!idx)
-		return;
 	if (!c->details) {
-		free(idx);
 		text_spans_short(out, c);
 		return;
 	}
+	idx = calloc(c->nr_sides, sizeof(*idx));
+	if (!idx)
+		return;
 	for (i = 0; i < c->nr_spans; i++) {
 		const struct compare_span *s = &c->spans[i];
 
