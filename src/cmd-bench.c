@@ -835,9 +835,13 @@ static void print_finished(void *ctx, struct bench_results *res)
 
 	if (!n)
 		return;
-	printf("# rstat-analyze bench %s: interrupted after %u of %u repetition%s (not saved)\n",
-	       scenario_names[p->scenario], n, p->reps,
-	       p->reps > 1 ? "s" : "");
+	if (p->until.target_pct)
+		printf("# rstat-analyze bench %s: interrupted after %u repetition%s of --until (not saved)\n",
+		       scenario_names[p->scenario], n, n > 1 ? "s" : "");
+	else
+		printf("# rstat-analyze bench %s: interrupted after %u of %u repetition%s (not saved)\n",
+		       scenario_names[p->scenario], n, p->reps,
+		       p->reps > 1 ? "s" : "");
 	bench_results__print(res, stdout, 0, NULL);
 }
 
