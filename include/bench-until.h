@@ -18,11 +18,13 @@
 
 struct bench_results;
 
-/* --until RES[,SECONDS] */
+/* --until RES[,SECONDS[,METRIC]] */
 struct bench_until {
 	double target_pct;	/* 0: no --until */
 	double max_s;		/* the time limit */
 	unsigned int max_reps;	/* repetitions (of each variant) at most */
+	/* A metric's name or stat file ("cpu.stat"); "": the first. */
+	char metric[64];
 };
 
 #define BENCH_UNTIL_MAX_S 600
@@ -47,8 +49,9 @@ struct bench_until_state {
 };
 
 /*
- * Parse "RES[,SECONDS]" (RES a percentage, "%" optional, above 0 and at
- * most 1000; SECONDS above 0): 0, or -EINVAL with why.
+ * Parse "RES[,SECONDS[,METRIC]]" (RES a percentage, "%" optional, above
+ * 0 and at most 1000; SECONDS above 0; METRIC a metric's name or its
+ * stat file, of [A-Za-z0-9._-]): 0, or -EINVAL with why.
  */
 int bench_until__parse(struct bench_until *u, const char *arg, char *why,
 		       size_t len);
@@ -56,13 +59,14 @@ int bench_until__parse(struct bench_until *u, const char *arg, char *why,
 /*
  * After a repetition of each of res[0..n) (the base first), reps of them
  * done, elapsed_s since the run began, with min_reps asked for (-r):
- * st's resolution and, when the run ends here, st->end. True when it
- * ends.
+ * st's resolution and, when the run ends here, st->end. 1 when it ends,
+ * 0 when it goes on, -ENOENT when the results have no metric u->metric
+ * names (the metrics they have in why).
  */
-bool bench_until__check(const struct bench_until *u, unsigned int min_reps,
-			struct bench_results *const *res, size_t n,
-			unsigned int reps, double elapsed_s,
-			struct bench_until_state *st);
+int bench_until__check(const struct bench_until *u, unsigned int min_reps,
+		       struct bench_results *const *res, size_t n,
+		       unsigned int reps, double elapsed_s,
+		       struct bench_until_state *st, char *why, size_t len);
 
 /* The parameters of r that say so (until_*): 0 or -ENOMEM. */
 int bench_until__save(struct bench_results *r, const struct bench_until *u,

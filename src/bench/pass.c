@@ -382,16 +382,29 @@ static double elapsed_s(const struct timespec *t0)
 	return now.tv_sec - t0->tv_sec + (now.tv_nsec - t0->tv_nsec) / 1e9;
 }
 
-/* --until: whether the timed pass rep (done) asks for another. */
-static void until_next(struct bench_run *run, unsigned int rep)
+/*
+ * --until: whether the timed pass rep (done) asks for another; -ENOENT
+ * after saying so when the results have no metric --until names.
+ */
+static int until_next(struct bench_run *run, unsigned int rep)
 {
 	const struct bench_params *p = run->p;
+	char have[512];
+	int ret;
 
 	if (!p->until.target_pct || rep + 1 != run->reps)
-		return;
-	if (!bench_until__check(&p->until, p->reps, &run->res, 1, rep + 1,
-				elapsed_s(&run->t0), &run->until))
+		return 0;
+	ret = bench_until__check(&p->until, p->reps, &run->res, 1, rep + 1,
+				 elapsed_s(&run->t0), &run->until, have,
+				 sizeof(have));
+	if (ret < 0) {
+		bench_run__error(run, "bench: --until: no metric %s in the results; they have %s",
+				 p->until.metric, have);
+		return ret;
+	}
+	if (!ret)
 		run->reps++;
+	return 0;
 }
 
 int bench_run__pass_start(struct bench_run *run, unsigned int rep)
@@ -403,7 +416,7 @@ int bench_run__pass_end(struct bench_run *run, unsigned int rep, int err)
 {
 	if (!bench_run__recorded_pass(run, rep)) {
 		if (!err && !bench_stop)
-			until_next(run, rep);
+			err = until_next(run, rep);
 		return err;
 	}
 	if (bench_run__stop_recorder(run) && !err && !bench_stop)

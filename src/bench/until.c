@@ -39,11 +39,19 @@ const char *bench_until__end_name(enum bench_until_end end)
 	return end_names[end];
 }
 
+static bool metric_char(char c)
+{
+	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+	       (c >= '0' && c <= '9') || c == '.' || c == '_' || c == '-';
+}
+
 int bench_until__parse(struct bench_until *u, const char *arg, char *why,
 		       size_t len)
 {
 	char *end;
+	const char *metric = "";
 	double res, secs = BENCH_UNTIL_MAX_S;
+	size_t i;
 
 	errno = 0;
 	res = strtod(arg, &end);
@@ -62,24 +70,42 @@ int bench_until__parse(struct bench_until *u, const char *arg, char *why,
 		secs = strtod(s, &end);
 		if (end != s && *end == 's')
 			end++;
-		if (end == s || *end || errno || !(secs > 0) ||
-		    secs > 7 * 86400) {
+		if (*end == ',')
+			metric = end + 1;
+		if (end == s || (*end && *end != ',') || errno ||
+		    !(secs > 0) || secs > 7 * 86400) {
 			snprintf(why, len, "--until '%s': the time limit is seconds above 0, at most a week (e.g. 5%%,300)",
 				 arg);
 			return -EINVAL;
 		}
 	}
+	for (i = 0; metric[i] && metric_char(metric[i]); i++)
+		;
+	if (metric[i] || (*end == ',' && !i) || i >= sizeof(u->metric)) {
+		snprintf(why, len, "--until '%s': the metric is a name or a stat file (e.g. 5%%,300,cpu.stat)",
+			 arg);
+		return -EINVAL;
+	}
 	u->target_pct = res;
 	u->max_s = secs;
 	u->max_reps = BENCH_UNTIL_MAX_REPS;
+	snprintf(u->metric, sizeof(u->metric), "%s", metric);
 	return 0;
+}
+
+static bool named(const struct bench_metric *m, const char *want)
+{
+	return !*want || !strcmp(m->name, want) ||
+	       (m->file && !strcmp(m->file, want));
 }
 
 /*
  * The metric judged: the first distribution of the first repetition
- * (stat-read: the first file's reads), else its first figure.
+ * that want names (by its name or its file; "": any), else the first
+ * figure it names (stat-read with no want: the first file's reads).
  */
-static const struct bench_metric *primary(struct bench_results *r)
+static const struct bench_metric *primary(struct bench_results *r,
+					  const char *want)
 {
 	const struct bench_metric *m;
 	size_t i, n;
@@ -89,10 +115,30 @@ static const struct bench_metric *primary(struct bench_results *r)
 	n = bench_results__nr_metrics(r, 0);
 	for (i = 0; i < n; i++) {
 		m = bench_results__metric(r, 0, i);
-		if (m->is_hist)
+		if (m->is_hist && named(m, want))
 			return m;
 	}
-	return n ? bench_results__metric(r, 0, 0) : NULL;
+	for (i = 0; i < n; i++) {
+		m = bench_results__metric(r, 0, i);
+		if (named(m, want))
+			return m;
+	}
+	return NULL;
+}
+
+/* "read_ns cgroup.stat, reads_per_s, ..." into why. */
+static void list_metrics(struct bench_results *r, char *why, size_t len)
+{
+	const struct bench_metric *m;
+	size_t i, n = bench_results__nr_metrics(r, 0), used = 0;
+
+	why[0] = '\0';
+	for (i = 0; i < n && used < len; i++) {
+		m = bench_results__metric(r, 0, i);
+		used += snprintf(why + used, len - used, "%s%s%s%s",
+				 i ? ", " : "", m->name, m->file ? " " : "",
+				 m->file ? m->file : "");
+	}
 }
 
 /*
@@ -156,13 +202,17 @@ static double resolution(struct bench_results *const *res, size_t n,
 	return worst;
 }
 
-bool bench_until__check(const struct bench_until *u, unsigned int min_reps,
-			struct bench_results *const *res, size_t n,
-			unsigned int reps, double elapsed_s,
-			struct bench_until_state *st)
+int bench_until__check(const struct bench_until *u, unsigned int min_reps,
+		       struct bench_results *const *res, size_t n,
+		       unsigned int reps, double elapsed_s,
+		       struct bench_until_state *st, char *why, size_t len)
 {
-	const struct bench_metric *m = n ? primary(res[0]) : NULL;
+	const struct bench_metric *m = n ? primary(res[0], u->metric) : NULL;
 
+	if (!m && n && *u->metric && bench_results__nr_reps(res[0])) {
+		list_metrics(res[0], why, len);
+		return -ENOENT;
+	}
 	st->reps = reps;
 	st->elapsed_s = elapsed_s;
 	st->resolution_pct = NAN;
@@ -182,7 +232,7 @@ bool bench_until__check(const struct bench_until *u, unsigned int min_reps,
 		st->end = BENCH_UNTIL_TIME;
 	else if (reps >= u->max_reps)
 		st->end = BENCH_UNTIL_REPS;
-	return st->end != BENCH_UNTIL_RUNNING;
+	return st->end != BENCH_UNTIL_RUNNING ? 1 : 0;
 }
 
 int bench_until__save(struct bench_results *r, const struct bench_until *u,

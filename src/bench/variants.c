@@ -249,7 +249,8 @@ int bench__run_variants(const struct bench_params *p,
 	struct timespec t0;
 	unsigned int *reps_done = calloc(p->nr_variants, sizeof(*reps_done));
 	struct bench_params one;
-	int dirfd = -1, err = -ENOMEM;
+	char have[512], msg[640];
+	int dirfd = -1, err = -ENOMEM, ended;
 
 	if (!order || !reps_done) {
 		fwd_error(&vr, "bench: out of memory");
@@ -309,11 +310,21 @@ int bench__run_variants(const struct bench_params *p,
 			done(ops->ctx, &p->variants[vr.cur],
 			     reps_done[vr.cur], k + 1, vr.acc[vr.cur]);
 		/* --until: at the end of each round, on all variants */
-		if (p->until.target_pct && (k + 1) % p->nr_variants == 0 &&
-		    bench_until__check(&p->until, p->reps, vr.acc,
-				       p->nr_variants,
-				       (k + 1) / p->nr_variants,
-				       elapsed_s(&t0), &st)) {
+		if (!p->until.target_pct || (k + 1) % p->nr_variants)
+			continue;
+		ended = bench_until__check(&p->until, p->reps, vr.acc,
+					   p->nr_variants,
+					   (k + 1) / p->nr_variants,
+					   elapsed_s(&t0), &st, have,
+					   sizeof(have));
+		if (ended < 0) {
+			snprintf(msg, sizeof(msg), "bench: --until: no metric %s in the results; they have %s",
+				 p->until.metric, have);
+			fwd_error(&vr, msg);
+			err = ended;
+			goto out;
+		}
+		if (ended) {
 			nr_runs = k + 1;
 			break;
 		}

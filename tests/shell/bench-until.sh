@@ -1,7 +1,8 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# bench --until RES[,SECONDS]: usage errors first (exit 2, one line);
+# bench --until RES[,SECONDS[,METRIC]]: usage errors first (exit 2, one
+# line);
 # then, as root, on the host: a target any run meets stops at the third
 # repetition (the least a resolution may end a run at), or at -r when -r
 # asks for more; a target no run meets stops on the time limit. Each time
@@ -11,6 +12,7 @@
 # p50s (Welch's detectable difference at 5% and 80% power, scipy's t
 # quantiles when Debian's scipy is there). With two variants the rounds
 # stay interleaved and both files hold the same number of repetitions.
+# METRIC chooses the metric judged; one the results lack fails the run.
 . tests/shell/lib.sh
 command -v python3 >/dev/null || skip "python3 is not installed"
 RS_ROOT=$PWD
@@ -25,6 +27,8 @@ expect_error 2 "--until '5%,-3': the time limit is seconds" \
 	"$RS_BIN" bench stat-read --until 5%,-3
 expect_error 2 "--until '5%x': give the resolution in percent" \
 	"$RS_BIN" bench stat-read --until 5%x
+expect_error 2 "--until '5%,60,a/b': the metric is a name or a stat file" \
+	"$RS_BIN" bench stat-read --until 5%,60,a/b
 echo "ok usage errors"
 
 . tests/shell/bench-lib.sh
@@ -143,9 +147,24 @@ timeout 300 "$RS_BIN" bench $run --until 0.0001%,300 --json cap.json \
 check cap.out repetitions cap.json
 grep -q '^# --until 0.0001%: ended by the cap of 100 repetitions after 100 repetitions' \
 	cap.out || fail "not the cap: $(grep '^#' cap.out)"
+# METRIC: the second file's reads judged, by its file's name.
+timeout 300 "$RS_BIN" bench ${run/cgroup.stat/cgroup.stat,cpu.stat} \
+	--until 1000%,120,cpu.stat --json chosen.json >chosen.out \
+	2>chosen.err || fail "bench --until 1000%,120,cpu.stat: $(cat chosen.err)"
+check chosen.out resolution chosen.json
+grep -q 'of the p50 of read_ns cpu.stat$' chosen.out ||
+	fail "not cpu.stat judged: $(grep '^# --until' chosen.out)"
+# ... and one the results lack fails the run, naming those they have.
+expect_error 1 "--until: no metric nope in the results; they have read_ns cgroup.stat, " \
+	"$RS_BIN" bench $run --until 5%,60,nope --json nope.json
+[ -e nope.json ] && fail "a results file for a run that failed"
+expect_error 1 "--until: no metric nope in the results; they have read_ns cgroup.stat, " \
+	"$RS_BIN" bench $run --until 5%,60,nope \
+	--variant a:--interleave --variant b:--discrete -o vnope
+[ -e vnope/a/results.json ] && fail "a variant's results file for a run that failed"
 }
 no_leftovers "after the host runs"
-echo "ok --until on the host: resolution, -r, time limit"
+echo "ok --until on the host: resolution, -r, time limit, cap, METRIC"
 
 # Variants: whole rounds, interleaved; the worst of b against a.
 v="--variant a:--interleave --variant b:--discrete"
