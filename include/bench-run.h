@@ -16,6 +16,7 @@
 #include <stdint.h>
 
 #include "bench-accuracy.h"
+#include "bench-until.h"
 #include "vm.h"
 
 #define BENCH_MAX_FILES 8
@@ -42,7 +43,8 @@ struct bench_params {
 	int nopts;		/* optind after the options */
 	enum scenario scenario;
 	bool main_job;		/* no scenario named */
-	unsigned int reps;
+	unsigned int reps;	/* with until: the least */
+	struct bench_until until;	/* --until; target_pct 0: none */
 	bool record;
 	/*
 	 * The reads decomposed in the kernel (bench-breakdown.h): in the
@@ -139,7 +141,9 @@ void bench__stop(int sig);
 /*
  * Run p's scenario (p as bench's options left it). 0 when the results are
  * saved and given to ops->results; -errno after ops->error said why
- * (-EINTR: stopped by bench__stop(), nothing left behind).
+ * (-EINTR: stopped by bench__stop(), nothing left behind). With
+ * p->until, repetitions follow p->reps until bench_until__check() ends
+ * the run; the results' until_* parameters say how it ended.
  */
 int bench__run(const struct bench_params *p, const struct bench_ops *ops);
 
@@ -152,15 +156,19 @@ int bench__run(const struct bench_params *p, const struct bench_ops *ops);
  * meanwhile hits every variant alike. Each variant's repetitions are
  * kept apart, and written when all are done as DIR/<name>/results.json
  * (p->outdir), the variant, its options and the order of all runs in
- * its parameters. done, if not NULL, hears of each run's end. 0, or
- * -errno after ops->error said why (-EINTR: stopped by bench__stop(),
- * nothing written, nothing left behind).
+ * its parameters. done, if not NULL, hears of each run's end. With
+ * p->until, rounds follow the p->reps first until bench_until__check()
+ * on all variants ends the run; how, in *until (if not NULL) and in each
+ * variant's until_* parameters. 0, or -errno after ops->error said why
+ * (-EINTR: stopped by bench__stop(), nothing written, nothing left
+ * behind).
  */
 int bench__run_variants(const struct bench_params *p,
 			const struct bench_ops *ops,
 			void (*done)(void *ctx, const struct bench_variant *v,
 				     unsigned int rep, unsigned int nr_done,
-				     const struct bench_results *res));
+				     const struct bench_results *res),
+			struct bench_until_state *until);
 
 /* Where the run records (--record). */
 void bench__recording_path(const struct bench_params *p, char *buf,

@@ -106,6 +106,12 @@ struct compare {
 	const char *const *labels;	/* [nr_sides] */
 	bool profile;			/* report --json inputs */
 	const char *title;		/* bench scenario, or NULL */
+	/*
+	 * Text and markdown: every statistic, every metric, time(1),
+	 * ministat and the profiles' histograms. Without it they print
+	 * what a reply on a mailing list needs (compare_out__text()).
+	 */
+	bool details;
 	/* bench results */
 	struct compare_metric *metrics;
 	size_t nr_metrics;
@@ -134,6 +140,15 @@ struct compare {
 /* Text output width: what survives two levels of email quoting. */
 #define COMPARE_TEXT_WIDTH 72
 
+/*
+ * Text in 72 columns. By default short enough to paste (at most about 60
+ * lines): the warnings, the key rows of mmtests' table (distributions:
+ * 2nd-qrtle, Max-99 and Amean; accuracy's error and staleness: 2nd-qrtle,
+ * Max-99 and Max; single figures: Amean or Hmean), a verdict line per
+ * metric and side, and a line saying what --details adds. The rows are
+ * the full table's, figure for figure. With c->details: every
+ * statistic, the verdicts in full, time(1) and ministat.
+ */
 int compare_out__text(FILE *out, const struct compare *c);
 int compare_out__markdown(FILE *out, const struct compare *c);
 int compare_out__csv(FILE *out, const struct compare *c);

@@ -96,6 +96,17 @@ for f in text markdown csv json; do
 		$c/single-b.json --format $f --labels A,B
 done
 run compare-other "$BIN" compare $c/base.json -- $c/other.json
+# The default (short) text and markdown above; every figure with --details.
+for f in text markdown; do
+	run compare-bench-details-$f "$BIN" compare $c/base.json $c/base2.json \
+		-- $c/new.json -- $c/newer.json --format $f --details
+	run compare-prof-details-$f "$BIN" compare $c/prof-a.json -- \
+		$c/prof-b.json --format $f --details
+	run compare-acc-$f "$BIN" compare $c/acc-a.json -- $c/acc-b.json \
+		--format $f
+	run compare-acc-details-$f "$BIN" compare $c/acc-a.json -- \
+		$c/acc-b.json --format $f --details
+done
 
 p=$data/plot
 for k in hist cdf bars; do

@@ -10,6 +10,7 @@
 #include <getopt.h>
 #include <inttypes.h>
 #include <limits.h>
+#include <math.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -36,7 +37,8 @@ static void bench_signal(int sig)
 
 static const char bench_usage_text[] =
 	"usage: rstat-analyze bench [stat-read|many-cgroups|pipe|fault|accuracy]\n"
-	"                           [-r N] [--record] [--breakdown] [--json FILE]\n"
+	"                           [-r N] [--until RES[,SECS[,METRIC]]]\n"
+	"                           [--record] [--breakdown] [--json FILE]\n"
 	"                           [-o DIR]\n"
 	"                           [--allow-shared-dir] [--root PATH] [--keep]\n"
 	"                           [scenario options]\n"
@@ -58,7 +60,15 @@ static void bench_help(void)
 	      "time it, keep every repetition's figures. With no scenario\n"
 	      "named: stat-read --record with small defaults, then the report.\n"
 	      "\n"
-	      "  -r, --repeat N        repetitions (default 1)\n"
+	      "  -r, --repeat N        repetitions (default 1; with --until, the\n"
+	      "                        least)\n"
+	      "      --until RES[,SECS[,METRIC]]  repeat until the run\n"
+	      "                        resolves RES percent (the detectable\n"
+	      "                        difference of the per-repetition p50\n"
+	      "                        of METRIC, a name or a stat file, by\n"
+	      "                        default the first; e.g. 5%), SECS\n"
+	      "                        pass (default 600) or 100 repetitions\n"
+	      "                        are done\n"
 	      "      --record          one more pass, recorded (rstat.data beside\n"
 	      "                        the results; the timed repetitions are\n"
 	      "                        never recorded), and the report after;\n"
@@ -161,6 +171,7 @@ enum {
 	OPT_VARIANT,
 	OPT_VARIANT_ORDER,
 	OPT_BREAKDOWN,
+	OPT_UNTIL,
 	OPT__END,
 };
 
@@ -193,6 +204,7 @@ static const struct option bench_options[] = {
 	{ "psi", required_argument, NULL, OPT_PSI },
 	{ "variant", required_argument, NULL, OPT_VARIANT },
 	{ "variant-order", required_argument, NULL, OPT_VARIANT_ORDER },
+	{ "until", required_argument, NULL, OPT_UNTIL },
 	{ "help", no_argument, NULL, 'h' },
 	VM_LONG_OPTIONS,
 	{ NULL, 0, NULL, 0 },
@@ -705,6 +717,11 @@ static int bench_parse_args(int argc, char **argv, struct bench_params *p)
 				return RS_EXIT_USAGE;
 			order_given = true;
 			break;
+		case OPT_UNTIL:
+			if (bench_until__parse(&p->until, optarg, p->why,
+					       sizeof(p->why)))
+				return bad_value(p);
+			break;
 		VM_OPT_CASES:
 			if (vm_opts__parse(&p->vm, c, optarg, err,
 					   sizeof(err))) {
@@ -745,6 +762,9 @@ static int bench_parse_args(int argc, char **argv, struct bench_params *p)
 			 p->json ? "--json" : p->root ? "--root" : "--keep");
 		return RS_EXIT_USAGE;
 	}
+	/* -r is the least: the cap is never below it. */
+	if (p->until.target_pct && p->until.max_reps < p->reps)
+		p->until.max_reps = p->reps;
 	bench_params__finish(p);
 	if (nvariants || order_given)
 		return check_variants(p, variants, nvariants);
@@ -775,14 +795,38 @@ static void say_progress(void *ctx, const char *msg)
 		fprintf(stderr, "\r%-79.79s", msg);
 }
 
+/* How a --until run ended, and the resolution it reached. */
+static void print_until(const struct bench_until *u,
+			const struct bench_until_state *st)
+{
+	char res[32] = "none (fewer than 2 repetitions)";
+
+	if (!isnan(st->resolution_pct))
+		snprintf(res, sizeof(res), "%.2f%%", st->resolution_pct);
+	printf("# --until %g%%: ended by ", u->target_pct);
+	if (st->end == BENCH_UNTIL_RESOLVED)
+		printf("the resolution");
+	else if (st->end == BENCH_UNTIL_TIME)
+		printf("the time limit (%g s)", u->max_s);
+	else
+		printf("the cap of %u repetitions", u->max_reps);
+	printf(" after %u repetition%s in %.1f s: resolution %s of the p50 of %s\n",
+	       st->reps, st->reps == 1 ? "" : "s", st->elapsed_s, res,
+	       *st->metric ? st->metric : "no metric");
+}
+
 static void print_results(void *ctx, struct bench_results *res,
 			  const char *layout)
 {
 	const struct bench_params *p = ctx;
+	size_t n = bench_results__nr_reps(res);
+	struct bench_until_state st;
+	struct bench_until u;
 
-	printf("# rstat-analyze bench %s: %u repetition%s, cgroups %s\n",
-	       scenario_names[p->scenario], p->reps, p->reps > 1 ? "s" : "",
-	       layout);
+	printf("# rstat-analyze bench %s: %zu repetition%s, cgroups %s\n",
+	       scenario_names[p->scenario], n, n > 1 ? "s" : "", layout);
+	if (!bench_until__load(res, &u, &st))
+		print_until(&u, &st);
 	bench_results__print(res, stdout, 0, NULL);
 }
 
@@ -794,9 +838,13 @@ static void print_finished(void *ctx, struct bench_results *res)
 
 	if (!n)
 		return;
-	printf("# rstat-analyze bench %s: interrupted after %u of %u repetition%s (not saved)\n",
-	       scenario_names[p->scenario], n, p->reps,
-	       p->reps > 1 ? "s" : "");
+	if (p->until.target_pct)
+		printf("# rstat-analyze bench %s: interrupted after %u repetition%s of --until (not saved)\n",
+		       scenario_names[p->scenario], n, n > 1 ? "s" : "");
+	else
+		printf("# rstat-analyze bench %s: interrupted after %u of %u repetition%s (not saved)\n",
+		       scenario_names[p->scenario], n, p->reps,
+		       p->reps > 1 ? "s" : "");
 	bench_results__print(res, stdout, 0, NULL);
 }
 
@@ -863,9 +911,10 @@ static void say_run_done(void *ctx, const struct bench_variant *v,
 	const struct bench_rep_time *t;
 
 	t = bench_results__rep_time(res, bench_results__nr_reps(res) - 1);
-	printf("# run %u of %zu: %s, repetition %u: real %.3f s, user %.3f s, sys %.3f s\n",
-	       nr_done, (size_t)p->reps * p->nr_variants, v->name, rep,
-	       t->real_s, t->user_s, t->sys_s);
+	printf("# run %u of %s%zu: %s, repetition %u: real %.3f s, user %.3f s, sys %.3f s\n",
+	       nr_done, p->until.target_pct ? "at most " : "",
+	       (size_t)(p->until.target_pct ? p->until.max_reps : p->reps) *
+	       p->nr_variants, v->name, rep, t->real_s, t->user_s, t->sys_s);
 	fflush(stdout);
 }
 
@@ -895,10 +944,12 @@ static int bench_variants(const struct bench_params *p)
 	};
 	const char *files[BENCH_MAX_VARIANTS], *labels[BENCH_MAX_VARIANTS];
 	char paths[BENCH_MAX_VARIANTS][PATH_MAX];
+	struct bench_until_state st;
 	size_t i, j;
 
-	printf("# rstat-analyze bench %s: %zu variants, %u repetition%s each, order %s",
-	       scenario_names[p->scenario], p->nr_variants, p->reps,
+	printf("# rstat-analyze bench %s: %zu variants, %s%u repetition%s each, order %s",
+	       scenario_names[p->scenario], p->nr_variants,
+	       p->until.target_pct ? "--until, at least " : "", p->reps,
 	       p->reps > 1 ? "s" : "",
 	       p->random_order ? "random" : "alternate");
 	if (p->random_order)
@@ -912,8 +963,10 @@ static int bench_variants(const struct bench_params *p)
 	}
 	fflush(stdout);
 	rs_on_stop_signals(bench_signal);
-	if (bench__run_variants(p, &ops, say_run_done))
+	if (bench__run_variants(p, &ops, say_run_done, &st))
 		return RS_EXIT_FAIL;
+	if (p->until.target_pct)
+		print_until(&p->until, &st);
 	for (i = 0; i < p->nr_variants; i++) {
 		snprintf(paths[i], PATH_MAX, "%s/%s/results.json", p->outdir,
 			 p->variants[i].name);

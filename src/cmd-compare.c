@@ -26,6 +26,7 @@ enum compare_format {
 
 struct compare_params {
 	enum compare_format format;
+	bool details;			/* --details */
 	const char *labels_arg;		/* --labels A,B,C */
 	char **files;			/* every file, side after side */
 	size_t *side_start;		/* [nr_sides + 1] into files */
@@ -40,7 +41,8 @@ struct compare_params {
 static const char compare_usage_text[] =
 	"usage: rstat-analyze compare BASE... -- NEW... [-- NEWER...]\n"
 	"                             [--labels A,B,...]\n"
-	"                             [--format text|markdown|csv|json]\n";
+	"                             [--format text|markdown|csv|json]\n"
+	"                             [--details]\n";
 
 static void compare_usage(FILE *out)
 {
@@ -56,22 +58,28 @@ static void compare_help(void)
 	      "a multi-kernel `bench --kernel A --kernel B -o DIR` wrote,\n"
 	      "given alone, compares its kernels (DIR/<release>/results.json).\n"
 	      "\n"
-	      "Bench results files (`bench --json`, `bench -o DIR`): for every\n"
-	      "metric on all sides, mmtests' table (Min, quartiles, Max-N\n"
-	      "percentiles, Max, Amean or Hmean for rates, Stddev, CoeffVar)\n"
-	      "with percentages where positive is better and a `*` mark when\n"
-	      "Welch's t-test finds the means differ (5%); then the time(1)\n"
-	      "means and ministat's verdict. Distributions pool the per-read\n"
-	      "samples of all repetitions and files of a side, in usecs.\n"
+	      "Bench results files (`bench --json`, `bench -o DIR`): the key\n"
+	      "rows of mmtests' table (2nd-qrtle, Max-99, Amean; Hmean for\n"
+	      "rates) with percentages where positive is better and a `*`\n"
+	      "mark when Welch's t-test finds the means differ (5%), and a\n"
+	      "verdict per metric saying which statistic decided and, when\n"
+	      "none, the smallest difference the run could have shown: short\n"
+	      "enough to paste (72 columns, about 60 lines). Distributions\n"
+	      "pool the per-read samples of all repetitions and files of a\n"
+	      "side, in usecs.\n"
 	      "\n"
 	      "`report --json` profiles: attribution and trigger shares with\n"
-	      "their deltas in percentage points, span percentiles and log2\n"
-	      "histograms side by side.\n"
+	      "their deltas in percentage points, span percentiles side by\n"
+	      "side.\n"
 	      "\n"
 	      "      --labels A,B,...  column labels, one per side (default: the\n"
 	      "                        file names, or DIR of DIR/results.json)\n"
 	      "      --format FORMAT   text (default; fits 72 columns), markdown,\n"
-	      "                        csv or json\n"
+	      "                        csv or json (csv and json: always all)\n"
+	      "      --details         text, markdown: every statistic (Min,\n"
+	      "                        quartiles, Max-N, Max, Stddev, CoeffVar),\n"
+	      "                        every metric, the verdicts in full,\n"
+	      "                        time(1), ministat, span histograms\n"
 	      "  -h, --help            this text\n"
 	      "\n"
 	      "Exit status: 0 ok, 1 error (one line on stderr), 2 usage error.\n"
@@ -81,11 +89,13 @@ static void compare_help(void)
 enum {
 	OPT_LABELS = 256,
 	OPT_FORMAT,
+	OPT_DETAILS,
 };
 
 static const struct option compare_options[] = {
 	{ "labels", required_argument, NULL, OPT_LABELS },
 	{ "format", required_argument, NULL, OPT_FORMAT },
+	{ "details", no_argument, NULL, OPT_DETAILS },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
@@ -231,6 +241,9 @@ static int compare_parse_args(int argc, char **argv, struct compare_params *p)
 				return RS_EXIT_USAGE;
 			}
 			break;
+		case OPT_DETAILS:
+			p->details = true;
+			break;
 		case 'h':
 			compare_help();
 			return -1;
@@ -370,6 +383,7 @@ static int __cmd_compare(const struct compare_params *p, char **labels)
 	ci.side = side;
 	c.nr_sides = p->nr_sides;
 	c.labels = (const char *const *)labels;
+	c.details = p->details;
 	ret = compare__build(&c, &ci, err, sizeof(err));
 	for (i = 0; i < c.nr_notes; i++)
 		rs_note("%s", c.notes[i]);

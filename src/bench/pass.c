@@ -322,15 +322,19 @@ static int add_hist_metric(struct bench_run *run, const char *file,
  * inflates what it observes (a 0.6 us cpu.stat read took 8 us while
  * callchains were recorded): its pass is kept apart, as what recording
  * cost, and no figure of it is ever printed or saved as a result.
+ *
+ * The timed repetitions are those so far planned: with --until, each
+ * that does not end the run plans one more (bench_run__pass_end()), and
+ * the scenarios' loops, which ask again after each pass, run it.
  */
 unsigned int bench_run__nr_passes(const struct bench_run *run)
 {
-	return run->p->reps + (run->p->record || run->p->breakdown ? 1 : 0);
+	return run->reps + (run->p->record || run->p->breakdown ? 1 : 0);
 }
 
 bool bench_run__recorded_pass(const struct bench_run *run, unsigned int rep)
 {
-	return run->p->record && rep == run->p->reps;
+	return run->p->record && rep == run->reps;
 }
 
 /*
@@ -340,7 +344,7 @@ bool bench_run__recorded_pass(const struct bench_run *run, unsigned int rep)
  */
 bool bench_run__breakdown_pass(const struct bench_run *run, unsigned int rep)
 {
-	return run->p->breakdown && rep == run->p->reps;
+	return run->p->breakdown && rep == run->reps;
 }
 
 /* The breakdown's pass when it is not the recorded one: no results. */
@@ -351,7 +355,10 @@ static bool breakdown_only_pass(const struct bench_run *run,
 	       !bench_run__recorded_pass(run, rep);
 }
 
-/* "repetition 2 of 3", or "the recorded pass". */
+/*
+ * "repetition 2 of 3", "repetition 4 (--until)", "the recorded pass" or
+ * "the breakdown pass".
+ */
 const char *bench_run__pass_name(const struct bench_run *run, unsigned int rep,
 			     char *buf, size_t len)
 {
@@ -359,10 +366,45 @@ const char *bench_run__pass_name(const struct bench_run *run, unsigned int rep,
 		snprintf(buf, len, "the recorded pass");
 	else if (breakdown_only_pass(run, rep))
 		snprintf(buf, len, "the breakdown pass");
+	else if (run->p->until.target_pct)
+		snprintf(buf, len, "repetition %u (--until)", rep + 1);
 	else
 		snprintf(buf, len, "repetition %u of %u", rep + 1,
-			 run->p->reps);
+			 run->reps);
 	return buf;
+}
+
+static double elapsed_s(const struct timespec *t0)
+{
+	struct timespec now;
+
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	return now.tv_sec - t0->tv_sec + (now.tv_nsec - t0->tv_nsec) / 1e9;
+}
+
+/*
+ * --until: whether the timed pass rep (done) asks for another; -ENOENT
+ * after saying so when the results have no metric --until names.
+ */
+static int until_next(struct bench_run *run, unsigned int rep)
+{
+	const struct bench_params *p = run->p;
+	char have[512];
+	int ret;
+
+	if (!p->until.target_pct || rep + 1 != run->reps)
+		return 0;
+	ret = bench_until__check(&p->until, p->reps, &run->res, 1, rep + 1,
+				 elapsed_s(&run->t0), &run->until, have,
+				 sizeof(have));
+	if (ret < 0) {
+		bench_run__error(run, "bench: --until: no metric %s in the results; they have %s",
+				 p->until.metric, have);
+		return ret;
+	}
+	if (!ret)
+		run->reps++;
+	return 0;
 }
 
 int bench_run__pass_start(struct bench_run *run, unsigned int rep)
@@ -372,8 +414,11 @@ int bench_run__pass_start(struct bench_run *run, unsigned int rep)
 
 int bench_run__pass_end(struct bench_run *run, unsigned int rep, int err)
 {
-	if (!bench_run__recorded_pass(run, rep))
+	if (!bench_run__recorded_pass(run, rep)) {
+		if (!err && !bench_stop)
+			err = until_next(run, rep);
 		return err;
+	}
 	if (bench_run__stop_recorder(run) && !err && !bench_stop)
 		return -EIO;
 	return err;

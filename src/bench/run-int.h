@@ -45,6 +45,10 @@ struct bench_run {
 	const struct bench_ops *ops;
 	int outdir_fd;		/* -o DIR (outfile__dir_open), or -1 */
 	bool recorder_stopped;	/* its file complete, or its error said */
+	/* The timed repetitions planned: p->reps, more with --until. */
+	unsigned int reps;
+	struct timespec t0;	/* CLOCK_MONOTONIC at the start */
+	struct bench_until_state until;
 };
 
 

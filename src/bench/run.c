@@ -370,7 +370,8 @@ static void note_kept(struct bench_run *run)
 
 int bench__run(const struct bench_params *p, const struct bench_ops *ops)
 {
-	struct bench_run run = { .p = p, .ops = ops, .outdir_fd = -1 };
+	struct bench_run run = { .p = p, .ops = ops, .outdir_fd = -1,
+				 .reps = p->reps };
 	struct bench_cg_opts o = {
 		.root = p->root, .keep = p->keep, .need = scenario_need(p),
 	};
@@ -382,6 +383,7 @@ int bench__run(const struct bench_params *p, const struct bench_ops *ops)
 
 	run.nr_cpus = ncpu > 0 ? ncpu : 1;
 	run.started = time(NULL);
+	clock_gettime(CLOCK_MONOTONIC, &run.t0);
 	run.loadavg_before = loadavg_1m();
 	run.steal_before_s = steal_s();
 	if (bench_cg__cleanup_stale(p->root, &removed, note_left_alone, &run,
@@ -440,6 +442,11 @@ int bench__run(const struct bench_params *p, const struct bench_ops *ops)
 	}
 	if (p->record)
 		bench_results__set_recording(run.res, run.recording);
+	if (p->until.target_pct &&
+	    bench_until__save(run.res, &p->until, &run.until)) {
+		bench_run__error(&run, "bench: out of memory");
+		goto out;
+	}
 	if (set_provenance(&run) || write_results(&run))
 		goto out;
 	if (ops->results)

@@ -19,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "bench-results.h"
@@ -69,6 +70,14 @@ static void take(void *ctx, struct bench_results *res, const char *layout)
 	vr->err = *acc ? bench_results__take_reps(*acc, res) : -ENOMEM;
 }
 
+static double elapsed_s(const struct timespec *t0)
+{
+	struct timespec now;
+
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	return now.tv_sec - t0->tv_sec + (now.tv_nsec - t0->tv_nsec) / 1e9;
+}
+
 /* splitmix64: the same sequence from a seed on every machine and libc. */
 static uint64_t next_random(uint64_t *state)
 {
@@ -82,15 +91,17 @@ static uint64_t next_random(uint64_t *state)
 /*
  * The order of every run: rounds of all variants, in the order given or
  * shuffled afresh each round (Fisher-Yates). order[k]: the variant of
- * run k.
+ * run k. With --until, the rounds of its cap, of which the run may do
+ * fewer: the first rounds are the same either way.
  */
-static void plan(const struct bench_params *p, unsigned int *order)
+static void plan(const struct bench_params *p, unsigned int *order,
+		 unsigned int rounds)
 {
 	uint64_t state = p->seed;
 	size_t n = p->nr_variants, i, j;
 	unsigned int rep, tmp, *round;
 
-	for (rep = 0; rep < p->reps; rep++) {
+	for (rep = 0; rep < rounds; rep++) {
 		round = order + rep * n;
 		for (i = 0; i < n; i++)
 			round[i] = i;
@@ -153,7 +164,8 @@ static int check_outputs(const struct bench_params *p,
 /* What a reader of one variant's file needs to know of the others. */
 static int set_variant_params(const struct bench_params *p, size_t v,
 			      struct bench_results *r,
-			      const unsigned int *order, size_t nr_runs)
+			      const unsigned int *order, size_t nr_runs,
+			      const struct bench_until_state *until)
 {
 	const char *names[BENCH_MAX_VARIANTS], **seq;
 	size_t i;
@@ -168,6 +180,8 @@ static int set_variant_params(const struct bench_params *p, size_t v,
 		seq[i] = names[order[i]];
 	err = bench_results__param_u64(r, "repetitions",
 				       bench_results__nr_reps(r));
+	if (!err && p->until.target_pct)
+		err = bench_until__save(r, &p->until, until);
 	if (!err)
 		err = bench_results__param_str(r, "variant", names[v]);
 	if (!err)
@@ -218,7 +232,8 @@ int bench__run_variants(const struct bench_params *p,
 			const struct bench_ops *ops,
 			void (*done)(void *ctx, const struct bench_variant *v,
 				     unsigned int rep, unsigned int nr_done,
-				     const struct bench_results *res))
+				     const struct bench_results *res),
+			struct bench_until_state *until)
 {
 	struct variants_run vr = { .p = p, .ops = ops };
 	struct bench_ops inner = {
@@ -226,11 +241,16 @@ int bench__run_variants(const struct bench_params *p,
 		.progress = ops->progress ? fwd_progress : NULL,
 		.results = take, .ctx = &vr,
 	};
-	size_t nr_runs = (size_t)p->reps * p->nr_variants, k, v;
+	unsigned int rounds = p->until.target_pct ?
+			      p->until.max_reps : p->reps;
+	size_t nr_runs = (size_t)rounds * p->nr_variants, k, v;
 	unsigned int *order = calloc(nr_runs, sizeof(*order));
+	struct bench_until_state st = { .end = BENCH_UNTIL_RUNNING };
+	struct timespec t0;
 	unsigned int *reps_done = calloc(p->nr_variants, sizeof(*reps_done));
 	struct bench_params one;
-	int dirfd = -1, err = -ENOMEM;
+	char have[512], msg[640];
+	int dirfd = -1, err = -ENOMEM, ended;
 
 	if (!order || !reps_done) {
 		fwd_error(&vr, "bench: out of memory");
@@ -256,7 +276,8 @@ int bench__run_variants(const struct bench_params *p,
 	err = check_outputs(p, ops, dirfd);
 	if (err)
 		goto out;
-	plan(p, order);
+	plan(p, order, rounds);
+	clock_gettime(CLOCK_MONOTONIC, &t0);
 	for (k = 0; k < nr_runs; k++) {
 		vr.cur = order[k];
 		vr.err = 0;
@@ -266,6 +287,8 @@ int bench__run_variants(const struct bench_params *p,
 		one.outdir = one.json = NULL;
 		one.record = false;
 		one.nr_variants = 0;
+		/* --until counts rounds of all variants, not this run's. */
+		one.until.target_pct = 0;
 		if (bench_stop) {
 			char msg[128];
 
@@ -286,9 +309,31 @@ int bench__run_variants(const struct bench_params *p,
 		if (done)
 			done(ops->ctx, &p->variants[vr.cur],
 			     reps_done[vr.cur], k + 1, vr.acc[vr.cur]);
+		/* --until: at the end of each round, on all variants */
+		if (!p->until.target_pct || (k + 1) % p->nr_variants)
+			continue;
+		ended = bench_until__check(&p->until, p->reps, vr.acc,
+					   p->nr_variants,
+					   (k + 1) / p->nr_variants,
+					   elapsed_s(&t0), &st, have,
+					   sizeof(have));
+		if (ended < 0) {
+			snprintf(msg, sizeof(msg), "bench: --until: no metric %s in the results; they have %s",
+				 p->until.metric, have);
+			fwd_error(&vr, msg);
+			err = ended;
+			goto out;
+		}
+		if (ended) {
+			nr_runs = k + 1;
+			break;
+		}
 	}
+	if (until)
+		*until = st;
 	for (v = 0; v < p->nr_variants; v++) {
-		err = set_variant_params(p, v, vr.acc[v], order, nr_runs);
+		err = set_variant_params(p, v, vr.acc[v], order, nr_runs,
+					 &st);
 		if (err) {
 			fwd_error(&vr, "bench: out of memory");
 			goto out;

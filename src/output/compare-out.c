@@ -21,6 +21,7 @@
 #include "figure.h"
 #include "json.h"
 #include "profile.h"
+#include "util.h"
 
 enum stat_row {
 	ST_MIN, ST_Q1, ST_Q2, ST_Q3, ST_P1, ST_P5, ST_P10, ST_P90, ST_P95,
@@ -94,12 +95,58 @@ static bool stat_significant(const struct compare_metric *m, size_t side,
 	return st == ST_MEAN && side > 0 && m->welch[side].significant;
 }
 
+static bool is_accuracy(const struct compare *c)
+{
+	return c->title && !strcmp(c->title, "accuracy");
+}
+
+/*
+ * Whether the short output (no --details) shows a metric: all of them,
+ * but of accuracy's twenty-odd the error and the staleness (per file),
+ * the figures a reply on a thread quotes.
+ */
+static bool metric_shown(const struct compare *c,
+			 const struct compare_metric *m)
+{
+	if (c->details || !is_accuracy(c))
+		return true;
+	return !strcmp(m->name, "error_bytes") ||
+	       !strcmp(m->name, "staleness_ns");
+}
+
+/*
+ * The rows of the short table: a distribution's median, its p99 and its
+ * mean (which carries Welch's mark), or for accuracy its Max (how wrong
+ * a read can be) instead of the mean; a single figure per repetition its
+ * Amean or Hmean, as its quartiles over a few repetitions say little.
+ */
+static bool row_shown(const struct compare *c, const struct compare_metric *m,
+		      int st)
+{
+	if (c->details)
+		return true;
+	if (!m->is_hist)
+		return st == ST_MEAN;
+	return st == ST_Q2 || st == ST_P99 ||
+	       st == (is_accuracy(c) ? ST_MAX : ST_MEAN);
+}
+
+static size_t nr_hidden_metrics(const struct compare *c)
+{
+	size_t i, n = 0;
+
+	for (i = 0; i < c->nr_metrics; i++)
+		n += !metric_shown(c, &c->metrics[i]);
+	return n;
+}
+
 static size_t label_width(const struct compare *c)
 {
 	size_t i, w = 4;
 
 	for (i = 0; i < c->nr_metrics; i++)
-		if (strlen(c->metrics[i].label) > w)
+		if (metric_shown(c, &c->metrics[i]) &&
+		    strlen(c->metrics[i].label) > w)
 			w = strlen(c->metrics[i].label);
 	return w;
 }
@@ -246,6 +293,7 @@ static void text_summary(FILE *out, const struct compare *c)
 	size_t lead = stacked ? STAT_WIDTH : STAT_WIDTH + 1 + lw;
 	size_t per = sides_per_table(lead, SIDE_WIDTH);
 	size_t t, i, n, *idx = calloc(c->nr_sides, sizeof(*idx));
+	bool first;
 	int st;
 
 	if (!idx)
@@ -255,11 +303,19 @@ static void text_summary(FILE *out, const struct compare *c)
 		if (t)
 			fputc('\n', out);
 		text_header(out, c, lead, idx, n, SIDE_WIDTH);
+		first = true;
 		for (i = 0; stacked && i < c->nr_metrics; i++) {
 			const struct compare_metric *m = &c->metrics[i];
 
-			fprintf(out, "%s%s\n", i ? "\n" : "", m->label);
+			if (!metric_shown(c, m))
+				continue;
+			/* Short: the label lines alone part the blocks. */
+			fprintf(out, "%s%s\n", first || !c->details ? "" : "\n",
+				m->label);
+			first = false;
 			for (st = 0; st < ST__NR; st++) {
+				if (!row_shown(c, m, st))
+					continue;
 				fprintf(out, "%-*s", STAT_WIDTH,
 					stat_name(m, st));
 				text_summary_row(out, m, st, idx, n,
@@ -271,6 +327,8 @@ static void text_summary(FILE *out, const struct compare *c)
 				const struct compare_metric *m =
 					&c->metrics[i];
 
+				if (!metric_shown(c, m) || !row_shown(c, m, st))
+					continue;
 				fprintf(out, "%-*s %-*s", STAT_WIDTH,
 					stat_name(m, st), (int)lw, m->label);
 				text_summary_row(out, m, st, idx, n,
@@ -436,6 +494,14 @@ static const char *const means_note[] = {
 	[MEANS_OPPOSITE] = "; the means move the other way (Welch): a tail outweighs the middle",
 };
 
+/* The same, in the short output's fewer words. */
+static const char *const means_short[] = {
+	[MEANS_AGREE] = "",
+	[MEANS_SAME] = "; not the means (Welch): tails hide it",
+	[MEANS_DIFFER] = "; the means differ (Welch): a tail moved",
+	[MEANS_OPPOSITE] = "; the means move the other way (Welch)",
+};
+
 static const char *const means_key[] = {
 	[MEANS_AGREE] = "agree", [MEANS_SAME] = "same",
 	[MEANS_DIFFER] = "differ", [MEANS_OPPOSITE] = "opposite",
@@ -456,6 +522,45 @@ static double pct_of(double d, double base)
 }
 
 /*
+ * A distribution's verdict in the short output: the change of the median
+ * in percent with its interval, the rank test, and when nothing was
+ * proven the resolution; the medians themselves are in the table
+ * (2nd-qrtle) and in --details.
+ */
+static void text_verdict_short(FILE *out, const struct compare *c,
+			       const struct compare_metric *m, size_t k,
+			       const char *p)
+{
+	const struct compare_verdict *v = &m->verdict[k];
+	double d = pct_of(v->diff.est, v->median_base);
+	char res[64];
+
+	if (v->too_few) {
+		text_wrapped(out, "%s, %s: untested, one value on a side: median %+.1f%%",
+			     m->label, c->labels[k],
+			     pct_of(v->median - v->median_base,
+				    v->median_base));
+		return;
+	}
+	if (v->significant) {
+		text_wrapped(out, "%s, %s: %s: median %+.1f%% (95%% interval %+.1f%% to %+.1f%%; Mann-Whitney %s)%s",
+			     m->label, c->labels[k],
+			     direction_word(m, v->worse), d,
+			     pct_of(v->diff.lo, v->median_base),
+			     pct_of(v->diff.hi, v->median_base), p,
+			     means_short[v->means]);
+		return;
+	}
+	res[0] = '\0';
+	if (!isnan(v->resolution_pct))
+		snprintf(res, sizeof(res), "; could not resolve less than %.1f%%",
+			 v->resolution_pct);
+	text_wrapped(out, "%s, %s: no difference proven: median %+.1f%% (Mann-Whitney %s)%s%s",
+		     m->label, c->labels[k], d, p, res,
+		     means_short[v->means]);
+}
+
+/*
  * One verdict per metric and side, saying which statistic decided: the
  * medians for distributions, Welch on the repetitions for one figure
  * each; and when nothing was proven, the smallest difference the run
@@ -473,6 +578,8 @@ static void text_verdicts(FILE *out, const struct compare *c)
 	for (i = 0; i < c->nr_metrics; i++) {
 		const struct compare_metric *m = &c->metrics[i];
 
+		if (!metric_shown(c, m))
+			continue;
 		for (k = 1; k < c->nr_sides; k++) {
 			const struct compare_verdict *v = &m->verdict[k];
 			const struct stats_welch *w = &m->welch[k];
@@ -498,6 +605,10 @@ static void text_verdicts(FILE *out, const struct compare *c)
 				continue;
 			}
 			fmt_p(p, sizeof(p), v->mwu.p);
+			if (!c->details) {
+				text_verdict_short(out, c, m, k, p);
+				continue;
+			}
 			figure__double(med, sizeof(med), v->median, 2, 0);
 			figure__double(base, sizeof(base), v->median_base, 2,
 				       0);
@@ -633,11 +744,155 @@ static void span_range(const struct compare *c, const struct compare_span *s,
 			}
 }
 
+enum { SPAN_COUNT, SPAN_P50, SPAN_P90, SPAN_P99 };
+
+static const char *const span_rows[] = { "count", "p50", "p90", "p99" };
+
+static uint64_t span_value(const struct compare_span_side *d, int row)
+{
+	return row == SPAN_COUNT ? d->count : row == SPAN_P50 ? d->p50 :
+	       row == SPAN_P90 ? d->p90 : d->p99;
+}
+
+/* A row of a span (SPAN_*), the sides of table idx[0..n). */
+static void text_span_row(FILE *out, const struct compare_span *s, int row,
+			  const size_t *idx, size_t n)
+{
+	const struct compare_span_side *b0 = &s->side[0], *d;
+	size_t k, room = row_room(10, n);
+	uint64_t v;
+
+	fprintf(out, "%-10s", span_rows[row]);
+	for (k = 0; k < n; k++) {
+		d = &s->side[idx[k]];
+		v = span_value(d, row);
+		if (!d->present) {
+			fprintf(out, "%12s%11s", "-", "");
+			continue;
+		}
+		fprintf(out, "%12" PRIu64, v);
+		/* Counts are not better or worse. */
+		if (row == SPAN_COUNT || !b0->present)
+			fprintf(out, "%11s", "");
+		else
+			text_delta(out, stats__pdiff(v, span_value(b0, row),
+						     true),
+				   false, !idx[k], &room);
+	}
+	fputc('\n', out);
+}
+
+/* The count and percentiles of a span, the sides of table idx[0..n). */
+static void text_span_rows(FILE *out, const struct compare *c,
+			   const struct compare_span *s, const size_t *idx,
+			   size_t n)
+{
+	int row;
+
+	/* Labels cut as the other tables' are: a release keeps its version. */
+	text_header(out, c, 10, idx, n, SIDE_WIDTH);
+	for (row = SPAN_COUNT; row <= SPAN_P99; row++)
+		text_span_row(out, s, row, idx, n);
+}
+
+#define HIST_RANGE_WIDTH 25
+#define HIST_COUNT_WIDTH 11	/* " %10" */
+
+/* The log2 buckets of a span, the sides of table idx[0..n). */
+static void text_span_hist(FILE *out, const struct compare *c,
+			   const struct compare_span *s, const size_t *idx,
+			   size_t n)
+{
+	int b, lo, hi;
+	size_t k;
+
+	span_range(c, s, &lo, &hi);
+	if (lo > hi)
+		return;
+	fprintf(out, "%-*s:", HIST_RANGE_WIDTH, "nsecs");
+	for (k = 0; k < n; k++)
+		fprintf(out, " %10.10s", c->labels[idx[k]]);
+	fputc('\n', out);
+	for (b = lo; b <= hi; b++) {
+		uint64_t low, high;
+		char range[48];
+
+		hist__row_bounds(b, &low, &high);
+		snprintf(range, sizeof(range), "%" PRIu64 " -> %" PRIu64, low,
+			 high);
+		fprintf(out, "%-*s:", HIST_RANGE_WIDTH, range);
+		for (k = 0; k < n; k++)
+			fprintf(out, " %10" PRIu64,
+				s->side[idx[k]].present ?
+				s->side[idx[k]].bucket[b] : 0);
+		fputc('\n', out);
+	}
+}
+
+/*
+ * The short output's spans: one table (a table per side after the base,
+ * as ever) of a block per span, its name on a line of its own, then its
+ * count, p50 and p99 (p90 and the histograms are for --details).
+ */
+static void text_spans_short(FILE *out, const struct compare *c)
+{
+	static const int rows[] = { SPAN_COUNT, SPAN_P50, SPAN_P99 };
+	size_t per = sides_per_table(10, SIDE_WIDTH);
+	size_t i, t, n, r, *idx = calloc(c->nr_sides, sizeof(*idx));
+	bool kernel = false;
+	char label[512], cut[COMPARE_TEXT_WIDTH + 1];
+
+	if (!idx || !c->nr_spans)
+		goto out;
+	/* The base's label, cut to keep the line in 72 columns. */
+	fit_label(cut, sizeof(cut), c->labels[0], COMPARE_TEXT_WIDTH -
+		  strlen("Spans, nsecs (% against : positive is faster):"));
+	fprintf(out, "\nSpans, nsecs (%% against %s: positive is faster):\n",
+		cut);
+	for (t = 0; t < nr_tables(c, per); t++) {
+		n = table_sides(c, per, t, idx);
+		if (t)
+			fputc('\n', out);
+		text_header(out, c, 10, idx, n, SIDE_WIDTH);
+		for (i = 0; i < c->nr_spans; i++) {
+			const struct compare_span *s = &c->spans[i];
+
+			kernel |= s->kernel;
+			snprintf(label, sizeof(label), "%s%s%s%s%s",
+				 s->kernel ? "kernel " : "", s->name,
+				 s->subsystem ? " (" : "",
+				 s->subsystem ? s->subsystem : "",
+				 s->subsystem ? ")" : "");
+			fit_label(cut, sizeof(cut), label, COMPARE_TEXT_WIDTH);
+			fprintf(out, "%s\n", cut);
+			for (r = 0; r < ARRAY_SIZE(rows); r++)
+				text_span_row(out, s, rows[r], idx, n);
+		}
+	}
+	if (kernel)
+		fprintf(out, "kernel: timed by BPF; p50, p99: the high end of a log2 bucket\n");
+out:
+	free(idx);
+}
+
+/*
+ * Each span: its percentiles, and with --details its histogram; more
+ * sides than 72 columns hold repeat the base in further tables, as the
+ * bench tables do.
+ */
 static void text_spans(FILE *out, const struct compare *c)
 {
-	size_t i, k;
-	int row, b, lo, hi;
+	size_t per = sides_per_table(10, SIDE_WIDTH);
+	size_t hper = sides_per_table(HIST_RANGE_WIDTH + 1, HIST_COUNT_WIDTH);
+	size_t i, t, n, *idx;
 
+	if (!c->details) {
+		text_spans_short(out, c);
+		return;
+	}
+	idx = calloc(c->nr_sides, sizeof(*idx));
+	if (!idx)
+		return;
 	for (i = 0; i < c->nr_spans; i++) {
 		const struct compare_span *s = &c->spans[i];
 
@@ -647,92 +902,130 @@ static void text_spans(FILE *out, const struct compare *c)
 			"", s->subsystem ? ")" : "",
 			s->kernel ? ":\n(timed by BPF; p50..p99: the high end of a log2 bucket)" :
 			":");
-		fprintf(out, "%-10s", "");
-		for (k = 0; k < c->nr_sides; k++)
-			fprintf(out, "%*.*s", SIDE_WIDTH, SIDE_WIDTH - 1,
-				c->labels[k]);
-		fputc('\n', out);
-		for (row = 0; row < 4; row++) {
-			static const char *const names[] = {
-				"count", "p50", "p90", "p99" };
-			size_t room = row_room(10, c->nr_sides);
-
-			fprintf(out, "%-10s", names[row]);
-			for (k = 0; k < c->nr_sides; k++) {
-				const struct compare_span_side *d = &s->side[k];
-				const struct compare_span_side *b0 =
-					&s->side[0];
-				uint64_t v = row == 0 ? d->count : row == 1 ?
-					d->p50 : row == 2 ? d->p90 : d->p99;
-				uint64_t bv = row == 0 ? b0->count : row == 1 ?
-					b0->p50 : row == 2 ? b0->p90 : b0->p99;
-
-				if (!d->present) {
-					fprintf(out, "%12s%11s", "-", "");
-					continue;
-				}
-				fprintf(out, "%12" PRIu64, v);
-				/* Counts are not better or worse. */
-				if (row == 0 || !b0->present)
-					fprintf(out, "%11s", "");
-				else
-					text_delta(out, stats__pdiff(v, bv,
-								     true),
-						   false, !k, &room);
-			}
-			fputc('\n', out);
+		for (t = 0; t < nr_tables(c, per); t++) {
+			n = table_sides(c, per, t, idx);
+			text_span_rows(out, c, s, idx, n);
 		}
-		span_range(c, s, &lo, &hi);
-		if (lo <= hi) {
-			fprintf(out, "%-25s:", "nsecs");
-			for (k = 0; k < c->nr_sides; k++)
-				fprintf(out, " %10.10s", c->labels[k]);
-			fputc('\n', out);
-		}
-		for (b = lo; b <= hi; b++) {
-			uint64_t low, high;
-			char range[48];
-
-			hist__row_bounds(b, &low, &high);
-			snprintf(range, sizeof(range), "%" PRIu64 " -> %"
-				 PRIu64, low, high);
-			fprintf(out, "%-25s:", range);
-			for (k = 0; k < c->nr_sides; k++)
-				fprintf(out, " %10" PRIu64,
-					s->side[k].present ?
-					s->side[k].bucket[b] : 0);
-			fputc('\n', out);
+		for (t = 0; t < nr_tables(c, hper); t++) {
+			n = table_sides(c, hper, t, idx);
+			text_span_hist(out, c, s, idx, n);
 		}
 	}
+	free(idx);
+}
+
+/*
+ * What a warning says of its side: the words after "LABEL: ", or NULL
+ * when it names no side.
+ */
+static const char *warning_rest(const struct compare *c, const char *w)
+{
+	size_t k, len;
+
+	for (k = 0; k < c->nr_sides; k++) {
+		len = strlen(c->labels[k]);
+		if (!strncmp(w, c->labels[k], len) && !strncmp(w + len, ": ", 2))
+			return w + len + 2;
+	}
+	return NULL;
+}
+
+/* Words at the text width with a one-space indent; col: where we are. */
+static size_t text_words(FILE *out, const char *w, size_t col)
+{
+	size_t len;
+
+	for (; *w; w += len) {
+		w += strspn(w, " ");
+		len = strcspn(w, " ");
+		if (!len)
+			break;
+		if (col + 1 + len > COMPARE_TEXT_WIDTH) {
+			fputs("\n ", out);
+			col = 1;
+		}
+		fputc(' ', out);
+		fwrite(w, 1, len, out);
+		col += 1 + len;
+	}
+	return col;
 }
 
 /*
  * Each warning as "WARNING: " and its words, wrapped at the text width
- * with an indent, so that it stays with the table when pasted.
+ * with an indent, so that it stays with the table when pasted. Sides
+ * warned of in the same words share one: "WARNING: a, b: the machine
+ * was loaded ...", as variants of one run often are.
  */
 static void text_warnings(FILE *out, const struct compare *c,
 			  const char *lead)
 {
-	size_t i, col, len;
-	const char *w;
+	const char *rest, *other;
+	char names[256];
+	size_t i, j, col;
+	bool seen;
 
 	for (i = 0; i < c->nr_warnings; i++) {
-		col = fprintf(out, "%s", lead);
-		for (w = c->warnings[i]; *w; w += len) {
-			w += strspn(w, " ");
-			len = strcspn(w, " ");
-			if (!len)
-				break;
-			if (col + 1 + len > COMPARE_TEXT_WIDTH) {
-				fputs("\n ", out);
-				col = 1;
-			}
-			fputc(' ', out);
-			fwrite(w, 1, len, out);
-			col += 1 + len;
+		rest = warning_rest(c, c->warnings[i]);
+		if (!rest) {
+			col = fprintf(out, "%s", lead);
+			text_words(out, c->warnings[i], col);
+			fputc('\n', out);
+			continue;
 		}
+		for (j = 0, seen = false; j < i && !seen; j++) {
+			other = warning_rest(c, c->warnings[j]);
+			seen = other && !strcmp(other, rest);
+		}
+		if (seen)
+			continue;
+		names[0] = '\0';
+		for (j = i; j < c->nr_warnings; j++) {
+			other = warning_rest(c, c->warnings[j]);
+			if (!other || strcmp(other, rest))
+				continue;
+			snprintf(names + strlen(names),
+				 sizeof(names) - strlen(names), "%s%.*s",
+				 j == i ? "" : ", ",
+				 (int)(other - 2 - c->warnings[j]),
+				 c->warnings[j]);
+		}
+		col = fprintf(out, "%s", lead);
+		col = text_words(out, names, col);
+		fputc(':', out);
+		text_words(out, rest, col + 1);
 		fputc('\n', out);
 	}
+}
+
+/*
+ * The short output's last line: what --details would add. Nothing when
+ * it adds nothing (profiles without histogram rows).
+ */
+static void text_more(FILE *out, const struct compare *c)
+{
+	size_t hidden = nr_hidden_metrics(c), i;
+	int lo, hi;
+	bool hist = false;
+
+	if (c->details)
+		return;
+	if (c->profile) {
+		for (i = 0; i < c->nr_spans; i++) {
+			span_range(c, &c->spans[i], &lo, &hi);
+			hist |= lo <= hi;
+		}
+		if (c->nr_spans)
+			fprintf(out, "\nMore with --details: the spans' p90%s.\n",
+				hist ? " and log2 histograms" : "");
+		return;
+	}
+	if (hidden) {
+		fputc('\n', out);
+		text_wrapped(out, "More with --details: every statistic, %zu more metric%s, time(1) and ministat.",
+			     hidden, hidden > 1 ? "s" : "");
+	} else
+		fprintf(out, "\nMore with --details: every statistic, time(1) and ministat.\n");
 }
 
 int compare_out__text(FILE *out, const struct compare *c)
@@ -750,11 +1043,15 @@ int compare_out__text(FILE *out, const struct compare *c)
 		text_spans(out, c);
 	} else {
 		text_summary(out, c);
-		text_notes(out, c);
+		if (c->details)
+			text_notes(out, c);
 		text_verdicts(out, c);
-		text_time(out, c);
-		text_ministat(out, c);
+		if (c->details) {
+			text_time(out, c);
+			text_ministat(out, c);
+		}
 	}
+	text_more(out, c);
 	return ferror(out) ? -EIO : 0;
 }
 
@@ -782,36 +1079,11 @@ static void md_sides_header(FILE *out, const struct compare *c,
 	fputc('\n', out);
 }
 
-static void md_bench(FILE *out, const struct compare *c)
+static void md_time(FILE *out, const struct compare *c)
 {
-	size_t i, k;
-	int st, row;
 	char buf[64];
-
-	fprintf(out, "Percentages: positive is better. **Bold**: Welch's"
-		" t-test finds the difference of means significant (5%%).\n\n");
-	fprintf(out, "| Stat | Metric |");
-	for (k = 0; k < c->nr_sides; k++)
-		fprintf(out, " %s | %s %% |", c->labels[k], c->labels[k]);
-	fprintf(out, "\n|---|---|");
-	for (k = 0; k < c->nr_sides; k++)
-		fprintf(out, "--:|--:|");
-	fputc('\n', out);
-	for (st = 0; st < ST__NR; st++)
-		for (i = 0; i < c->nr_metrics; i++) {
-			const struct compare_metric *m = &c->metrics[i];
-
-			fprintf(out, "| %s | %s |", stat_name(m, st),
-				m->label);
-			for (k = 0; k < c->nr_sides; k++) {
-				figure__double(buf, sizeof(buf),
-					       stat_value(m, k, st), 2, 0);
-				fprintf(out, " %s |", buf);
-				md_cell_delta(out, k ? stat_delta(m, k, st) : 0,
-					      stat_significant(m, k, st));
-			}
-			fputc('\n', out);
-		}
+	size_t k;
+	int row;
 
 	fprintf(out, "\ntime(1), means:\n\n");
 	md_sides_header(out, c, "time");
@@ -828,11 +1100,50 @@ static void md_bench(FILE *out, const struct compare *c)
 		}
 		fputc('\n', out);
 	}
+}
 
+static void md_bench(FILE *out, const struct compare *c)
+{
+	size_t i, k;
+	int st;
+	char buf[64];
+
+	fprintf(out, "Percentages: positive is better. **Bold**: Welch's"
+		" t-test finds the difference of means significant (5%%).\n\n");
+	fprintf(out, "| Stat | Metric |");
+	for (k = 0; k < c->nr_sides; k++)
+		fprintf(out, " %s | %s %% |", c->labels[k], c->labels[k]);
+	fprintf(out, "\n|---|---|");
+	for (k = 0; k < c->nr_sides; k++)
+		fprintf(out, "--:|--:|");
+	fputc('\n', out);
+	for (st = 0; st < ST__NR; st++)
+		for (i = 0; i < c->nr_metrics; i++) {
+			const struct compare_metric *m = &c->metrics[i];
+
+			if (!metric_shown(c, m) || !row_shown(c, m, st))
+				continue;
+			fprintf(out, "| %s | %s |", stat_name(m, st),
+				m->label);
+			for (k = 0; k < c->nr_sides; k++) {
+				figure__double(buf, sizeof(buf),
+					       stat_value(m, k, st), 2, 0);
+				fprintf(out, " %s |", buf);
+				md_cell_delta(out, k ? stat_delta(m, k, st) : 0,
+					      stat_significant(m, k, st));
+			}
+			fputc('\n', out);
+		}
+
+	if (c->details)
+		md_time(out, c);
 	fprintf(out, "\n```\n");
 	text_verdicts(out, c);
-	text_ministat(out, c);
-	text_notes(out, c);
+	if (c->details) {
+		text_ministat(out, c);
+		text_notes(out, c);
+	}
+	text_more(out, c);
 	fprintf(out, "```\n");
 }
 
@@ -885,6 +1196,7 @@ int compare_out__markdown(FILE *out, const struct compare *c)
 			  c->nr_triggers);
 		fprintf(out, "\n```\n");
 		text_spans(out, c);
+		text_more(out, c);
 		fprintf(out, "```\n");
 	} else {
 		md_bench(out, c);

@@ -64,6 +64,7 @@ echo "usage errors: exit 2, one line each"
 
 . tests/shell/bench-lib.sh
 no_leftovers "before the test"
+RS_ROOT=$PWD
 cd "$TMP" || fail cd
 # A file a stat-read runs on every machine with cgroups.
 files=cgroup.stat
@@ -117,12 +118,28 @@ EOF
 # bench printed compare's table itself, naming both, the first the base.
 grep -Eq '^ +interleave +discrete *$' out ||
 	fail "no comparison naming both variants: $(head -c 3000 out)"
-grep -q '^ministat ' out || fail "no verdict lines in the comparison"
+grep -q '^Verdicts at 95%' out || fail "no verdict lines in the comparison"
+# ... compare's short default, as `compare` prints it of the two files
+# (the labels are the variants' directories' names).
+"$RS_BIN" compare ab/interleave/results.json -- ab/discrete/results.json \
+	>cmp-short.txt 2>/dev/null || fail "compare of the two variants"
+"$RS_BIN" compare ab/interleave/results.json -- ab/discrete/results.json \
+	--details >cmp-details.txt 2>/dev/null ||
+	fail "compare --details of the two variants"
+python3 - out cmp-short.txt <<'EOF' || fail "bench's comparison is not compare's default"
+import sys
+out, short = open(sys.argv[1]).read(), open(sys.argv[2]).read()
+assert out.endswith(short), (out[-2000:], short)
+assert short.rstrip().endswith("time(1) and ministat."), short
+EOF
+python3 "$RS_ROOT/tests/shell/compare-paste.py" cmp-short.txt cmp-details.txt ||
+	fail "bench's comparison: not pasteable"
 # The verdict on each file's reads follows their medians, computed here
 # from the two results files (the median of the pooled samples, in us):
 # its direction is the sign of the difference, and "no difference proven"
-# only when the interval it prints holds 0.
-python3 - ab out <<'EOF' || fail "a verdict that does not follow the medians"
+# only when the interval it prints holds 0 (from compare --details, which
+# prints the medians).
+python3 - ab cmp-details.txt <<'EOF' || fail "a verdict that does not follow the medians"
 import json, re, statistics, sys
 d, out = sys.argv[1], open(sys.argv[2]).read()
 text = " ".join(out[out.index("Verdicts at 95%"):].split("\n\n")[0].split())
@@ -195,7 +212,7 @@ echo "random:42: blocks of every variant, the same order twice"
 rc=$?
 if [ $rc -eq 0 ]; then
 	grep -Eq '^ +psi-on +psi-off *$' out || fail "pipe: no comparison"
-	grep -q '^ministat round_trips_per_s' out ||
+	grep -q '^round_trips_per_s, psi-off: ' out ||
 		fail "pipe: round trips per second not tested"
 	validate psi/psi-off/results.json
 	echo "pipe --psi on vs off compared"

@@ -37,6 +37,11 @@ timeout 60 "$RS_BIN" compare "$TMP/bench/$old" -- "$TMP/bench/$new" \
 cmp -s "$TMP/dir.txt" "$TMP/files.txt" ||
 	fail "compare DIR differs from comparing its two kernels: $(diff "$TMP/files.txt" "$TMP/dir.txt" | head -20)"
 width72 "$TMP/dir.txt" "compare DIR"
+# Short enough to paste, the --details figures.
+timeout 60 "$RS_BIN" compare "$TMP/bench" --details >"$TMP/dir-details.txt" ||
+	fail "compare DIR --details"
+python3 tests/shell/compare-paste.py "$TMP/dir.txt" "$TMP/dir-details.txt" ||
+	fail "compare DIR: not pasteable"
 python3 - "$TMP/dir.txt" "$TMP/bench" <<'PY' || fail "kernel columns"
 import re, sys
 lines = open(sys.argv[1]).read().splitlines()

@@ -17,8 +17,11 @@ D=$RS_FIXTURES/compare
 run() {
 	local name=$1 f
 	shift
+	# --details: the text's whole table, time(1) and ministat (the
+	# default's rows are these, compare.sh checks).
 	for f in text csv json; do
-		(cd "$D" && timeout 60 "$RS_BIN" compare "$@" --format "$f") \
+		(cd "$D" && timeout 60 "$RS_BIN" compare "$@" --format "$f" \
+			--details) \
 			>"$TMP/$name.$f" 2>"$TMP/err" ||
 			fail "compare $* --format $f: $(cat "$TMP/err")"
 	done

@@ -79,8 +79,12 @@ PY
 for side in tail same; do
 	"$RS_BIN" compare base.json -- $side.json --format json >$side.out \
 		2>$side.err || fail "compare --format json ($side): $(cat $side.err)"
-	"$RS_BIN" compare base.json -- $side.json >$side.txt 2>>$side.err ||
+	"$RS_BIN" compare base.json -- $side.json --details >$side.txt \
+		2>>$side.err || fail "compare ($side): $(cat $side.err)"
+	"$RS_BIN" compare base.json -- $side.json >$side.short 2>>$side.err ||
 		fail "compare ($side): $(cat $side.err)"
+	python3 "$OLDPWD/tests/shell/compare-paste.py" $side.short $side.txt ||
+		fail "compare ($side): the default is not --details' figures"
 done
 
 # The text says it as the JSON does: the verdict lines, by what decided.
@@ -90,6 +94,14 @@ grep -A3 "^Verdicts at 95%" tail.txt | tr '\n' ' ' |
 grep -A3 "^Verdicts at 95%" same.txt | tr '\n' ' ' |
 	grep -q "cpu.stat-us, same: no difference proven: .*could not resolve less than [0-9.]*%" ||
 	fail "the same distribution's verdict: $(sed -n '/^Verdicts/,/^$/p' same.txt)"
+# The default says it in fewer words: the median's move, what the means
+# did, the resolution.
+grep -A3 "^Verdicts at 95%" tail.short | tr '\n' ' ' |
+	grep -q "cpu.stat-us, tail: faster: median -9\.[0-9]% (95% interval .*the means move the other way (Welch)" ||
+	fail "the tail-heavy side's short verdict: $(sed -n '/^Verdicts/,/^$/p' tail.short)"
+grep -A3 "^Verdicts at 95%" same.short | tr '\n' ' ' |
+	grep -q "cpu.stat-us, same: no difference proven: median .*could not resolve less than [0-9.]*%" ||
+	fail "the same distribution's short verdict: $(sed -n '/^Verdicts/,/^$/p' same.short)"
 # Above the tables: the loaded machine and the preempted reader of the
 # tail side (load 9.5 on 2 CPUs; user+sys 2.0 s of 6.0 s real), and
 # nothing for the base (its provenance has no load, its reader was busy).

@@ -12,7 +12,7 @@ D=$RS_FIXTURES/compare
 [ -d "$D" ] || D=tests/data/compare
 RS_ROOT=$PWD
 
-for f in base new newer base2 single-a single-b other; do
+for f in base new newer base2 single-a single-b other acc-a acc-b; do
 	python3 tests/shell/bench-schema.py docs/bench-results.schema.json \
 		"$D/$f.json" || fail "$D/$f.json does not validate"
 done
@@ -31,11 +31,48 @@ golden() {	# golden NAME ARGS...
 		'length($0) > 72 { print n ": line " NR " is " length($0) " columns"; bad = 1 }
 		 END { exit bad }' || fail "compare $*: wider than 72 columns"
 }
-golden base-new base.json -- new.json
+# --details: mmtests' whole table, time(1), ministat, the histograms.
+golden base-new base.json -- new.json --details
 golden three base.json base2.json -- new.json -- newer.json \
+	--labels before,after,later --details
+golden single single-a.json -- single-b.json --details
+golden profile prof-a.json -- prof-b.json --details
+# The default: short enough to paste into a reply.
+golden short-base-new base.json -- new.json
+golden short-three base.json base2.json -- new.json -- newer.json \
 	--labels before,after,later
-golden single single-a.json -- single-b.json
-golden profile prof-a.json -- prof-b.json
+golden short-profile prof-a.json -- prof-b.json
+# Two accuracy runs (acc-*.json: bench accuracy --reads 20 --children 2
+# -r 2): 693 lines in full, the error and staleness per file by default.
+golden short-accuracy acc-a.json -- acc-b.json
+
+# Every kind's default fits 72 columns and 60 lines, and its rows and
+# verdict figures are the --details output's, figure for figure.
+pasteable() {	# pasteable ARGS...
+	(cd "$D" && "$RS_BIN" compare "$@") >"$TMP/p-short.txt" ||
+		fail "compare $*"
+	(cd "$D" && "$RS_BIN" compare "$@" --details) >"$TMP/p-details.txt" ||
+		fail "compare $* --details"
+	python3 tests/shell/compare-paste.py "$TMP/p-short.txt" \
+		"$TMP/p-details.txt" || fail "compare $*: not pasteable"
+}
+pasteable base.json -- new.json
+pasteable base.json base2.json -- new.json -- newer.json
+pasteable single-a.json -- single-b.json
+pasteable prof-a.json -- prof-b.json
+pasteable prof-a.json -- prof-b.json -- prof-a.json --labels a,b,c
+pasteable prof-a.json -- prof-b.json \
+	--labels 6.12.118+deb12-cloud-amd64-and-then-some,after
+pasteable acc-a.json -- acc-b.json
+pasteable acc-a.json -- acc-b.json -- acc-a.json --labels a,b,c
+[ "$(wc -l <"$TMP/short-accuracy.txt")" -lt \
+  "$(cd "$D" && "$RS_BIN" compare acc-a.json -- acc-b.json --details | wc -l)" ] ||
+	fail "accuracy: the default is not shorter than --details"
+grep -q '^More with --details: every statistic, 20 more metrics' \
+	"$TMP/short-accuracy.txt" || fail "accuracy: no word of what is left out"
+# The warnings of sides in the same words share one line.
+grep -q '^WARNING: acc-a, acc-b: the machine was loaded' \
+	"$TMP/short-accuracy.txt" || fail "accuracy: the warnings are not merged"
 # A long base label (a kernel release) still fits the headings in 72
 # columns, its version kept.
 (cd "$D" && "$RS_BIN" compare prof-a.json -- prof-b.json \
@@ -114,16 +151,26 @@ PY
 
 # Markdown: every table row has the same number of cells as its header.
 (cd "$D" && "$RS_BIN" compare base.json -- new.json -- newer.json \
-	--format markdown) >"$TMP/md" || fail "markdown"
+	--format markdown --details) >"$TMP/md" || fail "markdown"
 (cd "$D" && "$RS_BIN" compare prof-a.json -- prof-b.json \
 	--format markdown) >"$TMP/md2" || fail "markdown (profiles)"
-for f in "$TMP/md" "$TMP/md2"; do
+(cd "$D" && "$RS_BIN" compare base.json -- new.json -- newer.json \
+	--format markdown) >"$TMP/md3" || fail "markdown (short)"
+for f in "$TMP/md" "$TMP/md2" "$TMP/md3"; do
 	awk '/^\|/ { n = gsub(/\|/, "|"); if (!w) w = n;
 		     if (n != w) { print "row " NR ": " n " bars, header " w; bad = 1 } ; next }
 	     { w = 0 } END { exit bad }' "$f" || fail "markdown table is ragged"
 	grep -q '^|---|' "$f" || fail "no markdown table"
 done
 grep -q '\*\*-[0-9.]*%\*\*' "$TMP/md" || fail "markdown: no bold significant mean"
+# The default markdown: the key rows (three per distribution, the rate's
+# Hmean), no time(1), no ministat; --details: all fourteen.
+rows='^| [^|]* | \(c[a-z]*\.stat-us\|reads_per_s\) |'
+[ "$(grep -c "$rows" "$TMP/md3")" = 7 ] ||
+	fail "markdown: not the key rows: $(grep "$rows" "$TMP/md3")"
+grep -q '^time(1)\|^ministat' "$TMP/md3" && fail "markdown: time(1) or ministat by default"
+[ "$(grep -c "$rows" "$TMP/md")" = 42 ] ||
+	fail "markdown --details: $(grep -c "$rows" "$TMP/md") rows"
 
 # CSV: RFC 4180, one table, same columns everywhere.
 for args in "base.json -- new.json -- newer.json" "prof-a.json -- prof-b.json" \
@@ -206,8 +253,12 @@ for n in 1 4; do
 		--json "$TMP/c$n.json" >"$TMP/c$n.out" 2>"$TMP/c$n.err" ||
 		fail "bench stat-read --children $n: $(tail -1 "$TMP/c$n.err")"
 done
-"$RS_BIN" compare "$TMP/c1.json" -- "$TMP/c4.json" >"$TMP/e2e.txt" \
-	2>"$TMP/e2e.err" || fail "compare e2e: $(cat "$TMP/e2e.err")"
+"$RS_BIN" compare "$TMP/c1.json" -- "$TMP/c4.json" --details \
+	>"$TMP/e2e.txt" 2>"$TMP/e2e.err" || fail "compare e2e: $(cat "$TMP/e2e.err")"
+"$RS_BIN" compare "$TMP/c1.json" -- "$TMP/c4.json" >"$TMP/e2e-short.txt" ||
+	fail "compare e2e (short)"
+python3 tests/shell/compare-paste.py "$TMP/e2e-short.txt" "$TMP/e2e.txt" ||
+	fail "compare e2e: not pasteable"
 grep -q '^Amean     cpu\.stat-us' "$TMP/e2e.txt" || fail "e2e: no cpu.stat row"
 grep -Eq '^ +c1 +c4$' "$TMP/e2e.txt" || fail "e2e: labels"
 grep -Eq '^(Difference at|No difference proven at) 95\.0% confidence$' \

@@ -79,8 +79,9 @@ D=$RS_FIXTURES/compare
 compare_all() {	# compare_all NAME ARGS...
 	local name=$1 fmt
 	shift
+	# --details: all of the text's and markdown's figures.
 	for fmt in text markdown csv json; do
-		(cd "$D" && "$RS_BIN" compare "$@" --format $fmt) \
+		(cd "$D" && "$RS_BIN" compare "$@" --format $fmt --details) \
 			>"$TMP/$name.$fmt" 2>"$TMP/err" ||
 			fail "compare $* --format $fmt: $(cat "$TMP/err")"
 	done
@@ -91,7 +92,8 @@ compare_all base-new base.json -- new.json
 compare_all three base.json base2.json -- new.json -- newer.json
 compare_all single single-a.json -- single-b.json
 for fmt in text markdown csv json; do
-	(cd "$D" && "$RS_BIN" compare prof-a.json -- prof-b.json --format $fmt) \
+	(cd "$D" && "$RS_BIN" compare prof-a.json -- prof-b.json --format $fmt \
+		--details) \
 		>"$TMP/prof.$fmt" || fail "compare of profiles --format $fmt"
 done
 $O profiles "$TMP/prof.text" "$TMP/prof.markdown" "$TMP/prof.csv" \
@@ -122,7 +124,7 @@ for i, src in enumerate(sys.argv[1:3]):
 PY
 for fmt in text markdown csv json; do
 	"$RS_BIN" compare "$TMP/kprof-0.json" -- "$TMP/kprof-1.json" \
-		--format $fmt >"$TMP/kprof.$fmt" ||
+		--format $fmt --details >"$TMP/kprof.$fmt" ||
 		fail "compare of profiles with kernel spans --format $fmt"
 done
 grep -q "^kernel span hold (core), nsecs:" "$TMP/kprof.text" ||
@@ -131,6 +133,13 @@ $O profiles "$TMP/kprof.text" "$TMP/kprof.markdown" "$TMP/kprof.csv" \
 	"$TMP/kprof.json" \
 	"$TMP/kprof-0.json" "$TMP/kprof-1.json" ||
 	fail "compare of profiles with kernel spans: a span differs"
+# The default: the same spans' figures, in 72 columns and 60 lines.
+"$RS_BIN" compare "$TMP/kprof-0.json" -- "$TMP/kprof-1.json" \
+	>"$TMP/kprof-short.text" || fail "compare of profiles with kernel spans"
+grep -q "^kernel hold (core)$" "$TMP/kprof-short.text" ||
+	fail "the default shows no span timed in the kernel"
+python3 tests/shell/compare-paste.py "$TMP/kprof-short.text" \
+	"$TMP/kprof.text" || fail "compare of kernel spans: not pasteable"
 
 # --- live: a recording, and bench -------------------------------------------
 if [ "$(id -u)" -ne 0 ]; then
@@ -178,7 +187,7 @@ if python3 -c 'import json, sys; sys.exit(not json.load(open(sys.argv[1]))["kern
 		fail "report --csv shows no span timed in the kernel"
 	for fmt in text markdown csv json; do
 		"$RS_BIN" compare "$TMP/live1.json" -- "$TMP/live2.json" \
-			--format $fmt >"$TMP/lp.$fmt" ||
+			--format $fmt --details >"$TMP/lp.$fmt" ||
 			fail "compare of live profiles --format $fmt"
 	done
 	grep -q "^kernel span " "$TMP/lp.text" ||
