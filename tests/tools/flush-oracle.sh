@@ -20,15 +20,21 @@
 #   kernel RELEASE
 #   workload FILE READS CHILDREN
 #   charged BYTES                  the parent's memory.peak
-#   read SHOWFN COUNT TOTAL_NS OFFCPU_NS
+#   read SHOWFN COUNT TOTAL_NS OFFCPU_NS OBSERVER_NS
 #                                  the reader's calls of the show function,
-#                                  their time, and the part of it the reader
-#                                  spent off the CPU (sched_switch out to in)
+#                                  their time, the part of it the reader
+#                                  spent off the CPU (sched_switch out to
+#                                  in), and the part an observer took
+#   observer FUNC COUNT TOTAL_NS   a recorder's programs inside the reads:
+#                                  BPF or perf records on tracepoints
+#                                  (perf_trace_run_bpf_submit), BPF on
+#                                  kprobes (trace_call_bpf)
 #   callback FUNC COUNT TOTAL_NS SHARE WALLSHARE
 #                                  calls inside those reads, their time,
-#                                  and its share of the reads' time on the
-#                                  CPU (TOTAL_NS - OFFCPU_NS) and of their
-#                                  whole time, in percent
+#                                  and its share of the reads' own time on
+#                                  the CPU (TOTAL_NS - OFFCPU_NS -
+#                                  OBSERVER_NS) and of their whole time,
+#                                  in percent
 #   outside FUNC COUNT             calls not inside a read of the reader
 #   control FUNC COUNT             calls inside the memory.stat control read
 #   unprobed FUNC REASON           a callback that could not be timed
@@ -148,6 +154,21 @@ for f in mem_cgroup_css_rstat_flush blkcg_rstat_flush bpf_rstat_flush \
 	probe "cb$n" "$f" callback || die "cannot probe $f"
 	n=$((n + 1))
 done
+# Spinning for a lock inside the reads (contended: the slow path).
+n=0
+for f in native_queued_spin_lock_slowpath; do
+	grep -qx "$f" "$T/available_filter_functions" || continue
+	probe "wt$n" "$f" wait || { echo "unprobed $f refused"; continue; }
+	n=$((n + 1))
+done
+# Who watches the reads: a recorder's BPF programs or perf records on
+# the rstat tracepoints run inside them (the guest runs under record).
+n=0
+for f in perf_trace_run_bpf_submit trace_call_bpf; do
+	grep -qx "$f" "$T/available_filter_functions" || continue
+	probe "ob$n" "$f" observer || { echo "unprobed $f refused"; continue; }
+	n=$((n + 1))
+done
 
 # The workload: children charging memory, in cgroups of our own.
 mkdir "$parent" || die "cannot create $parent"
@@ -225,6 +246,9 @@ BEGIN {
 		if (w[3] == "callback" && !(w[2] in seen)) {
 			seen[w[2]] = 1; order[++nf] = w[2]
 		}
+		if ((w[3] == "observer" || w[3] == "wait") && !(w[2] in seen)) {
+			seen[w[2]] = 1; oorder[++no] = w[2]; orole[w[2]] = w[3]
+		}
 		if (w[3] == "read") show = w[2]
 	}
 }
@@ -266,6 +290,10 @@ $4 == "type:" && ($5 in fname) {
 		next
 	if (where[k] == "read") {
 		cnt[f]++; tot[f] += ts - start[k]
+		if (role[id] == "observer")
+			obs += ts - start[k]
+		if (role[id] == "wait")
+			wt += ts - start[k]
 	} else if (where[k] == "control") {
 		ctl[f]++
 	} else {
@@ -274,8 +302,12 @@ $4 == "type:" && ($5 in fname) {
 	delete start[k]
 }
 END {
-	oncpu = rtotal - off
-	printf "read %s %d %.0f %.0f\n", show, rcount, rtotal, off
+	oncpu = rtotal - off - obs
+	printf "read %s %d %.0f %.0f %.0f %.0f\n", show, rcount, rtotal, off,
+		obs, wt
+	for (i = 1; i <= no; i++)
+		printf "%s %s %d %.0f\n", orole[oorder[i]], oorder[i],
+			cnt[oorder[i]], tot[oorder[i]]
 	for (i = 1; i <= nf; i++) {
 		f = order[i]
 		share = oncpu > 0 ? 100 * tot[f] / oncpu : 0
