@@ -20,13 +20,17 @@
 # scripts/fetch-kernels.sh --sid) that half is skipped, and said; hence
 # not in tests/required.txt.
 # Under TCG times are emulated: the test checks counts, which are exact,
-# and directions of shares, never absolute times.
+# and directions of shares, never absolute times. The guest has one CPU
+# (two make a TCG read twenty times longer with time that no kernel
+# event accounts for) and the reader pauses 20 ms between reads for the
+# children to update their trees: memory's callbacks took 13% of the
+# reads' own time in a 6.12 guest here; the test wants 2% at least.
 . tests/shell/lib.sh
 need_vm_kernels
 [ "$(id -u)" -eq 0 ] || skip "not root: the VM's work directory is root's"
 
 before=$(vm_workdirs)
-reads=200
+reads=100
 oracle=$PWD/tests/tools/flush-oracle.sh
 
 # run_oracle KERNEL OUT: the oracle's lines into OUT.
@@ -34,7 +38,8 @@ run_oracle() {
 	local rc
 
 	timeout 600 "$RS_BIN" record -q -F 1 --kernel "$1" --accel tcg \
-		-o "$TMP/oracle.data" -- "$oracle" -n $reads -c 8 \
+		--vm-cpus 1 -o "$TMP/oracle.data" -- "$oracle" -n $reads -c 8 \
+		-p 0.02 \
 		>"$2" 2>"$TMP/err"
 	rc=$?
 	[ $rc -eq 77 ] && skip "$1: $(grep -m1 'skip:' "$TMP/err")"
@@ -72,10 +77,10 @@ fi
 [ "$mem" -eq "$bpf" ] ||
 	fail "6.12: one tree runs every callback per flushed cgroup: memory $mem calls, bpf_rstat_flush $bpf"
 awk '$1 == "callback" && $2 == "mem_cgroup_css_rstat_flush" {
-	exit !($4 > 0 && $5 > 0) }' "$TMP/612" ||
+	exit !($4 > 0 && $5 >= 2) }' "$TMP/612" ||
 	fail "6.12: memory's callbacks hold no share of cpu.stat read time: $(grep '^callback mem' "$TMP/612")"
 echo "ok 6.12: memory ran $mem times inside $reads cpu.stat reads," \
-	"$(field "$TMP/612" callback mem_cgroup_css_rstat_flush 5)% of their time on the CPU"
+	"$(field "$TMP/612" callback mem_cgroup_css_rstat_flush 4)% of their own time"
 
 # sid: split trees.
 KSID=$(sid_kernel)
