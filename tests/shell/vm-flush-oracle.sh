@@ -17,8 +17,7 @@
 # (the base tree's) but never a memory or io callback, while memory had
 # updates pending all along: the memory.stat read after them runs
 # mem_cgroup_css_rstat_flush. Without the sid kernel (fetched only by
-# scripts/fetch-kernels.sh --sid) that half is skipped, and said; hence
-# not in tests/required.txt.
+# scripts/fetch-kernels.sh --sid) that half is a PART-SKIP.
 # Under TCG times are emulated: the test checks counts, which are exact,
 # and directions of shares, never absolute times. The guest has one CPU
 # (two make a TCG read twenty times longer with time that no kernel
