@@ -24,7 +24,9 @@
 #                                  the reader's calls of the show function,
 #                                  their time, and the parts of it that are
 #                                  not the read's own work: off the CPU
-#                                  (sched_switch out to in), an observer's
+#                                  (from sched_switch: a task runs from its
+#                                  CPU's switch before to its own switch
+#                                  out), an observer's
 #                                  programs, interrupts (the timer's and
 #                                  softirqs); WAIT_NS, spinning for a
 #                                  contended lock, is the read's own
@@ -52,7 +54,12 @@
 # emulation's, not the kernel's), which drowns every share.
 #
 # Usage: flush-oracle.sh [-f FILE] [-n READS] [-c CHILDREN] [-w SECONDS]
-#                        [-p SECONDS]
+#                        [-p SECONDS] [-- CMD ARGS...]
+# With CMD it makes no workload and reads nothing itself: it times the
+# reads of FILE by every task while CMD runs (as `/init bench ...` in a
+# guest, whose /init is the tool; its output goes to stderr), prints
+# "workload FILE command CMD", "charged -", control counts of 0, and
+# exits with CMD's status.
 # -w: how long the children charge before the first read (1 s); -p: a
 # pause between reads (none), for the children to update their trees.
 # Exit: 0, 1 on error (a line on stderr), 77 when the kernel lacks what
@@ -71,10 +78,13 @@ while getopts f:n:c:w:p: opt; do
 	c) children=$OPTARG ;;
 	w) warm=$OPTARG ;;
 	p) pause=$OPTARG ;;
-	*) echo "usage: flush-oracle.sh [-f FILE] [-n READS] [-c CHILDREN] [-w SECONDS] [-p SECONDS]" >&2
+	*) echo "usage: flush-oracle.sh [-f FILE] [-n READS] [-c CHILDREN] [-w SECONDS] [-p SECONDS] [-- CMD...]" >&2
 	   exit 2 ;;
 	esac
 done
+shift $((OPTIND - 1))
+external=
+[ $# -eq 0 ] || external=1
 
 T=/sys/kernel/tracing
 [ -d "$T/instances" ] || T=/sys/kernel/debug/tracing
@@ -105,26 +115,27 @@ grep -qw memory "$CG/cgroup.controllers" 2>/dev/null || {
 rnd=$(tr -d '-' </proc/sys/kernel/random/uuid | cut -c1-12)
 group=rsor$rnd
 inst=$T/instances/rs-oracle.$rnd
-# The reader's switches in: sched_switch filtered on next_pid, beside
-# the first instance's switches out (prev_pid), the same clock.
-inst_in=$T/instances/rs-oracle-in.$rnd
 work=$(mktemp -d) || die "cannot make a temporary directory"
 parent=$CG/rs-oracle.$rnd
 pids=
 probes=
+sysevents="sched/sched_switch irq_vectors/local_timer_entry
+	irq_vectors/local_timer_exit irq/softirq_entry irq/softirq_exit"
 
+# shellcheck disable=SC2317 # run by the traps
 cleanup() {
 	trap - EXIT INT TERM
 	: >"$work/stop" 2>/dev/null
 	# shellcheck disable=SC2086 # one word per pid
 	[ -z "$pids" ] || kill $pids 2>/dev/null
 	wait 2>/dev/null
-	for i in "$inst" "$inst_in"; do
-		[ -d "$i" ] || continue
-		echo 0 >"$i/events/$group/enable" 2>/dev/null
-		echo 0 >"$i/events/sched/sched_switch/enable" 2>/dev/null
-		rmdir "$i"
-	done
+	if [ -d "$inst" ]; then
+		echo 0 >"$inst/events/$group/enable" 2>/dev/null
+		for ev in $sysevents; do
+			echo 0 >"$inst/events/$ev/enable" 2>/dev/null
+		done
+		rmdir "$inst"
+	fi
 	for p in $probes; do
 		echo "-:$group/$p" >>"$T/kprobe_events"
 	done
@@ -153,7 +164,7 @@ probe() {	# NAME FUNC ROLE
 	echo "$(cat "$T/events/$group/$1r/id") $2 $3 r" >>"$work/map"
 }
 probe rd "$show" read || die "cannot probe $show"
-if [ "$show" != memory_stat_show ]; then
+if [ "$show" != memory_stat_show ] && [ -z "$external" ]; then
 	probe ctl memory_stat_show control ||
 		die "cannot probe memory_stat_show"
 fi
@@ -182,12 +193,13 @@ for f in perf_trace_run_bpf_submit trace_call_bpf; do
 done
 
 # The workload: children charging memory, in cgroups of our own.
-mkdir "$parent" || die "cannot create $parent"
+[ -n "$external" ] || mkdir "$parent" || die "cannot create $parent"
 for c in memory io cpu; do
-	echo "+$c" >"$parent/cgroup.subtree_control" 2>/dev/null
+	[ -n "$external" ] ||
+		echo "+$c" >"$parent/cgroup.subtree_control" 2>/dev/null
 done
 i=0
-while [ "$i" -lt "$children" ]; do
+while [ -z "$external" ] && [ "$i" -lt "$children" ]; do
 	mkdir "$parent/c$i" || die "cannot create $parent/c$i"
 	(
 		while [ ! -e "$work/stop" ]; do
@@ -200,21 +212,17 @@ while [ "$i" -lt "$children" ]; do
 	pids="$pids $!"
 	i=$((i + 1))
 done
-sleep "$warm"
+[ -n "$external" ] || sleep "$warm"
 
-for i in "$inst" "$inst_in"; do
-	mkdir "$i" || die "cannot create the tracefs instance $i"
-	echo mono >"$i/trace_clock"
-	echo 1 >"$i/options/raw"
-done
+mkdir "$inst" || die "cannot create the tracefs instance $inst"
+echo mono >"$inst/trace_clock"
+echo 1 >"$inst/options/raw"
 echo 8192 >"$inst/buffer_size_kb"
-if ! { echo "prev_pid == $$" >"$inst/events/sched/sched_switch/filter" &&
-	echo "next_pid == $$" >"$inst_in/events/sched/sched_switch/filter" &&
-	echo 1 >"$inst/events/sched/sched_switch/enable" &&
-	echo 1 >"$inst_in/events/sched/sched_switch/enable"; }; then
+# Every switch: its record is the leaving task's, on its CPU, so a
+# task's time on a CPU runs from that CPU's switch before to its own.
+echo 1 >"$inst/events/sched/sched_switch/enable" ||
 	die "cannot trace sched:sched_switch"
-fi
-echo "$(cat "$T/events/sched/sched_switch/id") sched_switch switch out" \
+echo "$(cat "$T/events/sched/sched_switch/id") sched_switch switch x" \
 	>>"$work/map"
 echo 1 >"$inst/events/$group/enable" || die "cannot enable $group in $inst"
 # Interrupts taken while reading: the timer's and the softirqs after it.
@@ -229,27 +237,31 @@ for e in irq_vectors/local_timer_entry:local_timer:e \
 done
 
 # The reader is this shell: the redirection opens the file, the builtin
-# read reads it, no process per read.
-i=0
-while [ "$i" -lt "$reads" ]; do
-	while read -r _; do :; done <"$parent/$file"
-	i=$((i + 1))
-	[ -z "$pause" ] || sleep "$pause"
-done
-while read -r _; do :; done <"$parent/memory.stat"
+# read reads it, no process per read. With a command, its readers.
+status=0
+if [ -n "$external" ]; then
+	"$@" >&2
+	status=$?
+else
+	i=0
+	while [ "$i" -lt "$reads" ]; do
+		while read -r _; do :; done <"$parent/$file"
+		i=$((i + 1))
+		[ -z "$pause" ] || sleep "$pause"
+	done
+	while read -r _; do :; done <"$parent/memory.stat"
+fi
 
 echo 0 >"$inst/events/$group/enable"
-for ev in irq_vectors/local_timer_entry irq_vectors/local_timer_exit \
-	  irq/softirq_entry irq/softirq_exit; do
+for ev in $sysevents; do
 	[ -d "$inst/events/$ev" ] && echo 0 >"$inst/events/$ev/enable"
 done
-echo 0 >"$inst/events/sched/sched_switch/enable"
-echo 0 >"$inst_in/events/sched/sched_switch/enable"
 : >"$work/stop"
-charged=$(cat "$parent/memory.peak" 2>/dev/null || echo -)
+charged=-
+[ -n "$external" ] || charged=$(cat "$parent/memory.peak" 2>/dev/null || echo -)
 
 lost=0
-for s in "$inst"/per_cpu/cpu*/stats "$inst_in"/per_cpu/cpu*/stats; do
+for s in "$inst"/per_cpu/cpu*/stats; do
 	o=$(awk '/^overrun:/ { print $2 }' "$s")
 	lost=$((lost + ${o:-0}))
 done
@@ -258,13 +270,16 @@ m=$(awk -v g="$group" '$1 ~ "^" g "/" { s += $NF } END { print s + 0 }' \
 lost=$((lost + m))
 
 echo "kernel $(uname -r)"
-echo "workload $file $reads $children"
+if [ -n "$external" ]; then
+	echo "workload $file command $(basename "$1")"
+else
+	echo "workload $file $reads $children"
+fi
 echo "charged $charged"
-# One stream by time: the second instance's records tagged "in".
-{
-	grep -v '^#' "$inst/trace"
-	grep -v '^#' "$inst_in/trace" | sed 's/$/ in/'
-} | sort -n -k3,3 | awk -v me=$$ -v map="$work/map" '
+me=$$
+[ -z "$external" ] || me=
+# One stream by time (each CPU's buffer is in order, not the whole).
+grep -v '^#' "$inst/trace" | sort -s -n -k3,3 | awk -v me="$me" -v map="$work/map" '
 BEGIN {
 	while ((getline l < map) > 0) {
 		split(l, w, " ")
@@ -281,29 +296,26 @@ BEGIN {
 }
 # raw records: PID CPU TIMESTAMP_NS type: ID
 $4 == "type:" && ($5 in fname) {
-	pid = $1; ts = $3; id = $5; f = fname[id]
+	pid = $1; cpu = $2; ts = $3; id = $5; f = fname[id]
 	if (role[id] == "switch") {
-		# out: the reader leaves the CPU (its own record); in: it
-		# comes back (the record of the task it replaces)
-		if ($6 == "in") {
-			if (offat != "" && (me in opened) && in_role[me] == "read")
-				off += ts - offat
-			offat = ""
-		} else if (pid == me) {
-			offat = ts
-		}
+		# pid leaves cpu, where it ran since the switch before
+		if (pid in opened)
+			on[pid] += ts - since(pid, cpu)
+		last[cpu] = ts
 		next
 	}
 	if (role[id] == "read" || role[id] == "control") {
-		if (pid != me)
+		if (me != "" && pid != me)
 			next
 		if (kind[id] == "e") {
-			opened[pid] = ts; in_role[pid] = role[id]
+			opened[pid] = ts; in_role[pid] = role[id]; on[pid] = 0
 		} else if (pid in opened) {
 			if (role[id] == "read") {
+				on[pid] += ts - since(pid, cpu)
 				rcount++; rtotal += ts - opened[pid]
+				off += ts - opened[pid] - on[pid]
 			}
-			delete opened[pid]
+			delete opened[pid]; delete on[pid]
 		}
 		next
 	}
@@ -330,6 +342,11 @@ $4 == "type:" && ($5 in fname) {
 	}
 	delete start[k]
 }
+# When pid, reading, came on cpu: the last switch there, or the start
+# of its read if it was already running then.
+function since(p, c) {
+	return (c in last && last[c] > opened[p]) ? last[c] : opened[p]
+}
 END {
 	oncpu = rtotal - off - obs - irq
 	printf "read %s %d %.0f %.0f %.0f %.0f %.0f\n", show, rcount, rtotal,
@@ -350,3 +367,4 @@ END {
 		printf "control %s %d\n", order[i], ctl[order[i]]
 }'
 echo "lost $lost"
+exit $status
