@@ -249,7 +249,8 @@ else
 		i=$((i + 1))
 		[ -z "$pause" ] || sleep "$pause"
 	done
-	while read -r _; do :; done <"$parent/memory.stat"
+	[ "$show" = memory_stat_show ] ||
+		while read -r _; do :; done <"$parent/memory.stat"
 fi
 
 echo 0 >"$inst/events/$group/enable"
