@@ -92,6 +92,25 @@ need_vm_kernels() {
 		skip "no Debian 6.1 and 6.12 cloud kernels in $cache: run scripts/fetch-kernels.sh"
 }
 
+# The newest cached kernel with split rstat trees (v6.16+: Debian's sid,
+# fetched only on request): its vmlinuz, or nothing.
+SID_KERNEL_MISSING="no sid kernel (v6.16+, split rstat trees) in ${RS_KERNEL_CACHE:-/var/cache/rstat-analyze/kernels}: run scripts/fetch-kernels.sh --sid"
+sid_kernel() {
+	local cache=${RS_KERNEL_CACHE:-/var/cache/rstat-analyze/kernels} rel
+
+	rel=$(for k in "$cache"/*/vmlinuz; do
+		[ -s "$k" ] && basename "$(dirname "$k")"
+	done | awk -F. '$1 > 6 || ($1 == 6 && $2 + 0 >= 16)' |
+		sort -V | tail -n 1)
+	[ -z "$rel" ] || echo "$cache/$rel/vmlinuz"
+}
+
+# Sets KSID to sid_kernel's or skips saying what to fetch.
+need_sid_kernel() {
+	KSID=$(sid_kernel)
+	[ -n "$KSID" ] || skip "$SID_KERNEL_MISSING"
+}
+
 # The VM work directories no live run owns (as root the tool makes them
 # here): another run sharing the machine keeps its own while it lives. Its
 # .owner stamp, "rstat-analyze vm pid=P start=T boot=B" (src/workdir.c),
