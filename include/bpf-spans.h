@@ -23,9 +23,10 @@
  * Each span is keyed by the kernel stack at its unlock (return), taken after the
  * end timestamp, by the hierarchy (root: 0 = v2) and by whether the
  * tracepoint's cpu was -1 (the short lock cpu.stat takes after a flush
- * on v6.15+). bpf_spans__read() resolves the stacks against /proc/kallsyms
- * and names the subsystem with the rule table (rules.h): the flush's
- * caller on v6.16+, where each subsystem has its own lock.
+ * on v6.15+). bpf_spans__read() names the stacks' frames from kallsyms;
+ * which subsystem a stack's flush belongs to is analysis's to say, with
+ * the rule table (span_classifier in kernel-spans.h): the flush's caller
+ * on v6.16+, where each subsystem has its own lock.
  *
  * Use: new -> open (load; says why BPF cannot work here) -> attach ->
  * run the workload -> read (as often as wanted) -> delete (detaches).
@@ -44,7 +45,6 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-struct rules;
 
 /* The function kprobes time where the kernel has no rstat tracepoints. */
 #define BPF_SPANS_FLUSH_FUNC "cgroup_rstat_flush_locked"
@@ -94,8 +94,6 @@ struct bpf_spans_opts {
 	unsigned int stack_depth;
 	/* No stacks: cheaper unlocks, but every subsys is unknown (-1). */
 	bool no_stacks;
-	/* NULL: the built-in rules. Must outlive the bpf_spans. */
-	const struct rules *rules;
 	/* NULL: /proc/kallsyms. */
 	const char *kallsyms;
 	/*
@@ -152,7 +150,8 @@ struct bpf_spans_counts {
 	uint64_t stack_errors;	/* unlocks whose stack was not kept */
 	uint64_t hist_full;	/* spans lost: the histogram map was full */
 	uint64_t filtered;	/* locked events the filters left out */
-	uint64_t unresolved;	/* stacks that named no subsystem */
+	/* holds whose stack named no subsystem: set by the classifier */
+	uint64_t unresolved;
 	/*
 	 * ns the unlock program ran after its clock (stack, histograms,
 	 * bookkeeping): divided by pairs, its cost per hold outside it.
@@ -175,8 +174,6 @@ struct bpf_spans_row {
 	enum bpf_spans_kind kind;
 	int32_t root;			/* hierarchy id, 0 = v2 */
 	bool short_lock;		/* the tracepoint's cpu was -1 */
-	int subsys;			/* enum rs_category, -1 unknown */
-	int trigger;			/* enum rs_trigger, -1 none */
 	const char *const *frames;	/* leaf first; interned */
 	uint32_t nr_frames;		/* 0: no stack */
 	struct bpf_spans_hist hist;
@@ -186,17 +183,9 @@ struct bpf_spans_row {
 void bpf_spans__rows(const struct bpf_spans *s,
 		     const struct bpf_spans_row **rows, size_t *nr);
 
-/* subsys for bpf_spans__hist(): every row of the kind. */
+/* A subsystem that stands for every row of a kind (kernel-spans.h). */
 #define BPF_SPANS_ANY (-2)
 
-/*
- * The rows of a kind merged by subsystem (enum rs_category, -1 unknown,
- * BPF_SPANS_ANY all), as of the last read. Never NULL for a valid
- * kind and subsys (an empty hist when nothing was seen); NULL otherwise.
- */
-const struct bpf_spans_hist *bpf_spans__hist(const struct bpf_spans *s,
-					     enum bpf_spans_kind kind,
-					     int subsys);
 
 /*
  * Forget the resolved stacks and kernel symbols: the next read resolves

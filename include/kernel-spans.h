@@ -17,15 +17,48 @@
 #include <stdint.h>
 
 #include "bpf-spans.h"
+#include "rules.h"
 
 #define KERNEL_SPANS_SCHEMA "rstat-analyze-spans/1"
 
 struct kernel_spans;
+struct rules;
 
 /*
- * What the BPF spans hold as of their last bpf_spans__read(). scope says
- * whose spans they are ("every task", "pid 123"...). NULL when out of
- * memory.
+ * The BPF spans' rows named by a rule table: the subsystem whose flush a
+ * row's stack holds (the callback's, or for a core flush its caller's;
+ * a stack with no flush frame by its first caller frame) and who asked
+ * for it. bpf/ reads raw rows and names their frames; this is where they
+ * are classified, as report classifies samples.
+ */
+struct span_class {
+	int subsys;	/* enum rs_category, -1 unknown */
+	int trigger;	/* enum rs_trigger, -1 none */
+};
+
+struct span_classifier;
+
+/* rules NULL: the built-in table. NULL when out of memory. */
+struct span_classifier *span_classifier__new(const struct rules *rules);
+void span_classifier__delete(struct span_classifier *sc);
+
+void span_classifier__row(struct span_classifier *sc,
+			  const struct bpf_spans_row *row,
+			  struct span_class *out);
+
+/*
+ * The nr rows merged into hist[kind][subsys + 1] (cleared first), and the
+ * holds whose stack named no subsystem.
+ */
+uint64_t span_classifier__merge(struct span_classifier *sc,
+				const struct bpf_spans_row *rows, size_t nr,
+				struct bpf_spans_hist
+				hist[BPF_SPANS__NR_KINDS][RS_CAT__NR + 1]);
+
+/*
+ * What the BPF spans hold as of their last bpf_spans__read(), classified
+ * by the built-in rules. scope says whose spans they are ("every task",
+ * "pid 123"...). NULL when out of memory.
  */
 struct kernel_spans *kernel_spans__from_bpf(const struct bpf_spans *s,
 					    const char *scope);

@@ -75,24 +75,103 @@ static struct kernel_spans *ks_new(const char *scope, const char *on)
 	return ks;
 }
 
+struct span_classifier {
+	struct rules *own;
+	struct classifier *cls;
+};
+
+struct span_classifier *span_classifier__new(const struct rules *rules)
+{
+	struct span_classifier *sc = calloc(1, sizeof(*sc));
+
+	if (!sc)
+		return NULL;
+	if (!rules) {
+		sc->own = rules__new();
+		rules = sc->own;
+	}
+	sc->cls = rules ? classifier__new(rules) : NULL;
+	if (!sc->cls) {
+		span_classifier__delete(sc);
+		return NULL;
+	}
+	return sc;
+}
+
+void span_classifier__delete(struct span_classifier *sc)
+{
+	if (!sc)
+		return;
+	classifier__delete(sc->cls);
+	rules__delete(sc->own);
+	free(sc);
+}
+
+void span_classifier__row(struct span_classifier *sc,
+			  const struct bpf_spans_row *row,
+			  struct span_class *out)
+{
+	struct rs_stack_class c;
+
+	out->subsys = -1;
+	out->trigger = RS_TRIG_NONE;
+	if (!row->nr_frames ||
+	    classifier__classify(sc->cls, (const char *const *)row->frames,
+				 row->nr_frames, &c))
+		return;
+	out->subsys = rs_stack_class__lock_subsys(&c);
+	out->trigger = c.trigger;
+	if (out->subsys < -1 || out->subsys >= RS_CAT__NR)
+		out->subsys = -1;
+	if (out->trigger < -1 || out->trigger >= RS_TRIG__NR)
+		out->trigger = RS_TRIG_NONE;
+}
+
+uint64_t span_classifier__merge(struct span_classifier *sc,
+				const struct bpf_spans_row *rows, size_t nr,
+				struct bpf_spans_hist
+				hist[BPF_SPANS__NR_KINDS][RS_CAT__NR + 1])
+{
+	uint64_t unresolved = 0;
+	struct span_class c;
+	size_t i;
+
+	memset(hist, 0, sizeof(hist[0]) * BPF_SPANS__NR_KINDS);
+	for (i = 0; i < nr; i++) {
+		if (rows[i].kind >= BPF_SPANS__NR_KINDS)
+			continue;
+		span_classifier__row(sc, &rows[i], &c);
+		bpf_spans_hist__merge(&hist[rows[i].kind][c.subsys + 1],
+				      &rows[i].hist);
+		if (rows[i].kind == BPF_SPANS_HOLD &&
+		    (c.subsys < 0 || !rs_category_is_subsys(c.subsys)))
+			unresolved += rows[i].hist.count;
+	}
+	return unresolved;
+}
+
 struct kernel_spans *kernel_spans__from_bpf(const struct bpf_spans *s,
 					    const char *scope)
 {
 	struct kernel_spans *ks = ks_new(scope, bpf_spans__method(s));
-	const struct bpf_spans_hist *h;
+	struct span_classifier *sc = span_classifier__new(NULL);
+	const struct bpf_spans_row *rows;
+	size_t nr;
 	int k, c;
 
-	if (!ks)
+	if (!ks || !sc) {
+		span_classifier__delete(sc);
+		kernel_spans__delete(ks);
 		return NULL;
-	bpf_spans__counts(s, &ks->counts);
-	for (k = 0; k < BPF_SPANS__NR_KINDS; k++) {
-		for (c = -1; c < RS_CAT__NR; c++) {
-			h = bpf_spans__hist(s, k, c);
-			if (h)
-				ks->hist[k][c + 1] = *h;
-			bpf_spans_hist__merge(&ks->any[k], &ks->hist[k][c + 1]);
-		}
 	}
+	bpf_spans__counts(s, &ks->counts);
+	bpf_spans__rows(s, &rows, &nr);
+	ks->counts.unresolved = span_classifier__merge(sc, rows, nr,
+							ks->hist);
+	span_classifier__delete(sc);
+	for (k = 0; k < BPF_SPANS__NR_KINDS; k++)
+		for (c = -1; c < RS_CAT__NR; c++)
+			bpf_spans_hist__merge(&ks->any[k], &ks->hist[k][c + 1]);
 	return ks;
 }
 

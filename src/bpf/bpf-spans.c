@@ -19,7 +19,6 @@
 #include "hist.h"
 #include "kfeatures.h"
 #include "perf-event.h"
-#include "rules.h"
 #include "symbols.h"
 #include "util.h"
 
@@ -38,7 +37,6 @@
 /* A kernel stack of the stack map, resolved once. */
 struct rs_stack {
 	int32_t id;
-	int subsys, trigger;
 	const char **frames;
 	uint32_t nr;
 	bool own_names;		/* frames[] were malloc'ed for this stack */
@@ -61,9 +59,6 @@ struct bpf_spans {
 	struct bpf_spans_opts o;	/* arrays point at our copies */
 	pid_t *tgids;
 	uint64_t *cgroup_ids;
-	struct rules *own_rules;
-	const struct rules *rules;
-	struct classifier *cls;
 	struct machine *machine;
 	bool kallsyms_tried;
 	bool named;		/* a stack was named without the machine */
@@ -85,9 +80,6 @@ struct bpf_spans {
 	struct bpf_spans_row *rows;
 	size_t nr_rows, cap_rows;
 	struct bpf_spans_counts counts;
-	/* [kind][subsys + 1]: index 0 unknown, 1.. the categories */
-	struct bpf_spans_hist merged[BPF_SPANS__NR_KINDS][RS_CAT__NR + 1];
-	struct bpf_spans_hist any[BPF_SPANS__NR_KINDS];
 };
 
 static const char *const kind_names[BPF_SPANS__NR_KINDS] = {
@@ -184,16 +176,6 @@ struct bpf_spans *bpf_spans__new(const struct bpf_spans_opts *o)
 		if (!s->o.kallsyms)
 			goto fail;
 	}
-	s->rules = s->o.rules;
-	if (!s->rules) {
-		s->own_rules = rules__new();
-		if (!s->own_rules)
-			goto fail;
-		s->rules = s->own_rules;
-	}
-	s->cls = classifier__new(s->rules);
-	if (!s->cls)
-		goto fail;
 	return s;
 fail:
 	bpf_spans__delete(s);
@@ -214,8 +196,6 @@ void bpf_spans__delete(struct bpf_spans *s)
 		stack_free(&s->stacks[i]);
 	free(s->stacks);
 	free(s->rows);
-	classifier__delete(s->cls);
-	rules__delete(s->own_rules);
 	machine__delete(s->machine);
 	free((char *)s->o.kallsyms);
 	free(s->tgids);
@@ -239,19 +219,6 @@ void bpf_spans__rows(const struct bpf_spans *s,
 {
 	*rows = s->rows;
 	*nr = s->nr_rows;
-}
-
-const struct bpf_spans_hist *bpf_spans__hist(const struct bpf_spans *s,
-					     enum bpf_spans_kind kind,
-					     int subsys)
-{
-	if ((unsigned int)kind >= BPF_SPANS__NR_KINDS)
-		return NULL;
-	if (subsys == BPF_SPANS_ANY)
-		return &s->any[kind];
-	if (subsys < -1 || subsys >= RS_CAT__NR)
-		return NULL;
-	return &s->merged[kind][subsys + 1];
 }
 
 void bpf_spans_hist__merge(struct bpf_spans_hist *dst,
@@ -867,25 +834,6 @@ static void hist_sum_cpus(struct bpf_spans_hist *h,
 	}
 }
 
-/*
- * Name the subsystem of a stack: the classifier's category (the
- * callback's, or for a core flush its caller's); a stack with no `in`
- * frame (the short lock cgroup_base_stat_cputime_show takes itself) is
- * named by its first caller frame.
- */
-static void classify(struct bpf_spans *s, struct rs_stack *st)
-{
-	struct rs_stack_class out;
-
-	st->subsys = -1;
-	st->trigger = RS_TRIG_NONE;
-	if (!st->nr || classifier__classify(s->cls, st->frames, st->nr,
-					    &out))
-		return;
-	st->subsys = rs_stack_class__lock_subsys(&out);
-	st->trigger = out.trigger;
-}
-
 static int load_kallsyms(struct bpf_spans *s)
 {
 	int err;
@@ -899,7 +847,7 @@ static int load_kallsyms(struct bpf_spans *s)
 	err = machine__load_kallsyms(s->machine, s->o.kallsyms ?
 				     s->o.kallsyms : "/proc/kallsyms");
 	if (err || !machine__has_kernel_symbols(s->machine)) {
-		/* kptr_restrict: the stacks stay unnamed (subsys -1). */
+		/* kptr_restrict: the stacks stay unnamed. */
 		machine__delete(s->machine);
 		s->machine = NULL;
 		return err == -ENOMEM ? err : -ENOENT;
@@ -930,8 +878,6 @@ static int stack_get(struct bpf_spans *s, int32_t id, struct rs_stack **out)
 	st = &s->stacks[s->nr_stacks];
 	memset(st, 0, sizeof(*st));
 	st->id = id;
-	st->subsys = -1;
-	st->trigger = RS_TRIG_NONE;
 	depth = bpf_map__value_size(s->skel->maps.stacks) / sizeof(__u64);
 	memset(ips, 0, sizeof(ips));
 	if (!bpf_map_lookup_elem(bpf_map__fd(s->skel->maps.stacks), &id,
@@ -961,7 +907,6 @@ static int stack_get(struct bpf_spans *s, int32_t id, struct rs_stack **out)
 			st->frames[i] = f.sym;
 		}
 		st->nr = n;
-		classify(s, st);
 	}
 	s->nr_stacks++;
 	*out = st;
@@ -1065,9 +1010,7 @@ static int name_new_stacks(struct bpf_spans *s, int hist_fd)
 		st = &s->stacks[s->nr_stacks];
 		memset(st, 0, sizeof(*st));
 		st->id = ids[i];
-		st->subsys = -1;
-		st->trigger = RS_TRIG_NONE;
-		/* kptr_restrict hides every address: unnamed (subsys -1) */
+		/* kptr_restrict hides every address: unnamed */
 		if (any) {
 			st->frames = calloc(nr[i], sizeof(*st->frames));
 			if (!st->frames) {
@@ -1082,7 +1025,6 @@ static int name_new_stacks(struct bpf_spans *s, int hist_fd)
 			st->nr = nr[i];
 			st->own_names = true;
 			s->named = true;
-			classify(s, st);
 		}
 		s->nr_stacks++;
 	}
@@ -1114,8 +1056,6 @@ int bpf_spans__read(struct bpf_spans *s, char *errbuf, size_t errlen)
 	vals = (struct rs_bpf_hist *)buf;
 
 	memset(&s->counts, 0, sizeof(s->counts));
-	memset(s->merged, 0, sizeof(s->merged));
-	memset(s->any, 0, sizeof(s->any));
 	s->nr_rows = 0;
 
 	fd = bpf_map__fd(s->skel->maps.counters);
@@ -1184,19 +1124,9 @@ int bpf_spans__read(struct bpf_spans *s, char *errbuf, size_t errlen)
 		row->kind = (enum bpf_spans_kind)key.kind;
 		row->root = key.root;
 		row->short_lock = key.short_lock;
-		row->subsys = st ? st->subsys : -1;
-		row->trigger = st ? st->trigger : RS_TRIG_NONE;
 		row->frames = st ? st->frames : NULL;
 		row->nr_frames = st ? st->nr : 0;
 		hist_sum_cpus(&row->hist, vals, s->ncpus);
-		if (row->subsys < -1 || row->subsys >= RS_CAT__NR)
-			row->subsys = -1;
-		bpf_spans_hist__merge(&s->merged[row->kind][row->subsys + 1],
-				      &row->hist);
-		bpf_spans_hist__merge(&s->any[row->kind], &row->hist);
-		if (row->kind == BPF_SPANS_HOLD &&
-		    (row->subsys < 0 || !rs_category_is_subsys(row->subsys)))
-			s->counts.unresolved += row->hist.count;
 	}
 out:
 	if (err)

@@ -16,6 +16,7 @@
 #include "bpf-spans.h"
 #include "cgroup-path.h"
 #include "hist.h"
+#include "kernel-spans.h"
 #include "live.h"
 #include "util.h"
 
@@ -25,6 +26,7 @@
 struct live {
 	struct live_opts o;
 	struct bpf_spans *bs;
+	struct span_classifier *sc;	/* names each row's subsystem */
 	double t0;
 	/* The per-cgroup totals of the previous sample, sorted by key. */
 	struct bpf_spans_cgroup *prev, *cur;
@@ -57,7 +59,8 @@ struct live *live__new(const struct live_opts *o)
 		l->o = *o;
 	l->prev = calloc(LIVE_MAX_CG, sizeof(*l->prev));
 	l->cur = calloc(LIVE_MAX_CG, sizeof(*l->cur));
-	if (!l->prev || !l->cur) {
+	l->sc = span_classifier__new(NULL);
+	if (!l->prev || !l->cur || !l->sc) {
 		live__delete(l);
 		return NULL;
 	}
@@ -69,6 +72,7 @@ void live__delete(struct live *l)
 	if (!l)
 		return;
 	bpf_spans__delete(l->bs);
+	span_classifier__delete(l->sc);
 	cgroup_paths__delete(l->paths);
 	free(l->prev);
 	free(l->cur);
@@ -302,7 +306,7 @@ int live__sample(struct live *l, struct live_snap *snap, char *errbuf,
 	const struct bpf_spans_row *rows;
 	struct bpf_spans_sources src;
 	size_t nr, i;
-	int err, k, c;
+	int err;
 
 	memset(snap, 0, sizeof(*snap));
 	if (!l->bs) {
@@ -315,13 +319,17 @@ int live__sample(struct live *l, struct live_snap *snap, char *errbuf,
 	snap->t = rs_now_s();
 	snap->elapsed = snap->t - l->t0;
 	bpf_spans__counts(l->bs, &snap->counts);
-	for (k = 0; k < BPF_SPANS__NR_KINDS; k++)
-		for (c = -1; c < RS_CAT__NR; c++)
-			snap->hist[k][c + 1] = *bpf_spans__hist(l->bs, k, c);
 	bpf_spans__sources(l->bs, &src);
 	bpf_spans__rows(l->bs, &rows, &nr);
+	snap->counts.unresolved = span_classifier__merge(l->sc, rows, nr,
+							 snap->hist);
 	for (i = 0; i < nr; i++) {
-		int t = rows[i].trigger, s = rows[i].subsys;
+		struct span_class cl;
+		int t, s;
+
+		span_classifier__row(l->sc, &rows[i], &cl);
+		t = cl.trigger;
+		s = cl.subsys;
 
 		if (rows[i].kind == BPF_SPANS_HOLD && rows[i].short_lock)
 			snap->short_holds += rows[i].hist.count;

@@ -24,6 +24,7 @@
 #include <unistd.h>
 
 #include "bpf-spans.h"
+#include "kernel-spans.h"
 #include "rules.h"
 
 static void print_hist(const char *kind, const char *subsys,
@@ -47,6 +48,8 @@ int main(int argc, char **argv)
 	static pid_t pids[64];
 	static uint64_t ids[64];
 	struct bpf_spans_counts c;
+	struct kernel_spans *ks;
+	struct span_classifier *sc;
 	struct bpf_spans *s;
 	char err[512] = "";
 	int opt, verbose = 0, status, k, cat;
@@ -120,16 +123,26 @@ int main(int argc, char **argv)
 		bpf_spans__delete(s);
 		return 1;
 	}
+	ks = kernel_spans__from_bpf(s, "bpf-spans-run");
+	sc = span_classifier__new(NULL);
+	if (!ks || !sc) {
+		fprintf(stderr, "bpf-spans-run: out of memory\n");
+		kernel_spans__delete(ks);
+		span_classifier__delete(sc);
+		bpf_spans__delete(s);
+		return 1;
+	}
 	for (k = 0; k < BPF_SPANS__NR_KINDS; k++) {
 		const char *kind = bpf_spans_kind_name(k);
 
-		print_hist(kind, "any", bpf_spans__hist(s, k, BPF_SPANS_ANY));
-		print_hist(kind, "unknown", bpf_spans__hist(s, k, -1));
+		print_hist(kind, "any", kernel_spans__hist(ks, k,
+							   BPF_SPANS_ANY));
+		print_hist(kind, "unknown", kernel_spans__hist(ks, k, -1));
 		for (cat = 0; cat < RS_CAT__NR; cat++)
 			print_hist(kind, rs_category_name(cat),
-				   bpf_spans__hist(s, k, cat));
+				   kernel_spans__hist(ks, k, cat));
 	}
-	bpf_spans__counts(s, &c);
+	kernel_spans__counts(ks, &c);
 	printf("counts locked=%llu pairs=%llu unmatched=%llu+%llu contended=%llu waits=%llu flushes=%llu broken=%llu memcg=%llu/%llu stack_errors=%llu unresolved=%llu\n",
 	       (unsigned long long)c.locked, (unsigned long long)c.pairs,
 	       (unsigned long long)c.unmatched_start,
@@ -149,13 +162,16 @@ int main(int argc, char **argv)
 
 		bpf_spans__rows(s, &rows, &nr);
 		for (i = 0; i < nr; i++) {
+			struct span_class cl;
+
+			span_classifier__row(sc, &rows[i], &cl);
 			printf("row %s root=%d%s subsys=%s trigger=%s count=%llu:",
 			       bpf_spans_kind_name(rows[i].kind),
 			       rows[i].root,
 			       rows[i].short_lock ? " cpu=-1" : "",
-			       rows[i].subsys < 0 ? "unknown" :
-			       rs_category_name(rows[i].subsys),
-			       rs_trigger_name(rows[i].trigger),
+			       cl.subsys < 0 ? "unknown" :
+			       rs_category_name(cl.subsys),
+			       rs_trigger_name(cl.trigger),
 			       (unsigned long long)rows[i].hist.count);
 			for (f = 0; f < rows[i].nr_frames; f++)
 				printf(" %s", rows[i].frames[f] ?
@@ -163,6 +179,8 @@ int main(int argc, char **argv)
 			printf("\n");
 		}
 	}
+	span_classifier__delete(sc);
+	kernel_spans__delete(ks);
 	bpf_spans__delete(s);
 	return WIFEXITED(status) ? WEXITSTATUS(status) : 1;
 }

@@ -25,6 +25,7 @@
 
 #include "bpf-spans.h"
 #include "kfeatures.h"
+#include "kernel-spans.h"
 #include "rules.h"
 #include "unit.h"
 
@@ -298,6 +299,19 @@ static void test_unprivileged_reason(void)
 	CHECK(strstr(msg, "not permitted") || strstr(msg, "tracefs"));
 }
 
+/* A row's subsystem and trigger, as analysis names them. */
+static struct span_class class_of(const struct bpf_spans_row *row)
+{
+	struct span_classifier *sc = span_classifier__new(NULL);
+	struct span_class c = { -1, -1 };
+
+	CHECK(sc);
+	if (sc)
+		span_classifier__row(sc, row, &c);
+	span_classifier__delete(sc);
+	return c;
+}
+
 /* Every row of kind has subsys want; returns the rows' total count. */
 static uint64_t rows_of(struct bpf_spans *s, enum bpf_spans_kind kind,
 			int root, int want, bool *all_want)
@@ -312,20 +326,44 @@ static uint64_t rows_of(struct bpf_spans *s, enum bpf_spans_kind kind,
 		if (rows[i].kind != kind || rows[i].root != root)
 			continue;
 		n += rows[i].hist.count;
-		if (rows[i].subsys != want)
+		if (class_of(&rows[i]).subsys != want)
 			*all_want = false;
 	}
 	return n;
 }
 
+/*
+ * The spans of a kind and subsystem (BPF_SPANS_ANY: all) as the recorder
+ * stores them, classified; the holds no stack named in *unresolved.
+ */
+static struct bpf_spans_hist hist_of(struct bpf_spans *s,
+				     enum bpf_spans_kind kind, int subsys,
+				     uint64_t *unresolved)
+{
+	struct kernel_spans *ks = kernel_spans__from_bpf(s, "test");
+	struct bpf_spans_hist h = { 0 };
+	struct bpf_spans_counts c;
+
+	CHECK(ks);
+	if (!ks)
+		return h;
+	if (kernel_spans__hist(ks, kind, subsys))
+		h = *kernel_spans__hist(ks, kind, subsys);
+	kernel_spans__counts(ks, &c);
+	if (unresolved)
+		*unresolved = c.unresolved;
+	kernel_spans__delete(ks);
+	return h;
+}
+
 static void test_cpu_stat_holds(void)
 {
 	struct bpf_spans_opts o = { 0 };
-	const struct bpf_spans_hist *h;
+	struct bpf_spans_hist h;
 	const struct bpf_spans_row *rows;
 	struct bpf_spans_counts c;
 	long all, of_root, shorts;
-	uint64_t shorts_bpf = 0;
+	uint64_t shorts_bpf = 0, unresolved = 1;
 	char path[300], err[256] = "";
 	struct bpf_spans *s;
 	pid_t me = getpid();
@@ -379,14 +417,14 @@ static void test_cpu_stat_holds(void)
 	CHECK(c.flushes >= READS);
 	CHECK_U64(c.flush_broken, 0);
 	CHECK_U64(c.stack_errors, 0);
-	CHECK_U64(c.unresolved, 0);
-	h = bpf_spans__hist(s, BPF_SPANS_HOLD, RS_CAT_BASE);
-	CHECK(h && h->count == (uint64_t)of_root);
-	h = bpf_spans__hist(s, BPF_SPANS_HOLD, BPF_SPANS_ANY);
-	CHECK(h && h->count == (uint64_t)all && h->min <= h->max &&
-	      h->sum >= h->count * h->min);
-	h = bpf_spans__hist(s, BPF_SPANS_FLUSH, RS_CAT_BASE);
-	CHECK(h && h->count == READS);
+	h = hist_of(s, BPF_SPANS_HOLD, RS_CAT_BASE, &unresolved);
+	CHECK_U64(unresolved, 0);
+	CHECK(h.count == (uint64_t)of_root);
+	h = hist_of(s, BPF_SPANS_HOLD, BPF_SPANS_ANY, NULL);
+	CHECK(h.count == (uint64_t)all && h.min <= h.max &&
+	      h.sum >= h.count * h.min);
+	h = hist_of(s, BPF_SPANS_FLUSH, RS_CAT_BASE, NULL);
+	CHECK(h.count == READS);
 	CHECK_U64(rows_of(s, BPF_SPANS_HOLD, 0, RS_CAT_BASE, &ok), of_root);
 	CHECK(ok);
 	bpf_spans__rows(s, &rows, &nr);
@@ -395,7 +433,7 @@ static void test_cpu_stat_holds(void)
 			continue;
 		shorts_bpf += rows[i].hist.count;
 		/* The short lock's stack names cpu.stat as its trigger. */
-		CHECK_INT(rows[i].trigger, RS_TRIG_CPU_STAT);
+		CHECK_INT(class_of(&rows[i]).trigger, RS_TRIG_CPU_STAT);
 		CHECK(rows[i].nr_frames > 0 && !strcmp(rows[i].frames[0],
 			"cgroup_base_stat_cputime_show"));
 	}
@@ -407,8 +445,8 @@ static void test_cpu_stat_holds(void)
 	bpf_spans__counts(s, &c);
 	CHECK_U64(c.locked, 0);
 	CHECK_U64(c.pairs, 0);
-	h = bpf_spans__hist(s, BPF_SPANS_HOLD, BPF_SPANS_ANY);
-	CHECK(h && h->count == 0);
+	h = hist_of(s, BPF_SPANS_HOLD, BPF_SPANS_ANY, NULL);
+	CHECK(h.count == 0);
 out:
 	bpf_spans__delete(s);
 	cleanup();
@@ -514,7 +552,6 @@ static int memcg_churn(const char *cg)
 static void test_memory_stat_holds(void)
 {
 	struct bpf_spans_opts o = { 0 };
-	const struct bpf_spans_hist *h;
 	struct bpf_spans_counts c;
 	long all, of_root, shorts;
 	char path[300], err[256] = "", hid[64], line[256];
@@ -583,12 +620,12 @@ static void test_memory_stat_holds(void)
 	CHECK_U64(rows_of(s, BPF_SPANS_HOLD, root, RS_CAT_MEMORY, &ok),
 		  of_root);
 	CHECK(ok);
-	h = bpf_spans__hist(s, BPF_SPANS_HOLD, RS_CAT_MEMORY);
-	CHECK(h && h->count == (uint64_t)of_root);
-	h = bpf_spans__hist(s, BPF_SPANS_MEMCG, RS_CAT_MEMORY);
-	CHECK(h && h->count == c.memcg_performed);
-	h = bpf_spans__hist(s, BPF_SPANS_FLUSH, RS_CAT_MEMORY);
-	CHECK(h && h->count == c.memcg_performed);
+	CHECK(hist_of(s, BPF_SPANS_HOLD, RS_CAT_MEMORY, NULL).count ==
+	      (uint64_t)of_root);
+	CHECK(hist_of(s, BPF_SPANS_MEMCG, RS_CAT_MEMORY, NULL).count ==
+	      c.memcg_performed);
+	CHECK(hist_of(s, BPF_SPANS_FLUSH, RS_CAT_MEMORY, NULL).count ==
+	      c.memcg_performed);
 out:
 	bpf_spans__delete(s);
 	cleanup();
