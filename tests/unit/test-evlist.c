@@ -715,7 +715,21 @@ static void test_record_task(void)
 	child_end(&ch);
 
 	evlist__stats(el, &st);
-	CHECK_U64(c.tid_samples[1], NR_GETPPID);
+	/*
+	 * The kernel throttles an event that overflows too often in one
+	 * tick (THROTTLE records, no LOST ones): then the exact count says
+	 * nothing of the reader, and is not held to it.
+	 */
+	if (st.throttle) {
+		CHECK(c.tid_samples[1] > 0 &&
+		      c.tid_samples[1] <= NR_GETPPID);
+		SKIP_PART("the kernel throttled the events (%llu THROTTLE records): %llu of %d getppid samples, not compared exactly",
+			       (unsigned long long)st.throttle,
+			       (unsigned long long)c.tid_samples[1],
+			       NR_GETPPID);
+	} else {
+		CHECK_U64(c.tid_samples[1], NR_GETPPID);
+	}
 	CHECK(c.tid_samples[0] > 0);
 	CHECK_U64(c.bad, 0);
 	CHECK_U64(c.lost, 0);
