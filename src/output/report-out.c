@@ -282,17 +282,18 @@ static int text_attrib_event(FILE *out, const struct report_out *ro,
 static void text_hist_row(FILE *out, const struct report_out *ro,
 			  const char *name, struct hist *h, int width)
 {
+	struct hist_summary s;
 	char v[6][24];
 
-	fmt_time_fit(v[0], sizeof(v[0]), hist__total(h), ro, 11);
-	fmt_time_fit(v[1], sizeof(v[1]), hist__min(h), ro, 8);
-	fmt_time_fit(v[2], sizeof(v[2]), hist__percentile(h, 50), ro, 8);
-	fmt_time_fit(v[3], sizeof(v[3]), hist__percentile(h, 90), ro, 8);
-	fmt_time_fit(v[4], sizeof(v[4]), hist__percentile(h, 99), ro, 8);
-	fmt_time_fit(v[5], sizeof(v[5]), hist__max(h), ro, 8);
+	hist__summary(h, &s);
+	fmt_time_fit(v[0], sizeof(v[0]), s.total, ro, 11);
+	fmt_time_fit(v[1], sizeof(v[1]), s.min, ro, 8);
+	fmt_time_fit(v[2], sizeof(v[2]), s.p50, ro, 8);
+	fmt_time_fit(v[3], sizeof(v[3]), s.p90, ro, 8);
+	fmt_time_fit(v[4], sizeof(v[4]), s.p99, ro, 8);
+	fmt_time_fit(v[5], sizeof(v[5]), s.max, ro, 8);
 	fprintf(out, "%-*.*s %7" PRIu64 " %11s %8s %8s %8s %8s %8s\n", width,
-		width, name, hist__count(h), v[0], v[1], v[2], v[3], v[4],
-		v[5]);
+		width, name, s.count, v[0], v[1], v[2], v[3], v[4], v[5]);
 }
 
 static void text_hist_head(FILE *out, const struct report_out *ro,
@@ -784,17 +785,17 @@ static void text_memcg(FILE *out, const struct report_out *ro)
 {
 	const struct spans_memcg *m = spans__memcg(analysis__spans(ro->an));
 	const struct perf_header_info *hdr = perf_data__header(ro->pd);
+	struct hist_summary s;
 
 	if (!m || !m->requested)
 		return;
 	fprintf(out, "\nmemcg_flush_stats: %" PRIu64 " requested, %" PRIu64
 		" performed (%" PRIu64 " forced), %" PRIu64 " skipped\n",
 		m->requested, m->performed, m->forced, m->skipped);
+	hist__summary(m->updates, &s);
 	fprintf(out, "stats_updates: p50 %" PRIu64 ", p90 %" PRIu64
 		", p99 %" PRIu64 ", max %" PRIu64 "\n",
-		hist__percentile(m->updates, 50),
-		hist__percentile(m->updates, 90),
-		hist__percentile(m->updates, 99), hist__max(m->updates));
+		s.p50, s.p90, s.p99, s.max);
 	/* A line of its own: with the figures above it passed 80 columns. */
 	if (hdr->nr_cpus_online)
 		fprintf(out, "flush threshold: %d x %u cpus = %u stats_updates\n",
@@ -1109,16 +1110,19 @@ static void json_hist(struct json_writer *jw, struct hist *h)
 static void json_span(struct json_writer *jw, const char *name,
 		      const char *subsys, struct hist *h)
 {
+	struct hist_summary s;
+
+	hist__summary(h, &s);
 	json__object_begin(jw, NULL);
 	json__string(jw, PROFILE_NAME, name);
 	json__string(jw, PROFILE_SUBSYSTEM, subsys);
-	json__u64(jw, PROFILE_COUNT, hist__count(h));
-	json__u64(jw, "total_ns", hist__total(h));
-	json__u64(jw, "min_ns", hist__min(h));
-	json__u64(jw, "max_ns", hist__max(h));
-	json__u64(jw, PROFILE_P50_NS, hist__percentile(h, 50));
-	json__u64(jw, PROFILE_P90_NS, hist__percentile(h, 90));
-	json__u64(jw, PROFILE_P99_NS, hist__percentile(h, 99));
+	json__u64(jw, PROFILE_COUNT, s.count);
+	json__u64(jw, "total_ns", s.total);
+	json__u64(jw, "min_ns", s.min);
+	json__u64(jw, "max_ns", s.max);
+	json__u64(jw, PROFILE_P50_NS, s.p50);
+	json__u64(jw, PROFILE_P90_NS, s.p90);
+	json__u64(jw, PROFILE_P99_NS, s.p99);
 	json_hist(jw, h);
 }
 
@@ -1207,6 +1211,21 @@ static void json_holds(struct json_writer *jw, const struct spans_holds *h)
 	json__u64(jw, "max_hold_ns", h->max_hold_ns);
 }
 
+/* A hist's summary under names of its own, "count" ... "p99". */
+static void json_summary(struct json_writer *jw, const struct hist_summary *s)
+{
+	const struct json_field f[] = {
+		JSON_U64("count", s->count),
+		JSON_U64("min", s->min),
+		JSON_U64("max", s->max),
+		JSON_U64("p50", s->p50),
+		JSON_U64("p90", s->p90),
+		JSON_U64("p99", s->p99),
+	};
+
+	json__fields(jw, f, ARRAY_SIZE(f));
+}
+
 /* memcg_flush_stats: the flushes asked for, done and skipped. */
 static void json_memcg(struct json_writer *jw, const struct spans_memcg *m)
 {
@@ -1217,19 +1236,13 @@ static void json_memcg(struct json_writer *jw, const struct spans_memcg *m)
 		JSON_U64("skipped", m->skipped),
 		JSON_U64("negative_updates", m->negative),
 	};
-	const struct json_field updates[] = {
-		JSON_U64("count", hist__count(m->updates)),
-		JSON_U64("min", hist__min(m->updates)),
-		JSON_U64("max", hist__max(m->updates)),
-		JSON_U64("p50", hist__percentile(m->updates, 50)),
-		JSON_U64("p90", hist__percentile(m->updates, 90)),
-		JSON_U64("p99", hist__percentile(m->updates, 99)),
-	};
+	struct hist_summary s;
 
+	hist__summary(m->updates, &s);
 	json__object_begin(jw, "memcg_flush_stats");
 	json__fields(jw, flushes, ARRAY_SIZE(flushes));
 	json__object_begin(jw, "stats_updates");
-	json__fields(jw, updates, ARRAY_SIZE(updates));
+	json_summary(jw, &s);
 	json_hist(jw, m->updates);
 	json__object_end(jw);
 	json__object_end(jw);
@@ -1395,13 +1408,14 @@ static void csv_str(FILE *out, const char *s)
 static void csv_hist_row(FILE *out, const char *table, const char *name,
 			 const char *subsys, struct hist *h)
 {
+	struct hist_summary s;
+
+	hist__summary(h, &s);
 	fprintf(out, "%s,", table);
 	csv_str(out, name);
 	fprintf(out, ",%s,%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64
-		",%" PRIu64 ",%" PRIu64 ",%" PRIu64 "\n", subsys,
-		hist__count(h), hist__total(h), hist__min(h), hist__max(h),
-		hist__percentile(h, 50), hist__percentile(h, 90),
-		hist__percentile(h, 99));
+		",%" PRIu64 ",%" PRIu64 ",%" PRIu64 "\n", subsys, s.count,
+		s.total, s.min, s.max, s.p50, s.p90, s.p99);
 }
 
 static void csv_buckets(FILE *out, const char *name, const char *subsys,

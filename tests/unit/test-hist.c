@@ -367,6 +367,42 @@ static void test_percentile(void)
 	hist__delete(h);
 }
 
+/*
+ * The summary of 100 down to 1: total 100 * 101 / 2 = 5050, the nearest
+ * ranks 50, 90 and 99 are the values themselves; an empty hist all 0.
+ */
+static void test_summary(void)
+{
+	struct hist_summary s;
+	struct hist *h = hist__new();
+	int i;
+
+	if (!h) {
+		UNIT_FAIL("hist__new");
+		return;
+	}
+	memset(&s, 0xff, sizeof(s));
+	hist__summary(h, &s);
+	CHECK_U64(s.count, 0);
+	CHECK_U64(s.total, 0);
+	CHECK_U64(s.min, 0);
+	CHECK_U64(s.max, 0);
+	CHECK_U64(s.p50, 0);
+	CHECK_U64(s.p90, 0);
+	CHECK_U64(s.p99, 0);
+	for (i = 100; i >= 1; i--)
+		add_n(h, i, 1);
+	hist__summary(h, &s);
+	CHECK_U64(s.count, 100);
+	CHECK_U64(s.total, 5050);
+	CHECK_U64(s.min, 1);
+	CHECK_U64(s.max, 100);
+	CHECK_U64(s.p50, 50);
+	CHECK_U64(s.p90, 90);
+	CHECK_U64(s.p99, 99);
+	hist__delete(h);
+}
+
 /* The rows of the funclatency example, and a short out array. */
 static void test_buckets(void)
 {
@@ -451,5 +487,6 @@ UNIT_MAIN(UNIT(test_funclatency_example), UNIT(test_stars), UNIT(test_units),
 	  UNIT(test_one_rounding),
 	  UNIT(test_zeros), UNIT(test_empty), UNIT(test_wide),
 	  UNIT(test_top_bucket), UNIT(test_bucket_index),
-	  UNIT(test_percentile), UNIT(test_buckets), UNIT(test_bounds),
+	  UNIT(test_percentile), UNIT(test_summary), UNIT(test_buckets),
+	  UNIT(test_bounds),
 	  UNIT(test_errors))
