@@ -91,6 +91,13 @@ extern const char *const vm_cmd__clocks[];
 /* The guest command's stdout and stderr, copied to ours; its status. */
 int vm_cmd__print_output(const struct vm_result *res);
 /*
+ * vm_cmd__run() on the one kernel of o, no programs or files, then
+ * vm_cmd__print_output(): the guest's command as if it ran here; the exit
+ * status.
+ */
+int vm_cmd__run_print(const char *cmd, const struct vm_opts *o, int argc,
+		      char **argv);
+/*
  * The same, with the guest's name of a file it made (guest, such as
  * "/out/rstat.data") said in its stderr as the name the user gave (host).
  */

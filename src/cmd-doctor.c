@@ -85,16 +85,9 @@ static int doctor_parse_args(int argc, char **argv, struct doctor_params *p)
 /* The guest's doctor, printed as it printed it; its exit status. */
 static int doctor_in_vm(struct doctor_params *p)
 {
-	struct vm_result *res;
-	int status;
+	int status = vm_cmd__run_print("doctor", &p->vm, p->gargc, p->gargv);
 
-	status = vm_cmd__run("doctor", &p->vm, p->vm.kernels[0], p->gargc,
-			     p->gargv, NULL, NULL, &res);
 	free(p->gargv);
-	if (status)
-		return status;
-	status = vm_cmd__print_output(res);
-	vm_result__delete(res);
 	return status;
 }
 

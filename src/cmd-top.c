@@ -161,16 +161,9 @@ static double wall_now(void)
  */
 static int top_in_vm(struct top_params *p)
 {
-	struct vm_result *res;
-	int status;
+	int status = vm_cmd__run_print("top", &p->vm, p->gargc, p->gargv);
 
-	status = vm_cmd__run("top", &p->vm, p->vm.kernels[0], p->gargc,
-			     p->gargv, NULL, NULL, &res);
 	free(p->gargv);
-	if (status)
-		return status;
-	status = vm_cmd__print_output(res);
-	vm_result__delete(res);
 	return status;
 }
 

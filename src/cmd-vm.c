@@ -161,3 +161,18 @@ int vm_cmd__print_output(const struct vm_result *res)
 {
 	return vm_cmd__print_output_as(res, NULL, NULL);
 }
+
+int vm_cmd__run_print(const char *cmd, const struct vm_opts *o, int argc,
+		      char **argv)
+{
+	struct vm_result *res;
+	int status;
+
+	status = vm_cmd__run(cmd, o, o->kernels[0], argc, argv, NULL, NULL,
+			     &res);
+	if (status)
+		return status;
+	status = vm_cmd__print_output(res);
+	vm_result__delete(res);
+	return status;
+}
