@@ -159,5 +159,12 @@ int rs_finish_stdout(int status);
  * waits (poll, ppoll) return at once to see the stop.
  */
 void rs_on_stop_signals(void (*handler)(int sig));
+/*
+ * rs_on_stop_signals() with the handler a command that only stops needs:
+ * from then on rs_stop_signal() is the number of the signal that came,
+ * 0 until one does.
+ */
+void rs_catch_stop_signals(void);
+int rs_stop_signal(void);
 
 #endif

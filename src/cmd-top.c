@@ -7,7 +7,6 @@
  */
 #include <errno.h>
 #include <math.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,13 +20,6 @@
 #include "parse-options.h"
 #include "util.h"
 #include "vm.h"
-
-static volatile sig_atomic_t top_stop;
-
-static void top_on_signal(int sig)
-{
-	top_stop = sig;
-}
 
 static const char top_about[] =
 	"Show what rstat flushes cost on this machine, live: every interval\n"
@@ -141,7 +133,7 @@ static void sleep_until(double t)
 
 	ts.tv_sec = (time_t)t;
 	ts.tv_nsec = (long)((t - (double)ts.tv_sec) * 1e9);
-	while (!top_stop &&
+	while (!rs_stop_signal() &&
 	       clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) ==
 	       EINTR)
 		;
@@ -200,8 +192,7 @@ int cmd_top(int argc, char **argv)
 		rs_error("top: out of memory");
 		goto out;
 	}
-	top_stop = 0;
-	rs_on_stop_signals(top_on_signal);
+	rs_catch_stop_signals();
 	err = live__open(l, errbuf, sizeof(errbuf));
 	if (err) {
 		rs_error("top: %s", errbuf);
@@ -213,7 +204,7 @@ int cmd_top(int argc, char **argv)
 		goto out;
 	}
 	start = next = rs_now_s();
-	while (!top_stop) {
+	while (!rs_stop_signal()) {
 		double now;
 
 		next += p.interval;
