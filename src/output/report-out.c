@@ -588,6 +588,35 @@ static const struct {
 	{ BPF_SPANS_MEMCG, "memcg-flush" },
 };
 
+/*
+ * The kernel spans that have values, in the order printed (by kind, then
+ * subsystem): the next after *pos (0 to begin) with its kind's and its
+ * subsystem's names, or NULL after the last.
+ */
+static const struct bpf_spans_hist *kspan_next(const struct kernel_spans *ks,
+					       unsigned int *pos,
+					       const char **kind,
+					       const char **subsys)
+{
+	const unsigned int nr_sub = ARRAY_SIZE(subsys_order);
+	const struct bpf_spans_hist *h;
+	unsigned int i, k;
+
+	while (ks && *pos < ARRAY_SIZE(kspan_kinds) * nr_sub) {
+		i = *pos / nr_sub;
+		k = *pos % nr_sub;
+		(*pos)++;
+		h = kernel_spans__hist(ks, kspan_kinds[i].kind,
+				       subsys_order[k]);
+		if (h && h->count) {
+			*kind = kspan_kinds[i].name;
+			*subsys = subsys_name(subsys_order[k]);
+			return h;
+		}
+	}
+	return NULL;
+}
+
 /* A count in ns as bpftrace prints bucket bounds: 512, 1K, 2M... */
 static void fmt_pow2(char *buf, size_t len, uint64_t v)
 {
@@ -660,9 +689,11 @@ static void text_kspans(FILE *out, const struct report_out *ro)
 {
 	const struct kernel_spans *ks = ro->kspans;
 	struct bpf_spans_counts c;
+	const struct bpf_spans_hist *h;
+	const char *kind, *sub;
 	struct hold_cost hc;
 	char name[48], v[5][48];
-	unsigned int i, k;
+	unsigned int pos = 0;
 
 	if (!ks)
 		return;
@@ -671,26 +702,15 @@ static void text_kspans(FILE *out, const struct report_out *ro)
 		kernel_spans__on(ks), unit_short(ro), kernel_spans__scope(ks));
 	fprintf(out, "%-18s %7s %8s %11s %11s %11s %8s\n", "span", "count",
 		"avg", "p50", "p90", "p99", "max");
-	for (i = 0; i < sizeof(kspan_kinds) / sizeof(*kspan_kinds); i++) {
-		for (k = 0; k < sizeof(subsys_order) / sizeof(*subsys_order);
-		     k++) {
-			const struct bpf_spans_hist *h = kernel_spans__hist(ks,
-				kspan_kinds[i].kind, subsys_order[k]);
-
-			if (!h || !h->count)
-				continue;
-			snprintf(name, sizeof(name), "%s %s",
-				 kspan_kinds[i].name,
-				 subsys_name(subsys_order[k]));
-			fmt_ratio(v[0], sizeof(v[0]), h->sum, h->count, ro,
-				  8);
-			fmt_bucket(v[1], sizeof(v[1]), h, 50);
-			fmt_bucket(v[2], sizeof(v[2]), h, 90);
-			fmt_bucket(v[3], sizeof(v[3]), h, 99);
-			fmt_time_fit(v[4], sizeof(v[4]), h->max, ro, 8);
-			fprintf(out, "%-18.18s %7" PRIu64 " %8s %11s %11s %11s %8s\n",
-				name, h->count, v[0], v[1], v[2], v[3], v[4]);
-		}
+	while ((h = kspan_next(ks, &pos, &kind, &sub))) {
+		snprintf(name, sizeof(name), "%s %s", kind, sub);
+		fmt_ratio(v[0], sizeof(v[0]), h->sum, h->count, ro, 8);
+		fmt_bucket(v[1], sizeof(v[1]), h, 50);
+		fmt_bucket(v[2], sizeof(v[2]), h, 90);
+		fmt_bucket(v[3], sizeof(v[3]), h, 99);
+		fmt_time_fit(v[4], sizeof(v[4]), h->max, ro, 8);
+		fprintf(out, "%-18.18s %7" PRIu64 " %8s %11s %11s %11s %8s\n",
+			name, h->count, v[0], v[1], v[2], v[3], v[4]);
 	}
 	fprintf(out, "holds: %" PRIu64 " (unmatched: %" PRIu64 " locked, %"
 		PRIu64 " unlock); waits: %" PRIu64 "; flushes: %" PRIu64 "\n",
@@ -715,11 +735,14 @@ static void json_kspans(struct json_writer *jw, const struct report_out *ro)
 {
 	const struct kernel_spans *ks = ro->kspans;
 	struct bpf_spans_counts c;
+	const struct bpf_spans_hist *h;
+	const char *kind, *sub;
 	struct hold_cost hc;
 	uint64_t low, high;
-	unsigned int i, k, q;
+	unsigned int pos = 0, q;
 	static const double qs[] = { 50, 90, 99 };
 	static const char *const qnames[] = { "p50", "p90", "p99" };
+	int b;
 
 	if (!ks) {
 		json__string(jw, "kernel_spans", NULL);
@@ -739,43 +762,31 @@ static void json_kspans(struct json_writer *jw, const struct report_out *ro)
 	kspans_hold_cost(ks, &hc);
 	json_cost(jw, &hc);
 	json__array_begin(jw, "spans");
-	for (i = 0; i < sizeof(kspan_kinds) / sizeof(*kspan_kinds); i++) {
-		for (k = 0; k < sizeof(subsys_order) / sizeof(*subsys_order);
-		     k++) {
-			const struct bpf_spans_hist *h = kernel_spans__hist(ks,
-				kspan_kinds[i].kind, subsys_order[k]);
-			int b;
-
-			if (!h || !h->count)
-				continue;
-			json__object_begin(jw, NULL);
-			json__string(jw, "name", kspan_kinds[i].name);
-			json__string(jw, "subsystem",
-				     subsys_name(subsys_order[k]));
-			json__u64(jw, "count", h->count);
-			json__u64(jw, "total_ns", h->sum);
-			json__u64(jw, "min_ns", h->min);
-			json__u64(jw, "max_ns", h->max);
-			/* percentiles are buckets: [low, high] ns */
-			for (q = 0; q < 3; q++) {
-				bpf_spans_hist__percentile(h, qs[q], &low,
-							   &high);
-				json__array_begin(jw, qnames[q]);
-				json__u64(jw, NULL, low);
-				json__u64(jw, NULL, high);
-				json__array_end(jw);
-			}
-			json__array_begin(jw, "hist");
-			for (b = 0; b < BPF_SPANS_SLOTS; b++) {
-				if (!h->slots[b])
-					continue;
-				hist__bucket_bounds(b, &low, &high);
-				profile__json_hist_row(jw, low, high,
-						       h->slots[b]);
-			}
+	while ((h = kspan_next(ks, &pos, &kind, &sub))) {
+		json__object_begin(jw, NULL);
+		json__string(jw, "name", kind);
+		json__string(jw, "subsystem", sub);
+		json__u64(jw, "count", h->count);
+		json__u64(jw, "total_ns", h->sum);
+		json__u64(jw, "min_ns", h->min);
+		json__u64(jw, "max_ns", h->max);
+		/* percentiles are buckets: [low, high] ns */
+		for (q = 0; q < 3; q++) {
+			bpf_spans_hist__percentile(h, qs[q], &low, &high);
+			json__array_begin(jw, qnames[q]);
+			json__u64(jw, NULL, low);
+			json__u64(jw, NULL, high);
 			json__array_end(jw);
-			json__object_end(jw);
 		}
+		json__array_begin(jw, "hist");
+		for (b = 0; b < BPF_SPANS_SLOTS; b++) {
+			if (!h->slots[b])
+				continue;
+			hist__bucket_bounds(b, &low, &high);
+			profile__json_hist_row(jw, low, high, h->slots[b]);
+		}
+		json__array_end(jw);
+		json__object_end(jw);
 	}
 	json__array_end(jw);
 	json__object_end(jw);
@@ -1014,32 +1025,23 @@ static void text_hist_block(void *arg, const struct span_row *r)
 static void text_kspan_hists(FILE *out, const struct report_out *ro)
 {
 	const struct kernel_spans *ks = ro->kspans;
+	const struct bpf_spans_hist *h;
+	const char *kind, *sub;
+	unsigned int pos = 0;
 	char f[4][48];
-	unsigned int i, k;
 
-	for (i = 0; ks && i < sizeof(kspan_kinds) / sizeof(*kspan_kinds);
-	     i++) {
-		for (k = 0; k < sizeof(subsys_order) / sizeof(*subsys_order);
-		     k++) {
-			const struct bpf_spans_hist *h = kernel_spans__hist(ks,
-				kspan_kinds[i].kind, subsys_order[k]);
-
-			if (!h || !h->count)
-				continue;
-			fprintf(out, "\nkernel span %s, %s (BPF; buckets in ns):\n",
-				kspan_kinds[i].name,
-				subsys_name(subsys_order[k]));
-			hist__print_rows(out, h->slots, BPF_SPANS_SLOTS,
-					 "nsecs");
-			fmt_ratio(f[0], sizeof(f[0]), h->sum, h->count, ro, 0);
-			fmt_time(f[1], sizeof(f[1]), h->sum, ro);
-			fmt_time(f[2], sizeof(f[2]), h->min, ro);
-			fmt_time(f[3], sizeof(f[3]), h->max, ro);
-			fprintf(out, "avg = %s %s, total: %s %s, count: %" PRIu64
-				"\nmin = %s %s, max = %s %s\n", f[0], ro->unit,
-				f[1], ro->unit, h->count, f[2], ro->unit, f[3],
-				ro->unit);
-		}
+	while ((h = kspan_next(ks, &pos, &kind, &sub))) {
+		fprintf(out, "\nkernel span %s, %s (BPF; buckets in ns):\n",
+			kind, sub);
+		hist__print_rows(out, h->slots, BPF_SPANS_SLOTS, "nsecs");
+		fmt_ratio(f[0], sizeof(f[0]), h->sum, h->count, ro, 0);
+		fmt_time(f[1], sizeof(f[1]), h->sum, ro);
+		fmt_time(f[2], sizeof(f[2]), h->min, ro);
+		fmt_time(f[3], sizeof(f[3]), h->max, ro);
+		fprintf(out, "avg = %s %s, total: %s %s, count: %" PRIu64
+			"\nmin = %s %s, max = %s %s\n", f[0], ro->unit,
+			f[1], ro->unit, h->count, f[2], ro->unit, f[3],
+			ro->unit);
 	}
 }
 
@@ -1451,8 +1453,10 @@ static void csv_kspans(FILE *out, const struct report_out *ro, bool buckets)
 {
 	static const double qs[] = { 50, 90, 99 };
 	const struct kernel_spans *ks = ro->kspans;
+	const struct bpf_spans_hist *h;
+	const char *kind, *sub;
 	uint64_t low, high;
-	unsigned int i, k, q;
+	unsigned int pos = 0, q;
 	int b;
 
 	if (!ks)
@@ -1461,37 +1465,25 @@ static void csv_kspans(FILE *out, const struct report_out *ro, bool buckets)
 	if (!buckets)
 		fputs("\ntable,name,subsystem,count,total_ns,min_ns,max_ns,p50_low_ns,p50_high_ns,p90_low_ns,p90_high_ns,p99_low_ns,p99_high_ns\n",
 		      out);
-	for (i = 0; i < sizeof(kspan_kinds) / sizeof(*kspan_kinds); i++) {
-		for (k = 0; k < sizeof(subsys_order) / sizeof(*subsys_order);
-		     k++) {
-			const struct bpf_spans_hist *h = kernel_spans__hist(ks,
-				kspan_kinds[i].kind, subsys_order[k]);
-			const char *sub = subsys_name(subsys_order[k]);
-
-			if (!h || !h->count)
+	while ((h = kspan_next(ks, &pos, &kind, &sub))) {
+		for (b = 0; buckets && b < BPF_SPANS_SLOTS; b++) {
+			if (!h->slots[b])
 				continue;
-			for (b = 0; buckets && b < BPF_SPANS_SLOTS; b++) {
-				if (!h->slots[b])
-					continue;
-				hist__bucket_bounds(b, &low, &high);
-				fprintf(out, "kernel_hist,%s,%s,%" PRIu64 ",%"
-					PRIu64 ",%" PRIu64 "\n",
-					kspan_kinds[i].name, sub, low, high,
-					h->slots[b]);
-			}
-			if (buckets)
-				continue;
-			fprintf(out, "kernel_spans,%s,%s,%" PRIu64 ",%" PRIu64
-				",%" PRIu64 ",%" PRIu64, kspan_kinds[i].name,
-				sub, h->count, h->sum, h->min, h->max);
-			for (q = 0; q < 3; q++) {
-				bpf_spans_hist__percentile(h, qs[q], &low,
-							   &high);
-				fprintf(out, ",%" PRIu64 ",%" PRIu64, low,
-					high);
-			}
-			fputc('\n', out);
+			hist__bucket_bounds(b, &low, &high);
+			fprintf(out, "kernel_hist,%s,%s,%" PRIu64 ",%" PRIu64
+				",%" PRIu64 "\n", kind, sub, low, high,
+				h->slots[b]);
 		}
+		if (buckets)
+			continue;
+		fprintf(out, "kernel_spans,%s,%s,%" PRIu64 ",%" PRIu64 ",%"
+			PRIu64 ",%" PRIu64, kind, sub, h->count, h->sum,
+			h->min, h->max);
+		for (q = 0; q < 3; q++) {
+			bpf_spans_hist__percentile(h, qs[q], &low, &high);
+			fprintf(out, ",%" PRIu64 ",%" PRIu64, low, high);
+		}
+		fputc('\n', out);
 	}
 }
 
