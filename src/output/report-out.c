@@ -1391,22 +1391,6 @@ void report_out__json(struct json_writer *jw, const struct report_out *ro)
 
 /* --- CSV ---------------------------------------------------------------- */
 
-/* RFC 4180 quoting, only where needed. */
-static void csv_str(FILE *out, const char *s)
-{
-	if (!strpbrk(s, ",\"\r\n")) {
-		fputs(s, out);
-		return;
-	}
-	fputc('"', out);
-	for (; *s; s++) {
-		if (*s == '"')
-			fputc('"', out);
-		fputc(*s, out);
-	}
-	fputc('"', out);
-}
-
 static void csv_hist_row(FILE *out, const char *table, const char *name,
 			 const char *subsys, struct hist *h)
 {
@@ -1414,7 +1398,7 @@ static void csv_hist_row(FILE *out, const char *table, const char *name,
 
 	hist__summary(h, &s);
 	fprintf(out, "%s,", table);
-	csv_str(out, name);
+	fput_csv_field(out, name);
 	fprintf(out, ",%s,%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64
 		",%" PRIu64 ",%" PRIu64 ",%" PRIu64 "\n", subsys, s.count,
 		s.total, s.min, s.max, s.p50, s.p90, s.p99);
@@ -1428,7 +1412,7 @@ static void csv_buckets(FILE *out, const char *name, const char *subsys,
 
 	for (i = 0; i < n; i++) {
 		fputs("hist,", out);
-		csv_str(out, name);
+		fput_csv_field(out, name);
 		fprintf(out, ",%s,%" PRIu64 ",%" PRIu64 ",%" PRIu64 "\n",
 			subsys, b[i].low, b[i].high, b[i].count);
 	}
@@ -1499,12 +1483,12 @@ static void csv_attrib_row(void *arg, const struct attrib_out_row *row)
 	FILE *out = tb->out;
 
 	fprintf(out, "%s,", tb->name);
-	csv_str(out, row->event);
+	fput_csv_field(out, row->event);
 	fputc(',', out);
-	csv_str(out, row->name);
+	fput_csv_field(out, row->name);
 	if (row->key2) {
 		fputc(',', out);
-		csv_str(out, row->name2);
+		fput_csv_field(out, row->name2);
 	}
 	fprintf(out, ",%" PRIu64 ",%" PRIu64 ",%.6f", row->r->samples,
 		row->r->period, row->share);
@@ -1555,7 +1539,7 @@ int report_out__csv(FILE *out, const struct report_out *ro)
 		const struct rs_evsel *evsel = perf_data__evsel(ro->pd, i);
 
 		fputs("counts,", out);
-		csv_str(out, evsel->name);
+		fput_csv_field(out, evsel->name);
 		fprintf(out, ",%" PRIu64 "\n", evsel->nr_samples);
 	}
 
