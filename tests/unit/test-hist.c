@@ -367,13 +367,33 @@ static void test_percentile(void)
 	hist__delete(h);
 }
 
+/* hist__summary() of h, every field of it (none left as it was). */
+static void check_summary(struct hist *h, const struct hist_summary *want)
+{
+	struct hist_summary s;
+
+	memset(&s, 0xff, sizeof(s));
+	hist__summary(h, &s);
+	CHECK_U64(s.count, want->count);
+	CHECK_U64(s.total, want->total);
+	CHECK_U64(s.min, want->min);
+	CHECK_U64(s.max, want->max);
+	CHECK_U64(s.p50, want->p50);
+	CHECK_U64(s.p90, want->p90);
+	CHECK_U64(s.p99, want->p99);
+}
+
 /*
  * The summary of 100 down to 1: total 100 * 101 / 2 = 5050, the nearest
  * ranks 50, 90 and 99 are the values themselves; an empty hist all 0.
  */
 static void test_summary(void)
 {
-	struct hist_summary s;
+	static const struct hist_summary empty = { 0 };
+	static const struct hist_summary hundred = {
+		.count = 100, .total = 5050, .min = 1, .max = 100,
+		.p50 = 50, .p90 = 90, .p99 = 99,
+	};
 	struct hist *h = hist__new();
 	int i;
 
@@ -381,25 +401,10 @@ static void test_summary(void)
 		UNIT_FAIL("hist__new");
 		return;
 	}
-	memset(&s, 0xff, sizeof(s));
-	hist__summary(h, &s);
-	CHECK_U64(s.count, 0);
-	CHECK_U64(s.total, 0);
-	CHECK_U64(s.min, 0);
-	CHECK_U64(s.max, 0);
-	CHECK_U64(s.p50, 0);
-	CHECK_U64(s.p90, 0);
-	CHECK_U64(s.p99, 0);
+	check_summary(h, &empty);
 	for (i = 100; i >= 1; i--)
 		add_n(h, i, 1);
-	hist__summary(h, &s);
-	CHECK_U64(s.count, 100);
-	CHECK_U64(s.total, 5050);
-	CHECK_U64(s.min, 1);
-	CHECK_U64(s.max, 100);
-	CHECK_U64(s.p50, 50);
-	CHECK_U64(s.p90, 90);
-	CHECK_U64(s.p99, 99);
+	check_summary(h, &hundred);
 	hist__delete(h);
 }
 
