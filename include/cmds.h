@@ -40,6 +40,7 @@ int compare_results(const char *const *files, const char *const *labels,
 struct vm_opts;
 struct vm_result;
 struct popt;
+struct popt_cmd;
 /*
  * Run `rstat-analyze argv...` in a VM on kernel (src/cmd-vm.c), with the
  * programs packed and the guest files fetch brought back. On failure the
@@ -97,6 +98,13 @@ int vm_cmd__print_output(const struct vm_result *res);
  */
 int vm_cmd__run_print(const char *cmd, const struct vm_opts *o, int argc,
 		      char **argv);
+/*
+ * With --kernel in o, *gargv and *gargc: the guest's argv,
+ * popt__guest_argv() of the command line, the error reported when it
+ * fails; without, nothing. RS_EXIT_OK or RS_EXIT_FAIL.
+ */
+int vm_cmd__guest_argv(const struct popt_cmd *cmd, const struct vm_opts *o,
+		       int argc, char **argv, char ***gargv, int *gargc);
 /*
  * The same, with the guest's name of a file it made (guest, such as
  * "/out/rstat.data") said in its stderr as the name the user gave (host).

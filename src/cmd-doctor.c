@@ -72,14 +72,8 @@ static int doctor_parse_args(int argc, char **argv, struct doctor_params *p)
 		popt__usage(&cmd, stderr);
 		return RS_EXIT_USAGE;
 	}
-	if (p->vm.nkernels) {
-		p->gargv = popt__guest_argv(&cmd, argc, argv, &p->gargc);
-		if (!p->gargv) {
-			rs_error("doctor: out of memory");
-			return RS_EXIT_FAIL;
-		}
-	}
-	return 0;
+	return vm_cmd__guest_argv(&cmd, &p->vm, argc, argv, &p->gargv,
+				  &p->gargc);
 }
 
 /* The guest's doctor, printed as it printed it; its exit status. */

@@ -212,14 +212,8 @@ static int record_parse_args(int argc, char **argv, struct record_params *p)
 		rs_error("record: -o needs a file name");
 		return RS_EXIT_USAGE;
 	}
-	if (p->vm.nkernels) {
-		p->gargv = popt__guest_argv(&cmd, argc, argv, &p->gargc);
-		if (!p->gargv) {
-			rs_error("record: out of memory");
-			return RS_EXIT_FAIL;
-		}
-	}
-	return 0;
+	return vm_cmd__guest_argv(&cmd, &p->vm, argc, argv, &p->gargv,
+				  &p->gargc);
 }
 
 /* --- recording ---------------------------------------------------------- */

@@ -118,12 +118,8 @@ static int top_parse_args(int argc, char **argv, struct top_params *p)
 		popt__usage(&cmd, stderr);
 		return RS_EXIT_USAGE;
 	}
-	p->gargv = popt__guest_argv(&cmd, argc, argv, &p->gargc);
-	if (!p->gargv) {
-		rs_error("top: out of memory");
-		return RS_EXIT_FAIL;
-	}
-	return 0;
+	return vm_cmd__guest_argv(&cmd, &p->vm, argc, argv, &p->gargv,
+				  &p->gargc);
 }
 
 /* Sleep until the monotonic time t, or a stop signal. */
