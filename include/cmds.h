@@ -40,6 +40,7 @@ int compare_results(const char *const *files, const char *const *labels,
 struct vm_opts;
 struct vm_result;
 struct popt;
+struct popt_cmd;
 /*
  * Run `rstat-analyze argv...` in a VM on kernel (src/cmd-vm.c), with the
  * programs packed and the guest files fetch brought back. On failure the
@@ -90,6 +91,20 @@ extern const char *const vm_cmd__clocks[];
 	  .flags = POPT_HOST | POPT_ERR_USAGE, .usage = "" }
 /* The guest command's stdout and stderr, copied to ours; its status. */
 int vm_cmd__print_output(const struct vm_result *res);
+/*
+ * vm_cmd__run() on the one kernel of o, no programs or files, then
+ * vm_cmd__print_output(): the guest's command as if it ran here; the exit
+ * status.
+ */
+int vm_cmd__run_print(const char *cmd, const struct vm_opts *o, int argc,
+		      char **argv);
+/*
+ * With --kernel in o, *gargv and *gargc: the guest's argv,
+ * popt__guest_argv() of the command line, the error reported when it
+ * fails; without, nothing. RS_EXIT_OK or RS_EXIT_FAIL.
+ */
+int vm_cmd__guest_argv(const struct popt_cmd *cmd, const struct vm_opts *o,
+		       int argc, char **argv, char ***gargv, int *gargc);
 /*
  * The same, with the guest's name of a file it made (guest, such as
  * "/out/rstat.data") said in its stderr as the name the user gave (host).
@@ -152,5 +167,12 @@ int rs_finish_stdout(int status);
  * waits (poll, ppoll) return at once to see the stop.
  */
 void rs_on_stop_signals(void (*handler)(int sig));
+/*
+ * rs_on_stop_signals() with the handler a command that only stops needs:
+ * from then on rs_stop_signal() is the number of the signal that came,
+ * 0 until one does.
+ */
+void rs_catch_stop_signals(void);
+int rs_stop_signal(void);
 
 #endif

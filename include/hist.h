@@ -46,6 +46,22 @@ uint64_t hist__max(const struct hist *h);
 uint64_t hist__percentile(struct hist *h, double q);
 
 /*
+ * The summary every printer of a hist shows: its count, total, min, max
+ * and the p50, p90 and p99 of hist__percentile(); all 0 when empty.
+ */
+struct hist_summary {
+	uint64_t count;
+	uint64_t total;
+	uint64_t min;
+	uint64_t max;
+	uint64_t p50;
+	uint64_t p90;
+	uint64_t p99;
+};
+
+void hist__summary(struct hist *h, struct hist_summary *s);
+
+/*
  * bcc's bucket index of v (in the display unit): 0 for 0, else
  * floor(log2(v)) + 1, so bucket i >= 1 covers [2^(i-1), 2^i - 1].
  */

@@ -49,6 +49,12 @@ size_t shell_words(char *buf, size_t len, size_t used, int argc,
  */
 bool fput_backslash_escape(FILE *out, unsigned char c);
 
+/*
+ * s as one CSV field (RFC 4180): as it is, or in double quotes, its own
+ * doubled, when it holds a comma, a quote, CR or LF.
+ */
+void fput_csv_field(FILE *out, const char *s);
+
 /* Mixer for integer keys (splitmix64 finaliser). */
 static inline uint64_t hash_u64(uint64_t x)
 {

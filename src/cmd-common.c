@@ -102,6 +102,24 @@ void rs_on_stop_signals(void (*handler)(int sig))
 	sigaction(SIGHUP, &sa, NULL);
 }
 
+static volatile sig_atomic_t stop_signal;
+
+static void keep_stop_signal(int sig)
+{
+	stop_signal = sig;
+}
+
+void rs_catch_stop_signals(void)
+{
+	stop_signal = 0;
+	rs_on_stop_signals(keep_stop_signal);
+}
+
+int rs_stop_signal(void)
+{
+	return stop_signal;
+}
+
 bool rs_say_session(struct session *s)
 {
 	bool error, said = false;

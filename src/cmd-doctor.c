@@ -72,29 +72,16 @@ static int doctor_parse_args(int argc, char **argv, struct doctor_params *p)
 		popt__usage(&cmd, stderr);
 		return RS_EXIT_USAGE;
 	}
-	if (p->vm.nkernels) {
-		p->gargv = popt__guest_argv(&cmd, argc, argv, &p->gargc);
-		if (!p->gargv) {
-			rs_error("doctor: out of memory");
-			return RS_EXIT_FAIL;
-		}
-	}
-	return 0;
+	return vm_cmd__guest_argv(&cmd, &p->vm, argc, argv, &p->gargv,
+				  &p->gargc);
 }
 
 /* The guest's doctor, printed as it printed it; its exit status. */
 static int doctor_in_vm(struct doctor_params *p)
 {
-	struct vm_result *res;
-	int status;
+	int status = vm_cmd__run_print("doctor", &p->vm, p->gargc, p->gargv);
 
-	status = vm_cmd__run("doctor", &p->vm, p->vm.kernels[0], p->gargc,
-			     p->gargv, NULL, NULL, &res);
 	free(p->gargv);
-	if (status)
-		return status;
-	status = vm_cmd__print_output(res);
-	vm_result__delete(res);
 	return status;
 }
 

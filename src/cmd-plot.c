@@ -10,7 +10,6 @@
  * output, or recordings (perf.data, for --kind timeline).
  */
 #include <errno.h>
-#include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -194,19 +193,6 @@ static int plot_parse_args(int argc, char **argv, struct plot_params *p)
 	return 0;
 }
 
-
-/*
- * SIGINT, SIGTERM or SIGHUP while the files are written or gnuplot draws:
- * finish waiting for gnuplot, then drop what is not yet in place, so that
- * no temporary file is left beside the outputs.
- */
-static volatile sig_atomic_t plot_stop;
-
-static void plot_signal(int sig)
-{
-	plot_stop = sig;
-}
-
 /* Rename a finished companion file into place; report a failure once. */
 static int commit_checked(struct outfile *of, const char *name, int ret)
 {
@@ -224,8 +210,8 @@ static int commit_checked(struct outfile *of, const char *name, int ret)
 
 static int plot_stopped(const struct plot_params *p)
 {
-	rs_error("plot: stopped by signal %d: %s not written", (int)plot_stop,
-		 p->output);
+	rs_error("plot: stopped by signal %d: %s not written",
+		 rs_stop_signal(), p->output);
 	return -EINTR;
 }
 
@@ -269,7 +255,12 @@ static int plot_write_and_run(const struct plot_params *p, struct plot *pl)
 		goto done;
 	}
 	gnuplot__term_for(p->output, &img.term);
-	rs_on_stop_signals(plot_signal);
+	/*
+	 * SIGINT, SIGTERM or SIGHUP while the files are written or gnuplot
+	 * draws: finish waiting for gnuplot, then drop what is not yet in
+	 * place, so that no temporary file is left beside the outputs.
+	 */
+	rs_catch_stop_signals();
 	ret = plot__render(pl, &img, &text, err, sizeof(err));
 	if (ret == -ENOMEM)
 		rs_error("plot: out of memory");
@@ -291,7 +282,7 @@ static int plot_write_and_run(const struct plot_params *p, struct plot *pl)
 		for (i = 0; i < 3; i++)
 			fwrite(script[i].iov_base, 1, script[i].iov_len,
 			       outfile__stream(gp_of));
-		if (plot_stop)
+		if (rs_stop_signal())
 			ret = plot_stopped(p);
 	}
 	if (dat_of)
@@ -304,7 +295,7 @@ static int plot_write_and_run(const struct plot_params *p, struct plot *pl)
 	}
 	ret = gnuplot__run(script, 3, outfile__stream(img_of), err,
 			   sizeof(err));
-	if (plot_stop)
+	if (rs_stop_signal())
 		ret = plot_stopped(p);
 	else if (ret == -ENOENT)
 		rs_error("gnuplot not found on PATH: install it (Debian: apt-get install gnuplot-nox), then rerun, or run `gnuplot %s` yourself",

@@ -13,7 +13,6 @@
 #include <fcntl.h>
 #include <inttypes.h>
 #include <limits.h>
-#include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -63,13 +62,6 @@ struct record_params {
 	const char *uprobes[RECORDER_MAX_ARGS];
 	unsigned int nr_uprobes;
 };
-
-static volatile sig_atomic_t record_stop;
-
-static void record_signal(int sig)
-{
-	record_stop = sig;
-}
 
 static const char record_about[] =
 	"Record what rstat flushes cost: samples with kernel and user\n"
@@ -220,14 +212,8 @@ static int record_parse_args(int argc, char **argv, struct record_params *p)
 		rs_error("record: -o needs a file name");
 		return RS_EXIT_USAGE;
 	}
-	if (p->vm.nkernels) {
-		p->gargv = popt__guest_argv(&cmd, argc, argv, &p->gargc);
-		if (!p->gargv) {
-			rs_error("record: out of memory");
-			return RS_EXIT_FAIL;
-		}
-	}
-	return 0;
+	return vm_cmd__guest_argv(&cmd, &p->vm, argc, argv, &p->gargv,
+				  &p->gargc);
 }
 
 /* --- recording ---------------------------------------------------------- */
@@ -273,7 +259,7 @@ static int record_loop(const struct record_params *p, struct recorder *r)
 		if (err)
 			return err;
 		t = rs_now_s();
-		if (record_stop || ended ||
+		if (rs_stop_signal() || ended ||
 		    (p->duration && t - start >= p->duration))
 			done = true;
 		if (tty && (t - last_progress >= 1 || done)) {
@@ -325,7 +311,7 @@ static int record_run(const struct record_params *p, int argc, char **argv)
 		rs_error("record: out of memory");
 		return RS_EXIT_FAIL;
 	}
-	rs_on_stop_signals(record_signal);
+	rs_catch_stop_signals();
 	err = recorder__open(r);
 	if (!err && !p->quiet)
 		say_notes(recorder__notes(r));

@@ -7,7 +7,6 @@
  */
 #include <errno.h>
 #include <math.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,13 +20,6 @@
 #include "parse-options.h"
 #include "util.h"
 #include "vm.h"
-
-static volatile sig_atomic_t top_stop;
-
-static void top_on_signal(int sig)
-{
-	top_stop = sig;
-}
 
 static const char top_about[] =
 	"Show what rstat flushes cost on this machine, live: every interval\n"
@@ -126,12 +118,8 @@ static int top_parse_args(int argc, char **argv, struct top_params *p)
 		popt__usage(&cmd, stderr);
 		return RS_EXIT_USAGE;
 	}
-	p->gargv = popt__guest_argv(&cmd, argc, argv, &p->gargc);
-	if (!p->gargv) {
-		rs_error("top: out of memory");
-		return RS_EXIT_FAIL;
-	}
-	return 0;
+	return vm_cmd__guest_argv(&cmd, &p->vm, argc, argv, &p->gargv,
+				  &p->gargc);
 }
 
 /* Sleep until the monotonic time t, or a stop signal. */
@@ -141,7 +129,7 @@ static void sleep_until(double t)
 
 	ts.tv_sec = (time_t)t;
 	ts.tv_nsec = (long)((t - (double)ts.tv_sec) * 1e9);
-	while (!top_stop &&
+	while (!rs_stop_signal() &&
 	       clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) ==
 	       EINTR)
 		;
@@ -161,16 +149,9 @@ static double wall_now(void)
  */
 static int top_in_vm(struct top_params *p)
 {
-	struct vm_result *res;
-	int status;
+	int status = vm_cmd__run_print("top", &p->vm, p->gargc, p->gargv);
 
-	status = vm_cmd__run("top", &p->vm, p->vm.kernels[0], p->gargc,
-			     p->gargv, NULL, NULL, &res);
 	free(p->gargv);
-	if (status)
-		return status;
-	status = vm_cmd__print_output(res);
-	vm_result__delete(res);
 	return status;
 }
 
@@ -207,8 +188,7 @@ int cmd_top(int argc, char **argv)
 		rs_error("top: out of memory");
 		goto out;
 	}
-	top_stop = 0;
-	rs_on_stop_signals(top_on_signal);
+	rs_catch_stop_signals();
 	err = live__open(l, errbuf, sizeof(errbuf));
 	if (err) {
 		rs_error("top: %s", errbuf);
@@ -220,7 +200,7 @@ int cmd_top(int argc, char **argv)
 		goto out;
 	}
 	start = next = rs_now_s();
-	while (!top_stop) {
+	while (!rs_stop_signal()) {
 		double now;
 
 		next += p.interval;

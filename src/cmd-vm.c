@@ -161,3 +161,31 @@ int vm_cmd__print_output(const struct vm_result *res)
 {
 	return vm_cmd__print_output_as(res, NULL, NULL);
 }
+
+int vm_cmd__guest_argv(const struct popt_cmd *cmd, const struct vm_opts *o,
+		       int argc, char **argv, char ***gargv, int *gargc)
+{
+	if (!o->nkernels)
+		return RS_EXIT_OK;
+	*gargv = popt__guest_argv(cmd, argc, argv, gargc);
+	if (!*gargv) {
+		rs_error("%s: out of memory", cmd->name);
+		return RS_EXIT_FAIL;
+	}
+	return RS_EXIT_OK;
+}
+
+int vm_cmd__run_print(const char *cmd, const struct vm_opts *o, int argc,
+		      char **argv)
+{
+	struct vm_result *res;
+	int status;
+
+	status = vm_cmd__run(cmd, o, o->kernels[0], argc, argv, NULL, NULL,
+			     &res);
+	if (status)
+		return status;
+	status = vm_cmd__print_output(res);
+	vm_result__delete(res);
+	return status;
+}

@@ -24,6 +24,21 @@ bool fput_backslash_escape(FILE *out, unsigned char c)
 	return true;
 }
 
+void fput_csv_field(FILE *out, const char *s)
+{
+	if (!strpbrk(s, ",\"\r\n")) {
+		fputs(s, out);
+		return;
+	}
+	fputc('"', out);
+	for (; *s; s++) {
+		if (*s == '"')
+			fputc('"', out);
+		fputc(*s, out);
+	}
+	fputc('"', out);
+}
+
 void errbuf_set(char *buf, size_t len, const char *fmt, ...)
 {
 	va_list ap;

@@ -118,6 +118,17 @@ uint64_t hist__percentile(struct hist *h, double q)
 	return h->vals[rank - 1];
 }
 
+void hist__summary(struct hist *h, struct hist_summary *s)
+{
+	s->count = hist__count(h);
+	s->total = hist__total(h);
+	s->min = hist__min(h);
+	s->max = hist__max(h);
+	s->p50 = hist__percentile(h, 50);
+	s->p90 = hist__percentile(h, 90);
+	s->p99 = hist__percentile(h, 99);
+}
+
 int hist__bucket_index(uint64_t v)
 {
 	return v ? 64 - __builtin_clzll(v) : 0;
@@ -268,6 +279,7 @@ int hist__print(struct hist *h, FILE *out, uint64_t divisor,
 		const char *unit_label)
 {
 	uint64_t cnt[HIST_MAX_BUCKETS];
+	struct hist_summary s;
 	char line[320], f[4][48];
 	int last, err = 0;
 
@@ -283,18 +295,16 @@ int hist__print(struct hist *h, FILE *out, uint64_t divisor,
 	 * truncating %ld: min <= p50 <= ... <= max as printed, and a value
 	 * under one unit keeps its digits instead of reading 0.
 	 */
-	figure__ratio(f[0], sizeof(f[0]), h->total, h->nr, divisor, 0, 0);
-	figure__ratio(f[1], sizeof(f[1]), h->total, 1, divisor, 0, 0);
+	hist__summary(h, &s);
+	figure__ratio(f[0], sizeof(f[0]), s.total, s.count, divisor, 0, 0);
+	figure__ratio(f[1], sizeof(f[1]), s.total, 1, divisor, 0, 0);
 	snprintf(line, sizeof(line), "avg = %s %s, total: %s %s, count: %"
-		 PRIu64, f[0], unit_label, f[1], unit_label, (uint64_t)h->nr);
+		 PRIu64, f[0], unit_label, f[1], unit_label, s.count);
 	err |= put_fitted(out, line);
-	figure__ratio(f[0], sizeof(f[0]), hist__percentile(h, 50), 1,
-		      divisor, 0, 0);
-	figure__ratio(f[1], sizeof(f[1]), hist__percentile(h, 90), 1,
-		      divisor, 0, 0);
-	figure__ratio(f[2], sizeof(f[2]), hist__percentile(h, 99), 1,
-		      divisor, 0, 0);
-	figure__ratio(f[3], sizeof(f[3]), h->max, 1, divisor, 0, 0);
+	figure__ratio(f[0], sizeof(f[0]), s.p50, 1, divisor, 0, 0);
+	figure__ratio(f[1], sizeof(f[1]), s.p90, 1, divisor, 0, 0);
+	figure__ratio(f[2], sizeof(f[2]), s.p99, 1, divisor, 0, 0);
+	figure__ratio(f[3], sizeof(f[3]), s.max, 1, divisor, 0, 0);
 	snprintf(line, sizeof(line), "p50 = %s %s, p90 = %s %s, p99 = %s %s, "
 		 "max = %s %s", f[0], unit_label, f[1], unit_label, f[2],
 		 unit_label, f[3], unit_label);

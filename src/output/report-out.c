@@ -282,17 +282,18 @@ static int text_attrib_event(FILE *out, const struct report_out *ro,
 static void text_hist_row(FILE *out, const struct report_out *ro,
 			  const char *name, struct hist *h, int width)
 {
+	struct hist_summary s;
 	char v[6][24];
 
-	fmt_time_fit(v[0], sizeof(v[0]), hist__total(h), ro, 11);
-	fmt_time_fit(v[1], sizeof(v[1]), hist__min(h), ro, 8);
-	fmt_time_fit(v[2], sizeof(v[2]), hist__percentile(h, 50), ro, 8);
-	fmt_time_fit(v[3], sizeof(v[3]), hist__percentile(h, 90), ro, 8);
-	fmt_time_fit(v[4], sizeof(v[4]), hist__percentile(h, 99), ro, 8);
-	fmt_time_fit(v[5], sizeof(v[5]), hist__max(h), ro, 8);
+	hist__summary(h, &s);
+	fmt_time_fit(v[0], sizeof(v[0]), s.total, ro, 11);
+	fmt_time_fit(v[1], sizeof(v[1]), s.min, ro, 8);
+	fmt_time_fit(v[2], sizeof(v[2]), s.p50, ro, 8);
+	fmt_time_fit(v[3], sizeof(v[3]), s.p90, ro, 8);
+	fmt_time_fit(v[4], sizeof(v[4]), s.p99, ro, 8);
+	fmt_time_fit(v[5], sizeof(v[5]), s.max, ro, 8);
 	fprintf(out, "%-*.*s %7" PRIu64 " %11s %8s %8s %8s %8s %8s\n", width,
-		width, name, hist__count(h), v[0], v[1], v[2], v[3], v[4],
-		v[5]);
+		width, name, s.count, v[0], v[1], v[2], v[3], v[4], v[5]);
 }
 
 static void text_hist_head(FILE *out, const struct report_out *ro,
@@ -587,6 +588,35 @@ static const struct {
 	{ BPF_SPANS_MEMCG, "memcg-flush" },
 };
 
+/*
+ * The kernel spans that have values, in the order printed (by kind, then
+ * subsystem): the next after *pos (0 to begin) with its kind's and its
+ * subsystem's names, or NULL after the last.
+ */
+static const struct bpf_spans_hist *kspan_next(const struct kernel_spans *ks,
+					       unsigned int *pos,
+					       const char **kind,
+					       const char **subsys)
+{
+	const unsigned int nr_sub = ARRAY_SIZE(subsys_order);
+	const struct bpf_spans_hist *h;
+	unsigned int i, k;
+
+	while (ks && *pos < ARRAY_SIZE(kspan_kinds) * nr_sub) {
+		i = *pos / nr_sub;
+		k = *pos % nr_sub;
+		(*pos)++;
+		h = kernel_spans__hist(ks, kspan_kinds[i].kind,
+				       subsys_order[k]);
+		if (h && h->count) {
+			*kind = kspan_kinds[i].name;
+			*subsys = subsys_name(subsys_order[k]);
+			return h;
+		}
+	}
+	return NULL;
+}
+
 /* A count in ns as bpftrace prints bucket bounds: 512, 1K, 2M... */
 static void fmt_pow2(char *buf, size_t len, uint64_t v)
 {
@@ -659,9 +689,11 @@ static void text_kspans(FILE *out, const struct report_out *ro)
 {
 	const struct kernel_spans *ks = ro->kspans;
 	struct bpf_spans_counts c;
+	const struct bpf_spans_hist *h;
+	const char *kind, *sub;
 	struct hold_cost hc;
 	char name[48], v[5][48];
-	unsigned int i, k;
+	unsigned int pos = 0;
 
 	if (!ks)
 		return;
@@ -670,26 +702,15 @@ static void text_kspans(FILE *out, const struct report_out *ro)
 		kernel_spans__on(ks), unit_short(ro), kernel_spans__scope(ks));
 	fprintf(out, "%-18s %7s %8s %11s %11s %11s %8s\n", "span", "count",
 		"avg", "p50", "p90", "p99", "max");
-	for (i = 0; i < sizeof(kspan_kinds) / sizeof(*kspan_kinds); i++) {
-		for (k = 0; k < sizeof(subsys_order) / sizeof(*subsys_order);
-		     k++) {
-			const struct bpf_spans_hist *h = kernel_spans__hist(ks,
-				kspan_kinds[i].kind, subsys_order[k]);
-
-			if (!h || !h->count)
-				continue;
-			snprintf(name, sizeof(name), "%s %s",
-				 kspan_kinds[i].name,
-				 subsys_name(subsys_order[k]));
-			fmt_ratio(v[0], sizeof(v[0]), h->sum, h->count, ro,
-				  8);
-			fmt_bucket(v[1], sizeof(v[1]), h, 50);
-			fmt_bucket(v[2], sizeof(v[2]), h, 90);
-			fmt_bucket(v[3], sizeof(v[3]), h, 99);
-			fmt_time_fit(v[4], sizeof(v[4]), h->max, ro, 8);
-			fprintf(out, "%-18.18s %7" PRIu64 " %8s %11s %11s %11s %8s\n",
-				name, h->count, v[0], v[1], v[2], v[3], v[4]);
-		}
+	while ((h = kspan_next(ks, &pos, &kind, &sub))) {
+		snprintf(name, sizeof(name), "%s %s", kind, sub);
+		fmt_ratio(v[0], sizeof(v[0]), h->sum, h->count, ro, 8);
+		fmt_bucket(v[1], sizeof(v[1]), h, 50);
+		fmt_bucket(v[2], sizeof(v[2]), h, 90);
+		fmt_bucket(v[3], sizeof(v[3]), h, 99);
+		fmt_time_fit(v[4], sizeof(v[4]), h->max, ro, 8);
+		fprintf(out, "%-18.18s %7" PRIu64 " %8s %11s %11s %11s %8s\n",
+			name, h->count, v[0], v[1], v[2], v[3], v[4]);
 	}
 	fprintf(out, "holds: %" PRIu64 " (unmatched: %" PRIu64 " locked, %"
 		PRIu64 " unlock); waits: %" PRIu64 "; flushes: %" PRIu64 "\n",
@@ -714,11 +735,14 @@ static void json_kspans(struct json_writer *jw, const struct report_out *ro)
 {
 	const struct kernel_spans *ks = ro->kspans;
 	struct bpf_spans_counts c;
+	const struct bpf_spans_hist *h;
+	const char *kind, *sub;
 	struct hold_cost hc;
 	uint64_t low, high;
-	unsigned int i, k, q;
+	unsigned int pos = 0, q;
 	static const double qs[] = { 50, 90, 99 };
 	static const char *const qnames[] = { "p50", "p90", "p99" };
+	int b;
 
 	if (!ks) {
 		json__string(jw, "kernel_spans", NULL);
@@ -738,43 +762,31 @@ static void json_kspans(struct json_writer *jw, const struct report_out *ro)
 	kspans_hold_cost(ks, &hc);
 	json_cost(jw, &hc);
 	json__array_begin(jw, "spans");
-	for (i = 0; i < sizeof(kspan_kinds) / sizeof(*kspan_kinds); i++) {
-		for (k = 0; k < sizeof(subsys_order) / sizeof(*subsys_order);
-		     k++) {
-			const struct bpf_spans_hist *h = kernel_spans__hist(ks,
-				kspan_kinds[i].kind, subsys_order[k]);
-			int b;
-
-			if (!h || !h->count)
-				continue;
-			json__object_begin(jw, NULL);
-			json__string(jw, "name", kspan_kinds[i].name);
-			json__string(jw, "subsystem",
-				     subsys_name(subsys_order[k]));
-			json__u64(jw, "count", h->count);
-			json__u64(jw, "total_ns", h->sum);
-			json__u64(jw, "min_ns", h->min);
-			json__u64(jw, "max_ns", h->max);
-			/* percentiles are buckets: [low, high] ns */
-			for (q = 0; q < 3; q++) {
-				bpf_spans_hist__percentile(h, qs[q], &low,
-							   &high);
-				json__array_begin(jw, qnames[q]);
-				json__u64(jw, NULL, low);
-				json__u64(jw, NULL, high);
-				json__array_end(jw);
-			}
-			json__array_begin(jw, "hist");
-			for (b = 0; b < BPF_SPANS_SLOTS; b++) {
-				if (!h->slots[b])
-					continue;
-				hist__bucket_bounds(b, &low, &high);
-				profile__json_hist_row(jw, low, high,
-						       h->slots[b]);
-			}
+	while ((h = kspan_next(ks, &pos, &kind, &sub))) {
+		json__object_begin(jw, NULL);
+		json__string(jw, "name", kind);
+		json__string(jw, "subsystem", sub);
+		json__u64(jw, "count", h->count);
+		json__u64(jw, "total_ns", h->sum);
+		json__u64(jw, "min_ns", h->min);
+		json__u64(jw, "max_ns", h->max);
+		/* percentiles are buckets: [low, high] ns */
+		for (q = 0; q < 3; q++) {
+			bpf_spans_hist__percentile(h, qs[q], &low, &high);
+			json__array_begin(jw, qnames[q]);
+			json__u64(jw, NULL, low);
+			json__u64(jw, NULL, high);
 			json__array_end(jw);
-			json__object_end(jw);
 		}
+		json__array_begin(jw, "hist");
+		for (b = 0; b < BPF_SPANS_SLOTS; b++) {
+			if (!h->slots[b])
+				continue;
+			hist__bucket_bounds(b, &low, &high);
+			profile__json_hist_row(jw, low, high, h->slots[b]);
+		}
+		json__array_end(jw);
+		json__object_end(jw);
 	}
 	json__array_end(jw);
 	json__object_end(jw);
@@ -784,17 +796,17 @@ static void text_memcg(FILE *out, const struct report_out *ro)
 {
 	const struct spans_memcg *m = spans__memcg(analysis__spans(ro->an));
 	const struct perf_header_info *hdr = perf_data__header(ro->pd);
+	struct hist_summary s;
 
 	if (!m || !m->requested)
 		return;
 	fprintf(out, "\nmemcg_flush_stats: %" PRIu64 " requested, %" PRIu64
 		" performed (%" PRIu64 " forced), %" PRIu64 " skipped\n",
 		m->requested, m->performed, m->forced, m->skipped);
+	hist__summary(m->updates, &s);
 	fprintf(out, "stats_updates: p50 %" PRIu64 ", p90 %" PRIu64
 		", p99 %" PRIu64 ", max %" PRIu64 "\n",
-		hist__percentile(m->updates, 50),
-		hist__percentile(m->updates, 90),
-		hist__percentile(m->updates, 99), hist__max(m->updates));
+		s.p50, s.p90, s.p99, s.max);
 	/* A line of its own: with the figures above it passed 80 columns. */
 	if (hdr->nr_cpus_online)
 		fprintf(out, "flush threshold: %d x %u cpus = %u stats_updates\n",
@@ -1013,32 +1025,23 @@ static void text_hist_block(void *arg, const struct span_row *r)
 static void text_kspan_hists(FILE *out, const struct report_out *ro)
 {
 	const struct kernel_spans *ks = ro->kspans;
+	const struct bpf_spans_hist *h;
+	const char *kind, *sub;
+	unsigned int pos = 0;
 	char f[4][48];
-	unsigned int i, k;
 
-	for (i = 0; ks && i < sizeof(kspan_kinds) / sizeof(*kspan_kinds);
-	     i++) {
-		for (k = 0; k < sizeof(subsys_order) / sizeof(*subsys_order);
-		     k++) {
-			const struct bpf_spans_hist *h = kernel_spans__hist(ks,
-				kspan_kinds[i].kind, subsys_order[k]);
-
-			if (!h || !h->count)
-				continue;
-			fprintf(out, "\nkernel span %s, %s (BPF; buckets in ns):\n",
-				kspan_kinds[i].name,
-				subsys_name(subsys_order[k]));
-			hist__print_rows(out, h->slots, BPF_SPANS_SLOTS,
-					 "nsecs");
-			fmt_ratio(f[0], sizeof(f[0]), h->sum, h->count, ro, 0);
-			fmt_time(f[1], sizeof(f[1]), h->sum, ro);
-			fmt_time(f[2], sizeof(f[2]), h->min, ro);
-			fmt_time(f[3], sizeof(f[3]), h->max, ro);
-			fprintf(out, "avg = %s %s, total: %s %s, count: %" PRIu64
-				"\nmin = %s %s, max = %s %s\n", f[0], ro->unit,
-				f[1], ro->unit, h->count, f[2], ro->unit, f[3],
-				ro->unit);
-		}
+	while ((h = kspan_next(ks, &pos, &kind, &sub))) {
+		fprintf(out, "\nkernel span %s, %s (BPF; buckets in ns):\n",
+			kind, sub);
+		hist__print_rows(out, h->slots, BPF_SPANS_SLOTS, "nsecs");
+		fmt_ratio(f[0], sizeof(f[0]), h->sum, h->count, ro, 0);
+		fmt_time(f[1], sizeof(f[1]), h->sum, ro);
+		fmt_time(f[2], sizeof(f[2]), h->min, ro);
+		fmt_time(f[3], sizeof(f[3]), h->max, ro);
+		fprintf(out, "avg = %s %s, total: %s %s, count: %" PRIu64
+			"\nmin = %s %s, max = %s %s\n", f[0], ro->unit,
+			f[1], ro->unit, h->count, f[2], ro->unit, f[3],
+			ro->unit);
 	}
 }
 
@@ -1109,16 +1112,19 @@ static void json_hist(struct json_writer *jw, struct hist *h)
 static void json_span(struct json_writer *jw, const char *name,
 		      const char *subsys, struct hist *h)
 {
+	struct hist_summary s;
+
+	hist__summary(h, &s);
 	json__object_begin(jw, NULL);
 	json__string(jw, PROFILE_NAME, name);
 	json__string(jw, PROFILE_SUBSYSTEM, subsys);
-	json__u64(jw, PROFILE_COUNT, hist__count(h));
-	json__u64(jw, "total_ns", hist__total(h));
-	json__u64(jw, "min_ns", hist__min(h));
-	json__u64(jw, "max_ns", hist__max(h));
-	json__u64(jw, PROFILE_P50_NS, hist__percentile(h, 50));
-	json__u64(jw, PROFILE_P90_NS, hist__percentile(h, 90));
-	json__u64(jw, PROFILE_P99_NS, hist__percentile(h, 99));
+	json__u64(jw, PROFILE_COUNT, s.count);
+	json__u64(jw, "total_ns", s.total);
+	json__u64(jw, "min_ns", s.min);
+	json__u64(jw, "max_ns", s.max);
+	json__u64(jw, PROFILE_P50_NS, s.p50);
+	json__u64(jw, PROFILE_P90_NS, s.p90);
+	json__u64(jw, PROFILE_P99_NS, s.p99);
 	json_hist(jw, h);
 }
 
@@ -1207,6 +1213,21 @@ static void json_holds(struct json_writer *jw, const struct spans_holds *h)
 	json__u64(jw, "max_hold_ns", h->max_hold_ns);
 }
 
+/* A hist's summary under names of its own, "count" ... "p99". */
+static void json_summary(struct json_writer *jw, const struct hist_summary *s)
+{
+	const struct json_field f[] = {
+		JSON_U64("count", s->count),
+		JSON_U64("min", s->min),
+		JSON_U64("max", s->max),
+		JSON_U64("p50", s->p50),
+		JSON_U64("p90", s->p90),
+		JSON_U64("p99", s->p99),
+	};
+
+	json__fields(jw, f, ARRAY_SIZE(f));
+}
+
 /* memcg_flush_stats: the flushes asked for, done and skipped. */
 static void json_memcg(struct json_writer *jw, const struct spans_memcg *m)
 {
@@ -1217,19 +1238,13 @@ static void json_memcg(struct json_writer *jw, const struct spans_memcg *m)
 		JSON_U64("skipped", m->skipped),
 		JSON_U64("negative_updates", m->negative),
 	};
-	const struct json_field updates[] = {
-		JSON_U64("count", hist__count(m->updates)),
-		JSON_U64("min", hist__min(m->updates)),
-		JSON_U64("max", hist__max(m->updates)),
-		JSON_U64("p50", hist__percentile(m->updates, 50)),
-		JSON_U64("p90", hist__percentile(m->updates, 90)),
-		JSON_U64("p99", hist__percentile(m->updates, 99)),
-	};
+	struct hist_summary s;
 
+	hist__summary(m->updates, &s);
 	json__object_begin(jw, "memcg_flush_stats");
 	json__fields(jw, flushes, ARRAY_SIZE(flushes));
 	json__object_begin(jw, "stats_updates");
-	json__fields(jw, updates, ARRAY_SIZE(updates));
+	json_summary(jw, &s);
 	json_hist(jw, m->updates);
 	json__object_end(jw);
 	json__object_end(jw);
@@ -1376,32 +1391,17 @@ void report_out__json(struct json_writer *jw, const struct report_out *ro)
 
 /* --- CSV ---------------------------------------------------------------- */
 
-/* RFC 4180 quoting, only where needed. */
-static void csv_str(FILE *out, const char *s)
-{
-	if (!strpbrk(s, ",\"\r\n")) {
-		fputs(s, out);
-		return;
-	}
-	fputc('"', out);
-	for (; *s; s++) {
-		if (*s == '"')
-			fputc('"', out);
-		fputc(*s, out);
-	}
-	fputc('"', out);
-}
-
 static void csv_hist_row(FILE *out, const char *table, const char *name,
 			 const char *subsys, struct hist *h)
 {
+	struct hist_summary s;
+
+	hist__summary(h, &s);
 	fprintf(out, "%s,", table);
-	csv_str(out, name);
+	fput_csv_field(out, name);
 	fprintf(out, ",%s,%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64
-		",%" PRIu64 ",%" PRIu64 ",%" PRIu64 "\n", subsys,
-		hist__count(h), hist__total(h), hist__min(h), hist__max(h),
-		hist__percentile(h, 50), hist__percentile(h, 90),
-		hist__percentile(h, 99));
+		",%" PRIu64 ",%" PRIu64 ",%" PRIu64 "\n", subsys, s.count,
+		s.total, s.min, s.max, s.p50, s.p90, s.p99);
 }
 
 static void csv_buckets(FILE *out, const char *name, const char *subsys,
@@ -1412,7 +1412,7 @@ static void csv_buckets(FILE *out, const char *name, const char *subsys,
 
 	for (i = 0; i < n; i++) {
 		fputs("hist,", out);
-		csv_str(out, name);
+		fput_csv_field(out, name);
 		fprintf(out, ",%s,%" PRIu64 ",%" PRIu64 ",%" PRIu64 "\n",
 			subsys, b[i].low, b[i].high, b[i].count);
 	}
@@ -1437,8 +1437,10 @@ static void csv_kspans(FILE *out, const struct report_out *ro, bool buckets)
 {
 	static const double qs[] = { 50, 90, 99 };
 	const struct kernel_spans *ks = ro->kspans;
+	const struct bpf_spans_hist *h;
+	const char *kind, *sub;
 	uint64_t low, high;
-	unsigned int i, k, q;
+	unsigned int pos = 0, q;
 	int b;
 
 	if (!ks)
@@ -1447,37 +1449,25 @@ static void csv_kspans(FILE *out, const struct report_out *ro, bool buckets)
 	if (!buckets)
 		fputs("\ntable,name,subsystem,count,total_ns,min_ns,max_ns,p50_low_ns,p50_high_ns,p90_low_ns,p90_high_ns,p99_low_ns,p99_high_ns\n",
 		      out);
-	for (i = 0; i < sizeof(kspan_kinds) / sizeof(*kspan_kinds); i++) {
-		for (k = 0; k < sizeof(subsys_order) / sizeof(*subsys_order);
-		     k++) {
-			const struct bpf_spans_hist *h = kernel_spans__hist(ks,
-				kspan_kinds[i].kind, subsys_order[k]);
-			const char *sub = subsys_name(subsys_order[k]);
-
-			if (!h || !h->count)
+	while ((h = kspan_next(ks, &pos, &kind, &sub))) {
+		for (b = 0; buckets && b < BPF_SPANS_SLOTS; b++) {
+			if (!h->slots[b])
 				continue;
-			for (b = 0; buckets && b < BPF_SPANS_SLOTS; b++) {
-				if (!h->slots[b])
-					continue;
-				hist__bucket_bounds(b, &low, &high);
-				fprintf(out, "kernel_hist,%s,%s,%" PRIu64 ",%"
-					PRIu64 ",%" PRIu64 "\n",
-					kspan_kinds[i].name, sub, low, high,
-					h->slots[b]);
-			}
-			if (buckets)
-				continue;
-			fprintf(out, "kernel_spans,%s,%s,%" PRIu64 ",%" PRIu64
-				",%" PRIu64 ",%" PRIu64, kspan_kinds[i].name,
-				sub, h->count, h->sum, h->min, h->max);
-			for (q = 0; q < 3; q++) {
-				bpf_spans_hist__percentile(h, qs[q], &low,
-							   &high);
-				fprintf(out, ",%" PRIu64 ",%" PRIu64, low,
-					high);
-			}
-			fputc('\n', out);
+			hist__bucket_bounds(b, &low, &high);
+			fprintf(out, "kernel_hist,%s,%s,%" PRIu64 ",%" PRIu64
+				",%" PRIu64 "\n", kind, sub, low, high,
+				h->slots[b]);
 		}
+		if (buckets)
+			continue;
+		fprintf(out, "kernel_spans,%s,%s,%" PRIu64 ",%" PRIu64 ",%"
+			PRIu64 ",%" PRIu64, kind, sub, h->count, h->sum,
+			h->min, h->max);
+		for (q = 0; q < 3; q++) {
+			bpf_spans_hist__percentile(h, qs[q], &low, &high);
+			fprintf(out, ",%" PRIu64 ",%" PRIu64, low, high);
+		}
+		fputc('\n', out);
 	}
 }
 
@@ -1493,12 +1483,12 @@ static void csv_attrib_row(void *arg, const struct attrib_out_row *row)
 	FILE *out = tb->out;
 
 	fprintf(out, "%s,", tb->name);
-	csv_str(out, row->event);
+	fput_csv_field(out, row->event);
 	fputc(',', out);
-	csv_str(out, row->name);
+	fput_csv_field(out, row->name);
 	if (row->key2) {
 		fputc(',', out);
-		csv_str(out, row->name2);
+		fput_csv_field(out, row->name2);
 	}
 	fprintf(out, ",%" PRIu64 ",%" PRIu64 ",%.6f", row->r->samples,
 		row->r->period, row->share);
@@ -1549,7 +1539,7 @@ int report_out__csv(FILE *out, const struct report_out *ro)
 		const struct rs_evsel *evsel = perf_data__evsel(ro->pd, i);
 
 		fputs("counts,", out);
-		csv_str(out, evsel->name);
+		fput_csv_field(out, evsel->name);
 		fprintf(out, ",%" PRIu64 "\n", evsel->nr_samples);
 	}
 

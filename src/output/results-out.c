@@ -51,6 +51,15 @@ static void put_figure(FILE *out, int width, double x)
 	fprintf(out, " %*s", width, buf);
 }
 
+/* A row's label column; a label too long for it gets a line of its own. */
+static void put_label(FILE *out, const char *label)
+{
+	if (strlen(label) > 31)
+		fprintf(out, "%s\n%-31s", label, "");
+	else
+		fprintf(out, "%-31s", label);
+}
+
 /* A time in ns in the unit of div, by figure.h's rule. */
 static const char *ns_figure(char *buf, size_t len, uint64_t v, uint64_t div)
 {
@@ -127,11 +136,7 @@ static void print_row(FILE *out, const char *label, const double *x,
 	mean = sum / (double)n;
 	for (i = 0; i < n; i++)
 		ss += (x[i] - mean) * (x[i] - mean);
-	/* A label too long for its column gets a line of its own, uncut. */
-	if (strlen(label) > 31)
-		fprintf(out, "%s\n%-31s", label, "");
-	else
-		fprintf(out, "%-31s", label);
+	put_label(out, label);
 	put_figure(out, 11, lo);
 	put_figure(out, 11, mean);
 	put_figure(out, 11, hi);
@@ -311,10 +316,7 @@ static void cost_row(FILE *out, const char *what, double base, double rec,
 	double slower = lower_is_better ? rec / base : base / rec;
 	char buf[48];
 
-	if (strlen(what) > 31)
-		fprintf(out, "%s\n%-31s", what, "");
-	else
-		fprintf(out, "%-31s", what);
+	put_label(out, what);
 	put_figure(out, 11, base);
 	put_figure(out, 11, rec);
 	if (base > 0 && rec > 0) {

@@ -443,6 +443,7 @@ int bench_results__rep_metric_hist(struct bench_results *r, const char *name,
 {
 	struct hist_bucket *b = NULL;
 	uint64_t *all = NULL, *s = NULL;
+	struct hist_summary sum;
 	double mean = 0, m2 = 0, d;
 	size_t i, ns;
 	struct metric *m;
@@ -478,11 +479,12 @@ int bench_results__rep_metric_hist(struct bench_results *r, const char *name,
 		goto fail;
 	m->pub.is_hist = true;
 	m->pub.count = n;
-	m->pub.min = hist__min(h);
-	m->pub.max = hist__max(h);
-	m->pub.p50 = hist__percentile(h, 50);
-	m->pub.p90 = hist__percentile(h, 90);
-	m->pub.p99 = hist__percentile(h, 99);
+	hist__summary(h, &sum);
+	m->pub.min = sum.min;
+	m->pub.max = sum.max;
+	m->pub.p50 = sum.p50;
+	m->pub.p90 = sum.p90;
+	m->pub.p99 = sum.p99;
 	m->pub.mean = mean;
 	m->pub.stddev = n > 1 ? sqrt(m2 / (double)(n - 1)) : 0;
 	m->pub.buckets = b;

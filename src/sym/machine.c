@@ -1459,37 +1459,41 @@ static void drop_prefetch(struct machine *m)
 		ksyms__exit(&ks);
 }
 
-int machine__load_kallsyms(struct machine *m, const char *path)
+/* kernel_install(), or ks freed when that fails: a loader's last step. */
+static int kernel_take(struct machine *m, struct ksyms *ks)
+{
+	int err = kernel_install(m, ks);
+
+	if (err)
+		ksyms__exit(ks);
+	return err;
+}
+
+/* kallsyms from the file path, or from text when path is NULL. */
+static int load_kallsyms(struct machine *m, const char *path,
+			 const char *text, size_t len)
 {
 	struct ksyms ks;
 	int err;
 
-	err = take_prefetch(m, path, NULL, 0, &ks);
+	err = take_prefetch(m, path, text, len, &ks);
 	if (err > 0)
-		err = ksyms__load(&ks, path);
+		err = path ? ksyms__load(&ks, path) :
+			     ksyms__load_buf(&ks, text, len);
 	if (err)
 		return err;
-	err = kernel_install(m, &ks);
-	if (err)
-		ksyms__exit(&ks);
-	return err;
+	return kernel_take(m, &ks);
+}
+
+int machine__load_kallsyms(struct machine *m, const char *path)
+{
+	return load_kallsyms(m, path, NULL, 0);
 }
 
 int machine__load_kallsyms_buf(struct machine *m, const char *text,
 			       size_t len)
 {
-	struct ksyms ks;
-	int err;
-
-	err = take_prefetch(m, NULL, text, len, &ks);
-	if (err > 0)
-		err = ksyms__load_buf(&ks, text, len);
-	if (err)
-		return err;
-	err = kernel_install(m, &ks);
-	if (err)
-		ksyms__exit(&ks);
-	return err;
+	return load_kallsyms(m, NULL, text, len);
 }
 
 int machine__load_vmlinux(struct machine *m, const char *path)
@@ -1503,10 +1507,7 @@ int machine__load_vmlinux(struct machine *m, const char *path)
 				  note ? note->size : 0, m->sp);
 	if (err)
 		return err;
-	err = kernel_install(m, &ks);
-	if (err)
-		ksyms__exit(&ks);
-	return err;
+	return kernel_take(m, &ks);
 }
 
 bool machine__has_kernel_symbols(const struct machine *m)

@@ -367,6 +367,47 @@ static void test_percentile(void)
 	hist__delete(h);
 }
 
+/* hist__summary() of h, every field of it (none left as it was). */
+static void check_summary(struct hist *h, const struct hist_summary *want)
+{
+	struct hist_summary s;
+
+	memset(&s, 0xff, sizeof(s));
+	hist__summary(h, &s);
+	CHECK_U64(s.count, want->count);
+	CHECK_U64(s.total, want->total);
+	CHECK_U64(s.min, want->min);
+	CHECK_U64(s.max, want->max);
+	CHECK_U64(s.p50, want->p50);
+	CHECK_U64(s.p90, want->p90);
+	CHECK_U64(s.p99, want->p99);
+}
+
+/*
+ * The summary of 100 down to 1: total 100 * 101 / 2 = 5050, the nearest
+ * ranks 50, 90 and 99 are the values themselves; an empty hist all 0.
+ */
+static void test_summary(void)
+{
+	static const struct hist_summary empty = { 0 };
+	static const struct hist_summary hundred = {
+		.count = 100, .total = 5050, .min = 1, .max = 100,
+		.p50 = 50, .p90 = 90, .p99 = 99,
+	};
+	struct hist *h = hist__new();
+	int i;
+
+	if (!h) {
+		UNIT_FAIL("hist__new");
+		return;
+	}
+	check_summary(h, &empty);
+	for (i = 100; i >= 1; i--)
+		add_n(h, i, 1);
+	check_summary(h, &hundred);
+	hist__delete(h);
+}
+
 /* The rows of the funclatency example, and a short out array. */
 static void test_buckets(void)
 {
@@ -451,5 +492,6 @@ UNIT_MAIN(UNIT(test_funclatency_example), UNIT(test_stars), UNIT(test_units),
 	  UNIT(test_one_rounding),
 	  UNIT(test_zeros), UNIT(test_empty), UNIT(test_wide),
 	  UNIT(test_top_bucket), UNIT(test_bucket_index),
-	  UNIT(test_percentile), UNIT(test_buckets), UNIT(test_bounds),
+	  UNIT(test_percentile), UNIT(test_summary), UNIT(test_buckets),
+	  UNIT(test_bounds),
 	  UNIT(test_errors))

@@ -190,6 +190,30 @@ static void test_quote_controls(void)
 	free(buf);
 }
 
+/* RFC 4180: quoted only when it must be, a quote inside doubled. */
+static void test_csv_field(void)
+{
+	static const char *const in[] = {
+		"plain", "", "a,b", "say \"hi\"", "cr\rlf\n", "semi;tab\t",
+	};
+	char *buf = NULL;
+	size_t len = 0, i;
+	FILE *f = open_memstream(&buf, &len);
+
+	if (!f) {
+		UNIT_FAIL("open_memstream");
+		return;
+	}
+	for (i = 0; i < sizeof(in) / sizeof(*in); i++) {
+		fput_csv_field(f, in[i]);
+		fputc('|', f);
+	}
+	fclose(f);
+	CHECK_STR(buf, "plain||\"a,b\"|\"say \"\"hi\"\"\"|\"cr\rlf\n\"|"
+		  "semi;tab\t|");
+	free(buf);
+}
+
 #define FFFD "\xef\xbf\xbd"
 
 /* s as gnuplot__string() writes it. */
@@ -275,7 +299,8 @@ static void test_shell_words(void)
 
 UNIT_MAIN(UNIT(test_json_utf8), UNIT(test_strarena),
 	  UNIT(test_shell_words),
-	  UNIT(test_quote_controls), UNIT(test_gnuplot_string),
+	  UNIT(test_quote_controls), UNIT(test_csv_field),
+	  UNIT(test_gnuplot_string),
 	  UNIT(test_gnuplot_path),
 	  UNIT(test_strpool_ids_are_dense_and_stable),
 	  UNIT(test_hash_bytes_differs_on_tail),
