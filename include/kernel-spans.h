@@ -18,6 +18,7 @@
 
 #include "bpf-spans.h"
 #include "rules.h"
+#include "spans.h"
 
 #define KERNEL_SPANS_SCHEMA "rstat-analyze-spans/1"
 
@@ -84,6 +85,13 @@ const struct bpf_spans_hist *kernel_spans__hist(const struct kernel_spans *ks,
 						int subsys);
 void kernel_spans__counts(const struct kernel_spans *ks,
 			  struct bpf_spans_counts *c);
+/*
+ * spans__hold_cost() for the spans BPF timed: no record is written inside
+ * a span, so the shortest hold (or flush call, where only those were
+ * timed) bounds what the two programs add to each.
+ */
+void kernel_spans__hold_cost(const struct kernel_spans *ks, const int *order,
+			     size_t n, struct hold_cost *hc);
 const char *kernel_spans__scope(const struct kernel_spans *ks);
 /* What was probed: "rstat tracepoints", "kprobes on FUNC". */
 const char *kernel_spans__on(const struct kernel_spans *ks);

@@ -180,6 +180,28 @@ void spans__counts(const struct spans *s, struct spans_counts *c);
 struct hist *spans__hold_hist(struct spans *s, int subsys);
 struct hist *spans__wait_hist(struct spans *s, int subsys);
 
+/*
+ * What observing a hold costs, from the recording itself: the shortest
+ * hold is a locked record and an unlock record back to back with the
+ * least kernel work between them, so it bounds what writing the locked
+ * record adds to every hold. A median within 3x of that bound is mostly
+ * the recorder's (the subsystem is "dominated"); in-kernel timing (BPF)
+ * is then the figure to trust. kernel_spans__hold_cost() says the same
+ * of the spans BPF timed (kernel-spans.h).
+ */
+#define HOLD_COST_MAX_DOMINATED 8
+struct hold_cost {
+	uint64_t bound_ns;		/* UINT64_MAX: no hold */
+	int dominated[HOLD_COST_MAX_DOMINATED];	/* subsystems, in order */
+	unsigned int nr_dominated;
+	/* in-kernel spans: the kind that gave the bound ("hold", "flush") */
+	const char *span;
+};
+
+/* The bound over the n subsystems of order, dominated ones in order. */
+void spans__hold_cost(struct spans *s, const int *order, size_t n,
+		      struct hold_cost *hc);
+
 /* Per cgroup, sorted by hold_ns descending (then root, cgroup_id, level). */
 /* The locks taken under one key (a cgroup, a cpu field value). */
 struct spans_holds {

@@ -382,6 +382,34 @@ out:
 	return err;
 }
 
+void kernel_spans__hold_cost(const struct kernel_spans *ks, const int *order,
+			     size_t n, struct hold_cost *hc)
+{
+	/* Holds where the lock was timed; flush calls where only they were. */
+	enum bpf_spans_kind kind =
+		kernel_spans__hist(ks, BPF_SPANS_HOLD, BPF_SPANS_ANY)->count ?
+		BPF_SPANS_HOLD : BPF_SPANS_FLUSH;
+	const struct bpf_spans_hist *any =
+		kernel_spans__hist(ks, kind, BPF_SPANS_ANY);
+	uint64_t low, high;
+	size_t k;
+
+	hc->span = kind == BPF_SPANS_HOLD ? "hold" : "flush";
+	hc->bound_ns = any->count ? any->min : UINT64_MAX;
+	hc->nr_dominated = 0;
+	for (k = 0; any->count && k < n; k++) {
+		const struct bpf_spans_hist *h = kernel_spans__hist(ks, kind,
+								    order[k]);
+
+		if (!h || !h->count)
+			continue;
+		bpf_spans_hist__percentile(h, 50, &low, &high);
+		if (low < 3 * hc->bound_ns &&
+		    hc->nr_dominated < HOLD_COST_MAX_DOMINATED)
+			hc->dominated[hc->nr_dominated++] = order[k];
+	}
+}
+
 const struct bpf_spans_hist *kernel_spans__hist(const struct kernel_spans *ks,
 						enum bpf_spans_kind kind,
 						int subsys)

@@ -623,6 +623,30 @@ struct hist *spans__wait_hist(struct spans *s, int subsys)
 	return subsys_ok(subsys) ? s->wait[subsys + 1] : NULL;
 }
 
+void spans__hold_cost(struct spans *s, const int *order, size_t n,
+		      struct hold_cost *hc)
+{
+	size_t k;
+
+	hc->bound_ns = UINT64_MAX;
+	hc->nr_dominated = 0;
+	hc->span = NULL;
+	for (k = 0; k < n; k++) {
+		struct hist *h = spans__hold_hist(s, order[k]);
+
+		if (h && hist__count(h) && hist__min(h) < hc->bound_ns)
+			hc->bound_ns = hist__min(h);
+	}
+	for (k = 0; hc->bound_ns != UINT64_MAX && k < n; k++) {
+		struct hist *h = spans__hold_hist(s, order[k]);
+
+		if (h && hist__count(h) &&
+		    hist__percentile(h, 50) < 3 * hc->bound_ns &&
+		    hc->nr_dominated < HOLD_COST_MAX_DOMINATED)
+			hc->dominated[hc->nr_dominated++] = order[k];
+	}
+}
+
 static int cmp_cgroup(const void *a, const void *b)
 {
 	const struct spans_cgroup *x = a, *y = b;

@@ -326,45 +326,12 @@ static void cgroup_name(FILE *out, const struct report_out *ro,
 		fprintf(out, "%s\n", path);
 }
 
-/*
- * What observing a hold costs, from the recording itself: the shortest
- * hold is a locked record and an unlock record back to back with the
- * least kernel work between them, so it bounds what writing the locked
- * record adds to every hold. A median within 3x of that bound is mostly
- * the recorder's; in-kernel timing (BPF) is then the figure to trust.
- */
-struct hold_cost {
-	uint64_t bound_ns;		/* UINT64_MAX: no hold */
-	const char *dominated[8];	/* subsystems, in table order */
-	unsigned int nr_dominated;
-	/* in-kernel spans: the kind that gave the bound ("hold", "flush") */
-	const char *span;
-};
+#define NR_SUBSYS (sizeof(subsys_order) / sizeof(*subsys_order))
 
+/* The cost bound of the recording's holds, in table order. */
 static void hold_cost(struct spans *sp, struct hold_cost *hc)
 {
-	unsigned int k;
-
-	hc->bound_ns = UINT64_MAX;
-	hc->nr_dominated = 0;
-	hc->span = NULL;
-	for (k = 0; k < sizeof(subsys_order) / sizeof(*subsys_order); k++) {
-		struct hist *h = spans__hold_hist(sp, subsys_order[k]);
-
-		if (h && hist__count(h) && hist__min(h) < hc->bound_ns)
-			hc->bound_ns = hist__min(h);
-	}
-	for (k = 0; hc->bound_ns != UINT64_MAX &&
-	     k < sizeof(subsys_order) / sizeof(*subsys_order); k++) {
-		struct hist *h = spans__hold_hist(sp, subsys_order[k]);
-
-		if (h && hist__count(h) &&
-		    hist__percentile(h, 50) < 3 * hc->bound_ns &&
-		    hc->nr_dominated < sizeof(hc->dominated) /
-				       sizeof(*hc->dominated))
-			hc->dominated[hc->nr_dominated++] =
-				subsys_name(subsys_order[k]);
-	}
+	spans__hold_cost(sp, subsys_order, NR_SUBSYS, hc);
 }
 
 /* The subsystems a cost bound dominates, ending the cost line. */
@@ -379,7 +346,8 @@ static void text_dominated(FILE *out, const struct hold_cost *hc,
 	}
 	fprintf(out, ";\np50 within 3x of it, dominated by the %s:", by);
 	for (i = 0; i < hc->nr_dominated; i++)
-		fprintf(out, "%s %s", i ? "," : "", hc->dominated[i]);
+		fprintf(out, "%s %s", i ? "," : "",
+			subsys_name(hc->dominated[i]));
 }
 
 static void text_hold_cost(FILE *out, const struct report_out *ro,
@@ -415,7 +383,7 @@ static void json_cost(struct json_writer *jw, const struct hold_cost *hc)
 		json__string(jw, "span", hc->span);
 	json__array_begin(jw, "dominated");
 	for (i = 0; i < hc->nr_dominated; i++)
-		json__string(jw, NULL, hc->dominated[i]);
+		json__string(jw, NULL, subsys_name(hc->dominated[i]));
 	json__array_end(jw);
 	json__object_end(jw);
 }
@@ -657,32 +625,7 @@ static void fmt_bucket(char *buf, size_t len, const struct bpf_spans_hist *h,
 static void kspans_hold_cost(const struct kernel_spans *ks,
 			     struct hold_cost *hc)
 {
-	/* Holds where the lock was timed; flush calls where only they were. */
-	enum bpf_spans_kind kind =
-		kernel_spans__hist(ks, BPF_SPANS_HOLD, BPF_SPANS_ANY)->count ?
-		BPF_SPANS_HOLD : BPF_SPANS_FLUSH;
-	const struct bpf_spans_hist *any =
-		kernel_spans__hist(ks, kind, BPF_SPANS_ANY);
-	unsigned int k;
-	uint64_t low, high;
-
-	hc->span = kind == BPF_SPANS_HOLD ? "hold" : "flush";
-	hc->bound_ns = any->count ? any->min : UINT64_MAX;
-	hc->nr_dominated = 0;
-	for (k = 0; any->count &&
-	     k < sizeof(subsys_order) / sizeof(*subsys_order); k++) {
-		const struct bpf_spans_hist *h = kernel_spans__hist(ks, kind,
-			subsys_order[k]);
-
-		if (!h || !h->count)
-			continue;
-		bpf_spans_hist__percentile(h, 50, &low, &high);
-		if (low < 3 * hc->bound_ns &&
-		    hc->nr_dominated < sizeof(hc->dominated) /
-				       sizeof(*hc->dominated))
-			hc->dominated[hc->nr_dominated++] =
-				subsys_name(subsys_order[k]);
-	}
+	kernel_spans__hold_cost(ks, subsys_order, NR_SUBSYS, hc);
 }
 
 static void text_kspans(FILE *out, const struct report_out *ro)
