@@ -185,7 +185,7 @@ int vm_probe__build_id(const char *vmlinux, char *hex, size_t len,
 		       char *errbuf, size_t errlen);
 /*
  * argv (NULL-terminated, its options before a "--") with each --probe
- * value that is one of probes[] (by pointer, as getopt left them) and
+ * value that is one of probes[] (by pointer, as the parser left them) and
  * names a line replaced by one "--probe EVENT=FUNC+OFF" per point vmlinux
  * resolves it to, and the --vmlinux option whose value is vmlinux_value
  * (by pointer; NULL: none) dropped. NULL with errbuf saying why on

@@ -221,8 +221,8 @@ static void test_frames(void)
 
 /*
  * record --kernel's line probes: each --probe value naming a line (by
- * pointer, as getopt left it) becomes EVENT=FUNC+OFF as resolved from the
- * "vmlinux" (here a user binary with DWARF: kernel mode only reads
+ * pointer, as the parser left it) becomes EVENT=FUNC+OFF as resolved from
+ * the "vmlinux" (here a user binary with DWARF: kernel mode only reads
  * symbol + offset), --vmlinux goes, the CMD after "--" stays as it is.
  */
 static void test_line_probes(void)
