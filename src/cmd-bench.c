@@ -564,7 +564,7 @@ static int parse_variant_opts(const struct popt_cmd *bench_cmd,
 	};
 	struct popt_args args;
 	struct popt *r;
-	char err[512];
+	char err[1024];	/* as long as an error line gets */
 	int ret;
 
 	bench_rows(&o, rows);
