@@ -40,7 +40,6 @@ extern const char *const psi_names[PSI_OFF + 1];
 
 struct bench_params {
 	struct vm_opts vm;	/* --kernel: once per kernel, in a VM */
-	int nopts;		/* optind after the options */
 	enum scenario scenario;
 	bool main_job;		/* no scenario named */
 	unsigned int reps;	/* with until: the least */

@@ -51,7 +51,7 @@ int vm_cmd__run(const char *cmd, const struct vm_opts *o, const char *kernel,
 		int argc, char **argv, const char *const *programs,
 		const char *const *fetch, struct vm_result **resp);
 /*
- * The option rows of a command with --kernel (the words of VM_HELP_TEXT):
+ * The option rows of a command with --kernel (VM_CMD_OPTIONS below):
  * each hands its value to vm_opts__parse() on *vm through vm_cmd__option();
  * all are POPT_HOST, left out of the guest's argv. Needs vm.h and
  * parse-options.h.
@@ -119,14 +119,6 @@ void rs_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
  * asked for JSON fails in JSON too (bpftool's convention).
  */
 void rs_error_json(void);
-/*
- * What a command's getopt loop does with an option it does not take: c is
- * what getopt returned (':' for an option without its value), opt the
- * option as given (argv[optind - 1]). One error line, then usage on
- * stderr; returns RS_EXIT_USAGE.
- */
-int rs_bad_option(const char *cmd, int c, const char *opt,
-		  void (*usage)(FILE *out));
 struct popt_cmd;
 struct popt_args;
 /*

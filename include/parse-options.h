@@ -214,6 +214,13 @@ void popt__dump(const struct popt_cmd *cmd, FILE *out);
 char **popt__guest_argv(const struct popt_cmd *cmd, int argc, char **argv,
 			int *gargc);
 
+/*
+ * Whether the option word w ("--lab", "-x", "--x=v") is one of cmd's
+ * whose value is the next word: for a command that picks its options out
+ * of argv itself (compare, whose "--" separates operands).
+ */
+bool popt__value_next(const struct popt_cmd *cmd, const char *w);
+
 /* The option as messages name it: "-x" or "--long". */
 const char *popt__name(const struct popt *opt, char *buf, size_t len);
 

@@ -19,7 +19,6 @@
 #ifndef RS_VM_H
 #define RS_VM_H
 
-#include <getopt.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <stddef.h>
@@ -78,8 +77,8 @@ int vm_accel__parse(const char *s, enum vm_accel *accel);
 int vm_memory__parse(const char *s, unsigned long *mb);
 
 /*
- * The options every command with --kernel takes, for its getopt table
- * (VM_LONG_OPTIONS), its --help (VM_HELP_TEXT) and its parser.
+ * The options every command with --kernel takes (their rows:
+ * VM_CMD_OPTIONS in cmds.h), as vm_opts__parse() knows them.
  */
 enum {
 	VM_OPT_KERNEL = 0x1000,
@@ -91,33 +90,6 @@ enum {
 	VM_OPT_CLOCK,
 };
 
-/* The case labels of a getopt switch that hands them to vm_opts__parse(). */
-#define VM_OPT_CASES							\
-	case VM_OPT_KERNEL: case VM_OPT_CPUS: case VM_OPT_MEMORY:	\
-	case VM_OPT_APPEND: case VM_OPT_ACCEL: case VM_OPT_TIMEOUT:	\
-	case VM_OPT_CLOCK
-
-#define VM_LONG_OPTIONS							\
-	{ "kernel", required_argument, NULL, VM_OPT_KERNEL },		\
-	{ "vm-cpus", required_argument, NULL, VM_OPT_CPUS },		\
-	{ "vm-memory", required_argument, NULL, VM_OPT_MEMORY },	\
-	{ "append", required_argument, NULL, VM_OPT_APPEND },		\
-	{ "accel", required_argument, NULL, VM_OPT_ACCEL },		\
-	{ "vm-timeout", required_argument, NULL, VM_OPT_TIMEOUT },	\
-	{ "vm-clock", required_argument, NULL, VM_OPT_CLOCK }
-
-#define VM_HELP_TEXT							\
-	"In a throwaway VM (QEMU, package " VM_QEMU_PACKAGE "):\n"	\
-	"      --kernel IMAGE    run the command on that kernel image\n"	\
-	"      --vm-cpus N       the guest's CPUs (default 2)\n"		\
-	"      --vm-memory SIZE  its memory, as 1024M or 2G (default 1G)\n" \
-	"      --append ARGS     more kernel arguments (psi=1 ...)\n"	\
-	"      --accel MODE      kvm, tcg, or auto (default: KVM if a KVM\n" \
-	"                        guest boots, else TCG)\n"		\
-	"      --vm-timeout S    kill the guest after S seconds (1800)\n"	\
-	"      --vm-clock MODE   real (default), or icount: guest time\n"	\
-	"                        counts instructions (TCG; repeatable)\n"
-
 #define VM_MAX_KERNELS 16
 
 struct vm_opts {
@@ -127,25 +99,11 @@ struct vm_opts {
 };
 
 /*
- * Take one VM option (opt from VM_LONG_OPTIONS, arg its value) into o.
+ * Take one VM option (opt a VM_OPT_*, arg its value) into o.
  * 0, or -EINVAL with errbuf saying why (a usage error).
  */
 int vm_opts__parse(struct vm_opts *o, int opt, const char *arg,
 		   char *errbuf, size_t errlen);
-
-/*
- * The argv to run in the guest: argv without the VM options, after
- * getopt_long() with longopts has parsed argv[0..nopts) (nopts: its final
- * optind; it permuted the options there, before "--"); the words from
- * nopts on are kept as they are. Also dropped: the options whose short
- * letters are in strip (each taking a value: "-o DIR", "-oDIR", and the
- * long options with that letter as their val), for the caller to replace.
- * Room is left for 4 more words. Returns a NULL-terminated copy of the
- * pointers (free() it), NULL on -ENOMEM.
- */
-char **vm_guest_argv(int argc, char *const argv[], int nopts,
-		     const struct option *longopts, const char *strip,
-		     int *gargc);
 
 struct vm_result;
 
@@ -227,7 +185,7 @@ int vm_probe__build_id(const char *vmlinux, char *hex, size_t len,
 		       char *errbuf, size_t errlen);
 /*
  * argv (NULL-terminated, its options before a "--") with each --probe
- * value that is one of probes[] (by pointer, as getopt left them) and
+ * value that is one of probes[] (by pointer, as the parser left them) and
  * names a line replaced by one "--probe EVENT=FUNC+OFF" per point vmlinux
  * resolves it to, and the --vmlinux option whose value is vmlinux_value
  * (by pointer; NULL: none) dropped. NULL with errbuf saying why on

@@ -7,11 +7,11 @@
  * parameters, stops the run on SIGINT, SIGTERM and SIGHUP, and prints.
  */
 #include <errno.h>
-#include <getopt.h>
 #include <inttypes.h>
 #include <limits.h>
 #include <math.h>
 #include <signal.h>
+#include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -26,6 +26,7 @@
 #include "breakdown-out.h"
 #include "cmds.h"
 #include "outfile.h"
+#include "parse-options.h"
 #include "results-out.h"
 #include "util.h"
 #include "vm.h"
@@ -35,387 +36,258 @@ static void bench_signal(int sig)
 	bench__stop(sig);
 }
 
-static const char bench_usage_text[] =
-	"usage: rstat-analyze bench [stat-read|many-cgroups|pipe|fault|accuracy]\n"
-	"                           [-r N] [--until RES[,SECS[,METRIC]]]\n"
-	"                           [--record] [--breakdown] [--json FILE]\n"
-	"                           [-o DIR]\n"
-	"                           [--allow-shared-dir] [--root PATH] [--keep]\n"
-	"                           [scenario options]\n"
-	"       rstat-analyze bench SCENARIO ... --kernel IMAGE [--kernel IMAGE]...\n"
-	"                           -o DIR [VM options]\n"
-	"       rstat-analyze bench SCENARIO ... --variant [NAME:]OPTIONS\n"
-	"                           --variant [NAME:]OPTIONS... -o DIR\n";
+static const char bench_about[] =
+	"Run a published rstat experiment in cgroups of the run's own,\n"
+	"time it, keep every repetition's figures. With no scenario\n"
+	"named: stat-read --record with small defaults, then the report.\n";
 
-static void bench_usage(FILE *out)
-{
-	fputs(bench_usage_text, out);
-}
+static const char bench_epilogue[] =
+	"With --kernel the scenario runs once per kernel, each in a fresh\n"
+	"VM, into DIR/<guest uname -r>/ (results.json, and rstat.data with\n"
+	"--record, which holds the guest's kallsyms); with two kernels or\n"
+	"more, the compare table follows, the first kernel the base.\n"
+	"\n"
+	"With --variant each repetition of each variant is a run of its\n"
+	"own, in rounds (A B A B..., or each round shuffled from SEED),\n"
+	"so that machine drift hits them alike; each variant's results\n"
+	"go to DIR/NAME/results.json (NAME: given, or made from the\n"
+	"options), then the compare table follows, the first the base\n"
+	"(with --kernel, each guest's, in DIR/<release>/NAME/).\n"
+	"\n"
+	"Exit status: 0 ok, 1 error or interrupted (one line on stderr),\n"
+	"2 usage error. See rstat-analyze-bench(1).\n";
 
-static void bench_help(void)
-{
-	bench_usage(stdout);
-	fputs("\n"
-	      "Run a published rstat experiment in cgroups of the run's own,\n"
-	      "time it, keep every repetition's figures. With no scenario\n"
-	      "named: stat-read --record with small defaults, then the report.\n"
-	      "\n"
-	      "  -r, --repeat N        repetitions (default 1; with --until, the\n"
-	      "                        least)\n"
-	      "      --until RES[,SECS[,METRIC]]  repeat until the run\n"
-	      "                        resolves RES percent (the detectable\n"
-	      "                        difference of the per-repetition p50\n"
-	      "                        of METRIC, a name or a stat file, by\n"
-	      "                        default the first; e.g. 5%), SECS\n"
-	      "                        pass (default 600) or 100 repetitions\n"
-	      "                        are done\n"
-	      "      --record          one more pass, recorded (rstat.data beside\n"
-	      "                        the results; the timed repetitions are\n"
-	      "                        never recorded), and the report after;\n"
-	      "                        stat-read and many-cgroups also time\n"
-	      "                        its reads part by part (--breakdown)\n"
-	      "      --json FILE       write the results as JSON\n"
-	      "  -o, --output-dir DIR  write DIR/results.json (and DIR/rstat.data)\n"
-	      "      --allow-shared-dir  write into -o DIR even if another user\n"
-	      "                        owns it or others can write it (no sticky\n"
-	      "                        bit): they could swap what is written\n"
-	      "      --root PATH       create the run's cgroups under PATH\n"
-	      "      --keep            leave the run's cgroups for you to inspect\n"
-	      "      --variant [NAME:]OPTIONS  a variant of the experiment:\n"
-	      "                        scenario OPTIONS (split at spaces) over\n"
-	      "                        the run's; twice or more, with -o DIR\n"
-	      "      --variant-order alternate|random[:SEED]  each round's order\n"
-	      "                        of the variants (default alternate)\n"
-	      "\n"
-	      "stat-read: busy children, a reader of the parent's stat files\n"
-	      "      --children N      child cgroups (default 26)\n"
-	      "      --depth D         levels down to the children (default 1)\n"
-	      "      --updater KIND    memory, cpu or both (default both)\n"
-	      "      --memory-max SIZE limit the parent (K/M/G), swap off\n"
-	      "      --files LIST      stat files to read (default cgroup.stat,\n"
-	      "                        cpu.stat, memory.stat, io.stat)\n"
-	      "      --reads N         reads of each file (default 1000)\n"
-	      "      --interleave      every file each round (default)\n"
-	      "      --discrete        all reads of one file, then the next\n"
-	      "      --breakdown       one more pass, its reads timed part by\n"
-	      "                        part in the kernel (flush callbacks per\n"
-	      "                        subsystem, tree walk, lock wait, off-CPU,\n"
-	      "                        rest): a table per file (also many-cgroups)\n"
-	      "many-cgroups: memory.stat of a parent of many charged memcgs\n"
-	      "      --cgroups K       memory cgroups (default 2500)\n"
-	      "      --reads N         reads (default 1000)\n"
-	      "      --breakdown       as stat-read's\n"
-	      "pipe: ping-pong over pipes in a 3-level nest, PSI on and off\n"
-	      "      --round-trips N   round trips (default 100000)\n"
-	      "      --psi on|off|both PSI on, off, or both in each repetition\n"
-	      "                        as two figures (default both)\n"
-	      "fault: page-fault-heavy updaters\n"
-	      "      --children N      updaters (default: the number of CPUs)\n"
-	      "      --duration SECS   how long they run (default 3)\n"
-	      "accuracy: error and staleness of memory.stat reads\n"
-	      "      --children N      children charging known pages (default 4)\n"
-	      "      --kind KIND       anon, file or both (default both)\n"
-	      "      --rate PAGES      pages a second per child (default 200)\n"
-	      "      --step PAGES      pages per step (default 1)\n"
-	      "      --cpus-spread HOW pinned (all on one CPU) or spread (each\n"
-	      "                        step on the next CPU) (default pinned)\n"
-	      "      --reads N         rounds: the parent and each child read\n"
-	      "                        once (default 200)\n"
-	      "      --interval MS     between rounds (default 10)\n"
-	      "      --after-flush     each round right after a flush the run\n"
-	      "                        makes due, children paused: the ground\n"
-	      "                        truth check (the error must be 0)\n"
-	      "  -h, --help            this text\n"
-	      "\n"
-	      VM_HELP_TEXT
-	      "With --kernel the scenario runs once per kernel, each in a fresh\n"
-	      "VM, into DIR/<guest uname -r>/ (results.json, and rstat.data with\n"
-	      "--record, which holds the guest's kallsyms); with two kernels or\n"
-	      "more, the compare table follows, the first kernel the base.\n"
-	      "\n"
-	      "With --variant each repetition of each variant is a run of its\n"
-	      "own, in rounds (A B A B..., or each round shuffled from SEED),\n"
-	      "so that machine drift hits them alike; each variant's results\n"
-	      "go to DIR/NAME/results.json (NAME: given, or made from the\n"
-	      "options), then the compare table follows, the first the base\n"
-	      "(with --kernel, each guest's, in DIR/<release>/NAME/).\n"
-	      "\n"
-	      "Exit status: 0 ok, 1 error or interrupted (one line on stderr),\n"
-	      "2 usage error. See rstat-analyze-bench(1).\n", stdout);
-}
-
-enum {
-	OPT_RECORD = 256,
-	OPT_JSON,
-	OPT_ROOT,
-	OPT_KEEP,
-	OPT_CHILDREN,
-	OPT_DEPTH,
-	OPT_UPDATER,
-	OPT_MEMORY_MAX,
-	OPT_FILES,
-	OPT_READS,
-	OPT_INTERLEAVE,
-	OPT_DISCRETE,
-	OPT_CGROUPS,
-	OPT_ROUND_TRIPS,
-	OPT_DURATION,
-	OPT_KIND,
-	OPT_RATE,
-	OPT_CPUS_SPREAD,
-	OPT_INTERVAL,
-	OPT_AFTER_FLUSH,
-	OPT_STEP,
-	OPT_ALLOW_SHARED_DIR,
-	OPT_PSI,
-	OPT_VARIANT,
-	OPT_VARIANT_ORDER,
-	OPT_BREAKDOWN,
-	OPT_UNTIL,
-	OPT__END,
+/* The scenario options: the ones a --variant may change. */
+enum bench_opt {
+	BO_CHILDREN,
+	BO_DEPTH,
+	BO_UPDATER,
+	BO_MEMORY_MAX,
+	BO_FILES,
+	BO_READS,
+	BO_INTERLEAVE,
+	BO_DISCRETE,
+	BO_BREAKDOWN,
+	BO_CGROUPS,
+	BO_ROUND_TRIPS,
+	BO_PSI,
+	BO_DURATION,
+	BO_KIND,
+	BO_RATE,
+	BO_STEP,
+	BO_CPUS_SPREAD,
+	BO_INTERVAL,
+	BO_AFTER_FLUSH,
+	BO__END,
 };
 
-static const struct option bench_options[] = {
-	{ "repeat", required_argument, NULL, 'r' },
-	{ "record", no_argument, NULL, OPT_RECORD },
-	{ "breakdown", no_argument, NULL, OPT_BREAKDOWN },
-	{ "json", required_argument, NULL, OPT_JSON },
-	{ "output-dir", required_argument, NULL, 'o' },
-	{ "allow-shared-dir", no_argument, NULL, OPT_ALLOW_SHARED_DIR },
-	{ "root", required_argument, NULL, OPT_ROOT },
-	{ "keep", no_argument, NULL, OPT_KEEP },
-	{ "children", required_argument, NULL, OPT_CHILDREN },
-	{ "depth", required_argument, NULL, OPT_DEPTH },
-	{ "updater", required_argument, NULL, OPT_UPDATER },
-	{ "memory-max", required_argument, NULL, OPT_MEMORY_MAX },
-	{ "files", required_argument, NULL, OPT_FILES },
-	{ "reads", required_argument, NULL, OPT_READS },
-	{ "interleave", no_argument, NULL, OPT_INTERLEAVE },
-	{ "discrete", no_argument, NULL, OPT_DISCRETE },
-	{ "cgroups", required_argument, NULL, OPT_CGROUPS },
-	{ "round-trips", required_argument, NULL, OPT_ROUND_TRIPS },
-	{ "duration", required_argument, NULL, OPT_DURATION },
-	{ "kind", required_argument, NULL, OPT_KIND },
-	{ "rate", required_argument, NULL, OPT_RATE },
-	{ "cpus-spread", required_argument, NULL, OPT_CPUS_SPREAD },
-	{ "interval", required_argument, NULL, OPT_INTERVAL },
-	{ "after-flush", no_argument, NULL, OPT_AFTER_FLUSH },
-	{ "step", required_argument, NULL, OPT_STEP },
-	{ "psi", required_argument, NULL, OPT_PSI },
-	{ "variant", required_argument, NULL, OPT_VARIANT },
-	{ "variant-order", required_argument, NULL, OPT_VARIANT_ORDER },
-	{ "until", required_argument, NULL, OPT_UNTIL },
-	{ "help", no_argument, NULL, 'h' },
-	VM_LONG_OPTIONS,
-	{ NULL, 0, NULL, 0 },
+#define SC(s) (1u << (s))
+/* The scenarios each scenario option belongs to. */
+static const unsigned int scenarios_of[BO__END] = {
+	[BO_CHILDREN] = SC(SC_STAT_READ) | SC(SC_FAULT) | SC(SC_ACCURACY),
+	[BO_DEPTH] = SC(SC_STAT_READ),
+	[BO_UPDATER] = SC(SC_STAT_READ),
+	[BO_MEMORY_MAX] = SC(SC_STAT_READ),
+	[BO_FILES] = SC(SC_STAT_READ),
+	[BO_READS] = SC(SC_STAT_READ) | SC(SC_MANY_CGROUPS) |
+		     SC(SC_ACCURACY),
+	[BO_INTERLEAVE] = SC(SC_STAT_READ),
+	[BO_DISCRETE] = SC(SC_STAT_READ),
+	[BO_BREAKDOWN] = SC(SC_STAT_READ) | SC(SC_MANY_CGROUPS),
+	[BO_CGROUPS] = SC(SC_MANY_CGROUPS),
+	[BO_ROUND_TRIPS] = SC(SC_PIPE),
+	[BO_PSI] = SC(SC_PIPE),
+	[BO_DURATION] = SC(SC_FAULT),
+	[BO_KIND] = SC(SC_ACCURACY),
+	[BO_RATE] = SC(SC_ACCURACY),
+	[BO_STEP] = SC(SC_ACCURACY),
+	[BO_CPUS_SPREAD] = SC(SC_ACCURACY),
+	[BO_INTERVAL] = SC(SC_ACCURACY),
+	[BO_AFTER_FLUSH] = SC(SC_ACCURACY),
 };
 
-/* A value bench_params__*() refused: a usage error. */
-static int bad_value(const struct bench_params *p)
-{
-	rs_error("bench: %s", p->why);
-	return RS_EXIT_USAGE;
-}
-
-/* The scenario options, and the scenarios each belongs to. */
-static const struct {
-	int opt;
-	unsigned int scenarios;	/* bit per enum scenario */
-} scenario_opts[] = {
-	{ OPT_CHILDREN, 1u << SC_STAT_READ | 1u << SC_FAULT |
-			1u << SC_ACCURACY },
-	{ OPT_DEPTH, 1u << SC_STAT_READ },
-	{ OPT_UPDATER, 1u << SC_STAT_READ },
-	{ OPT_MEMORY_MAX, 1u << SC_STAT_READ },
-	{ OPT_FILES, 1u << SC_STAT_READ },
-	{ OPT_READS, 1u << SC_STAT_READ | 1u << SC_MANY_CGROUPS |
-		     1u << SC_ACCURACY },
-	{ OPT_INTERLEAVE, 1u << SC_STAT_READ },
-	{ OPT_DISCRETE, 1u << SC_STAT_READ },
-	{ OPT_CGROUPS, 1u << SC_MANY_CGROUPS },
-	{ OPT_ROUND_TRIPS, 1u << SC_PIPE },
-	{ OPT_PSI, 1u << SC_PIPE },
-	{ OPT_DURATION, 1u << SC_FAULT },
-	{ OPT_KIND, 1u << SC_ACCURACY },
-	{ OPT_RATE, 1u << SC_ACCURACY },
-	{ OPT_CPUS_SPREAD, 1u << SC_ACCURACY },
-	{ OPT_INTERVAL, 1u << SC_ACCURACY },
-	{ OPT_AFTER_FLUSH, 1u << SC_ACCURACY },
-	{ OPT_STEP, 1u << SC_ACCURACY },
-	{ OPT_BREAKDOWN, 1u << SC_STAT_READ | 1u << SC_MANY_CGROUPS },
+/*
+ * What the option rows write into: the run's parameters (or a variant's),
+ * which scenario options were given, and the run's --variant words.
+ */
+struct bench_opts {
+	struct bench_params *p;
+	bool given[BO__END];
+	/* Parsing a --variant's options: its argument, for messages. */
+	const char *variant;
+	/* A row's own message, said as bench's (not the parser's). */
+	bool own_error;
+	const char *variants[BENCH_MAX_VARIANTS];
+	size_t nr_variants;
+	bool order_given;
 };
 
-/* The long name getopt knows an option by. */
-static const char *option_name(int val)
-{
-	const struct option *o;
+/* Set p->why; -EINVAL. */
+static int refuse(struct bench_params *p, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
 
-	for (o = bench_options; o->name; o++)
-		if (o->val == val)
-			return o->name;
-	return "?";
+static int refuse(struct bench_params *p, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(p->why, sizeof(p->why), fmt, ap);
+	va_end(ap);
+	return -EINVAL;
 }
 
-/* An option of another scenario is a mistake, not something to ignore. */
-static int check_scenario_opts(const struct bench_params *p,
-			       const bool *given)
+/* The index of word among names, or -1. */
+static int word_index(const char *const *names, size_t n, const char *word)
 {
-	unsigned int i, s;
-	char list[96];
-	size_t used;
+	size_t i;
 
-	for (i = 0; i < ARRAY_SIZE(scenario_opts); i++) {
-		if (!given[scenario_opts[i].opt - OPT_RECORD] ||
-		    scenario_opts[i].scenarios & 1u << p->scenario)
-			continue;
-		used = 0;
-		list[0] = '\0';
-		for (s = 0; s < ARRAY_SIZE(scenario_names); s++)
-			if (scenario_opts[i].scenarios & 1u << s)
-				used += snprintf(list + used,
-						 sizeof(list) - used, "%s%s",
-						 used ? ", " : "",
-						 scenario_names[s]);
-		rs_error("bench: --%s is not an option of %s%s (it is of %s)",
-			 option_name(scenario_opts[i].opt),
-			 scenario_names[p->scenario],
-			 p->main_job ? ", the default scenario" : "", list);
-		return -EINVAL;
-	}
-	return 0;
+	for (i = 0; i < n; i++)
+		if (!strcmp(word, names[i]))
+			return i;
+	return -1;
 }
 
 /*
- * A scenario option (the run's, or a variant's: the same code for both).
- * 0, RS_EXIT_USAGE after saying why, or 1 when c is no scenario option.
+ * A scenario option's value into p (the run's, or a variant's: the same
+ * code for both): 0, or -EINVAL with p->why saying why.
  */
-static int set_option(struct bench_params *p, int c, const char *optarg)
+static int set_option(struct bench_params *p, enum bench_opt opt,
+		      const char *arg)
 {
 	uint64_t v;
 	char *end;
-	unsigned int i;
+	int i;
 
-	switch (c) {
-	case OPT_BREAKDOWN:
+	switch (opt) {
+	case BO_BREAKDOWN:
 		p->breakdown = true;
-		break;
-	case OPT_CHILDREN:
-		if (bench_params__count(p, "--children", optarg, 1000,
-					&v))
-			return bad_value(p);
+		return 0;
+	case BO_CHILDREN:
+		if (bench_params__count(p, "--children", arg, 1000, &v))
+			return -EINVAL;
 		p->children = v;
-		break;
-	case OPT_DEPTH:
-		if (bench_params__count(p, "--depth", optarg, 16, &v))
-			return bad_value(p);
+		return 0;
+	case BO_DEPTH:
+		if (bench_params__count(p, "--depth", arg, 16, &v))
+			return -EINVAL;
 		p->depth = v;
-		break;
-	case OPT_UPDATER:
-		for (i = 0; i < 3; i++)
-			if (!strcmp(optarg, updater_names[i]))
-				break;
-		if (i == 3) {
-			rs_error("bench: --updater '%s': give memory, cpu or both",
-				 optarg);
-			return RS_EXIT_USAGE;
-		}
+		return 0;
+	case BO_UPDATER:
+		i = word_index(updater_names, ARRAY_SIZE(updater_names), arg);
+		if (i < 0)
+			return refuse(p, "--updater '%s': give memory, cpu or both",
+				      arg);
 		p->updater = i;
-		break;
-	case OPT_MEMORY_MAX:
-		if (bench_params__size(p, optarg, &p->memory_max))
-			return bad_value(p);
-		break;
-	case OPT_FILES:
-		if (bench_params__files(p, optarg))
-			return bad_value(p);
-		break;
-	case OPT_READS:
-		if (bench_params__count(p, "--reads", optarg,
-					100000000, &v))
-			return bad_value(p);
-		p->reads = v;
-		break;
-	case OPT_INTERLEAVE:
+		return 0;
+	case BO_MEMORY_MAX:
+		return bench_params__size(p, arg, &p->memory_max);
+	case BO_FILES:
+		return bench_params__files(p, arg);
+	case BO_READS:
+		return bench_params__count(p, "--reads", arg, 100000000,
+					   &p->reads);
+	case BO_INTERLEAVE:
 		p->interleave = true;
-		break;
-	case OPT_DISCRETE:
+		return 0;
+	case BO_DISCRETE:
 		p->interleave = false;
-		break;
-	case OPT_CGROUPS:
-		if (bench_params__count(p, "--cgroups", optarg, 100000,
-					&v))
-			return bad_value(p);
+		return 0;
+	case BO_CGROUPS:
+		if (bench_params__count(p, "--cgroups", arg, 100000, &v))
+			return -EINVAL;
 		p->cgroups = v;
-		break;
-	case OPT_ROUND_TRIPS:
-		if (bench_params__count(p, "--round-trips", optarg, 1000000000,
-				&v))
-			return bad_value(p);
-		p->round_trips = v;
-		break;
-	case OPT_PSI:
-		for (i = 0; i < ARRAY_SIZE(psi_names); i++)
-			if (!strcmp(optarg, psi_names[i]))
-				break;
-		if (i == ARRAY_SIZE(psi_names)) {
-			rs_error("bench: --psi '%s': give on, off or both",
-				 optarg);
-			return RS_EXIT_USAGE;
-		}
+		return 0;
+	case BO_ROUND_TRIPS:
+		return bench_params__count(p, "--round-trips", arg, 1000000000,
+					   &p->round_trips);
+	case BO_PSI:
+		i = word_index(psi_names, ARRAY_SIZE(psi_names), arg);
+		if (i < 0)
+			return refuse(p, "--psi '%s': give on, off or both", arg);
 		p->psi = i;
-		break;
-	case OPT_DURATION:
+		return 0;
+	case BO_DURATION:
 		errno = 0;
-		p->duration = strtod(optarg, &end);
-		if (errno || end == optarg || *end ||
-		    !(p->duration > 0) || p->duration > 86400) {
-			rs_error("bench: --duration '%s': give seconds",
-				 optarg);
-			return RS_EXIT_USAGE;
-		}
-		break;
-	case OPT_KIND:
-		for (i = 0; i < ARRAY_SIZE(kind_names); i++)
-			if (!strcmp(optarg, kind_names[i]))
-				break;
-		if (i == ARRAY_SIZE(kind_names)) {
-			rs_error("bench: --kind '%s': give anon, file or both",
-				 optarg);
-			return RS_EXIT_USAGE;
-		}
+		p->duration = strtod(arg, &end);
+		if (errno || end == arg || *end ||
+		    !(p->duration > 0) || p->duration > 86400)
+			return refuse(p, "--duration '%s': give seconds", arg);
+		return 0;
+	case BO_KIND:
+		i = word_index(kind_names, ARRAY_SIZE(kind_names), arg);
+		if (i < 0)
+			return refuse(p, "--kind '%s': give anon, file or both",
+				      arg);
 		p->kind = i;
-		break;
-	case OPT_CPUS_SPREAD:
-		if (strcmp(optarg, "pinned") &&
-		    strcmp(optarg, "spread")) {
-			rs_error("bench: --cpus-spread '%s': give pinned or spread",
-				 optarg);
-			return RS_EXIT_USAGE;
-		}
-		p->spread = !strcmp(optarg, "spread");
-		break;
-	case OPT_RATE:
-		if (bench_params__number(p, "--rate", optarg, 1e7,
-					 &p->rate))
-			return bad_value(p);
-		break;
-	case OPT_INTERVAL:
-		if (bench_params__number(p, "--interval", optarg, 60000,
-				 &p->interval_ms))
-			return bad_value(p);
-		break;
-	case OPT_AFTER_FLUSH:
+		return 0;
+	case BO_CPUS_SPREAD:
+		if (strcmp(arg, "pinned") && strcmp(arg, "spread"))
+			return refuse(p, "--cpus-spread '%s': give pinned or spread",
+				      arg);
+		p->spread = !strcmp(arg, "spread");
+		return 0;
+	case BO_RATE:
+		return bench_params__number(p, "--rate", arg, 1e7, &p->rate);
+	case BO_INTERVAL:
+		return bench_params__number(p, "--interval", arg, 60000,
+					    &p->interval_ms);
+	case BO_AFTER_FLUSH:
 		p->after_flush = true;
-		break;
-	case OPT_STEP:
-		if (bench_params__count(p, "--step", optarg,
-					ACC_MAX_PAGES, &v))
-			return bad_value(p);
-		p->step = v;
-		break;
+		return 0;
+	case BO_STEP:
+		return bench_params__count(p, "--step", arg, ACC_MAX_PAGES,
+					   &p->step);
 	default:
-		return 1;
+		return refuse(p, "internal: no such scenario option");
 	}
+}
+
+/* A scenario option's row: its value set, the option marked given. */
+static int scenario_option(const struct popt *opt, const char *arg,
+			   char *err, size_t errlen)
+{
+	struct bench_opts *o = opt->value;
+
+	o->own_error = true;
+	if (o->variant && opt->data == BO_BREAKDOWN) {
+		/* Its pass is a run's, not a repetition's. */
+		snprintf(err, errlen, "--variant '%s': --breakdown is not supported; run the variant you want so on its own",
+			 o->variant);
+		return -EINVAL;
+	}
+	o->given[opt->data] = true;
+	if (set_option(o->p, opt->data, arg)) {
+		snprintf(err, errlen, "%s", o->p->why);
+		return -EINVAL;
+	}
+	o->own_error = false;
+	return 0;
+}
+
+/* In a --variant, each option that is not a scenario option's row. */
+static int not_scenario_option(const struct popt *opt, const char *arg,
+			       char *err, size_t errlen)
+{
+	struct bench_opts *o = opt->value;
+	char name[64];
+
+	o->own_error = true;
+	snprintf(err, errlen, "--variant '%s': %s is not a scenario option (they alone may differ between variants)",
+		 o->variant, popt__name(opt, name, sizeof(name)));
+	return -EINVAL;
+}
+
+static int variant_option(const struct popt *opt, const char *arg,
+			  char *err, size_t errlen)
+{
+	struct bench_opts *o = opt->value;
+
+	if (o->nr_variants == BENCH_MAX_VARIANTS) {
+		snprintf(err, errlen, "--variant: at most %d variants",
+			 BENCH_MAX_VARIANTS);
+		return -EINVAL;
+	}
+	o->variants[o->nr_variants++] = arg;
 	return 0;
 }
 
@@ -424,10 +296,14 @@ static int set_option(struct bench_params *p, int c, const char *optarg)
  * an order of its own, drawn from SEED, or from the clock and said in the
  * results so that the run can be repeated).
  */
-static int parse_order(struct bench_params *p, const char *arg)
+static int order_option(const struct popt *opt, const char *arg,
+			char *err, size_t errlen)
 {
+	struct bench_opts *o = opt->value;
+	struct bench_params *p = o->p;
 	char *end;
 
+	o->order_given = true;
 	if (!strcmp(arg, "alternate")) {
 		p->random_order = false;
 		return 0;
@@ -450,9 +326,196 @@ static int parse_order(struct bench_params *p, const char *arg)
 			return 0;
 		}
 	}
-	rs_error("bench: --variant-order '%s': give alternate, random or random:SEED (SEED below 2^53)",
+	snprintf(err, errlen, "--variant-order '%s': give alternate, random or random:SEED (SEED below 2^53)",
 		 arg);
-	return RS_EXIT_USAGE;
+	return -EINVAL;
+}
+
+static int until_option(const struct popt *opt, const char *arg,
+			char *err, size_t errlen)
+{
+	struct bench_opts *o = opt->value;
+
+	if (bench_until__parse(&o->p->until, arg, o->p->why,
+			       sizeof(o->p->why))) {
+		snprintf(err, errlen, "%s", o->p->why);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static const char *const updater_words[] = { "memory", "cpu", "both", NULL };
+static const char *const psi_words[] = { "on", "off", "both", NULL };
+static const char *const kind_words[] = { "anon", "file", "both", NULL };
+static const char *const spread_words[] = { "pinned", "spread", NULL };
+static const char *const order_words[] = { "alternate", "random", NULL };
+
+/* A scenario option's row; usage says them all as [scenario options]. */
+#define SCENARIO_ROW(l, opt, a, h)					\
+	POPT_CALLBACK(0, l, o, a, scenario_option, h), .data = (opt),	\
+	.usage = ""
+#define SCENARIO_FLAG(l, opt, h)					\
+	POPT_CALLBACK(0, l, o, NULL, scenario_option, h),		\
+	.data = (opt), .flags = POPT_NOARG, .usage = ""
+
+#define BENCH_MAX_ROWS 64
+
+/*
+ * bench's option table, its rows writing into o (o->p: the run's
+ * parameters, or a variant's); the number of rows, the end row included.
+ */
+static size_t bench_rows(struct bench_opts *o, struct popt *rows)
+{
+	struct bench_params *p = o->p;
+	const struct popt opts[] = {
+		{ POPT_UINT('r', "repeat", &p->reps, "N", 1, 1000,
+			    "repetitions (default 1; with --until, the\n"
+			    "least)"),
+		  .hint = "give a number from 1 to 1000" },
+		{ POPT_CALLBACK(0, "until", o, "RES[,SECONDS[,METRIC]]",
+				until_option,
+				"repeat until the run\n"
+				"resolves RES percent (the detectable\n"
+				"difference of the per-repetition p50\n"
+				"of METRIC, a name or a stat file, by\n"
+				"default the first; e.g. 5%), SECONDS\n"
+				"pass (default 600) or 100 repetitions\n"
+				"are done") },
+		{ POPT_FLAG(0, "record", &p->record,
+			    "one more pass, recorded (rstat.data beside\n"
+			    "the results; the timed repetitions are\n"
+			    "never recorded), and the report after;\n"
+			    "stat-read and many-cgroups also time\n"
+			    "its reads part by part (--breakdown)") },
+		{ POPT_STRING(0, "json", &p->json, "FILE",
+			      "write the results as JSON") },
+		{ POPT_STRING('o', "output-dir", &p->outdir, "DIR",
+			      "write DIR/results.json (and DIR/rstat.data)"),
+		  /* The guest writes into its /out, which comes back. */
+		  .flags = POPT_HOST },
+		{ POPT_FLAG(0, "allow-shared-dir", &p->allow_shared_dir,
+			    "write into -o DIR even if another user\n"
+			    "owns it or others can write it (no sticky\n"
+			    "bit): they could swap what is written") },
+		{ POPT_STRING(0, "root", &p->root, "PATH",
+			      "create the run's cgroups under PATH") },
+		{ POPT_FLAG(0, "keep", &p->keep,
+			    "leave the run's cgroups for you to inspect") },
+		{ POPT_CALLBACK(0, "variant", o, "[NAME:]OPTIONS",
+				variant_option,
+				"a variant of the experiment:\n"
+				"scenario OPTIONS (split at spaces) over\n"
+				"the run's; twice or more, with -o DIR"),
+		  .flags = POPT_REPEAT },
+		{ POPT_CALLBACK(0, "variant-order", o,
+				"alternate|random[:SEED]", order_option,
+				"each round's order\n"
+				"of the variants (default alternate)"),
+		  .choices = order_words },
+		POPT_HELP_ROW,
+
+		POPT_GROUP("stat-read: busy children, a reader of the parent's stat files"),
+		{ POPT_CALLBACK(0, "children", o, "N", scenario_option,
+				"child cgroups (default 26); fault:\n"
+				"updaters (default: the number of CPUs);\n"
+				"accuracy: children charging known pages\n"
+				"(default 4)"),
+		  .data = BO_CHILDREN, .usage = "[scenario options]" },
+		{ SCENARIO_ROW("depth", BO_DEPTH, "D",
+			       "levels down to the children (default 1)") },
+		{ SCENARIO_ROW("updater", BO_UPDATER, "KIND",
+			       "memory, cpu or both (default both)"),
+		  .choices = updater_words },
+		{ SCENARIO_ROW("memory-max", BO_MEMORY_MAX, "SIZE",
+			       "limit the parent (K/M/G), swap off") },
+		{ SCENARIO_ROW("files", BO_FILES, "LIST",
+			       "stat files to read (default cgroup.stat,\n"
+			       "cpu.stat, memory.stat, io.stat)") },
+		{ SCENARIO_ROW("reads", BO_READS, "N",
+			       "reads of each file (default 1000);\n"
+			       "many-cgroups: reads (default 1000);\n"
+			       "accuracy: rounds, the parent and each\n"
+			       "child read once (default 200)") },
+		{ SCENARIO_FLAG("interleave", BO_INTERLEAVE,
+			        "every file each round (default)") },
+		{ SCENARIO_FLAG("discrete", BO_DISCRETE,
+			        "all reads of one file, then the next") },
+		{ SCENARIO_FLAG("breakdown", BO_BREAKDOWN,
+			        "one more pass, its reads timed part by\n"
+			        "part in the kernel (flush callbacks per\n"
+			        "subsystem, tree walk, lock wait, off-CPU,\n"
+			        "rest): a table per file (also many-cgroups)") },
+		POPT_GROUP("many-cgroups: memory.stat of a parent of many charged memcgs\n"
+			   "(and --reads, --breakdown)"),
+		{ SCENARIO_ROW("cgroups", BO_CGROUPS, "K",
+			       "memory cgroups (default 2500)") },
+		POPT_GROUP("pipe: ping-pong over pipes in a 3-level nest, PSI on and off"),
+		{ SCENARIO_ROW("round-trips", BO_ROUND_TRIPS, "N",
+			       "round trips (default 100000)") },
+		{ SCENARIO_ROW("psi", BO_PSI, "on|off|both",
+			       "PSI on, off, or both in each repetition\n"
+			       "as two figures (default both)"),
+		  .choices = psi_words },
+		POPT_GROUP("fault: page-fault-heavy updaters (and --children)"),
+		{ SCENARIO_ROW("duration", BO_DURATION, "SECONDS",
+			       "how long they run (default 3)") },
+		POPT_GROUP("accuracy: error and staleness of memory.stat reads\n"
+			   "(and --children, --reads)"),
+		{ SCENARIO_ROW("kind", BO_KIND, "KIND",
+			       "anon, file or both (default both)"),
+		  .choices = kind_words },
+		{ SCENARIO_ROW("rate", BO_RATE, "PAGES",
+			       "pages a second per child (default 200)") },
+		{ SCENARIO_ROW("step", BO_STEP, "PAGES",
+			       "pages per step (default 1)") },
+		{ SCENARIO_ROW("cpus-spread", BO_CPUS_SPREAD, "HOW",
+			       "pinned (all on one CPU) or spread (each\n"
+			       "step on the next CPU) (default pinned)"),
+		  .choices = spread_words },
+		{ SCENARIO_ROW("interval", BO_INTERVAL, "MS",
+			       "between rounds (default 10)") },
+		{ SCENARIO_FLAG("after-flush", BO_AFTER_FLUSH,
+			        "each round right after a flush the run\n"
+			        "makes due, children paused: the ground\n"
+			        "truth check (the error must be 0)") },
+		VM_CMD_OPTIONS(&p->vm),
+		POPT_END_ROW,
+	};
+
+	_Static_assert(ARRAY_SIZE(opts) <= BENCH_MAX_ROWS,
+		       "bench's rows outgrew BENCH_MAX_ROWS");
+	memcpy(rows, opts, sizeof(opts));
+	return ARRAY_SIZE(opts);
+}
+
+/* An option of another scenario is a mistake, not something to ignore. */
+static int check_scenario_opts(const struct bench_params *p,
+			       const struct bench_opts *o,
+			       const struct popt *rows)
+{
+	const struct popt *r;
+	unsigned int s;
+	char list[96];
+	size_t used;
+
+	for (r = rows; r->type != POPT_T_END; r++) {
+		if (r->cb != scenario_option || !o->given[r->data] ||
+		    scenarios_of[r->data] & SC(p->scenario))
+			continue;
+		used = 0;
+		list[0] = '\0';
+		for (s = 0; s < ARRAY_SIZE(scenario_names); s++)
+			if (scenarios_of[r->data] & SC(s))
+				used += snprintf(list + used,
+						 sizeof(list) - used, "%s%s",
+						 used ? ", " : "",
+						 scenario_names[s]);
+		rs_error("bench: --%s is not an option of %s%s (it is of %s)",
+			 r->long_name, scenario_names[p->scenario],
+			 p->main_job ? ", the default scenario" : "", list);
+		return -EINVAL;
+	}
+	return 0;
 }
 
 static bool name_char(char c)
@@ -485,18 +548,83 @@ static void derive_name(char *name, size_t len, char *const *opts,
 }
 
 /*
- * One --variant [NAME:]OPTIONS: the run's parameters with OPTIONS on
- * top, parsed by the code that parses the run's (set_option()). OPTIONS
- * are the scenario's options, split at spaces.
+ * A variant's options, by bench's own rows: the scenario options write
+ * into the variant's parameters, every other option is refused.
  */
-static int parse_variant(const struct bench_params *base, const char *arg,
+static int parse_variant_opts(const struct popt_cmd *bench_cmd,
+			      const char *arg, int argc, char **argv,
+			      struct bench_variant *var)
+{
+	struct bench_opts o = { .p = &var->p, .variant = arg };
+	struct popt rows[BENCH_MAX_ROWS];
+	const struct popt_cmd cmd = {
+		.name = "bench --variant",
+		.opts = rows,
+		.max_operands = -1,
+	};
+	struct popt_args args;
+	struct popt *r;
+	char err[1024];	/* as long as an error line gets */
+	int ret;
+
+	bench_rows(&o, rows);
+	for (r = rows; r->type != POPT_T_END; r++) {
+		if (r->type == POPT_T_GROUP || r->type == POPT_T_OPERAND ||
+		    r->cb == scenario_option)
+			continue;
+		r->flags = r->type == POPT_T_FLAG || r->type == POPT_T_HELP ||
+			   (r->type == POPT_T_CALLBACK &&
+			    r->flags & POPT_NOARG) ? POPT_NOARG : 0;
+		r->type = POPT_T_CALLBACK;
+		r->cb = not_scenario_option;
+		r->value = &o;
+		r->excl = 0;
+	}
+	ret = popt__parse(&cmd, argc, argv, &args, err, sizeof(err));
+	if (ret == POPT_NOMEM) {
+		rs_error("bench: out of memory");
+		return RS_EXIT_FAIL;
+	}
+	if (ret == POPT_LIST_OPTIONS) {
+		snprintf(err, sizeof(err), "unknown option '--list-options'");
+		args.usage = true;
+	}
+	if (ret) {
+		if (o.own_error) {
+			rs_error("bench: %s", err);
+		} else {
+			rs_error("bench --variant: %s", err);
+			if (args.usage)
+				popt__usage(bench_cmd, stderr);
+		}
+		free(args.operands);
+		return RS_EXIT_USAGE;
+	}
+	if (args.nr) {
+		rs_error("bench: --variant '%s': '%s' is not an option",
+			 arg, args.operands[0]);
+		free(args.operands);
+		return RS_EXIT_USAGE;
+	}
+	free(args.operands);
+	if (check_scenario_opts(&var->p, &o, rows))
+		return RS_EXIT_USAGE;
+	return 0;
+}
+
+/*
+ * One --variant [NAME:]OPTIONS: the run's parameters with OPTIONS on
+ * top, parsed by the rows that parse the run's. OPTIONS are the
+ * scenario's options, split at spaces.
+ */
+static int parse_variant(const struct popt_cmd *bench_cmd,
+			 const struct bench_params *base, const char *arg,
 			 struct bench_variant *var)
 {
-	bool given[OPT__END - OPT_RECORD] = { false };
 	char *argv[64], *tok, *save = NULL, *colon;
 	const char *opts = arg;
 	size_t n, i;
-	int argc = 1, c, ret;
+	int argc = 1, ret;
 
 	var->p = *base;
 	/* The run's --files list stays the run's; a variant's is its own. */
@@ -557,50 +685,16 @@ static int parse_variant(const struct bench_params *base, const char *arg,
 			 arg);
 		return RS_EXIT_USAGE;
 	}
-	optind = 0;	/* getopt starts afresh on this argv */
-	while ((c = getopt_long(argc, argv, ":r:o:h", bench_options,
-				NULL)) != -1) {
-		for (i = 0; i < ARRAY_SIZE(scenario_opts); i++)
-			if (scenario_opts[i].opt == c)
-				break;
-		if (i == ARRAY_SIZE(scenario_opts)) {
-			if (c == ':' || c == '?')
-				return rs_bad_option("bench --variant", c,
-						     argv[optind - 1],
-						     bench_usage);
-			if (c < 256)
-				rs_error("bench: --variant '%s': -%c is not a scenario option (they alone may differ between variants)",
-					 arg, c);
-			else
-				rs_error("bench: --variant '%s': --%s is not a scenario option (they alone may differ between variants)",
-					 arg, option_name(c));
-			return RS_EXIT_USAGE;
-		}
-		if (c == OPT_BREAKDOWN) {
-			/* Its pass is a run's, not a repetition's. */
-			rs_error("bench: --variant '%s': --breakdown is not supported; run the variant you want so on its own",
-				 arg);
-			return RS_EXIT_USAGE;
-		}
-		given[c - OPT_RECORD] = true;
-		ret = set_option(&var->p, c, optarg);
-		if (ret)
-			return ret;
-	}
-	if (optind < argc) {
-		rs_error("bench: --variant '%s': '%s' is not an option",
-			 arg, argv[optind]);
-		return RS_EXIT_USAGE;
-	}
-	if (check_scenario_opts(&var->p, given))
-		return RS_EXIT_USAGE;
+	ret = parse_variant_opts(bench_cmd, arg, argc, argv, var);
+	if (ret)
+		return ret;
 	bench_params__finish(&var->p);
 	return 0;
 }
 
 /* The variants, and what a run of variants cannot do. */
-static int check_variants(struct bench_params *p, const char *const *args,
-			  size_t n)
+static int check_variants(const struct popt_cmd *cmd, struct bench_params *p,
+			  const char *const *args, size_t n)
 {
 	size_t i, j;
 	int ret;
@@ -633,7 +727,7 @@ static int check_variants(struct bench_params *p, const char *const *args,
 	}
 	p->nr_variants = n;
 	for (i = 0; i < n; i++) {
-		ret = parse_variant(p, args[i], &p->variants[i]);
+		ret = parse_variant(cmd, p, args[i], &p->variants[i]);
 		if (ret)
 			return ret;
 		for (j = 0; j < i; j++)
@@ -648,111 +742,57 @@ static int check_variants(struct bench_params *p, const char *const *args,
 	return 0;
 }
 
-/* Returns 0, RS_EXIT_USAGE, or -1 when --help was printed. */
-static int bench_parse_args(int argc, char **argv, struct bench_params *p)
+/*
+ * Returns 0, RS_EXIT_USAGE or RS_EXIT_FAIL, or -1 when --help was
+ * printed. With --kernel, *gargv is the guest's argv (free() it).
+ */
+static int bench_parse_args(int argc, char **argv, struct bench_params *p,
+			    char ***gargv, int *gargc)
 {
-	bool given[OPT__END - OPT_RECORD] = { false }, order_given = false;
-	const char *variants[BENCH_MAX_VARIANTS];
-	size_t nvariants = 0;
-	char err[256];
-	uint64_t v;
-	unsigned int i;
-	int c, ret;
+	struct bench_opts o = { .p = p };
+	struct popt rows[BENCH_MAX_ROWS];
+	const struct popt_cmd cmd = {
+		.name = "bench",
+		.opts = rows,
+		.max_operands = -1,
+		.synopsis_pre = "[stat-read|many-cgroups|pipe|fault|accuracy]",
+		.about = bench_about,
+		.epilogue = bench_epilogue,
+	};
+	struct popt_args args;
+	int first = 1, i, ret;
 
+	*gargv = NULL;
 	bench_params__init(p, argc, argv);
-	optind = 1;
-	opterr = 0;
+	bench_rows(&o, rows);
 	if (argc > 1 && argv[1][0] != '-') {
-		for (i = 0; i < sizeof(scenario_names) /
-			       sizeof(*scenario_names); i++)
-			if (!strcmp(argv[1], scenario_names[i]))
-				break;
-		if (i == sizeof(scenario_names) / sizeof(*scenario_names)) {
+		i = word_index(scenario_names, ARRAY_SIZE(scenario_names),
+			       argv[1]);
+		if (i < 0) {
 			rs_error("bench: '%s' is not a scenario: stat-read, many-cgroups, pipe, fault or accuracy",
 				 argv[1]);
-			bench_usage(stderr);
+			popt__usage(&cmd, stderr);
 			return RS_EXIT_USAGE;
 		}
 		p->scenario = i;
-		optind = 2;
+		first = 2;
 	}
-	while ((c = getopt_long(argc, argv, ":r:o:h", bench_options,
-				NULL)) != -1) {
-		if (c >= OPT_RECORD && c < OPT__END)
-			given[c - OPT_RECORD] = true;
-		switch (c) {
-		case 'r':
-			if (bench_params__count(p, "-r", optarg, 1000, &v))
-				return bad_value(p);
-			p->reps = v;
-			break;
-		case OPT_RECORD:
-			p->record = true;
-			break;
-		case OPT_JSON:
-			p->json = optarg;
-			break;
-		case 'o':
-			p->outdir = optarg;
-			break;
-		case OPT_ROOT:
-			p->root = optarg;
-			break;
-		case OPT_KEEP:
-			p->keep = true;
-			break;
-		case OPT_ALLOW_SHARED_DIR:
-			p->allow_shared_dir = true;
-			break;
-		case OPT_VARIANT:
-			if (nvariants == BENCH_MAX_VARIANTS) {
-				rs_error("bench: --variant: at most %d variants",
-					 BENCH_MAX_VARIANTS);
-				return RS_EXIT_USAGE;
-			}
-			variants[nvariants++] = optarg;
-			break;
-		case OPT_VARIANT_ORDER:
-			if (parse_order(p, optarg))
-				return RS_EXIT_USAGE;
-			order_given = true;
-			break;
-		case OPT_UNTIL:
-			if (bench_until__parse(&p->until, optarg, p->why,
-					       sizeof(p->why)))
-				return bad_value(p);
-			break;
-		VM_OPT_CASES:
-			if (vm_opts__parse(&p->vm, c, optarg, err,
-					   sizeof(err))) {
-				rs_error("bench: %s", err);
-				bench_usage(stderr);
-				return RS_EXIT_USAGE;
-			}
-			break;
-		case 'h':
-			bench_help();
-			return -1;
-		default:
-			ret = set_option(p, c, optarg);
-			if (ret == 1)
-				return rs_bad_option("bench", c,
-						     argv[optind - 1],
-						     bench_usage);
-			if (ret)
-				return ret;
-		}
-	}
-	if (optind < argc) {
+	/* The scenario, if named, stands where the parser skips a name. */
+	ret = rs_parse_options(&cmd, argc - first + 1, argv + first - 1,
+			       &args);
+	if (ret)
+		return ret;
+	if (args.nr) {
 		rs_error("bench: unexpected argument '%s' (the scenario comes first)",
-			 argv[optind]);
+			 args.operands[0]);
+		free(args.operands);
 		return RS_EXIT_USAGE;
 	}
-	if (check_scenario_opts(p, given)) {
-		bench_usage(stderr);
+	free(args.operands);
+	if (check_scenario_opts(p, &o, rows)) {
+		popt__usage(&cmd, stderr);
 		return RS_EXIT_USAGE;
 	}
-	p->nopts = optind;
 	if (p->vm.nkernels && !p->outdir) {
 		rs_error("bench: --kernel writes DIR/<kernel release>/: give -o DIR");
 		return RS_EXIT_USAGE;
@@ -766,8 +806,19 @@ static int bench_parse_args(int argc, char **argv, struct bench_params *p)
 	if (p->until.target_pct && p->until.max_reps < p->reps)
 		p->until.max_reps = p->reps;
 	bench_params__finish(p);
-	if (nvariants || order_given)
-		return check_variants(p, variants, nvariants);
+	if (o.nr_variants || o.order_given) {
+		ret = check_variants(&cmd, p, o.variants, o.nr_variants);
+		if (ret)
+			return ret;
+	}
+	if (p->vm.nkernels) {
+		/* The guest's: without -o and the VM options. */
+		*gargv = popt__guest_argv(&cmd, argc, argv, gargc);
+		if (!*gargv) {
+			rs_error("bench: out of memory");
+			return RS_EXIT_FAIL;
+		}
+	}
 	return 0;
 }
 
@@ -1054,20 +1105,18 @@ static bool guest_sent_all(const struct bench_params *p,
 	return true;
 }
 
-static int bench_in_vms(const struct bench_params *p)
+static int bench_in_vms(const struct bench_params *p, char **gargv,
+			int gargc)
 {
 	char (*dirs)[PATH_MAX] = calloc(p->vm.nkernels, sizeof(*dirs));
 	const char *files[VM_MAX_KERNELS], *labels[VM_MAX_KERNELS];
 	char results[VM_MAX_KERNELS][PATH_MAX];
 	struct vm_result *res = NULL;
-	int gargc, status = RS_EXIT_FAIL, err;
+	int status = RS_EXIT_FAIL, err;
 	bool noted = false;
-	char **gargv;
 	size_t i;
 
-	gargv = vm_guest_argv(p->argc, p->argv, p->nopts, bench_options, "o",
-			      &gargc);
-	if (!dirs || !gargv) {
+	if (!dirs) {
 		rs_error("bench: out of memory");
 		goto out;
 	}
@@ -1130,7 +1179,6 @@ static int bench_in_vms(const struct bench_params *p)
 	}
 out:
 	vm_result__delete(res);
-	free(gargv);
 	free(dirs);
 	return status;
 }
@@ -1138,17 +1186,19 @@ out:
 int cmd_bench(int argc, char **argv)
 {
 	struct bench_params params;
-	int ret;
+	char **gargv;
+	int gargc = 0, ret;
 
-	ret = bench_parse_args(argc, argv, &params);
+	ret = bench_parse_args(argc, argv, &params, &gargv, &gargc);
 	if (ret < 0)
 		ret = rs_finish_stdout(RS_EXIT_OK);
 	else if (!ret && params.vm.nkernels)
-		ret = rs_finish_stdout(bench_in_vms(&params));
+		ret = rs_finish_stdout(bench_in_vms(&params, gargv, gargc));
 	else if (!ret && params.nr_variants)
 		ret = rs_finish_stdout(bench_variants(&params));
 	else if (!ret)
 		ret = rs_finish_stdout(bench_run(&params));
+	free(gargv);
 	bench_params__free(&params);
 	return ret;
 }

@@ -65,17 +65,6 @@ void rs_error_json(void)
 	json_writer__delete(jw);
 }
 
-int rs_bad_option(const char *cmd, int c, const char *opt,
-		  void (*usage)(FILE *out))
-{
-	if (c == ':')
-		rs_error("%s: option '%s' needs a value", cmd, opt);
-	else
-		rs_error("%s: unknown option '%s'", cmd, opt);
-	usage(stderr);
-	return RS_EXIT_USAGE;
-}
-
 void rs_note(const char *fmt, ...)
 {
 	char *note;

@@ -6,7 +6,6 @@
  * `report --json` profiles.
  */
 #include <errno.h>
-#include <getopt.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,6 +15,7 @@
 #include "compare.h"
 #include "json-input.h"
 #include "json.h"
+#include "parse-options.h"
 
 enum compare_format {
 	FMT_TEXT,
@@ -31,73 +31,44 @@ struct compare_params {
 	char **files;			/* every file, side after side */
 	size_t *side_start;		/* [nr_sides + 1] into files */
 	size_t nr_sides, nr_files;
-	char **opts;			/* the options, for getopt_long */
+	char **opts;			/* the options, for the parser */
 	int nr_opts;
 	/* A multi-kernel bench folder's results.json files, one per side. */
 	char **kernel_files;
 	size_t nr_kernel_files;
 };
 
-static const char compare_usage_text[] =
-	"usage: rstat-analyze compare BASE... -- NEW... [-- NEWER...]\n"
-	"                             [--labels A,B,...]\n"
-	"                             [--format text|markdown|csv|json]\n"
-	"                             [--details]\n";
+static const char compare_about[] =
+	"Compare runs side by side. Each side is one or more files, the\n"
+	"sides separated by `--`; the first side is the base. A folder\n"
+	"a multi-kernel `bench --kernel A --kernel B -o DIR` wrote,\n"
+	"given alone, compares its kernels (DIR/<release>/results.json).\n"
+	"\n"
+	"Bench results files (`bench --json`, `bench -o DIR`): the key\n"
+	"rows of mmtests' table (2nd-qrtle, Max-99, Amean; Hmean for\n"
+	"rates) with percentages where positive is better and a `*`\n"
+	"mark when Welch's t-test finds the means differ (5%), and a\n"
+	"verdict per metric saying which statistic decided and, when\n"
+	"none, the smallest difference the run could have shown: short\n"
+	"enough to paste (72 columns, about 60 lines). Distributions\n"
+	"pool the per-read samples of all repetitions and files of a\n"
+	"side, in usecs.\n"
+	"\n"
+	"`report --json` profiles: attribution and trigger shares with\n"
+	"their deltas in percentage points, span percentiles side by\n"
+	"side.\n";
 
-static void compare_usage(FILE *out)
-{
-	fputs(compare_usage_text, out);
-}
+static const char compare_epilogue[] =
+	"Exit status: 0 ok, 1 error (one line on stderr), 2 usage error.\n"
+	"See rstat-analyze-compare(1).\n";
 
-static void compare_help(void)
-{
-	compare_usage(stdout);
-	fputs("\n"
-	      "Compare runs side by side. Each side is one or more files, the\n"
-	      "sides separated by `--`; the first side is the base. A folder\n"
-	      "a multi-kernel `bench --kernel A --kernel B -o DIR` wrote,\n"
-	      "given alone, compares its kernels (DIR/<release>/results.json).\n"
-	      "\n"
-	      "Bench results files (`bench --json`, `bench -o DIR`): the key\n"
-	      "rows of mmtests' table (2nd-qrtle, Max-99, Amean; Hmean for\n"
-	      "rates) with percentages where positive is better and a `*`\n"
-	      "mark when Welch's t-test finds the means differ (5%), and a\n"
-	      "verdict per metric saying which statistic decided and, when\n"
-	      "none, the smallest difference the run could have shown: short\n"
-	      "enough to paste (72 columns, about 60 lines). Distributions\n"
-	      "pool the per-read samples of all repetitions and files of a\n"
-	      "side, in usecs.\n"
-	      "\n"
-	      "`report --json` profiles: attribution and trigger shares with\n"
-	      "their deltas in percentage points, span percentiles side by\n"
-	      "side.\n"
-	      "\n"
-	      "      --labels A,B,...  column labels, one per side (default: the\n"
-	      "                        file names, or DIR of DIR/results.json)\n"
-	      "      --format FORMAT   text (default; fits 72 columns), markdown,\n"
-	      "                        csv or json (csv and json: always all)\n"
-	      "      --details         text, markdown: every statistic (Min,\n"
-	      "                        quartiles, Max-N, Max, Stddev, CoeffVar),\n"
-	      "                        every metric, the verdicts in full,\n"
-	      "                        time(1), ministat, span histograms\n"
-	      "  -h, --help            this text\n"
-	      "\n"
-	      "Exit status: 0 ok, 1 error (one line on stderr), 2 usage error.\n"
-	      "See rstat-analyze-compare(1).\n", stdout);
-}
-
-enum {
-	OPT_LABELS = 256,
-	OPT_FORMAT,
-	OPT_DETAILS,
-};
-
-static const struct option compare_options[] = {
-	{ "labels", required_argument, NULL, OPT_LABELS },
-	{ "format", required_argument, NULL, OPT_FORMAT },
-	{ "details", no_argument, NULL, OPT_DETAILS },
-	{ "help", no_argument, NULL, 'h' },
-	{ NULL, 0, NULL, 0 },
+/* --format's words, in the order of enum compare_format. */
+static const char *const compare_formats[] = {
+	[FMT_TEXT] = "text",
+	[FMT_MARKDOWN] = "markdown",
+	[FMT_CSV] = "csv",
+	[FMT_JSON] = "json",
+	NULL,
 };
 
 static void compare_params_free(struct compare_params *p)
@@ -109,30 +80,14 @@ static void compare_params_free(struct compare_params *p)
 	memset(p, 0, sizeof(*p));
 }
 
-/* Does the option token (a long one, maybe abbreviated) take a value? */
-static bool option_takes_value(const char *tok)
-{
-	size_t len;
-	const struct option *o;
-
-	if (tok[1] != '-')
-		return false;	/* -h is the only short option */
-	tok += 2;
-	if (strchr(tok, '='))
-		return false;
-	len = strlen(tok);
-	for (o = compare_options; o->name; o++)
-		if (len && !strncmp(o->name, tok, len))
-			return o->has_arg == required_argument;
-	return false;
-}
-
 /*
- * `--` separates sides, so getopt_long cannot see the whole argv (it
- * stops at the first `--`): the options are picked out first, with their
- * values, and getopt_long parses them alone; the rest are files.
+ * `--` separates sides, so the option parser cannot see the whole argv
+ * (it ends the options at the first `--`): the options are picked out
+ * first, with their values (as the table says which take one), and
+ * parsed alone; the rest are files.
  */
-static int split_args(int argc, char **argv, struct compare_params *p)
+static int split_args(const struct popt_cmd *cmd, int argc, char **argv,
+		      struct compare_params *p)
 {
 	int i;
 
@@ -154,7 +109,7 @@ static int split_args(int argc, char **argv, struct compare_params *p)
 		}
 		if (a[0] == '-' && a[1]) {
 			p->opts[p->nr_opts++] = argv[i];
-			if (option_takes_value(a) && i + 1 < argc)
+			if (popt__value_next(cmd, a) && i + 1 < argc)
 				p->opts[p->nr_opts++] = argv[++i];
 			continue;
 		}
@@ -211,57 +166,56 @@ static int kernel_sides(struct compare_params *p)
 /* Returns 0, RS_EXIT_USAGE / RS_EXIT_FAIL, or -1 when --help was printed. */
 static int compare_parse_args(int argc, char **argv, struct compare_params *p)
 {
+	int format = FMT_TEXT;
+	const struct popt opts[] = {
+		{ POPT_STRING(0, "labels", &p->labels_arg, "A,B,...",
+			      "column labels, one per side (default: the\n"
+			      "file names, or DIR of DIR/results.json)") },
+		{ POPT_ENUM(0, "format", &format, "FORMAT", compare_formats,
+			    "text (default; fits 72 columns), markdown,\n"
+			    "csv or json (csv and json: always all)"),
+		  .hint = "use text, markdown, csv or json" },
+		{ POPT_FLAG(0, "details", &p->details,
+			    "text, markdown: every statistic (Min,\n"
+			    "quartiles, Max-N, Max, Stddev, CoeffVar),\n"
+			    "every metric, the verdicts in full,\n"
+			    "time(1), ministat, span histograms") },
+		POPT_HELP_ROW,
+		POPT_END_ROW,
+	};
+	/* The files and their `--` are split off before the parse. */
+	const struct popt_cmd cmd = {
+		.name = "compare",
+		.opts = opts,
+		.max_operands = 0,
+		.synopsis_pre = "BASE... -- NEW... [-- NEWER...]",
+		.usage_long = true,
+		.about = compare_about,
+		.epilogue = compare_epilogue,
+	};
+	struct popt_args args;
 	size_t s;
-	int c, err;
+	int err;
 
 	memset(p, 0, sizeof(*p));
-	err = split_args(argc, argv, p);
+	err = split_args(&cmd, argc, argv, p);
 	if (err)
 		return err;
-	optind = 1;
-	opterr = 0;
-	while ((c = getopt_long(p->nr_opts, p->opts, ":h", compare_options,
-				NULL)) != -1) {
-		switch (c) {
-		case OPT_LABELS:
-			p->labels_arg = optarg;
-			break;
-		case OPT_FORMAT:
-			if (!strcmp(optarg, "text")) {
-				p->format = FMT_TEXT;
-			} else if (!strcmp(optarg, "markdown")) {
-				p->format = FMT_MARKDOWN;
-			} else if (!strcmp(optarg, "csv")) {
-				p->format = FMT_CSV;
-			} else if (!strcmp(optarg, "json")) {
-				p->format = FMT_JSON;
-			} else {
-				rs_error("compare: --format '%s': use text, markdown, csv or json",
-					 optarg);
-				return RS_EXIT_USAGE;
-			}
-			break;
-		case OPT_DETAILS:
-			p->details = true;
-			break;
-		case 'h':
-			compare_help();
-			return -1;
-		default:
-			return rs_bad_option("compare", c, p->opts[optind - 1],
-					     compare_usage);
-		}
-	}
+	err = rs_parse_options(&cmd, p->nr_opts, p->opts, &args);
+	if (err)
+		return err;
+	free(args.operands);
+	p->format = format;
 	if (!p->nr_files) {
 		rs_error("compare: no input files; give BASE... -- NEW...");
-		compare_usage(stderr);
+		popt__usage(&cmd, stderr);
 		return RS_EXIT_USAGE;
 	}
 	for (s = 0; s < p->nr_sides; s++)
 		if (p->side_start[s] == p->side_start[s + 1]) {
 			rs_error("compare: side %zu has no file (two `--` in a row, or one at an end)",
 				 s + 1);
-			compare_usage(stderr);
+			popt__usage(&cmd, stderr);
 			return RS_EXIT_USAGE;
 		}
 	if (p->nr_sides == 1 && p->nr_files == 1) {

@@ -3,7 +3,8 @@
  * rstat-analyze: measure what cgroup statistics cost.
  *
  * The command table, as bpftool and perf keep theirs: each subcommand
- * parses its own options (one getopt pass) and returns the exit status.
+ * parses its own options (by its table, parse-options.h) and returns
+ * the exit status.
  */
 #include <signal.h>
 #include <stdio.h>

@@ -639,6 +639,16 @@ static const struct popt *word_row(const struct popt_cmd *cmd, const char *w,
 	return first;
 }
 
+bool popt__value_next(const struct popt_cmd *cmd, const char *w)
+{
+	bool value_next;
+
+	if (w[0] != '-' || !w[1] || !strcmp(w, "--"))
+		return false;
+	word_row(cmd, w, &value_next);
+	return value_next;
+}
+
 char **popt__guest_argv(const struct popt_cmd *cmd, int argc, char **argv,
 			int *gargc)
 {

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The options of --kernel runs, shared by doctor, bench and record, and the
- * argv the guest runs: the command's own, without them.
+ * The options of --kernel runs, shared by doctor, bench, record and top
+ * (the guest's argv, without them, is popt__guest_argv()'s).
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -90,81 +90,4 @@ int vm_opts__parse(struct vm_opts *o, int opt, const char *arg,
 	}
 	errbuf_set(errbuf, errlen, "not a VM option");
 	return -EINVAL;
-}
-
-static bool is_vm_opt(int val)
-{
-	return val >= VM_OPT_KERNEL && val <= VM_OPT_CLOCK;
-}
-
-/*
- * The option a "--name[=value]" word means, as getopt_long decides: an
- * exact name, else the one option name starts (ambiguous: none).
- */
-static const struct option *find_long(const struct option *longopts,
-				      const char *word)
-{
-	const struct option *o, *match = NULL;
-	size_t len = strcspn(word, "=");
-
-	for (o = longopts; o->name; o++) {
-		if (strncmp(o->name, word, len))
-			continue;
-		if (strlen(o->name) == len)
-			return o;
-		if (match)
-			return NULL;
-		match = o;
-	}
-	return match;
-}
-
-char **vm_guest_argv(int argc, char *const argv[], int nopts,
-		     const struct option *longopts, const char *strip,
-		     int *gargc)
-{
-	char **out = calloc(argc + 5, sizeof(*out));
-	bool rest = false;
-	int i, n = 0;
-
-	if (!out)
-		return NULL;
-	strip = strip ? strip : "";
-	for (i = 0; i < argc; i++) {
-		const char *w = argv[i];
-		const struct option *o;
-
-		if (i == 0 || i >= nopts || rest || w[0] != '-' || !w[1]) {
-			out[n++] = argv[i];
-			continue;
-		}
-		if (!strcmp(w, "--")) {
-			rest = true;
-			out[n++] = argv[i];
-			continue;
-		}
-		if (w[1] != '-') {
-			/* "-o DIR" or "-oDIR" for a letter in strip. */
-			if (strchr(strip, w[1])) {
-				if (!w[2] && i + 1 < nopts)
-					i++;
-				continue;
-			}
-			out[n++] = argv[i];
-			continue;
-		}
-		o = find_long(longopts, w + 2);
-		if (!o || !(is_vm_opt(o->val) ||
-			    (o->val > 0 && o->val < 128 &&
-			     strchr(strip, o->val)))) {
-			out[n++] = argv[i];
-			continue;
-		}
-		/* Its value is the next word unless given as --opt=value. */
-		if (!strchr(w, '=') && o->has_arg == required_argument &&
-		    i + 1 < nopts)
-			i++;
-	}
-	*gargc = n;
-	return out;
 }

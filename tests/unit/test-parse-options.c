@@ -532,10 +532,53 @@ static void test_guest_argv(void)
 	free(g);
 }
 
+/*
+ * A host option with a short name and a value goes in every spelling
+ * (bench's -o DIR, which the guest replaces with its own), the words
+ * around it stay; popt__value_next() says which words take the next.
+ */
+static void test_guest_argv_host_value(void)
+{
+	const char *out = NULL;
+	bool json = false;
+	const struct popt opts[] = {
+		{ POPT_STRING('o', "output-dir", &out, "DIR", "output"),
+		  .flags = POPT_HOST },
+		{ POPT_FLAG(0, "json", &json, "json") },
+		POPT_END_ROW,
+	};
+	const struct popt_cmd cmd = { .name = "t", .opts = opts,
+				      .max_operands = -1 };
+	char *argv[] = { "t", "op", "-oX", "--output-dir", "Y", "--json",
+			 "-o", "Z", "--out=W", "--outp", "V", NULL };
+	static const char *const want[] = { "t", "op", "--json" };
+	int gargc = 0, k;
+	char **g;
+
+	g = popt__guest_argv(&cmd, 11, argv, &gargc);
+	CHECK(g != NULL);
+	CHECK_INT(gargc, 3);
+	for (k = 0; k < gargc && k < 3; k++)
+		CHECK_STR(g[k], want[k]);
+	CHECK(g[gargc] == NULL);
+	free(g);
+
+	CHECK(popt__value_next(&cmd, "-o"));
+	CHECK(popt__value_next(&cmd, "--out"));
+	CHECK(!popt__value_next(&cmd, "-oX"));
+	CHECK(!popt__value_next(&cmd, "--out=W"));
+	CHECK(!popt__value_next(&cmd, "--json"));
+	CHECK(!popt__value_next(&cmd, "--"));
+	CHECK(!popt__value_next(&cmd, "-"));
+	CHECK(!popt__value_next(&cmd, "op"));
+	CHECK(!popt__value_next(&cmd, "--bogus"));
+}
+
 UNIT_MAIN(UNIT(test_every_type), UNIT(test_defaults_stay),
 	  UNIT(test_value_forms), UNIT(test_short_clusters),
 	  UNIT(test_long_abbreviations), UNIT(test_usage_errors),
 	  UNIT(test_ranges_and_values), UNIT(test_list_overflow),
 	  UNIT(test_exclusivity), UNIT(test_dashdash_permute),
 	  UNIT(test_dashdash_max_operands), UNIT(test_dashdash_stop),
-	  UNIT(test_usage_and_help), UNIT(test_guest_argv))
+	  UNIT(test_usage_and_help), UNIT(test_guest_argv),
+	  UNIT(test_guest_argv_host_value))

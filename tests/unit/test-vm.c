@@ -219,47 +219,10 @@ static void test_frames(void)
 	free(b.p);
 }
 
-static const struct option test_opts[] = {
-	{ "json", no_argument, NULL, 1 },
-	{ "output", required_argument, NULL, 'o' },
-	VM_LONG_OPTIONS,
-	{ NULL, 0, NULL, 0 },
-};
-
-static void test_guest_argv(void)
-{
-	char *argv[] = { "record", "-o", "x", "--kernel", "K", "--vm-cpus=4",
-			 "--acc", "tcg", "--json", "--", "sh", "--kernel",
-			 "y", NULL };
-	char **g;
-	int n, i;
-	const char *want[] = { "record", "-o", "x", "--json", "--", "sh",
-			       "--kernel", "y" };
-
-	char *argv2[] = { "bench", "stat-read", "-oX", "--output", "Y",
-			  "--json", "-o", "Z", "--kernel=K", NULL };
-	const char *want2[] = { "bench", "stat-read", "--json" };
-
-	/* getopt stopped after "--" (index 10). */
-	g = vm_guest_argv(13, argv, 10, test_opts, NULL, &n);
-	CHECK(g != NULL);
-	CHECK_INT(n, 8);
-	for (i = 0; i < n && i < 8; i++)
-		CHECK_STR(g[i], want[i]);
-	CHECK(g[n] == NULL);
-	free(g);
-	/* -o in all its spellings, for the caller to put its own. */
-	g = vm_guest_argv(9, argv2, 9, test_opts, "o", &n);
-	CHECK_INT(n, 3);
-	for (i = 0; i < n && i < 3; i++)
-		CHECK_STR(g[i], want2[i]);
-	free(g);
-}
-
 /*
  * record --kernel's line probes: each --probe value naming a line (by
- * pointer, as getopt left it) becomes EVENT=FUNC+OFF as resolved from the
- * "vmlinux" (here a user binary with DWARF: kernel mode only reads
+ * pointer, as the parser left it) becomes EVENT=FUNC+OFF as resolved from
+ * the "vmlinux" (here a user binary with DWARF: kernel mode only reads
  * symbol + offset), --vmlinux goes, the CMD after "--" stays as it is.
  */
 static void test_line_probes(void)
@@ -405,6 +368,6 @@ static void test_console_tail(void)
 
 UNIT_MAIN(UNIT(test_cpio_extracts), UNIT(test_cpio_chardev),
 	  UNIT(test_pack_sh), UNIT(test_pack_errors), UNIT(test_frames),
-	  UNIT(test_guest_argv), UNIT(test_line_probes),
+	  UNIT(test_line_probes),
 	  UNIT(test_option_values), UNIT(test_clock_drift),
 	  UNIT(test_console_tail))
