@@ -1209,19 +1209,7 @@ int compare_out__markdown(FILE *out, const struct compare *c)
 /* RFC 4180: quote a field holding a comma, quote, CR or LF. */
 static void csv_field(FILE *out, const char *s, bool last)
 {
-	if (!s)
-		s = "";
-	if (strpbrk(s, ",\"\r\n")) {
-		fputc('"', out);
-		for (; *s; s++) {
-			if (*s == '"')
-				fputc('"', out);
-			fputc(*s, out);
-		}
-		fputc('"', out);
-	} else {
-		fputs(s, out);
-	}
+	fput_csv_field(out, s ? s : "");
 	fputs(last ? "\r\n" : ",", out);
 }
 
