@@ -131,8 +131,9 @@ const char *kf_cgroup_layout__str(enum kf_cgroup_layout l);
 int kfeatures__version(const char *release);
 /*
  * Whether the running kernel has a text symbol of that name in
- * /proc/kallsyms (a function that was not inlined away: one a kprobe can
- * be placed on).
+ * /proc/kallsyms, local, global or weak (bpf_rstat_flush is a __weak
+ * hook: 'W'): a function that was not inlined away, one a kprobe can be
+ * placed on.
  */
 bool kfeatures__has_function(const char *name);
 

@@ -717,7 +717,7 @@ bool kfeatures__has_function(const char *name)
 		return false;
 	while (!found && fgets(line, sizeof(line), f))
 		found = sscanf(line, "%llx %c %255s", &addr, &type, sym) == 3 &&
-			(type == 't' || type == 'T') && !strcmp(sym, name);
+			strchr("tTwW", type) && !strcmp(sym, name);
 	fclose(f);
 	return found;
 }

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "breakdown.h"
+#include "kfeatures.h"
 #include "symbols.h"
 #include "util.h"
 
@@ -273,26 +274,6 @@ static int field_offset(const char *sys, const char *event,
 	return off;
 }
 
-/*
- * Whether kallsyms has name as a function: text, local or global, or
- * weak (bpf_rstat_flush is a __weak hook: 'W').
- */
-static bool has_function(const char *name)
-{
-	char line[512], sym[256], type;
-	unsigned long long addr;
-	bool found = false;
-	FILE *f = fopen("/proc/kallsyms", "re");
-
-	if (!f)
-		return false;
-	while (!found && fgets(line, sizeof(line), f))
-		found = sscanf(line, "%llx %c %255s", &addr, &type, sym) == 3 &&
-			strchr("tTwW", type) && !strcmp(sym, name);
-	fclose(f);
-	return found;
-}
-
 static bool event_exists(const char *sys, const char *event)
 {
 	return field_offset(sys, event, "common_type") == 0;
@@ -370,15 +351,15 @@ static int do_open(struct breakdown *b, char *errbuf, size_t errlen)
 		unsigned int n = 0;
 
 		for (i = 0; i < 3 && !b->walk_func; i++)
-			if (has_function(walk[i]))
+			if (kfeatures__has_function(walk[i]))
 				b->walk_func = walk[i];
 		if (!b->lock_tps && b->walk_func &&
 		    !strcmp(b->walk_func, "cgroup_rstat_flush_locked"))
 			for (i = 0; i < 4; i++)
-				if (has_function(waits[i]))
+				if (kfeatures__has_function(waits[i]))
 					b->wait_funcs[n++] = waits[i];
 		for (i = 0; i < BD_PART__NR; i++)
-			if (cb_names[i] && has_function(cb_names[i]))
+			if (cb_names[i] && kfeatures__has_function(cb_names[i]))
 				b->cb_func[i] = cb_names[i];
 	}
 	b->kprobes = have_kprobes && b->walk_func;
