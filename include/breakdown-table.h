@@ -75,9 +75,10 @@ int breakdown__table(const struct breakdown_read *r, size_t nr,
  * entry/exit, derived: each read as its reader timed it (a clock pair
  * around the syscalls) less what the kernel timed of it (from the first
  * syscall's tracepoint entry to the last one's exit, and the tails). It
- * is entering and leaving the syscalls outside their tracepoints and
- * the reader's clock; below 0 where a tail the kernel counted fell after
- * the reader's clock stopped (switched out in user space).
+ * is entering and leaving the syscalls outside their tracepoints,
+ * interrupts in user space, and the reader's clock; below 0 where a
+ * tail the kernel counted fell after the reader's clock stopped
+ * (switched out in user space).
  */
 struct breakdown_entry {
 	int64_t q[BD_NR_Q];	/* ns, nearest rank */

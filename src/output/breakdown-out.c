@@ -49,7 +49,7 @@ static void print_entry(FILE *out, const struct bench_bd_file *f)
 		fmt_sns(v[q], sizeof(v[q]), e->q[q]);
 	fprintf(out, "  %-10s%9s %10s %10s %6.1f%%  derived\n", "entry/exit",
 		v[0], v[1], v[2], e->share * 100);
-	fprintf(out, "  entry/exit, derived: each read as the reader timed it less the kernel's\n  time above (%" PRIu64 " reads paired one to one): entering and leaving the\n  syscalls outside their tracepoints, and the reader's clock; with it the\n  parts add up to the reader's time (%.1f us a read), its share is of that\n",
+	fprintf(out, "  entry/exit, derived: each read as the reader timed it less the kernel's\n  time above (%" PRIu64 " reads paired one to one): entering and leaving the\n  syscalls outside their tracepoints (the timing's programs there too),\n  interrupts in user space, the reader's clock; with it the parts add up\n  to the reader's time (%.1f us a read), its share is of that\n",
 		f->reads, e->measured / 1e3 / f->reads);
 	if (e->negative)
 		fprintf(out, "  %" PRIu64 " reads below 0: the kernel counted time off the CPU after the\n  reader's clock stopped\n",
