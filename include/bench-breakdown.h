@@ -30,11 +30,14 @@ int bench_bd_pass__start(struct bench_bd_pass *bp, pid_t pid, char *errbuf,
 int bench_bd_pass__stop(struct bench_bd_pass *bp, char *errbuf, size_t len);
 /*
  * File f (name, read through the reader's fd) into bd: its table, its
- * reads' p50 as the reader timed them (user_p50). 0, -ENOENT (no read
- * of it seen), -ENOMEM.
+ * reads' p50 as the reader timed them (user_p50), and entry/exit when
+ * the kernel's reads pair one to one with the reader's times of them
+ * (lat, nr_lat, in the order it made them). 0, -ENOENT (no read of it
+ * seen), -ENOMEM.
  */
 int bench_bd_pass__file(struct bench_bd_pass *bp, struct bench_breakdown *bd,
-			const char *name, int fd, uint64_t user_p50);
+			const char *name, int fd, uint64_t user_p50,
+			const uint64_t *lat, size_t nr_lat);
 /* The method, sources and counts into bd (after stop). */
 void bench_bd_pass__describe(struct bench_bd_pass *bp,
 			     struct bench_breakdown *bd);

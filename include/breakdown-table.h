@@ -72,6 +72,32 @@ int breakdown__table(const struct breakdown_read *r, size_t nr,
 		     unsigned int hz, struct breakdown_table *t);
 
 /*
+ * entry/exit, derived: each read as its reader timed it (a clock pair
+ * around the syscalls) less what the kernel timed of it (from the first
+ * syscall's tracepoint entry to the last one's exit, and the tails). It
+ * is entering and leaving the syscalls outside their tracepoints,
+ * interrupts in user space, and the reader's clock; below 0 where a
+ * tail the kernel counted fell after the reader's clock stopped
+ * (switched out in user space).
+ */
+struct breakdown_entry {
+	int64_t q[BD_NR_Q];	/* ns, nearest rank */
+	int64_t sum;		/* ns over the reads */
+	uint64_t measured;	/* the reader's ns over the reads */
+	uint64_t negative;	/* reads the kernel timed longer */
+	double share;		/* sum / measured */
+};
+
+/*
+ * entry/exit of nr reads r[] paired one to one, in order, with the
+ * reader's times of them lat[] (nr_lat of them): -EINVAL unless the
+ * counts are equal (and not 0), -ENOMEM.
+ */
+int breakdown__entry_exit(const struct breakdown_read *r, size_t nr,
+			  const uint64_t *lat, size_t nr_lat,
+			  struct breakdown_entry *e);
+
+/*
  * The kernel's CONFIG_HZ: /boot/config-RELEASE, else measured from
  * /proc/timer_list's jiffies over 200 ms, rounded to 100, 250, 300 or
  * 1000. 0 when unknown; *how says where it came from.

@@ -37,6 +37,15 @@ struct bench_bd_file {
 	uint64_t unobserved_p50_ns;
 	struct bench_bd_row total;
 	struct bench_bd_row part[BD_PART__NR];
+	/*
+	 * entry/exit (breakdown-table.h), derived: the reader's time of
+	 * each read less the kernel's, the reads paired one to one; not
+	 * paired when the counts differ (reader_reads: the reader's, 0
+	 * unknown).
+	 */
+	uint64_t reader_reads;
+	bool paired;
+	struct breakdown_entry entry;
 };
 
 struct bench_breakdown {

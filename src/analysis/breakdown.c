@@ -190,6 +190,42 @@ int breakdown__table(const struct breakdown_read *r, size_t nr,
 	return 0;
 }
 
+static int cmp_s64(const void *a, const void *b)
+{
+	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+int breakdown__entry_exit(const struct breakdown_read *r, size_t nr,
+			  const uint64_t *lat, size_t nr_lat,
+			  struct breakdown_entry *e)
+{
+	int64_t *v;
+	size_t i;
+	int q;
+
+	memset(e, 0, sizeof(*e));
+	if (!nr || nr != nr_lat)
+		return -EINVAL;
+	v = calloc(nr, sizeof(*v));
+	if (!v)
+		return -ENOMEM;
+	for (i = 0; i < nr; i++) {
+		v[i] = (int64_t)lat[i] - (int64_t)r[i].total;
+		e->sum += v[i];
+		e->measured += lat[i];
+		if (v[i] < 0)
+			e->negative++;
+	}
+	qsort(v, nr, sizeof(*v), cmp_s64);
+	for (q = 0; q < BD_NR_Q; q++)
+		e->q[q] = v[rank_of(breakdown_q[q], nr)];
+	e->share = e->measured ? (double)e->sum / (double)e->measured : 0;
+	free(v);
+	return 0;
+}
+
 /* CONFIG_HZ=N in /boot/config-RELEASE: N, or 0. */
 static unsigned int hz_from_config(void)
 {

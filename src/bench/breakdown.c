@@ -156,7 +156,8 @@ static void row_from(struct bench_bd_row *out, const struct breakdown_row *in)
 }
 
 int bench_bd_pass__file(struct bench_bd_pass *bp, struct bench_breakdown *bd,
-			const char *name, int fd, uint64_t user_p50)
+			const char *name, int fd, uint64_t user_p50,
+			const uint64_t *lat, size_t nr_lat)
 {
 	const struct breakdown_syscall *sc;
 	struct breakdown_read *reads;
@@ -176,11 +177,19 @@ int bench_bd_pass__file(struct bench_bd_pass *bp, struct bench_breakdown *bd,
 	if (err)
 		return err;
 	err = breakdown__table(reads, nr, bp->hz, &t);
-	free(reads);
-	if (err)
+	if (err) {
+		free(reads);
 		return err == -EINVAL ? -ENOENT : err;
+	}
 	f = &bd->files[bd->nr_files++];
 	memset(f, 0, sizeof(*f));
+	/* One record a read, in the reader's order: the counts must agree. */
+	f->reader_reads = nr_lat;
+	err = breakdown__entry_exit(reads, nr, lat, nr_lat, &f->entry);
+	free(reads);
+	if (err == -ENOMEM)
+		return err;
+	f->paired = !err;
 	snprintf(f->file, sizeof(f->file), "%s", name);
 	f->reads = t.reads;
 	f->off_most = t.off_most;

@@ -513,6 +513,7 @@ static int breakdown_save(struct bench_run *run, struct bench_bd_pass *bp,
 			  uint64_t reads, bool interleave, uint64_t *one)
 {
 	struct bench_breakdown *bd = calloc(1, sizeof(*bd));
+	uint64_t *sorted = malloc(reads * sizeof(*sorted));
 	uint64_t p50s[64];
 	char errbuf[512];
 	unsigned int f;
@@ -520,12 +521,16 @@ static int breakdown_save(struct bench_run *run, struct bench_bd_pass *bp,
 	uint64_t r;
 	int err;
 
-	if (!bd)
+	if (!bd || !sorted) {
+		free(bd);
+		free(sorted);
 		return -ENOMEM;
+	}
 	err = bench_bd_pass__stop(bp, errbuf, sizeof(errbuf));
 	if (err) {
 		bench_run__error(run, "bench: %s", errbuf);
 		free(bd);
+		free(sorted);
 		return err;
 	}
 	snprintf(bd->pass, sizeof(bd->pass), "%s",
@@ -534,9 +539,10 @@ static int breakdown_save(struct bench_run *run, struct bench_bd_pass *bp,
 		for (r = 0; r < reads; r++)
 			one[r] = interleave ? lat[r * nr + f] :
 				 lat[f * reads + r];
-		qsort(one, reads, sizeof(*one), cmp_u64);
+		memcpy(sorted, one, reads * sizeof(*one));
+		qsort(sorted, reads, sizeof(*sorted), cmp_u64);
 		err = bench_bd_pass__file(bp, bd, names[f], fds[f],
-					  one[(reads - 1) / 2]);
+					  sorted[(reads - 1) / 2], one, reads);
 		if (err == -ENOENT) {
 			bench_run__note(run, "breakdown: %s: no read of it was seen in the kernel", names[f]);
 			err = 0;
@@ -563,6 +569,7 @@ static int breakdown_save(struct bench_run *run, struct bench_bd_pass *bp,
 		err = bench_results__set_breakdown(run->res, bd);
 	}
 	free(bd);
+	free(sorted);
 	return err;
 }
 

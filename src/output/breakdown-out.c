@@ -22,6 +22,40 @@ static void fmt_ns(char *buf, size_t len, uint64_t ns)
 		snprintf(buf, len, "%.2f ms", ns / 1e6);
 }
 
+/* A signed time, for the derived entry/exit. */
+static void fmt_sns(char *buf, size_t len, int64_t ns)
+{
+	uint64_t a = ns < 0 ? (uint64_t)-(ns + 1) + 1 : (uint64_t)ns;
+
+	if (ns >= 0) {
+		fmt_ns(buf, len, a);
+		return;
+	}
+	buf[0] = '-';
+	fmt_ns(buf + 1, len - 1, a);
+}
+
+/*
+ * entry/exit, derived from the reader's clock: its share is of the
+ * reader's summed time, which the parts above and it add up to.
+ */
+static void print_entry(FILE *out, const struct bench_bd_file *f)
+{
+	const struct breakdown_entry *e = &f->entry;
+	char v[BD_NR_Q][24];
+	int q;
+
+	for (q = 0; q < BD_NR_Q; q++)
+		fmt_sns(v[q], sizeof(v[q]), e->q[q]);
+	fprintf(out, "  %-10s%9s %10s %10s %6.1f%%  derived\n", "entry/exit",
+		v[0], v[1], v[2], e->share * 100);
+	fprintf(out, "  entry/exit, derived: each read as the reader timed it less the kernel's\n  time above (%" PRIu64 " reads paired one to one): entering and leaving the\n  syscalls outside their tracepoints (the timing's programs there too),\n  interrupts in user space, the reader's clock; with it the parts add up\n  to the reader's time (%.1f us a read), its share is of that\n",
+		f->reads, e->measured / 1e3 / f->reads);
+	if (e->negative)
+		fprintf(out, "  %" PRIu64 " reads below 0: the kernel counted time off the CPU after the\n  reader's clock stopped\n",
+			e->negative);
+}
+
 static void print_row(FILE *out, const char *name,
 		      const struct bench_bd_row *r, bool timed,
 		      uint64_t reads)
@@ -75,7 +109,12 @@ void bench_breakdown__print(const struct bench_breakdown *bd, FILE *out)
 		if (f->off_most)
 			fprintf(out, "  %" PRIu64 " of %" PRIu64 " reads were off the CPU for most of their time\n",
 				f->off_most, f->reads);
-		if (f->read_p50_ns)
+		if (f->paired)
+			print_entry(out, f);
+		else if (f->reader_reads)
+			fprintf(out, "  entry/exit not derived: the kernel saw %" PRIu64 " reads, the reader made %" PRIu64 ":\n  they cannot be paired one to one\n",
+				f->reads, f->reader_reads);
+		if (f->read_p50_ns && !f->paired)
 			fprintf(out, "  the kernel's p50 is %.0f%% of the reader's (%.1f us): the rest is entering\n  and leaving the syscalls and the reader's clock\n",
 				100.0 * f->total.q[0] / f->read_p50_ns,
 				f->read_p50_ns / 1e3);

@@ -3,6 +3,7 @@
  * The reads' decomposition in the results' JSON (results-breakdown.h).
  */
 #include <errno.h>
+#include <math.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
@@ -30,6 +31,20 @@ static void write_row(struct json_writer *jw, const char *part,
 	for (q = 0; q < BD_NR_Q; q++)
 		json__string(jw, NULL, r->note[q]);
 	json__array_end(jw);
+	json__object_end(jw);
+}
+
+/* entry/exit: derived, signed (below 0 when the kernel timed longer). */
+static void write_entry(struct json_writer *jw, const struct breakdown_entry *e)
+{
+	json__object_begin(jw, "entry_exit");
+	json__i64(jw, "p50_ns", e->q[0]);
+	json__i64(jw, "p90_ns", e->q[1]);
+	json__i64(jw, "p99_ns", e->q[2]);
+	json__i64(jw, "sum_ns", e->sum);
+	json__u64(jw, "measured_sum_ns", e->measured);
+	json__u64(jw, "negative", e->negative);
+	json__double(jw, "share", e->share);
 	json__object_end(jw);
 }
 
@@ -97,6 +112,11 @@ void bench_breakdown__write_json(const struct bench_breakdown *bd,
 			write_row(jw, breakdown_part_name(p), &f->part[p],
 				  !bd->untimed[p][0]);
 		json__array_end(jw);
+		json__u64(jw, "reader_reads", f->reader_reads);
+		if (f->paired)
+			write_entry(jw, &f->entry);
+		else
+			json__string(jw, "entry_exit", NULL);
 		json__object_end(jw);
 	}
 	json__array_end(jw);
@@ -127,6 +147,43 @@ static int get_s(const struct jv *o, const char *key, char *buf, size_t len)
 	if (!n || jv__type(n) != J_STR)
 		return -EINVAL;
 	snprintf(buf, len, "%s", jv__string(n));
+	return 0;
+}
+
+/* A signed integer that a double holds exactly. */
+static int get_s64(const struct jv *o, const char *key, int64_t *v)
+{
+	const struct jv *n = jv__get(o, key);
+	double d = jv__num(n);
+
+	if (jv__type(n) != J_NUM || d != floor(d) ||
+	    fabs(d) > 9007199254740992.0)
+		return -EINVAL;
+	*v = (int64_t)d;
+	return 0;
+}
+
+/* entry_exit: null (not paired), absent (older results), or the object. */
+static int read_entry(const struct jv *fo, struct bench_bd_file *f)
+{
+	const struct jv *o = jv__get(fo, "entry_exit"), *sh;
+
+	if (jv__get(fo, "reader_reads") &&
+	    get_u64(fo, "reader_reads", &f->reader_reads))
+		return -EINVAL;
+	if (!o || jv__type(o) == J_NULL)
+		return 0;
+	sh = jv__get(o, "share");
+	if (jv__type(o) != J_OBJ || get_s64(o, "p50_ns", &f->entry.q[0]) ||
+	    get_s64(o, "p90_ns", &f->entry.q[1]) ||
+	    get_s64(o, "p99_ns", &f->entry.q[2]) ||
+	    get_s64(o, "sum_ns", &f->entry.sum) ||
+	    get_u64(o, "measured_sum_ns", &f->entry.measured) ||
+	    get_u64(o, "negative", &f->entry.negative) ||
+	    jv__type(sh) != J_NUM || !(fabs(jv__num(sh)) <= 1))
+		return -EINVAL;
+	f->entry.share = jv__num(sh);
+	f->paired = true;
 	return 0;
 }
 
@@ -257,6 +314,8 @@ int bench_breakdown__read_json(struct bench_breakdown *bd,
 				   "total") || read_row(po, r))
 				return bad(errbuf, len, po, "a part: expected part, timed, p50_ns, p90_ns, p99_ns, share and notes, in order");
 		}
+		if (read_entry(fo, f))
+			return bad(errbuf, len, fo, "a file: entry_exit: expected null or p50_ns, p90_ns, p99_ns, sum_ns, measured_sum_ns, negative and share; reader_reads: a count");
 		bd->nr_files++;
 	}
 	return 0;

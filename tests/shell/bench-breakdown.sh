@@ -9,7 +9,9 @@
 # rstat lock tracepoints on 6.10+, runs at least once a read) while
 # cgroup.stat never flushes (walk 0, no call), and the parts this kernel
 # cannot time say why (no kprobes here). The timed repetition stays
-# unobserved: the breakdown pass adds no repetition. --breakdown of a
+# unobserved: the breakdown pass adds no repetition. The reader's own
+# time of each read pairs with the kernel's one to one: entry/exit, the
+# difference, and the kernel's total add up to the reader's time. --breakdown of a
 # scenario that reads no stat file, or of a variant, is a usage error.
 . tests/shell/lib.sh
 . tests/shell/bench-lib.sh
@@ -63,6 +65,14 @@ for name, f in files.items():
     assert "%s: where a read's time goes, %d reads" % (name, reads) in text
     # Two syscalls a read: the data, then end of file.
     assert parts["rest"]["calls"] == 2 * reads, (name, parts["rest"])
+    # One record a read: paired with the reader's own times, entry/exit
+    # is what they add to the kernel's total, summed over the reads.
+    e = f["entry_exit"]
+    assert f["reader_reads"] == reads and e is not None, (name, f)
+    assert parts["total"]["sum_ns"] + e["sum_ns"] == e["measured_sum_ns"], \
+        (name, parts["total"], e)
+    assert e["p50_ns"] <= e["p90_ns"] <= e["p99_ns"], e
+    assert "entry/exit, derived" in text, name
 walk_cpu = {p["part"]: p for p in files["cpu.stat"]["parts"]}["walk"]
 walk_cg = {p["part"]: p for p in files["cgroup.stat"]["parts"]}["walk"]
 if src["walk"]["timed"]:

@@ -47,6 +47,10 @@
 #   unprobed FUNC REASON           a callback that could not be timed
 #                                  (inlined: not in available_filter_functions)
 #   lost N                         ring buffer overruns and kprobe misses
+#   task PID read ...              with CMD, the read and callback lines
+#   task PID callback ...          again for each task that read FILE
+#                                  (its own reads only): a test holds one
+#                                  reader's figures against the tool's
 # A share is per callback; the base stats' own flush is inlined in
 # Debian's kernels (then only the callbacks around it are timed).
 # Under TCG give the guest one CPU (--vm-cpus 1): with two, a read's
@@ -315,6 +319,8 @@ $4 == "type:" && ($5 in fname) {
 				on[pid] += ts - since(pid, cpu)
 				rcount++; rtotal += ts - opened[pid]
 				off += ts - opened[pid] - on[pid]
+				prc[pid]++; prt[pid] += ts - opened[pid]
+				poff[pid] += ts - opened[pid] - on[pid]
 			}
 			delete opened[pid]; delete on[pid]
 		}
@@ -330,12 +336,16 @@ $4 == "type:" && ($5 in fname) {
 		next
 	if (where[k] == "read") {
 		cnt[f]++; tot[f] += ts - start[k]
-		if (role[id] == "observer")
-			obs += ts - start[k]
-		if (role[id] == "wait")
-			wt += ts - start[k]
-		if (role[id] == "irq")
-			irq += ts - start[k]
+		pcnt[pid, f]++; ptot[pid, f] += ts - start[k]
+		if (role[id] == "observer") {
+			obs += ts - start[k]; pobs[pid] += ts - start[k]
+		}
+		if (role[id] == "wait") {
+			wt += ts - start[k]; pwt[pid] += ts - start[k]
+		}
+		if (role[id] == "irq") {
+			irq += ts - start[k]; pirq[pid] += ts - start[k]
+		}
 	} else if (where[k] == "control") {
 		ctl[f]++
 	} else {
@@ -364,6 +374,20 @@ END {
 	}
 	for (i = 1; i <= nf; i++)
 		printf "outside %s %d\n", order[i], out[order[i]]
+	for (p in prc) {
+		if (me != "")
+			break
+		printf "task %s read %s %d %.0f %.0f %.0f %.0f %.0f\n", p,
+			show, prc[p], prt[p], poff[p], pobs[p], pirq[p], pwt[p]
+		oncpu = prt[p] - poff[p] - pobs[p] - pirq[p]
+		for (i = 1; i <= nf; i++) {
+			f = order[i]
+			printf("task %s callback %s %d %.0f %.1f %.1f\n", p, f,
+			       pcnt[p, f], ptot[p, f],
+			       oncpu > 0 ? 100 * ptot[p, f] / oncpu : 0,
+			       prt[p] > 0 ? 100 * ptot[p, f] / prt[p] : 0)
+		}
+	}
 	for (i = 1; i <= nf; i++)
 		printf "control %s %d\n", order[i], ctl[order[i]]
 }'

@@ -119,6 +119,34 @@ static void test_table(void)
 	CHECK_INT(breakdown__table(r, 0, 250, &t), -EINVAL);
 }
 
+/*
+ * entry/exit: three reads the kernel timed 100, 200 and 300 ns, which
+ * the reader timed 150, 260 and 290: 50, 60 and -10 (a tail after its
+ * clock). Sorted -10, 50, 60: p50 the 2nd, p90 and p99 the 3rd. The
+ * sum is 100 of 700 measured. Counts that differ do not pair.
+ */
+static void test_entry_exit(void)
+{
+	struct breakdown_read r[3];
+	uint64_t lat[3] = { 150, 260, 290 };
+	struct breakdown_entry e;
+
+	memset(r, 0, sizeof(r));
+	r[0].total = 100;
+	r[1].total = 200;
+	r[2].total = 300;
+	CHECK_INT(breakdown__entry_exit(r, 3, lat, 3, &e), 0);
+	CHECK_INT(e.q[0], 50);
+	CHECK_INT(e.q[1], 60);
+	CHECK_INT(e.q[2], 60);
+	CHECK_INT(e.sum, 100);
+	CHECK_INT(e.measured, 700);
+	CHECK_INT(e.negative, 1);
+	CHECK(fabs(e.share - 100.0 / 700) < 1e-12);
+	CHECK_INT(breakdown__entry_exit(r, 3, lat, 2, &e), -EINVAL);
+	CHECK_INT(breakdown__entry_exit(r, 0, lat, 0, &e), -EINVAL);
+}
+
 /* What bench writes reads back the same, and a wrong one is refused. */
 static void test_json_round_trip(void)
 {
@@ -148,6 +176,13 @@ static void test_json_round_trip(void)
 	for (i = 0; i < BD_PART__NR; i++)
 		a->files[0].part[i].share = 1.0 / BD_PART__NR;
 	a->files[0].part[BD_PART_WALK].calls = 30;
+	a->files[0].reader_reads = 10;
+	a->files[0].paired = true;
+	a->files[0].entry.q[0] = -12;
+	a->files[0].entry.sum = 3000;
+	a->files[0].entry.measured = 90000;
+	a->files[0].entry.negative = 2;
+	a->files[0].entry.share = 3000.0 / 90000;
 	f = open_memstream(&buf, &len);
 	CHECK(f != NULL);
 	if (!f)
@@ -165,6 +200,13 @@ static void test_json_round_trip(void)
 	CHECK_INT(b->files[0].total.q[0], 8000000);
 	CHECK_STR(b->files[0].total.note[0], "2 ticks");
 	CHECK_INT(b->files[0].part[BD_PART_WALK].calls, 30);
+	CHECK_INT(b->files[0].reader_reads, 10);
+	CHECK(b->files[0].paired);
+	CHECK_INT(b->files[0].entry.q[0], -12);
+	CHECK_INT(b->files[0].entry.sum, 3000);
+	CHECK_INT(b->files[0].entry.measured, 90000);
+	CHECK_INT(b->files[0].entry.negative, 2);
+	CHECK(fabs(b->files[0].entry.share - 3000.0 / 90000) < 1e-9);
 	CHECK_STR(b->untimed[BD_PART_MEMORY],
 		  "no kprobes on this kernel: in walk");
 	CHECK_INT(b->hz, 250);
@@ -188,4 +230,4 @@ out:
 }
 
 UNIT_MAIN(UNIT(test_reads_grouped), UNIT(test_table),
-	  UNIT(test_json_round_trip))
+	  UNIT(test_entry_exit), UNIT(test_json_round_trip))
