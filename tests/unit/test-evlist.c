@@ -1043,7 +1043,7 @@ out:
 /* What evlist__drain_records() handed over, in ring order. */
 struct records {
 	pid_t tid;
-	uint64_t pos;		/* bytes so far: the position in the ring */
+	uint64_t pos;		/* bytes so far: where in the ring */
 	uint64_t records, samples, tid_samples, split, bad;
 };
 
