@@ -116,6 +116,12 @@ void evsel__delete(struct evsel *e);
 struct perf_event_attr *evsel__attr(struct evsel *e);
 const char *evsel__name(const struct evsel *e);
 /*
+ * A tracepoint filter (perf's --filter: PERF_EVENT_IOC_SET_FILTER) that
+ * evlist__open() sets on each of the evsel's fds; filter is copied, NULL
+ * removes it. 0, -ENOMEM, or -EBUSY once the evsel is open.
+ */
+int evsel__set_filter(struct evsel *e, const char *filter);
+/*
  * After evlist__open(): the sample id (PERF_EVENT_IOC_ID) of each of its
  * fds, which PERF_SAMPLE_IDENTIFIER puts first in every sample. Final
  * after evlist__mmap() (which may open the events again).
@@ -209,6 +215,18 @@ int evlist__poll(struct evlist *el, int timeout_ms, bool *hup);
  */
 typedef int (*evlist_chunk_fn)(void *ctx, const void *buf, size_t len);
 int evlist__drain(struct evlist *el, evlist_chunk_fn fn, void *ctx);
+
+/*
+ * The same drain record by record, for readers that look into them:
+ * fn gets each record whole and contiguous (one that wraps round the
+ * ring's end is copied first), valid until fn returns; counted into the
+ * stats. A non-zero return from fn stops the drain and is returned, that
+ * record and those before it consumed. 0, -ENOMEM, -EBADMSG.
+ */
+typedef int (*evlist_record_fn)(void *ctx,
+				const struct perf_event_header *rec);
+int evlist__drain_records(struct evlist *el, evlist_record_fn fn,
+			  void *ctx);
 
 struct evlist_stats {
 	uint64_t bytes, records, samples;

@@ -15,11 +15,9 @@
 #include <time.h>
 #include <unistd.h>
 #include <linux/perf_event.h>
-#include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
-#include <sys/syscall.h>
 #include <sys/utsname.h>
 #include <tracefs.h>
 
@@ -33,7 +31,7 @@
 
 #define MAX_ANCESTORS 32
 #define STAT_BUF 16384
-#define RING_PAGES 8		/* data pages per CPU: ~700 flush records */
+#define RING_PAGES 8		/* data pages per CPU: ~580 flush records */
 /*
  * Cgroup ids named in the tracepoint's filter: beyond that many, every
  * flush that ran comes through and is sorted out here.
@@ -83,14 +81,17 @@ struct acc_series {
 	uint64_t over;
 };
 
-/* memcg:memcg_flush_stats, filtered to flushes that run, per CPU. */
+typedef void (*flush_fn)(void *ctx, uint64_t time_ns, uint64_t id);
+
+/*
+ * memcg:memcg_flush_stats, filtered to flushes that run, on every CPU,
+ * through the recorder's rings (evlist).
+ */
 struct flush_watch {
-	unsigned int nr;
-	int *fd;
-	void **ring;
-	size_t ring_len;
+	struct evlist *el;
 	unsigned int id_off;
-	uint64_t lost;
+	flush_fn fn;			/* during a drain */
+	void *ctx;
 };
 
 struct bench_accuracy {
@@ -402,18 +403,9 @@ static void truth(struct bench_accuracy *a, unsigned int i,
 
 static void flush_watch__delete(struct flush_watch *fw)
 {
-	unsigned int i;
-
 	if (!fw)
 		return;
-	for (i = 0; fw->fd && fw->ring && i < fw->nr; i++) {
-		if (fw->ring[i] && fw->ring[i] != MAP_FAILED)
-			munmap(fw->ring[i], fw->ring_len);
-		if (fw->fd[i] >= 0)
-			close(fw->fd[i]);
-	}
-	free(fw->fd);
-	free(fw->ring);
+	evlist__delete(fw->el);
 	free(fw);
 }
 
@@ -471,124 +463,94 @@ all:
 static int flush_watch__new(struct flush_watch **out,
 			    const struct bench_accuracy *a, const char **why)
 {
+	struct evlist_target t = { .kind = EVLIST_TARGET_CPUS };
 	struct perf_event_attr attr;
 	struct flush_watch *fw;
-	long ncpu = sysconf(_SC_NPROCESSORS_CONF), page = a->page;
+	struct evsel *e;
 	char *filter = NULL;
-	unsigned int i;
+	unsigned int off;
 	int err;
 
 	*out = NULL;
 	err = events__parse("memcg:memcg_flush_stats", &attr, NULL);
 	if (!err)
-		err = id_offset(&i);
+		err = id_offset(&off);
 	if (err) {
 		*why = "staleness: no memcg:memcg_flush_stats tracepoint (v6.13+) or tracefs not readable";
 		return err;
 	}
-	fw = calloc(1, sizeof(*fw));
-	filter = flush_filter(a);
-	if (!fw || !filter) {
-		free(fw);
-		free(filter);
-		return -ENOMEM;
-	}
-	fw->id_off = i;
-	fw->nr = ncpu > 0 ? ncpu : 1;
-	fw->fd = malloc(fw->nr * sizeof(*fw->fd));
-	fw->ring = calloc(fw->nr, sizeof(*fw->ring));
-	if (!fw->fd || !fw->ring) {
-		flush_watch__delete(fw);
-		free(filter);
-		return -ENOMEM;
-	}
-	fw->ring_len = (1 + RING_PAGES) * page;
 	attr.sample_period = 1;
 	attr.sample_type = PERF_SAMPLE_TIME | PERF_SAMPLE_RAW;
 	/* The reader's clock: a flush's time against a read's. */
 	attr.use_clockid = 1;
 	attr.clockid = CLOCK_MONOTONIC;
-	attr.disabled = 0;
-	for (i = 0; i < fw->nr; i++)
-		fw->fd[i] = -1;
-	for (i = 0; i < fw->nr; i++) {
-		fw->fd[i] = syscall(SYS_perf_event_open, &attr, -1, i, -1,
-				    PERF_FLAG_FD_CLOEXEC);
-		if (fw->fd[i] < 0 && (errno == ENODEV || errno == EINVAL) &&
-		    i > 0)
-			continue;	/* an offline CPU */
-		if (fw->fd[i] < 0)
-			goto fail;
-		if (ioctl(fw->fd[i], PERF_EVENT_IOC_SET_FILTER, filter))
-			goto fail;
-		fw->ring[i] = mmap(NULL, fw->ring_len, PROT_READ | PROT_WRITE,
-				   MAP_SHARED, fw->fd[i], 0);
-		if (fw->ring[i] == MAP_FAILED)
-			goto fail;
+	fw = calloc(1, sizeof(*fw));
+	filter = flush_filter(a);
+	e = evsel__new(&attr, "memcg:memcg_flush_stats");
+	if (!fw || !filter || !e || !(fw->el = evlist__new())) {
+		evsel__delete(e);
+		free(fw);
+		free(filter);
+		return -ENOMEM;
 	}
+	fw->id_off = off;
+	err = evsel__set_filter(e, filter);
 	free(filter);
+	if (!err)
+		err = evlist__add(fw->el, e);
+	else
+		evsel__delete(e);
+	if (err) {
+		flush_watch__delete(fw);
+		return err;
+	}
+	err = evlist__set_mmap_pages(fw->el, RING_PAGES);
+	if (!err)
+		err = evlist__open(fw->el, &t);
+	if (!err)
+		err = evlist__mmap(fw->el, 0);
+	if (!err)
+		err = evlist__enable(fw->el);
+	if (err) {
+		*why = "staleness: the memcg:memcg_flush_stats tracepoint cannot be opened (perf_event_open)";
+		flush_watch__delete(fw);
+		return err;
+	}
 	*out = fw;
 	return 0;
-fail:
-	err = -errno;
-	*why = "staleness: the memcg:memcg_flush_stats tracepoint cannot be opened (perf_event_open)";
-	flush_watch__delete(fw);
-	free(filter);
-	return err;
 }
 
-typedef void (*flush_fn)(void *ctx, uint64_t time_ns, uint64_t id);
-
-static void ring_copy(const unsigned char *data, size_t size, uint64_t pos,
-		      void *dst, size_t len)
+/*
+ * A sample is its header, then (the evlist's PERF_SAMPLE_IDENTIFIER
+ * first) id, time, the raw size and the raw data.
+ */
+static int flush_record(void *ctx, const struct perf_event_header *hdr)
 {
-	size_t off = pos % size, first = size - off < len ? size - off : len;
+	const size_t raw = sizeof(*hdr) + 8 + 8 + 4;
+	const unsigned char *rec = (const void *)hdr;
+	struct flush_watch *fw = ctx;
+	uint64_t t, id;
+	uint32_t raw_size;
 
-	memcpy(dst, data + off, first);
-	memcpy((unsigned char *)dst + first, data, len - first);
+	if (hdr->type != PERF_RECORD_SAMPLE || hdr->size < raw)
+		return 0;
+	memcpy(&t, rec + sizeof(*hdr) + 8, 8);
+	memcpy(&raw_size, rec + sizeof(*hdr) + 16, 4);
+	if (raw_size >= fw->id_off + 8 && raw + raw_size <= hdr->size) {
+		memcpy(&id, rec + raw + fw->id_off, 8);
+		fw->fn(fw->ctx, t, id);
+	}
+	return 0;
 }
 
 /* Every flush record since the last drain. */
 static void flush_watch__drain(struct flush_watch *fw, flush_fn fn, void *ctx)
 {
-	struct perf_event_mmap_page *pg;
-	struct perf_event_header hdr;
-	unsigned char rec[256];
-	const unsigned char *data;
-	uint64_t head, tail, t, id;
-	uint32_t raw_size;
-	unsigned int i;
-
-	for (i = 0; fw && i < fw->nr; i++) {
-		if (!fw->ring[i] || fw->ring[i] == MAP_FAILED)
-			continue;
-		pg = fw->ring[i];
-		data = (const unsigned char *)pg + pg->data_offset;
-		head = __atomic_load_n(&pg->data_head, __ATOMIC_ACQUIRE);
-		tail = pg->data_tail;
-		while (tail < head) {
-			ring_copy(data, pg->data_size, tail, &hdr, sizeof(hdr));
-			if (hdr.size < sizeof(hdr))
-				break;
-			if (hdr.type == PERF_RECORD_LOST) {
-				fw->lost++;
-			} else if (hdr.type == PERF_RECORD_SAMPLE &&
-				   hdr.size <= sizeof(rec)) {
-				ring_copy(data, pg->data_size, tail, rec,
-					  hdr.size);
-				memcpy(&t, rec + sizeof(hdr), 8);
-				memcpy(&raw_size, rec + sizeof(hdr) + 8, 4);
-				if (raw_size >= fw->id_off + 8 &&
-				    sizeof(hdr) + 12 + raw_size <= hdr.size) {
-					memcpy(&id, rec + sizeof(hdr) + 12 +
-					       fw->id_off, 8);
-					fn(ctx, t, id);
-				}
-			}
-			tail += hdr.size;
-		}
-		__atomic_store_n(&pg->data_tail, tail, __ATOMIC_RELEASE);
-	}
+	if (!fw)
+		return;
+	fw->fn = fn;
+	fw->ctx = ctx;
+	evlist__drain_records(fw->el, flush_record, fw);
 }
 
 /* A flush of a cgroup covers it and everything below it. */

@@ -37,6 +37,7 @@
 struct evsel {
 	struct perf_event_attr attr;
 	char *name;
+	char *filter;		/* NULL: none */
 	int *fds;		/* [cpu index * nr_threads + thread], -1 */
 	uint64_t *ids;		/* one per open fd */
 	uint32_t nr_ids;
@@ -75,6 +76,7 @@ struct evlist {
 	uint32_t nr_pfd, nr_hup;
 
 	struct evlist_stats stats;
+	unsigned char *rec;	/* a record that wraps, for drain_records */
 	char err[512];
 };
 
@@ -104,6 +106,7 @@ void evsel__delete(struct evsel *e)
 	free(e->fds);
 	free(e->ids);
 	free(e->name);
+	free(e->filter);
 	free(e);
 }
 
@@ -115,6 +118,22 @@ struct perf_event_attr *evsel__attr(struct evsel *e)
 const char *evsel__name(const struct evsel *e)
 {
 	return e->name;
+}
+
+int evsel__set_filter(struct evsel *e, const char *filter)
+{
+	char *f = NULL;
+
+	if (e->fds)
+		return -EBUSY;
+	if (filter) {
+		f = strdup(filter);
+		if (!f)
+			return -ENOMEM;
+	}
+	free(e->filter);
+	e->filter = f;
+	return 0;
 }
 
 const uint64_t *evsel__ids(const struct evsel *e, uint32_t *nr)
@@ -305,6 +324,7 @@ void evlist__delete(struct evlist *el)
 	for (i = 0; i < el->nr; i++)
 		evsel__delete(el->evsels[i]);
 	free(el->evsels);
+	free(el->rec);
 	free(el);
 }
 
@@ -539,7 +559,16 @@ static int open_one(struct evlist *el, struct evsel *e, uint32_t c,
 	fd = (int)syscall(SYS_perf_event_open, &e->attr, pid, el->cpus[c],
 			  -1, flags);
 	if (fd >= 0) {
-		FD(el, e, c, t) = fd;
+		FD(el, e, c, t) = fd;	/* close_all() closes it */
+		if (e->filter &&
+		    ioctl(fd, PERF_EVENT_IOC_SET_FILTER, e->filter)) {
+			int err = errno;
+
+			snprintf(el->err, sizeof(el->err),
+				 "%s: the kernel rejected the filter \"%.200s\" on CPU %d (%s): check its fields in the tracepoint's format file",
+				 e->name, e->filter, el->cpus[c], errname(err));
+			return -err;
+		}
 		return 0;
 	}
 	/* A thread that exited since /proc/PID/task was listed. */
@@ -937,6 +966,33 @@ static void ring_walk(struct evlist *el, const struct ring *r,
 	}
 }
 
+/* The kernel's new data of r: head, or -EBADMSG. */
+static int ring_head(struct evlist *el, const struct ring *r, uint64_t *head)
+{
+	/* Acquire: the record bytes are read after data_head. */
+	*head = __atomic_load_n(&r->pg->data_head, __ATOMIC_ACQUIRE);
+	if (*head - r->tail > r->size) {
+		/* Only an overwrite-mode ring could do this. */
+		snprintf(el->err, sizeof(el->err),
+			 "ring of CPU %d: head %" PRIu64 " is %" PRIu64 " bytes past tail, more than the ring holds",
+			 r->cpu, *head, *head - r->tail);
+		return -EBADMSG;
+	}
+	return 0;
+}
+
+/* Count [tail, upto) into the stats and free it for the kernel. */
+static void ring_consume(struct evlist *el, struct ring *r, uint64_t upto)
+{
+	ring_walk(el, r, r->tail, upto);
+	el->stats.bytes += upto - r->tail;
+	/* Full barrier: our reads complete before the kernel may reuse
+	 * the space. */
+	__atomic_thread_fence(__ATOMIC_SEQ_CST);
+	__atomic_store_n(&r->pg->data_tail, upto, __ATOMIC_RELAXED);
+	r->tail = upto;
+}
+
 int evlist__drain(struct evlist *el, evlist_chunk_fn fn, void *ctx)
 {
 	uint32_t i;
@@ -944,34 +1000,65 @@ int evlist__drain(struct evlist *el, evlist_chunk_fn fn, void *ctx)
 
 	for (i = 0; i < el->nr_rings; i++) {
 		struct ring *r = &el->rings[i];
-		uint64_t head, tail = r->tail, off, len, first;
+		uint64_t head, off, len, first;
 
-		/* Acquire: the record bytes are read after data_head. */
-		head = __atomic_load_n(&r->pg->data_head, __ATOMIC_ACQUIRE);
-		if (head == tail)
+		err = ring_head(el, r, &head);
+		if (err)
+			return err;
+		if (head == r->tail)
 			continue;
-		len = head - tail;
-		if (len > r->size) {
-			/* Only an overwrite-mode ring could do this. */
-			snprintf(el->err, sizeof(el->err),
-				 "ring of CPU %d: head %" PRIu64 " is %" PRIu64 " bytes past tail, more than the ring holds",
-				 r->cpu, head, len);
-			return -EBADMSG;
-		}
-		off = tail & r->mask;
+		len = head - r->tail;
+		off = r->tail & r->mask;
 		first = len < r->size - off ? len : r->size - off;
 		err = fn(ctx, r->data + off, (size_t)first);
 		if (!err && len > first)
 			err = fn(ctx, r->data, (size_t)(len - first));
 		if (err)
 			return err;
-		ring_walk(el, r, tail, head);
-		el->stats.bytes += len;
-		/* Full barrier: our reads complete before the kernel may
-		 * reuse the space. */
-		__atomic_thread_fence(__ATOMIC_SEQ_CST);
-		__atomic_store_n(&r->pg->data_tail, head, __ATOMIC_RELAXED);
-		r->tail = head;
+		ring_consume(el, r, head);
 	}
 	return 0;
+}
+
+int evlist__drain_records(struct evlist *el, evlist_record_fn fn,
+			  void *ctx)
+{
+	struct perf_event_header h;
+	const void *rec;
+	uint64_t head, pos, off;
+	uint32_t i;
+	int err = 0;
+
+	for (i = 0; !err && i < el->nr_rings; i++) {
+		struct ring *r = &el->rings[i];
+
+		err = ring_head(el, r, &head);
+		if (err)
+			return err;
+		for (pos = r->tail; !err && head - pos >= sizeof(h);
+		     pos += h.size) {
+			ring_copy(r, pos, &h, sizeof(h));
+			/* The kernel never writes these: skip the rest. */
+			if (h.size < sizeof(h) || h.size > head - pos) {
+				pos = head;
+				break;
+			}
+			off = pos & r->mask;
+			rec = r->data + off;
+			if (off + h.size > r->size) {
+				/* A header's size is 16 bits. */
+				if (!el->rec)
+					el->rec = malloc(UINT16_MAX + 1);
+				if (!el->rec) {
+					err = -ENOMEM;
+					break;
+				}
+				ring_copy(r, pos, el->rec, h.size);
+				rec = el->rec;
+			}
+			err = fn(ctx, rec);
+		}
+		ring_consume(el, r, pos);
+	}
+	return err;
 }

@@ -2,8 +2,9 @@
 /*
  * Event names, and the perf_event_open + mmap ring layer against the
  * running kernel: exact tracepoint and uprobe sample counts from a forked
- * child, a ring small enough to wrap many times, and LOST records from a
- * ring that is not drained. The live cases skip when not root.
+ * child, a ring small enough to wrap many times (drained in chunks and
+ * record by record), tracepoint filters, and LOST records from a ring
+ * that is not drained. The live cases skip when not root.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -952,8 +953,12 @@ static void body_batch(char b)
 		syscall(SYS_getppid);
 }
 
-/* A getppid tracepoint evlist on a one-page ring for child ch. */
-static struct evlist *small_ring(struct child *ch, const char **why)
+/*
+ * A getppid tracepoint evlist on a one-page ring for child ch, with the
+ * tracepoint filter (or none).
+ */
+static struct evlist *small_ring_filter(struct child *ch, const char *filter,
+					const char **why)
 {
 	struct evlist_target t = { .kind = EVLIST_TARGET_PID };
 	struct evlist *el = evlist__new();
@@ -968,6 +973,7 @@ static struct evlist *small_ring(struct child *ch, const char **why)
 		evlist__delete(el);
 		return NULL;
 	}
+	CHECK_INT(evsel__set_filter(evlist__evsel(el, 0), filter), 0);
 	t.pid = ch->pid;
 	err = evlist__open(el, &t);
 	if (err == -EACCES || err == -EPERM)
@@ -984,6 +990,11 @@ static struct evlist *small_ring(struct child *ch, const char **why)
 		return NULL;
 	}
 	return el;
+}
+
+static struct evlist *small_ring(struct child *ch, const char **why)
+{
+	return small_ring_filter(ch, NULL, why);
 }
 
 static void test_ring_wrap(void)
@@ -1024,6 +1035,137 @@ static void test_ring_wrap(void)
 	CHECK(st.bytes > 8 * 4096);	/* went round the ring many times */
 	CHECK(c.wraps > 0);		/* and came in two chunks */
 	free(c.buf);
+	evlist__delete(el);
+out:
+	child_kill(&ch);
+}
+
+/* What evlist__drain_records() handed over, in ring order. */
+struct records {
+	pid_t tid;
+	uint64_t pos;		/* bytes so far: where in the ring */
+	uint64_t records, samples, tid_samples, split, bad;
+};
+
+static int count_record(void *ctx, const struct perf_event_header *h)
+{
+	const unsigned char *r = (const void *)h;
+	struct records *rs = ctx;
+	uint32_t tid;
+
+	rs->records++;
+	if (h->size < sizeof(*h) || h->size % 8)
+		rs->bad++;
+	/* It went round the one-page ring's end: handed over as a copy. */
+	if (rs->pos % 4096 + h->size > 4096)
+		rs->split++;
+	rs->pos += h->size;
+	if (h->type != PERF_RECORD_SAMPLE)
+		return 0;
+	rs->samples++;
+	/* identifier, ip, then pid and tid */
+	if (h->size < 32) {
+		rs->bad++;
+		return 0;
+	}
+	memcpy(&tid, r + 28, sizeof(tid));
+	if (tid == (uint32_t)rs->tid)
+		rs->tid_samples++;
+	return 0;
+}
+
+/*
+ * Record by record round the same small ring: every record whole where it
+ * wraps (a torn copy would lose the tid, or the next header).
+ */
+static void test_ring_records(void)
+{
+	const char *why = live_skip();
+	struct evlist_stats st;
+	struct child ch = { 0 };
+	struct records rs = { 0 };
+	struct evlist *el;
+	int i;
+
+	if (why) {
+		SKIP(why);
+		return;
+	}
+	CHECK_INT(child_start(&ch, body_batch, true, first_cpu()), 0);
+	el = small_ring(&ch, &why);
+	if (!el) {
+		if (why)
+			SKIP(why);
+		goto out;
+	}
+	rs.tid = ch.pid;
+	for (i = 0; i < NR_BATCHES; i++) {
+		CHECK_INT(child_round(&ch, 'b'), 0);
+		CHECK_INT(evlist__drain_records(el, count_record, &rs), 0);
+	}
+	child_end(&ch);
+	CHECK_INT(evlist__drain_records(el, count_record, &rs), 0);
+	evlist__stats(el, &st);
+	CHECK_U64(rs.tid_samples, BATCH * NR_BATCHES);
+	CHECK_U64(rs.samples, st.samples);
+	CHECK_U64(rs.records, st.records);
+	CHECK_U64(rs.pos, st.bytes);
+	CHECK_U64(rs.bad, 0);
+	CHECK_U64(st.lost, 0);
+	CHECK(rs.split > 0);
+	evlist__delete(el);
+out:
+	child_kill(&ch);
+}
+
+/*
+ * The tracepoint filter on every fd: one that no hit passes, one that
+ * every hit passes, one the kernel rejects.
+ */
+static void test_filter(void)
+{
+	const char *why = live_skip();
+	struct records rs = { 0 };
+	struct child ch = { 0 };
+	struct evlist *el;
+	char f[64];
+	int pass;
+
+	if (why) {
+		SKIP(why);
+		return;
+	}
+	CHECK_INT(child_start(&ch, body_batch, true, first_cpu()), 0);
+	for (pass = 0; pass < 2; pass++) {
+		snprintf(f, sizeof(f), "common_pid %s %d", pass ? "==" : "!=",
+			 (int)ch.pid);
+		el = small_ring_filter(&ch, f, &why);
+		if (!el) {
+			if (why)
+				SKIP(why);
+			goto out;
+		}
+		CHECK_INT(evsel__set_filter(evlist__evsel(el, 0), NULL),
+			  -EBUSY);
+		rs = (struct records){ .tid = ch.pid };
+		CHECK_INT(child_round(&ch, 'b'), 0);
+		CHECK_INT(evlist__drain_records(el, count_record, &rs), 0);
+		CHECK_U64(rs.tid_samples, pass ? BATCH : 0);
+		CHECK_U64(rs.samples, rs.tid_samples);
+		evlist__delete(el);
+	}
+
+	el = evlist__new();
+	CHECK_INT(add_event(el, "syscalls:sys_enter_getppid", 0), 0);
+	CHECK_INT(evsel__set_filter(evlist__evsel(el, 0),
+				    "no_such_field == 1"), 0);
+	{
+		struct evlist_target t = { .kind = EVLIST_TARGET_PID,
+					   .pid = ch.pid };
+
+		CHECK_INT(evlist__open(el, &t), -EINVAL);
+	}
+	CHECK(strstr(evlist__strerror(el), "no_such_field") != NULL);
 	evlist__delete(el);
 out:
 	child_kill(&ch);
@@ -1120,4 +1262,5 @@ UNIT_MAIN(UNIT(test_parse_names), UNIT(test_parse_tracepoint),
 	  UNIT(test_supported), UNIT(test_tracepoints_glob),
 	  UNIT(test_probe_attrs), UNIT(test_record_task),
 	  UNIT(test_record_cpus), UNIT(test_record_uprobe),
-	  UNIT(test_ring_wrap), UNIT(test_ring_lost), UNIT(test_strerror))
+	  UNIT(test_ring_wrap), UNIT(test_ring_records), UNIT(test_filter),
+	  UNIT(test_ring_lost), UNIT(test_strerror))
