@@ -31,22 +31,6 @@ struct fold_opts {
 
 struct fold;
 
-/* Where a frame line's parts are, as offsets into the line. */
-struct fold_frame_split {
-	size_t pc_off, pc_len;
-	size_t sym_off, sym_len;
-	size_t dso_off, dso_len;
-};
-
-/*
- * Split a frame line ("\t addr sym+off (dso)") the way the script's regex
- * does, backtracking included: false when it is no frame line. The perf
- * script reader splits the lines it reads with it, the fold the lines perf
- * would print for recorded frames.
- */
-bool fold__split_frame(const char *line, size_t n,
-		       struct fold_frame_split *fr);
-
 struct fold *fold__new(const struct fold_opts *opts);
 void fold__delete(struct fold *f);
 

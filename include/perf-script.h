@@ -45,6 +45,22 @@ struct perf_script_stats {
  */
 #define PERF_SCRIPT_MAX_LINE (16u << 20)
 
+/* Where a frame line's parts are, as offsets into the line. */
+struct perf_script_frame {
+	size_t pc_off, pc_len;
+	size_t sym_off, sym_len;
+	size_t dso_off, dso_len;
+};
+
+/*
+ * Split a frame line ("\t addr sym+off (dso)") the way the script's regex
+ * does, backtracking included: false when it is no frame line. The reader
+ * splits the lines it reads with it, the fold the lines perf would print
+ * for recorded frames.
+ */
+bool perf_script__split_frame(const char *line, size_t n,
+			      struct perf_script_frame *fr);
+
 struct perf_script;
 
 struct perf_script *perf_script__new(void);

@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "fold.h"
+#include "perf-script.h"
 #include "util.h"
 
 /* Kinds of keys, so that the two caches can never alias. */
@@ -655,7 +656,7 @@ static bool resplit_needed(const char *sym, const char *dso)
 static int process_printed(struct fold *f, const char *sym, const char *dso,
 			   const char *pc, struct frame_ent *fe)
 {
-	struct fold_frame_split fr;
+	struct perf_script_frame fr;
 	struct sbuf sb = { .f = f };
 	char *line, *s, *d;
 	int ret;
@@ -672,7 +673,7 @@ static int process_printed(struct fold *f, const char *sym, const char *dso,
 	if (sb.err)
 		return sb.err;
 	/* No frame for the script: the line is skipped. */
-	if (!fold__split_frame(f->scratch, sb.len, &fr))
+	if (!perf_script__split_frame(f->scratch, sb.len, &fr))
 		return 0;
 	line = strndup(f->scratch, sb.len);
 	if (!line)

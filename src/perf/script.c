@@ -275,12 +275,12 @@ int perf_script__begin_sample(struct perf_script *ps, struct fold *f,
 static int do_frame(struct perf_script *ps, struct fold *f, const char *p,
 		    size_t n, bool open, struct perf_script_stats *st)
 {
-	struct fold_frame_split fr;
+	struct perf_script_frame fr;
 	struct span pc, sym, dso;
 	const char *s, *d, *a = NULL;
 	int err = 0;
 
-	if (!fold__split_frame(p, n, &fr))
+	if (!perf_script__split_frame(p, n, &fr))
 		return 0;
 	pc = (struct span){ fr.pc_off, fr.pc_len, true };
 	sym = (struct span){ fr.sym_off, fr.sym_len, true };
@@ -494,14 +494,14 @@ static const char *skip_blanks(const char *p, const char *end)
 /* "ip sym (dso)" with ip in hex, as perf prints a frame ("%16lx "). */
 static bool is_frame(const char *p, const char *end)
 {
-	struct fold_frame_split fr;
+	struct perf_script_frame fr;
 	const char *h;
 
 	p = skip_blanks(p, end);
 	for (h = p; h < end && ascii_is_xdigit(*h); h++)
 		;
 	return h > p && h < end && ascii_is_space(*h) &&
-	       fold__split_frame(p, end - p, &fr);
+	       perf_script__split_frame(p, end - p, &fr);
 }
 
 /*
