@@ -140,6 +140,14 @@ int fold__frame_text(struct fold *f, const char *sym, const char *dso,
 /* Drop the open sample (input ended before its blank line). */
 void fold__cancel(struct fold *f);
 
+struct perf_script_sink;
+/*
+ * Fill sink so that the perf script reader (perf-script.h) feeds f:
+ * fold__event_keep(), fold__event_seen(), fold__begin_text(),
+ * fold__frame_text(), fold__end(), fold__cancel().
+ */
+void fold__script_sink(struct fold *f, struct perf_script_sink *sink);
+
 /*
  * Write "a;b;c COUNT" lines, sorted bytewise; stacks whose strings are
  * equal are merged. Returns 0 or -errno.

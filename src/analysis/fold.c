@@ -982,6 +982,53 @@ int fold__end(struct fold *f)
 	return 0;
 }
 
+/* ---- the perf script reader's sink -------------------------------------- */
+
+static int sink_event_keep(void *ctx, const char *event)
+{
+	return fold__event_keep(ctx, event);
+}
+
+static int sink_event_seen(void *ctx, const char *event)
+{
+	return fold__event_seen(ctx, event);
+}
+
+static int sink_begin(void *ctx, const char *comm, const char *pid,
+		      const char *tid, uint64_t period, bool has_period)
+{
+	return fold__begin_text(ctx, comm, pid, tid, period, has_period);
+}
+
+static int sink_frame(void *ctx, const char *sym, const char *dso,
+		      const char *pc)
+{
+	return fold__frame_text(ctx, sym, dso, pc);
+}
+
+static int sink_end(void *ctx)
+{
+	return fold__end(ctx);
+}
+
+static void sink_cancel(void *ctx)
+{
+	fold__cancel(ctx);
+}
+
+void fold__script_sink(struct fold *f, struct perf_script_sink *sink)
+{
+	*sink = (struct perf_script_sink){
+		.ctx = f,
+		.event_keep = sink_event_keep,
+		.event_seen = sink_event_seen,
+		.begin = sink_begin,
+		.frame = sink_frame,
+		.end = sink_end,
+		.cancel = sink_cancel,
+	};
+}
+
 /* ---- output ------------------------------------------------------------ */
 
 /* A cursor over the joined string of a stack, from frame k on. */
