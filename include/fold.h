@@ -31,22 +31,6 @@ struct fold_opts {
 
 struct fold;
 
-/* Where a frame line's parts are, as offsets into the line. */
-struct fold_frame_split {
-	size_t pc_off, pc_len;
-	size_t sym_off, sym_len;
-	size_t dso_off, dso_len;
-};
-
-/*
- * Split a frame line ("\t addr sym+off (dso)") the way the script's regex
- * does, backtracking included: false when it is no frame line. The perf
- * script reader splits the lines it reads with it, the fold the lines perf
- * would print for recorded frames.
- */
-bool fold__split_frame(const char *line, size_t n,
-		       struct fold_frame_split *fr);
-
 struct fold *fold__new(const struct fold_opts *opts);
 void fold__delete(struct fold *f);
 
@@ -155,6 +139,14 @@ int fold__frame_text(struct fold *f, const char *sym, const char *dso,
 		     const char *pc);
 /* Drop the open sample (input ended before its blank line). */
 void fold__cancel(struct fold *f);
+
+struct perf_script_sink;
+/*
+ * Fill sink so that the perf script reader (perf-script.h) feeds f:
+ * fold__event_keep(), fold__event_seen(), fold__begin_text(),
+ * fold__frame_text(), fold__end(), fold__cancel().
+ */
+void fold__script_sink(struct fold *f, struct perf_script_sink *sink);
 
 /*
  * Write "a;b;c COUNT" lines, sorted bytewise; stacks whose strings are

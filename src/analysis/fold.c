@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "fold.h"
+#include "perf-script.h"
 #include "util.h"
 
 /* Kinds of keys, so that the two caches can never alias. */
@@ -655,7 +656,7 @@ static bool resplit_needed(const char *sym, const char *dso)
 static int process_printed(struct fold *f, const char *sym, const char *dso,
 			   const char *pc, struct frame_ent *fe)
 {
-	struct fold_frame_split fr;
+	struct perf_script_frame fr;
 	struct sbuf sb = { .f = f };
 	char *line, *s, *d;
 	int ret;
@@ -672,7 +673,7 @@ static int process_printed(struct fold *f, const char *sym, const char *dso,
 	if (sb.err)
 		return sb.err;
 	/* No frame for the script: the line is skipped. */
-	if (!fold__split_frame(f->scratch, sb.len, &fr))
+	if (!perf_script__split_frame(f->scratch, sb.len, &fr))
 		return 0;
 	line = strndup(f->scratch, sb.len);
 	if (!line)
@@ -979,6 +980,53 @@ int fold__end(struct fold *f)
 		return chain_insert(f, f->pending_h, f->pending_where, stack);
 	}
 	return 0;
+}
+
+/* ---- the perf script reader's sink -------------------------------------- */
+
+static int sink_event_keep(void *ctx, const char *event)
+{
+	return fold__event_keep(ctx, event);
+}
+
+static int sink_event_seen(void *ctx, const char *event)
+{
+	return fold__event_seen(ctx, event);
+}
+
+static int sink_begin(void *ctx, const char *comm, const char *pid,
+		      const char *tid, uint64_t period, bool has_period)
+{
+	return fold__begin_text(ctx, comm, pid, tid, period, has_period);
+}
+
+static int sink_frame(void *ctx, const char *sym, const char *dso,
+		      const char *pc)
+{
+	return fold__frame_text(ctx, sym, dso, pc);
+}
+
+static int sink_end(void *ctx)
+{
+	return fold__end(ctx);
+}
+
+static void sink_cancel(void *ctx)
+{
+	fold__cancel(ctx);
+}
+
+void fold__script_sink(struct fold *f, struct perf_script_sink *sink)
+{
+	*sink = (struct perf_script_sink){
+		.ctx = f,
+		.event_keep = sink_event_keep,
+		.event_seen = sink_event_seen,
+		.begin = sink_begin,
+		.frame = sink_frame,
+		.end = sink_end,
+		.cancel = sink_cancel,
+	};
 }
 
 /* ---- output ------------------------------------------------------------ */

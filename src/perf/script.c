@@ -18,7 +18,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "fold.h"
 #include "perf-format.h"
 #include "perf-script.h"
 #include "util.h"
@@ -211,7 +210,8 @@ static bool match_tp_event(const char *p, size_t n, struct span *event)
 }
 
 /* 0: not a header, 1: a header of another event, 2: a kept one. */
-static int do_header(struct perf_script *ps, struct fold *f, const char *p,
+static int do_header(struct perf_script *ps,
+		     const struct perf_script_sink *sk, const char *p,
 		     size_t n, struct perf_script_stats *st)
 {
 	struct span comm, pid, tid, period = { 0 }, event;
@@ -227,7 +227,7 @@ static int do_header(struct perf_script *ps, struct fold *f, const char *p,
 		ev = intern(ps, p, &event, &err);
 		if (!ev)
 			return err;
-		ret = fold__event_keep(f, ev);
+		ret = sk->event_keep(sk->ctx, ev);
 		if (ret < 0)
 			return ret;
 		if (!ret) {
@@ -240,7 +240,7 @@ static int do_header(struct perf_script *ps, struct fold *f, const char *p,
 		ev = intern(ps, p, &event, &err);
 		if (!ev)
 			return err;
-		ret = fold__event_seen(f, ev);
+		ret = sk->event_seen(sk->ctx, ev);
 		if (ret < 0)
 			return ret;
 	}
@@ -259,28 +259,30 @@ static int do_header(struct perf_script *ps, struct fold *f, const char *p,
 	}
 	if (err)
 		return err;
-	ret = fold__begin_text(f, c, ps_pid, ps_tid, val, has_period);
+	ret = sk->begin(sk->ctx, c, ps_pid, ps_tid, val, has_period);
 	return ret < 0 ? ret : 2;
 }
 
-int perf_script__begin_sample(struct perf_script *ps, struct fold *f,
+int perf_script__begin_sample(struct perf_script *ps,
+			      const struct perf_script_sink *sink,
 			      const char *line, size_t n)
 {
 	struct perf_script_stats st = { 0 };
-	int ret = do_header(ps, f, line, n, &st);
+	int ret = do_header(ps, sink, line, n, &st);
 
 	return ret < 0 ? ret : ret == 2;
 }
 
-static int do_frame(struct perf_script *ps, struct fold *f, const char *p,
+static int do_frame(struct perf_script *ps,
+		    const struct perf_script_sink *sk, const char *p,
 		    size_t n, bool open, struct perf_script_stats *st)
 {
-	struct fold_frame_split fr;
+	struct perf_script_frame fr;
 	struct span pc, sym, dso;
 	const char *s, *d, *a = NULL;
 	int err = 0;
 
-	if (!fold__split_frame(p, n, &fr))
+	if (!perf_script__split_frame(p, n, &fr))
 		return 0;
 	pc = (struct span){ fr.pc_off, fr.pc_len, true };
 	sym = (struct span){ fr.sym_off, fr.sym_len, true };
@@ -295,7 +297,7 @@ static int do_frame(struct perf_script *ps, struct fold *f, const char *p,
 		a = intern(ps, p, &pc, &err);
 	if (err)
 		return err;
-	err = fold__frame_text(f, s, d, a);
+	err = sk->frame(sk->ctx, s, d, a);
 	return err < 0 ? err : 1;
 }
 
@@ -353,7 +355,8 @@ static int next_line(struct perf_script *ps, FILE *in, char **line,
 	}
 }
 
-int perf_script__fold(struct perf_script *ps, FILE *in, struct fold *f,
+int perf_script__fold(struct perf_script *ps, FILE *in,
+		      const struct perf_script_sink *sink,
 		      struct perf_script_stats *st)
 {
 	struct perf_script_stats dummy;
@@ -377,7 +380,7 @@ int perf_script__fold(struct perf_script *ps, FILE *in, struct fold *f,
 		if (!n) {
 			st->nr_blank++;
 			if (open) {
-				ret = fold__end(f);
+				ret = sink->end(sink->ctx);
 				if (ret < 0)
 					goto err;
 				st->nr_samples++;
@@ -391,7 +394,7 @@ int perf_script__fold(struct perf_script *ps, FILE *in, struct fold *f,
 			st->nr_ignored++;
 			continue;
 		}
-		ret = do_header(ps, f, p, n, st);
+		ret = do_header(ps, sink, p, n, st);
 		if (ret < 0)
 			goto err;
 		if (ret) {
@@ -400,7 +403,7 @@ int perf_script__fold(struct perf_script *ps, FILE *in, struct fold *f,
 				open = true;
 			continue;
 		}
-		ret = do_frame(ps, f, p, n, open, st);
+		ret = do_frame(ps, sink, p, n, open, st);
 		if (ret < 0)
 			goto err;
 		if (!ret)
@@ -410,12 +413,12 @@ int perf_script__fold(struct perf_script *ps, FILE *in, struct fold *f,
 		goto err;
 	if (open) {
 		/* Like the script: a sample without its blank line is lost. */
-		fold__cancel(f);
+		sink->cancel(sink->ctx);
 		st->nr_unterminated = 1;
 	}
 	return 0;
 err:
-	fold__cancel(f);
+	sink->cancel(sink->ctx);
 	/* Read errors and long lines come before the line is counted. */
 	st->err_line = st->nr_lines + (ret == -EIO || ret == -E2BIG);
 	st->err_msg = ret == -EIO ? "read error" :
@@ -494,14 +497,14 @@ static const char *skip_blanks(const char *p, const char *end)
 /* "ip sym (dso)" with ip in hex, as perf prints a frame ("%16lx "). */
 static bool is_frame(const char *p, const char *end)
 {
-	struct fold_frame_split fr;
+	struct perf_script_frame fr;
 	const char *h;
 
 	p = skip_blanks(p, end);
 	for (h = p; h < end && ascii_is_xdigit(*h); h++)
 		;
 	return h > p && h < end && ascii_is_space(*h) &&
-	       fold__split_frame(p, end - p, &fr);
+	       perf_script__split_frame(p, end - p, &fr);
 }
 
 /*

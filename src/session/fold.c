@@ -27,6 +27,7 @@ struct fold_ctx {
 	struct machine *machine;
 	struct fold *fold;
 	struct perf_script *script;	/* names exiting tasks' samples */
+	struct perf_script_sink sink;	/* it feeds the fold */
 	uint64_t nr_no_chain;	/* folded samples recorded without -g */
 	/*
 	 * Without stackcollapse, the one event folded (chosen at the first
@@ -113,7 +114,7 @@ static int begin_exiting(struct fold_ctx *ctx, const struct rs_sample *s,
 			     tstamp, s->period, s->evsel->name);
 	if (n < 0)
 		return -ENOMEM;
-	ret = perf_script__begin_sample(ctx->script, ctx->fold, line, n);
+	ret = perf_script__begin_sample(ctx->script, &ctx->sink, line, n);
 	free(line);
 	return ret;
 }
@@ -409,6 +410,7 @@ static int fold_script(struct session *s, struct fold *fold,
 {
 	struct perf_script_stats st = { 0 };
 	struct perf_script *ps = perf_script__new();
+	struct perf_script_sink sink;
 	FILE *in = session__text(s);
 	const char *input = s->opts.input, *more;
 	char list[512];
@@ -418,7 +420,8 @@ static int fold_script(struct session *s, struct fold *fold,
 		perf_script__delete(ps);
 		return -ENOMEM;
 	}
-	err = perf_script__fold(ps, in, fold, &st);
+	fold__script_sink(fold, &sink);
+	err = perf_script__fold(ps, in, &sink, &st);
 	perf_script__delete(ps);
 	if (err) {
 		/* The error alone: cut-short stacks would pass for a profile. */
@@ -466,6 +469,8 @@ int session__fold(struct session *s, const struct fold_opts *o,
 	ctx->opts = o;
 	ctx->stackcollapse = stackcollapse;
 	ctx->fold = fold__new(o);
+	if (ctx->fold)
+		fold__script_sink(ctx->fold, &ctx->sink);
 	if (!ctx->fold)
 		err = -ENOMEM;
 	else if (s->kind == SESSION_SCRIPT)

@@ -15,6 +15,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		.tid = true, .kernel = true, .jit = true, .addrs = true,
 	};
 	struct perf_script_stats st;
+	struct perf_script_sink sink;
 	struct perf_script *ps;
 	struct fold *f;
 	FILE *in, *out;
@@ -33,7 +34,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	f = fold__new(&opts);
 	out = fopen("/dev/null", "w");
 	if (ps && f && out) {
-		perf_script__fold(ps, in, f, &st);
+		fold__script_sink(f, &sink);
+		perf_script__fold(ps, in, &sink, &st);
 		fold__write(f, out);
 	}
 	if (out)

@@ -21,6 +21,7 @@ static char *fold_text(const char *text, const struct fold_opts *opts,
 	struct perf_script *ps = perf_script__new();
 	struct fold *f = fold__new(opts ? opts : &none);
 	FILE *in = fmemopen((void *)text, strlen(text), "r");
+	struct perf_script_sink sink;
 	char *out = NULL;
 	size_t len = 0;
 	FILE *o = open_memstream(&out, &len);
@@ -29,7 +30,8 @@ static char *fold_text(const char *text, const struct fold_opts *opts,
 		UNIT_FAIL("setup");
 		return strdup("");
 	}
-	if (perf_script__fold(ps, in, f, &st))
+	fold__script_sink(f, &sink);
+	if (perf_script__fold(ps, in, &sink, &st))
 		UNIT_FAIL("perf_script__fold failed at line %llu",
 			  (unsigned long long)st.err_line);
 	if (fold__write(f, o))

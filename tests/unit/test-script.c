@@ -36,6 +36,7 @@ static void run(FILE *in, const struct fold_opts *opts, struct result *r)
 	struct fold_opts none = { 0 };
 	struct perf_script *ps = perf_script__new();
 	struct fold *f = fold__new(opts ? opts : &none);
+	struct perf_script_sink sink;
 	size_t len = 0;
 	FILE *o;
 	char *line;
@@ -45,7 +46,8 @@ static void run(FILE *in, const struct fold_opts *opts, struct result *r)
 		UNIT_FAIL("setup");
 		return;
 	}
-	r->ret = perf_script__fold(ps, in, f, &r->st);
+	fold__script_sink(f, &sink);
+	r->ret = perf_script__fold(ps, in, &sink, &r->st);
 	o = open_memstream(&r->out, &len);
 	if (fold__write(f, o))
 		UNIT_FAIL("fold__write");
@@ -402,6 +404,7 @@ static void test_reuse(void)
 	struct fold_opts none = { 0 };
 	struct perf_script *ps = perf_script__new();
 	struct fold *f = fold__new(&none);
+	struct perf_script_sink sink;
 	FILE *in;
 	char *out = NULL;
 	size_t len = 0;
@@ -411,11 +414,12 @@ static void test_reuse(void)
 		UNIT_FAIL("setup");
 		return;
 	}
+	fold__script_sink(f, &sink);
 	in = fmemopen((void *)a, sizeof(a) - 1, "r");
-	CHECK_INT(perf_script__fold(ps, in, f, NULL), 0);
+	CHECK_INT(perf_script__fold(ps, in, &sink, NULL), 0);
 	fclose(in);
 	in = fmemopen((void *)b, sizeof(b) - 1, "r");
-	CHECK_INT(perf_script__fold(ps, in, f, NULL), 0);
+	CHECK_INT(perf_script__fold(ps, in, &sink, NULL), 0);
 	fclose(in);
 	o = open_memstream(&out, &len);
 	CHECK_INT(fold__write(f, o), 0);

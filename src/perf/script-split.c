@@ -1,13 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * stackcollapse-perf.pl's frame regex, in one place for the two sides that
- * need it: the perf script reader (perf/script.c) on the lines it reads,
- * and the fold (fold.c) on the lines perf would print for a recorded
- * frame. It belongs to the fold: it says what a frame is to the script.
+ * need it: the perf script reader (script.c) on the lines it reads, and
+ * the fold (analysis/fold.c) on the lines perf would print for a recorded
+ * frame. It parses perf script text, so it sits with the reader.
  */
 #include <string.h>
 
-#include "fold.h"
+#include "perf-script.h"
 #include "util.h"
 
 /*
@@ -19,7 +19,8 @@
  * blanks after the word, or earlier, giving bytes back from the blanks and
  * then from the word itself.
  */
-bool fold__split_frame(const char *p, size_t n, struct fold_frame_split *fr)
+bool perf_script__split_frame(const char *p, size_t n,
+			      struct perf_script_frame *fr)
 {
 	size_t i0, i1, ew, s, q;
 	const char *rp;
