@@ -28,6 +28,7 @@
 #include <event-parse.h>
 #include <tracefs.h>
 
+#include "bpf-int.h"
 #include "rstat-spans.h"
 #include "rstat-spans.skel.h"
 #endif
@@ -323,30 +324,6 @@ void bpf_spans__detach(struct bpf_spans *s)
 
 #else /* RS_HAVE_BPF */
 
-/*
- * libbpf prints its warnings to stderr unless told otherwise; library code
- * must not print, so while we call it the last warning is kept here for
- * the error message instead.
- */
-static char libbpf_msg[256];
-
-static int libbpf_quiet(enum libbpf_print_level level, const char *fmt,
-			va_list ap)
-{
-	char buf[sizeof(libbpf_msg)];
-	size_t len;
-
-	if (level == LIBBPF_DEBUG)
-		return 0;
-	vsnprintf(buf, sizeof(buf), fmt, ap);
-	len = strlen(buf);
-	while (len && (buf[len - 1] == '\n' || buf[len - 1] == ' '))
-		buf[--len] = '\0';
-	if (len)
-		memcpy(libbpf_msg, buf, len + 1);
-	return 0;
-}
-
 /* The layout of one tracepoint's record, from its tracefs format file. */
 struct tp_layout {
 	bool present;
@@ -495,7 +472,8 @@ static int bpf_refused(int err, const char *what, char *errbuf,
 	if (err == -EPERM || err == -EACCES) {
 		errbuf_set(errbuf, errlen,
 			"%s: not permitted (%s): BPF needs root (or CAP_BPF and CAP_PERFMON)",
-			what, libbpf_msg[0] ? libbpf_msg : strerror(-err));
+			what, *bpf_quiet__msg() ? bpf_quiet__msg() :
+			strerror(-err));
 		return -EOPNOTSUPP;
 	}
 	if (err == -ENOMEM) {
@@ -503,7 +481,7 @@ static int bpf_refused(int err, const char *what, char *errbuf,
 		return err;
 	}
 	errbuf_set(errbuf, errlen, "%s: %s%s%s", what, strerror(-err),
-		libbpf_msg[0] ? ": " : "", libbpf_msg);
+		*bpf_quiet__msg() ? ": " : "", bpf_quiet__msg());
 	/* The verifier or the kernel refused: BPF is not usable here. */
 	return -EOPNOTSUPP;
 }
@@ -738,15 +716,14 @@ static int do_open(struct bpf_spans *s, char *errbuf, size_t errlen)
 
 int bpf_spans__open(struct bpf_spans *s, char *errbuf, size_t errlen)
 {
-	libbpf_print_fn_t old;
+	struct bpf_quiet q;
 	int err;
 
 	if (errbuf && errlen)
 		errbuf[0] = '\0';
-	libbpf_msg[0] = '\0';
-	old = libbpf_set_print(libbpf_quiet);
+	bpf_quiet__begin(&q);
 	err = do_open(s, errbuf, errlen);
-	libbpf_set_print(old);
+	bpf_quiet__end(&q);
 	if (err && s->skel) {
 		rstat_spans__destroy(s->skel);
 		s->skel = NULL;
@@ -756,7 +733,7 @@ int bpf_spans__open(struct bpf_spans *s, char *errbuf, size_t errlen)
 
 int bpf_spans__attach(struct bpf_spans *s, char *errbuf, size_t errlen)
 {
-	libbpf_print_fn_t old;
+	struct bpf_quiet q;
 	int err;
 
 	if (!s->skel) {
@@ -765,8 +742,7 @@ int bpf_spans__attach(struct bpf_spans *s, char *errbuf, size_t errlen)
 	}
 	if (s->attached)
 		return 0;
-	libbpf_msg[0] = '\0';
-	old = libbpf_set_print(libbpf_quiet);
+	bpf_quiet__begin(&q);
 	err = rstat_spans__attach(s->skel);
 	/*
 	 * SEC("kprobe") without a function never attaches by itself; the
@@ -787,7 +763,7 @@ int bpf_spans__attach(struct bpf_spans *s, char *errbuf, size_t errlen)
 				err = -errno;
 		}
 	}
-	libbpf_set_print(old);
+	bpf_quiet__end(&q);
 	if (err) {
 		rstat_spans__detach(s->skel);
 		return bpf_refused(err, "BPF spans: attach", errbuf, errlen);

@@ -20,6 +20,7 @@
 #include <bpf/libbpf.h>
 #include <tracefs.h>
 
+#include "bpf-int.h"
 #include "rstat-breakdown.h"
 #include "rstat-breakdown.skel.h"
 #endif
@@ -76,14 +77,6 @@ int breakdown_part_of(const char *name)
 			return i;
 	return -1;
 }
-
-/* Each subsystem's per-css flush callback, as kallsyms names it. */
-static const char *const cb_names[BD_PART__NR] = {
-	[BD_PART_MEMORY] = "mem_cgroup_css_rstat_flush",
-	[BD_PART_IO] = "blkcg_rstat_flush",
-	[BD_PART_BPF] = "bpf_rstat_flush",
-	[BD_PART_BASE] = "cgroup_base_stat_flush",
-};
 
 struct breakdown *breakdown__new(void)
 {
@@ -169,59 +162,13 @@ int breakdown__outside_by(struct breakdown *b, struct breakdown_outside **out,
 
 #else /* RS_HAVE_BPF */
 
-static char libbpf_msg[256];
-
-/* The verifier's verdict: the last lines of a program's load log. */
-static char verifier_msg[384];
-
-static void keep_verdict(const char *log)
-{
-	const char *end = strstr(log, "-- END PROG LOAD LOG --"), *p;
-	const char *prog = strstr(log, "prog '");
-	int lines = 0;
-
-	if (!end)
-		return;
-	p = end;
-	while (p > log && lines < 4) {
-		p--;
-		if (*p == '\n')
-			lines++;
-	}
-	snprintf(verifier_msg, sizeof(verifier_msg), "%.*s: %.*s",
-		 prog ? (int)strcspn(prog + 6, "'") : 0, prog ? prog + 6 : "",
-		 (int)(end - p), p);
-	for (p = verifier_msg; *p; p++)
-		if (*p == '\n')
-			*(char *)p = ' ';
-}
-
-static int libbpf_quiet(enum libbpf_print_level level, const char *fmt,
-			va_list ap)
-{
-	char buf[sizeof(libbpf_msg)];
-	size_t len;
-
-	if (level == LIBBPF_DEBUG)
-		return 0;
-	if (strstr(fmt, "BEGIN PROG LOAD LOG") || strstr(fmt, "%s")) {
-		char *big = NULL;
-		va_list aq;
-
-		va_copy(aq, ap);
-		if (vasprintf(&big, fmt, aq) >= 0)
-			keep_verdict(big);
-		va_end(aq);
-		free(big);
-	}
-	vsnprintf(buf, sizeof(buf), fmt, ap);
-	len = strlen(buf);
-	while (len && (buf[len - 1] == '\n' || buf[len - 1] == ' '))
-		buf[--len] = '\0';
-	if (len)
-		memcpy(libbpf_msg, buf, len + 1);
-	return 0;
-}
+/* Each subsystem's per-css flush callback, as kallsyms names it. */
+static const char *const cb_names[BD_PART__NR] = {
+	[BD_PART_MEMORY] = "mem_cgroup_css_rstat_flush",
+	[BD_PART_IO] = "blkcg_rstat_flush",
+	[BD_PART_BPF] = "bpf_rstat_flush",
+	[BD_PART_BASE] = "cgroup_base_stat_flush",
+};
 
 void breakdown__delete(struct breakdown *b)
 {
@@ -472,8 +419,8 @@ static int do_open(struct breakdown *b, char *errbuf, size_t errlen)
 	err = rstat_breakdown__load(sk);
 	if (err) {
 		errbuf_set(errbuf, errlen, "BPF breakdown: load: %s: %s",
-			   strerror(-err), verifier_msg[0] ? verifier_msg :
-			   libbpf_msg);
+			   strerror(-err), *bpf_quiet__verdict() ?
+			   bpf_quiet__verdict() : bpf_quiet__msg());
 		return err == -EPERM || err == -EACCES ? -EOPNOTSUPP : err;
 	}
 	return 0;
@@ -481,18 +428,16 @@ static int do_open(struct breakdown *b, char *errbuf, size_t errlen)
 
 int breakdown__open(struct breakdown *b, char *errbuf, size_t errlen)
 {
-	libbpf_print_fn_t old;
+	struct bpf_quiet q;
 	int err;
 
 	if (b->skel) {
 		errbuf_set(errbuf, errlen, "BPF breakdown already open");
 		return -EINVAL;
 	}
-	libbpf_msg[0] = '\0';
-	verifier_msg[0] = '\0';
-	old = libbpf_set_print(libbpf_quiet);
+	bpf_quiet__begin(&q);
 	err = do_open(b, errbuf, errlen);
-	libbpf_set_print(old);
+	bpf_quiet__end(&q);
 	if (err && b->skel) {
 		rstat_breakdown__destroy(b->skel);
 		b->skel = NULL;
@@ -580,8 +525,8 @@ static int do_attach(struct breakdown *b, char *errbuf, size_t errlen)
 	err = rstat_breakdown__attach(sk);
 	if (err) {
 		errbuf_set(errbuf, errlen, "BPF breakdown: attach: %s%s%s",
-			   strerror(-err), libbpf_msg[0] ? ": " : "",
-			   libbpf_msg);
+			   strerror(-err), *bpf_quiet__msg() ? ": " : "",
+			   bpf_quiet__msg());
 		return err;
 	}
 	if (b->kprobes) {
@@ -640,7 +585,7 @@ static int do_attach(struct breakdown *b, char *errbuf, size_t errlen)
 
 int breakdown__attach(struct breakdown *b, char *errbuf, size_t errlen)
 {
-	libbpf_print_fn_t old;
+	struct bpf_quiet q;
 	int err;
 
 	if (!b->skel) {
@@ -649,10 +594,9 @@ int breakdown__attach(struct breakdown *b, char *errbuf, size_t errlen)
 	}
 	if (b->attached)
 		return 0;
-	libbpf_msg[0] = '\0';
-	old = libbpf_set_print(libbpf_quiet);
+	bpf_quiet__begin(&q);
 	err = do_attach(b, errbuf, errlen);
-	libbpf_set_print(old);
+	bpf_quiet__end(&q);
 	if (err) {
 		breakdown__detach(b);
 		return err;
