@@ -10,16 +10,29 @@
 
 #include "bench-results.h"
 #include "breakdown-out.h"
+#include "figure.h"
 #include "util.h"
 
+/* A time in its unit, by figure.h's rule: figures in order print in order. */
 static void fmt_ns(char *buf, size_t len, uint64_t ns)
 {
-	if (ns < 1000)
+	int n;
+
+	if (ns < 1000) {
 		snprintf(buf, len, "%" PRIu64 " ns", ns);
-	else if (ns < 1000000)
-		snprintf(buf, len, "%.1f us", ns / 1e3);
-	else
-		snprintf(buf, len, "%.2f ms", ns / 1e6);
+		return;
+	}
+	n = ns < 1000000 ? figure__ratio(buf, len, ns, 1, 1000, 1, 0) :
+			   figure__ratio(buf, len, ns, 1, 1000000, 2, 0);
+	if (n > 0 && (size_t)n < len)
+		snprintf(buf + n, len - n, " %s", ns < 1000000 ? "us" : "ms");
+}
+
+/* A share in percent, by figure.h's rule: never 0.0 when it is not 0. */
+static const char *fmt_share(char *buf, size_t len, double share)
+{
+	figure__double(buf, len, share * 100, 1, 6);
+	return buf;
 }
 
 /* A signed time, for the derived entry/exit. */
@@ -42,13 +55,13 @@ static void fmt_sns(char *buf, size_t len, int64_t ns)
 static void print_entry(FILE *out, const struct bench_bd_file *f)
 {
 	const struct breakdown_entry *e = &f->entry;
-	char v[BD_NR_Q][24];
+	char v[BD_NR_Q][24], sh[32];
 	int q;
 
 	for (q = 0; q < BD_NR_Q; q++)
 		fmt_sns(v[q], sizeof(v[q]), e->q[q]);
-	fprintf(out, "  %-10s%9s %10s %10s %6.1f%%  derived\n", "entry/exit",
-		v[0], v[1], v[2], e->share * 100);
+	fprintf(out, "  %-10s%9s %10s %10s %6s%%  derived\n", "entry/exit",
+		v[0], v[1], v[2], fmt_share(sh, sizeof(sh), e->share));
 	fprintf(out, "  entry/exit, derived: each read as the reader timed it less the kernel's\n  time above (%" PRIu64 " reads paired one to one): entering and leaving the\n  syscalls outside their tracepoints (the timing's programs there too),\n  interrupts in user space, the reader's clock; with it the parts add up\n  to the reader's time (%.1f us a read), its share is of that\n",
 		f->reads, e->measured / 1e3 / f->reads);
 	if (e->negative)
@@ -60,7 +73,7 @@ static void print_row(FILE *out, const char *name,
 		      const struct bench_bd_row *r, bool timed,
 		      uint64_t reads)
 {
-	char v[BD_NR_Q][24], notes[96] = "", calls[16];
+	char v[BD_NR_Q][24], notes[96] = "", calls[16], sh[32];
 	size_t l = 0;
 	int q;
 
@@ -78,8 +91,9 @@ static void print_row(FILE *out, const char *name,
 				      l ? "; " : "", breakdown_q[q],
 				      r->note[q]);
 	}
-	fprintf(out, "  %-8s %10s %10s %10s %6.1f%% %6s%s%s\n", name, v[0],
-		v[1], v[2], r->share * 100, calls, *notes ? "  " : "", notes);
+	fprintf(out, "  %-8s %10s %10s %10s %6s%% %6s%s%s\n", name, v[0],
+		v[1], v[2], fmt_share(sh, sizeof(sh), r->share), calls,
+		*notes ? "  " : "", notes);
 }
 
 void bench_breakdown__print(const struct bench_breakdown *bd, FILE *out)
@@ -175,7 +189,7 @@ static void print_side_by_side(const struct bench_breakdown *const *bd,
 			       const char *file, FILE *out)
 {
 	const struct bench_bd_file *f[BENCH_BD_MAX_RUNS];
-	char v[24];
+	char v[24], sh[32];
 	size_t k;
 	int p;
 
@@ -204,11 +218,13 @@ static void print_side_by_side(const struct bench_breakdown *const *bd,
 				continue;
 			}
 			if (!wide) {
-				fprintf(out, " %10.1f%%", r->share * 100);
+				fprintf(out, " %10s%%",
+					fmt_share(sh, sizeof(sh), r->share));
 				continue;
 			}
 			fmt_ns(v, sizeof(v), r->q[0]);
-			fprintf(out, " %9.1f%% %9s", r->share * 100, v);
+			fprintf(out, " %9s%% %9s",
+				fmt_share(sh, sizeof(sh), r->share), v);
 		}
 		if (p >= 0 && !bd[0]->untimed[p][0] &&
 		    !bd[n - 1]->untimed[p][0])
