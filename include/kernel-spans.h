@@ -49,12 +49,14 @@ void span_classifier__row(struct span_classifier *sc,
 
 /*
  * The nr rows merged into hist[kind][subsys + 1] (cleared first), and the
- * holds whose stack named no subsystem.
+ * holds whose stack named no subsystem. classes (NULL: not wanted) gets
+ * each row's class, so that a caller never classifies a row twice.
  */
 uint64_t span_classifier__merge(struct span_classifier *sc,
 				const struct bpf_spans_row *rows, size_t nr,
 				struct bpf_spans_hist
-				hist[BPF_SPANS__NR_KINDS][RS_CAT__NR + 1]);
+				hist[BPF_SPANS__NR_KINDS][RS_CAT__NR + 1],
+				struct span_class *classes);
 
 /*
  * What the BPF spans hold as of their last bpf_spans__read(), classified

@@ -130,7 +130,8 @@ void span_classifier__row(struct span_classifier *sc,
 uint64_t span_classifier__merge(struct span_classifier *sc,
 				const struct bpf_spans_row *rows, size_t nr,
 				struct bpf_spans_hist
-				hist[BPF_SPANS__NR_KINDS][RS_CAT__NR + 1])
+				hist[BPF_SPANS__NR_KINDS][RS_CAT__NR + 1],
+				struct span_class *classes)
 {
 	uint64_t unresolved = 0;
 	struct span_class c;
@@ -141,6 +142,8 @@ uint64_t span_classifier__merge(struct span_classifier *sc,
 		if (rows[i].kind >= BPF_SPANS__NR_KINDS)
 			continue;
 		span_classifier__row(sc, &rows[i], &c);
+		if (classes)
+			classes[i] = c;
 		bpf_spans_hist__merge(&hist[rows[i].kind][c.subsys + 1],
 				      &rows[i].hist);
 		if (rows[i].kind == BPF_SPANS_HOLD &&
@@ -167,7 +170,7 @@ struct kernel_spans *kernel_spans__from_bpf(const struct bpf_spans *s,
 	bpf_spans__counts(s, &ks->counts);
 	bpf_spans__rows(s, &rows, &nr);
 	ks->counts.unresolved = span_classifier__merge(sc, rows, nr,
-							ks->hist);
+							ks->hist, NULL);
 	span_classifier__delete(sc);
 	for (k = 0; k < BPF_SPANS__NR_KINDS; k++)
 		for (c = -1; c < RS_CAT__NR; c++)

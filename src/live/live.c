@@ -27,6 +27,8 @@ struct live {
 	struct live_opts o;
 	struct bpf_spans *bs;
 	struct span_classifier *sc;	/* names each row's subsystem */
+	struct span_class *classes;	/* the last sample's, one a row */
+	size_t cap_classes;
 	double t0;
 	/* The per-cgroup totals of the previous sample, sorted by key. */
 	struct bpf_spans_cgroup *prev, *cur;
@@ -73,6 +75,7 @@ void live__delete(struct live *l)
 		return;
 	bpf_spans__delete(l->bs);
 	span_classifier__delete(l->sc);
+	free(l->classes);
 	cgroup_paths__delete(l->paths);
 	free(l->prev);
 	free(l->cur);
@@ -321,15 +324,16 @@ int live__sample(struct live *l, struct live_snap *snap, char *errbuf,
 	bpf_spans__counts(l->bs, &snap->counts);
 	bpf_spans__sources(l->bs, &src);
 	bpf_spans__rows(l->bs, &rows, &nr);
+	if (grow_array((void **)&l->classes, &l->cap_classes, nr ? nr : 1,
+		       sizeof(*l->classes))) {
+		errbuf_set(errbuf, errlen, "out of memory");
+		return -ENOMEM;
+	}
 	snap->counts.unresolved = span_classifier__merge(l->sc, rows, nr,
-							 snap->hist);
+							 snap->hist,
+							 l->classes);
 	for (i = 0; i < nr; i++) {
-		struct span_class cl;
-		int t, s;
-
-		span_classifier__row(l->sc, &rows[i], &cl);
-		t = cl.trigger;
-		s = cl.subsys;
+		int t = l->classes[i].trigger, s = l->classes[i].subsys;
 
 		if (rows[i].kind == BPF_SPANS_HOLD && rows[i].short_lock)
 			snap->short_holds += rows[i].hist.count;
