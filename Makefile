@@ -119,7 +119,7 @@ $(VERSION_OBJ): BASE_CFLAGS += -Ibuild
 
 # The BPF object is built for the bpf target only: no CFLAGS (hardening
 # flags mean nothing there), the host's multiarch headers for asm/types.h.
-build/bpf/rstat-spans.bpf.o: src/bpf/rstat-spans.bpf.c src/bpf/rstat-spans.h
+build/bpf/%.bpf.o: src/bpf/%.bpf.c src/bpf/%.h
 	@mkdir -p $(dir $@)
 	@echo "  CLANG   $<"
 	$(Q)$(BPF_CLANG) -g -O2 -Wall -target bpf \
@@ -127,23 +127,13 @@ build/bpf/rstat-spans.bpf.o: src/bpf/rstat-spans.bpf.c src/bpf/rstat-spans.h
 		-Isrc/bpf \
 		$(shell pkg-config --cflags libbpf) -c -o $@ $<
 
-$(BPF_SKEL): build/bpf/rstat-spans.bpf.o
-	@echo "  GEN     $@"
-	$(Q)$(BPFTOOL) gen skeleton $< name rstat_spans >$@.tmp
-	$(Q)mv $@.tmp $@
+# Kept: make would remove these as intermediate files after a build.
+.SECONDARY: $(BPF_SKEL:.skel.h=.bpf.o) $(BD_SKEL:.skel.h=.bpf.o)
 
-build/bpf/rstat-breakdown.bpf.o: src/bpf/rstat-breakdown.bpf.c \
-		src/bpf/rstat-breakdown.h
-	@mkdir -p $(dir $@)
-	@echo "  CLANG   $<"
-	$(Q)$(BPF_CLANG) -g -O2 -Wall -target bpf \
-		-I/usr/include/$(shell $(BPF_CLANG) -print-multiarch) \
-		-Isrc/bpf \
-		$(shell pkg-config --cflags libbpf) -c -o $@ $<
-
-$(BD_SKEL): build/bpf/rstat-breakdown.bpf.o
+# rstat-spans.bpf.o -> rstat_spans.skel.h's struct rstat_spans.
+build/bpf/%.skel.h: build/bpf/%.bpf.o
 	@echo "  GEN     $@"
-	$(Q)$(BPFTOOL) gen skeleton $< name rstat_breakdown >$@.tmp
+	$(Q)$(BPFTOOL) gen skeleton $< name $(subst -,_,$*) >$@.tmp
 	$(Q)mv $@.tmp $@
 
 ifeq ($(HAVE_BPF),1)
