@@ -136,5 +136,12 @@ int kfeatures__version(const char *release);
  * placed on.
  */
 bool kfeatures__has_function(const char *name);
+/*
+ * The same for n names in one read of /proc/kallsyms (each read costs the
+ * kernel tens of milliseconds of formatting, more in an emulated guest):
+ * found[i] for names[i]; returns how many were found.
+ */
+size_t kfeatures__has_functions(const char *const *names, size_t n,
+				bool *found);
 
 #endif

@@ -706,18 +706,37 @@ void kfeatures__free(struct kfeatures *kf)
 	memset(kf, 0, sizeof(*kf));
 }
 
-bool kfeatures__has_function(const char *name)
+size_t kfeatures__has_functions(const char *const *names, size_t n,
+				bool *found)
 {
 	char line[512], sym[256], type;
 	unsigned long long addr;
-	bool found = false;
-	FILE *f = fopen("/proc/kallsyms", "re");
+	size_t i, nr = 0;
+	FILE *f;
 
+	for (i = 0; i < n; i++)
+		found[i] = false;
+	f = n ? fopen("/proc/kallsyms", "re") : NULL;
 	if (!f)
-		return false;
-	while (!found && fgets(line, sizeof(line), f))
-		found = sscanf(line, "%llx %c %255s", &addr, &type, sym) == 3 &&
-			strchr("tTwW", type) && !strcmp(sym, name);
+		return 0;
+	while (nr < n && fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "%llx %c %255s", &addr, &type, sym) != 3 ||
+		    !strchr("tTwW", type))
+			continue;
+		for (i = 0; i < n; i++)
+			if (!found[i] && !strcmp(sym, names[i])) {
+				found[i] = true;
+				nr++;
+			}
+	}
 	fclose(f);
+	return nr;
+}
+
+bool kfeatures__has_function(const char *name)
+{
+	bool found;
+
+	kfeatures__has_functions(&name, 1, &found);
 	return found;
 }

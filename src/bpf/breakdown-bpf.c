@@ -295,18 +295,28 @@ static int do_open(struct breakdown *b, char *errbuf, size_t errlen)
 			"cgroup_rstat_flush_hold",
 			"cgroup_base_stat_cputime_show",
 		};
-		unsigned int n = 0;
+		/* Every candidate in one read of kallsyms. */
+		const char *names[3 + 4 + BD_PART__NR];
+		bool found[3 + 4 + BD_PART__NR];
+		unsigned int n = 0, k;
 
+		for (k = 0; k < 3; k++)
+			names[k] = walk[k];
+		for (k = 0; k < 4; k++)
+			names[3 + k] = waits[k];
+		for (k = 0; k < BD_PART__NR; k++)
+			names[7 + k] = cb_names[k] ? cb_names[k] : "";
+		kfeatures__has_functions(names, 7 + BD_PART__NR, found);
 		for (i = 0; i < 3 && !b->walk_func; i++)
-			if (kfeatures__has_function(walk[i]))
+			if (found[i])
 				b->walk_func = walk[i];
 		if (!b->lock_tps && b->walk_func &&
 		    !strcmp(b->walk_func, "cgroup_rstat_flush_locked"))
 			for (i = 0; i < 4; i++)
-				if (kfeatures__has_function(waits[i]))
+				if (found[3 + i])
 					b->wait_funcs[n++] = waits[i];
 		for (i = 0; i < BD_PART__NR; i++)
-			if (cb_names[i] && kfeatures__has_function(cb_names[i]))
+			if (cb_names[i] && found[7 + i])
 				b->cb_func[i] = cb_names[i];
 	}
 	b->kprobes = have_kprobes && b->walk_func;

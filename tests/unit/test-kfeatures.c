@@ -576,9 +576,54 @@ static void test_probe_twice(void)
 	probed = false;
 }
 
+/*
+ * kfeatures__has_functions() against names read from /proc/kallsyms here:
+ * a text symbol, a weak one, a data symbol (no function) and a name that
+ * is none, in one pass, as kfeatures__has_function() finds each alone.
+ */
+static void test_has_functions(void)
+{
+	char line[512], sym[256];
+	char text[256] = "", weak[256] = "", data[256] = "";
+	const char *names[4];
+	unsigned long long addr;
+	bool found[4];
+	size_t i;
+	char type;
+	FILE *f = fopen("/proc/kallsyms", "r");
+
+	if (!f) {
+		SKIP("no /proc/kallsyms");
+		return;
+	}
+	while (fgets(line, sizeof(line), f) &&
+	       (!*text || !*weak || !*data)) {
+		if (sscanf(line, "%llx %c %255s", &addr, &type, sym) != 3)
+			continue;
+		if (type == 'T' && !*text)
+			snprintf(text, sizeof(text), "%s", sym);
+		else if (type == 'W' && !*weak)
+			snprintf(weak, sizeof(weak), "%s", sym);
+		else if (type == 'D' && !*data)
+			snprintf(data, sizeof(data), "%s", sym);
+	}
+	fclose(f);
+	CHECK(*text && *data);
+	names[0] = text;
+	names[1] = *weak ? weak : text;
+	names[2] = data;
+	names[3] = "rs_no_such_function_anywhere";
+	CHECK_U64(kfeatures__has_functions(names, 4, found), 2);
+	CHECK(found[0] && found[1] && !found[2] && !found[3]);
+	for (i = 0; i < 4; i++)
+		CHECK(kfeatures__has_function(names[i]) == found[i]);
+	CHECK_U64(kfeatures__has_functions(names, 0, found), 0);
+}
+
 UNIT_MAIN(
 	UNIT(test_privileges),
 	UNIT(test_kallsyms),
+	UNIT(test_has_functions),
 	UNIT(test_pmu_cycles),
 	UNIT(test_probes),
 	UNIT(test_tracefs),
