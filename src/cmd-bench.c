@@ -811,15 +811,8 @@ static int bench_parse_args(int argc, char **argv, struct bench_params *p,
 		if (ret)
 			return ret;
 	}
-	if (p->vm.nkernels) {
-		/* The guest's: without -o and the VM options. */
-		*gargv = popt__guest_argv(&cmd, argc, argv, gargc);
-		if (!*gargv) {
-			rs_error("bench: out of memory");
-			return RS_EXIT_FAIL;
-		}
-	}
-	return 0;
+	/* The guest's: without -o and the VM options. */
+	return vm_cmd__guest_argv(&cmd, &p->vm, argc, argv, gargv, gargc);
 }
 
 /* --- the run ------------------------------------------------------------ */
