@@ -63,6 +63,40 @@ int breakdown__reads(const struct breakdown_syscall *sc, size_t nr_sc,
 		     uint32_t fd, bool pread_only, struct breakdown_read **out,
 		     size_t *nr);
 /*
+ * A stat file of cgroupfs, by its name (the path's last component): one
+ * that ends in ".stat" (cpu.stat, memory.stat, io.stat, cgroup.stat,
+ * cpuacct.stat of v1) or "_stat" (memory.numa_stat), or cpu.stat.local.
+ */
+bool breakdown__is_stat_file(const char *name);
+
+/* A stat file's reads, as record follows its targets (breakdown.h). */
+struct breakdown_file_reads {
+	char name[64];			/* the path's last component */
+	struct breakdown_read *reads;
+	size_t nr, cap;
+};
+
+struct breakdown_files_stats {
+	uint64_t opens;		/* opens of stat files read */
+	uint64_t other;		/* syscalls on other files (kept out) */
+	uint64_t unnamed;	/* syscalls on an fd whose open was not seen */
+};
+
+/*
+ * Name the file of each syscall: the path its process opened as that fd
+ * last before the syscall began (events: opens and forks, in any
+ * order), else the path its parent had so before the fork, up the line;
+ * keep the syscalls of stat files (breakdown__is_stat_file()), group
+ * each open's syscalls into reads (as breakdown__reads()), one entry per
+ * file name in *out (*nr; breakdown__files_free() it). 0 or -ENOMEM.
+ */
+int breakdown__files(const struct breakdown_syscall *sc, size_t nr_sc,
+		     const struct breakdown_event *ev, size_t nr_ev,
+		     struct breakdown_file_reads **out, size_t *nr,
+		     struct breakdown_files_stats *st);
+void breakdown__files_free(struct breakdown_file_reads *f, size_t nr);
+
+/*
  * The table of reads: percentiles of the total and of each part, each
  * part's share of the summed total, and the notes (hz: the scheduler
  * tick's frequency, 0 unknown: no tick notes). 0, -EINVAL (no reads),

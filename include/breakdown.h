@@ -60,6 +60,7 @@ struct breakdown_syscall {
 	uint64_t start, total;		/* ns, bpf_ktime_get_ns() */
 	int64_t ret;
 	uint32_t fd, tid;
+	uint32_t tgid;			/* the process (fds are its own) */
 	uint64_t ns[BD_PART__NR];
 	uint32_t calls[BD_PART__NR];	/* entries of each part */
 	uint32_t broken;		/* unmatched events (lost kretprobe) */
@@ -129,5 +130,38 @@ struct breakdown_outside {
  */
 int breakdown__outside_by(struct breakdown *b, struct breakdown_outside **out,
 			  size_t *nr);
+
+/*
+ * Following processes (record -p PID, record -- CMD): with follow set
+ * before open, a reader's children become readers (sched_process_fork)
+ * and the readers' open(2)/openat(2) calls that return an fd are kept,
+ * so that each syscall's fd can be named (breakdown__files() in
+ * breakdown-table.h).
+ */
+void breakdown__set_follow(struct breakdown *b, bool follow);
+
+#define BD_PATH_MAX 256
+
+struct breakdown_event {
+	uint64_t ts;		/* bpf_ktime_get_ns() */
+	uint32_t tgid;		/* who opened, who forked */
+	bool fork;
+	int32_t fd;		/* open: the fd it returned */
+	uint32_t child;		/* fork: the child's pid */
+	char path[BD_PATH_MAX];	/* open: as given (relative or cut) */
+};
+
+/* The opens and forks so far, in the order they came. */
+const struct breakdown_event *breakdown__events(const struct breakdown *b,
+						size_t *nr);
+
+struct breakdown_follow_stats {
+	uint64_t forks;		/* children followed */
+	uint64_t readers_full;	/* children not followed: map full */
+	uint64_t events_lost;	/* opens and forks lost: ring full */
+};
+
+void breakdown__follow_stats(const struct breakdown *b,
+			     struct breakdown_follow_stats *st);
 
 #endif

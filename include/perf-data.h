@@ -107,6 +107,13 @@ int perf_data__kallsyms(const struct perf_data *pd, const char **text,
  */
 int perf_data__rstat_spans(const struct perf_data *pd, const char **text);
 /*
+ * The reads of record's targets decomposed, as it stored them (its
+ * other feature section; bench_breakdown__parse() reads the text): 0
+ * and *text, or -ENOENT.
+ */
+int perf_data__rstat_breakdown(const struct perf_data *pd,
+			       const char **text);
+/*
  * Tracepoint formats of the tracing data not used as they are (a print
  * fmt libtraceevent would crash on, or that names a field its format
  * lacks): how many, and the first few as "system:name: why". Their

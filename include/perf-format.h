@@ -79,6 +79,11 @@ enum perf_feature {
 	 * the last section's removal cannot shift the ones before it.
 	 */
 	PERF_FEAT_RSTAT_SPANS = 255,
+	/*
+	 * Ours too: the reads of record's targets decomposed in the kernel
+	 * (docs/breakdown.md), a JSON document ({"breakdown": ...}).
+	 */
+	PERF_FEAT_RSTAT_BREAKDOWN = 254,
 	PERF_FEAT_BITS = 256,
 };
 

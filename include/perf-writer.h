@@ -109,6 +109,12 @@ int perf_writer__kallsyms(const struct perf_writer *w, const char **text,
  * format() writes them (kernel-spans.h). NULL removes it. Copied.
  */
 int perf_writer__set_rstat_spans(struct perf_writer *w, const char *text);
+/*
+ * The other (bit 254): the reads of record's targets decomposed, as
+ * bench_breakdown__format() writes them. NULL removes it. Copied.
+ */
+int perf_writer__set_rstat_breakdown(struct perf_writer *w,
+				     const char *text);
 /* A BUILD_ID entry (size <= 20), e.g. pid -1, PERF_RECORD_MISC_KERNEL. */
 int perf_writer__add_build_id(struct perf_writer *w, int32_t pid,
 			      uint16_t misc, const uint8_t *id, size_t size,

@@ -69,6 +69,11 @@ struct recorder_opts {
 	const char *vmlinux;		/* NULL: looked for */
 	unsigned int mmap_pages;	/* 0: the default */
 	enum recorder_spans spans;
+	/*
+	 * Leave out the decomposition of the targets' reads (-p, -- CMD),
+	 * which is on where BPF loads.
+	 */
+	bool no_breakdown;
 	const char *const *events;	/* -e: tracepoints or a sampling event */
 	unsigned int nr_events;
 	const char *const *probes;	/* kernel probe specs */
@@ -90,6 +95,8 @@ struct recorder_notes {
 	char no_bpf[256];
 	/* no rstat tracepoints: BPF times the flush function by kprobes */
 	bool bpf_kprobes;
+	/* the targets' reads are not decomposed: why ("" when they are) */
+	char no_breakdown[256];
 };
 
 struct recorder_stats {
@@ -129,6 +136,12 @@ void recorder__discard(struct recorder *r);
 /* Whether recorder__start() moved an earlier output to OUTPUT.old. */
 bool recorder__rotated(const struct recorder *r);
 void recorder__stats(const struct recorder *r, struct recorder_stats *st);
+/*
+ * The targets' reads decomposed, one table per stat file (docs/
+ * breakdown.md), after recorder__stop(); NULL when not timed.
+ */
+struct bench_breakdown;
+const struct bench_breakdown *recorder__breakdown(const struct recorder *r);
 /* The one line that says what failed, "" if nothing did. */
 const char *recorder__strerror(const struct recorder *r);
 

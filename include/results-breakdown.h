@@ -72,7 +72,45 @@ struct bench_breakdown {
 	uint64_t outside_trig_ns[BD_PART__NR][RS_TRIG__NR + 1];
 	unsigned int nr_files;
 	struct bench_bd_file files[BENCH_BD_MAX_FILES];
+	/*
+	 * record -p / -- CMD: the processes followed and how their reads
+	 * were named (set: written as "follow"; bench has one reader).
+	 */
+	struct bench_bd_follow {
+		bool set;
+		uint64_t forks;		/* children followed */
+		uint64_t readers_full;	/* children not followed */
+		uint64_t events_lost;	/* opens and forks lost */
+		uint64_t opens;		/* opens of stat files read */
+		uint64_t other;		/* syscalls on other files */
+		uint64_t unnamed;	/* syscalls on an fd of unseen open */
+		uint64_t files_dropped;	/* stat files past the 8 kept */
+	} follow;
 };
+
+struct breakdown;
+struct breakdown_table;
+
+/* f: a file's figures from the table of its reads. */
+void bench_bd_file__from_table(struct bench_bd_file *f, const char *name,
+			       const struct breakdown_table *t);
+/*
+ * The method, sources, losses and the callbacks outside the reads (by
+ * who flushed) of a detached breakdown into bd; hz and where it came
+ * from.
+ */
+void bench_breakdown__describe(struct bench_breakdown *bd,
+			       struct breakdown *b, unsigned int hz,
+			       const char *hz_from);
+
+/*
+ * As a JSON document of its own, {"breakdown": {...}} (record keeps it
+ * in the recording): *text malloc()ed. 0 or -ENOMEM.
+ */
+int bench_breakdown__format(const struct bench_breakdown *bd, char **text);
+/* ... read back: 0, -EINVAL with what is wrong in errbuf, -ENOMEM. */
+int bench_breakdown__parse(struct bench_breakdown *bd, const char *text,
+			   size_t len, char *errbuf, size_t errlen);
 
 struct json_writer;
 struct jv;

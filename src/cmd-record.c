@@ -22,6 +22,7 @@
 #include <unistd.h>
 
 #include "bpf-spans.h"
+#include "breakdown-out.h"
 #include "cmds.h"
 #include "outfile.h"
 #include "parse-options.h"
@@ -54,6 +55,7 @@ struct record_params {
 	const char *vmlinux;
 	unsigned int mmap_pages;
 	bool quiet;
+	bool no_breakdown;
 	enum recorder_spans spans;
 	const char *events[RECORDER_MAX_ARGS];
 	unsigned int nr_events;
@@ -145,6 +147,10 @@ static int record_parse_args(int argc, char **argv, struct record_params *p)
 			    "cgroup and CPU, but each hold includes the\n"
 			    "recorder's cost); auto (default): bpf where\n"
 			    "it loads, else perf") },
+		{ POPT_FLAG(0, "no-breakdown", &p->no_breakdown,
+			    "do not time the targets' stat-file reads part\n"
+			    "by part (on by default with -p or -- CMD where\n"
+			    "BPF loads; not done with -a or --cgroup)") },
 		{ POPT_FLAG('q', "quiet", &p->quiet,
 			    "no progress line, notes or summary") },
 		POPT_HELP_ROW,
@@ -229,7 +235,8 @@ static void progress(const struct recorder *r, double elapsed, bool last)
 		last ? "\n" : "   ");
 }
 
-static void say_notes(const struct recorder_notes *n)
+static void say_notes(const struct recorder_notes *n,
+		      enum recorder_target target)
 {
 	if (n->no_cycles)
 		rs_note("this machine's PMU has no cycles event: sampling cpu-clock instead (IRQ-off time skids to the IRQ re-enable point; see rstat-analyze doctor)");
@@ -244,6 +251,10 @@ static void say_notes(const struct recorder_notes *n)
 	else if (*n->no_bpf && !n->tracefs_denied)
 		rs_note("lock holds will be timed from perf's tracepoint records and include the recorder's cost (BPF: %s)",
 			n->no_bpf);
+	if (*n->no_breakdown && (target == RECORDER_PID ||
+				 target == RECORDER_CMD))
+		rs_note("the targets' reads will not be decomposed: %s",
+			n->no_breakdown);
 }
 
 /* Drain until stopped, the duration is up or the target is gone. */
@@ -286,6 +297,7 @@ static void recorder_opts_from(const struct record_params *p, int argc,
 	o->vmlinux = p->vmlinux;
 	o->mmap_pages = p->mmap_pages;
 	o->spans = p->spans;
+	o->no_breakdown = p->no_breakdown;
 	o->events = p->events;
 	o->nr_events = p->nr_events;
 	o->probes = p->probes;
@@ -314,7 +326,7 @@ static int record_run(const struct record_params *p, int argc, char **argv)
 	rs_catch_stop_signals();
 	err = recorder__open(r);
 	if (!err && !p->quiet)
-		say_notes(recorder__notes(r));
+		say_notes(recorder__notes(r), p->target);
 	if (!err)
 		err = recorder__start(r);
 	if (!err)
@@ -334,6 +346,9 @@ static int record_run(const struct record_params *p, int argc, char **argv)
 			" samples in %s (%.1f MB)\n", st.samples, p->output,
 			(stat(p->output, &sb) ? st.data_size :
 			 (uint64_t)sb.st_size) / 1e6);
+	/* The targets' reads, as report prints them from the file. */
+	if (!p->quiet && recorder__breakdown(r))
+		bench_breakdown__print(recorder__breakdown(r), stderr);
 	recorder__delete(r);
 	/*
 	 * As perf record: the recording is kept, and the status is the

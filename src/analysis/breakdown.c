@@ -18,51 +18,352 @@
 
 const double breakdown_q[BD_NR_Q] = { 50, 90, 99 };
 
+/*
+ * The index of the task's next syscall after each (nr_sc: none), which
+ * tells the tail of the one before it. *out: free() it.
+ */
+static int next_of_task(const struct breakdown_syscall *sc, size_t nr_sc,
+			size_t **out)
+{
+	struct { uint32_t tid; bool set; size_t at; } *h;
+	size_t *next = calloc(nr_sc ? nr_sc : 1, sizeof(*next));
+	size_t cap = 64, i, j;
+
+	while (cap < nr_sc * 2)
+		cap *= 2;
+	h = calloc(cap, sizeof(*h));
+	*out = h ? next : NULL;
+	if (!h || !next) {
+		free(h);
+		free(next);
+		return -ENOMEM;
+	}
+	/* Backwards, an open-addressed table tid -> its latest index. */
+	for (i = nr_sc; i-- > 0;) {
+		j = (sc[i].tid * 2654435761u) & (cap - 1);
+		while (h[j].set && h[j].tid != sc[i].tid)
+			j = (j + 1) & (cap - 1);
+		next[i] = h[j].set ? h[j].at : nr_sc;
+		h[j].set = true;
+		h[j].tid = sc[i].tid;
+		h[j].at = i;
+	}
+	free(h);
+	return 0;
+}
+
+/*
+ * The syscalls idx[] (ascending) of one file's fd grouped into reads,
+ * appended to *r (*n of *cap). A read cut off at the end (its EOF not
+ * seen) is left out. 0 or -ENOMEM.
+ */
+static int group_reads(const struct breakdown_syscall *sc, size_t nr_sc,
+		       const size_t *next, const size_t *idx, size_t nr_idx,
+		       struct breakdown_read **r, size_t *n, size_t *cap)
+{
+	struct breakdown_read cur;
+	size_t k;
+	int p;
+
+	memset(&cur, 0, sizeof(cur));
+	for (k = 0; k < nr_idx; k++) {
+		const struct breakdown_syscall *s = &sc[idx[k]];
+		uint64_t tail = next[idx[k]] < nr_sc ?
+				sc[next[idx[k]]].prev_tail_off : 0;
+
+		cur.total += s->total + tail;
+		cur.tail_off += tail;
+		for (p = 0; p < BD_PART__NR; p++) {
+			cur.ns[p] += s->ns[p];
+			cur.calls[p] += s->calls[p];
+		}
+		cur.ns[BD_PART_OFF] += tail;
+		if (s->ret > 0)
+			continue;
+		if (grow_array((void **)r, cap, *n + 1, sizeof(**r)))
+			return -ENOMEM;
+		(*r)[(*n)++] = cur;
+		memset(&cur, 0, sizeof(cur));
+	}
+	return 0;
+}
+
 int breakdown__reads(const struct breakdown_syscall *sc, size_t nr_sc,
 		     uint32_t fd, bool pread_only, struct breakdown_read **out,
 		     size_t *nr)
 {
-	struct breakdown_read *r = NULL, cur;
-	size_t n = 0, cap = 0, i;
-	bool open = false;
-	int p;
+	struct breakdown_read *r = NULL;
+	size_t n = 0, cap = 0, nr_idx = 0, i, *idx, *next;
+	int err;
 
 	*out = NULL;
 	*nr = 0;
-	memset(&cur, 0, sizeof(cur));
-	for (i = 0; i < nr_sc; i++) {
-		uint64_t tail = 0;
-		size_t j;
-
-		if (sc[i].fd != fd || (pread_only && !sc[i].pread))
-			continue;
-		/* The tail of i is told by the task's next syscall. */
-		for (j = i + 1; j < nr_sc; j++)
-			if (sc[j].tid == sc[i].tid) {
-				tail = sc[j].prev_tail_off;
-				break;
-			}
-		cur.total += sc[i].total + tail;
-		cur.tail_off += tail;
-		for (p = 0; p < BD_PART__NR; p++) {
-			cur.ns[p] += sc[i].ns[p];
-			cur.calls[p] += sc[i].calls[p];
-		}
-		cur.ns[BD_PART_OFF] += tail;
-		open = true;
-		if (sc[i].ret > 0)
-			continue;
-		if (grow_array((void **)&r, &cap, n + 1, sizeof(*r))) {
-			free(r);
-			return -ENOMEM;
-		}
-		r[n++] = cur;
-		memset(&cur, 0, sizeof(cur));
-		open = false;
+	idx = calloc(nr_sc ? nr_sc : 1, sizeof(*idx));
+	if (!idx || next_of_task(sc, nr_sc, &next)) {
+		free(idx);
+		return -ENOMEM;
 	}
-	/* A read cut off at the end (its EOF not seen) is left out. */
-	(void)open;
+	for (i = 0; i < nr_sc; i++)
+		if (sc[i].fd == fd && (!pread_only || sc[i].pread))
+			idx[nr_idx++] = i;
+	err = group_reads(sc, nr_sc, next, idx, nr_idx, &r, &n, &cap);
+	free(idx);
+	free(next);
+	if (err) {
+		free(r);
+		return err;
+	}
 	*out = r;
+	*nr = n;
+	return 0;
+}
+
+bool breakdown__is_stat_file(const char *name)
+{
+	static const char *const suffixes[] = { ".stat", "_stat" };
+	size_t len = strlen(name), k;
+
+	if (!strcmp(name, "cpu.stat.local"))
+		return true;
+	for (k = 0; k < sizeof(suffixes) / sizeof(*suffixes); k++) {
+		size_t sl = strlen(suffixes[k]);
+
+		/* A name of its own before the suffix: not ".stat" alone. */
+		if (len > sl && !strcmp(name + len - sl, suffixes[k]))
+			return true;
+	}
+	return false;
+}
+
+static const char *base_name(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+
+	return slash ? slash + 1 : path;
+}
+
+/* The opens in (tgid, fd, ts) order, the forks by child. */
+struct bd_index {
+	const struct breakdown_event *ev;
+	size_t *opens, nr_opens;
+	size_t *forks, nr_forks;
+};
+
+static int cmp_open(const void *a, const void *b, void *arg)
+{
+	const struct breakdown_event *ev = arg;
+	const struct breakdown_event *x = &ev[*(const size_t *)a];
+	const struct breakdown_event *y = &ev[*(const size_t *)b];
+
+	if (x->tgid != y->tgid)
+		return x->tgid < y->tgid ? -1 : 1;
+	if (x->fd != y->fd)
+		return x->fd < y->fd ? -1 : 1;
+	if (x->ts != y->ts)
+		return x->ts < y->ts ? -1 : 1;
+	return *(const size_t *)a < *(const size_t *)b ? -1 : 1;
+}
+
+static int cmp_fork(const void *a, const void *b, void *arg)
+{
+	const struct breakdown_event *ev = arg;
+	const struct breakdown_event *x = &ev[*(const size_t *)a];
+	const struct breakdown_event *y = &ev[*(const size_t *)b];
+
+	if (x->child != y->child)
+		return x->child < y->child ? -1 : 1;
+	if (x->ts != y->ts)
+		return x->ts < y->ts ? -1 : 1;
+	return 0;
+}
+
+/* The last open of (tgid, fd) at or before ts: its event, or -1. */
+static long last_open(const struct bd_index *ix, uint32_t tgid, int32_t fd,
+		      uint64_t ts)
+{
+	size_t lo = 0, hi = ix->nr_opens;
+
+	/* The first open past (tgid, fd, ts); the one before it, if ours. */
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		const struct breakdown_event *e = &ix->ev[ix->opens[mid]];
+
+		if (e->tgid < tgid || (e->tgid == tgid && (e->fd < fd ||
+		    (e->fd == fd && e->ts <= ts))))
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (!lo)
+		return -1;
+	lo--;
+	if (ix->ev[ix->opens[lo]].tgid != tgid ||
+	    ix->ev[ix->opens[lo]].fd != fd)
+		return -1;
+	return (long)ix->opens[lo];
+}
+
+/* The fork that made child (the last one before ts), or NULL. */
+static const struct breakdown_event *fork_of(const struct bd_index *ix,
+					     uint32_t child, uint64_t ts)
+{
+	const struct breakdown_event *found = NULL;
+	size_t lo = 0, hi = ix->nr_forks;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (ix->ev[ix->forks[mid]].child < child)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (; lo < ix->nr_forks && ix->ev[ix->forks[lo]].child == child;
+	     lo++)
+		if (ix->ev[ix->forks[lo]].ts <= ts)
+			found = &ix->ev[ix->forks[lo]];
+	return found;
+}
+
+/*
+ * The open a syscall's fd stands for: its process's last open of that fd
+ * before the syscall began, else its parent's before the fork (an
+ * inherited fd), up the line. -1 when none was seen.
+ */
+static long open_of(const struct bd_index *ix,
+		    const struct breakdown_syscall *s)
+{
+	uint32_t tgid = s->tgid;
+	uint64_t ts = s->start;
+	int depth;
+
+	for (depth = 0; depth < 16; depth++) {
+		const struct breakdown_event *f;
+		long o = last_open(ix, tgid, (int32_t)s->fd, ts);
+
+		if (o >= 0)
+			return o;
+		f = fork_of(ix, tgid, ts);
+		if (!f)
+			return -1;
+		tgid = f->tgid;
+		ts = f->ts;
+	}
+	return -1;
+}
+
+struct bd_sc_open {
+	long open;
+	size_t at;
+};
+
+static int cmp_sc_open(const void *a, const void *b)
+{
+	const struct bd_sc_open *x = a, *y = b;
+
+	if (x->open != y->open)
+		return x->open < y->open ? -1 : 1;
+	return x->at < y->at ? -1 : x->at > y->at;
+}
+
+void breakdown__files_free(struct breakdown_file_reads *f, size_t nr)
+{
+	size_t i;
+
+	for (i = 0; f && i < nr; i++)
+		free(f[i].reads);
+	free(f);
+}
+
+/* The file named name in f[] (added when new), or NULL: -ENOMEM. */
+static struct breakdown_file_reads *file_of(struct breakdown_file_reads **f,
+					    size_t *nr, size_t *cap,
+					    const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < *nr; i++)
+		if (!strcmp((*f)[i].name, name))
+			return &(*f)[i];
+	if (grow_array((void **)f, cap, *nr + 1, sizeof(**f)))
+		return NULL;
+	memset(&(*f)[*nr], 0, sizeof(**f));
+	snprintf((*f)[*nr].name, sizeof((*f)[*nr].name), "%.63s", name);
+	return &(*f)[(*nr)++];
+}
+
+int breakdown__files(const struct breakdown_syscall *sc, size_t nr_sc,
+		     const struct breakdown_event *ev, size_t nr_ev,
+		     struct breakdown_file_reads **out, size_t *nr,
+		     struct breakdown_files_stats *st)
+{
+	struct bd_index ix = { .ev = ev };
+	struct breakdown_file_reads *f = NULL;
+	struct bd_sc_open *so = NULL;
+	size_t n = 0, cap = 0, nr_so = 0, i, j, *next = NULL, *idx = NULL;
+	int err = -ENOMEM;
+
+	*out = NULL;
+	*nr = 0;
+	memset(st, 0, sizeof(*st));
+	ix.opens = calloc(nr_ev ? nr_ev : 1, sizeof(*ix.opens));
+	ix.forks = calloc(nr_ev ? nr_ev : 1, sizeof(*ix.forks));
+	so = calloc(nr_sc ? nr_sc : 1, sizeof(*so));
+	idx = calloc(nr_sc ? nr_sc : 1, sizeof(*idx));
+	if (!ix.opens || !ix.forks || !so || !idx ||
+	    next_of_task(sc, nr_sc, &next))
+		goto out;
+	for (i = 0; i < nr_ev; i++) {
+		if (ev[i].fork)
+			ix.forks[ix.nr_forks++] = i;
+		else
+			ix.opens[ix.nr_opens++] = i;
+	}
+	qsort_r(ix.opens, ix.nr_opens, sizeof(*ix.opens), cmp_open,
+		(void *)ev);
+	qsort_r(ix.forks, ix.nr_forks, sizeof(*ix.forks), cmp_fork,
+		(void *)ev);
+	for (i = 0; i < nr_sc; i++) {
+		long o = open_of(&ix, &sc[i]);
+
+		if (o < 0) {
+			st->unnamed++;
+			continue;
+		}
+		if (!breakdown__is_stat_file(base_name(ev[o].path))) {
+			st->other++;
+			continue;
+		}
+		so[nr_so].open = o;
+		so[nr_so].at = i;
+		nr_so++;
+	}
+	/* Each open's syscalls in order, then into its file's reads. */
+	qsort(so, nr_so, sizeof(*so), cmp_sc_open);
+	for (i = 0; i < nr_so; i = j) {
+		struct breakdown_file_reads *fr;
+		size_t k = 0;
+
+		for (j = i; j < nr_so && so[j].open == so[i].open; j++)
+			idx[k++] = so[j].at;
+		fr = file_of(&f, &n, &cap, base_name(ev[so[i].open].path));
+		if (!fr || group_reads(sc, nr_sc, next, idx, k, &fr->reads,
+				       &fr->nr, &fr->cap))
+			goto out;
+		st->opens++;
+	}
+	err = 0;
+out:
+	free(ix.opens);
+	free(ix.forks);
+	free(so);
+	free(idx);
+	free(next);
+	if (err) {
+		breakdown__files_free(f, n);
+		return err;
+	}
+	*out = f;
 	*nr = n;
 	return 0;
 }

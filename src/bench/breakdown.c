@@ -14,7 +14,6 @@
 
 #include "bench-breakdown.h"
 #include "breakdown-table.h"
-#include "rules.h"
 #include "util.h"
 
 struct bench_bd_pass {
@@ -133,28 +132,6 @@ void bench_bd_pass__delete(struct bench_bd_pass *bp)
 	free(bp);
 }
 
-static void row_from(struct bench_bd_row *out, const struct breakdown_row *in)
-{
-	int q;
-
-	memset(out, 0, sizeof(*out));
-	out->share = in->share;
-	out->sum_ns = in->sum;
-	for (q = 0; q < BD_NR_Q; q++) {
-		out->q[q] = in->q[q];
-		if (in->notes[q] & BD_NOTE_TICKS)
-			snprintf(out->note[q], sizeof(out->note[q]),
-				 "%u tick%s", in->ticks[q],
-				 in->ticks[q] > 1 ? "s" : "");
-		if (in->notes[q] & BD_NOTE_OFF) {
-			size_t l = strlen(out->note[q]);
-
-			snprintf(out->note[q] + l, sizeof(out->note[q]) - l,
-				 "%soff-CPU", l ? ", " : "");
-		}
-	}
-}
-
 int bench_bd_pass__file(struct bench_bd_pass *bp, struct bench_breakdown *bd,
 			const char *name, int fd, uint64_t user_p50,
 			const uint64_t *lat, size_t nr_lat)
@@ -164,7 +141,7 @@ int bench_bd_pass__file(struct bench_bd_pass *bp, struct bench_breakdown *bd,
 	struct breakdown_table t;
 	struct bench_bd_file *f;
 	size_t nr_sc, nr;
-	int err, p;
+	int err;
 
 	if (bd->nr_files >= BENCH_BD_MAX_FILES)
 		return -E2BIG;
@@ -182,7 +159,7 @@ int bench_bd_pass__file(struct bench_bd_pass *bp, struct bench_breakdown *bd,
 		return err == -EINVAL ? -ENOENT : err;
 	}
 	f = &bd->files[bd->nr_files++];
-	memset(f, 0, sizeof(*f));
+	bench_bd_file__from_table(f, name, &t);
 	/* One record a read, in the reader's order: the counts must agree. */
 	f->reader_reads = nr_lat;
 	err = breakdown__entry_exit(reads, nr, lat, nr_lat, &f->entry);
@@ -190,75 +167,15 @@ int bench_bd_pass__file(struct bench_bd_pass *bp, struct bench_breakdown *bd,
 	if (err == -ENOMEM)
 		return err;
 	f->paired = !err;
-	snprintf(f->file, sizeof(f->file), "%s", name);
-	f->reads = t.reads;
-	f->off_most = t.off_most;
-	f->tail_off_ns = t.tail_off_ns;
 	f->read_p50_ns = user_p50;
-	row_from(&f->total, &t.total);
-	for (p = 0; p < BD_PART__NR; p++) {
-		row_from(&f->part[p], &t.part[p]);
-		f->part[p].calls = t.calls[p];
-	}
-	f->total.calls = t.reads;
 	return 0;
-}
-
-/* The callbacks outside the reads by who flushed (none if unknown). */
-static void describe_outside(struct bench_bd_pass *bp,
-			     struct bench_breakdown *bd)
-{
-	struct breakdown_outside *o;
-	struct classifier *cls;
-	struct rules *rules;
-	size_t n, i;
-
-	if (breakdown__outside_by(bp->b, &o, &n))
-		return;
-	rules = rules__new();
-	cls = rules ? classifier__new(rules) : NULL;
-	for (i = 0; cls && i < n; i++) {
-		struct rs_stack_class c;
-		int t = RS_TRIG_NONE;
-
-		/* Who flushed: the outermost trigger frame of its stack. */
-		if (o[i].nr_frames &&
-		    !classifier__classify(cls, o[i].frames, o[i].nr_frames,
-					  &c))
-			t = c.trigger;
-		if (o[i].part < 0 || o[i].part >= BD_PART__NR ||
-		    t < RS_TRIG_NONE || t >= RS_TRIG__NR)
-			continue;
-		bd->outside_trig_calls[o[i].part][t + 1] += o[i].calls;
-		bd->outside_trig_ns[o[i].part][t + 1] += o[i].ns;
-	}
-	classifier__delete(cls);
-	rules__delete(rules);
-	free(o);
 }
 
 void bench_bd_pass__describe(struct bench_bd_pass *bp,
 			     struct bench_breakdown *bd)
 {
-	const struct breakdown_source *s;
-	int p;
-
-	snprintf(bd->method, sizeof(bd->method), "%s",
-		 breakdown__method(bp->b));
-	bd->hz = bp->hz;
-	snprintf(bd->hz_from, sizeof(bd->hz_from), "%s", bp->hz_from);
-	for (p = 0; p < BD_PART__NR; p++) {
-		s = breakdown__source(bp->b, p);
-		snprintf(bd->untimed[p], sizeof(bd->untimed[p]), "%s",
-			 s->timed ? "" : s->why);
-		snprintf(bd->how[p], sizeof(bd->how[p]), "%s",
-			 s->timed ? s->how : "");
-		breakdown__outside(bp->b, p, &bd->outside_calls[p],
-				   &bd->outside_ns[p]);
-	}
-	breakdown__losses(bp->b, &bd->lost, &bd->broken);
+	bench_breakdown__describe(bd, bp->b, bp->hz, bp->hz_from);
 	bd->window_start_ns = bp->start_ns;
 	bd->window_end_ns = bp->end_ns;
 	bd->reader_pid = bp->pid;
-	describe_outside(bp, bd);
 }

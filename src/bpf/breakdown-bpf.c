@@ -43,12 +43,21 @@ struct breakdown {
 	struct breakdown_source src[BD_PART__NR];
 	struct breakdown_syscall *sc;
 	size_t nr_sc, cap_sc;
+	/* Following (breakdown__set_follow()): opens and forks. */
+	bool follow;
+	struct breakdown_event *ev;
+	size_t nr_ev, cap_ev;
 	/* The kernel's symbols, for the stacks outside the reads. */
 	struct machine *machine;
 	bool kallsyms_tried;
 	const char **frames;		/* every resolved stack's names */
 	size_t nr_frames, cap_frames;
 	int err;		/* the ring callback's */
+#ifdef RS_HAVE_BPF
+	struct follow_offs {
+		int open_name, openat_name, open_ret, fork_child;
+	} foffs;
+#endif
 };
 
 static const char *const part_names[BD_PART__NR] = {
@@ -105,13 +114,33 @@ const struct breakdown_syscall *breakdown__syscalls(const struct breakdown *b,
 	return b->sc;
 }
 
+void breakdown__set_follow(struct breakdown *b, bool follow)
+{
+	b->follow = follow;
+}
+
+const struct breakdown_event *breakdown__events(const struct breakdown *b,
+						size_t *nr)
+{
+	*nr = b->nr_ev;
+	return b->ev;
+}
+
 #ifndef RS_HAVE_BPF
 
 void breakdown__delete(struct breakdown *b)
 {
-	if (b)
+	if (b) {
 		free(b->sc);
+		free(b->ev);
+	}
 	free(b);
+}
+
+void breakdown__follow_stats(const struct breakdown *b,
+			     struct breakdown_follow_stats *st)
+{
+	memset(st, 0, sizeof(*st));
 }
 
 int breakdown__open(struct breakdown *b, char *errbuf, size_t errlen)
@@ -180,6 +209,7 @@ void breakdown__delete(struct breakdown *b)
 	machine__delete(b->machine);
 	free(b->frames);
 	free(b->sc);
+	free(b->ev);
 	free(b);
 }
 
@@ -232,6 +262,50 @@ static void set_src(struct breakdown_source *s, bool timed, const char *how,
 	s->timed = timed;
 	snprintf(s->how, sizeof(s->how), "%s", how ? how : "");
 	snprintf(s->why, sizeof(s->why), "%s", why ? why : "");
+}
+
+static int follow_offsets(struct breakdown *b, char *errbuf, size_t errlen)
+{
+	struct follow_offs *o = &b->foffs;
+
+	o->openat_name = field_offset("syscalls", "sys_enter_openat",
+				      "filename");
+	o->open_ret = field_offset("syscalls", "sys_exit_openat", "ret");
+	o->fork_child = field_offset("sched", "sched_process_fork",
+				     "child_pid");
+	/* open(2) exists on x86-64, not on arm64: openat alone there. */
+	o->open_name = field_offset("syscalls", "sys_enter_open", "filename");
+	if (o->open_name >= 0 &&
+	    field_offset("syscalls", "sys_exit_open", "ret") != o->open_ret)
+		o->open_name = -1;
+	if (o->openat_name < 0 || o->open_ret < 0 || o->fork_child < 0) {
+		errbuf_set(errbuf, errlen,
+			"no syscalls:sys_enter_openat/sys_exit_openat or sched:sched_process_fork tracepoint: the files read and the children cannot be followed");
+		return -EOPNOTSUPP;
+	}
+	return 0;
+}
+
+/* The following programs and maps, loaded when asked for. */
+static void set_follow(struct breakdown *b, struct rstat_breakdown *sk)
+{
+	bool f = b->follow, open = f && b->foffs.open_name >= 0;
+
+	if (f) {
+		sk->rodata->off_openat_name = (__u32)b->foffs.openat_name;
+		sk->rodata->off_open_name = open ?
+			(__u32)b->foffs.open_name : 0;
+		sk->rodata->off_open_ret = (__u32)b->foffs.open_ret;
+		sk->rodata->off_fork_child = (__u32)b->foffs.fork_child;
+		bpf_map__set_max_entries(sk->maps.readers, RS_BD_MAX_READERS);
+		bpf_map__set_max_entries(sk->maps.bd_events, 4u << 20);
+	}
+	bpf_program__set_autoload(sk->progs.bd_enter_openat, f);
+	bpf_program__set_autoload(sk->progs.bd_exit_openat, f);
+	bpf_program__set_autoload(sk->progs.bd_enter_open, open);
+	bpf_program__set_autoload(sk->progs.bd_exit_open, open);
+	bpf_program__set_autoload(sk->progs.bd_fork, f);
+	bpf_program__set_autoload(sk->progs.bd_exit_task, f);
 }
 
 static int do_open(struct breakdown *b, char *errbuf, size_t errlen)
@@ -381,6 +455,11 @@ static int do_open(struct breakdown *b, char *errbuf, size_t errlen)
 	set_src(&b->src[BD_PART_REST], true,
 		"syscalls:sys_enter -> sys_exit minus the parts", NULL);
 
+	if (b->follow) {
+		err = follow_offsets(b, errbuf, errlen);
+		if (err)
+			return err;
+	}
 	b->ncpus = libbpf_num_possible_cpus();
 	if (b->ncpus <= 0) {
 		errbuf_set(errbuf, errlen, "cannot count the possible CPUs");
@@ -426,6 +505,7 @@ static int do_open(struct breakdown *b, char *errbuf, size_t errlen)
 	CB_AUTOLOAD(io, BD_PART_IO);
 #undef CB_AUTOLOAD
 	bpf_map__set_max_entries(sk->maps.records, 8u << 20);
+	set_follow(b, sk);
 	err = rstat_breakdown__load(sk);
 	if (err) {
 		errbuf_set(errbuf, errlen, "BPF breakdown: load: %s: %s",
@@ -488,6 +568,7 @@ static int on_record(void *ctx, void *data, size_t size)
 	s->ret = r->ret;
 	s->fd = r->fd;
 	s->tid = r->tid;
+	s->tgid = r->tgid;
 	s->broken = r->broken;
 	s->prev_tail_off = r->prev_tail_off;
 	s->pread = r->pread;
@@ -510,6 +591,35 @@ static int on_record(void *ctx, void *data, size_t size)
 	s->ns[BD_PART_IO] = r->ns[RS_BD_CB_IO];
 	s->ns[BD_PART_CPU_WAIT] = r->ns[RS_BD_CPU_WAIT];
 	s->calls[BD_PART_CPU_WAIT] = r->calls[RS_BD_CPU_WAIT];
+	return 0;
+}
+
+static int on_event(void *ctx, void *data, size_t size)
+{
+	struct breakdown *b = ctx;
+	const struct rs_bd_ev *e = data;
+	struct breakdown_event *o;
+
+	if (size < sizeof(*e))
+		return 0;
+	if (grow_array((void **)&b->ev, &b->cap_ev, b->nr_ev + 1,
+		       sizeof(*b->ev))) {
+		b->err = -ENOMEM;
+		return -ENOMEM;
+	}
+	o = &b->ev[b->nr_ev++];
+	memset(o, 0, sizeof(*o));
+	o->ts = e->ts;
+	o->tgid = e->tgid;
+	o->fork = e->kind == RS_BD_EV_FORK;
+	if (o->fork) {
+		o->child = (uint32_t)e->fd;
+		o->fd = -1;
+	} else {
+		o->fd = e->fd;
+		memcpy(o->path, e->path, sizeof(o->path));
+		o->path[sizeof(o->path) - 1] = '\0';
+	}
 	return 0;
 }
 
@@ -590,6 +700,14 @@ static int do_attach(struct breakdown *b, char *errbuf, size_t errlen)
 			   strerror(-err));
 		return err;
 	}
+	if (b->follow && ring_buffer__add(b->rb,
+					  bpf_map__fd(sk->maps.bd_events),
+					  on_event, b)) {
+		err = -errno;
+		errbuf_set(errbuf, errlen, "BPF breakdown: ring buffer: %s",
+			   strerror(-err));
+		return err;
+	}
 	return 0;
 }
 
@@ -658,6 +776,32 @@ static uint64_t counter(const struct breakdown *b, __u32 idx)
 			sum += v[c];
 	free(v);
 	return sum;
+}
+
+static uint64_t follow_counter(const struct breakdown *b, __u32 idx)
+{
+	uint64_t *v, sum = 0;
+	int c;
+
+	if (!b->skel || !b->follow)
+		return 0;
+	v = calloc((size_t)b->ncpus, sizeof(*v));
+	if (!v)
+		return 0;
+	if (!bpf_map_lookup_elem(bpf_map__fd(b->skel->maps.bd_follow_counters),
+				 &idx, v))
+		for (c = 0; c < b->ncpus; c++)
+			sum += v[c];
+	free(v);
+	return sum;
+}
+
+void breakdown__follow_stats(const struct breakdown *b,
+			     struct breakdown_follow_stats *st)
+{
+	st->forks = follow_counter(b, RS_BD_F_FORKS);
+	st->readers_full = follow_counter(b, RS_BD_F_READERS_FULL);
+	st->events_lost = follow_counter(b, RS_BD_F_EV_LOST);
 }
 
 void breakdown__losses(const struct breakdown *b, uint64_t *lost,

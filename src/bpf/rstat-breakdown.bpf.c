@@ -263,7 +263,7 @@ static __always_inline int sys_exit(void *ctx)
 	r->prev_tail_off = c->prev_tail_off;
 	r->prev_tail_switches = c->prev_tail_switches;
 	r->pread = c->pread;
-	r->pad = 0;
+	r->tgid = (__u32)(bpf_get_current_pid_tgid() >> 32);
 	bpf_ringbuf_submit(r, 0);
 	count(RS_BD_C_RECORDS);
 	bpf_map_delete_elem(&ctxs, &tid);
@@ -522,3 +522,170 @@ CALLBACK(base, RS_BD_CB_BASE)
 CALLBACK(bpf, RS_BD_CB_BPF)
 CALLBACK(memory, RS_BD_CB_MEMORY)
 CALLBACK(io, RS_BD_CB_IO)
+
+/*
+ * Following the readers' children and naming their files (record -p,
+ * record -- CMD). Loaded only when the loader asks (follow): the
+ * readers map is then resized to RS_BD_MAX_READERS.
+ */
+const volatile __u32 off_open_name = 16, off_openat_name = 24;
+const volatile __u32 off_open_ret = 16;
+const volatile __u32 off_fork_child = 20;
+
+struct {
+	__uint(type, BPF_MAP_TYPE_RINGBUF);
+	__uint(max_entries, 1 << 20);	/* resized by the loader */
+} bd_events SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 1024);
+	__type(key, __u32);
+	__type(value, struct rs_bd_open_arg);
+} bd_open_args SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct rs_bd_open_arg);
+} bd_open_zero SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, RS_BD__NR_FOLLOW);
+	__type(key, __u32);
+	__type(value, __u64);
+} bd_follow_counters SEC(".maps");
+
+static __always_inline void follow_count(__u32 idx)
+{
+	__u64 *c = bpf_map_lookup_elem(&bd_follow_counters, &idx);
+
+	if (c)
+		(*c)++;
+}
+
+static __always_inline int open_enter(void *ctx, __u32 off)
+{
+	__u64 id = bpf_get_current_pid_tgid();
+	__u32 tgid = id >> 32, tid = (__u32)id, zero = 0;
+	struct rs_bd_open_arg *a;
+	const char *name;
+
+	if (!bpf_map_lookup_elem(&readers, &tgid))
+		return KEEP_EVENT;
+	a = bpf_map_lookup_elem(&bd_open_zero, &zero);
+	if (!a)
+		return KEEP_EVENT;
+	name = (const char *)read_u64(ctx, off);
+	a->path[0] = 0;
+	if (bpf_probe_read_user_str(a->path, sizeof(a->path), name) < 0)
+		a->path[0] = 0;
+	bpf_map_update_elem(&bd_open_args, &tid, a, BPF_ANY);
+	return KEEP_EVENT;
+}
+
+static __always_inline int open_exit(void *ctx)
+{
+	__u64 id = bpf_get_current_pid_tgid();
+	__u32 tid = (__u32)id;
+	struct rs_bd_open_arg *a = bpf_map_lookup_elem(&bd_open_args, &tid);
+	struct rs_bd_ev *e;
+	__s64 ret;
+
+	if (!a)
+		return KEEP_EVENT;
+	ret = (__s64)read_u64(ctx, off_open_ret);
+	if (ret >= 0) {
+		e = bpf_ringbuf_reserve(&bd_events, sizeof(*e), 0);
+		if (e) {
+			e->ts = bpf_ktime_get_ns();
+			e->kind = RS_BD_EV_OPEN;
+			e->tgid = id >> 32;
+			e->tid = tid;
+			e->fd = (__s32)ret;
+			__builtin_memcpy(e->path, a->path, sizeof(e->path));
+			e->path[RS_BD_PATH - 1] = 0;
+			bpf_ringbuf_submit(e, 0);
+		} else {
+			follow_count(RS_BD_F_EV_LOST);
+		}
+	}
+	bpf_map_delete_elem(&bd_open_args, &tid);
+	return KEEP_EVENT;
+}
+
+SEC("tracepoint/syscalls/sys_enter_openat")
+int bd_enter_openat(void *ctx)
+{
+	return open_enter(ctx, off_openat_name);
+}
+
+SEC("tracepoint/syscalls/sys_exit_openat")
+int bd_exit_openat(void *ctx)
+{
+	return open_exit(ctx);
+}
+
+SEC("tracepoint/syscalls/sys_enter_open")
+int bd_enter_open(void *ctx)
+{
+	return open_enter(ctx, off_open_name);
+}
+
+SEC("tracepoint/syscalls/sys_exit_open")
+int bd_exit_open(void *ctx)
+{
+	return open_exit(ctx);
+}
+
+/*
+ * A reader's child is a reader (a thread's tid joins too: harmless, a
+ * tid is no other process's tgid while it lives). Said to user space,
+ * whose child inherits the parent's fds.
+ */
+SEC("tracepoint/sched/sched_process_fork")
+int bd_fork(void *ctx)
+{
+	__u64 id = bpf_get_current_pid_tgid();
+	__u32 tgid = id >> 32;
+	__u32 child = read_u32(ctx, off_fork_child);
+	struct rs_bd_ev *e;
+	__u8 one = 1;
+
+	if (!bpf_map_lookup_elem(&readers, &tgid) || child == tgid)
+		return KEEP_EVENT;
+	if (bpf_map_update_elem(&readers, &child, &one, BPF_ANY)) {
+		follow_count(RS_BD_F_READERS_FULL);
+		return KEEP_EVENT;
+	}
+	follow_count(RS_BD_F_FORKS);
+	e = bpf_ringbuf_reserve(&bd_events, sizeof(*e), 0);
+	if (!e) {
+		follow_count(RS_BD_F_EV_LOST);
+		return KEEP_EVENT;
+	}
+	e->ts = bpf_ktime_get_ns();
+	e->kind = RS_BD_EV_FORK;
+	e->tgid = tgid;
+	e->tid = (__u32)id;
+	e->fd = (__s32)child;
+	e->path[0] = 0;
+	bpf_ringbuf_submit(e, 0);
+	return KEEP_EVENT;
+}
+
+/*
+ * A task that exits leaves the readers (its slot is free again for the
+ * next child: a shell loop forks thousands). A process whose leader
+ * exits before its other threads is no longer followed.
+ */
+SEC("tracepoint/sched/sched_process_exit")
+int bd_exit_task(void *ctx)
+{
+	__u32 tid = (__u32)bpf_get_current_pid_tgid();
+
+	bpf_map_delete_elem(&readers, &tid);
+	return KEEP_EVENT;
+}

@@ -71,7 +71,7 @@ struct rs_bd_rec {
 	__u32 prev_tail_switches;
 	__u64 prev_tail_off;	/* off-CPU after the previous syscall */
 	__u32 pread;
-	__u32 pad;
+	__u32 tgid;		/* the reader's process: its fds' namespace */
 };
 
 /* Counters (a per-CPU array). */
@@ -103,5 +103,43 @@ struct rs_bd_out_open {
 };
 
 #define RS_BD_STACK_DEPTH 32
+
+/*
+ * Following a process and its descendants (record -p, record -- CMD):
+ * sched_process_fork makes a reader's child a reader, and each open(2)
+ * or openat(2) of theirs that returns an fd sends a record to a ring of
+ * its own, so that user space names the file each read is of.
+ */
+#define RS_BD_PATH 256
+
+enum {
+	RS_BD_EV_OPEN,		/* tgid opened path as fd */
+	RS_BD_EV_FORK,		/* tgid forked child */
+};
+
+struct rs_bd_ev {
+	__u64 ts;
+	__u32 kind;
+	__u32 tgid;
+	__u32 tid;
+	__s32 fd;		/* the fd opened; for a fork, the child */
+	char path[RS_BD_PATH];	/* NUL-terminated, possibly cut */
+};
+
+/* An open(2) between its sys_enter and sys_exit (per thread). */
+struct rs_bd_open_arg {
+	char path[RS_BD_PATH];
+};
+
+/* Counters of the following (a per-CPU array of their own). */
+enum {
+	RS_BD_F_READERS_FULL,	/* a child not followed: readers was full */
+	RS_BD_F_EV_LOST,	/* an open or fork record lost: ring full */
+	RS_BD_F_FORKS,		/* children followed */
+	RS_BD__NR_FOLLOW,
+};
+
+/* How many processes can be followed at once. */
+#define RS_BD_MAX_READERS 4096
 
 #endif

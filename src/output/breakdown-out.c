@@ -96,6 +96,29 @@ static void print_row(FILE *out, const char *name,
 		*notes ? "  " : "", notes);
 }
 
+/* record's targets: what was followed, and what was left out. */
+static void print_follow(FILE *out, const struct bench_breakdown *bd)
+{
+	const struct bench_bd_follow *fo = &bd->follow;
+
+	if (!bd->nr_files)
+		fprintf(out, "\nread breakdown: no stat file read to its end by the targets\n");
+	fprintf(out, "  targets: process %d and %" PRIu64 " children followed; %" PRIu64 " opens\n  of stat files read, %" PRIu64 " syscalls on other files left out\n",
+		(int)bd->reader_pid, fo->forks, fo->opens, fo->other);
+	if (fo->unnamed)
+		fprintf(out, "  %" PRIu64 " syscalls on fds whose open was not seen (inherited, dup'ed,\n  pipes): left out\n",
+			fo->unnamed);
+	if (fo->readers_full)
+		fprintf(out, "  %" PRIu64 " children not followed: the map of processes followed was full\n",
+			fo->readers_full);
+	if (fo->events_lost)
+		fprintf(out, "  %" PRIu64 " opens or forks lost (the ring was full): their reads may be\n  left out\n",
+			fo->events_lost);
+	if (fo->files_dropped)
+		fprintf(out, "  %" PRIu64 " more stat files read: only the %d most read are kept\n",
+			fo->files_dropped, BENCH_BD_MAX_FILES);
+}
+
 void bench_breakdown__print(const struct bench_breakdown *bd, FILE *out)
 {
 	unsigned int i;
@@ -104,8 +127,12 @@ void bench_breakdown__print(const struct bench_breakdown *bd, FILE *out)
 	for (i = 0; i < bd->nr_files; i++) {
 		const struct bench_bd_file *f = &bd->files[i];
 
-		fprintf(out, "\n%s: where a read's time goes, %" PRIu64 " reads of the %s pass\n",
-			f->file, f->reads, bd->pass);
+		if (bd->follow.set)
+			fprintf(out, "\n%s: where a read's time goes, %" PRIu64 " reads by the targets\n",
+				f->file, f->reads);
+		else
+			fprintf(out, "\n%s: where a read's time goes, %" PRIu64 " reads of the %s pass\n",
+				f->file, f->reads, bd->pass);
 		fprintf(out, "  (%s", bd->method);
 		if (bd->hz)
 			fprintf(out, "; HZ=%u: %.1f ms ticks", bd->hz,
@@ -143,6 +170,8 @@ void bench_breakdown__print(const struct bench_breakdown *bd, FILE *out)
 				fprintf(out, "  (over 2x: the timing inflates these reads; read the shares, not the times)\n");
 		}
 	}
+	if (bd->follow.set)
+		print_follow(out, bd);
 	if (!bd->nr_files)
 		return;
 	for (p = 0; p < BD_PART__NR; p++)

@@ -739,12 +739,22 @@ int perf_data__kallsyms(const struct perf_data *pd, const char **text,
 	return 0;
 }
 
+static int own_text(const char *have, const char **text)
+{
+	if (!have)
+		return -ENOENT;
+	*text = have;
+	return 0;
+}
+
 int perf_data__rstat_spans(const struct perf_data *pd, const char **text)
 {
-	if (!pd->rstat_spans)
-		return -ENOENT;
-	*text = pd->rstat_spans;
-	return 0;
+	return own_text(pd->rstat_spans, text);
+}
+
+int perf_data__rstat_breakdown(const struct perf_data *pd, const char **text)
+{
+	return own_text(pd->rstat_breakdown, text);
 }
 
 int pd_tracing_data(struct perf_data *pd, const uint8_t *p, uint64_t size,
@@ -831,6 +841,9 @@ int pd_feature(struct perf_data *pd, unsigned int feat, const uint8_t *p,
 	}
 	case PERF_FEAT_RSTAT_SPANS:
 		err = set_str(&pd->rstat_spans, &c);
+		break;
+	case PERF_FEAT_RSTAT_BREAKDOWN:
+		err = set_str(&pd->rstat_breakdown, &c);
 		break;
 	default:
 		err = -ENOENT;

@@ -117,6 +117,7 @@ struct perf_data {
 	const char *kallsyms;		/* TRACING_DATA's, in strs; or NULL */
 	size_t kallsyms_len;
 	char *rstat_spans;		/* RSTAT_SPANS's text, or NULL */
+	char *rstat_breakdown;		/* RSTAT_BREAKDOWN's, or NULL */
 
 	struct perf_build_id *bids;
 	uint32_t nr_bids, bids_cap;

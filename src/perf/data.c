@@ -323,6 +323,7 @@ void perf_data__delete(struct perf_data *pd)
 	free(pd->strs);
 	free(pd->hdr.hostname);
 	free(pd->rstat_spans);
+	free(pd->rstat_breakdown);
 	free(pd->hdr.os_release);
 	free(pd->hdr.perf_version);
 	free(pd->hdr.arch);

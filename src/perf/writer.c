@@ -66,6 +66,7 @@ struct perf_writer {
 	size_t tracing_len;
 	size_t ksyms_off, ksyms_len;	/* the kallsyms text in it */
 	char *rstat_spans;
+	char *rstat_breakdown;
 	struct pw_build_id *bids;
 	uint32_t nr_bids;
 
@@ -204,6 +205,7 @@ void perf_writer__delete(struct perf_writer *w)
 	free(w->argv);
 	free(w->tracing);
 	free(w->rstat_spans);
+	free(w->rstat_breakdown);
 	for (i = 0; i < w->nr_bids; i++)
 		free(w->bids[i].filename);
 	free(w->bids);
@@ -434,15 +436,26 @@ int perf_writer__kallsyms(const struct perf_writer *w, const char **text,
 	return 0;
 }
 
-int perf_writer__set_rstat_spans(struct perf_writer *w, const char *text)
+/* One of our own sections' text, copied (NULL: none). */
+static int set_own_text(struct perf_writer *w, char **dst, const char *text)
 {
 	char *copy = text ? strdup(text) : NULL;
 
 	if (text && !copy)
 		return set_err(w, -ENOMEM, "out of memory");
-	free(w->rstat_spans);
-	w->rstat_spans = copy;
+	free(*dst);
+	*dst = copy;
 	return 0;
+}
+
+int perf_writer__set_rstat_spans(struct perf_writer *w, const char *text)
+{
+	return set_own_text(w, &w->rstat_spans, text);
+}
+
+int perf_writer__set_rstat_breakdown(struct perf_writer *w, const char *text)
+{
+	return set_own_text(w, &w->rstat_breakdown, text);
 }
 
 int perf_writer__add_build_id(struct perf_writer *w, int32_t pid,
@@ -764,6 +777,11 @@ static bool put_feature(const struct perf_writer *w, struct bytebuf *b,
 			return false;
 		mput_str(b, w->rstat_spans);
 		return true;
+	case PERF_FEAT_RSTAT_BREAKDOWN:
+		if (!w->rstat_breakdown)
+			return false;
+		mput_str(b, w->rstat_breakdown);
+		return true;
 	}
 	return false;
 }
@@ -774,7 +792,7 @@ int perf_writer__finish(struct perf_writer *w)
 		PERF_FEAT_TRACING_DATA, PERF_FEAT_BUILD_ID, PERF_FEAT_HOSTNAME,
 		PERF_FEAT_OSRELEASE, PERF_FEAT_VERSION, PERF_FEAT_ARCH, PERF_FEAT_NRCPUS,
 		PERF_FEAT_CPUDESC, PERF_FEAT_CMDLINE, PERF_FEAT_EVENT_DESC, PERF_FEAT_SAMPLE_TIME,
-		PERF_FEAT_RSTAT_SPANS,
+		PERF_FEAT_RSTAT_BREAKDOWN, PERF_FEAT_RSTAT_SPANS,
 	};
 	struct feat sec[sizeof(feats) / sizeof(feats[0])];
 	uint64_t bitmap[PERF_FEAT_BITS / 64] = { 0 };

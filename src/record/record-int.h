@@ -54,6 +54,7 @@ struct recorder {
 	struct evlist *el;
 	struct perf_writer *w;
 	struct bpf_spans *bs;
+	struct rec_bd *bd;	/* the targets' reads decomposed (breakdown.c) */
 	char **tps;		/* tracepoint names, for the TRACING_DATA */
 	size_t nr_tps;
 	struct outfile *out;	/* the output (outfile.h) */
@@ -101,6 +102,14 @@ int rec_probes__add_user(struct recorder *r, const char *arg);
 int rec_probes__add_flush(struct recorder *r);
 int rec_probes__start_guardian(struct recorder *r);
 void rec_probes__remove(struct recorder *r);
+
+/* breakdown.c: the targets' reads, part by part (none: r->bd NULL) */
+struct rec_bd;
+int rec_bd__open(struct recorder *r);
+int rec_bd__start(struct recorder *r);
+int rec_bd__poll(struct recorder *r);
+int rec_bd__store(struct recorder *r);
+void rec_bd__delete(struct rec_bd *bd);
 
 /* child.c */
 int rec_child__start(struct recorder *r);

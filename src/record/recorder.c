@@ -286,6 +286,8 @@ int recorder__open(struct recorder *r)
 	if (err)
 		return err;
 	err = open_target(r, &r->target, r->child.pid);
+	if (!err)
+		err = rec_bd__open(r);
 	if (err)
 		return err;
 	/* The wakeup watermark depends on the ring size: set it first. */
@@ -396,6 +398,9 @@ int recorder__start(struct recorder *r)
 			return err;
 		}
 	}
+	err = rec_bd__start(r);
+	if (err)
+		return err;
 	/* A command alone enables the events at its exec. */
 	if (r->o.target != RECORDER_CMD) {
 		err = evlist__enable(r->el);
@@ -450,6 +455,8 @@ int recorder__drain(struct recorder *r, int timeout_ms, bool *ended)
 		return ret;
 	}
 	ret = drain_rings(r);
+	if (!ret)
+		ret = rec_bd__poll(r);
 	if (ret)
 		return ret;
 	/*
@@ -476,6 +483,8 @@ int recorder__stop(struct recorder *r)
 	rec_child__stop(r);
 	if (!err && r->bs)
 		err = store_bpf_spans(r, r->bs, r->w);
+	if (!err)
+		err = rec_bd__store(r);
 	if (err)
 		return err;
 	err = perf_writer__finish(r->w);
@@ -544,6 +553,7 @@ void recorder__delete(struct recorder *r)
 		return;
 	rec_child__stop(r);
 	bpf_spans__delete(r->bs);
+	rec_bd__delete(r->bd);
 	evlist__delete(r->el);
 	if (r->target.cgroup_fd >= 0 && r->o.target == RECORDER_CGROUP)
 		close(r->target.cgroup_fd);

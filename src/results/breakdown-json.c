@@ -120,6 +120,19 @@ void bench_breakdown__write_json(const struct bench_breakdown *bd,
 		json__object_end(jw);
 	}
 	json__array_end(jw);
+	if (bd->follow.set) {
+		const struct bench_bd_follow *fo = &bd->follow;
+
+		json__object_begin(jw, "follow");
+		json__u64(jw, "forks", fo->forks);
+		json__u64(jw, "readers_full", fo->readers_full);
+		json__u64(jw, "events_lost", fo->events_lost);
+		json__u64(jw, "opens", fo->opens);
+		json__u64(jw, "other_syscalls", fo->other);
+		json__u64(jw, "unnamed_syscalls", fo->unnamed);
+		json__u64(jw, "files_dropped", fo->files_dropped);
+		json__object_end(jw);
+	}
 	json__object_end(jw);
 }
 
@@ -160,6 +173,25 @@ static int get_s64(const struct jv *o, const char *key, int64_t *v)
 	    fabs(d) > 9007199254740992.0)
 		return -EINVAL;
 	*v = (int64_t)d;
+	return 0;
+}
+
+/* "follow": absent (bench), or the counts of record's following. */
+static int read_follow(const struct jv *n, struct bench_bd_follow *fo)
+{
+	const struct jv *o = jv__get(n, "follow");
+
+	if (!o)
+		return 0;
+	if (jv__type(o) != J_OBJ || get_u64(o, "forks", &fo->forks) ||
+	    get_u64(o, "readers_full", &fo->readers_full) ||
+	    get_u64(o, "events_lost", &fo->events_lost) ||
+	    get_u64(o, "opens", &fo->opens) ||
+	    get_u64(o, "other_syscalls", &fo->other) ||
+	    get_u64(o, "unnamed_syscalls", &fo->unnamed) ||
+	    get_u64(o, "files_dropped", &fo->files_dropped))
+		return -EINVAL;
+	fo->set = true;
 	return 0;
 }
 
@@ -318,5 +350,7 @@ int bench_breakdown__read_json(struct bench_breakdown *bd,
 			return bad(errbuf, len, fo, "a file: entry_exit: expected null or p50_ns, p90_ns, p99_ns, sum_ns, measured_sum_ns, negative and share; reader_reads: a count");
 		bd->nr_files++;
 	}
+	if (read_follow(n, &bd->follow))
+		return bad(errbuf, len, n, "\"follow\": expected forks, readers_full, events_lost, opens, other_syscalls, unnamed_syscalls and files_dropped");
 	return 0;
 }
