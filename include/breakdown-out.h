@@ -15,6 +15,13 @@
 void bench_breakdown__print(const struct bench_breakdown *bd, FILE *out);
 
 /*
+ * The tables as one CSV block (a blank line, the header, one row per file
+ * and part: table,file,part,timed,reads,p50_ns,p90_ns,p99_ns,share,
+ * calls,sum_ns), the figures the JSON has.
+ */
+void bench_breakdown__csv(const struct bench_breakdown *bd, FILE *out);
+
+/*
  * The breakdowns of several runs (results files, e.g. one per kernel)
  * side by side for each file all of them decomposed: each part's share
  * and p50, and the share's change against the first, in points. Runs

@@ -12,6 +12,7 @@
 #include <stdio.h>
 
 struct analysis;
+struct bench_breakdown;
 struct cgroup_paths;
 struct json_writer;
 struct kernel_spans;
@@ -28,6 +29,8 @@ struct report_out {
 	struct cgroup_paths *cgroups;
 	/* spans the recording timed in the kernel (BPF); NULL: none */
 	const struct kernel_spans *kspans;
+	/* the targets' reads decomposed (record -p, -- CMD); NULL: none */
+	const struct bench_breakdown *bd;
 };
 
 /* 0, or -errno of a failed write. */

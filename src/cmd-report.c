@@ -13,6 +13,7 @@
 
 #include "cgroup-path.h"
 #include "cmds.h"
+#include "results-breakdown.h"
 #include "json.h"
 #include "kernel-spans.h"
 #include "perf-data.h"
@@ -315,6 +316,40 @@ static int print_report(const struct report_params *p,
 	return 0;
 }
 
+/*
+ * The targets' reads decomposed, which record keeps in a section of its
+ * own: *bdp NULL when there is none, or it does not parse (a note says
+ * so). 0 or -ENOMEM.
+ */
+static int report_breakdown(const struct report_params *p, struct session *s,
+			    struct bench_breakdown **bdp)
+{
+	struct perf_data *pd = session__perf_data(s);
+	struct bench_breakdown *bd;
+	char errbuf[256] = "";
+	const char *text;
+	int err;
+
+	*bdp = NULL;
+	if (!pd || perf_data__rstat_breakdown(pd, &text))
+		return 0;
+	bd = calloc(1, sizeof(*bd));
+	if (!bd)
+		return -ENOMEM;
+	err = bench_breakdown__parse(bd, text, strlen(text), errbuf,
+				     sizeof(errbuf));
+	if (err) {
+		free(bd);
+		if (err == -ENOMEM)
+			return err;
+		rs_note("%s: the read breakdown section: %s; left out of the report",
+			p->input, errbuf);
+		return 0;
+	}
+	*bdp = bd;
+	return 0;
+}
+
 /* The tables: attribution, triggers, spans, then every event's count. */
 static int report_analysis(const struct report_params *p,
 			   struct session *s, const struct rules *rules)
@@ -326,6 +361,7 @@ static int report_analysis(const struct report_params *p,
 		.divisor = p->divisor, .unit = p->unit, .hist = p->hist,
 	};
 	struct kernel_spans *ks = NULL;
+	struct bench_breakdown *bd = NULL;
 	struct analysis *an;
 	int err;
 
@@ -335,6 +371,9 @@ static int report_analysis(const struct report_params *p,
 	ro.an = an;
 	err = session__kernel_spans(s, &ks);
 	ro.kspans = ks;
+	if (!err)
+		err = report_breakdown(p, s, &bd);
+	ro.bd = bd;
 	if (!err && session__recorded_here(s)) {
 		ro.cgroups = cgroup_paths__new();
 		if (!ro.cgroups)
@@ -346,6 +385,7 @@ static int report_analysis(const struct report_params *p,
 	}
 	cgroup_paths__delete(ro.cgroups);
 	kernel_spans__delete(ks);
+	free(bd);
 	analysis__delete(an);
 	/* Only running out of memory stops the tables; not a short write. */
 	return report_status(s, err == -ENOMEM ? err : 0);

@@ -202,6 +202,33 @@ void bench_breakdown__print(const struct bench_breakdown *bd, FILE *out)
 			bd->broken);
 }
 
+static void csv_row(FILE *out, const struct bench_bd_file *f,
+		    const char *part, const struct bench_bd_row *r, bool timed)
+{
+	fputs("read_breakdown,", out);
+	fput_csv_field(out, f->file);
+	fprintf(out, ",%s,%d,%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64
+		",%.6f,%" PRIu64 ",%" PRIu64 "\n", part, timed, f->reads,
+		r->q[0], r->q[1], r->q[2], r->share, r->calls, r->sum_ns);
+}
+
+void bench_breakdown__csv(const struct bench_breakdown *bd, FILE *out)
+{
+	unsigned int i;
+	int p;
+
+	fputs("\ntable,file,part,timed,reads,p50_ns,p90_ns,p99_ns,share,calls,sum_ns\n",
+	      out);
+	for (i = 0; i < bd->nr_files; i++) {
+		const struct bench_bd_file *f = &bd->files[i];
+
+		csv_row(out, f, "total", &f->total, true);
+		for (p = 0; p < BD_PART__NR; p++)
+			csv_row(out, f, breakdown_part_name(p), &f->part[p],
+				!bd->untimed[p][0]);
+	}
+}
+
 static const struct bench_bd_file *bd_file(const struct bench_breakdown *bd,
 					   const char *name)
 {

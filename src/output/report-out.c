@@ -18,6 +18,7 @@
 #include "kernel-spans.h"
 #include "perf-data.h"
 #include "profile.h"
+#include "breakdown-out.h"
 #include "report-out.h"
 #include "rules.h"
 #include "spans.h"
@@ -1031,6 +1032,8 @@ int report_out__text(FILE *out, const struct report_out *ro)
 		fprintf(out, "\nno sampling event (cycles, cpu-clock...): no attribution\n");
 	text_locks(out, ro);
 	text_kspans(out, ro);
+	if (ro->bd)
+		bench_breakdown__print(ro->bd, out);
 	text_memcg(out, ro);
 	text_user_spans(out, ro);
 	text_counts(out, ro);
@@ -1320,6 +1323,8 @@ void report_out__json(struct json_writer *jw, const struct report_out *ro)
 	json_header(jw, ro->pd);
 	json_attrib(jw, ro);
 	json_spans(jw, ro);
+	if (ro->bd)
+		bench_breakdown__write_json(ro->bd, jw);
 	json__array_begin(jw, "counts");
 	for (i = 0; i < n; i++) {
 		const struct rs_evsel *evsel = perf_data__evsel(ro->pd, i);
@@ -1475,6 +1480,8 @@ int report_out__csv(FILE *out, const struct report_out *ro)
 	      out);
 	span_rows__each(sp, csv_span_row, out);
 	csv_kspans(out, ro, false);
+	if (ro->bd)
+		bench_breakdown__csv(ro->bd, out);
 
 	fputs("\ntable,event,count\n", out);
 	ne = perf_data__nr_evsel(ro->pd);
