@@ -229,5 +229,117 @@ out:
 	free(b);
 }
 
+static struct breakdown_event open_ev(uint64_t ts, uint32_t tgid, int32_t fd,
+				      const char *path)
+{
+	struct breakdown_event e;
+
+	memset(&e, 0, sizeof(e));
+	e.ts = ts;
+	e.tgid = tgid;
+	e.fd = fd;
+	snprintf(e.path, sizeof(e.path), "%s", path);
+	return e;
+}
+
+static struct breakdown_event fork_ev(uint64_t ts, uint32_t parent,
+				      uint32_t child)
+{
+	struct breakdown_event e;
+
+	memset(&e, 0, sizeof(e));
+	e.ts = ts;
+	e.tgid = parent;
+	e.fork = true;
+	e.fd = -1;
+	e.child = child;
+	return e;
+}
+
+static void test_stat_files(void)
+{
+	CHECK(breakdown__is_stat_file("cpu.stat"));
+	CHECK(breakdown__is_stat_file("memory.stat"));
+	CHECK(breakdown__is_stat_file("memory.numa_stat"));
+	CHECK(breakdown__is_stat_file("cpuacct.stat"));
+	CHECK(breakdown__is_stat_file("cpu.stat.local"));
+	CHECK(!breakdown__is_stat_file(".stat"));
+	CHECK(!breakdown__is_stat_file("stat"));	/* /proc/PID/stat */
+	CHECK(!breakdown__is_stat_file("vmstat"));
+	CHECK(!breakdown__is_stat_file("memory.current"));
+	CHECK(!breakdown__is_stat_file("libc.so.6"));
+}
+
+/*
+ * Each syscall is of the file its process opened as that fd last
+ * before it began: fd 3 of process 10 is cpu.stat, then (closed and
+ * reused) memory.stat; process 11, forked by 10 while fd 4 was
+ * cpu.stat, reads fd 4 inherited; process 12's fd 3 was never seen
+ * opened; process 10's fd 5 is a library. Two cats of cpu.stat run at
+ * once (13 and 14, both fd 3): their reads do not mix.
+ */
+static void test_files(void)
+{
+	struct breakdown_event ev[8];
+	struct breakdown_syscall sc[14];
+	struct breakdown_file_reads *f;
+	struct breakdown_files_stats st;
+	size_t nr, i, k;
+
+	ev[0] = open_ev(100, 10, 3, "/sys/fs/cgroup/a/cpu.stat");
+	ev[1] = open_ev(110, 10, 4, "cpu.stat");
+	ev[2] = fork_ev(120, 10, 11);
+	ev[3] = open_ev(300, 10, 3, "/sys/fs/cgroup/a/memory.stat");
+	ev[4] = open_ev(90, 10, 5, "/lib/libc.so.6");
+	ev[5] = open_ev(400, 13, 3, "/x/cpu.stat");
+	ev[6] = open_ev(401, 14, 3, "/y/cpu.stat");
+	ev[7] = open_ev(130, 10, 4, "/lib/other.so");	/* after the fork */
+	k = 0;
+	sc[k] = sc_of(1, 3, 100, 1000, 0, 0); sc[k].tgid = 10; sc[k++].start = 150;
+	sc[k] = sc_of(1, 3, 0, 0, 10, 0); sc[k].tgid = 10; sc[k++].start = 160;
+	sc[k] = sc_of(2, 4, 100, 2000, 0, 0); sc[k].tgid = 11; sc[k++].start = 170;
+	sc[k] = sc_of(2, 4, 0, 0, 20, 0); sc[k].tgid = 11; sc[k++].start = 180;
+	sc[k] = sc_of(1, 3, 100, 0, 5000, 0); sc[k].tgid = 10; sc[k++].start = 310;
+	sc[k] = sc_of(1, 3, 0, 0, 30, 0); sc[k].tgid = 10; sc[k++].start = 320;
+	sc[k] = sc_of(3, 3, 0, 0, 40, 0); sc[k].tgid = 12; sc[k++].start = 330;
+	sc[k] = sc_of(1, 5, 0, 0, 50, 0); sc[k].tgid = 10; sc[k++].start = 340;
+	/* 13 and 14 interleaved */
+	sc[k] = sc_of(5, 3, 100, 300, 0, 0); sc[k].tgid = 13; sc[k++].start = 410;
+	sc[k] = sc_of(6, 3, 100, 600, 0, 0); sc[k].tgid = 14; sc[k++].start = 411;
+	sc[k] = sc_of(5, 3, 0, 0, 1, 0); sc[k].tgid = 13; sc[k++].start = 412;
+	sc[k] = sc_of(6, 3, 0, 0, 2, 0); sc[k].tgid = 14; sc[k++].start = 413;
+	/* 10's fd 4 after its reopen: a library now */
+	sc[k] = sc_of(1, 4, 0, 0, 70, 0); sc[k].tgid = 10; sc[k++].start = 500;
+	/* before any open of 10's fd 3 */
+	sc[k] = sc_of(1, 3, 0, 0, 80, 0); sc[k].tgid = 10; sc[k++].start = 50;
+
+	CHECK_INT(breakdown__files(sc, k, ev, 8, &f, &nr, &st), 0);
+	CHECK_INT(nr, 2);
+	CHECK_INT(st.unnamed, 2);	/* 12's fd 3, 10's fd 3 at 50 */
+	CHECK_INT(st.other, 2);		/* libc, other.so */
+	CHECK_INT(st.opens, 5);
+	for (i = 0; i < nr; i++) {
+		uint64_t walk = 0, total = 0;
+		size_t r;
+
+		for (r = 0; r < f[i].nr; r++) {
+			walk += f[i].reads[r].ns[BD_PART_WALK];
+			total += f[i].reads[r].total;
+		}
+		if (!strcmp(f[i].name, "cpu.stat")) {
+			/* 10's fd 3, 11's inherited fd 4, 13's and 14's */
+			CHECK_INT(f[i].nr, 4);
+			CHECK_INT(walk, 1000 + 2000 + 300 + 600);
+			CHECK_INT(total, 1010 + 2020 + 301 + 602);
+		} else {
+			CHECK(!strcmp(f[i].name, "memory.stat"));
+			CHECK_INT(f[i].nr, 1);
+			CHECK_INT(total, 5030);
+		}
+	}
+	breakdown__files_free(f, nr);
+}
+
 UNIT_MAIN(UNIT(test_reads_grouped), UNIT(test_table),
-	  UNIT(test_entry_exit), UNIT(test_json_round_trip))
+	  UNIT(test_entry_exit), UNIT(test_json_round_trip),
+	  UNIT(test_stat_files), UNIT(test_files))
