@@ -17,6 +17,12 @@ struct json_writer;
 struct json_writer *json_writer__new(FILE *out);
 /* Ends the document with a newline; does not close the stream. */
 void json_writer__delete(struct json_writer *jw);
+/*
+ * A document in memory: fill(jw, arg) writes its top-level value; *text
+ * is malloc()ed and NUL-terminated. 0 or -ENOMEM.
+ */
+int json__to_text(void (*fill)(struct json_writer *jw, const void *arg),
+		  const void *arg, char **text);
 
 void json__object_begin(struct json_writer *jw, const char *key);
 void json__object_end(struct json_writer *jw);

@@ -277,6 +277,8 @@ const char *rs_version(void);
 
 /* Seconds on CLOCK_MONOTONIC: for timeouts and progress, not figures. */
 double rs_now_s(void);
+/* CLOCK_MONOTONIC in ns (bpf_ktime_get_ns()'s clock). */
+uint64_t rs_mono_ns(void);
 const char *rs_library_versions(void);
 
 #endif

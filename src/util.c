@@ -568,6 +568,14 @@ void hashtab__clear(struct hashtab *t)
 	t->nr = 0;
 }
 
+uint64_t rs_mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
 double rs_now_s(void)
 {
 	struct timespec ts;

@@ -183,23 +183,12 @@ static const char *subsys_key(int c)
 	return c < 0 ? "unknown" : rs_category_name(c);
 }
 
-int kernel_spans__format(const struct kernel_spans *ks, char **text)
+static void write_spans(struct json_writer *jw, const void *arg)
 {
-	struct json_writer *jw;
-	char *buf = NULL;
-	size_t len = 0, i;
-	FILE *f;
+	const struct kernel_spans *ks = arg;
+	size_t i;
 	int k, c, b;
 
-	f = open_memstream(&buf, &len);
-	if (!f)
-		return -ENOMEM;
-	jw = json_writer__new(f);
-	if (!jw) {
-		fclose(f);
-		free(buf);
-		return -ENOMEM;
-	}
 	json__object_begin(jw, NULL);
 	json__string(jw, "schema", KERNEL_SPANS_SCHEMA);
 	json__string(jw, "method", "bpf");
@@ -244,13 +233,11 @@ int kernel_spans__format(const struct kernel_spans *ks, char **text)
 	}
 	json__array_end(jw);
 	json__object_end(jw);
-	json_writer__delete(jw);
-	if (fclose(f) || !buf) {
-		free(buf);
-		return -ENOMEM;
-	}
-	*text = buf;
-	return 0;
+}
+
+int kernel_spans__format(const struct kernel_spans *ks, char **text)
+{
+	return json__to_text(write_spans, ks, text);
 }
 
 static int bad(char *errbuf, size_t errlen, const char *what)

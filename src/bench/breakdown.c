@@ -10,7 +10,6 @@
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "bench-breakdown.h"
 #include "breakdown-table.h"
@@ -27,14 +26,6 @@ struct bench_bd_pass {
 	unsigned int hz;
 	const char *hz_from;
 };
-
-static uint64_t mono_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
 
 static void *poll_thread(void *arg)
 {
@@ -83,7 +74,7 @@ int bench_bd_pass__start(struct bench_bd_pass *bp, pid_t pid, char *errbuf,
 	err = breakdown__attach(bp->b, errbuf, len);
 	if (err)
 		return err;
-	bp->start_ns = mono_ns();
+	bp->start_ns = rs_mono_ns();
 	bp->pid = pid;
 	/* The signals that stop a run go to the main thread. */
 	sigfillset(&all);
@@ -114,7 +105,7 @@ int bench_bd_pass__stop(struct bench_bd_pass *bp, char *errbuf, size_t len)
 {
 	int err = join(bp);
 
-	bp->end_ns = mono_ns();
+	bp->end_ns = rs_mono_ns();
 	/* Detaching consumes what the ring still holds. */
 	breakdown__detach(bp->b);
 	if (err)

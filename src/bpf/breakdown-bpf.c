@@ -760,40 +760,33 @@ void breakdown__detach(struct breakdown *b)
 	b->attached = false;
 }
 
-static uint64_t counter(const struct breakdown *b, __u32 idx)
+/* A counter of a per-CPU array, summed over the CPUs. */
+static uint64_t percpu_sum(const struct breakdown *b, struct bpf_map *map,
+			   __u32 idx)
 {
 	uint64_t *v, sum = 0;
 	int c;
 
-	if (!b->skel)
-		return 0;
 	v = calloc((size_t)b->ncpus, sizeof(*v));
 	if (!v)
 		return 0;
-	if (!bpf_map_lookup_elem(bpf_map__fd(b->skel->maps.counters), &idx,
-				 v))
+	if (!bpf_map_lookup_elem(bpf_map__fd(map), &idx, v))
 		for (c = 0; c < b->ncpus; c++)
 			sum += v[c];
 	free(v);
 	return sum;
 }
 
+static uint64_t counter(const struct breakdown *b, __u32 idx)
+{
+	return b->skel ? percpu_sum(b, b->skel->maps.counters, idx) : 0;
+}
+
 static uint64_t follow_counter(const struct breakdown *b, __u32 idx)
 {
-	uint64_t *v, sum = 0;
-	int c;
-
 	if (!b->skel || !b->follow)
 		return 0;
-	v = calloc((size_t)b->ncpus, sizeof(*v));
-	if (!v)
-		return 0;
-	if (!bpf_map_lookup_elem(bpf_map__fd(b->skel->maps.bd_follow_counters),
-				 &idx, v))
-		for (c = 0; c < b->ncpus; c++)
-			sum += v[c];
-	free(v);
-	return sum;
+	return percpu_sum(b, b->skel->maps.bd_follow_counters, idx);
 }
 
 void breakdown__follow_stats(const struct breakdown *b,

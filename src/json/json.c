@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
+#include <errno.h>
 #include <math.h>
 #include <inttypes.h>
 #include <stdlib.h>
@@ -30,6 +31,34 @@ void json_writer__delete(struct json_writer *jw)
 		return;
 	fputc('\n', jw->out);
 	free(jw);
+}
+
+int json__to_text(void (*fill)(struct json_writer *jw, const void *arg),
+		  const void *arg, char **text)
+{
+	struct json_writer *jw;
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f;
+
+	*text = NULL;
+	f = open_memstream(&buf, &len);
+	if (!f)
+		return -ENOMEM;
+	jw = json_writer__new(f);
+	if (!jw) {
+		fclose(f);
+		free(buf);
+		return -ENOMEM;
+	}
+	fill(jw, arg);
+	json_writer__delete(jw);
+	if (fclose(f) || !buf) {
+		free(buf);
+		return -ENOMEM;
+	}
+	*text = buf;
+	return 0;
 }
 
 int json__utf8_len(const unsigned char *p, size_t avail)

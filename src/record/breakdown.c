@@ -14,7 +14,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "breakdown-table.h"
@@ -34,14 +33,6 @@ struct rec_bd {
 	size_t nr_before, cap_before;
 	struct bench_breakdown *out;	/* after rec_bd__store() */
 };
-
-static uint64_t mono_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
 
 void rec_bd__delete(struct rec_bd *bd)
 {
@@ -152,7 +143,7 @@ int rec_bd__start(struct recorder *r)
 			  *errbuf ? errbuf : strerror(-err));
 		return err;
 	}
-	bd->start_ns = mono_ns();
+	bd->start_ns = rs_mono_ns();
 	return 0;
 }
 
@@ -253,7 +244,7 @@ int rec_bd__store(struct recorder *r)
 		return 0;
 	/* Detaching consumes what the ring still holds. */
 	breakdown__detach(bd->b);
-	bd->end_ns = mono_ns();
+	bd->end_ns = rs_mono_ns();
 	o = calloc(1, sizeof(*o));
 	if (!o) {
 		rec_error(r, "record: out of memory");

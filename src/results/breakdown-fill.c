@@ -110,33 +110,16 @@ void bench_breakdown__describe(struct bench_breakdown *bd,
 	describe_outside(b, bd);
 }
 
+static void write_doc(struct json_writer *jw, const void *arg)
+{
+	json__object_begin(jw, NULL);
+	bench_breakdown__write_json(arg, jw);
+	json__object_end(jw);
+}
+
 int bench_breakdown__format(const struct bench_breakdown *bd, char **text)
 {
-	struct json_writer *jw;
-	char *buf = NULL;
-	size_t len = 0;
-	FILE *f;
-
-	*text = NULL;
-	f = open_memstream(&buf, &len);
-	if (!f)
-		return -ENOMEM;
-	jw = json_writer__new(f);
-	if (!jw) {
-		fclose(f);
-		free(buf);
-		return -ENOMEM;
-	}
-	json__object_begin(jw, NULL);
-	bench_breakdown__write_json(bd, jw);
-	json__object_end(jw);
-	json_writer__delete(jw);
-	if (fclose(f) || !buf) {
-		free(buf);
-		return -ENOMEM;
-	}
-	*text = buf;
-	return 0;
+	return json__to_text(write_doc, bd, text);
 }
 
 int bench_breakdown__parse(struct bench_breakdown *bd, const char *text,

@@ -1,0 +1,53 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""The read breakdown's text tables say what its JSON says.
+
+usage: breakdown-text.py TEXT JSON
+
+JSON holds a "breakdown" object (bench's results, report --json); TEXT is
+the output that printed its tables. For each file, each timed part's p50,
+p90 and p99 must be the JSON's within half a unit of the last digit
+printed, and its share likewise; an untimed part says "not timed".
+"""
+import json
+import re
+import sys
+
+text = open(sys.argv[1]).read()
+bd = json.load(open(sys.argv[2]))["breakdown"]
+unit = {"ns": 1, "us": 1e3, "ms": 1e6}
+cell = r"(\d+(?:\.\d+)?) (ns|us|ms)"
+
+
+def close(printed, value, scale=1):
+    dec = len(printed.split(".")[1]) if "." in printed else 0
+    return abs(float(printed) * scale - value) <= \
+        0.5 * 10 ** -dec * scale + 1e-9
+
+
+for f in bd["files"]:
+    name = f["file"]
+    head = "%s: where a read's time goes" % name
+    assert head in text, ("no table", name)
+    sect = text.split(head, 1)[1].split("\n\n", 1)[0]
+    seen = 0
+    for p in f["parts"]:
+        m = re.search(r"^  %s +%s +%s +%s +(\d+(?:\.\d+)?)%%" %
+                      (re.escape(p["part"]), cell, cell, cell), sect, re.M)
+        if not m:
+            assert not p["timed"] and p["part"] != "total", (name, p)
+            assert re.search(r"^  %s +- .* not timed$" %
+                             re.escape(p["part"]), sect, re.M), (name, p)
+            continue
+        g = m.groups()
+        for i, key in enumerate(("p50_ns", "p90_ns", "p99_ns")):
+            v, u = g[2 * i], g[2 * i + 1]
+            assert close(v, p[key], unit[u]), (name, p["part"], key, v, u,
+                                               p[key])
+        sh = g[6]
+        assert close(sh, p["share"] * 100), (name, p["part"], sh, p["share"])
+        assert p["share"] == 0 or float(sh) > 0, (name, p["part"], sh)
+        seen += 1
+    assert seen >= 3, (name, "text rows read", seen)
+print("ok: the text tables of %d files say what the JSON says"
+      % len(bd["files"]))
