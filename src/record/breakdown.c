@@ -207,7 +207,8 @@ static int tables(struct rec_bd *bd, struct bench_breakdown *o)
 	free(ev);
 	if (err)
 		return err;
-	qsort(f, nr, sizeof(*f), cmp_reads);
+	if (nr)
+		qsort(f, nr, sizeof(*f), cmp_reads);
 	for (i = 0; i < nr; i++) {
 		struct breakdown_table t;
 
