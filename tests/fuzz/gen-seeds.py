@@ -27,6 +27,7 @@ SAMPLE, MMAP, COMM, EXIT, FORK = 9, 1, 3, 4, 7
 HEADER_ATTR, TRACING_DATA, FINISHED_ROUND = 64, 66, 68
 ID_INDEX, EVENT_UPDATE, HEADER_FEATURE, FINISHED_INIT = 69, 78, 80, 82
 FEAT_OSRELEASE, FEAT_EVENT_DESC = 4, 12
+FEAT_RSTAT_BREAKDOWN = 254          # ours: record's read breakdown
 S_IP, S_TID, S_TIME, S_ID, S_CPU, S_PERIOD = 1, 2, 4, 64, 128, 256
 S_CALLCHAIN, S_RAW, S_IDENTIFIER = 32, 1024, 1 << 16
 CONTEXT_KERNEL = (1 << 64) - 128
@@ -225,6 +226,50 @@ def pipe_seeds():
     return s
 
 
+BD_PARTS = ["memory", "io", "bpf", "base", "walk", "wait", "cpu-wait",
+            "off-cpu", "rest"]
+
+
+def breakdown_doc(name="cpu.stat"):
+    """record's read breakdown section, as bench_breakdown__format writes
+    it: one file, walk and rest timed, the callbacks not."""
+    import json
+    timed = {"walk": 0.6, "rest": 0.4, "wait": 0.0, "off-cpu": 0.0}
+    sources = []
+    for p in BD_PARTS:
+        src = {"part": p, "timed": p in timed}
+        src["how" if p in timed else "why"] = "seed"
+        if p in ("memory", "io", "bpf", "base"):
+            src.update(outside_calls=0, outside_ns=0, outside_by=[])
+        sources.append(src)
+    parts = [{"part": "total", "timed": True, "p50_ns": 1000,
+              "p90_ns": 2000, "p99_ns": 4000000, "share": 1.0, "calls": 3,
+              "sum_ns": 9000, "notes": ["", "", "1 tick"]}]
+    for p in BD_PARTS:
+        sh = timed.get(p, 0.0)
+        parts.append({"part": p, "timed": p in timed, "p50_ns": int(1000 * sh),
+                      "p90_ns": int(2000 * sh), "p99_ns": int(4000 * sh),
+                      "share": sh, "calls": 6 if p == "rest" else 3,
+                      "sum_ns": int(9000 * sh), "notes": ["", "", ""]})
+    bd = {"method": "BPF: tracepoints only, no kprobes", "pass": "record",
+          "hz": 250, "lost": 0, "broken": 0, "window_start_ns": 1,
+          "window_end_ns": 2, "reader_pid": 100, "sources": sources,
+          "files": [{"file": name, "reads": 3, "off_cpu_most": 0,
+                     "tail_off_ns": 0, "read_p50_ns": 0,
+                     "unobserved_p50_ns": 0, "parts": parts,
+                     "reader_reads": 0, "entry_exit": None}],
+          "follow": {"forks": 3, "readers_full": 0, "events_lost": 0,
+                     "opens": 3, "other_syscalls": 9,
+                     "unnamed_syscalls": 0, "files_dropped": 0}}
+    return json.dumps({"breakdown": bd}, indent=1)
+
+
+def breakdown_seed():
+    return (prologue() + clock_sample(1, 100, 10, [1, 2]) + round_() +
+            feature(FEAT_RSTAT_BREAKDOWN, header_string(breakdown_doc())) +
+            round_())
+
+
 # Tracepoints whose formats seed the format target: the rstat ones and
 # some with __print_flags / __print_symbolic and casts, arrays, strings.
 TRACEPOINTS = [
@@ -297,6 +342,10 @@ def main():
         with open(src, "rb") as f:
             write(os.path.join(d, "tracing-%s.data" % name),
                   wrap_formats(f.read()))
+
+    # record's read breakdown section, read as report reads it
+    write(os.path.join(a.corpus, "fuzz-perf-data", "read-breakdown.data"),
+          breakdown_seed())
 
     # Regression inputs for fuzz-perf-data (replayed by the report):
     # a tracepoint whose print fmt names a field it lacks inside
