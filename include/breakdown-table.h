@@ -138,4 +138,19 @@ int breakdown__entry_exit(const struct breakdown_read *r, size_t nr,
  */
 unsigned int breakdown__scheduler_hz(const char **how);
 
+/*
+ * The same over a time of the caller's (record's whole recording),
+ * instead of a 200 ms nap: mark at its start, ask at its end (which
+ * naps only for what is missing of 200 ms).
+ */
+struct breakdown_hz_mark {
+	unsigned int config_hz;		/* from /boot/config: no counting */
+	bool ok;
+	uint64_t jiffies, now;
+};
+
+void breakdown__hz_mark(struct breakdown_hz_mark *m);
+unsigned int breakdown__hz_since(const struct breakdown_hz_mark *m,
+				 const char **how);
+
 #endif

@@ -569,25 +569,43 @@ static int timer_list(uint64_t *jiffies, uint64_t *now)
 	return have_j && have_n ? 0 : -ENOENT;
 }
 
-unsigned int breakdown__scheduler_hz(const char **how)
+void breakdown__hz_mark(struct breakdown_hz_mark *m)
+{
+	memset(m, 0, sizeof(*m));
+	m->config_hz = hz_from_config();
+	if (!m->config_hz)
+		m->ok = !timer_list(&m->jiffies, &m->now);
+}
+
+#define HZ_SPAN_NS (200 * 1000 * 1000ull)
+
+unsigned int breakdown__hz_since(const struct breakdown_hz_mark *m,
+				 const char **how)
 {
 	static const unsigned int known[] = { 100, 250, 300, 1000 };
-	struct timespec nap = { 0, 200 * 1000 * 1000 };
-	uint64_t j0, j1, n0, n1;
-	unsigned int hz = hz_from_config(), i, best = 0;
+	uint64_t j1, n1;
+	unsigned int i, best = 0;
 	double rate, err = 1e9;
 
 	*how = "unknown";
-	if (hz) {
+	if (m->config_hz) {
 		*how = "/boot/config";
-		return hz;
+		return m->config_hz;
 	}
-	if (timer_list(&j0, &n0))
+	if (!m->ok || timer_list(&j1, &n1))
 		return 0;
-	nanosleep(&nap, NULL);
-	if (timer_list(&j1, &n1) || n1 <= n0 || j1 <= j0)
+	/* At least 200 ms of jiffies: 50 ticks at HZ=250. */
+	if (n1 > m->now && n1 - m->now < HZ_SPAN_NS) {
+		uint64_t left = HZ_SPAN_NS - (n1 - m->now);
+		struct timespec nap = { 0, (long)left };
+
+		nanosleep(&nap, NULL);
+		if (timer_list(&j1, &n1))
+			return 0;
+	}
+	if (n1 <= m->now || j1 <= m->jiffies)
 		return 0;
-	rate = (double)(j1 - j0) * 1e9 / (double)(n1 - n0);
+	rate = (double)(j1 - m->jiffies) * 1e9 / (double)(n1 - m->now);
 	for (i = 0; i < sizeof(known) / sizeof(known[0]); i++)
 		if (fabs(rate - known[i]) < err) {
 			err = fabs(rate - known[i]);
@@ -598,4 +616,12 @@ unsigned int breakdown__scheduler_hz(const char **how)
 		return 0;
 	*how = "jiffies in /proc/timer_list";
 	return best;
+}
+
+unsigned int breakdown__scheduler_hz(const char **how)
+{
+	struct breakdown_hz_mark m;
+
+	breakdown__hz_mark(&m);
+	return breakdown__hz_since(&m, how);
 }

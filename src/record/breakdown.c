@@ -24,8 +24,7 @@
 
 struct rec_bd {
 	struct breakdown *b;
-	unsigned int hz;
-	const char *hz_from;
+	struct breakdown_hz_mark hz;	/* the tick, counted while recording */
 	pid_t pid;			/* the target followed */
 	uint64_t start_ns, end_ns;
 	/* -p: the fds the process had open when the recording began */
@@ -76,7 +75,6 @@ int rec_bd__open(struct recorder *r)
 			 "%s", errbuf);
 		return 0;
 	}
-	bd->hz = breakdown__scheduler_hz(&bd->hz_from);
 	r->bd = bd;
 	return 0;
 }
@@ -144,6 +142,7 @@ int rec_bd__start(struct recorder *r)
 		return err;
 	}
 	bd->start_ns = rs_mono_ns();
+	breakdown__hz_mark(&bd->hz);
 	return 0;
 }
 
@@ -189,7 +188,8 @@ static int all_events(struct rec_bd *bd, struct breakdown_event **out,
 }
 
 /* The tables into bd->out: the files most read first, 8 at most. */
-static int tables(struct rec_bd *bd, struct bench_breakdown *o)
+static int tables(struct rec_bd *bd, struct bench_breakdown *o,
+		  unsigned int hz)
 {
 	const struct breakdown_syscall *sc;
 	struct breakdown_file_reads *f = NULL;
@@ -217,7 +217,7 @@ static int tables(struct rec_bd *bd, struct bench_breakdown *o)
 			continue;
 		}
 		/* A file opened but never read to its end: no read. */
-		if (breakdown__table(f[i].reads, f[i].nr, bd->hz, &t))
+		if (breakdown__table(f[i].reads, f[i].nr, hz, &t))
 			continue;
 		bench_bd_file__from_table(&o->files[o->nr_files++], f[i].name,
 					  &t);
@@ -238,11 +238,14 @@ int rec_bd__store(struct recorder *r)
 {
 	struct rec_bd *bd = r->bd;
 	struct bench_breakdown *o;
+	const char *hz_from;
+	unsigned int hz;
 	char *text = NULL;
 	int err;
 
 	if (!bd)
 		return 0;
+	hz = breakdown__hz_since(&bd->hz, &hz_from);
 	/* Detaching consumes what the ring still holds. */
 	breakdown__detach(bd->b);
 	bd->end_ns = rs_mono_ns();
@@ -252,11 +255,11 @@ int rec_bd__store(struct recorder *r)
 		return -ENOMEM;
 	}
 	snprintf(o->pass, sizeof(o->pass), "record");
-	bench_breakdown__describe(o, bd->b, bd->hz, bd->hz_from);
+	bench_breakdown__describe(o, bd->b, hz, hz_from);
 	o->window_start_ns = bd->start_ns;
 	o->window_end_ns = bd->end_ns;
 	o->reader_pid = bd->pid;
-	err = tables(bd, o);
+	err = tables(bd, o, hz);
 	if (!err)
 		err = bench_breakdown__format(o, &text);
 	if (!err)
