@@ -57,6 +57,7 @@ struct breakdown {
 #ifdef RS_HAVE_BPF
 	struct follow_offs {
 		int open_name, openat_name, open_ret, fork_child;
+		int sendfile_in;	/* -1: reads only */
 	} foffs;
 #endif
 };
@@ -279,6 +280,13 @@ static int follow_offsets(struct breakdown *b, char *errbuf, size_t errlen)
 	if (o->open_name >= 0 &&
 	    field_offset("syscalls", "sys_exit_open", "ret") != o->open_ret)
 		o->open_name = -1;
+	/* sendfile(2)'s in_fd, where its exit is laid out as read's. */
+	o->sendfile_in = field_offset("syscalls", "sys_enter_sendfile64",
+				      "in_fd");
+	if (o->sendfile_in >= 0 &&
+	    field_offset("syscalls", "sys_exit_sendfile64", "ret") !=
+	    field_offset("syscalls", "sys_exit_read", "ret"))
+		o->sendfile_in = -1;
 	if (o->openat_name < 0 || o->open_ret < 0 || o->fork_child < 0) {
 		errbuf_set(errbuf, errlen,
 			"no syscalls:sys_enter_openat/sys_exit_openat or sched:sched_process_fork tracepoint: the files read and the children cannot be followed");
@@ -291,6 +299,7 @@ static int follow_offsets(struct breakdown *b, char *errbuf, size_t errlen)
 static void set_follow(struct breakdown *b, struct rstat_breakdown *sk)
 {
 	bool f = b->follow, open = f && b->foffs.open_name >= 0;
+	bool sendfile = f && b->foffs.sendfile_in >= 0;
 
 	if (f) {
 		sk->rodata->off_openat_name = (__u32)b->foffs.openat_name;
@@ -298,6 +307,8 @@ static void set_follow(struct breakdown *b, struct rstat_breakdown *sk)
 			(__u32)b->foffs.open_name : 0;
 		sk->rodata->off_open_ret = (__u32)b->foffs.open_ret;
 		sk->rodata->off_fork_child = (__u32)b->foffs.fork_child;
+		sk->rodata->off_sendfile_in = sendfile ?
+			(__u32)b->foffs.sendfile_in : 0;
 		bpf_map__set_max_entries(sk->maps.readers, RS_BD_MAX_READERS);
 		bpf_map__set_max_entries(sk->maps.bd_events, 4u << 20);
 	}
@@ -305,6 +316,8 @@ static void set_follow(struct breakdown *b, struct rstat_breakdown *sk)
 	bpf_program__set_autoload(sk->progs.bd_exit_openat, f);
 	bpf_program__set_autoload(sk->progs.bd_enter_open, open);
 	bpf_program__set_autoload(sk->progs.bd_exit_open, open);
+	bpf_program__set_autoload(sk->progs.bd_enter_sendfile, sendfile);
+	bpf_program__set_autoload(sk->progs.bd_exit_sendfile, sendfile);
 	bpf_program__set_autoload(sk->progs.bd_fork, f);
 	bpf_program__set_autoload(sk->progs.bd_exit_task, f);
 }

@@ -204,7 +204,8 @@ static __always_inline struct rs_bd_ctx *ctx_of_current(void)
 	return bpf_map_lookup_elem(&ctxs, &tid);
 }
 
-static __always_inline int sys_enter(void *ctx, __u32 pread)
+/* fd_off: where the syscall's fd is (sendfile's in_fd is not first). */
+static __always_inline int sys_enter_at(void *ctx, __u32 pread, __u32 fd_off)
 {
 	__u64 id = bpf_get_current_pid_tgid();
 	__u32 tgid = id >> 32, tid = (__u32)id, zero = 0;
@@ -223,12 +224,17 @@ static __always_inline int sys_enter(void *ctx, __u32 pread)
 		z->prev_tail_switches = t->switches;
 		bpf_map_delete_elem(&tails, &tid);
 	}
-	z->fd = (__u32)read_u64(ctx, off_fd);
+	z->fd = (__u32)read_u64(ctx, fd_off);
 	z->pread = pread;
 	z->start = bpf_ktime_get_ns();
 	z->last = z->start;
 	bpf_map_update_elem(&ctxs, &tid, z, BPF_ANY);
 	return KEEP_EVENT;
+}
+
+static __always_inline int sys_enter(void *ctx, __u32 pread)
+{
+	return sys_enter_at(ctx, pread, off_fd);
 }
 
 static __always_inline int sys_exit(void *ctx)
@@ -531,6 +537,7 @@ CALLBACK(io, RS_BD_CB_IO)
 const volatile __u32 off_open_name = 16, off_openat_name = 24;
 const volatile __u32 off_open_ret = 16;
 const volatile __u32 off_fork_child = 20;
+const volatile __u32 off_sendfile_in = 24;
 
 struct {
 	__uint(type, BPF_MAP_TYPE_RINGBUF);
@@ -638,6 +645,22 @@ SEC("tracepoint/syscalls/sys_exit_open")
 int bd_exit_open(void *ctx)
 {
 	return open_exit(ctx);
+}
+
+/*
+ * sendfile(2) reads its in_fd as read(2) would (busybox's cat copies so):
+ * timed as a read of in_fd.
+ */
+SEC("tracepoint/syscalls/sys_enter_sendfile64")
+int bd_enter_sendfile(void *ctx)
+{
+	return sys_enter_at(ctx, 0, off_sendfile_in);
+}
+
+SEC("tracepoint/syscalls/sys_exit_sendfile64")
+int bd_exit_sendfile(void *ctx)
+{
+	return sys_exit(ctx);
 }
 
 /*

@@ -114,6 +114,22 @@ grep -q "cpu.stat: where a read's time goes, $N reads by the targets" err ||
 check cmd.data $N
 perf_reads cmd.data
 
+# sendfile(2) reads too (busybox's cat copies so): 10 reads of
+# cgroup.stat beside 10 read(2) reads of cpu.stat, each in its table.
+if command -v busybox >/dev/null; then
+	"$RS_BIN" record -q -o sf.data -- sh -c "for i in \$(seq 10); do
+		busybox cat $cg/cgroup.stat >/dev/null; cat $cg/cpu.stat >/dev/null
+		done" 2>err || fail "record of busybox cat: $(cat err)"
+	"$RS_BIN" report -i sf.data --json 2>/dev/null | python3 -c '
+import json, sys
+bd = json.load(sys.stdin)["breakdown"]
+reads = {f["file"]: f["reads"] for f in bd["files"]}
+assert reads == {"cgroup.stat": 10, "cpu.stat": 10}, reads' ||
+		fail "sendfile(2) reads are not the 10 made"
+else
+	skip_part "no busybox: sendfile(2) reads not checked"
+fi
+
 # -q: no table in the summary; the file still has it.
 "$RS_BIN" record -q -o q.data -- sh -c "cat $cg/cpu.stat >/dev/null" \
 	>out 2>err || fail "record -q: $(cat err)"
