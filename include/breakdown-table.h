@@ -84,8 +84,10 @@ struct breakdown_files_stats {
 
 /*
  * Name the file of each syscall: the path its process opened as that fd
- * last before the syscall began (events: opens and forks, in any
- * order), else the path its parent had so before the fork, up the line;
+ * last before the syscall began, following copies (dup2, F_DUPFD) to
+ * the fd copied, none after a close (events: opens, copies, closes and
+ * forks, in any order), else the path its parent had so before the
+ * fork, up the line;
  * keep the syscalls of stat files (breakdown__is_stat_file()), group
  * each open's syscalls into reads (as breakdown__reads()), one entry per
  * file name in *out (*nr; breakdown__files_free() it). 0 or -ENOMEM.

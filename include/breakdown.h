@@ -142,11 +142,19 @@ void breakdown__set_follow(struct breakdown *b, bool follow);
 
 #define BD_PATH_MAX 256
 
+enum breakdown_event_kind {
+	BD_EV_OPEN,		/* open(2), openat(2) returned fd */
+	BD_EV_FORK,		/* tgid forked child */
+	BD_EV_DUP,		/* dup2, dup3, fcntl F_DUPFD: fd copies oldfd */
+	BD_EV_CLOSE,		/* close(2) of fd */
+};
+
 struct breakdown_event {
 	uint64_t ts;		/* bpf_ktime_get_ns() */
-	uint32_t tgid;		/* who opened, who forked */
-	bool fork;
-	int32_t fd;		/* open: the fd it returned */
+	uint32_t tgid;		/* who opened, forked, copied, closed */
+	enum breakdown_event_kind kind;
+	int32_t fd;		/* the fd opened, made or closed */
+	int32_t oldfd;		/* dup: the fd copied */
 	uint32_t child;		/* fork: the child's pid */
 	char path[BD_PATH_MAX];	/* open: as given (relative or cut) */
 };

@@ -142,7 +142,10 @@ static const char *base_name(const char *path)
 	return slash ? slash + 1 : path;
 }
 
-/* The opens in (tgid, fd, ts) order, the forks by child. */
+/*
+ * What happened to fds (opens, copies, closes) in (tgid, fd, ts) order,
+ * the forks by child.
+ */
 struct bd_index {
 	const struct breakdown_event *ev;
 	size_t *opens, nr_opens;
@@ -177,7 +180,7 @@ static int cmp_fork(const void *a, const void *b, void *arg)
 	return 0;
 }
 
-/* The last open of (tgid, fd) at or before ts: its event, or -1. */
+/* The last event of (tgid, fd) at or before ts: its index, or -1. */
 static long last_open(const struct bd_index *ix, uint32_t tgid, int32_t fd,
 		      uint64_t ts)
 {
@@ -226,23 +229,35 @@ static const struct breakdown_event *fork_of(const struct bd_index *ix,
 }
 
 /*
- * The open a syscall's fd stands for: its process's last open of that fd
- * before the syscall began, else its parent's before the fork (an
- * inherited fd), up the line. -1 when none was seen.
+ * The open a syscall's fd stands for: the last thing its process did
+ * with that fd before the syscall began: an open is it, a close means
+ * none, a copy (dup2, F_DUPFD) is what the fd copied was then; nothing
+ * seen, what its parent had as that fd when it forked (an inherited
+ * fd), up the line. -1 when no open was seen.
  */
 static long open_of(const struct bd_index *ix,
 		    const struct breakdown_syscall *s)
 {
 	uint32_t tgid = s->tgid;
+	int32_t fd = (int32_t)s->fd;
 	uint64_t ts = s->start;
 	int depth;
 
-	for (depth = 0; depth < 16; depth++) {
-		const struct breakdown_event *f;
-		long o = last_open(ix, tgid, (int32_t)s->fd, ts);
+	for (depth = 0; depth < 32; depth++) {
+		const struct breakdown_event *e, *f;
+		long o = last_open(ix, tgid, fd, ts);
 
-		if (o >= 0)
-			return o;
+		if (o >= 0) {
+			e = &ix->ev[o];
+			if (e->kind == BD_EV_OPEN)
+				return o;
+			if (e->kind == BD_EV_CLOSE || !e->ts)
+				return -1;
+			/* dup2(fd, fd) changes nothing: look before it. */
+			fd = e->oldfd;
+			ts = e->ts - (e->oldfd == e->fd);
+			continue;
+		}
 		f = fork_of(ix, tgid, ts);
 		if (!f)
 			return -1;
@@ -314,7 +329,7 @@ int breakdown__files(const struct breakdown_syscall *sc, size_t nr_sc,
 	    next_of_task(sc, nr_sc, &next))
 		goto out;
 	for (i = 0; i < nr_ev; i++) {
-		if (ev[i].fork)
+		if (ev[i].kind == BD_EV_FORK)
 			ix.forks[ix.nr_forks++] = i;
 		else
 			ix.opens[ix.nr_opens++] = i;

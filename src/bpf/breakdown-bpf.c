@@ -58,6 +58,8 @@ struct breakdown {
 	struct follow_offs {
 		int open_name, openat_name, open_ret, fork_child;
 		int sendfile_in;	/* -1: reads only */
+		int dup_old, fcntl_cmd, close_fd;
+		bool dup2, dup3, fcntl;
 	} foffs;
 #endif
 };
@@ -287,6 +289,26 @@ static int follow_offsets(struct breakdown *b, char *errbuf, size_t errlen)
 	    field_offset("syscalls", "sys_exit_sendfile64", "ret") !=
 	    field_offset("syscalls", "sys_exit_read", "ret"))
 		o->sendfile_in = -1;
+	/* Copies and closes of fds, where laid out as on x86-64. */
+	o->dup_old = field_offset("syscalls", "sys_enter_dup2", "oldfd");
+	if (o->dup_old < 0)
+		o->dup_old = field_offset("syscalls", "sys_enter_dup3",
+					  "oldfd");
+	o->fcntl_cmd = field_offset("syscalls", "sys_enter_fcntl", "cmd");
+	o->close_fd = field_offset("syscalls", "sys_enter_close", "fd");
+	o->dup2 = o->dup_old >= 0 &&
+		  field_offset("syscalls", "sys_enter_dup2", "oldfd") ==
+		  o->dup_old &&
+		  field_offset("syscalls", "sys_exit_dup2", "ret") == o->open_ret;
+	o->dup3 = o->dup_old >= 0 &&
+		  field_offset("syscalls", "sys_enter_dup3", "oldfd") ==
+		  o->dup_old &&
+		  field_offset("syscalls", "sys_exit_dup3", "ret") == o->open_ret;
+	o->fcntl = o->dup_old >= 0 && o->fcntl_cmd >= 0 &&
+		   field_offset("syscalls", "sys_enter_fcntl", "fd") ==
+		   o->dup_old &&
+		   field_offset("syscalls", "sys_exit_fcntl", "ret") ==
+		   o->open_ret;
 	if (o->openat_name < 0 || o->open_ret < 0 || o->fork_child < 0) {
 		errbuf_set(errbuf, errlen,
 			"no syscalls:sys_enter_openat/sys_exit_openat or sched:sched_process_fork tracepoint: the files read and the children cannot be followed");
@@ -309,6 +331,12 @@ static void set_follow(struct breakdown *b, struct rstat_breakdown *sk)
 		sk->rodata->off_fork_child = (__u32)b->foffs.fork_child;
 		sk->rodata->off_sendfile_in = sendfile ?
 			(__u32)b->foffs.sendfile_in : 0;
+		sk->rodata->off_dup_old = b->foffs.dup_old >= 0 ?
+			(__u32)b->foffs.dup_old : 0;
+		sk->rodata->off_fcntl_cmd = b->foffs.fcntl ?
+			(__u32)b->foffs.fcntl_cmd : 0;
+		sk->rodata->off_close_fd = b->foffs.close_fd >= 0 ?
+			(__u32)b->foffs.close_fd : 0;
 		bpf_map__set_max_entries(sk->maps.readers, RS_BD_MAX_READERS);
 		bpf_map__set_max_entries(sk->maps.bd_events, 4u << 20);
 	}
@@ -318,6 +346,15 @@ static void set_follow(struct breakdown *b, struct rstat_breakdown *sk)
 	bpf_program__set_autoload(sk->progs.bd_exit_open, open);
 	bpf_program__set_autoload(sk->progs.bd_enter_sendfile, sendfile);
 	bpf_program__set_autoload(sk->progs.bd_exit_sendfile, sendfile);
+	bpf_program__set_autoload(sk->progs.bd_enter_dup2, f && b->foffs.dup2);
+	bpf_program__set_autoload(sk->progs.bd_exit_dup2, f && b->foffs.dup2);
+	bpf_program__set_autoload(sk->progs.bd_enter_dup3, f && b->foffs.dup3);
+	bpf_program__set_autoload(sk->progs.bd_exit_dup3, f && b->foffs.dup3);
+	bpf_program__set_autoload(sk->progs.bd_enter_fcntl,
+				  f && b->foffs.fcntl);
+	bpf_program__set_autoload(sk->progs.bd_exit_fcntl, f && b->foffs.fcntl);
+	bpf_program__set_autoload(sk->progs.bd_enter_close,
+				  f && b->foffs.close_fd >= 0);
 	bpf_program__set_autoload(sk->progs.bd_fork, f);
 	bpf_program__set_autoload(sk->progs.bd_exit_task, f);
 }
@@ -614,7 +651,9 @@ static int on_event(void *ctx, void *data, size_t size)
 	const struct rs_bd_ev *e = data;
 	struct breakdown_event *o;
 
-	if (size < sizeof(*e))
+	/* An open's record has the path; the others end before it. */
+	if (size < RS_BD_EV_HEAD ||
+	    (e->kind == RS_BD_EV_OPEN && size < sizeof(*e)))
 		return 0;
 	if (grow_array((void **)&b->ev, &b->cap_ev, b->nr_ev + 1,
 		       sizeof(*b->ev))) {
@@ -625,14 +664,29 @@ static int on_event(void *ctx, void *data, size_t size)
 	memset(o, 0, sizeof(*o));
 	o->ts = e->ts;
 	o->tgid = e->tgid;
-	o->fork = e->kind == RS_BD_EV_FORK;
-	if (o->fork) {
+	o->fd = e->fd;
+	o->oldfd = -1;
+	switch (e->kind) {
+	case RS_BD_EV_FORK:
+		o->kind = BD_EV_FORK;
 		o->child = (uint32_t)e->fd;
 		o->fd = -1;
-	} else {
-		o->fd = e->fd;
+		break;
+	case RS_BD_EV_DUP:
+		o->kind = BD_EV_DUP;
+		o->oldfd = e->oldfd;
+		break;
+	case RS_BD_EV_CLOSE:
+		o->kind = BD_EV_CLOSE;
+		break;
+	case RS_BD_EV_OPEN:
+		o->kind = BD_EV_OPEN;
 		memcpy(o->path, e->path, sizeof(o->path));
 		o->path[sizeof(o->path) - 1] = '\0';
+		break;
+	default:
+		b->nr_ev--;	/* not ours to know */
+		break;
 	}
 	return 0;
 }

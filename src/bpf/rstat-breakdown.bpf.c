@@ -612,6 +612,8 @@ static __always_inline int open_exit(void *ctx)
 			e->tgid = id >> 32;
 			e->tid = tid;
 			e->fd = (__s32)ret;
+			e->oldfd = -1;
+			e->pad = 0;
 			__builtin_memcpy(e->path, a->path, sizeof(e->path));
 			e->path[RS_BD_PATH - 1] = 0;
 			bpf_ringbuf_submit(e, 0);
@@ -621,6 +623,27 @@ static __always_inline int open_exit(void *ctx)
 	}
 	bpf_map_delete_elem(&bd_open_args, &tid);
 	return KEEP_EVENT;
+}
+
+/* A record without a path (fork, dup, close) for the current task. */
+static __always_inline void send_head(__u32 kind, __s32 fd, __s32 oldfd)
+{
+	__u64 id = bpf_get_current_pid_tgid();
+	struct rs_bd_ev *e;
+
+	e = bpf_ringbuf_reserve(&bd_events, RS_BD_EV_HEAD, 0);
+	if (!e) {
+		follow_count(RS_BD_F_EV_LOST);
+		return;
+	}
+	e->ts = bpf_ktime_get_ns();
+	e->kind = kind;
+	e->tgid = id >> 32;
+	e->tid = (__u32)id;
+	e->fd = fd;
+	e->oldfd = oldfd;
+	e->pad = 0;
+	bpf_ringbuf_submit(e, 0);
 }
 
 SEC("tracepoint/syscalls/sys_enter_openat")
@@ -674,7 +697,6 @@ int bd_fork(void *ctx)
 	__u64 id = bpf_get_current_pid_tgid();
 	__u32 tgid = id >> 32;
 	__u32 child = read_u32(ctx, off_fork_child);
-	struct rs_bd_ev *e;
 	__u8 one = 1;
 
 	if (!bpf_map_lookup_elem(&readers, &tgid) || child == tgid)
@@ -684,18 +706,7 @@ int bd_fork(void *ctx)
 		return KEEP_EVENT;
 	}
 	follow_count(RS_BD_F_FORKS);
-	e = bpf_ringbuf_reserve(&bd_events, sizeof(*e), 0);
-	if (!e) {
-		follow_count(RS_BD_F_EV_LOST);
-		return KEEP_EVENT;
-	}
-	e->ts = bpf_ktime_get_ns();
-	e->kind = RS_BD_EV_FORK;
-	e->tgid = tgid;
-	e->tid = (__u32)id;
-	e->fd = (__s32)child;
-	e->path[0] = 0;
-	bpf_ringbuf_submit(e, 0);
+	send_head(RS_BD_EV_FORK, (__s32)child, -1);
 	return KEEP_EVENT;
 }
 
@@ -710,5 +721,111 @@ int bd_exit_task(void *ctx)
 	__u32 tid = (__u32)bpf_get_current_pid_tgid();
 
 	bpf_map_delete_elem(&readers, &tid);
+	return KEEP_EVENT;
+}
+
+/*
+ * A shell's redirection opens the file, then moves it onto another fd
+ * (dup2, or fcntl F_DUPFD to save one) and closes the first: the fd a
+ * command reads is a copy. Copies and closes are said too, so that
+ * user space follows the file to the fd read, and a number closed and
+ * reused by a pipe is not taken for the file.
+ */
+const volatile __u32 off_dup_old = 16, off_fcntl_cmd = 24;
+const volatile __u32 off_close_fd = 16;
+
+#define RS_F_DUPFD 0
+#define RS_F_DUPFD_CLOEXEC 1030
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 1024);
+	__type(key, __u32);
+	__type(value, __s32);
+} bd_dup_args SEC(".maps");
+
+static __always_inline int is_reader(void)
+{
+	__u32 tgid = bpf_get_current_pid_tgid() >> 32;
+
+	return bpf_map_lookup_elem(&readers, &tgid) != NULL;
+}
+
+static __always_inline int dup_enter(void *ctx)
+{
+	__u32 tid = (__u32)bpf_get_current_pid_tgid();
+	__s32 oldfd;
+
+	if (!is_reader())
+		return KEEP_EVENT;
+	oldfd = (__s32)read_u32(ctx, off_dup_old);
+	bpf_map_update_elem(&bd_dup_args, &tid, &oldfd, BPF_ANY);
+	return KEEP_EVENT;
+}
+
+static __always_inline int dup_exit(void *ctx)
+{
+	__u32 tid = (__u32)bpf_get_current_pid_tgid();
+	__s32 *oldfd = bpf_map_lookup_elem(&bd_dup_args, &tid);
+	__s64 ret;
+
+	if (!oldfd)
+		return KEEP_EVENT;
+	ret = (__s64)read_u64(ctx, off_open_ret);
+	if (ret >= 0)
+		send_head(RS_BD_EV_DUP, (__s32)ret, *oldfd);
+	bpf_map_delete_elem(&bd_dup_args, &tid);
+	return KEEP_EVENT;
+}
+
+SEC("tracepoint/syscalls/sys_enter_dup2")
+int bd_enter_dup2(void *ctx)
+{
+	return dup_enter(ctx);
+}
+
+SEC("tracepoint/syscalls/sys_exit_dup2")
+int bd_exit_dup2(void *ctx)
+{
+	return dup_exit(ctx);
+}
+
+SEC("tracepoint/syscalls/sys_enter_dup3")
+int bd_enter_dup3(void *ctx)
+{
+	return dup_enter(ctx);
+}
+
+SEC("tracepoint/syscalls/sys_exit_dup3")
+int bd_exit_dup3(void *ctx)
+{
+	return dup_exit(ctx);
+}
+
+SEC("tracepoint/syscalls/sys_enter_fcntl")
+int bd_enter_fcntl(void *ctx)
+{
+	__u64 cmd;
+
+	if (!is_reader())
+		return KEEP_EVENT;
+	cmd = read_u64(ctx, off_fcntl_cmd);
+	if (cmd != RS_F_DUPFD && cmd != RS_F_DUPFD_CLOEXEC)
+		return KEEP_EVENT;
+	return dup_enter(ctx);
+}
+
+SEC("tracepoint/syscalls/sys_exit_fcntl")
+int bd_exit_fcntl(void *ctx)
+{
+	return dup_exit(ctx);
+}
+
+SEC("tracepoint/syscalls/sys_enter_close")
+int bd_enter_close(void *ctx)
+{
+	if (is_reader())
+		send_head(RS_BD_EV_CLOSE, (__s32)read_u32(ctx, off_close_fd),
+			  -1);
 	return KEEP_EVENT;
 }

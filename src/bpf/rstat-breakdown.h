@@ -115,6 +115,8 @@ struct rs_bd_out_open {
 enum {
 	RS_BD_EV_OPEN,		/* tgid opened path as fd */
 	RS_BD_EV_FORK,		/* tgid forked child */
+	RS_BD_EV_DUP,		/* tgid made fd a copy of oldfd */
+	RS_BD_EV_CLOSE,		/* tgid closed fd */
 };
 
 struct rs_bd_ev {
@@ -122,9 +124,14 @@ struct rs_bd_ev {
 	__u32 kind;
 	__u32 tgid;
 	__u32 tid;
-	__s32 fd;		/* the fd opened; for a fork, the child */
-	char path[RS_BD_PATH];	/* NUL-terminated, possibly cut */
+	__s32 fd;		/* the fd opened or made; for a fork, the child */
+	__s32 oldfd;		/* dup: the fd copied */
+	__u32 pad;
+	char path[RS_BD_PATH];	/* open: NUL-terminated, possibly cut */
 };
+
+/* The records but an open's end before the path. */
+#define RS_BD_EV_HEAD 32
 
 /* An open(2) between its sys_enter and sys_exit (per thread). */
 struct rs_bd_open_arg {

@@ -106,7 +106,7 @@ static void print_follow(FILE *out, const struct bench_breakdown *bd)
 	fprintf(out, "  targets: process %d and %" PRIu64 " children followed; %" PRIu64 " opens\n  of stat files read, %" PRIu64 " syscalls on other files left out\n",
 		(int)bd->reader_pid, fo->forks, fo->opens, fo->other);
 	if (fo->unnamed)
-		fprintf(out, "  %" PRIu64 " syscalls on fds whose open was not seen (inherited, dup'ed,\n  pipes): left out\n",
+		fprintf(out, "  %" PRIu64 " syscalls on fds whose open was not seen (inherited from\n  outside the targets, pipes): left out\n",
 			fo->unnamed);
 	if (fo->readers_full)
 		fprintf(out, "  %" PRIu64 " children not followed: the map of processes followed was full\n",

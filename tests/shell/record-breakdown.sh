@@ -130,6 +130,20 @@ else
 	skip_part "no busybox: sendfile(2) reads not checked"
 fi
 
+# A shell's redirections move the file onto fd 0 (dup2, after F_DUPFD
+# saved it) and close the first fd: 10 `cat <` reads of cpu.stat, and 5
+# reads of cgroup.stat by `while read` (one byte a read(2), to the end).
+"$RS_BIN" record -q -o rd.data -- sh -c "for i in \$(seq 10); do
+	cat < $cg/cpu.stat >/dev/null; done
+	for i in 1 2 3 4 5; do while read l; do :; done < $cg/cgroup.stat; done" \
+	2>err || fail "record of redirections: $(cat err)"
+"$RS_BIN" report -i rd.data --json 2>/dev/null | python3 -c '
+import json, sys
+bd = json.load(sys.stdin)["breakdown"]
+reads = {f["file"]: f["reads"] for f in bd["files"]}
+assert reads == {"cgroup.stat": 5, "cpu.stat": 10}, reads' ||
+	fail "reads through redirections are not the 10 and 5 made"
+
 # -q: no table in the summary; the file still has it.
 "$RS_BIN" record -q -o q.data -- sh -c "cat $cg/cpu.stat >/dev/null" \
 	>out 2>err || fail "record -q: $(cat err)"

@@ -250,7 +250,7 @@ static struct breakdown_event fork_ev(uint64_t ts, uint32_t parent,
 	memset(&e, 0, sizeof(e));
 	e.ts = ts;
 	e.tgid = parent;
-	e.fork = true;
+	e.kind = BD_EV_FORK;
 	e.fd = -1;
 	e.child = child;
 	return e;
@@ -340,6 +340,60 @@ static void test_files(void)
 	breakdown__files_free(f, nr);
 }
 
+static struct breakdown_event fd_ev(uint64_t ts, uint32_t tgid,
+				    enum breakdown_event_kind kind,
+				    int32_t fd, int32_t oldfd)
+{
+	struct breakdown_event e;
+
+	memset(&e, 0, sizeof(e));
+	e.ts = ts;
+	e.tgid = tgid;
+	e.kind = kind;
+	e.fd = fd;
+	e.oldfd = oldfd;
+	return e;
+}
+
+/*
+ * A shell's `cat < cpu.stat`, as dash makes it: open as fd 3, save fd 0
+ * (F_DUPFD to 11), dup2(3, 0), close(3), fork the cat, which reads fd 0;
+ * then fd 3 is a pipe (no open), whose reads are not cpu.stat's; fd 0
+ * back from 11 is what it was before (unseen).
+ */
+static void test_files_dup(void)
+{
+	struct breakdown_event ev[7];
+	struct breakdown_syscall sc[5];
+	struct breakdown_file_reads *f;
+	struct breakdown_files_stats st;
+	size_t nr, k = 0;
+
+	ev[0] = open_ev(100, 20, 3, "/sys/fs/cgroup/a/cpu.stat");
+	ev[1] = fd_ev(101, 20, BD_EV_DUP, 11, 0);
+	ev[2] = fd_ev(102, 20, BD_EV_DUP, 0, 3);
+	ev[3] = fd_ev(103, 20, BD_EV_CLOSE, 3, -1);
+	ev[4] = fork_ev(104, 20, 21);
+	ev[5] = fd_ev(300, 20, BD_EV_DUP, 0, 11);
+	ev[6] = fd_ev(301, 20, BD_EV_DUP, 0, 0);	/* dup2(0, 0) */
+	sc[k] = sc_of(5, 0, 100, 700, 0, 0); sc[k].tgid = 21; sc[k++].start = 110;
+	sc[k] = sc_of(5, 0, 0, 0, 7, 0); sc[k].tgid = 21; sc[k++].start = 111;
+	sc[k] = sc_of(4, 3, 10, 0, 9, 0); sc[k].tgid = 20; sc[k++].start = 200;
+	sc[k] = sc_of(4, 0, 10, 0, 9, 0); sc[k].tgid = 20; sc[k++].start = 150;
+	sc[k] = sc_of(4, 0, 10, 0, 9, 0); sc[k].tgid = 20; sc[k++].start = 310;
+	CHECK_INT(breakdown__files(sc, k, ev, 7, &f, &nr, &st), 0);
+	CHECK_INT(nr, 1);
+	CHECK_INT(st.unnamed, 2);	/* the pipe, fd 0 restored */
+	CHECK_INT(st.opens, 1);
+	if (nr == 1) {
+		CHECK(!strcmp(f[0].name, "cpu.stat"));
+		/* the cat's; the shell's of fd 0 at 150 never ended */
+		CHECK_INT(f[0].nr, 1);
+		CHECK_INT(f[0].reads[0].ns[BD_PART_WALK], 700);
+	}
+	breakdown__files_free(f, nr);
+}
+
 UNIT_MAIN(UNIT(test_reads_grouped), UNIT(test_table),
 	  UNIT(test_entry_exit), UNIT(test_json_round_trip),
-	  UNIT(test_stat_files), UNIT(test_files))
+	  UNIT(test_stat_files), UNIT(test_files), UNIT(test_files_dup))
