@@ -12,17 +12,17 @@
 # unobserved: the breakdown pass adds no repetition. The reader's own
 # time of each read pairs with the kernel's one to one: entry/exit, the
 # difference, and the kernel's total add up to the reader's time. --breakdown of a
-# scenario that reads no stat file, or of a variant, is a usage error.
+# scenario that reads no stat file, or inside a --variant, is a usage error.
 . tests/shell/lib.sh
 . tests/shell/bench-lib.sh
 cd "$TMP" || fail cd
 
 expect_error 2 "breakdown" "$RS_BIN" bench pipe --breakdown
-# A variant's repetition is a run of its own: no pass for the breakdown.
-expect_error 2 "breakdown is not supported" "$RS_BIN" bench stat-read \
+# The breakdown pass is the run's (each variant's, after the timed
+# runs: bench-variants.sh, vm-variant-breakdown.sh), not one variant's.
+expect_error 2 "--breakdown is the run's, not a variant's" \
+	"$RS_BIN" bench stat-read \
 	--variant a:--breakdown --variant b:--discrete -o v
-expect_error 2 "breakdown is not supported" "$RS_BIN" bench stat-read \
-	--breakdown --variant a:--interleave --variant b:--discrete -o v
 [ -e /sys/kernel/tracing/events/syscalls/sys_enter_pread64 ] ||
 	skip "no syscall tracepoints (CONFIG_FTRACE_SYSCALLS): reads cannot be timed in the kernel"
 reads=400
