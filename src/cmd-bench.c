@@ -52,7 +52,11 @@ static const char bench_epilogue[] =
 	"so that machine drift hits them alike; each variant's results\n"
 	"go to DIR/NAME/results.json (NAME: given, or made from the\n"
 	"options), then the compare table follows, the first the base\n"
-	"(with --kernel, each guest's, in DIR/<release>/NAME/).\n"
+	"(with --kernel, each guest's, in DIR/<release>/NAME/). With\n"
+	"--breakdown or --record, one more round: each variant's pass,\n"
+	"decomposed (and recorded into DIR/NAME/rstat.data); after the\n"
+	"compare table, the variants' decompositions side by side, each\n"
+	"part's share and its change from the first variant.\n"
 	"\n"
 	"Exit status: 0 ok, 1 error or interrupted (one line on stderr),\n"
 	"2 usage error. See rstat-analyze-bench(1).\n";

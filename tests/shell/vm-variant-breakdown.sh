@@ -19,10 +19,7 @@
 # part grew. Then the same with --record: each variant's pass recorded
 # (its rstat.data back on the host, the decomposition riding on it).
 . tests/shell/lib.sh
-need_vm_kernels
-[ "$(id -u)" -eq 0 ] || skip "not root: the VM's work directory is root's"
-grep -aq bd_cb_memory_entry "$RS_BIN" ||
-	skip "built without BPF: the reads cannot be decomposed"
+need_vm_breakdown
 
 RS_ROOT=$PWD
 before=$(vm_workdirs)
