@@ -1137,7 +1137,7 @@ static int bench_in_vms(const struct bench_params *p, char **gargv,
 	struct vm_result *res = NULL;
 	int status = RS_EXIT_FAIL, err;
 	bool noted = false;
-	size_t i;
+	size_t i, v;
 
 	if (!dirs) {
 		rs_error("bench: out of memory");
@@ -1181,6 +1181,11 @@ static int bench_in_vms(const struct bench_params *p, char **gargv,
 			goto out;
 		if (save_guest(p, res, rel, dirs, i, results[i]))
 			goto out;
+		/* The guest named its /out; here they are in DIR. */
+		for (v = 0; p->record && v < p->nr_variants; v++)
+			printf("# %s's recorded pass, on this host: rstat-analyze report -i %s/%s/rstat.data\n",
+			       p->variants[v].name, dirs[i],
+			       p->variants[v].name);
 		snprintf(results[i], PATH_MAX, "%s/results.json", dirs[i]);
 		files[i] = results[i];
 		labels[i] = dirs[i] + strlen(p->outdir) + 1;

@@ -293,8 +293,15 @@ static int run_one(struct variants_run *vr, const struct bench_ops *inner,
 	const char *name = p->variants[v].name;
 	char msg[PATH_MAX + 256], dir[PATH_MAX];
 	struct bench_params one;
+	bool made = false;
 	int err;
 
+	if (bench_stop) {
+		snprintf(msg, sizeof(msg), "bench: interrupted by SIG%s: removed what the run created",
+			 sigabbrev_np(bench_stop));
+		fwd_error(vr, msg);
+		return -EINTR;
+	}
 	vr->cur = v;
 	vr->err = 0;
 	/* No results file of its own, whatever p said. */
@@ -305,7 +312,8 @@ static int run_one(struct variants_run *vr, const struct bench_ops *inner,
 	one.outdir = one.json = NULL;
 	if (one.record) {
 		snprintf(dir, sizeof(dir), "%s/%s", p->outdir, name);
-		if (mkdirat(vr->dirfd, name, 0755) && errno != EEXIST) {
+		made = !mkdirat(vr->dirfd, name, 0755);
+		if (!made && errno != EEXIST) {
 			snprintf(msg, sizeof(msg), "%s: cannot write: %s",
 				 dir, strerror(errno));
 			fwd_error(vr, msg);
@@ -317,17 +325,14 @@ static int run_one(struct variants_run *vr, const struct bench_ops *inner,
 	one.nr_variants = 0;
 	/* --until counts rounds of all variants, not this run's. */
 	one.until.target_pct = 0;
-	if (bench_stop) {
-		snprintf(msg, sizeof(msg), "bench: interrupted by SIG%s: removed what the run created",
-			 sigabbrev_np(bench_stop));
-		fwd_error(vr, msg);
-		return -EINTR;
-	}
 	err = bench__run(&one, inner);
 	if (!err && vr->err) {
 		err = vr->err;
 		fwd_error(vr, "bench: out of memory");
 	}
+	/* A failed run discarded its recording: the directory made goes. */
+	if (err && made)
+		unlinkat(vr->dirfd, name, AT_REMOVEDIR);
 	return err;
 }
 

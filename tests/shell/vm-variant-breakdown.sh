@@ -98,6 +98,8 @@ PY
 done
 grep -q "^memory.stat: where a read's time goes (share, p50)" \
 	"$TMP/rstdout" || fail "--record: no side-by-side table"
+grep -qF "# interleave's recorded pass, on this host: rstat-analyze report -i $TMP/rec/$rel/interleave/rstat.data" \
+	"$TMP/rstdout" || fail "--record: the host did not say where the recordings are"
 "$RS_BIN" report -i "$TMP/rec/$rel/interleave/rstat.data" \
 	>"$TMP/report" 2>&1 || fail "report of a variant's recording: $(tail -n 5 "$TMP/report")"
 [ -z "$(vm_workdirs_new "$before")" ] ||
