@@ -314,23 +314,33 @@ static void bd_text_untimed(FILE *out, const struct compare *c, size_t k)
 	}
 }
 
+/* What the figures are, before the tables. */
+static void bd_legend(char *buf, size_t len, const struct compare *c)
+{
+	bool entry = false;
+	size_t i;
+
+	for (i = 0; i < c->nr_bd_files; i++)
+		entry |= c->bd_files[i].nr_rows > BD_PART__NR + 1;
+	snprintf(buf, len, "Where a read's time goes, timed in the kernel: each part's share and p50; pts, %%: their change against %s (+: grew)%s",
+		 c->labels[0], entry ?
+		 "; entry/exit: derived, its share of the reader's time." :
+		 ".");
+}
+
 void compare_bd__text(FILE *out, const struct compare *c)
 {
+	char legend[512];
 	size_t i, k, t, *idx;
-	bool entry = false;
 
 	if (!c->nr_bd_files)
 		return;
 	idx = calloc(c->nr_sides, sizeof(*idx));
 	if (!idx)
 		return;
-	for (i = 0; i < c->nr_bd_files; i++)
-		entry |= c->bd_files[i].nr_rows > BD_PART__NR + 1;
+	bd_legend(legend, sizeof(legend), c);
 	fputc('\n', out);
-	compare_fmt__wrapped(out, "Where a read's time goes, timed in the kernel: each part's share and p50; pts, %%: their change against %s (+: grew)%s",
-			     c->labels[0], entry ?
-			     "; entry/exit: derived, its share of the reader's time." :
-			     ".");
+	compare_fmt__wrapped(out, "%s", legend);
 	for (i = 0; i < c->nr_bd_files; i++) {
 		const struct compare_bd_file *bf = &c->bd_files[i];
 
@@ -374,7 +384,7 @@ static void bd_md_cell(FILE *out, const struct compare_bd_cell *cell)
  */
 void compare_bd__markdown(FILE *out, const struct compare *c)
 {
-	char pts[32], pct[32], line[256];
+	char pts[32], pct[32], line[512];
 	size_t i, k, r, *idx;
 	int z;
 
@@ -385,8 +395,8 @@ void compare_bd__markdown(FILE *out, const struct compare *c)
 		return;
 	for (k = 0; k < c->nr_sides; k++)
 		idx[k] = k;
-	fprintf(out, "\nWhere a read's time goes, timed in the kernel: each part's share and p50; pts, %%: their change against %s (+: grew); entry/exit: derived, its share of the reader's time.",
-		c->labels[0]);
+	bd_legend(line, sizeof(line), c);
+	fprintf(out, "\n%s", line);
 	/* What the table folds, in the same paragraph: lines are dear. */
 	for (i = 0; i < c->nr_bd_files; i++) {
 		const struct compare_bd_file *bf = &c->bd_files[i];
