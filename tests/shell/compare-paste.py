@@ -56,7 +56,10 @@ def bd_rows(lines):
     out, head, in_table = {}, None, False
     for n, line in enumerate(lines):
         if line.split()[:3] == ["part", "share", "p50"] and n:
+            # The labels' line, after the file's when it did not fit.
             head, in_table = lines[n - 1], True
+            if head.startswith(" ") and n > 1:
+                head = lines[n - 2] + "\n" + head
             continue
         if not line.strip():
             in_table = False
