@@ -23,7 +23,6 @@
 #include "bench-results.h"
 #include "bench-run.h"
 #include "bench-vm.h"
-#include "breakdown-out.h"
 #include "cmds.h"
 #include "outfile.h"
 #include "parse-options.h"
@@ -971,21 +970,6 @@ static void say_run_done(void *ctx, const struct bench_variant *v,
 }
 
 /*
- * The kernels' or the variants' decompositions side by side (a note if
- * they cannot).
- */
-static void print_breakdowns(const char *const *files,
-			     const char *const *labels, size_t n)
-{
-	char errbuf[512] = "";
-
-	fflush(stdout);
-	if (bench_breakdown__print_runs(files, labels, n, stdout, errbuf,
-					sizeof(errbuf)))
-		rs_note("bench: the breakdowns side by side: %s", errbuf);
-}
-
-/*
  * Every variant's repetitions, then compare on their results as
  * `rstat-analyze compare` does, the first variant the base: compare's
  * own entry point, in this process.
@@ -1032,9 +1016,6 @@ static int bench_variants(const struct bench_params *p)
 	printf("\n");
 	fflush(stdout);
 	status = compare_results(files, labels, p->nr_variants);
-	/* Which part of the reads grew: after the comparison. */
-	if (!status && (p->breakdown || p->record))
-		print_breakdowns(files, labels, p->nr_variants);
 	if (!status && p->record) {
 		printf("\n");
 		for (i = 0; i < p->nr_variants; i++)
@@ -1201,9 +1182,8 @@ static int bench_in_vms(const struct bench_params *p, char **gargv,
 			p->variants[0].name);
 	} else if (p->vm.nkernels > 1) {
 		fflush(stdout);
+		/* compare's tables, the kernels' breakdowns among them */
 		status = compare_results(files, labels, p->vm.nkernels);
-		if (p->breakdown)
-			print_breakdowns(files, labels, p->vm.nkernels);
 	}
 out:
 	vm_result__delete(res);
