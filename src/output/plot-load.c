@@ -117,14 +117,14 @@ static bool metric_wanted(const struct plot_opts *p, const char *name,
  * A name --metric gives whole, the colon being part of it: a report's
  * event, a stat file of a breakdown.
  */
-static bool whole_name_wanted(const struct plot_opts *p, const char *ev)
+static bool whole_name_wanted(const struct plot_opts *p, const char *name)
 {
 	size_t n = strlen(p->metric);
 
 	if (!p->metric_qual)
-		return !strcmp(ev, p->metric);
-	return !strncmp(ev, p->metric, n) && ev[n] == ':' &&
-	       !strcmp(ev + n + 1, p->metric_qual);
+		return !strcmp(name, p->metric);
+	return !strncmp(name, p->metric, n) && name[n] == ':' &&
+	       !strcmp(name + n + 1, p->metric_qual);
 }
 
 static int metric_label(char *buf, size_t len, const struct bench_metric *m)
@@ -468,6 +468,7 @@ static int load_kernels(struct plot *ctx, const char *input, char *err,
 			size_t errlen)
 {
 	static const char tail[] = "/results.json";
+	const size_t tail_len = sizeof(tail) - 1;
 	char **paths;
 	size_t n, i, len;
 	int ret;
@@ -482,9 +483,8 @@ static int load_kernels(struct plot *ctx, const char *input, char *err,
 	for (i = 0; !ret && i < n; i++) {
 		len = strlen(paths[i]);
 		/* DIR/<release>: the directory bench -o wrote, read as one. */
-		if (len > sizeof(tail) - 1 &&
-		    !strcmp(paths[i] + len - (sizeof(tail) - 1), tail))
-			paths[i][len - (sizeof(tail) - 1)] = '\0';
+		if (len > tail_len && !strcmp(paths[i] + len - tail_len, tail))
+			paths[i][len - tail_len] = '\0';
 		ret = plot__load(ctx, paths[i], err, errlen);
 	}
 	json_input__free_paths(paths, n);
