@@ -16,6 +16,7 @@
 #    the parts drawn (those timed somewhere, named as the key says), the
 #    parts not timed named under their bar or under the axis, and the
 #    axis below 0 only when entry/exit is;
+#  - a multi-kernel folder plots as its kernels' directories (any kind);
 #  - --metric FILE picks that file; inputs without a breakdown, report
 #    --json output and an unknown file fail with exit 1 and one line.
 # The fixture is a real run on the development host (no kprobes: the
@@ -231,6 +232,17 @@ for row, (label, v, mean) in zip(rows, want):
           mean, label)
 print("ok --metric cpu.stat: %d bars" % len(rows))
 PY
+
+# A multi-kernel folder is its kernels' directories in version order, for
+# any kind: the same data and titles as naming them one by one.
+plot kdir.svg "$TMP/k" --kind hist
+plot kdirs.svg "$TMP/k/6.9.0" "$TMP/k/6.12.0/" --kind hist
+cmp -s "$TMP/kdir.svg.dat" "$TMP/kdirs.svg.dat" ||
+	fail "plot of a kernels' folder: its data differ from its kernels'"
+diff <(grep -v 'set output' "$TMP/kdir.svg.gp") \
+	<(grep -v 'set output' "$TMP/kdirs.svg.gp" | sed 's,6.12.0/:,6.12.0:,') ||
+	fail "plot of a kernels' folder: its script differs from its kernels'"
+echo "ok a kernels' folder plots as its kernels, in version order"
 
 # Refused, in one line: no breakdown, not bench results, no such file;
 # --normalize with a kind it does not go with.
