@@ -19,15 +19,19 @@
 #  - a multi-kernel folder plots as its kernels' directories (any kind);
 #  - --metric FILE picks that file; inputs without a breakdown, report
 #    --json output and an unknown file fail with exit 1 and one line.
-# The fixture is a real run on the development host (no kprobes: the
-# callbacks are not timed); a guest-like one with the callbacks timed, a
-# negative entry/exit and one not derived is made from it.
+# The fixtures are real runs: on the development host (no kprobes: the
+# callbacks are not timed) and in 6.12 and 7.2 guests (a multi-kernel
+# folder: callbacks timed, base inlined, no cpu-wait on 7.2); a copy of
+# the host's with the callbacks timed, an entry/exit below 0 and one not
+# derived is made from the first.
 . tests/shell/lib.sh
 command -v python3 >/dev/null 2>&1 || skip "python3 is not installed"
 command -v gnuplot >/dev/null 2>&1 ||
 	skip "gnuplot is not installed (Debian package gnuplot-nox)"
 
 FIX=$RS_FIXTURES/plot/breakdown.json
+# Real guests (TCG), 4 children charging memory, cpu.stat: 6.12 and 7.2.
+KDIR=$RS_FIXTURES/plot/kernels
 mkdir -p "$TMP/k/6.9.0" "$TMP/k/6.12.0"
 cp "$FIX" "$TMP/k/6.12.0/results.json"
 python3 - "$FIX" "$TMP" <<'PY' || fail "could not make the inputs"
@@ -78,20 +82,22 @@ plot() {
 	python3 tests/shell/gp-dataonly.py "$out.gp" --strings \
 		>"$out.strings" || fail "plot $*: the script is not data-only"
 }
-plot bd.svg "$FIX" "$TMP/k" --kind breakdown
-plot bd-norm.png "$FIX" "$TMP/k" --kind breakdown --normalize
+plot bd.svg "$FIX" "$TMP/k" "$KDIR" --kind breakdown
+plot bd-norm.png "$FIX" "$TMP/k" "$KDIR" --kind breakdown --normalize
 plot bd-host.svg "$FIX" --kind breakdown
 plot bd-cpu.svg "$TMP/k" --kind breakdown --metric cpu.stat
 
-python3 - "$TMP" "$FIX" <<'PY' || fail "plot's breakdown differs from the results"
+python3 - "$TMP" "$FIX" "$KDIR" <<'PY' || fail "plot's breakdown differs from the results"
 import json, math, re, sys
-tmp, fix = sys.argv[1], sys.argv[2]
+tmp, fix, kdir = sys.argv[1], sys.argv[2], sys.argv[3]
 UNITS = {"ns": 1, "us": 1e3, "ms": 1e6}
 PARTS = ["memory", "io", "bpf", "base", "walk", "wait", "cpu-wait",
          "off-cpu", "rest"]
 COLS = PARTS + ["entry/exit"]
-inputs = [(fix, fix), (tmp + "/k/6.9.0", tmp + "/k/6.9.0/results.json"),
-          (tmp + "/k/6.12.0", tmp + "/k/6.12.0/results.json")]
+KERNELS = [tmp + "/k/6.9.0", tmp + "/k/6.12.0",
+           kdir + "/6.12.118+deb12-cloud-amd64",
+           kdir + "/7.2.13+deb14-cloud-amd64"]
+inputs = [(fix, fix)] + [(k, k + "/results.json") for k in KERNELS]
 
 
 def close(a, b, what, rel=1e-6):
@@ -225,7 +231,7 @@ print("ok a host run alone: no negative axis, what it did not time")
 
 # --metric cpu.stat: that file's bars only, one per kernel.
 unit, rows = dat(tmp + "/bd-cpu.svg.dat")
-want = bars(inputs[1:], "cpu.stat")
+want = bars(inputs[1:3], "cpu.stat")
 assert len(rows) == len(want) == 2, rows
 for row, (label, v, mean) in zip(rows, want):
     close(sum(x for x in row.values() if not math.isnan(x)) * UNITS[unit],
