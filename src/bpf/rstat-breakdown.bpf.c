@@ -23,6 +23,7 @@
 #include <linux/bpf.h>
 #include <linux/types.h>
 #include <bpf/bpf_helpers.h>
+#include <bpf/bpf_core_read.h>
 
 #include "rstat-breakdown.h"
 
@@ -41,6 +42,17 @@ const volatile __u32 outer_is_wait;
  * dropped and retaken inside the walk, which would not nest).
  */
 const volatile __u32 held_is_walk;
+/*
+ * Where a syscall's registers keep its first argument (fd) and its
+ * number; the numbers of read(2) and pread64(2) (x86-64's).
+ */
+const volatile __u32 off_regs_arg0 = 112, off_regs_nr = 120;
+const volatile __u32 nr_read = 0, nr_pread64 = 17;
+
+/* CO-RE: the kernel's layout at load time (its BTF). */
+struct task_struct {
+	int pid;
+} __attribute__((preserve_access_index));
 
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
@@ -204,7 +216,7 @@ static __always_inline struct rs_bd_ctx *ctx_of_current(void)
 	return bpf_map_lookup_elem(&ctxs, &tid);
 }
 
-static __always_inline int sys_enter(void *ctx, __u32 pread)
+static __always_inline int sys_enter(__u32 fd, __u32 pread)
 {
 	__u64 id = bpf_get_current_pid_tgid();
 	__u32 tgid = id >> 32, tid = (__u32)id, zero = 0;
@@ -213,6 +225,8 @@ static __always_inline int sys_enter(void *ctx, __u32 pread)
 
 	if (!bpf_map_lookup_elem(&readers, &tgid))
 		return KEEP_EVENT;
+	if (bpf_map_lookup_elem(&ctxs, &tid))
+		count(RS_BD_C_NO_EXIT);
 	z = bpf_map_lookup_elem(&zero_ctx, &zero);
 	if (!z)
 		return KEEP_EVENT;
@@ -223,7 +237,7 @@ static __always_inline int sys_enter(void *ctx, __u32 pread)
 		z->prev_tail_switches = t->switches;
 		bpf_map_delete_elem(&tails, &tid);
 	}
-	z->fd = (__u32)read_u64(ctx, off_fd);
+	z->fd = fd;
 	z->pread = pread;
 	z->start = bpf_ktime_get_ns();
 	z->last = z->start;
@@ -231,7 +245,7 @@ static __always_inline int sys_enter(void *ctx, __u32 pread)
 	return KEEP_EVENT;
 }
 
-static __always_inline int sys_exit(void *ctx)
+static __always_inline int sys_exit(__s64 ret)
 {
 	__u64 now = bpf_ktime_get_ns();
 	__u32 tid = (__u32)bpf_get_current_pid_tgid();
@@ -240,8 +254,12 @@ static __always_inline int sys_exit(void *ctx)
 	struct rs_bd_rec *r;
 	int i;
 
-	if (!c)
+	if (!c) {
+		/* A reader's, seen to end before: its start was skipped. */
+		if (bpf_map_lookup_elem(&tails, &tid))
+			count(RS_BD_C_NO_ENTER);
 		return KEEP_EVENT;
+	}
 	charge(c, now);
 	r = bpf_ringbuf_reserve(&records, sizeof(*r), 0);
 	if (!r) {
@@ -252,7 +270,7 @@ static __always_inline int sys_exit(void *ctx)
 	r->start = c->start;
 	/* The syscall ends at its last transition, if later than now. */
 	r->total = c->last - c->start;
-	r->ret = (__s64)read_u64(ctx, off_ret);
+	r->ret = ret;
 	for (i = 0; i < RS_BD__NR; i++) {
 		r->ns[i] = c->ns[i];
 		r->calls[i] = c->calls[i];
@@ -271,38 +289,108 @@ static __always_inline int sys_exit(void *ctx)
 	return KEEP_EVENT;
 }
 
+/*
+ * Two ways in for each event: raw tracepoints, where the kernel has them
+ * (each program its own recursion guard: v6.2+), and the classic ones as
+ * the fallback. A classic tracepoint or kprobe program is skipped
+ * whenever another one runs on that CPU (one guard for all of them,
+ * bpf_prog_active): on sid's 7.2 that cost most of a reader's syscalls.
+ */
 SEC("tracepoint/syscalls/sys_enter_read")
 int bd_enter_read(void *ctx)
 {
-	return sys_enter(ctx, 0);
+	return sys_enter((__u32)read_u64(ctx, off_fd), 0);
 }
 
 SEC("tracepoint/syscalls/sys_exit_read")
 int bd_exit_read(void *ctx)
 {
-	return sys_exit(ctx);
+	return sys_exit((__s64)read_u64(ctx, off_ret));
 }
 
 SEC("tracepoint/syscalls/sys_enter_pread64")
 int bd_enter_pread(void *ctx)
 {
-	return sys_enter(ctx, 1);
+	return sys_enter((__u32)read_u64(ctx, off_fd), 1);
 }
 
 SEC("tracepoint/syscalls/sys_exit_pread64")
 int bd_exit_pread(void *ctx)
 {
-	return sys_exit(ctx);
+	return sys_exit((__s64)read_u64(ctx, off_ret));
 }
 
-SEC("tracepoint/sched/sched_switch")
-int bd_switch(void *ctx)
+/*
+ * fentry/fexit on the syscalls' own functions run for those syscalls
+ * alone, each program with its own guard: a preempted run (7.2 runs
+ * syscall probes preemptible) holds back only runs of the same program
+ * on that CPU, calls of the same syscall. The raw sys_enter tracepoint
+ * would run for every syscall of every task instead. Argument 0 is the
+ * syscall's registers; fexit's 1 the return value.
+ */
+static __always_inline __u32 regs_fd(__u64 *args)
 {
-	__u64 now = bpf_ktime_get_ns();
-	__u32 prev = read_u32(ctx, off_prev_pid);
-	__u32 next = read_u32(ctx, off_next_pid);
-	struct rs_bd_ctx *c;
+	return (__u32)read_u64((void *)args[0], off_regs_arg0);
+}
 
+SEC("fentry/__x64_sys_read")
+int bd_fentry_read(__u64 *args)
+{
+	sys_enter(regs_fd(args), 0);
+	return 0;
+}
+
+SEC("fexit/__x64_sys_read")
+int bd_fexit_read(__u64 *args)
+{
+	sys_exit((__s64)args[1]);
+	return 0;
+}
+
+SEC("fentry/__x64_sys_pread64")
+int bd_fentry_pread(__u64 *args)
+{
+	sys_enter(regs_fd(args), 1);
+	return 0;
+}
+
+SEC("fexit/__x64_sys_pread64")
+int bd_fexit_pread(__u64 *args)
+{
+	sys_exit((__s64)args[1]);
+	return 0;
+}
+
+/*
+ * Where fentry is refused (a kernel that keeps ftrace from BPF): the raw
+ * syscall tracepoints, (struct pt_regs *regs, long id), (regs, long
+ * ret), for every syscall of every task: filtered here.
+ */
+SEC("raw_tp/sys_enter")
+int bd_raw_enter(__u64 *args)
+{
+	__u64 nr = args[1];
+
+	if (nr != nr_read && nr != nr_pread64)
+		return 0;
+	sys_enter(regs_fd(args), nr == nr_pread64);
+	return 0;
+}
+
+SEC("raw_tp/sys_exit")
+int bd_raw_exit(__u64 *args)
+{
+	__u64 nr = read_u64((void *)args[0], off_regs_nr);
+
+	if (nr != nr_read && nr != nr_pread64)
+		return 0;
+	sys_exit((__s64)args[1]);
+	return 0;
+}
+
+static __always_inline void on_switch(__u32 prev, __u32 next, __u64 now)
+{
+	struct rs_bd_ctx *c;
 	struct rs_bd_tail *t;
 
 	c = bpf_map_lookup_elem(&ctxs, &prev);
@@ -324,70 +412,93 @@ int bd_switch(void *ctx)
 			t->switches++;
 		}
 	}
+}
+
+SEC("tracepoint/sched/sched_switch")
+int bd_switch(void *ctx)
+{
+	on_switch(read_u32(ctx, off_prev_pid), read_u32(ctx, off_next_pid),
+		  bpf_ktime_get_ns());
 	return KEEP_EVENT;
 }
 
-SEC("tracepoint/cgroup/cgroup_rstat_lock_contended")
-int bd_contended(void *ctx)
+/* (bool preempt, struct task_struct *prev, *next, ...) */
+SEC("raw_tp/sched_switch")
+int bd_raw_switch(__u64 *args)
+{
+	__u64 now = bpf_ktime_get_ns();
+	struct task_struct *prev = (void *)args[1], *next = (void *)args[2];
+
+	on_switch((__u32)BPF_CORE_READ(prev, pid),
+		  (__u32)BPF_CORE_READ(next, pid), now);
+	return 0;
+}
+
+static __always_inline void on_contended(__u32 state)
 {
 	struct rs_bd_ctx *c = ctx_of_current();
 
 	if (c)
-		push(c, RS_BD_WAIT, bpf_ktime_get_ns());
-	return KEEP_EVENT;
+		push(c, state, bpf_ktime_get_ns());
 }
 
-SEC("tracepoint/cgroup/cgroup_rstat_locked")
-int bd_locked(void *ctx)
+static __always_inline void on_locked(void)
 {
 	__u64 now = bpf_ktime_get_ns();
 	struct rs_bd_ctx *c = ctx_of_current();
 
 	if (!c)
-		return KEEP_EVENT;
+		return;
 	if (top_of(c) == RS_BD_WAIT)
 		pop(c, RS_BD_WAIT, now);
 	if (held_is_walk)
 		push(c, RS_BD_HELD, now);
-	return KEEP_EVENT;
 }
 
-SEC("tracepoint/cgroup/cgroup_rstat_unlock")
-int bd_unlock(void *ctx)
+static __always_inline void on_unlock(void)
 {
 	struct rs_bd_ctx *c;
 
 	if (!held_is_walk)
-		return KEEP_EVENT;
+		return;
 	c = ctx_of_current();
 	if (c)
 		pop(c, RS_BD_HELD, bpf_ktime_get_ns());
-	return KEEP_EVENT;
 }
 
 /*
  * The per-CPU locks (v6.10-v6.16): the flusher takes each CPU's to walk
  * its updated tree, while that CPU's updaters take it to add to it.
  */
-SEC("tracepoint/cgroup/cgroup_rstat_cpu_lock_contended")
-int bd_cpu_contended(void *ctx)
-{
-	struct rs_bd_ctx *c = ctx_of_current();
-
-	if (c)
-		push(c, RS_BD_CPU_WAIT, bpf_ktime_get_ns());
-	return KEEP_EVENT;
-}
-
-SEC("tracepoint/cgroup/cgroup_rstat_cpu_locked")
-int bd_cpu_locked(void *ctx)
+static __always_inline void on_cpu_locked(void)
 {
 	struct rs_bd_ctx *c = ctx_of_current();
 
 	if (c && top_of(c) == RS_BD_CPU_WAIT)
 		pop(c, RS_BD_CPU_WAIT, bpf_ktime_get_ns());
-	return KEEP_EVENT;
 }
+
+/* One event, a classic and a raw program: both return what they must. */
+#define LOCK_EVENT(name, event, body)				\
+SEC("tracepoint/cgroup/" #event)				\
+int bd_##name(void *ctx)					\
+{								\
+	body;							\
+	return KEEP_EVENT;					\
+}								\
+SEC("raw_tp/" #event)						\
+int bd_raw_##name(void *ctx)					\
+{								\
+	body;							\
+	return 0;						\
+}
+
+LOCK_EVENT(contended, cgroup_rstat_lock_contended, on_contended(RS_BD_WAIT))
+LOCK_EVENT(locked, cgroup_rstat_locked, on_locked())
+LOCK_EVENT(unlock, cgroup_rstat_unlock, on_unlock())
+LOCK_EVENT(cpu_contended, cgroup_rstat_cpu_lock_contended,
+	   on_contended(RS_BD_CPU_WAIT))
+LOCK_EVENT(cpu_locked, cgroup_rstat_cpu_locked, on_cpu_locked())
 
 /*
  * The core flush (kprobes, attached by name by the loader): from v6.10

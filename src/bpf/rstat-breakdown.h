@@ -81,6 +81,14 @@ enum {
 	RS_BD_C_BROKEN,		/* unmatched pops */
 	RS_BD_C_OVERFLOW,	/* nesting deeper than RS_BD_DEPTH */
 	RS_BD_C_OUTSIDE_CALLS,	/* callbacks outside a reader's read */
+	/*
+	 * A reader's syscall whose sys_enter program did not run (its exit
+	 * came with no context open, after the task's previous one was
+	 * seen) or whose sys_exit program did not (the next one started
+	 * with the context still open): the kernel skipped the run.
+	 */
+	RS_BD_C_NO_ENTER,
+	RS_BD_C_NO_EXIT,
 	RS_BD__NR_COUNTERS,
 };
 
