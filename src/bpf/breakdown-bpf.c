@@ -370,6 +370,10 @@ static int load(struct breakdown *b, const struct bd_offsets *o, bool raw,
 			   bpf_quiet__verdict() : bpf_quiet__msg());
 		return err == -EPERM || err == -EACCES ? -EOPNOTSUPP : err;
 	}
+	set_src(&b->src[BD_PART_REST], true, fentry ?
+		"fentry -> fexit of __x64_sys_read/pread64 minus the parts" :
+		raw ? "raw_syscalls:sys_enter -> sys_exit minus the parts" :
+		"syscalls:sys_enter -> sys_exit minus the parts", NULL);
 	return 0;
 }
 
@@ -518,8 +522,6 @@ static int do_open(struct breakdown *b, char *errbuf, size_t errlen)
 	else
 		set_src(&b->src[BD_PART_OFF], false, NULL,
 			"no sched:sched_switch pid fields: in the part it interrupted");
-	set_src(&b->src[BD_PART_REST], true,
-		"syscalls:sys_enter -> sys_exit minus the parts", NULL);
 
 	b->kver = kfeatures__version(uname(&u) ? NULL : u.release);
 	b->ncpus = libbpf_num_possible_cpus();

@@ -3,7 +3,9 @@
  * Where a stat read's time goes, timed in the kernel.
  *
  * For the reader processes user space names (tgids), each read(2) or
- * pread64(2) opens a context at sys_enter and closes it at sys_exit;
+ * pread64(2) opens a context at its entry and closes it at its exit
+ * (fentry/fexit, raw or classic syscall tracepoints: the loader takes
+ * the first the kernel allows, see "Two ways in" below);
  * in between, every event that changes where the reader is pushes or
  * pops a state (rstat-breakdown.h): the rstat lock's tracepoints (wait,
  * held; v6.10+), sched_switch (off the CPU), and where kprobes exist the
@@ -333,33 +335,22 @@ static __always_inline __u32 regs_fd(__u64 *args)
 	return (__u32)read_u64((void *)args[0], off_regs_arg0);
 }
 
-SEC("fentry/__x64_sys_read")
-int bd_fentry_read(__u64 *args)
-{
-	sys_enter(regs_fd(args), 0);
-	return 0;
+#define SYSCALL_FENTRY(name, func, pread)			\
+SEC("fentry/" func)						\
+int bd_fentry_##name(__u64 *args)				\
+{								\
+	sys_enter(regs_fd(args), pread);			\
+	return 0;						\
+}								\
+SEC("fexit/" func)						\
+int bd_fexit_##name(__u64 *args)				\
+{								\
+	sys_exit((__s64)args[1]);				\
+	return 0;						\
 }
 
-SEC("fexit/__x64_sys_read")
-int bd_fexit_read(__u64 *args)
-{
-	sys_exit((__s64)args[1]);
-	return 0;
-}
-
-SEC("fentry/__x64_sys_pread64")
-int bd_fentry_pread(__u64 *args)
-{
-	sys_enter(regs_fd(args), 1);
-	return 0;
-}
-
-SEC("fexit/__x64_sys_pread64")
-int bd_fexit_pread(__u64 *args)
-{
-	sys_exit((__s64)args[1]);
-	return 0;
-}
+SYSCALL_FENTRY(read, "__x64_sys_read", 0)
+SYSCALL_FENTRY(pread, "__x64_sys_pread64", 1)
 
 /*
  * Where fentry is refused (a kernel that keeps ftrace from BPF): the raw

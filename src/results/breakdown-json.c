@@ -53,7 +53,7 @@ static void write_skips(struct json_writer *jw,
 {
 	unsigned int i;
 
-	json__object_begin(jw, "skipped");
+	json__object_begin(jw, "skipped_runs");
 	json__bool(jw, "counted", s->counted);
 	json__u64(jw, "reader_syscalls", s->reader_syscalls);
 	json__array_begin(jw, "programs");
@@ -234,10 +234,10 @@ static int read_row(const struct jv *o, struct bench_bd_row *r)
 	return 0;
 }
 
-/* skipped: absent in results before it (nothing said then). */
+/* skipped_runs: absent in results before it (nothing said then). */
 static int read_skips(const struct jv *n, struct breakdown_skips *s)
 {
-	const struct jv *o = jv__get(n, "skipped"), *c, *progs;
+	const struct jv *o = jv__get(n, "skipped_runs"), *c, *progs;
 	size_t i;
 
 	if (!o)
@@ -279,7 +279,7 @@ int bench_breakdown__read_json(struct bench_breakdown *bd,
 			   "expected method, pass, lost and broken");
 	if (read_skips(n, &bd->skips))
 		return bad(errbuf, len, n,
-			   "\"skipped\": expected counted, reader_syscalls and at most 8 programs (program, recursion, missed)");
+			   "\"skipped_runs\": expected counted, reader_syscalls and at most 8 programs (program, recursion, missed)");
 	{
 		uint64_t pid;
 
