@@ -113,9 +113,9 @@ void breakdown__losses(const struct breakdown *b, uint64_t *lost,
  * A program of the breakdown whose runs the kernel skipped: it runs no
  * classic tracepoint or kprobe program while another runs on that CPU
  * (one guard for all of them, bpf_prog_active), no raw tracepoint
- * program while the same one runs there (v6.2+: one that was preempted
- * inside it, on kernels that run syscall tracepoints preemptible, as
- * sid's 7.2 does), and misses a kprobe hit inside another kprobe.
+ * program while the same one runs there (v6.2+; fentry too), and misses
+ * a kprobe hit inside another kprobe. A program "runs" while preempted
+ * inside its run too: sid's 7.2 (PREEMPT_LAZY) preempts syscall probes.
  */
 struct breakdown_skip {
 	char prog[32];		/* the program's name */

@@ -333,12 +333,18 @@ static int load(struct breakdown *b, const struct bd_offsets *o, bool raw,
 	bpf_program__set_autoload(sk->progs.bd_exit_read, !raw);
 	bpf_program__set_autoload(sk->progs.bd_enter_pread, !raw);
 	bpf_program__set_autoload(sk->progs.bd_exit_pread, !raw);
-	bpf_program__set_autoload(sk->progs.bd_fentry_read, fentry);
-	bpf_program__set_autoload(sk->progs.bd_fexit_read, fentry);
-	bpf_program__set_autoload(sk->progs.bd_fentry_pread, fentry);
-	bpf_program__set_autoload(sk->progs.bd_fexit_pread, fentry);
-	bpf_program__set_autoload(sk->progs.bd_raw_enter, raw && !fentry);
-	bpf_program__set_autoload(sk->progs.bd_raw_exit, raw && !fentry);
+	/* Twins: each its own guard, a syscall lost only if both skip. */
+	sk->rodata->twins = raw;
+#define SYSCALL_AUTOLOAD(name, on)					\
+	bpf_program__set_autoload(sk->progs.bd_##name, on);		\
+	bpf_program__set_autoload(sk->progs.bd_##name##_twin, on)
+	SYSCALL_AUTOLOAD(fentry_read, fentry);
+	SYSCALL_AUTOLOAD(fexit_read, fentry);
+	SYSCALL_AUTOLOAD(fentry_pread, fentry);
+	SYSCALL_AUTOLOAD(fexit_pread, fentry);
+	SYSCALL_AUTOLOAD(raw_enter, raw && !fentry);
+	SYSCALL_AUTOLOAD(raw_exit, raw && !fentry);
+#undef SYSCALL_AUTOLOAD
 	TP_AUTOLOAD(switch, o->prev >= 0 && o->next >= 0);
 	TP_AUTOLOAD(contended, b->lock_tps);
 	TP_AUTOLOAD(locked, b->lock_tps);

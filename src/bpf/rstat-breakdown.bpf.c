@@ -45,6 +45,12 @@ const volatile __u32 outer_is_wait;
  */
 const volatile __u32 held_is_walk;
 /*
+ * The syscalls' entry and exit each have two programs, twins (fentry
+ * and raw tracepoints: each its own guard), and the one that runs first
+ * does the work: a syscall is lost only if both were skipped.
+ */
+const volatile __u32 twins;
+/*
  * Where a syscall's registers keep its first argument (fd) and its
  * number; the numbers of read(2) and pread64(2) (x86-64's).
  */
@@ -227,8 +233,15 @@ static __always_inline int sys_enter(__u32 fd, __u32 pread)
 
 	if (!bpf_map_lookup_elem(&readers, &tgid))
 		return KEEP_EVENT;
-	if (bpf_map_lookup_elem(&ctxs, &tid))
+	z = bpf_map_lookup_elem(&ctxs, &tid);
+	/* Open, and no end seen since: the twin's work, or a lost end. */
+	if (z && !bpf_map_lookup_elem(&tails, &tid)) {
+		if (twins && z->just_opened) {
+			z->just_opened = 0;
+			return KEEP_EVENT;
+		}
 		count(RS_BD_C_NO_EXIT);
+	}
 	z = bpf_map_lookup_elem(&zero_ctx, &zero);
 	if (!z)
 		return KEEP_EVENT;
@@ -243,6 +256,7 @@ static __always_inline int sys_enter(__u32 fd, __u32 pread)
 	z->pread = pread;
 	z->start = bpf_ktime_get_ns();
 	z->last = z->start;
+	z->just_opened = 1;
 	bpf_map_update_elem(&ctxs, &tid, z, BPF_ANY);
 	return KEEP_EVENT;
 }
@@ -252,13 +266,19 @@ static __always_inline int sys_exit(__s64 ret)
 	__u64 now = bpf_ktime_get_ns();
 	__u32 tid = (__u32)bpf_get_current_pid_tgid();
 	struct rs_bd_ctx *c = bpf_map_lookup_elem(&ctxs, &tid);
-	struct rs_bd_tail tail = {};
+	struct rs_bd_tail tail = { .just_closed = 1 }, *t;
 	struct rs_bd_rec *r;
 	int i;
 
 	if (!c) {
-		/* A reader's, seen to end before: its start was skipped. */
-		if (bpf_map_lookup_elem(&tails, &tid))
+		/*
+		 * A reader's, seen to end before: closed by the twin, or
+		 * its start was skipped.
+		 */
+		t = bpf_map_lookup_elem(&tails, &tid);
+		if (t && twins && t->just_closed)
+			t->just_closed = 0;
+		else if (t)
 			count(RS_BD_C_NO_ENTER);
 		return KEEP_EVENT;
 	}
@@ -292,11 +312,12 @@ static __always_inline int sys_exit(__s64 ret)
 }
 
 /*
- * Two ways in for each event: raw tracepoints, where the kernel has them
- * (each program its own recursion guard: v6.2+), and the classic ones as
- * the fallback. A classic tracepoint or kprobe program is skipped
- * whenever another one runs on that CPU (one guard for all of them,
- * bpf_prog_active): on sid's 7.2 that cost most of a reader's syscalls.
+ * Two ways in for each event: raw tracepoints (or fentry), where the
+ * kernel has them (each program its own recursion guard: v6.2+), and
+ * the classic ones as the fallback. A classic tracepoint or kprobe
+ * program is skipped whenever another one runs on that CPU (one guard
+ * for all of them, bpf_prog_active), one preempted inside its run too:
+ * on sid's 7.2 (PREEMPT_LAZY) that cost most of a reader's syscalls.
  */
 SEC("tracepoint/syscalls/sys_enter_read")
 int bd_enter_read(void *ctx)
@@ -324,8 +345,8 @@ int bd_exit_pread(void *ctx)
 
 /*
  * fentry/fexit on the syscalls' own functions run for those syscalls
- * alone, each program with its own guard: a preempted run (7.2 runs
- * syscall probes preemptible) holds back only runs of the same program
+ * alone, each program with its own guard: a preempted run (7.2's
+ * PREEMPT_LAZY preempts them) holds back only runs of the same program
  * on that CPU, calls of the same syscall. The raw sys_enter tracepoint
  * would run for every syscall of every task instead. Argument 0 is the
  * syscall's registers; fexit's 1 the return value.
@@ -349,35 +370,53 @@ int bd_fexit_##name(__u64 *args)				\
 	return 0;						\
 }
 
+/*
+ * Each twice (see twins): other tasks' calls of the same syscall, the
+ * children churning files with pread64(2), run the same programs, and
+ * one preempted inside a run holds it back on that CPU for everyone.
+ */
 SYSCALL_FENTRY(read, "__x64_sys_read", 0)
 SYSCALL_FENTRY(pread, "__x64_sys_pread64", 1)
+SYSCALL_FENTRY(read_twin, "__x64_sys_read", 0)
+SYSCALL_FENTRY(pread_twin, "__x64_sys_pread64", 1)
 
 /*
  * Where fentry is refused (a kernel that keeps ftrace from BPF): the raw
  * syscall tracepoints, (struct pt_regs *regs, long id), (regs, long
  * ret), for every syscall of every task: filtered here.
  */
-SEC("raw_tp/sys_enter")
-int bd_raw_enter(__u64 *args)
+static __always_inline void raw_enter(__u64 *args)
 {
 	__u64 nr = args[1];
 
-	if (nr != nr_read && nr != nr_pread64)
-		return 0;
-	sys_enter(regs_fd(args), nr == nr_pread64);
-	return 0;
+	if (nr == nr_read || nr == nr_pread64)
+		sys_enter(regs_fd(args), nr == nr_pread64);
 }
 
-SEC("raw_tp/sys_exit")
-int bd_raw_exit(__u64 *args)
+static __always_inline void raw_exit(__u64 *args)
 {
 	__u64 nr = read_u64((void *)args[0], off_regs_nr);
 
-	if (nr != nr_read && nr != nr_pread64)
-		return 0;
-	sys_exit((__s64)args[1]);
-	return 0;
+	if (nr == nr_read || nr == nr_pread64)
+		sys_exit((__s64)args[1]);
 }
+
+#define SYSCALL_RAW(suffix)					\
+SEC("raw_tp/sys_enter")						\
+int bd_raw_enter##suffix(__u64 *args)				\
+{								\
+	raw_enter(args);					\
+	return 0;						\
+}								\
+SEC("raw_tp/sys_exit")						\
+int bd_raw_exit##suffix(__u64 *args)				\
+{								\
+	raw_exit(args);						\
+	return 0;						\
+}
+
+SYSCALL_RAW()
+SYSCALL_RAW(_twin)
 
 static __always_inline void on_switch(__u32 prev, __u32 next, __u64 now)
 {

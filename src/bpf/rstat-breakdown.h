@@ -45,6 +45,7 @@ struct rs_bd_ctx {
 	__u64 stack;
 	__u64 prev_tail_off;	/* the task's last tail (below) */
 	__u32 prev_tail_switches;
+	__u32 just_opened;	/* until the entry's twin program ran */
 };
 
 /*
@@ -55,7 +56,7 @@ struct rs_bd_tail {
 	__u64 off_start;	/* 0: on the CPU */
 	__u64 off_ns;
 	__u32 switches;
-	__u32 pad;
+	__u32 just_closed;	/* until the exit's twin program ran */
 };
 
 /* One per read(2)/pread64(2) of a reader (the ring buffer). */

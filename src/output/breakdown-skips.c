@@ -57,7 +57,7 @@ static void wrap_end(struct wrap *w)
 static const char *consequence(const char *affects)
 {
 	if (!strcmp(affects, "syscalls"))
-		return "a syscall's start or end not seen";
+		return "a syscall's start or end, lost unless its twin ran (fentry and raw tracepoint programs come in twins)";
 	if (!strcmp(affects, "off-cpu"))
 		return "a switch not seen: its time stays in the part it interrupted";
 	if (*affects)

@@ -273,7 +273,7 @@ static void test_skips_printed(void)
 	fclose(f);
 	CHECK(strstr(buf, "  38 program runs skipped by the kernel (bd_raw_exit recursion 36,") != NULL);
 	CHECK(strstr(buf, "bd_cb_memory_entry kprobe-missed 2):") != NULL);
-	CHECK(strstr(buf, "  bd_raw_exit: a syscall's start or end not seen") != NULL);
+	CHECK(strstr(buf, "  bd_raw_exit: a syscall's start or end, lost unless its twin") != NULL);
 	CHECK(strstr(buf, "  bd_cb_memory_entry: an entry or exit of that part") != NULL);
 	CHECK(strstr(buf, "none of the skipped syscalls was the reader's") != NULL);
 	CHECK(strstr(buf, "does not count") == NULL);
