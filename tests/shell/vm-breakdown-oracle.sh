@@ -98,15 +98,20 @@ bd = d["breakdown"]
 # by the runs of the programs that time it, and by nothing else.
 sk = bd["skipped_runs"]
 runs = {p["program"]: p["recursion"] + p["missed"] for p in sk["programs"]}
-said = "the kernel skipped %s; %d of the reader's syscalls" % (
+said = "the kernel skipped %s; %d of the reader's syscalls%s" % (
     ", ".join("%s %d" % kv for kv in sorted(runs.items())) or "no run",
-    sk["reader_syscalls"])
+    sk["reader_syscalls"],
+    "" if sk["counted"] else " (this kernel does not count all skips)")
 
-def check(ok, what, progs=(), reader=False):
-    if ok:
+# A count off by diff is excused when as many runs of the programs that
+# make it (by name prefix), or of the reader's syscalls, were skipped.
+def check(diff, what, progs=(), reader=False):
+    if not diff:
         return
-    hit = [p for p in runs if any(p.startswith(q) for q in progs)]
-    if (reader and sk["reader_syscalls"]) or hit:
+    n = sum(v for p, v in runs.items() if any(p.startswith(q) for q in progs))
+    if reader:
+        n += sk["reader_syscalls"]
+    if n >= abs(diff):
         print("PART-SKIP: %s: %s: explained: %s" % (rel, what, said))
         sys.exit(3)
     raise AssertionError("%s: %s (%s)" % (rel, what, said))
@@ -128,25 +133,23 @@ for p in ("memory", "io", "bpf"):
 parts = {p["part"]: p for p in f["parts"]}
 assert f["file"] == "cpu.stat", f["file"]
 # Every read decomposed once (two preads each: data, end of file).
-check(f["reads"] == reads and parts["total"]["calls"] == reads and
-      parts["rest"]["calls"] == 2 * reads,
+check(parts["rest"]["calls"] - 2 * reads,
       "%d reads decomposed of %d, %d syscalls" % (f["reads"], reads,
                                                   parts["rest"]["calls"]),
       reader=True)
+assert f["reads"] == reads and parts["total"]["calls"] == reads, f
 assert abs(sum(p["share"] for k, p in parts.items() if k != "total") - 1) \
     < 1e-6, [(k, p["share"]) for k, p in parts.items()]
 assert abs(sum(p["sum_ns"] for k, p in parts.items() if k != "total")
            - parts["total"]["sum_ns"]) <= 10, parts
 assert parts["total"]["p50_ns"] <= f["read_p50_ns"], f
 # Every cpu.stat read flushes: one call of the flush function each.
-check(parts["walk"]["calls"] == reads,
+check(parts["walk"]["calls"] - reads,
       "the walk entered %d times in %d reads" % (parts["walk"]["calls"], reads),
       ("bd_inner_",))
 # The kernel's reads pair with the reader's: the two add up to its time.
 e = f["entry_exit"]
-assert f["reader_reads"] == reads, f
-check(e is not None, "the kernel's reads do not pair with the reader's",
-      reader=True)
+assert f["reader_reads"] == reads and e is not None, f
 assert parts["total"]["sum_ns"] + e["sum_ns"] == e["measured_sum_ns"], e
 
 # The oracle's figures for bench's reader of the breakdown pass.
@@ -159,7 +162,7 @@ name = {"memory": "mem_cgroup_css_rstat_flush", "io": "blkcg_rstat_flush",
         "bpf": "bpf_rstat_flush"}
 for p, fn in name.items():
     assert fn in cb, ("the oracle did not time", fn)
-    check(parts[p]["calls"] == int(cb[fn][4]),
+    check(parts[p]["calls"] - int(cb[fn][4]),
           "%s calls in the reads: breakdown %d, oracle %s"
           % (fn, parts[p]["calls"], cb[fn][4]), ("bd_cb_%s_" % p,))
 # Memory's share of the reads' whole time, against the oracle's (its
