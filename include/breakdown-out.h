@@ -13,6 +13,9 @@
 
 /* The tables, for the terminal (80 columns). */
 void bench_breakdown__print(const struct bench_breakdown *bd, FILE *out);
+/* The program runs the kernel skipped, and whose reads they cost. */
+void bench_breakdown__print_skips(const struct bench_breakdown *bd,
+				  FILE *out);
 
 /*
  * The breakdowns of several runs (results files, e.g. one per kernel, the

@@ -257,6 +257,7 @@ void bench_bd_pass__describe(struct bench_bd_pass *bp,
 				   &bd->outside_ns[p]);
 	}
 	breakdown__losses(bp->b, &bd->lost, &bd->broken);
+	breakdown__skipped(bp->b, &bd->skips);
 	bd->window_start_ns = bp->start_ns;
 	bd->window_end_ns = bp->end_ns;
 	bd->reader_pid = bp->pid;

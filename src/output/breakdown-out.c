@@ -137,6 +137,7 @@ void bench_breakdown__print(const struct bench_breakdown *bd, FILE *out)
 	if (bd->broken)
 		fprintf(out, "  %" PRIu64 " unpaired events (an end without its start, e.g. a switch BPF did\n  not see): their time stayed in the part around them\n",
 			bd->broken);
+	bench_breakdown__print_skips(bd, out);
 }
 
 /*
