@@ -96,7 +96,7 @@ assert r["recording"]["pass"]["metrics"], r["recording"]
 assert r["breakdown"]["pass"] == "recorded", r["breakdown"]["pass"]
 PY
 done
-grep -q "^memory.stat: where a read's time goes (share, p50)" \
+grep -Eq "^memory.stat +discrete +interleave$" \
 	"$TMP/rstdout" || fail "--record: no side-by-side table"
 grep -qF "# interleave's recorded pass, on this host: rstat-analyze report -i $TMP/rec/$rel/interleave/rstat.data" \
 	"$TMP/rstdout" || fail "--record: the host did not say where the recordings are"
