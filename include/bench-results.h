@@ -170,6 +170,16 @@ int bench_results__recorded_begin(struct bench_results *r, double real_s,
  */
 int bench_results__take_reps(struct bench_results *dst,
 			     struct bench_results *src);
+/*
+ * Move the pass after a variant's repetitions, run on its own (src, no
+ * repetition): its recorded pass, recording file and decomposition
+ * replace dst's, and a skipped part dst has not said yet is added. dst
+ * keeps its parameters, provenance and repetitions. 0, -EINVAL (another
+ * scenario, dst without provenance, src with repetitions) or -ENOMEM
+ * (the skipped parts only in part added, nothing moved).
+ */
+int bench_results__take_pass(struct bench_results *dst,
+			     struct bench_results *src);
 
 /* The results as JSON. 0, -EINVAL (no repetition yet) or -EIO. */
 int bench_results__write(struct bench_results *r, FILE *out);

@@ -52,6 +52,11 @@ struct bench_params {
 	bool breakdown;
 	const char *json;
 	const char *outdir;
+	/*
+	 * -o DIR takes the recording alone, the results going to
+	 * ops->results only: a variant's last pass (bench__run_variants()).
+	 */
+	bool outdir_recording_only;
 	const char *root;
 	bool keep;
 	bool allow_shared_dir;	/* -o DIR may be another user's */
@@ -155,7 +160,12 @@ int bench__run(const struct bench_params *p, const struct bench_ops *ops);
  * meanwhile hits every variant alike. Each variant's repetitions are
  * kept apart, and written when all are done as DIR/<name>/results.json
  * (p->outdir), the variant, its options and the order of all runs in
- * its parameters. done, if not NULL, hears of each run's end. With
+ * its parameters. With p->breakdown or p->record, one more round
+ * after the timed ones: each variant's pass, a run of its own,
+ * decomposed (bench-breakdown.h; its unobserved p50 that of the
+ * variant's repetitions) and/or recorded (into DIR/<name>/rstat.data),
+ * kept in the variant's results. done, if not NULL, hears of each
+ * run's end (rep 0: that pass). With
  * p->until, rounds follow the p->reps first until bench_until__check()
  * on all variants ends the run; how, in *until (if not NULL) and in each
  * variant's until_* parameters. 0, or -errno after ops->error said why

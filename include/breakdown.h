@@ -110,6 +110,48 @@ const struct breakdown_syscall *breakdown__syscalls(const struct breakdown *b,
 /* Records lost (ring full) and events that did not pair. */
 void breakdown__losses(const struct breakdown *b, uint64_t *lost,
 		       uint64_t *broken);
+/*
+ * A program of the breakdown whose runs the kernel skipped: it runs no
+ * classic tracepoint or kprobe program while another runs on that CPU
+ * (one guard for all of them, bpf_prog_active), no raw tracepoint
+ * program while the same one runs there (v6.2+; fentry too), and misses
+ * a kprobe hit inside another kprobe. A program "runs" while preempted
+ * inside its run too: sid's 7.2 (PREEMPT_LAZY) preempts syscall probes.
+ */
+struct breakdown_skip {
+	char prog[32];		/* the program's name */
+	uint64_t recursion;	/* runs skipped (recursion_misses) */
+	uint64_t missed;	/* its kprobes' missed hits (v6.7+) */
+};
+
+#define BD_MAX_SKIPS 8
+
+struct breakdown_skips {
+	/*
+	 * Whether this kernel counts every skip: classic tracepoint and
+	 * kprobe programs' from v6.7; raw tracepoints' from v6.2, and
+	 * before, they never skip.
+	 */
+	bool counted;
+	/*
+	 * The readers' syscalls whose start or end was skipped (seen from
+	 * the other end): the reads they belong to are missing, or merged
+	 * with the next.
+	 */
+	uint64_t reader_syscalls;
+	unsigned int nr;		/* programs that skipped */
+	struct breakdown_skip prog[BD_MAX_SKIPS];
+};
+
+/* The runs of the programs the kernel skipped since load. */
+void breakdown__skipped(const struct breakdown *b, struct breakdown_skips *s);
+/*
+ * What a skipped run of a program leaves out, in a few words:
+ * "syscalls" (a read missing or merged), "off-cpu", a part's name, or
+ * "" for a program that is not the breakdown's.
+ */
+const char *breakdown_prog_affects(const char *prog);
+
 /* Callback time outside the readers' reads: calls and ns of a part. */
 void breakdown__outside(const struct breakdown *b, int part,
 			uint64_t *calls, uint64_t *ns);

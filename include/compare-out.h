@@ -15,6 +15,7 @@
 #include <stdio.h>
 
 #include "hist.h"
+#include "results-breakdown.h"
 #include "stats.h"
 
 struct json_writer;
@@ -101,6 +102,60 @@ struct compare_span {
 	struct compare_span_side *side;	/* [nr_sides] */
 };
 
+
+/*
+ * The reads' breakdowns (bench --breakdown, results-breakdown.h) side by
+ * side: for each file every side decomposed, each part's figures per
+ * side and their change against the base. Built once
+ * (compare-build.c) for every format, and for bench --kernel's own
+ * printing (breakdown-out.h).
+ */
+struct compare_bd_cell {
+	bool timed;		/* false: this side did not time the part */
+	const char *why;	/* ... and why, in the results' words */
+	int64_t q[BD_NR_Q];	/* p50, p90, p99 in ns (entry/exit signed) */
+	double share;		/* 0..1 of the reads' summed time */
+	uint64_t calls;		/* entries summed over the reads */
+	int64_t sum_ns;		/* time summed over the reads */
+	const char *note[BD_NR_Q];	/* "2 ticks", "off-CPU", "" */
+};
+
+/*
+ * A part's change on a side against the base, + when it grew: the share
+ * in percentage points, the times and calls in percent of the base's
+ * (NAN when the base's is 0 and the side's is not). valid only when
+ * both sides timed the part: a part one side did not time has no
+ * change, never a 0.
+ */
+struct compare_bd_change {
+	bool valid;
+	double share_pts;
+	double q_pct[BD_NR_Q];
+	double calls_pct, sum_pct;
+};
+
+/* total, the parts of breakdown.h, and entry/exit (when derived) */
+#define COMPARE_BD_ROWS (BD_PART__NR + 2)
+
+struct compare_bd_row {
+	const char *name;	/* "total", "memory", ..., "entry/exit" */
+	bool derived;		/* entry/exit: reader less kernel */
+	struct compare_bd_cell *side;		/* [nr_sides] */
+	struct compare_bd_change *change;	/* [nr_sides], [0] unused */
+};
+
+struct compare_bd_file {
+	const char *file;
+	const struct bench_bd_file **side;	/* [nr_sides] */
+	/*
+	 * entry/exit's row is there when a side derived it; a side that
+	 * could not has it not timed, and text and markdown show it only
+	 * for sides that all did.
+	 */
+	struct compare_bd_row row[COMPARE_BD_ROWS];
+	size_t nr_rows;
+};
+
 struct compare {
 	size_t nr_sides;
 	const char *const *labels;	/* [nr_sides] */
@@ -121,6 +176,14 @@ struct compare {
 	size_t nr_categories, nr_triggers;
 	struct compare_span *spans;
 	size_t nr_spans;
+	/*
+	 * The breakdowns, when every side has exactly one (else a note
+	 * says why none is compared): each side's ([nr_sides]) and the
+	 * files all of them decomposed.
+	 */
+	const struct bench_breakdown **bd;
+	struct compare_bd_file *bd_files;
+	size_t nr_bd_files;
 	/* What was left out while building, for the command to print. */
 	char **notes;
 	size_t nr_notes;
@@ -152,6 +215,11 @@ struct compare {
 int compare_out__text(FILE *out, const struct compare *c);
 int compare_out__markdown(FILE *out, const struct compare *c);
 int compare_out__csv(FILE *out, const struct compare *c);
+/*
+ * The breakdowns' tables alone, as compare_out__text() prints them after
+ * its own (nothing when there are none): what bench --kernel prints.
+ */
+int compare_out__breakdowns(FILE *out, const struct compare *c);
 /* The whole document (a JSON object); jw writes to its stream. */
 void compare_out__json(struct json_writer *jw, const struct compare *c);
 

@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * What `rstat-analyze plot` draws (src/output/plot*.c): inputs read into
- * series (bench results, report --json profiles, recordings for the
- * timeline), then written as a gnuplot script with its data inline. The
- * command writes the files and runs gnuplot.
+ * series (bench results and their breakdowns, report --json profiles,
+ * recordings for the timeline), then written as a gnuplot script with
+ * its data inline. The command writes the files and runs gnuplot.
  */
 #ifndef RS_PLOT_H
 #define RS_PLOT_H
@@ -19,6 +19,7 @@ enum plot_kind {
 	PLOT_CDF,
 	PLOT_BARS,
 	PLOT_TIMELINE,
+	PLOT_BREAKDOWN,
 };
 
 /* Copied by plot__new(); its strings must outlive the plot. */
@@ -26,7 +27,8 @@ struct plot_opts {
 	enum plot_kind kind;
 	const char *metric;	/* --metric NAME, or NULL */
 	const char *metric_qual; /* its QUAL, or NULL */
-	bool normalize;		/* hist: shares instead of counts */
+	/* hist: shares instead of counts; breakdown: of the mean read */
+	bool normalize;
 };
 
 struct plot;
@@ -36,7 +38,8 @@ struct plot *plot__new(const struct plot_opts *o);
 void plot__delete(struct plot *pl);
 
 /*
- * Read one input (a file, or a directory bench -o wrote) and add its
+ * Read one input (a file, a directory bench -o wrote, or the folder of a
+ * multi-kernel bench: each DIR/<release> in version order) and add its
  * series. 0, -ENOMEM without a message, or another -errno with one line
  * in err ("INPUT: what is wrong").
  */

@@ -57,6 +57,8 @@ struct bench_breakdown {
 	char untimed[BD_PART__NR][192];
 	char how[BD_PART__NR][128];
 	uint64_t lost, broken;
+	/* program runs the kernel skipped (breakdown.h) */
+	struct breakdown_skips skips;
 	/*
 	 * When the programs were attached and detached (CLOCK_MONOTONIC
 	 * ns, the clock of bpf_ktime_get_ns() and of tracefs's "mono"

@@ -23,7 +23,6 @@
 #include "bench-results.h"
 #include "bench-run.h"
 #include "bench-vm.h"
-#include "breakdown-out.h"
 #include "cmds.h"
 #include "outfile.h"
 #include "parse-options.h"
@@ -52,7 +51,11 @@ static const char bench_epilogue[] =
 	"so that machine drift hits them alike; each variant's results\n"
 	"go to DIR/NAME/results.json (NAME: given, or made from the\n"
 	"options), then the compare table follows, the first the base\n"
-	"(with --kernel, each guest's, in DIR/<release>/NAME/).\n"
+	"(with --kernel, each guest's, in DIR/<release>/NAME/). With\n"
+	"--breakdown or --record, one more round: each variant's pass,\n"
+	"decomposed (and recorded into DIR/NAME/rstat.data); after the\n"
+	"compare table, the variants' decompositions side by side, each\n"
+	"part's share and its change from the first variant.\n"
 	"\n"
 	"Exit status: 0 ok, 1 error or interrupted (one line on stderr),\n"
 	"2 usage error. See rstat-analyze-bench(1).\n";
@@ -250,8 +253,8 @@ static int scenario_option(const struct popt *opt, const char *arg,
 
 	o->own_error = true;
 	if (o->variant && opt->data == BO_BREAKDOWN) {
-		/* Its pass is a run's, not a repetition's. */
-		snprintf(err, errlen, "--variant '%s': --breakdown is not supported; run the variant you want so on its own",
+		/* Its pass is the run's, after every variant's repetitions. */
+		snprintf(err, errlen, "--variant '%s': --breakdown is the run's, not a variant's: give it outside --variant (each variant's reads are then decomposed)",
 			 o->variant);
 		return -EINVAL;
 	}
@@ -708,10 +711,8 @@ static int check_variants(const struct popt_cmd *cmd, struct bench_params *p,
 		rs_error("bench: --variant: name the scenario first, e.g. bench stat-read --variant ...");
 		return RS_EXIT_USAGE;
 	}
-	if (p->record || p->breakdown || p->json || p->keep) {
+	if (p->json || p->keep) {
 		rs_error("bench: --variant: %s; run the variant you want so on its own",
-			 p->record ? "--record is not supported" :
-			 p->breakdown ? "--breakdown is not supported" :
 			 p->json ? "--json is not supported (each variant goes to -o DIR/<variant>/)" :
 			 "--keep is not supported (each repetition's cgroups are removed before the next)");
 		return RS_EXIT_USAGE;
@@ -954,24 +955,18 @@ static void say_run_done(void *ctx, const struct bench_variant *v,
 	const struct bench_params *p = ctx;
 	const struct bench_rep_time *t;
 
+	if (!rep) {
+		printf("# run %u: %s, the %s pass\n", nr_done, v->name,
+		       p->record ? "recorded" : "breakdown");
+		fflush(stdout);
+		return;
+	}
 	t = bench_results__rep_time(res, bench_results__nr_reps(res) - 1);
 	printf("# run %u of %s%zu: %s, repetition %u: real %.3f s, user %.3f s, sys %.3f s\n",
 	       nr_done, p->until.target_pct ? "at most " : "",
 	       (size_t)(p->until.target_pct ? p->until.max_reps : p->reps) *
 	       p->nr_variants, v->name, rep, t->real_s, t->user_s, t->sys_s);
 	fflush(stdout);
-}
-
-/* The kernels' decompositions side by side (a note if they cannot). */
-static void print_breakdowns(const char *const *files,
-			     const char *const *labels, size_t n)
-{
-	char errbuf[512] = "";
-
-	if (bench_breakdown__print_runs(files, labels, n, stdout, errbuf,
-					sizeof(errbuf)))
-		rs_note("bench: the kernels' breakdowns side by side: %s",
-			errbuf);
 }
 
 /*
@@ -990,6 +985,7 @@ static int bench_variants(const struct bench_params *p)
 	char paths[BENCH_MAX_VARIANTS][PATH_MAX];
 	struct bench_until_state st;
 	size_t i, j;
+	int status;
 
 	printf("# rstat-analyze bench %s: %zu variants, %s%u repetition%s each, order %s",
 	       scenario_names[p->scenario], p->nr_variants,
@@ -1019,7 +1015,15 @@ static int bench_variants(const struct bench_params *p)
 	}
 	printf("\n");
 	fflush(stdout);
-	return compare_results(files, labels, p->nr_variants);
+	status = compare_results(files, labels, p->nr_variants);
+	if (!status && p->record) {
+		printf("\n");
+		for (i = 0; i < p->nr_variants; i++)
+			printf("# %s's recorded pass: rstat-analyze report -i %s/%s/rstat.data\n",
+			       p->variants[i].name, p->outdir,
+			       p->variants[i].name);
+	}
+	return status;
 }
 
 /* --- in VMs ---------------------------------------------------------------- */
@@ -1058,6 +1062,13 @@ static int save_guest(const struct bench_params *p, const struct vm_result *res,
 			 p->variants[v].name);
 		err = bench_vm__save_results(res, name, path, errbuf,
 					     sizeof(errbuf));
+		snprintf(name, sizeof(name), "out/%s/rstat.data",
+			 p->variants[v].name);
+		snprintf(path, sizeof(path), "%s/%s/rstat.data", dir,
+			 p->variants[v].name);
+		if (!err)
+			err = bench_vm__save_file(res, name, path, errbuf,
+						  sizeof(errbuf));
 	}
 	snprintf(path, sizeof(path), "%s/results.json", dir);
 	if (!err && !p->nr_variants)
@@ -1107,7 +1118,7 @@ static int bench_in_vms(const struct bench_params *p, char **gargv,
 	struct vm_result *res = NULL;
 	int status = RS_EXIT_FAIL, err;
 	bool noted = false;
-	size_t i;
+	size_t i, v;
 
 	if (!dirs) {
 		rs_error("bench: out of memory");
@@ -1151,6 +1162,11 @@ static int bench_in_vms(const struct bench_params *p, char **gargv,
 			goto out;
 		if (save_guest(p, res, rel, dirs, i, results[i]))
 			goto out;
+		/* The guest named its /out; here they are in DIR. */
+		for (v = 0; p->record && v < p->nr_variants; v++)
+			printf("# %s's recorded pass, on this host: rstat-analyze report -i %s/%s/rstat.data\n",
+			       p->variants[v].name, dirs[i],
+			       p->variants[v].name);
 		snprintf(results[i], PATH_MAX, "%s/results.json", dirs[i]);
 		files[i] = results[i];
 		labels[i] = dirs[i] + strlen(p->outdir) + 1;
@@ -1166,9 +1182,8 @@ static int bench_in_vms(const struct bench_params *p, char **gargv,
 			p->variants[0].name);
 	} else if (p->vm.nkernels > 1) {
 		fflush(stdout);
+		/* compare's tables, the kernels' breakdowns among them */
 		status = compare_results(files, labels, p->vm.nkernels);
-		if (p->breakdown)
-			print_breakdowns(files, labels, p->vm.nkernels);
 	}
 out:
 	vm_result__delete(res);

@@ -54,6 +54,11 @@ static const char compare_about[] =
 	"pool the per-read samples of all repetitions and files of a\n"
 	"side, in usecs.\n"
 	"\n"
+	"Results with a breakdown (`bench --breakdown`, or the pass of\n"
+	"`bench --record`; one a side): each part's share and p50 per\n"
+	"side, the change against the base (share in points, p50 in %,\n"
+	"+ grew), \"not timed\" where a side did not time a part.\n"
+	"\n"
 	"`report --json` profiles: attribution and trigger shares with\n"
 	"their deltas in percentage points, span percentiles side by\n"
 	"side.\n";
@@ -179,7 +184,8 @@ static int compare_parse_args(int argc, char **argv, struct compare_params *p)
 			    "text, markdown: every statistic (Min,\n"
 			    "quartiles, Max-N, Max, Stddev, CoeffVar),\n"
 			    "every metric, the verdicts in full,\n"
-			    "time(1), ministat, span histograms") },
+			    "time(1), ministat, each side's breakdown\n"
+			    "tables, span histograms") },
 		POPT_HELP_ROW,
 		POPT_END_ROW,
 	};

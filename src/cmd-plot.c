@@ -6,8 +6,9 @@
  * and gnuplot (a program, run with an argv, as nobody when we are root)
  * draws the image from that script given over a pipe.
  *
- * Inputs are bench results files (docs/bench-results.md), `report --json`
- * output, or recordings (perf.data, for --kind timeline).
+ * Inputs are bench results files (docs/bench-results.md; their
+ * "breakdown" for --kind breakdown), `report --json` output, or
+ * recordings (perf.data, for --kind timeline).
  */
 #include <errno.h>
 #include <stdbool.h>
@@ -44,9 +45,10 @@ static const char plot_about[] =
 	"Text from the inputs is only ever quoted data to gnuplot, which\n"
 	"plot runs on a pipe, with -d, and as nobody when run as root.\n"
 	"\n"
-	"INPUT is bench results (bench --json FILE, or the DIR of bench\n"
-	"-o DIR), `report --json` output, or, for --kind timeline, a\n"
-	"recording (perf.data).\n";
+	"INPUT is bench results (bench --json FILE, the DIR of bench\n"
+	"-o DIR, or of a multi-kernel bench: a series per kernel),\n"
+	"`report --json` output, or, for --kind timeline, a recording\n"
+	"(perf.data).\n";
 
 static const char plot_epilogue[] =
 	"Exit status: 0 ok, 1 error (one line on stderr), 2 usage error.\n"
@@ -58,6 +60,7 @@ static const char *const plot_kinds[] = {
 	[PLOT_CDF] = "cdf",
 	[PLOT_BARS] = "bars",
 	[PLOT_TIMELINE] = "timeline",
+	[PLOT_BREAKDOWN] = "breakdown",
 	NULL,
 };
 
@@ -102,8 +105,11 @@ static int plot_parse_args(int argc, char **argv, struct plot_params *p)
 			    "bars: stacked attribution shares (report) or\n"
 			    "per-metric means (bench), one bar per input\n"
 			    "timeline: flush lock hold times over the\n"
-			    "recording (cgroup_rstat_locked/unlock pairs)"),
-		  .hint = "use hist, cdf, bars or timeline",
+			    "recording (cgroup_rstat_locked/unlock pairs)\n"
+			    "breakdown: where a read's time goes (bench's\n"
+			    "breakdown), a bar per input and stat file\n"
+			    "stacked by part: its mean time per read"),
+		  .hint = "use hist, cdf, bars, timeline or breakdown",
 		  .flags = POPT_SAY_LONG },
 		{ POPT_STRING('t', "title", &p->title, "TEXT",
 			      "the chart's title"),
@@ -117,9 +123,10 @@ static int plot_parse_args(int argc, char **argv, struct plot_params *p)
 			      "only this distribution: a bench metric\n"
 			      "and its stat file, a report span and its\n"
 			      "subsystem; for bars of report output, the\n"
-			      "event") },
+			      "event; for breakdown, the stat file") },
 		{ POPT_FLAG('n', "normalize", &p->normalize,
-			    "hist: shares instead of counts") },
+			    "hist: shares instead of counts; breakdown:\n"
+			    "shares of the mean read (%)") },
 		POPT_HELP_ROW,
 		POPT_END_ROW,
 	};
@@ -186,8 +193,8 @@ static int plot_parse_args(int argc, char **argv, struct plot_params *p)
 			return RS_EXIT_USAGE;
 		}
 	}
-	if (p->normalize && p->kind != PLOT_HIST) {
-		rs_error("plot: --normalize goes with --kind hist");
+	if (p->normalize && p->kind != PLOT_HIST && p->kind != PLOT_BREAKDOWN) {
+		rs_error("plot: --normalize goes with --kind hist or breakdown");
 		return RS_EXIT_USAGE;
 	}
 	return 0;

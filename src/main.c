@@ -37,7 +37,7 @@ static const struct cmd commands[] = {
 	{ "diff-folded", cmd_diff_folded,
 	  "two profiles as differential input for flamegraph.pl" },
 	{ "plot", cmd_plot,
-	  "gnuplot charts: latency, CDFs, attribution, lock timeline" },
+	  "gnuplot charts: latency, CDFs, attribution, holds, breakdowns" },
 	{ "top", cmd_top,
 	  "flush cost live: flushes, holds, waits, busiest cgroups" },
 	{ "watch", cmd_watch,

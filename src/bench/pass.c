@@ -450,6 +450,26 @@ static uint64_t median_of(uint64_t *v, size_t n)
 	return v[(n - 1) / 2];
 }
 
+/*
+ * The timed repetitions' p50 of a file's reads, their median (of the
+ * first 64); 0 when no repetition read it.
+ */
+uint64_t bench_run__reps_p50(const struct bench_results *res,
+			     const char *file)
+{
+	const struct bench_metric *m;
+	uint64_t p50s[64];
+	size_t rep, n;
+
+	for (rep = n = 0; rep < bench_results__nr_reps(res) && n < 64;
+	     rep++) {
+		m = bench_results__metric_find(res, rep, "read_ns", file);
+		if (m && m->is_hist)
+			p50s[n++] = m->p50;
+	}
+	return median_of(p50s, n);
+}
+
 static int cmp_u64(const void *a, const void *b)
 {
 	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
@@ -514,10 +534,8 @@ static int breakdown_save(struct bench_run *run, struct bench_bd_pass *bp,
 {
 	struct bench_breakdown *bd = calloc(1, sizeof(*bd));
 	uint64_t *sorted = malloc(reads * sizeof(*sorted));
-	uint64_t p50s[64];
 	char errbuf[512];
 	unsigned int f;
-	size_t rep, n;
 	uint64_t r;
 	int err;
 
@@ -550,19 +568,8 @@ static int breakdown_save(struct bench_run *run, struct bench_bd_pass *bp,
 		}
 		if (err)
 			break;
-		/* The timed repetitions' p50, their median. */
-		for (rep = n = 0; rep < bench_results__nr_reps(run->res) &&
-		     n < 64; rep++) {
-			const struct bench_metric *m =
-				bench_results__metric_find(run->res, rep,
-							   "read_ns",
-							   names[f]);
-
-			if (m && m->is_hist)
-				p50s[n++] = m->p50;
-		}
 		bd->files[bd->nr_files - 1].unobserved_p50_ns =
-			median_of(p50s, n);
+			bench_run__reps_p50(run->res, names[f]);
 	}
 	if (!err) {
 		bench_bd_pass__describe(bp, bd);

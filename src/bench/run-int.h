@@ -82,6 +82,9 @@ int bench_run__begin_rep(struct bench_run *run, unsigned int rep,
 int bench_run__read(struct bench_run *run, unsigned int pass, char **paths,
 		    char **names, unsigned int nr, uint64_t reads,
 		    bool interleave);
+/* The timed repetitions' p50 of file's reads, their median; 0: none. */
+uint64_t bench_run__reps_p50(const struct bench_results *res,
+			     const char *file);
 
 /* For the run's end (run.c): the recorder stopped, then let go. */
 int bench_run__stop_recorder(struct bench_run *run);

@@ -293,7 +293,8 @@ static int check_outputs(struct bench_run *run)
 			return -EIO;
 		}
 	}
-	if (p->outdir && check_output(run, true, "results.json"))
+	if (p->outdir && !p->outdir_recording_only &&
+	    check_output(run, true, "results.json"))
 		return -EIO;
 	if (p->record && check_output(run, !!p->outdir, "rstat.data"))
 		return -EIO;
@@ -308,7 +309,7 @@ static int write_results(struct bench_run *run)
 	char path[PATH_MAX];
 	int err;
 
-	if (run->p->outdir) {
+	if (run->p->outdir && !run->p->outdir_recording_only) {
 		snprintf(path, sizeof(path), "%s/results.json", run->p->outdir);
 		err = write_results_to(run, run->outdir_fd, "results.json",
 				       path);

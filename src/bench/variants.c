@@ -11,6 +11,11 @@
  * inherits another's state (dying cgroups, charged pages, a warm tree).
  * That costs a setup per repetition, and buys the cleanup bench__run()
  * already guarantees on every exit path.
+ *
+ * With --breakdown, one more round follows the timed ones: each
+ * variant's breakdown pass, a run of its own too (setup, the pass,
+ * teardown), so that no timed repetition is ever observed and each
+ * variant's reads are decomposed on a tree like its repetitions'.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -25,6 +30,7 @@
 #include "bench-results.h"
 #include "bench-run.h"
 #include "outfile.h"
+#include "results-breakdown.h"
 #include "run-int.h"
 #include "util.h"
 
@@ -33,6 +39,8 @@ struct variants_run {
 	const struct bench_ops *ops;
 	struct bench_results *acc[BENCH_MAX_VARIANTS];
 	size_t cur;		/* the variant running */
+	bool pass_round;	/* the last round: each variant's pass */
+	int dirfd;		/* -o DIR */
 	int err;		/* of taking a run's repetition */
 };
 
@@ -59,12 +67,46 @@ static void fwd_progress(void *ctx, const char *msg)
 	vr->ops->progress(vr->ops->ctx, msg);
 }
 
-/* A run's results, before bench__run() deletes them: its repetition. */
+/*
+ * A variant's pass after its repetitions (bench_results__take_pass()),
+ * each file's unobserved p50 that of its timed repetitions: the pass's
+ * own run had none.
+ */
+static int take_pass(struct bench_results *acc, struct bench_results *res)
+{
+	const struct bench_breakdown *got;
+	struct bench_breakdown *bd;
+	unsigned int i;
+	int err = bench_results__take_pass(acc, res);
+
+	got = err ? NULL : bench_results__breakdown(acc);
+	if (!got)
+		return err;	/* none: the run said why */
+	bd = malloc(sizeof(*bd));
+	if (!bd)
+		return -ENOMEM;
+	*bd = *got;
+	for (i = 0; i < bd->nr_files; i++)
+		bd->files[i].unobserved_p50_ns =
+			bench_run__reps_p50(acc, bd->files[i].file);
+	err = bench_results__set_breakdown(acc, bd);
+	free(bd);
+	return err;
+}
+
+/*
+ * A run's results, before bench__run() deletes them: its repetition,
+ * or in the last round its pass (recorded, decomposed).
+ */
 static void take(void *ctx, struct bench_results *res, const char *layout)
 {
 	struct variants_run *vr = ctx;
 	struct bench_results **acc = &vr->acc[vr->cur];
 
+	if (vr->pass_round) {
+		vr->err = take_pass(*acc, res);
+		return;
+	}
 	if (!*acc)
 		*acc = bench_results__new(bench_results__scenario(res));
 	vr->err = *acc ? bench_results__take_reps(*acc, res) : -ENOMEM;
@@ -117,15 +159,16 @@ static void plan(const struct bench_params *p, unsigned int *order,
 }
 
 /*
- * Before the first run, that every variant's results.json could be
- * written, so that an hour of runs is not lost to a directory in the
- * way. DIR/<name> is made only when the results are written.
+ * Before the first run, that every variant's results.json (and
+ * rstat.data) could be written, so that an hour of runs is not lost to
+ * a directory in the way. DIR/<name> is made only when its recording or
+ * its results are written.
  */
 static int check_outputs(const struct bench_params *p,
 			 const struct bench_ops *ops, int dirfd)
 {
 	char path[PATH_MAX + 96], msg[PATH_MAX + 256];
-	const char *name;
+	const char *name, *file;
 	size_t i;
 	int fd, err;
 
@@ -138,15 +181,20 @@ static int check_outputs(const struct bench_params *p,
 			close(fd);
 			fd = outfile__dir_open(path, p->allow_shared_dir ?
 					       OUTFILE_DIR_SHARED : 0);
+			file = "results.json";
 			err = fd < 0 ? fd :
-			      outfile__check_at(fd, "results.json",
-						OUTFILE_ROTATE);
+			      outfile__check_at(fd, file, OUTFILE_ROTATE);
+			if (!err && p->record) {
+				file = "rstat.data";
+				err = outfile__check_at(fd, file,
+							OUTFILE_ROTATE);
+			}
 			if (fd >= 0)
 				close(fd);
 			if (err)
 				snprintf(path + strlen(path),
-					 sizeof(path) - strlen(path),
-					 "/results.json");
+					 sizeof(path) - strlen(path), "/%s",
+					 file);
 		} else {
 			err = errno == ENOENT ?
 			      outfile__check_at(dirfd, name, 0) : -errno;
@@ -180,6 +228,11 @@ static int set_variant_params(const struct bench_params *p, size_t v,
 		seq[i] = names[order[i]];
 	err = bench_results__param_u64(r, "repetitions",
 				       bench_results__nr_reps(r));
+	/* The timed runs' said false: the variant's pass was its own. */
+	if (!err)
+		err = bench_results__param_bool(r, "record", p->record);
+	if (!err)
+		err = bench_results__param_bool(r, "breakdown", p->breakdown);
 	if (!err && p->until.target_pct)
 		err = bench_until__save(r, &p->until, until);
 	if (!err)
@@ -228,6 +281,61 @@ static int write_variant(const struct bench_params *p,
 	return err;
 }
 
+/*
+ * One run of variant v: a timed repetition, or in the last round its
+ * pass alone (decomposed, recorded into DIR/<name>/rstat.data). 0, or
+ * -errno after saying why.
+ */
+static int run_one(struct variants_run *vr, const struct bench_ops *inner,
+		   size_t v)
+{
+	const struct bench_params *p = vr->p;
+	const char *name = p->variants[v].name;
+	char msg[PATH_MAX + 256], dir[PATH_MAX];
+	struct bench_params one;
+	bool made = false;
+	int err;
+
+	if (bench_stop) {
+		snprintf(msg, sizeof(msg), "bench: interrupted by SIG%s: removed what the run created",
+			 sigabbrev_np(bench_stop));
+		fwd_error(vr, msg);
+		return -EINTR;
+	}
+	vr->cur = v;
+	vr->err = 0;
+	/* No results file of its own, whatever p said. */
+	one = p->variants[v].p;
+	one.reps = vr->pass_round ? 0 : 1;
+	one.breakdown = vr->pass_round && p->breakdown;
+	one.record = vr->pass_round && p->record;
+	one.outdir = one.json = NULL;
+	if (one.record) {
+		snprintf(dir, sizeof(dir), "%s/%s", p->outdir, name);
+		made = !mkdirat(vr->dirfd, name, 0755);
+		if (!made && errno != EEXIST) {
+			snprintf(msg, sizeof(msg), "%s: cannot write: %s",
+				 dir, strerror(errno));
+			fwd_error(vr, msg);
+			return -EIO;
+		}
+		one.outdir = dir;
+		one.outdir_recording_only = true;
+	}
+	one.nr_variants = 0;
+	/* --until counts rounds of all variants, not this run's. */
+	one.until.target_pct = 0;
+	err = bench__run(&one, inner);
+	if (!err && vr->err) {
+		err = vr->err;
+		fwd_error(vr, "bench: out of memory");
+	}
+	/* A failed run discarded its recording: the directory made goes. */
+	if (err && made)
+		unlinkat(vr->dirfd, name, AT_REMOVEDIR);
+	return err;
+}
+
 int bench__run_variants(const struct bench_params *p,
 			const struct bench_ops *ops,
 			void (*done)(void *ctx, const struct bench_variant *v,
@@ -248,7 +356,6 @@ int bench__run_variants(const struct bench_params *p,
 	struct bench_until_state st = { .end = BENCH_UNTIL_RUNNING };
 	struct timespec t0;
 	unsigned int *reps_done = calloc(p->nr_variants, sizeof(*reps_done));
-	struct bench_params one;
 	char have[512], msg[640];
 	int dirfd = -1, err = -ENOMEM, ended;
 
@@ -257,9 +364,9 @@ int bench__run_variants(const struct bench_params *p,
 		goto out;
 	}
 	if (p->nr_variants < 2 || p->nr_variants > BENCH_MAX_VARIANTS ||
-	    !p->outdir || p->record) {
+	    !p->outdir) {
 		err = -EINVAL;
-		fwd_error(&vr, "bench: --variant: give 2 to 8 variants, -o DIR and no --record");
+		fwd_error(&vr, "bench: --variant: give 2 to 8 variants and -o DIR");
 		goto out;
 	}
 	dirfd = outfile__dir_open(p->outdir, p->allow_shared_dir ?
@@ -273,36 +380,14 @@ int bench__run_variants(const struct bench_params *p,
 		err = -EIO;
 		goto out;
 	}
+	vr.dirfd = dirfd;
 	err = check_outputs(p, ops, dirfd);
 	if (err)
 		goto out;
 	plan(p, order, rounds);
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	for (k = 0; k < nr_runs; k++) {
-		vr.cur = order[k];
-		vr.err = 0;
-		/* One repetition, no output of its own, whatever p said. */
-		one = p->variants[vr.cur].p;
-		one.reps = 1;
-		one.outdir = one.json = NULL;
-		one.record = false;
-		one.nr_variants = 0;
-		/* --until counts rounds of all variants, not this run's. */
-		one.until.target_pct = 0;
-		if (bench_stop) {
-			char msg[128];
-
-			snprintf(msg, sizeof(msg), "bench: interrupted by SIG%s: removed what the run created",
-				 sigabbrev_np(bench_stop));
-			fwd_error(&vr, msg);
-			err = -EINTR;
-			goto out;
-		}
-		err = bench__run(&one, &inner);
-		if (!err && vr.err) {
-			err = vr.err;
-			fwd_error(&vr, "bench: out of memory");
-		}
+		err = run_one(&vr, &inner, order[k]);
 		if (err)
 			goto out;
 		reps_done[vr.cur]++;
@@ -331,6 +416,16 @@ int bench__run_variants(const struct bench_params *p,
 	}
 	if (until)
 		*until = st;
+	/* --breakdown, --record: each variant's pass, after every timed run. */
+	vr.pass_round = p->breakdown || p->record;
+	for (v = 0; vr.pass_round && v < p->nr_variants; v++) {
+		err = run_one(&vr, &inner, v);
+		if (err)
+			goto out;
+		if (done)
+			done(ops->ctx, &p->variants[v], 0, nr_runs + v + 1,
+			     vr.acc[v]);
+	}
 	for (v = 0; v < p->nr_variants; v++) {
 		err = set_variant_params(p, v, vr.acc[v], order, nr_runs,
 					 &st);

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/utsname.h>
 #include <unistd.h>
 
 #include "breakdown.h"
@@ -19,6 +20,9 @@
 #ifdef RS_HAVE_BPF
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
+#include <stddef.h>
+#include <sys/syscall.h>
+#include <sys/user.h>
 #include <tracefs.h>
 
 #include "bpf-int.h"
@@ -35,8 +39,15 @@ struct breakdown {
 	struct bpf_link *links[MAX_LINKS];
 	int ncpus;
 #endif
+	int kver;		/* the running kernel, kfeatures__version() */
+	/* Each kprobe link's missed hits, read before it is destroyed. */
+	uint64_t link_missed[MAX_LINKS];
+	uint32_t link_prog[MAX_LINKS];	/* its program's id */
+	unsigned int nr_links_seen;
 	unsigned int nr_links;
 	bool attached, lock_tps, cpu_lock_tps, kprobes;
+	bool raw;		/* raw tracepoints, not the classic ones */
+	bool fentry;		/* the syscalls by fentry/fexit */
 	/* Functions found, attached at attach (NULL: none). */
 	const char *walk_func;
 	const char *wait_funcs[4];
@@ -104,11 +115,23 @@ const struct breakdown_source *breakdown__source(const struct breakdown *b,
 
 const char *breakdown__method(const struct breakdown *b)
 {
+	static const char *const m[3][3] = {
+		/* classic tracepoints, raw ones, raw and fentry */
+		{ "BPF: kprobes and tracepoints",
+		  "BPF: kprobes and raw tracepoints",
+		  "BPF: kprobes, fentry and raw tracepoints" },
+		{ "BPF: kprobes and tracepoints, no lock tracepoints",
+		  "BPF: kprobes and raw tracepoints, no lock tracepoints",
+		  "BPF: kprobes, fentry and raw tracepoints, no lock tracepoints" },
+		{ "BPF: tracepoints only, no kprobes",
+		  "BPF: raw tracepoints only, no kprobes",
+		  "BPF: fentry and raw tracepoints, no kprobes" },
+	};
+	int how = b->fentry ? 2 : b->raw ? 1 : 0;
+
 	if (b->kprobes && b->lock_tps)
-		return "BPF: kprobes and tracepoints";
-	if (b->kprobes)
-		return "BPF: kprobes and tracepoints, no lock tracepoints";
-	return "BPF: tracepoints only, no kprobes";
+		return m[0][how];
+	return m[b->kprobes ? 1 : 2][how];
 }
 
 const struct breakdown_syscall *breakdown__syscalls(const struct breakdown *b,
@@ -128,6 +151,31 @@ const struct breakdown_event *breakdown__events(const struct breakdown *b,
 {
 	*nr = b->nr_ev;
 	return b->ev;
+}
+
+const char *breakdown_prog_affects(const char *prog)
+{
+	static const struct {
+		const char *prefix, *affects;
+	} map[] = {
+		{ "bd_enter_", "syscalls" }, { "bd_exit_", "syscalls" },
+		{ "bd_fentry_", "syscalls" }, { "bd_fexit_", "syscalls" },
+		{ "bd_raw_enter", "syscalls" }, { "bd_raw_exit", "syscalls" },
+		{ "bd_switch", "off-cpu" }, { "bd_raw_switch", "off-cpu" },
+		{ "bd_cb_memory_", "memory" }, { "bd_cb_io_", "io" },
+		{ "bd_cb_bpf_", "bpf" }, { "bd_cb_base_", "base" },
+		{ "bd_inner_", "walk" }, { "bd_outer_", "wait" },
+		{ "bd_raw_cpu_", "cpu-wait" }, { "bd_cpu_", "cpu-wait" },
+		{ "bd_raw_contended", "wait" }, { "bd_contended", "wait" },
+		{ "bd_raw_locked", "wait" }, { "bd_locked", "wait" },
+		{ "bd_raw_unlock", "walk" }, { "bd_unlock", "walk" },
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(map) / sizeof(map[0]); i++)
+		if (!strncmp(prog, map[i].prefix, strlen(map[i].prefix)))
+			return map[i].affects;
+	return "";
 }
 
 #ifndef RS_HAVE_BPF
@@ -191,6 +239,11 @@ int breakdown__outside_by(struct breakdown *b, struct breakdown_outside **out,
 	*out = NULL;
 	*nr = 0;
 	return 0;
+}
+
+void breakdown__skipped(const struct breakdown *b, struct breakdown_skips *s)
+{
+	memset(s, 0, sizeof(*s));
 }
 
 #else /* RS_HAVE_BPF */
@@ -359,11 +412,109 @@ static void set_follow(struct breakdown *b, struct rstat_breakdown *sk)
 	bpf_program__set_autoload(sk->progs.bd_exit_task, f);
 }
 
-static int do_open(struct breakdown *b, char *errbuf, size_t errlen)
+/* Where the classic tracepoints keep their fields (-1: not there). */
+struct bd_offsets {
+	int fd, ret, prev, next;
+};
+
+/*
+ * Open and load the programs: the tracepoints' raw or classic ones, the
+ * syscalls' by fentry/fexit (with raw) or by their tracepoints.
+ */
+static int load(struct breakdown *b, const struct bd_offsets *o, bool raw,
+		bool fentry, char *errbuf, size_t errlen)
 {
 	struct rstat_breakdown *sk;
+	int err;
+
+	sk = rstat_breakdown__open();
+	if (!sk) {
+		err = -errno;
+		errbuf_set(errbuf, errlen, "BPF breakdown: open: %s",
+			   strerror(err ? -err : EINVAL));
+		return err ? err : -EINVAL;
+	}
+	b->skel = sk;
+	b->raw = raw;
+	b->fentry = fentry;
+#if defined(__x86_64__)
+	sk->rodata->off_regs_arg0 = offsetof(struct user_regs_struct, rdi);
+	sk->rodata->off_regs_nr = offsetof(struct user_regs_struct, orig_rax);
+	sk->rodata->nr_read = __NR_read;
+	sk->rodata->nr_pread64 = __NR_pread64;
+#endif
+	sk->rodata->off_fd = (__u32)o->fd;
+	sk->rodata->off_ret = (__u32)o->ret;
+	sk->rodata->off_prev_pid = o->prev >= 0 ? (__u32)o->prev : 0;
+	sk->rodata->off_next_pid = o->next >= 0 ? (__u32)o->next : 0;
+	sk->rodata->outer_is_wait = !b->lock_tps;
+	/* Lock held as the walk only when no kprobe times the walk. */
+	sk->rodata->held_is_walk = !b->kprobes;
+	/* Each event by one of its two programs, raw or classic. */
+#define TP_AUTOLOAD(name, on)						\
+	bpf_program__set_autoload(sk->progs.bd_##name, !raw && (on));	\
+	bpf_program__set_autoload(sk->progs.bd_raw_##name, raw && (on))
+	bpf_program__set_autoload(sk->progs.bd_enter_read, !raw);
+	bpf_program__set_autoload(sk->progs.bd_exit_read, !raw);
+	bpf_program__set_autoload(sk->progs.bd_enter_pread, !raw);
+	bpf_program__set_autoload(sk->progs.bd_exit_pread, !raw);
+	/* Twins: each its own guard, a syscall lost only if both skip. */
+	sk->rodata->twins = raw;
+#define SYSCALL_AUTOLOAD(name, on)					\
+	bpf_program__set_autoload(sk->progs.bd_##name, on);		\
+	bpf_program__set_autoload(sk->progs.bd_##name##_twin, on)
+	SYSCALL_AUTOLOAD(fentry_read, fentry);
+	SYSCALL_AUTOLOAD(fexit_read, fentry);
+	SYSCALL_AUTOLOAD(fentry_pread, fentry);
+	SYSCALL_AUTOLOAD(fexit_pread, fentry);
+	SYSCALL_AUTOLOAD(raw_enter, raw && !fentry);
+	SYSCALL_AUTOLOAD(raw_exit, raw && !fentry);
+#undef SYSCALL_AUTOLOAD
+	TP_AUTOLOAD(switch, o->prev >= 0 && o->next >= 0);
+	TP_AUTOLOAD(contended, b->lock_tps);
+	TP_AUTOLOAD(locked, b->lock_tps);
+	TP_AUTOLOAD(unlock, b->lock_tps);
+	TP_AUTOLOAD(cpu_contended, b->cpu_lock_tps);
+	TP_AUTOLOAD(cpu_locked, b->cpu_lock_tps);
+#undef TP_AUTOLOAD
+	bpf_program__set_autoload(sk->progs.bd_outer_entry,
+				  b->kprobes && b->wait_funcs[0]);
+	bpf_program__set_autoload(sk->progs.bd_outer_return,
+				  b->kprobes && b->wait_funcs[0]);
+	bpf_program__set_autoload(sk->progs.bd_inner_entry, b->kprobes);
+	bpf_program__set_autoload(sk->progs.bd_inner_return, b->kprobes);
+#define CB_AUTOLOAD(name, part)						\
+	bpf_program__set_autoload(sk->progs.bd_cb_##name##_entry,	\
+				  b->kprobes && b->cb_func[part]);	\
+	bpf_program__set_autoload(sk->progs.bd_cb_##name##_return,	\
+				  b->kprobes && b->cb_func[part])
+	CB_AUTOLOAD(base, BD_PART_BASE);
+	CB_AUTOLOAD(bpf, BD_PART_BPF);
+	CB_AUTOLOAD(memory, BD_PART_MEMORY);
+	CB_AUTOLOAD(io, BD_PART_IO);
+#undef CB_AUTOLOAD
+	bpf_map__set_max_entries(sk->maps.records, 8u << 20);
+	set_follow(b, sk);
+	err = rstat_breakdown__load(sk);
+	if (err) {
+		errbuf_set(errbuf, errlen, "BPF breakdown: load: %s: %s",
+			   strerror(-err), *bpf_quiet__verdict() ?
+			   bpf_quiet__verdict() : bpf_quiet__msg());
+		return err == -EPERM || err == -EACCES ? -EOPNOTSUPP : err;
+	}
+	set_src(&b->src[BD_PART_REST], true, fentry ?
+		"fentry -> fexit of __x64_sys_read/pread64 minus the parts" :
+		raw ? "raw_syscalls:sys_enter -> sys_exit minus the parts" :
+		"syscalls:sys_enter -> sys_exit minus the parts", NULL);
+	return 0;
+}
+
+static int do_open(struct breakdown *b, char *errbuf, size_t errlen)
+{
 	int fd_off, ret_off, prev_off, next_off, i, err;
 	bool have_kprobes, pread_tp, read_tp;
+	struct bd_offsets o;
+	struct utsname u;
 	char why[192];
 
 	if (geteuid() != 0) {
@@ -503,68 +654,39 @@ static int do_open(struct breakdown *b, char *errbuf, size_t errlen)
 	else
 		set_src(&b->src[BD_PART_OFF], false, NULL,
 			"no sched:sched_switch pid fields: in the part it interrupted");
-	set_src(&b->src[BD_PART_REST], true,
-		"syscalls:sys_enter -> sys_exit minus the parts", NULL);
 
 	if (b->follow) {
 		err = follow_offsets(b, errbuf, errlen);
 		if (err)
 			return err;
 	}
+	b->kver = kfeatures__version(uname(&u) ? NULL : u.release);
 	b->ncpus = libbpf_num_possible_cpus();
 	if (b->ncpus <= 0) {
 		errbuf_set(errbuf, errlen, "cannot count the possible CPUs");
 		return -EINVAL;
 	}
-	sk = rstat_breakdown__open();
-	if (!sk) {
-		err = -errno;
-		errbuf_set(errbuf, errlen, "BPF breakdown: open: %s",
-			   strerror(err ? -err : EINVAL));
-		return err ? err : -EINVAL;
-	}
-	b->skel = sk;
-	sk->rodata->off_fd = (__u32)fd_off;
-	sk->rodata->off_ret = (__u32)ret_off;
-	sk->rodata->off_prev_pid = prev_off >= 0 ? (__u32)prev_off : 0;
-	sk->rodata->off_next_pid = next_off >= 0 ? (__u32)next_off : 0;
-	sk->rodata->outer_is_wait = !b->lock_tps;
-	/* Lock held as the walk only when no kprobe times the walk. */
-	sk->rodata->held_is_walk = !b->kprobes;
-	bpf_program__set_autoload(sk->progs.bd_switch,
-				  prev_off >= 0 && next_off >= 0);
-	bpf_program__set_autoload(sk->progs.bd_contended, b->lock_tps);
-	bpf_program__set_autoload(sk->progs.bd_locked, b->lock_tps);
-	bpf_program__set_autoload(sk->progs.bd_unlock, b->lock_tps);
-	bpf_program__set_autoload(sk->progs.bd_cpu_contended,
-				  b->cpu_lock_tps);
-	bpf_program__set_autoload(sk->progs.bd_cpu_locked, b->cpu_lock_tps);
-	bpf_program__set_autoload(sk->progs.bd_outer_entry,
-				  b->kprobes && b->wait_funcs[0]);
-	bpf_program__set_autoload(sk->progs.bd_outer_return,
-				  b->kprobes && b->wait_funcs[0]);
-	bpf_program__set_autoload(sk->progs.bd_inner_entry, b->kprobes);
-	bpf_program__set_autoload(sk->progs.bd_inner_return, b->kprobes);
-#define CB_AUTOLOAD(name, part)						\
-	bpf_program__set_autoload(sk->progs.bd_cb_##name##_entry,	\
-				  b->kprobes && b->cb_func[part]);	\
-	bpf_program__set_autoload(sk->progs.bd_cb_##name##_return,	\
-				  b->kprobes && b->cb_func[part])
-	CB_AUTOLOAD(base, BD_PART_BASE);
-	CB_AUTOLOAD(bpf, BD_PART_BPF);
-	CB_AUTOLOAD(memory, BD_PART_MEMORY);
-	CB_AUTOLOAD(io, BD_PART_IO);
-#undef CB_AUTOLOAD
-	bpf_map__set_max_entries(sk->maps.records, 8u << 20);
-	set_follow(b, sk);
-	err = rstat_breakdown__load(sk);
-	if (err) {
-		errbuf_set(errbuf, errlen, "BPF breakdown: load: %s: %s",
-			   strerror(-err), *bpf_quiet__verdict() ?
-			   bpf_quiet__verdict() : bpf_quiet__msg());
-		return err == -EPERM || err == -EACCES ? -EOPNOTSUPP : err;
-	}
-	return 0;
+	o.fd = fd_off;
+	o.ret = ret_off;
+	o.prev = prev_off;
+	o.next = next_off;
+#if defined(__x86_64__)
+	/*
+	 * Raw tracepoints first, the syscalls by fentry/fexit, then by the
+	 * raw syscall tracepoints (they need the registers' layout, x86-64's
+	 * here; sched_switch's needs the kernel's BTF): a kernel that
+	 * refuses both gets the classic tracepoints.
+	 */
+	if (!load(b, &o, true, true, errbuf, errlen))
+		return 0;
+	rstat_breakdown__destroy(b->skel);
+	b->skel = NULL;
+	if (!load(b, &o, true, false, errbuf, errlen))
+		return 0;
+	rstat_breakdown__destroy(b->skel);
+	b->skel = NULL;
+#endif
+	return load(b, &o, false, false, errbuf, errlen);
 }
 
 int breakdown__open(struct breakdown *b, char *errbuf, size_t errlen)
@@ -843,12 +965,47 @@ static void destroy_links(struct bpf_link **links, size_t n)
 	}
 }
 
+/*
+ * The head of the kernel's struct bpf_link_info for a perf event link
+ * (v6.6+), as far as a kprobe's missed hits (v6.7+): libbpf 1.1's
+ * headers predate it. An older kernel fills less and leaves them 0.
+ */
+struct bd_perf_link_info {
+	__u32 type, id, prog_id, pad;
+	__u32 perf_type, pad2;
+	__u64 func_name;
+	__u32 name_len, offset;
+	__u64 addr, missed;
+};
+
+/* Each kprobe link's missed hits, before the links go. */
+static void keep_link_missed(struct breakdown *b)
+{
+	unsigned int i;
+
+	if (!b->nr_links)
+		return;		/* detached already */
+	b->nr_links_seen = b->nr_links;
+	for (i = 0; i < b->nr_links; i++) {
+		struct bd_perf_link_info info;
+		__u32 len = sizeof(info);
+
+		memset(&info, 0, sizeof(info));
+		if (bpf_obj_get_info_by_fd(bpf_link__fd(b->links[i]), &info,
+					   &len))
+			continue;
+		b->link_prog[i] = info.prog_id;
+		b->link_missed[i] = info.missed;
+	}
+}
+
 void breakdown__detach(struct breakdown *b)
 {
 	struct bpf_link *all[MAX_LINKS * 2];
 	size_t n = 0;
 	unsigned int i;
 
+	keep_link_missed(b);
 	for (i = 0; i < b->nr_links; i++)
 		all[n++] = b->links[i];
 	b->nr_links = 0;
@@ -1063,6 +1220,47 @@ int breakdown__outside_by(struct breakdown *b, struct breakdown_outside **out,
 	*out = o;
 	*nr = n;
 	return 0;
+}
+
+void breakdown__skipped(const struct breakdown *b, struct breakdown_skips *s)
+{
+	struct bpf_program *p;
+
+	memset(s, 0, sizeof(*s));
+	s->counted = true;
+	if (!b->skel)
+		return;
+	s->reader_syscalls = counter(b, RS_BD_C_NO_ENTER) +
+			     counter(b, RS_BD_C_NO_EXIT);
+	bpf_object__for_each_program(p, b->skel->obj) {
+		enum bpf_prog_type t = bpf_program__type(p);
+		struct breakdown_skip *k = &s->prog[s->nr];
+		struct bpf_prog_info info;
+		__u32 len = sizeof(info);
+		uint64_t missed = 0;
+		unsigned int i;
+		int fd = bpf_program__fd(p);
+
+		if (fd < 0)
+			continue;
+		/* trace_call_bpf() counts what it skips from v6.7. */
+		if ((t == BPF_PROG_TYPE_KPROBE ||
+		     t == BPF_PROG_TYPE_TRACEPOINT) && b->kver < 6007)
+			s->counted = false;
+		memset(&info, 0, sizeof(info));
+		if (bpf_obj_get_info_by_fd(fd, &info, &len))
+			continue;
+		for (i = 0; i < b->nr_links_seen; i++)
+			if (b->link_prog[i] == info.id)
+				missed += b->link_missed[i];
+		if ((!info.recursion_misses && !missed) ||
+		    s->nr >= BD_MAX_SKIPS)
+			continue;
+		snprintf(k->prog, sizeof(k->prog), "%s", bpf_program__name(p));
+		k->recursion = info.recursion_misses;
+		k->missed = missed;
+		s->nr++;
+	}
 }
 
 #endif /* RS_HAVE_BPF */

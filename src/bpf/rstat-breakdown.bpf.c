@@ -3,7 +3,9 @@
  * Where a stat read's time goes, timed in the kernel.
  *
  * For the reader processes user space names (tgids), each read(2) or
- * pread64(2) opens a context at sys_enter and closes it at sys_exit;
+ * pread64(2) opens a context at its entry and closes it at its exit
+ * (fentry/fexit, raw or classic syscall tracepoints: the loader takes
+ * the first the kernel allows, see "Two ways in" below);
  * in between, every event that changes where the reader is pushes or
  * pops a state (rstat-breakdown.h): the rstat lock's tracepoints (wait,
  * held; v6.10+), sched_switch (off the CPU), and where kprobes exist the
@@ -23,6 +25,7 @@
 #include <linux/bpf.h>
 #include <linux/types.h>
 #include <bpf/bpf_helpers.h>
+#include <bpf/bpf_core_read.h>
 
 #include "rstat-breakdown.h"
 
@@ -41,6 +44,23 @@ const volatile __u32 outer_is_wait;
  * dropped and retaken inside the walk, which would not nest).
  */
 const volatile __u32 held_is_walk;
+/*
+ * The syscalls' entry and exit each have two programs, twins (fentry
+ * and raw tracepoints: each its own guard), and the one that runs first
+ * does the work: a syscall is lost only if both were skipped.
+ */
+const volatile __u32 twins;
+/*
+ * Where a syscall's registers keep its first argument (fd) and its
+ * number; the numbers of read(2) and pread64(2) (x86-64's).
+ */
+const volatile __u32 off_regs_arg0 = 112, off_regs_nr = 120;
+const volatile __u32 nr_read = 0, nr_pread64 = 17;
+
+/* CO-RE: the kernel's layout at load time (its BTF). */
+struct task_struct {
+	int pid;
+} __attribute__((preserve_access_index));
 
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
@@ -204,8 +224,7 @@ static __always_inline struct rs_bd_ctx *ctx_of_current(void)
 	return bpf_map_lookup_elem(&ctxs, &tid);
 }
 
-/* fd_off: where the syscall's fd is (sendfile's in_fd is not first). */
-static __always_inline int sys_enter_at(void *ctx, __u32 pread, __u32 fd_off)
+static __always_inline int sys_enter(__u32 fd, __u32 pread)
 {
 	__u64 id = bpf_get_current_pid_tgid();
 	__u32 tgid = id >> 32, tid = (__u32)id, zero = 0;
@@ -214,6 +233,15 @@ static __always_inline int sys_enter_at(void *ctx, __u32 pread, __u32 fd_off)
 
 	if (!bpf_map_lookup_elem(&readers, &tgid))
 		return KEEP_EVENT;
+	z = bpf_map_lookup_elem(&ctxs, &tid);
+	/* Open, and no end seen since: the twin's work, or a lost end. */
+	if (z && !bpf_map_lookup_elem(&tails, &tid)) {
+		if (twins && z->just_opened) {
+			z->just_opened = 0;
+			return KEEP_EVENT;
+		}
+		count(RS_BD_C_NO_EXIT);
+	}
 	z = bpf_map_lookup_elem(&zero_ctx, &zero);
 	if (!z)
 		return KEEP_EVENT;
@@ -224,30 +252,36 @@ static __always_inline int sys_enter_at(void *ctx, __u32 pread, __u32 fd_off)
 		z->prev_tail_switches = t->switches;
 		bpf_map_delete_elem(&tails, &tid);
 	}
-	z->fd = (__u32)read_u64(ctx, fd_off);
+	z->fd = fd;
 	z->pread = pread;
 	z->start = bpf_ktime_get_ns();
 	z->last = z->start;
+	z->just_opened = 1;
 	bpf_map_update_elem(&ctxs, &tid, z, BPF_ANY);
 	return KEEP_EVENT;
 }
 
-static __always_inline int sys_enter(void *ctx, __u32 pread)
-{
-	return sys_enter_at(ctx, pread, off_fd);
-}
-
-static __always_inline int sys_exit(void *ctx)
+static __always_inline int sys_exit(__s64 ret)
 {
 	__u64 now = bpf_ktime_get_ns();
 	__u32 tid = (__u32)bpf_get_current_pid_tgid();
 	struct rs_bd_ctx *c = bpf_map_lookup_elem(&ctxs, &tid);
-	struct rs_bd_tail tail = {};
+	struct rs_bd_tail tail = { .just_closed = 1 }, *t;
 	struct rs_bd_rec *r;
 	int i;
 
-	if (!c)
+	if (!c) {
+		/*
+		 * A reader's, seen to end before: closed by the twin, or
+		 * its start was skipped.
+		 */
+		t = bpf_map_lookup_elem(&tails, &tid);
+		if (t && twins && t->just_closed)
+			t->just_closed = 0;
+		else if (t)
+			count(RS_BD_C_NO_ENTER);
 		return KEEP_EVENT;
+	}
 	charge(c, now);
 	r = bpf_ringbuf_reserve(&records, sizeof(*r), 0);
 	if (!r) {
@@ -258,7 +292,7 @@ static __always_inline int sys_exit(void *ctx)
 	r->start = c->start;
 	/* The syscall ends at its last transition, if later than now. */
 	r->total = c->last - c->start;
-	r->ret = (__s64)read_u64(ctx, off_ret);
+	r->ret = ret;
 	for (i = 0; i < RS_BD__NR; i++) {
 		r->ns[i] = c->ns[i];
 		r->calls[i] = c->calls[i];
@@ -277,38 +311,116 @@ static __always_inline int sys_exit(void *ctx)
 	return KEEP_EVENT;
 }
 
+/*
+ * Two ways in for each event: raw tracepoints (or fentry), where the
+ * kernel has them (each program its own recursion guard: v6.2+), and
+ * the classic ones as the fallback. A classic tracepoint or kprobe
+ * program is skipped whenever another one runs on that CPU (one guard
+ * for all of them, bpf_prog_active), one preempted inside its run too:
+ * on sid's 7.2 (PREEMPT_LAZY) that cost most of a reader's syscalls.
+ */
 SEC("tracepoint/syscalls/sys_enter_read")
 int bd_enter_read(void *ctx)
 {
-	return sys_enter(ctx, 0);
+	return sys_enter((__u32)read_u64(ctx, off_fd), 0);
 }
 
 SEC("tracepoint/syscalls/sys_exit_read")
 int bd_exit_read(void *ctx)
 {
-	return sys_exit(ctx);
+	return sys_exit((__s64)read_u64(ctx, off_ret));
 }
 
 SEC("tracepoint/syscalls/sys_enter_pread64")
 int bd_enter_pread(void *ctx)
 {
-	return sys_enter(ctx, 1);
+	return sys_enter((__u32)read_u64(ctx, off_fd), 1);
 }
 
 SEC("tracepoint/syscalls/sys_exit_pread64")
 int bd_exit_pread(void *ctx)
 {
-	return sys_exit(ctx);
+	return sys_exit((__s64)read_u64(ctx, off_ret));
 }
 
-SEC("tracepoint/sched/sched_switch")
-int bd_switch(void *ctx)
+/*
+ * fentry/fexit on the syscalls' own functions run for those syscalls
+ * alone, each program with its own guard: a preempted run (7.2's
+ * PREEMPT_LAZY preempts them) holds back only runs of the same program
+ * on that CPU, calls of the same syscall. The raw sys_enter tracepoint
+ * would run for every syscall of every task instead. Argument 0 is the
+ * syscall's registers; fexit's 1 the return value.
+ */
+static __always_inline __u32 regs_fd(__u64 *args)
 {
-	__u64 now = bpf_ktime_get_ns();
-	__u32 prev = read_u32(ctx, off_prev_pid);
-	__u32 next = read_u32(ctx, off_next_pid);
-	struct rs_bd_ctx *c;
+	return (__u32)read_u64((void *)args[0], off_regs_arg0);
+}
 
+#define SYSCALL_FENTRY(name, func, pread)			\
+SEC("fentry/" func)						\
+int bd_fentry_##name(__u64 *args)				\
+{								\
+	sys_enter(regs_fd(args), pread);			\
+	return 0;						\
+}								\
+SEC("fexit/" func)						\
+int bd_fexit_##name(__u64 *args)				\
+{								\
+	sys_exit((__s64)args[1]);				\
+	return 0;						\
+}
+
+/*
+ * Each twice (see twins): other tasks' calls of the same syscall, the
+ * children churning files with pread64(2), run the same programs, and
+ * one preempted inside a run holds it back on that CPU for everyone.
+ */
+SYSCALL_FENTRY(read, "__x64_sys_read", 0)
+SYSCALL_FENTRY(pread, "__x64_sys_pread64", 1)
+SYSCALL_FENTRY(read_twin, "__x64_sys_read", 0)
+SYSCALL_FENTRY(pread_twin, "__x64_sys_pread64", 1)
+
+/*
+ * Where fentry is refused (a kernel that keeps ftrace from BPF): the raw
+ * syscall tracepoints, (struct pt_regs *regs, long id), (regs, long
+ * ret), for every syscall of every task: filtered here.
+ */
+static __always_inline void raw_enter(__u64 *args)
+{
+	__u64 nr = args[1];
+
+	if (nr == nr_read || nr == nr_pread64)
+		sys_enter(regs_fd(args), nr == nr_pread64);
+}
+
+static __always_inline void raw_exit(__u64 *args)
+{
+	__u64 nr = read_u64((void *)args[0], off_regs_nr);
+
+	if (nr == nr_read || nr == nr_pread64)
+		sys_exit((__s64)args[1]);
+}
+
+#define SYSCALL_RAW(suffix)					\
+SEC("raw_tp/sys_enter")						\
+int bd_raw_enter##suffix(__u64 *args)				\
+{								\
+	raw_enter(args);					\
+	return 0;						\
+}								\
+SEC("raw_tp/sys_exit")						\
+int bd_raw_exit##suffix(__u64 *args)				\
+{								\
+	raw_exit(args);						\
+	return 0;						\
+}
+
+SYSCALL_RAW()
+SYSCALL_RAW(_twin)
+
+static __always_inline void on_switch(__u32 prev, __u32 next, __u64 now)
+{
+	struct rs_bd_ctx *c;
 	struct rs_bd_tail *t;
 
 	c = bpf_map_lookup_elem(&ctxs, &prev);
@@ -330,70 +442,93 @@ int bd_switch(void *ctx)
 			t->switches++;
 		}
 	}
+}
+
+SEC("tracepoint/sched/sched_switch")
+int bd_switch(void *ctx)
+{
+	on_switch(read_u32(ctx, off_prev_pid), read_u32(ctx, off_next_pid),
+		  bpf_ktime_get_ns());
 	return KEEP_EVENT;
 }
 
-SEC("tracepoint/cgroup/cgroup_rstat_lock_contended")
-int bd_contended(void *ctx)
+/* (bool preempt, struct task_struct *prev, *next, ...) */
+SEC("raw_tp/sched_switch")
+int bd_raw_switch(__u64 *args)
+{
+	__u64 now = bpf_ktime_get_ns();
+	struct task_struct *prev = (void *)args[1], *next = (void *)args[2];
+
+	on_switch((__u32)BPF_CORE_READ(prev, pid),
+		  (__u32)BPF_CORE_READ(next, pid), now);
+	return 0;
+}
+
+static __always_inline void on_contended(__u32 state)
 {
 	struct rs_bd_ctx *c = ctx_of_current();
 
 	if (c)
-		push(c, RS_BD_WAIT, bpf_ktime_get_ns());
-	return KEEP_EVENT;
+		push(c, state, bpf_ktime_get_ns());
 }
 
-SEC("tracepoint/cgroup/cgroup_rstat_locked")
-int bd_locked(void *ctx)
+static __always_inline void on_locked(void)
 {
 	__u64 now = bpf_ktime_get_ns();
 	struct rs_bd_ctx *c = ctx_of_current();
 
 	if (!c)
-		return KEEP_EVENT;
+		return;
 	if (top_of(c) == RS_BD_WAIT)
 		pop(c, RS_BD_WAIT, now);
 	if (held_is_walk)
 		push(c, RS_BD_HELD, now);
-	return KEEP_EVENT;
 }
 
-SEC("tracepoint/cgroup/cgroup_rstat_unlock")
-int bd_unlock(void *ctx)
+static __always_inline void on_unlock(void)
 {
 	struct rs_bd_ctx *c;
 
 	if (!held_is_walk)
-		return KEEP_EVENT;
+		return;
 	c = ctx_of_current();
 	if (c)
 		pop(c, RS_BD_HELD, bpf_ktime_get_ns());
-	return KEEP_EVENT;
 }
 
 /*
  * The per-CPU locks (v6.10-v6.16): the flusher takes each CPU's to walk
  * its updated tree, while that CPU's updaters take it to add to it.
  */
-SEC("tracepoint/cgroup/cgroup_rstat_cpu_lock_contended")
-int bd_cpu_contended(void *ctx)
-{
-	struct rs_bd_ctx *c = ctx_of_current();
-
-	if (c)
-		push(c, RS_BD_CPU_WAIT, bpf_ktime_get_ns());
-	return KEEP_EVENT;
-}
-
-SEC("tracepoint/cgroup/cgroup_rstat_cpu_locked")
-int bd_cpu_locked(void *ctx)
+static __always_inline void on_cpu_locked(void)
 {
 	struct rs_bd_ctx *c = ctx_of_current();
 
 	if (c && top_of(c) == RS_BD_CPU_WAIT)
 		pop(c, RS_BD_CPU_WAIT, bpf_ktime_get_ns());
-	return KEEP_EVENT;
 }
+
+/* One event, a classic and a raw program: both return what they must. */
+#define LOCK_EVENT(name, event, body)				\
+SEC("tracepoint/cgroup/" #event)				\
+int bd_##name(void *ctx)					\
+{								\
+	body;							\
+	return KEEP_EVENT;					\
+}								\
+SEC("raw_tp/" #event)						\
+int bd_raw_##name(void *ctx)					\
+{								\
+	body;							\
+	return 0;						\
+}
+
+LOCK_EVENT(contended, cgroup_rstat_lock_contended, on_contended(RS_BD_WAIT))
+LOCK_EVENT(locked, cgroup_rstat_locked, on_locked())
+LOCK_EVENT(unlock, cgroup_rstat_unlock, on_unlock())
+LOCK_EVENT(cpu_contended, cgroup_rstat_cpu_lock_contended,
+	   on_contended(RS_BD_CPU_WAIT))
+LOCK_EVENT(cpu_locked, cgroup_rstat_cpu_locked, on_cpu_locked())
 
 /*
  * The core flush (kprobes, attached by name by the loader): from v6.10
@@ -677,13 +812,13 @@ int bd_exit_open(void *ctx)
 SEC("tracepoint/syscalls/sys_enter_sendfile64")
 int bd_enter_sendfile(void *ctx)
 {
-	return sys_enter_at(ctx, 0, off_sendfile_in);
+	return sys_enter((__u32)read_u64(ctx, off_sendfile_in), 0);
 }
 
 SEC("tracepoint/syscalls/sys_exit_sendfile64")
 int bd_exit_sendfile(void *ctx)
 {
-	return sys_exit(ctx);
+	return sys_exit((__s64)read_u64(ctx, off_ret));
 }
 
 /*

@@ -45,6 +45,7 @@ struct rs_bd_ctx {
 	__u64 stack;
 	__u64 prev_tail_off;	/* the task's last tail (below) */
 	__u32 prev_tail_switches;
+	__u32 just_opened;	/* until the entry's twin program ran */
 };
 
 /*
@@ -55,7 +56,7 @@ struct rs_bd_tail {
 	__u64 off_start;	/* 0: on the CPU */
 	__u64 off_ns;
 	__u32 switches;
-	__u32 pad;
+	__u32 just_closed;	/* until the exit's twin program ran */
 };
 
 /* One per read(2)/pread64(2) of a reader (the ring buffer). */
@@ -81,6 +82,14 @@ enum {
 	RS_BD_C_BROKEN,		/* unmatched pops */
 	RS_BD_C_OVERFLOW,	/* nesting deeper than RS_BD_DEPTH */
 	RS_BD_C_OUTSIDE_CALLS,	/* callbacks outside a reader's read */
+	/*
+	 * A reader's syscall whose sys_enter program did not run (its exit
+	 * came with no context open, after the task's previous one was
+	 * seen) or whose sys_exit program did not (the next one started
+	 * with the context still open): the kernel skipped the run.
+	 */
+	RS_BD_C_NO_ENTER,
+	RS_BD_C_NO_EXIT,
 	RS_BD__NR_COUNTERS,
 };
 

@@ -8,45 +8,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "bench-results.h"
 #include "breakdown-out.h"
+#include "compare-int.h"
+#include "compare.h"
 #include "figure.h"
 #include "util.h"
-
-/* A time in its unit, by figure.h's rule: figures in order print in order. */
-static void fmt_ns(char *buf, size_t len, uint64_t ns)
-{
-	int n;
-
-	if (ns < 1000) {
-		snprintf(buf, len, "%" PRIu64 " ns", ns);
-		return;
-	}
-	n = ns < 1000000 ? figure__ratio(buf, len, ns, 1, 1000, 1, 0) :
-			   figure__ratio(buf, len, ns, 1, 1000000, 2, 0);
-	if (n > 0 && (size_t)n < len)
-		snprintf(buf + n, len - n, " %s", ns < 1000000 ? "us" : "ms");
-}
-
-/* A share in percent, by figure.h's rule: never 0.0 when it is not 0. */
-static const char *fmt_share(char *buf, size_t len, double share)
-{
-	figure__double(buf, len, share * 100, 1, 6);
-	return buf;
-}
-
-/* A signed time, for the derived entry/exit. */
-static void fmt_sns(char *buf, size_t len, int64_t ns)
-{
-	uint64_t a = ns < 0 ? (uint64_t)-(ns + 1) + 1 : (uint64_t)ns;
-
-	if (ns >= 0) {
-		fmt_ns(buf, len, a);
-		return;
-	}
-	buf[0] = '-';
-	fmt_ns(buf + 1, len - 1, a);
-}
 
 /*
  * entry/exit, derived from the reader's clock: its share is of the
@@ -59,9 +25,9 @@ static void print_entry(FILE *out, const struct bench_bd_file *f)
 	int q;
 
 	for (q = 0; q < BD_NR_Q; q++)
-		fmt_sns(v[q], sizeof(v[q]), e->q[q]);
+		compare_fmt__sns(v[q], sizeof(v[q]), e->q[q]);
 	fprintf(out, "  %-10s%9s %10s %10s %6s%%  derived\n", "entry/exit",
-		v[0], v[1], v[2], fmt_share(sh, sizeof(sh), e->share));
+		v[0], v[1], v[2], compare_fmt__share(sh, sizeof(sh), e->share));
 	fprintf(out, "  entry/exit, derived: each read as the reader timed it less the kernel's\n  time above (%" PRIu64 " reads paired one to one): entering and leaving the\n  syscalls outside their tracepoints (the timing's programs there too),\n  interrupts in user space, the reader's clock; with it the parts add up\n  to the reader's time (%.1f us a read), its share is of that\n",
 		f->reads, e->measured / 1e3 / f->reads);
 	if (e->negative)
@@ -85,14 +51,14 @@ static void print_row(FILE *out, const char *name,
 	snprintf(calls, sizeof(calls), "%.1f",
 		 reads ? (double)r->calls / reads : 0);
 	for (q = 0; q < BD_NR_Q; q++) {
-		fmt_ns(v[q], sizeof(v[q]), r->q[q]);
+		compare_fmt__ns(v[q], sizeof(v[q]), r->q[q]);
 		if (r->note[q][0] && l < sizeof(notes))
 			l += snprintf(notes + l, sizeof(notes) - l, "%sp%g: %s",
 				      l ? "; " : "", breakdown_q[q],
 				      r->note[q]);
 	}
 	fprintf(out, "  %-8s %10s %10s %10s %6s%% %6s%s%s\n", name, v[0],
-		v[1], v[2], fmt_share(sh, sizeof(sh), r->share), calls,
+		v[1], v[2], compare_fmt__share(sh, sizeof(sh), r->share), calls,
 		*notes ? "  " : "", notes);
 }
 
@@ -200,6 +166,7 @@ void bench_breakdown__print(const struct bench_breakdown *bd, FILE *out)
 	if (bd->broken)
 		fprintf(out, "  %" PRIu64 " unpaired events (an end without its start, e.g. a switch BPF did\n  not see): their time stayed in the part around them\n",
 			bd->broken);
+	bench_breakdown__print_skips(bd, out);
 }
 
 static void csv_row(FILE *out, const struct bench_bd_file *f,
@@ -229,103 +196,34 @@ void bench_breakdown__csv(const struct bench_breakdown *bd, FILE *out)
 	}
 }
 
-static const struct bench_bd_file *bd_file(const struct bench_breakdown *bd,
-					   const char *name)
-{
-	unsigned int i;
-
-	for (i = 0; i < bd->nr_files; i++)
-		if (!strcmp(bd->files[i].file, name))
-			return &bd->files[i];
-	return NULL;
-}
-
-static void print_side_by_side(const struct bench_breakdown *const *bd,
-			       const char *const *labels, size_t n,
-			       const char *file, FILE *out)
-{
-	const struct bench_bd_file *f[BENCH_BD_MAX_RUNS];
-	char v[24], sh[32];
-	size_t k;
-	int p;
-
-	/* Two runs: share and p50 each; more: shares, in 80 columns. */
-	bool wide = n <= 2;
-
-	for (k = 0; k < n; k++)
-		f[k] = bd_file(bd[k], file);
-	fprintf(out, "\n%s: where a read's time goes (%s)\n", file,
-		wide ? "share, p50" : "share");
-	fprintf(out, "  %-8s", "part");
-	for (k = 0; k < n; k++)
-		fprintf(out, wide ? " %20.20s" : " %11.11s", labels[k]);
-	fprintf(out, "%s\n", n > 1 ? "  change" : "");
-	for (p = -1; p < BD_PART__NR; p++) {
-		const char *name = p < 0 ? "total" : breakdown_part_name(p);
-
-		fprintf(out, "  %-8s", name);
-		for (k = 0; k < n; k++) {
-			const struct bench_bd_row *r = p < 0 ? &f[k]->total :
-						       &f[k]->part[p];
-
-			if (p >= 0 && bd[k]->untimed[p][0]) {
-				fprintf(out, wide ? " %20s" : " %11s",
-					"not timed");
-				continue;
-			}
-			if (!wide) {
-				fprintf(out, " %10s%%",
-					fmt_share(sh, sizeof(sh), r->share));
-				continue;
-			}
-			fmt_ns(v, sizeof(v), r->q[0]);
-			fprintf(out, " %9s%% %9s",
-				fmt_share(sh, sizeof(sh), r->share), v);
-		}
-		if (p >= 0 && !bd[0]->untimed[p][0] &&
-		    !bd[n - 1]->untimed[p][0])
-			fprintf(out, "  %+.1f pts",
-				(f[n - 1]->part[p].share -
-				 f[0]->part[p].share) * 100);
-		fprintf(out, "\n");
-	}
-}
-
+/*
+ * compare's own breakdown tables (compare-breakdown.c), built as compare
+ * builds them: what bench --kernel and compare print is one table.
+ */
 int bench_breakdown__print_runs(const char *const *files,
 				const char *const *labels, size_t n,
 				FILE *out, char *errbuf, size_t len)
 {
-	const struct bench_breakdown *bd[BENCH_BD_MAX_RUNS];
-	const char *lab[BENCH_BD_MAX_RUNS];
-	struct bench_results *res[BENCH_BD_MAX_RUNS] = { NULL };
-	size_t k, m = 0;
-	unsigned int i;
-	int err = 0;
+	struct compare_inputs ci = { .files = files, .nr_files = n };
+	struct compare c = { .nr_sides = n, .labels = labels };
+	size_t *side = calloc(n ? n : 1, sizeof(*side));
+	size_t k;
+	int err;
 
-	for (k = 0; k < n && m < BENCH_BD_MAX_RUNS; k++) {
-		err = bench_results__read(&res[m], files[k], errbuf, len);
-		if (err)
-			goto out;
-		bd[m] = bench_results__breakdown(res[m]);
-		lab[m] = labels[k];
-		if (bd[m])
-			m++;
-		else
-			bench_results__delete(res[m]);
-	}
-	for (i = 0; m > 1 && i < bd[0]->nr_files; i++) {
-		const char *file = bd[0]->files[i].file;
-
-		for (k = 1; k < m && bd_file(bd[k], file); k++)
-			;
-		if (k == m)
-			print_side_by_side(bd, lab, m, file, out);
-	}
-	if (fflush(out) || ferror(out))
+	if (!side)
+		return -ENOMEM;
+	for (k = 0; k < n; k++)
+		side[k] = k;
+	ci.side = side;
+	err = compare__build(&c, &ci, errbuf, len);
+	for (k = 0; !err && k < c.nr_notes; k++)
+		fprintf(out, "%s\n", c.notes[k]);
+	if (!err)
+		err = compare_out__breakdowns(out, &c);
+	if (!err && (fflush(out) || ferror(out)))
 		err = -EIO;
-out:
-	for (k = 0; k < m; k++)
-		bench_results__delete(res[k]);
+	compare__release(&c);
+	free(side);
 	if (err && err != -EIO && !*errbuf)
 		errbuf_set(errbuf, len, "%s", strerror(-err));
 	return err;

@@ -216,6 +216,8 @@ static void metric_free(struct compare_metric *m)
 	free(m->verdict);
 }
 
+static void release_breakdowns(struct compare *c);
+
 void compare__release(struct compare *c)
 {
 	size_t i;
@@ -232,6 +234,7 @@ void compare__release(struct compare *c)
 		free(c->spans[i].side);
 	}
 	free(c->spans);
+	release_breakdowns(c);
 	for (i = 0; i < c->nr_notes; i++)
 		free(c->notes[i]);
 	free(c->notes);
@@ -536,6 +539,224 @@ static int build_bench(struct compare *c, const struct compare_input *in, size_t
 }
 
 
+/* --- breakdowns ----------------------------------------------------------- */
+
+static const struct bench_bd_file *bd_file(const struct bench_breakdown *bd,
+					   const char *name)
+{
+	unsigned int i;
+
+	for (i = 0; i < bd->nr_files; i++)
+		if (!strcmp(bd->files[i].file, name))
+			return &bd->files[i];
+	return NULL;
+}
+
+/* Percent of the base, + when it grew; NAN from 0 to something. */
+static double bd_pct(double v, double base)
+{
+	if (base == 0)
+		return v == 0 ? 0 : NAN;
+	return (v - base) * 100 / fabs(base);
+}
+
+static void bd_cell_row(struct compare_bd_cell *cell,
+			const struct bench_bd_row *r, bool timed,
+			const char *why)
+{
+	int q;
+
+	cell->timed = timed;
+	cell->why = timed ? NULL : why;
+	if (!timed)
+		return;
+	for (q = 0; q < BD_NR_Q; q++) {
+		cell->q[q] = (int64_t)r->q[q];
+		cell->note[q] = r->note[q];
+	}
+	cell->share = r->share;
+	cell->calls = r->calls;
+	cell->sum_ns = (int64_t)r->sum_ns;
+}
+
+static void bd_cell_entry(struct compare_bd_cell *cell,
+			  const struct bench_bd_file *f)
+{
+	int q;
+
+	cell->timed = f->paired;
+	cell->why = "not derived: the kernel's reads and the reader's could not be paired";
+	if (!f->paired)
+		return;
+	for (q = 0; q < BD_NR_Q; q++) {
+		cell->q[q] = f->entry.q[q];
+		cell->note[q] = "";
+	}
+	cell->share = f->entry.share;
+	cell->calls = f->reads;
+	cell->sum_ns = f->entry.sum;
+}
+
+static void bd_changes(struct compare_bd_row *row, size_t nr_sides)
+{
+	const struct compare_bd_cell *b = &row->side[0];
+	size_t k;
+	int q;
+
+	for (k = 1; k < nr_sides; k++) {
+		const struct compare_bd_cell *v = &row->side[k];
+		struct compare_bd_change *d = &row->change[k];
+
+		d->valid = b->timed && v->timed;
+		if (!d->valid)
+			continue;
+		d->share_pts = (v->share - b->share) * 100;
+		for (q = 0; q < BD_NR_Q; q++)
+			d->q_pct[q] = bd_pct(v->q[q], b->q[q]);
+		d->calls_pct = bd_pct(v->calls, b->calls);
+		d->sum_pct = bd_pct(v->sum_ns, b->sum_ns);
+	}
+}
+
+/* Row r of file bf: total (-1), a part, or entry/exit (BD_PART__NR). */
+static int bd_row(struct compare *c, struct compare_bd_file *bf, int p)
+{
+	struct compare_bd_row *row = &bf->row[bf->nr_rows];
+	size_t k;
+
+	row->side = calloc(c->nr_sides, sizeof(*row->side));
+	row->change = calloc(c->nr_sides, sizeof(*row->change));
+	if (!row->side || !row->change)
+		return -ENOMEM;
+	bf->nr_rows++;
+	row->derived = p == BD_PART__NR;
+	row->name = p < 0 ? "total" : row->derived ? "entry/exit" :
+		    breakdown_part_name(p);
+	for (k = 0; k < c->nr_sides; k++) {
+		const struct bench_bd_file *f = bf->side[k];
+
+		if (p < 0)
+			bd_cell_row(&row->side[k], &f->total, true, NULL);
+		else if (row->derived)
+			bd_cell_entry(&row->side[k], f);
+		else
+			bd_cell_row(&row->side[k], &f->part[p],
+				    !c->bd[k]->untimed[p][0],
+				    c->bd[k]->untimed[p]);
+	}
+	bd_changes(row, c->nr_sides);
+	return 0;
+}
+
+static int bd_add_file(struct compare *c, const char *name)
+{
+	struct compare_bd_file *bf = &c->bd_files[c->nr_bd_files];
+	size_t k, paired = 0;
+	int p, err;
+
+	bf->file = name;
+	bf->side = calloc(c->nr_sides, sizeof(*bf->side));
+	if (!bf->side)
+		return -ENOMEM;
+	c->nr_bd_files++;
+	for (k = 0; k < c->nr_sides; k++) {
+		bf->side[k] = bd_file(c->bd[k], name);
+		paired += bf->side[k]->paired;
+	}
+	for (p = -1; p < BD_PART__NR; p++) {
+		err = bd_row(c, bf, p);
+		if (err)
+			return err;
+	}
+	/* Derived from the reader's clock: a row when one side has it. */
+	return paired ? bd_row(c, bf, BD_PART__NR) : 0;
+}
+
+static void release_breakdowns(struct compare *c)
+{
+	size_t i, r;
+
+	for (i = 0; i < c->nr_bd_files; i++) {
+		for (r = 0; r < c->bd_files[i].nr_rows; r++) {
+			free(c->bd_files[i].row[r].side);
+			free(c->bd_files[i].row[r].change);
+		}
+		free(c->bd_files[i].side);
+	}
+	free(c->bd_files);
+	free(c->bd);
+	c->bd_files = NULL;
+	c->nr_bd_files = 0;
+	c->bd = NULL;
+}
+
+/*
+ * The sides' breakdowns, when each side has exactly one: a side pooling
+ * several runs' decompositions has no one table to set beside another
+ * (percentiles do not pool), and one without any has nothing to show;
+ * either way a note says so, unless no side has a breakdown at all.
+ */
+static int build_breakdowns(struct compare *c, const struct compare_input *in,
+			    size_t nr_in)
+{
+	const struct bench_breakdown *bd;
+	size_t i, k, *nr = calloc(c->nr_sides, sizeof(*nr)), any = 0;
+	unsigned int f;
+	int err = 0;
+
+	c->bd = calloc(c->nr_sides, sizeof(*c->bd));
+	if (!nr || !c->bd) {
+		free(nr);
+		return -ENOMEM;
+	}
+	for (i = 0; i < nr_in; i++) {
+		bd = bench_results__breakdown(in[i].res);
+		if (!bd)
+			continue;
+		c->bd[in[i].side] = bd;
+		nr[in[i].side]++;
+		any++;
+	}
+	for (k = 0; any && k < c->nr_sides; k++) {
+		if (nr[k] == 1)
+			continue;
+		if (nr[k])
+			note(c, "breakdowns not compared: side %s has %zu files with one, and decompositions do not pool: give one file a side",
+			     c->labels[k], nr[k]);
+		else
+			note(c, "breakdowns not compared: side %s has none (bench --breakdown, or --record's pass, makes one)",
+			     c->labels[k]);
+		any = 0;
+	}
+	free(nr);
+	if (!any) {
+		free(c->bd);
+		c->bd = NULL;
+		return 0;
+	}
+	c->bd_files = calloc(c->bd[0]->nr_files + 1, sizeof(*c->bd_files));
+	if (!c->bd_files)
+		return -ENOMEM;
+	for (f = 0; f < c->bd[0]->nr_files && !err; f++) {
+		const char *name = c->bd[0]->files[f].file;
+
+		for (k = 1; k < c->nr_sides && bd_file(c->bd[k], name); k++)
+			;
+		if (k == c->nr_sides)
+			err = bd_add_file(c, name);
+		else
+			note(c, "%s: decomposed on %s, not on %s: its breakdown not compared",
+			     name, c->labels[0], c->labels[k]);
+	}
+	for (k = 1; k < c->nr_sides && !err; k++)
+		for (f = 0; f < c->bd[k]->nr_files; f++)
+			if (!bd_file(c->bd[0], c->bd[k]->files[f].file))
+				note(c, "%s: decomposed on %s, not on %s: its breakdown not compared",
+				     c->bd[k]->files[f].file, c->labels[k],
+				     c->labels[0]);
+	return err;
+}
+
 /* --- profiles ------------------------------------------------------------- */
 
 static struct compare_share *share_find(struct compare_share **rows,
@@ -816,6 +1037,8 @@ int compare__build(struct compare *c, const struct compare_inputs *ci,
 	ret = load_inputs(in, ci, err, errlen);
 	if (!ret && in[0].kind == IN_BENCH) {
 		ret = build_bench(c, in, ci->nr_files);
+		if (!ret)
+			ret = build_breakdowns(c, in, ci->nr_files);
 		if (!ret && !c->nr_metrics) {
 			errbuf_set(err, errlen, "compare: the sides have no metric in common (same name and file, kind and unit)");
 			ret = -EINVAL;

@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "compare-int.h"
 #include "compare-out.h"
 #include "figure.h"
 #include "json.h"
@@ -181,24 +182,6 @@ static size_t nr_tables(const struct compare *c, size_t per)
 	return (c->nr_sides - 1 + per - 1) / per;
 }
 
-/*
- * A label in at most width columns: whole when it fits, else its head and
- * its tail joined by '~' ("6.1.118+de~cloud-amd64"): a kernel release
- * keeps its version, a run name the end where runs usually differ.
- */
-static void fit_label(char *buf, size_t len, const char *l, size_t width)
-{
-	size_t n = strlen(l), head, tail;
-
-	if (n <= width || width < 3) {
-		snprintf(buf, len, "%.*s", (int)width, l);
-		return;
-	}
-	head = (width - 1) / 2;
-	tail = width - 1 - head;
-	snprintf(buf, len, "%.*s~%s", (int)head, l, l + n - tail);
-}
-
 static void text_header(FILE *out, const struct compare *c, size_t lead,
 			const size_t *idx, size_t n, size_t col)
 {
@@ -207,7 +190,7 @@ static void text_header(FILE *out, const struct compare *c, size_t lead,
 
 	fprintf(out, "%*s", (int)lead, "");
 	for (i = 0; i < n; i++) {
-		fit_label(l, sizeof(l), c->labels[idx[i]], col - 1);
+		compare_fmt__label(l, sizeof(l), c->labels[idx[i]], col - 1);
 		fprintf(out, "%*s", (int)col, l);
 	}
 	fputc('\n', out);
@@ -445,33 +428,6 @@ static const char *welch_note(const struct stats_welch *w)
 	}
 }
 
-/* A line of text broken at spaces into lines of at most 72 columns. */
-static void __attribute__((format(printf, 2, 3)))
-text_wrapped(FILE *out, const char *fmt, ...)
-{
-	char line[1024];
-	const char *p = line;
-	size_t n, cut;
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(line, sizeof(line), fmt, ap);
-	va_end(ap);
-	while ((n = strlen(p)) > COMPARE_TEXT_WIDTH) {
-		for (cut = COMPARE_TEXT_WIDTH; cut > 0 && p[cut] != ' '; cut--)
-			;
-		if (!cut)	/* one word longer than a line: left whole */
-			cut = strcspn(p, " ");
-		fprintf(out, "%.*s\n", (int)cut, p);
-		p += cut;
-		while (*p == ' ')
-			p++;
-		if (!*p)
-			return;
-	}
-	fprintf(out, "%s\n", p);
-}
-
 /* "slower"/"faster" for times, "worse"/"better" for the rest. */
 static const char *direction_word(const struct compare_metric *m, int worse)
 {
@@ -536,14 +492,14 @@ static void text_verdict_short(FILE *out, const struct compare *c,
 	char res[64];
 
 	if (v->too_few) {
-		text_wrapped(out, "%s, %s: untested, one value on a side: median %+.1f%%",
+		compare_fmt__wrapped(out, "%s, %s: untested, one value on a side: median %+.1f%%",
 			     m->label, c->labels[k],
 			     pct_of(v->median - v->median_base,
 				    v->median_base));
 		return;
 	}
 	if (v->significant) {
-		text_wrapped(out, "%s, %s: %s: median %+.1f%% (95%% interval %+.1f%% to %+.1f%%; Mann-Whitney %s)%s",
+		compare_fmt__wrapped(out, "%s, %s: %s: median %+.1f%% (95%% interval %+.1f%% to %+.1f%%; Mann-Whitney %s)%s",
 			     m->label, c->labels[k],
 			     direction_word(m, v->worse), d,
 			     pct_of(v->diff.lo, v->median_base),
@@ -555,7 +511,7 @@ static void text_verdict_short(FILE *out, const struct compare *c,
 	if (!isnan(v->resolution_pct))
 		snprintf(res, sizeof(res), "; could not resolve less than %.1f%%",
 			 v->resolution_pct);
-	text_wrapped(out, "%s, %s: no difference proven: median %+.1f%% (Mann-Whitney %s)%s%s",
+	compare_fmt__wrapped(out, "%s, %s: no difference proven: median %+.1f%% (Mann-Whitney %s)%s%s",
 		     m->label, c->labels[k], d, p, res,
 		     means_short[v->means]);
 }
@@ -591,7 +547,7 @@ static void text_verdicts(FILE *out, const struct compare *c)
 					 v->resolution_pct);
 			if (!v->by_median) {
 				fmt_p(p, sizeof(p), w->p);
-				text_wrapped(out, "%s, %s: %s (mean %+.1f%%, Welch %s)%s",
+				compare_fmt__wrapped(out, "%s, %s: %s (mean %+.1f%%, Welch %s)%s",
 					     m->label, c->labels[k],
 					     v->significant ?
 					     direction_word(m, v->worse) :
@@ -613,7 +569,7 @@ static void text_verdicts(FILE *out, const struct compare *c)
 			figure__double(base, sizeof(base), v->median_base, 2,
 				       0);
 			if (v->too_few) {
-				text_wrapped(out, "%s, %s: untested, one value on a side: median %s against %s %s (%+.1f%%)",
+				compare_fmt__wrapped(out, "%s, %s: untested, one value on a side: median %s against %s %s (%+.1f%%)",
 					     m->label, c->labels[k], med, base,
 					     m->display_unit,
 					     pct_of(v->median - v->median_base,
@@ -624,7 +580,7 @@ static void text_verdicts(FILE *out, const struct compare *c)
 				 pct_of(v->diff.lo, v->median_base));
 			snprintf(hi, sizeof(hi), "%+.1f%%",
 				 pct_of(v->diff.hi, v->median_base));
-			text_wrapped(out, "%s, %s: %s: median %s against %s %s (%+.1f%%, 95%% interval %s to %s; Mann-Whitney %s)%s%s",
+			compare_fmt__wrapped(out, "%s, %s: %s: median %s against %s %s (%+.1f%%, 95%% interval %s to %s; Mann-Whitney %s)%s%s",
 				     m->label, c->labels[k],
 				     v->significant ?
 				     direction_word(m, v->worse) :
@@ -651,7 +607,7 @@ static void text_notes(FILE *out, const struct compare *c)
 			if (!head)
 				fputc('\n', out);
 			head = true;
-			text_wrapped(out, "Welch %s, %s: %s",
+			compare_fmt__wrapped(out, "Welch %s, %s: %s",
 				     c->metrics[i].label, c->labels[k], note);
 		}
 }
@@ -697,7 +653,7 @@ static void text_shares(FILE *out, const struct compare *c, const char *what,
 					       what, in_flushes ? "" : "all ",
 					       event, share_whole(in_flushes));
 				/* The base's label, cut to fit 72 columns. */
-				fit_label(base, sizeof(base), c->labels[0],
+				compare_fmt__label(base, sizeof(base), c->labels[0],
 					  len > 0 && len + 2 + 12 <
 					  COMPARE_TEXT_WIDTH ?
 					  COMPARE_TEXT_WIDTH - len - 2 : 12);
@@ -845,7 +801,7 @@ static void text_spans_short(FILE *out, const struct compare *c)
 	if (!idx || !c->nr_spans)
 		goto out;
 	/* The base's label, cut to keep the line in 72 columns. */
-	fit_label(cut, sizeof(cut), c->labels[0], COMPARE_TEXT_WIDTH -
+	compare_fmt__label(cut, sizeof(cut), c->labels[0], COMPARE_TEXT_WIDTH -
 		  strlen("Spans, nsecs (% against : positive is faster):"));
 	fprintf(out, "\nSpans, nsecs (%% against %s: positive is faster):\n",
 		cut);
@@ -863,7 +819,7 @@ static void text_spans_short(FILE *out, const struct compare *c)
 				 s->subsystem ? " (" : "",
 				 s->subsystem ? s->subsystem : "",
 				 s->subsystem ? ")" : "");
-			fit_label(cut, sizeof(cut), label, COMPARE_TEXT_WIDTH);
+			compare_fmt__label(cut, sizeof(cut), label, COMPARE_TEXT_WIDTH);
 			fprintf(out, "%s\n", cut);
 			for (r = 0; r < ARRAY_SIZE(rows); r++)
 				text_span_row(out, s, rows[r], idx, n);
@@ -930,8 +886,8 @@ static const char *warning_rest(const struct compare *c, const char *w)
 	return NULL;
 }
 
-/* Words at the text width with a one-space indent; col: where we are. */
-static size_t text_words(FILE *out, const char *w, size_t col)
+/* Words at width with a one-space indent; col: where we are. */
+static size_t text_words(FILE *out, const char *w, size_t col, size_t width)
 {
 	size_t len;
 
@@ -940,7 +896,7 @@ static size_t text_words(FILE *out, const char *w, size_t col)
 		len = strcspn(w, " ");
 		if (!len)
 			break;
-		if (col + 1 + len > COMPARE_TEXT_WIDTH) {
+		if (col + 1 + len > width) {
 			fputs("\n ", out);
 			col = 1;
 		}
@@ -958,7 +914,7 @@ static size_t text_words(FILE *out, const char *w, size_t col)
  * was loaded ...", as variants of one run often are.
  */
 static void text_warnings(FILE *out, const struct compare *c,
-			  const char *lead)
+			  const char *lead, const char *gap, size_t width)
 {
 	const char *rest, *other;
 	char names[256];
@@ -969,8 +925,8 @@ static void text_warnings(FILE *out, const struct compare *c,
 		rest = warning_rest(c, c->warnings[i]);
 		if (!rest) {
 			col = fprintf(out, "%s", lead);
-			text_words(out, c->warnings[i], col);
-			fputc('\n', out);
+			text_words(out, c->warnings[i], col, width);
+			fprintf(out, "\n%s", gap);
 			continue;
 		}
 		for (j = 0, seen = false; j < i && !seen; j++) {
@@ -991,10 +947,10 @@ static void text_warnings(FILE *out, const struct compare *c,
 				 c->warnings[j]);
 		}
 		col = fprintf(out, "%s", lead);
-		col = text_words(out, names, col);
+		col = text_words(out, names, col, width);
 		fputc(':', out);
-		text_words(out, rest, col + 1);
-		fputc('\n', out);
+		text_words(out, rest, col + 1, width);
+		fprintf(out, "\n%s", gap);
 	}
 }
 
@@ -1005,6 +961,7 @@ static void text_warnings(FILE *out, const struct compare *c,
 static void text_more(FILE *out, const struct compare *c)
 {
 	size_t hidden = nr_hidden_metrics(c), i;
+	char more[48];
 	int lo, hi;
 	bool hist = false;
 
@@ -1020,12 +977,14 @@ static void text_more(FILE *out, const struct compare *c)
 				hist ? " and log2 histograms" : "");
 		return;
 	}
-	if (hidden) {
-		fputc('\n', out);
-		text_wrapped(out, "More with --details: every statistic, %zu more metric%s, time(1) and ministat.",
-			     hidden, hidden > 1 ? "s" : "");
-	} else
-		fprintf(out, "\nMore with --details: every statistic, time(1) and ministat.\n");
+	snprintf(more, sizeof(more), "%zu more metric%s", hidden,
+		 hidden > 1 ? "s" : "");
+	fputc('\n', out);
+	compare_fmt__wrapped(out, "More with --details: every statistic, %s%stime(1)%s ministat%s.",
+			     hidden ? more : "", hidden ? ", " : "", c->nr_bd_files ? "," : " and",
+			     c->nr_bd_files ?
+			     " and each side's breakdown tables (p90, p99, calls, why not timed)" :
+			     "");
 }
 
 int compare_out__text(FILE *out, const struct compare *c)
@@ -1034,7 +993,7 @@ int compare_out__text(FILE *out, const struct compare *c)
 		fprintf(out, "%s\n", c->title);
 	else if (c->profile)
 		fprintf(out, "report --json profiles\n");
-	text_warnings(out, c, "WARNING:");
+	text_warnings(out, c, "WARNING:", "", COMPARE_TEXT_WIDTH);
 	if (c->profile) {
 		text_shares(out, c, "Attribution", false, c->categories,
 			    c->nr_categories);
@@ -1050,8 +1009,15 @@ int compare_out__text(FILE *out, const struct compare *c)
 			text_time(out, c);
 			text_ministat(out, c);
 		}
+		compare_bd__text(out, c);
 	}
 	text_more(out, c);
+	return ferror(out) ? -EIO : 0;
+}
+
+int compare_out__breakdowns(FILE *out, const struct compare *c)
+{
+	compare_bd__text(out, c);
 	return ferror(out) ? -EIO : 0;
 }
 
@@ -1183,12 +1149,10 @@ static void md_shares(FILE *out, const struct compare *c, const char *what,
 
 int compare_out__markdown(FILE *out, const struct compare *c)
 {
-	size_t i;
-
 	if (c->title)
 		fprintf(out, "### %s\n\n", c->title);
-	for (i = 0; i < c->nr_warnings; i++)
-		fprintf(out, "**Warning:** %s\n\n", c->warnings[i]);
+	/* Sides warned of in the same words share one, as in text. */
+	text_warnings(out, c, "**Warning:**", "\n", SIZE_MAX);
 	if (c->profile) {
 		md_shares(out, c, "Attribution", false, c->categories,
 			  c->nr_categories);
@@ -1200,40 +1164,12 @@ int compare_out__markdown(FILE *out, const struct compare *c)
 		fprintf(out, "```\n");
 	} else {
 		md_bench(out, c);
+		compare_bd__markdown(out, c);
 	}
 	return ferror(out) ? -EIO : 0;
 }
 
 /* --- CSV ----------------------------------------------------------------- */
-
-/* RFC 4180: quote a field holding a comma, quote, CR or LF. */
-static void csv_field(FILE *out, const char *s, bool last)
-{
-	fput_csv_field(out, s ? s : "");
-	fputs(last ? "\r\n" : ",", out);
-}
-
-static void csv_num(FILE *out, double v, bool last)
-{
-	char buf[64] = "";
-
-	if (isfinite(v))
-		snprintf(buf, sizeof(buf), "%.10g", v);
-	csv_field(out, buf, last);
-}
-
-static void csv_row(FILE *out, const char *block, const char *row,
-		    const char *metric, const char *side, double value,
-		    double delta, int sig)
-{
-	csv_field(out, block, false);
-	csv_field(out, row, false);
-	csv_field(out, metric, false);
-	csv_field(out, side, false);
-	csv_num(out, value, false);
-	csv_num(out, delta, false);
-	csv_field(out, sig < 0 ? "" : sig ? "yes" : "no", true);
-}
 
 /*
  * The verdict as rows of block "verdict": for a distribution its medians,
@@ -1247,20 +1183,20 @@ static void csv_verdict(FILE *out, const struct compare_metric *m,
 	int sig = v->significant;
 
 	if (v->by_median) {
-		csv_row(out, "verdict", "median_base", m->label, side,
+		compare_fmt__csv_row(out, "verdict", "median_base", m->label, side,
 			v->median_base, NAN, sig);
-		csv_row(out, "verdict", "median", m->label, side, v->median,
+		compare_fmt__csv_row(out, "verdict", "median", m->label, side, v->median,
 			NAN, sig);
-		csv_row(out, "verdict", "median_diff", m->label, side,
+		compare_fmt__csv_row(out, "verdict", "median_diff", m->label, side,
 			v->diff.est, pct_of(v->diff.est, v->median_base), sig);
-		csv_row(out, "verdict", "median_diff_low", m->label, side,
+		compare_fmt__csv_row(out, "verdict", "median_diff_low", m->label, side,
 			v->diff.lo, pct_of(v->diff.lo, v->median_base), sig);
-		csv_row(out, "verdict", "median_diff_high", m->label, side,
+		compare_fmt__csv_row(out, "verdict", "median_diff_high", m->label, side,
 			v->diff.hi, pct_of(v->diff.hi, v->median_base), sig);
-		csv_row(out, "verdict", "mann_whitney_p", m->label, side,
+		compare_fmt__csv_row(out, "verdict", "mann_whitney_p", m->label, side,
 			v->mwu.p, NAN, sig);
 	}
-	csv_row(out, "verdict", "resolution_pct", m->label, side,
+	compare_fmt__csv_row(out, "verdict", "resolution_pct", m->label, side,
 		v->resolution_pct, NAN, sig);
 }
 
@@ -1274,7 +1210,7 @@ static void csv_bench(FILE *out, const struct compare *c)
 			const struct compare_metric *m = &c->metrics[i];
 
 			for (k = 0; k < c->nr_sides; k++)
-				csv_row(out, "summary", stat_name(m, st),
+				compare_fmt__csv_row(out, "summary", stat_name(m, st),
 					m->label, c->labels[k],
 					stat_value(m, k, st),
 					k ? stat_delta(m, k, st) : 0,
@@ -1283,7 +1219,7 @@ static void csv_bench(FILE *out, const struct compare *c)
 		}
 	for (row = 0; row < 3; row++)
 		for (k = 0; k < c->nr_sides; k++)
-			csv_row(out, "time", time_rows[row], "", c->labels[k],
+			compare_fmt__csv_row(out, "time", time_rows[row], "", c->labels[k],
 				time_value(&c->time[k], row),
 				k ? stats__pdiff(time_value(&c->time[k], row),
 						 time_value(&c->time[0], row),
@@ -1295,21 +1231,21 @@ static void csv_bench(FILE *out, const struct compare *c)
 			const struct stats_welch *w = &m->welch[k];
 			const struct stats_ministat *ms = &m->ministat[k];
 
-			csv_row(out, "welch", "t", m->label, c->labels[k],
+			compare_fmt__csv_row(out, "welch", "t", m->label, c->labels[k],
 				w->t, NAN, w->significant);
-			csv_row(out, "welch", "df", m->label, c->labels[k],
+			compare_fmt__csv_row(out, "welch", "df", m->label, c->labels[k],
 				w->df, NAN, w->significant);
-			csv_row(out, "welch", "p", m->label, c->labels[k],
+			compare_fmt__csv_row(out, "welch", "p", m->label, c->labels[k],
 				w->p, NAN, w->significant);
 			csv_verdict(out, m, c->labels[k], &m->verdict[k]);
-			csv_row(out, "ministat", "difference", m->label,
+			compare_fmt__csv_row(out, "ministat", "difference", m->label,
 				c->labels[k], ms->too_few ? NAN : ms->diff,
 				ms->too_few ? NAN : ms->pct, ms->significant);
-			csv_row(out, "ministat", "error", m->label,
+			compare_fmt__csv_row(out, "ministat", "error", m->label,
 				c->labels[k], ms->too_few ? NAN : ms->err,
 				ms->too_few ? NAN : ms->pct_err,
 				ms->significant);
-			csv_row(out, "ministat", "pooled_s", m->label,
+			compare_fmt__csv_row(out, "ministat", "pooled_s", m->label,
 				c->labels[k], ms->too_few ? NAN : ms->pooled_s,
 				NAN, ms->significant);
 		}
@@ -1327,7 +1263,7 @@ static void csv_shares(FILE *out, const struct compare *c, const char *block,
 		for (k = 0; k < c->nr_sides; k++) {
 			double v = rows[i].share[k], b = rows[i].share[0];
 
-			csv_row(out, block, rows[i].event, name, c->labels[k],
+			compare_fmt__csv_row(out, block, rows[i].event, name, c->labels[k],
 				v * 100, k && !isnan(b) ? (v - b) * 100 : NAN,
 				-1);
 		}
@@ -1358,7 +1294,7 @@ static void csv_spans(FILE *out, const struct compare *c)
 				uint64_t bv = row == 0 ? b0->count : row == 1 ?
 					b0->p50 : row == 2 ? b0->p90 : b0->p99;
 
-				csv_row(out, "span", names[row], name,
+				compare_fmt__csv_row(out, "span", names[row], name,
 					c->labels[k], d->present ? v : NAN,
 					k && row && d->present && b0->present ?
 					stats__pdiff(v, bv, true) : NAN, -1);
@@ -1382,6 +1318,7 @@ int compare_out__csv(FILE *out, const struct compare *c)
 		csv_spans(out, c);
 	} else {
 		csv_bench(out, c);
+		compare_bd__csv(out, c);
 	}
 	return ferror(out) ? -EIO : 0;
 }
@@ -1605,6 +1542,7 @@ void compare_out__json(struct json_writer *jw, const struct compare *c)
 			json__object_end(jw);
 		}
 		json__array_end(jw);
+		compare_bd__json(jw, c);
 	}
 	json__object_end(jw);
 }

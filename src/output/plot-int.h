@@ -14,6 +14,7 @@
 /* One curve or group of bars: an input, or one distribution of it. */
 struct series {
 	char *name;
+	size_t input_len;	/* name's first bytes: the input's */
 	char *unit;		/* of the values: "ns", or a bench unit */
 	uint64_t buckets[HIST_MAX_BUCKETS];	/* by bucket index */
 	uint64_t *samples;	/* cdf: exact values, when known */
@@ -31,6 +32,9 @@ struct plot {
 	size_t nr_segs, cap_segs;
 	char *bar_unit;		/* bars: "%", or a bench unit */
 };
+
+/* breakdown: the derived segment's name, after the parts' own. */
+#define PLOT_BD_ENTRY "entry/exit"
 
 /* plot.c: a new series "INPUT: WHAT" (or "INPUT") in unit; NULL: no memory. */
 struct series *plot__series_add(struct plot *ctx, const char *input,

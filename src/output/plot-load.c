@@ -1,16 +1,21 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * plot's inputs read into series (include/plot.h): bench results and
- * report --json profiles here, recordings in plot-timeline.c.
+ * plot's inputs read into series (include/plot.h): bench results, their
+ * breakdowns and report --json profiles here, recordings in
+ * plot-timeline.c.
  */
 #include <errno.h>
+#include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "bench-results.h"
+#include "breakdown.h"
 #include "json-input.h"
 #include "plot-int.h"
 #include "profile.h"
+#include "results-breakdown.h"
 #include "util.h"
 
 /* -EINVAL for a row that is no log2 bucket (profile__hist_row_index()). */
@@ -108,21 +113,85 @@ static bool metric_wanted(const struct plot_opts *p, const char *name,
 	return !p->metric_qual || (qual && !strcmp(p->metric_qual, qual));
 }
 
-/* A report's event named by --metric, the colon being part of its name. */
-static bool event_wanted(const struct plot_opts *p, const char *ev)
+/*
+ * A name --metric gives whole, the colon being part of it: a report's
+ * event, a stat file of a breakdown.
+ */
+static bool whole_name_wanted(const struct plot_opts *p, const char *name)
 {
 	size_t n = strlen(p->metric);
 
 	if (!p->metric_qual)
-		return !strcmp(ev, p->metric);
-	return !strncmp(ev, p->metric, n) && ev[n] == ':' &&
-	       !strcmp(ev + n + 1, p->metric_qual);
+		return !strcmp(name, p->metric);
+	return !strncmp(name, p->metric, n) && name[n] == ':' &&
+	       !strcmp(name + n + 1, p->metric_qual);
 }
 
 static int metric_label(char *buf, size_t len, const struct bench_metric *m)
 {
 	return snprintf(buf, len, "%s%s%s", m->name, m->file ? " " : "",
 			m->file ? m->file : "");
+}
+
+/*
+ * breakdown: a bar per stat file decomposed (or the one --metric names),
+ * stacked by each part's mean time per read (its time summed over the
+ * reads, over the reads) so that the parts add up to the mean read: the
+ * kernel's, and with entry/exit (derived, signed) the reader's. A part
+ * the kernel did not time (its time is in the part around it), and
+ * entry/exit when the reads could not be paired, is NAN, not 0.
+ */
+static int load_breakdown(struct plot *ctx, const char *input,
+			  const struct bench_results *r, char *err,
+			  size_t errlen)
+{
+	const struct bench_breakdown *bd = bench_results__breakdown(r);
+	const struct plot_opts *p = &ctx->o;
+	size_t found = 0;
+	unsigned int i;
+	int part;
+
+	if (!bd) {
+		errbuf_set(err, errlen, "%s: no \"breakdown\": run bench stat-read or many-cgroups with --breakdown (or --record) for the reads decomposed",
+			   input);
+		return -EINVAL;
+	}
+	for (i = 0; i < bd->nr_files; i++) {
+		const struct bench_bd_file *f = &bd->files[i];
+		struct series *s;
+		double mean;
+
+		if (p->metric && !whole_name_wanted(p, f->file))
+			continue;
+		if (!f->reads) {
+			errbuf_set(err, errlen, "%s: the breakdown of %s has no reads",
+				   input, f->file);
+			return -EINVAL;
+		}
+		s = plot__series_add(ctx, input, f->file, "ns");
+		if (!s)
+			return -ENOMEM;
+		found++;
+		for (part = 0; part < BD_PART__NR; part++) {
+			mean = bd->untimed[part][0] ? NAN :
+			       (double)f->part[part].sum_ns / f->reads;
+			if (bar_set(ctx, s, breakdown_part_name(part), mean))
+				return -ENOMEM;
+		}
+		mean = f->paired ? (double)f->entry.sum / f->reads : NAN;
+		if (bar_set(ctx, s, PLOT_BD_ENTRY, mean))
+			return -ENOMEM;
+	}
+	if (found)
+		return 0;
+	if (p->metric)
+		errbuf_set(err, errlen, "%s: no breakdown of '%s%s%s'", input,
+			   p->metric, p->metric_qual ? ":" : "",
+			   p->metric_qual ? p->metric_qual : "");
+	else
+		errbuf_set(err, errlen, "%s: its breakdown decomposed no file",
+			   input);
+	return -EINVAL;
 }
 
 /*
@@ -143,6 +212,10 @@ static int load_bench(struct plot *ctx, const char *input,
 	ret = bench_results__read_json(&r, &ji->doc, ji->path, err, errlen);
 	if (ret)
 		return ret == -ENOMEM ? -ENOMEM : -EINVAL;
+	if (p->kind == PLOT_BREAKDOWN) {
+		ret = load_breakdown(ctx, input, r, err, errlen);
+		goto out;
+	}
 	if (p->kind == PLOT_BARS) {
 		bar = plot__series_add(ctx, input, NULL, NULL);
 		if (!bar)
@@ -264,7 +337,7 @@ static int load_profile_bars(struct plot *ctx, const char *input,
 					   input, i);
 				return -EINVAL;
 			}
-			if (p->metric ? !event_wanted(p, a->event) :
+			if (p->metric ? !whole_name_wanted(p, a->event) :
 			    (first_event && strcmp(a->event, first_event)))
 				continue;
 			first_event = a->event;
@@ -374,7 +447,12 @@ static int load_input(struct plot *ctx, const char *input,
 		ret = load_bench(ctx, input, ji, err, errlen);
 		break;
 	case JSON_INPUT_PROFILE:
-		ret = load_profile(ctx, input, &ji->doc, err, errlen);
+		if (ctx->o.kind != PLOT_BREAKDOWN) {
+			ret = load_profile(ctx, input, &ji->doc, err, errlen);
+			break;
+		}
+		errbuf_set(err, errlen, "%s: report --json output has no breakdown: plot the results of bench --breakdown (or --record)",
+			   input);
 		break;
 	}
 	json_input__release(ji);
@@ -382,14 +460,51 @@ static int load_input(struct plot *ctx, const char *input,
 }
 
 /*
+ * The folder of a multi-kernel bench (DIR/<release>/results.json): each
+ * kernel an input of its own, named DIR/<release>, in version order.
+ * 1 when input is no such folder.
+ */
+static int load_kernels(struct plot *ctx, const char *input, char *err,
+			size_t errlen)
+{
+	static const char tail[] = "/results.json";
+	const size_t tail_len = sizeof(tail) - 1;
+	char **paths;
+	size_t n, i, len;
+	int ret;
+
+	ret = json_input__kernel_results(input, &paths, &n);
+	if (ret) {
+		errbuf_set(err, errlen, "%s: %s", input, strerror(-ret));
+		return ret;
+	}
+	if (!n)
+		return 1;
+	for (i = 0; !ret && i < n; i++) {
+		len = strlen(paths[i]);
+		/* DIR/<release>: the directory bench -o wrote, read as one. */
+		if (len > tail_len && !strcmp(paths[i] + len - tail_len, tail))
+			paths[i][len - tail_len] = '\0';
+		ret = plot__load(ctx, paths[i], err, errlen);
+	}
+	json_input__free_paths(paths, n);
+	return ret;
+}
+
+/*
  * Read and tell apart one input, as compare does (json-input.c): bench
- * results (a file, or the directory bench -o wrote), report --json
- * output, or a recording for --kind timeline.
+ * results (a file, the directory bench -o wrote, or the folder of a
+ * multi-kernel bench), report --json output, or a recording for --kind
+ * timeline.
  */
 int plot__load(struct plot *ctx, const char *input, char *err, size_t errlen)
 {
 	struct json_input ji;
 	int ret;
+
+	ret = load_kernels(ctx, input, err, errlen);
+	if (ret <= 0)
+		return ret;
 
 	ret = json_input__load(&ji, input, JSON_INPUT_RECORDINGS, err, errlen);
 	if (ret == -ENOMEM)

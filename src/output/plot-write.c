@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "breakdown.h"
 #include "gnuplot.h"
 #include "plot-int.h"
 #include "util.h"
@@ -299,6 +300,34 @@ static int write_cdf(const struct plot *ctx, FILE *dat, FILE *gp,
 	return 0;
 }
 
+/*
+ * Rowstacked bars, one per series, labelled with its name rotated by
+ * rotate degrees: the commands the kinds of bars share. below: a segment
+ * goes below 0 (gnuplot stacks those down from the axis).
+ */
+static void stacked_bars(const struct plot *ctx, FILE *gp, bool below,
+			 int rotate)
+{
+	size_t i;
+
+	fprintf(gp, "set style data histograms\n"
+		"set style histogram rowstacked\n"
+		"set style fill solid 0.85 border -1\n"
+		"set boxwidth 0.6\n"
+		"set grid ytics\n"
+		"set yrange [%s:*]\n"
+		"set key outside right top\n"
+		"set xtics nomirror rotate by %d (", below ? "*" : "0", rotate);
+	/* Input names go in the script, quoted: they may hold anything. */
+	for (i = 0; i < ctx->nr_series; i++) {
+		if (i)
+			fputs(", ", gp);
+		gnuplot__string(gp, ctx->series[i].name);
+		fprintf(gp, " %zu", i);
+	}
+	fputs(")\n", gp);
+}
+
 static int write_bars(const struct plot *ctx, FILE *dat, FILE *gp)
 {
 	struct display_unit du;
@@ -322,22 +351,7 @@ static int write_bars(const struct plot *ctx, FILE *dat, FILE *gp)
 				j < s->nr_points ? s->y[j] / du.div : 0);
 		fputc('\n', dat);
 	}
-	fputs("set style data histograms\n"
-	      "set style histogram rowstacked\n"
-	      "set style fill solid 0.85 border -1\n"
-	      "set boxwidth 0.6\n"
-	      "set grid ytics\n"
-	      "set yrange [0:*]\n"
-	      "set key outside right top\n"
-	      "set xtics nomirror rotate by -20 (", gp);
-	/* Input names go in the script, quoted: they may hold anything. */
-	for (i = 0; i < ctx->nr_series; i++) {
-		if (i)
-			fputs(", ", gp);
-		gnuplot__string(gp, ctx->series[i].name);
-		fprintf(gp, " %zu", i);
-	}
-	fputs(")\n", gp);
+	stacked_bars(ctx, gp, false, -20);
 	if (!strcmp(du.label, "%"))
 		fputs("set ylabel 'share of the event''s flush samples (%)'\n",
 		      gp);
@@ -349,6 +363,257 @@ static int write_bars(const struct plot *ctx, FILE *dat, FILE *gp)
 			fputs(", \\\n     ", gp);
 		fprintf(gp, GNUPLOT_DATA " using %zu title ", j + 2);
 		gnuplot__string(gp, ctx->segs[j]);
+	}
+	fputc('\n', gp);
+	return 0;
+}
+
+/*
+ * Each part's colour, whichever others a chart leaves out (gnuplot's
+ * own cycle repeats after eight): by enum breakdown_part, then
+ * entry/exit.
+ */
+static const unsigned int bd_colour[BD_PART__NR + 1] = {
+	[BD_PART_MEMORY] = 0x1f77b4,
+	[BD_PART_IO] = 0xff7f0e,
+	[BD_PART_BPF] = 0x9467bd,
+	[BD_PART_BASE] = 0x8c564b,
+	[BD_PART_WALK] = 0x2ca02c,
+	[BD_PART_WAIT] = 0xd62728,
+	[BD_PART_CPU_WAIT] = 0xe377c2,
+	[BD_PART_OFF] = 0x7f7f7f,
+	[BD_PART_REST] = 0xbcbd22,
+	[BD_PART__NR] = 0x17becf,
+};
+
+/* A breakdown's segment j of bar s: NAN when not timed (or derived). */
+static double bd_value(const struct series *s, size_t j)
+{
+	return j < s->nr_points ? s->y[j] : NAN;
+}
+
+/* The stack of a bar: its segments' sum, NANs left out: the mean read. */
+static double bd_stack(const struct series *s, bool positive_only)
+{
+	double sum = 0, v;
+	size_t j;
+
+	for (j = 0; j < s->nr_points; j++) {
+		v = s->y[j];
+		if (!isnan(v) && (v > 0 || !positive_only))
+			sum += v;
+	}
+	return sum;
+}
+
+/* Is segment j timed (or derived) on some bar? */
+static bool bd_drawn(const struct plot *ctx, size_t j)
+{
+	size_t i;
+
+	for (i = 0; i < ctx->nr_series; i++)
+		if (!isnan(bd_value(&ctx->series[i], j)))
+			return true;
+	return false;
+}
+
+/*
+ * The parts left out of a stack, comma-separated in buf (their fixed
+ * names), entry/exit aside: of bar i those drawn on other bars, or with
+ * i == nr_series those drawn on none.
+ */
+static void bd_missing(const struct plot *ctx, size_t i, char *buf,
+		       size_t len)
+{
+	bool missing;
+	size_t j, n = 0;
+
+	buf[0] = '\0';
+	for (j = 0; j < ctx->nr_segs; j++) {
+		missing = i < ctx->nr_series ?
+			  isnan(bd_value(&ctx->series[i], j)) &&
+			  bd_drawn(ctx, j) : !bd_drawn(ctx, j);
+		if (missing && strcmp(ctx->segs[j], PLOT_BD_ENTRY) && n < len)
+			n += snprintf(buf + n, len - n, "%s%s", n ? ", " : "",
+				      ctx->segs[j]);
+	}
+}
+
+/* Is bar i the first of its input's? */
+static bool bd_input_first(const struct plot *ctx, size_t i)
+{
+	const struct series *a = &ctx->series[i], *b = a - 1;
+
+	return !i || a->input_len != b->input_len ||
+	       memcmp(a->name, b->name, a->input_len);
+}
+
+/* Start a line of a label: a line break before all but the first. */
+static void bd_line(FILE *f, bool *started)
+{
+	if (*started)
+		fputc('\n', f);
+	*started = true;
+}
+
+/*
+ * The x label says what the stacks leave out: the parts no bar has; per
+ * input, the parts it lacks that others have (a kernel times a part for
+ * all its files alike or for none); the bars without entry/exit; and
+ * why entry/exit goes below 0. -ENOMEM.
+ */
+static int bd_xlabel(const struct plot *ctx, FILE *gp, bool below)
+{
+	static const char no_entry[] =
+		PLOT_BD_ENTRY " not derived (the reads were not paired)";
+	char parts[256], *text = NULL;
+	size_t len = 0, i, e, n;
+	bool started = false;
+	FILE *f;
+	int ret;
+
+	f = open_memstream(&text, &len);
+	if (!f)
+		return -ENOMEM;
+	bd_missing(ctx, ctx->nr_series, parts, sizeof(parts));
+	if (parts[0]) {
+		bd_line(f, &started);
+		fprintf(f, "not timed (each in the part around it): %s",
+			parts);
+	}
+	for (i = 0; i < ctx->nr_series; i++) {
+		bd_missing(ctx, i, parts, sizeof(parts));
+		if (!parts[0] || !bd_input_first(ctx, i))
+			continue;
+		bd_line(f, &started);
+		fputs("not timed on ", f);
+		fwrite(ctx->series[i].name, 1, ctx->series[i].input_len, f);
+		fprintf(f, ": %s", parts);
+	}
+	for (e = 0; e < ctx->nr_segs; e++)
+		if (!strcmp(ctx->segs[e], PLOT_BD_ENTRY))
+			break;
+	if (e < ctx->nr_segs && !bd_drawn(ctx, e)) {
+		bd_line(f, &started);
+		fputs(no_entry, f);
+	}
+	for (i = 0, n = 0; e < ctx->nr_segs && bd_drawn(ctx, e) &&
+	     i < ctx->nr_series; i++) {
+		if (!isnan(bd_value(&ctx->series[i], e)))
+			continue;
+		if (!n++) {
+			bd_line(f, &started);
+			fprintf(f, "%s: ", no_entry);
+		} else {
+			fputs(", ", f);
+		}
+		fputs(ctx->series[i].name, f);
+	}
+	if (below) {
+		bd_line(f, &started);
+		fputs(PLOT_BD_ENTRY " below 0: the kernel timed more of the reads than the reader",
+		      f);
+	}
+	ret = ferror(f) ? -ENOMEM : 0;
+	if (fclose(f))
+		ret = -ENOMEM;
+	if (!ret && started)
+		ret = set_text(gp, "xlabel", "%s", text);
+	free(text);
+	return ret;
+}
+
+/*
+ * breakdown: a bar per input's stat file, stacked by part: each part's
+ * mean time per read (plot-load.c), or with --normalize its share of the
+ * bar's stack, the mean read. A part not timed on the bar's kernel is
+ * nan in the .dat and named under the axis, never drawn as 0;
+ * entry/exit, signed, goes below the axis.
+ */
+static int write_breakdown(const struct plot *ctx, FILE *dat, FILE *gp,
+			   char *err, size_t errlen)
+{
+	const struct plot_opts *p = &ctx->o;
+	struct display_unit du = { 1, "%" };
+	bool below = false;
+	double max = 0, v, stack;
+	size_t i, j;
+	int ret, part;
+
+	for (j = 0; j < ctx->nr_segs && !bd_drawn(ctx, j); j++)
+		;
+	if (j == ctx->nr_segs) {
+		errbuf_set(err, errlen, "%s: no part of its reads was timed: nothing to stack",
+			   ctx->series[0].name);
+		return -EINVAL;
+	}
+	for (i = 0; i < ctx->nr_series; i++) {
+		const struct series *s = &ctx->series[i];
+
+		max = fmax(max, bd_stack(s, true));
+		for (j = 0; j < s->nr_points; j++)
+			below |= s->y[j] < 0;
+	}
+	if (!p->normalize)
+		du = pick_unit("ns", max);
+	fputs("# rstat-analyze plot --kind breakdown: one row per bar (an input's stat file, the xtics of the .gp); columns: index, then each part's ",
+	      dat);
+	if (p->normalize)
+		fputs("share of the mean read (%)", dat);
+	else
+		fprintf(dat, "mean time per read (%s)", du.label);
+	fputs(":", dat);
+	for (j = 0; j < ctx->nr_segs; j++) {
+		fputc(' ', dat);
+		gnuplot__comment_text(dat, ctx->segs[j]);
+	}
+	fputs("; a row's parts add up to its mean read (with entry/exit, the reader's); nan: not timed on that kernel (entry/exit: not derived)\n",
+	      dat);
+	for (i = 0; i < ctx->nr_series; i++) {
+		const struct series *s = &ctx->series[i];
+
+		stack = bd_stack(s, false);
+		fprintf(dat, "%zu", i);
+		for (j = 0; j < ctx->nr_segs; j++) {
+			v = bd_value(s, j);
+			if (p->normalize)
+				v = stack > 0 ? v / stack * 100 : NAN;
+			else
+				v /= du.div;
+			if (isnan(v))
+				fputs(" nan", dat);
+			else
+				fprintf(dat, " %.10g", v);
+		}
+		fputc('\n', dat);
+	}
+	/* Past three bars, their names run into each other at -20. */
+	stacked_bars(ctx, gp, below, ctx->nr_series > 3 ? -45 : -20);
+	/* The key top down as the stacks are, top down. */
+	fputs("set key invert\n", gp);
+	ret = bd_xlabel(ctx, gp, below);
+	if (!ret && p->normalize)
+		fputs("set ylabel 'share of the mean read (%)'\n", gp);
+	else if (!ret)
+		ret = set_text(gp, "ylabel", "mean time per read (%s)",
+			       du.label);
+	if (ret)
+		return ret;
+	fputs("plot ", gp);
+	for (i = 0, j = 0; j < ctx->nr_segs; j++) {
+		if (!bd_drawn(ctx, j))
+			continue;
+		if (i++)
+			fputs(", \\\n     ", gp);
+		part = breakdown_part_of(ctx->segs[j]);
+		if (part < 0)
+			part = BD_PART__NR;	/* entry/exit */
+		fprintf(gp, GNUPLOT_DATA " using %zu lc rgb 0x%06x title ",
+			j + 2, bd_colour[part]);
+		if (part == BD_PART__NR)
+			fputs("'" PLOT_BD_ENTRY " (derived)'", gp);
+		else
+			gnuplot__string(gp, ctx->segs[j]);
 	}
 	fputc('\n', gp);
 	return 0;
@@ -417,6 +682,8 @@ static int write_kind(struct plot *pl, FILE *dat, FILE *gp, char *err,
 		return write_bars(pl, dat, gp);
 	case PLOT_TIMELINE:
 		return write_timeline(pl, dat, gp);
+	case PLOT_BREAKDOWN:
+		return write_breakdown(pl, dat, gp, err, errlen);
 	}
 	return -EINVAL;
 }

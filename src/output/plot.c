@@ -34,6 +34,7 @@ struct series *plot__series_add(struct plot *ctx, const char *input,
 	s->name = malloc(len);
 	if (!s->name)
 		return NULL;
+	s->input_len = strlen(input);
 	if (what)
 		snprintf(s->name, len, "%s: %s", input, what);
 	else

@@ -107,6 +107,7 @@ void bench_breakdown__describe(struct bench_breakdown *bd,
 				   &bd->outside_ns[p]);
 	}
 	breakdown__losses(b, &bd->lost, &bd->broken);
+	breakdown__skipped(b, &bd->skips);
 	describe_outside(b, bd);
 }
 

@@ -48,6 +48,26 @@ static void write_entry(struct json_writer *jw, const struct breakdown_entry *e)
 	json__object_end(jw);
 }
 
+static void write_skips(struct json_writer *jw,
+			const struct breakdown_skips *s)
+{
+	unsigned int i;
+
+	json__object_begin(jw, "skipped_runs");
+	json__bool(jw, "counted", s->counted);
+	json__u64(jw, "reader_syscalls", s->reader_syscalls);
+	json__array_begin(jw, "programs");
+	for (i = 0; i < s->nr && i < BD_MAX_SKIPS; i++) {
+		json__object_begin(jw, NULL);
+		json__string(jw, "program", s->prog[i].prog);
+		json__u64(jw, "recursion", s->prog[i].recursion);
+		json__u64(jw, "missed", s->prog[i].missed);
+		json__object_end(jw);
+	}
+	json__array_end(jw);
+	json__object_end(jw);
+}
+
 void bench_breakdown__write_json(const struct bench_breakdown *bd,
 				 struct json_writer *jw)
 {
@@ -63,6 +83,7 @@ void bench_breakdown__write_json(const struct bench_breakdown *bd,
 		json__string(jw, "hz", NULL);
 	json__u64(jw, "lost", bd->lost);
 	json__u64(jw, "broken", bd->broken);
+	write_skips(jw, &bd->skips);
 	json__u64(jw, "window_start_ns", bd->window_start_ns);
 	json__u64(jw, "window_end_ns", bd->window_end_ns);
 	json__i64(jw, "reader_pid", bd->reader_pid);
@@ -245,6 +266,34 @@ static int read_row(const struct jv *o, struct bench_bd_row *r)
 	return 0;
 }
 
+/* skipped_runs: absent in results before it (nothing said then). */
+static int read_skips(const struct jv *n, struct breakdown_skips *s)
+{
+	const struct jv *o = jv__get(n, "skipped_runs"), *c, *progs;
+	size_t i;
+
+	if (!o)
+		return 0;
+	c = jv__get(o, "counted");
+	progs = jv__get(o, "programs");
+	if (jv__type(o) != J_OBJ || jv__type(c) != J_BOOL ||
+	    get_u64(o, "reader_syscalls", &s->reader_syscalls) ||
+	    jv__type(progs) != J_ARR || jv__len(progs) > BD_MAX_SKIPS)
+		return -EINVAL;
+	s->counted = jv__bool(c);
+	for (i = 0; i < jv__len(progs); i++) {
+		const struct jv *e = jv__at(progs, i);
+		struct breakdown_skip *k = &s->prog[i];
+
+		if (get_s(e, "program", k->prog, sizeof(k->prog)) ||
+		    get_u64(e, "recursion", &k->recursion) ||
+		    get_u64(e, "missed", &k->missed))
+			return -EINVAL;
+	}
+	s->nr = (unsigned int)jv__len(progs);
+	return 0;
+}
+
 int bench_breakdown__read_json(struct bench_breakdown *bd,
 			       const struct jv *n, char *errbuf, size_t len)
 {
@@ -260,6 +309,9 @@ int bench_breakdown__read_json(struct bench_breakdown *bd,
 	    get_u64(n, "lost", &bd->lost) || get_u64(n, "broken", &bd->broken))
 		return bad(errbuf, len, n,
 			   "expected method, pass, lost and broken");
+	if (read_skips(n, &bd->skips))
+		return bad(errbuf, len, n,
+			   "\"skipped_runs\": expected counted, reader_syscalls and at most 8 programs (program, recursion, missed)");
 	{
 		uint64_t pid;
 

@@ -604,6 +604,19 @@ static bool said_skip(const struct bench_results *r, const char *why)
 	return false;
 }
 
+/* src's skipped parts dst has not said yet, into dst's. */
+static int take_skipped(struct bench_results *dst,
+			const struct bench_results *src)
+{
+	size_t i;
+
+	for (i = 0; i < src->nr_skipped; i++)
+		if (!said_skip(dst, src->skipped[i]) &&
+		    bench_results__skip(dst, src->skipped[i]))
+			return -ENOMEM;
+	return 0;
+}
+
 int bench_results__take_reps(struct bench_results *dst,
 			     struct bench_results *src)
 {
@@ -632,16 +645,49 @@ int bench_results__take_reps(struct bench_results *dst,
 		dst->prov.finished = src->prov.finished;
 		dst->prov.after = src->prov.after;
 	}
-	for (i = 0; i < src->nr_skipped; i++)
-		if (!said_skip(dst, src->skipped[i]) &&
-		    bench_results__skip(dst, src->skipped[i]))
-			return -ENOMEM;
+	if (take_skipped(dst, src))
+		return -ENOMEM;
 	/* The metrics' memory changes hands: nothing to copy or fail. */
-	memcpy(dst->reps + dst->nr_reps, src->reps,
-	       src->nr_reps * sizeof(*src->reps));
+	if (src->nr_reps)
+		memcpy(dst->reps + dst->nr_reps, src->reps,
+		       src->nr_reps * sizeof(*src->reps));
 	dst->nr_reps += src->nr_reps;
 	src->nr_reps = 0;
 	dst->in_recorded = false;
+	return 0;
+}
+
+int bench_results__take_pass(struct bench_results *dst,
+			     struct bench_results *src)
+{
+	size_t j;
+
+	if (!dst || !src || strcmp(dst->scenario, src->scenario) ||
+	    !dst->has_prov || src->nr_reps)
+		return -EINVAL;
+	if (take_skipped(dst, src))
+		return -ENOMEM;
+	if (src->recorded) {
+		if (dst->recorded) {
+			for (j = 0; j < dst->recorded->nr; j++)
+				metric_clear(&dst->recorded->m[j]);
+			free(dst->recorded->m);
+			free(dst->recorded);
+		}
+		dst->recorded = src->recorded;
+		src->recorded = NULL;
+	}
+	if (src->recording) {
+		free(dst->recording);
+		dst->recording = src->recording;
+		src->recording = NULL;
+	}
+	if (src->bd) {
+		free(dst->bd);
+		dst->bd = src->bd;
+		src->bd = NULL;
+	}
+	src->in_recorded = dst->in_recorded = false;
 	return 0;
 }
 

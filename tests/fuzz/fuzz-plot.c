@@ -19,9 +19,11 @@
  * name and body. The body is JSON read as plot reads a file (bench
  * results, report --json), or, with flag 0x40, raw bytes made into
  * series directly (names, units, segments and labels with bytes JSON
- * cannot carry: control characters, invalid UTF-8).
+ * cannot carry: control characters, invalid UTF-8). The kind is the
+ * flags' low two bits, or with 0x80 breakdown.
  */
 #include <errno.h>
+#include <math.h>
 #include <regex.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -38,7 +40,7 @@
 #define N "[0-9]+"
 #define ITEM "\\$rs_data( index " N ")? using " N "(:" N ")?" \
 	"(:xtic\\(" N "\\))?( with steps lw 2| with points pt 7 ps 0\\.6)?" \
-	" title " EXPR
+	"( lc rgb 0x[0-9a-f]{6})? title " EXPR
 
 static const char *const templates[] = {
 	"set encoding utf8",
@@ -50,11 +52,11 @@ static const char *const templates[] = {
 	"set style histogram (clustered gap 1|rowstacked)",
 	"set style fill solid 0\\.85 border -1",
 	"set xtics rotate by -45 scale 0 nomirror",
-	"set xtics nomirror rotate by -20 \\(" EXPR " " N "(, " EXPR " " N
+	"set xtics nomirror rotate by -(20|45) \\(" EXPR " " N "(, " EXPR " " N
 	")*\\)",
 	"set grid( ytics)?",
-	"set yrange \\[0:(\\*|1)\\]",
-	"set key (top right|bottom right|outside right top)",
+	"set yrange \\[(0:\\*|0:1|\\*:\\*)\\]",
+	"set key (top right|bottom right|outside right top|invert)",
 	"set rmargin " N,
 	"set [xy]label " EXPR,
 	"set logscale [xy]",
@@ -328,7 +330,7 @@ static int build_direct(struct plot *pl, const char *name, const char *body,
 		text = strndup(p, sep - p);
 		if (!text)
 			return -ENOMEM;
-		if (pl->o.kind == PLOT_BARS) {
+		if (pl->o.kind == PLOT_BARS || pl->o.kind == PLOT_BREAKDOWN) {
 			s = plot__series_add(pl, text, NULL, NULL);
 			if (s && !pl->bar_unit)
 				pl->bar_unit = strdup(text);
@@ -342,6 +344,11 @@ static int build_direct(struct plot *pl, const char *name, const char *body,
 				s->y = calloc(s->nr_points, sizeof(*s->y));
 				for (k = 0; k < s->nr_points; k++)
 					s->y[k] = (double)(sep - p) * (k + 1);
+				/* breakdown: parts not timed, and below 0. */
+				for (k = 0; pl->o.kind == PLOT_BREAKDOWN &&
+				     k < s->nr_points; k++)
+					s->y[k] = k == i % 4 ? NAN :
+						  k == 3 ? -s->y[k] : s->y[k];
 			}
 		} else {
 			/* One unit for all, as check_units() wants. */
@@ -403,8 +410,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	body[size] = '\0';
 	body_len = size;
 
-	o.kind = flags & 3;
-	o.normalize = o.kind == PLOT_HIST && (flags & 4);
+	o.kind = flags & 0x80 ? PLOT_BREAKDOWN : flags & 3;
+	o.normalize = (o.kind == PLOT_HIST || o.kind == PLOT_BREAKDOWN) &&
+		      (flags & 4);
 	img.term = flags & 8 ? GNUPLOT_SVG : GNUPLOT_PNG;
 	img.width = 800;
 	img.height = 500;

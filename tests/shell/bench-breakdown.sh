@@ -11,19 +11,22 @@
 # cannot time say why (no kprobes here). The timed repetition stays
 # unobserved: the breakdown pass adds no repetition. The reader's own
 # time of each read pairs with the kernel's one to one: entry/exit, the
-# difference, and the kernel's total add up to the reader's time. --breakdown of a
-# scenario that reads no stat file, or of a variant, is a usage error.
+# difference, and the kernel's total add up to the reader's time. The
+# program runs the kernel skipped are in the results and, when any, in
+# the text; with the kernel's BTF the programs are fentry and raw
+# tracepoint ones (docs/breakdown.md). --breakdown of a
+# scenario that reads no stat file, or inside a --variant, is a usage error.
 . tests/shell/lib.sh
 . tests/shell/bench-lib.sh
 bdtext=$PWD/tests/shell/breakdown-text.py
 cd "$TMP" || fail cd
 
 expect_error 2 "breakdown" "$RS_BIN" bench pipe --breakdown
-# A variant's repetition is a run of its own: no pass for the breakdown.
-expect_error 2 "breakdown is not supported" "$RS_BIN" bench stat-read \
+# The breakdown pass is the run's (each variant's, after the timed
+# runs: bench-variants.sh, vm-variant-breakdown.sh), not one variant's.
+expect_error 2 "--breakdown is the run's, not a variant's" \
+	"$RS_BIN" bench stat-read \
 	--variant a:--breakdown --variant b:--discrete -o v
-expect_error 2 "breakdown is not supported" "$RS_BIN" bench stat-read \
-	--breakdown --variant a:--interleave --variant b:--discrete -o v
 [ -e /sys/kernel/tracing/events/syscalls/sys_enter_pread64 ] ||
 	skip "no syscall tracepoints (CONFIG_FTRACE_SYSCALLS): reads cannot be timed in the kernel"
 reads=400
@@ -46,6 +49,19 @@ assert bd["pass"] == "breakdown", bd["pass"]
 # for: about 1 in 2000 syscalls on a loaded host) is counted, never
 # guessed: allowed, rarely.
 assert bd["lost"] == 0 and bd["broken"] <= 4 * reads // 1000, (bd["lost"], bd["broken"])
+# The program runs the kernel skipped are reported, and printed when
+# there are any; from v6.7 every skip is counted. With BTF the syscalls
+# and events go through fentry or raw tracepoints (each program its own
+# guard), not the classic tracepoints (one guard for all).
+import os, platform
+sk = bd["skipped_runs"]
+ver = tuple(int(x) for x in platform.release().split("-")[0].split(".")[:2])
+assert sk["counted"] or ver < (6, 7), sk
+n = sum(p["recursion"] + p["missed"] for p in sk["programs"])
+assert ("%d program runs skipped by the kernel" % n in text) == (n > 0), \
+    (n, sk)
+if os.path.exists("/sys/kernel/btf/vmlinux"):
+    assert "raw tracepoints" in bd["method"], bd["method"]
 src = {s["part"]: s for s in bd["sources"]}
 if not kprobes:
     for p in ("memory", "io", "bpf", "base"):

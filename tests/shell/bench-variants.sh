@@ -8,8 +8,10 @@
 # spans in provenance overlap), each variant's results file validates and
 # holds its own repetitions and options, and bench prints compare's table
 # naming both; a seeded random order is the seed's; pipe --psi on/off as
-# a pair; the variants in a 6.1 guest (--kernel); and an interrupted run
-# leaves no cgroup, work dir or results.
+# a pair; with --record each variant's pass after the timed runs,
+# recorded and decomposed, the tables side by side; the variants in a
+# 6.1 guest (--kernel); and an interrupted run leaves no cgroup, work
+# dir or results.
 . tests/shell/lib.sh
 
 v="--variant a:--interleave --variant b:--discrete"
@@ -18,8 +20,6 @@ v="--variant a:--interleave --variant b:--discrete"
 expect_error 2 "--variant: give two variants or more" \
 	"$RS_BIN" bench stat-read --variant --discrete -o "$TMP/x"
 expect_error 2 "give -o DIR" "$RS_BIN" bench stat-read $v
-expect_error 2 "--record is not supported" \
-	"$RS_BIN" bench stat-read $v --record -o "$TMP/x"
 expect_error 2 "--json is not supported" \
 	"$RS_BIN" bench stat-read $v --json "$TMP/x.json" -o "$TMP/x"
 expect_error 2 "name the scenario first" "$RS_BIN" bench $v -o "$TMP/x"
@@ -205,6 +205,47 @@ for i in range(3):
     assert sorted(seqs[0][3 * i:3 * i + 3]) == sorted(names), seqs[0]
 EOF
 echo "random:42: blocks of every variant, the same order twice"
+
+# --- --record: each variant's pass, recorded and decomposed ----------
+# After the timed rounds, each variant's pass, a run of its own: its
+# recording in DIR/NAME/, its decomposition in its results, no
+# repetition more; the variants' tables side by side after the
+# comparison (breakdown-variants.py: the parts add up, the table is the
+# results').
+"$RS_BIN" bench stat-read -r 2 --children 2 --reads 200 --files $files \
+	--variant interleave:--interleave --variant discrete:--discrete \
+	--record -o rec >out 2>err || fail "bench --variant --record: $(cat err)"
+grep '^# run ' out | sed -E 's/^# run ([0-9]+)( of 4)?: ([a-z]+), (repetition ([0-9])|the ([a-z]+) pass).*/\1\3\5\6/' |
+	tr '\n' ' ' >order
+[ "$(cat order)" = "1interleave1 2discrete1 3interleave2 4discrete2 5interleaverecorded 6discreterecorded " ] ||
+	fail "--record: the runs: $(cat order)"
+for n in interleave discrete; do
+	validate rec/$n/results.json
+	[ -s rec/$n/rstat.data ] || fail "--record: no rec/$n/rstat.data"
+	grep -q "^# $n's recorded pass: rstat-analyze report -i rec/$n/rstat.data" out ||
+		fail "--record: $n's recording not named"
+	python3 - rec/$n/results.json $n <<'EOF' || fail "--record: $n's results"
+import json, sys
+r, n = json.load(open(sys.argv[1])), sys.argv[2]
+p = r["params"]
+assert p["record"] is True and p["breakdown"] is True, p
+assert p["repetitions"] == 2 and len(r["repetitions"]) == 2, p
+assert r["recording"]["file"] == "rec/%s/rstat.data" % n, r["recording"]
+assert r["recording"]["pass"]["metrics"], r["recording"]
+EOF
+done
+"$RS_BIN" report -i rec/discrete/rstat.data >report 2>&1 ||
+	fail "report of a variant's recording: $(tail -n 5 report)"
+if grep -q "reads not decomposed" err; then
+	skip_part "--variant --record: reads not decomposed here: $(grep -m1 'not decomposed' err)"
+else
+	python3 "$RS_ROOT/tests/shell/breakdown-variants.py" out 5 \
+		interleave=rec/interleave/results.json \
+		discrete=rec/discrete/results.json ||
+		fail "--record: the variants' breakdowns"
+	echo "--record: each variant's pass recorded and decomposed, side by side"
+fi
+no_leftovers "after --record"
 
 # --- pipe: PSI on and off as a pair compare tests --------------------
 "$RS_BIN" bench pipe -r 2 --round-trips 2000 --variant --psi=on \

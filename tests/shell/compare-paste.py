@@ -9,8 +9,10 @@ wider than 72 columns (tabs at 8). Its table rows must be rows of the
 DETAILS table, character for character, under the same side labels and
 metric (so every figure is the same figure), and its verdict figures
 (the median's change, its interval, the rank test's p, the resolution)
-the same as in the details' verdict of that metric and side. Exit 1 with
-what differs.
+the same as in the details' verdict of that metric and side; the rows of
+its breakdown tables (compare of results with `bench --breakdown`) rows
+of the same table (file and sides) in DETAILS, character for character.
+Exit 1 with what differs.
 """
 import re
 import sys
@@ -46,6 +48,28 @@ def rows(lines):
             # default "NAME (SUBSYS)": the same span.
             label = re.sub(r"^(kernel )?span ", r"\1", line.strip())
             label = re.sub(r"(, nsecs)?:$", "", label)
+    return out
+
+
+def bd_rows(lines):
+    """{(table head, part): line} of the breakdown tables' rows."""
+    out, head, in_table = {}, None, False
+    for n, line in enumerate(lines):
+        if line.split()[:3] == ["part", "share", "p50"] and n:
+            # The labels' line, after the file's when it did not fit.
+            head, in_table = lines[n - 1], True
+            if head.startswith(" ") and n > 1:
+                head = lines[n - 2] + "\n" + head
+            continue
+        if not line.strip():
+            in_table = False
+        if not in_table or re.match(r"^(not timed on|0 on|entry/exit: not)",
+                                    line):
+            continue
+        key = (head, line.split()[0])
+        if key in out:
+            raise SystemExit("two breakdown rows %r" % (key,))
+        out[key] = line
     return out
 
 
@@ -85,6 +109,13 @@ def main():
         if drows.get(key) != line:
             bad.append("row %r: %r, --details %r" % (key, line,
                                                      drows.get(key)))
+    sbd, dbd = bd_rows(lines), bd_rows(details.splitlines())
+    if "Where a read's time goes" in details and not sbd:
+        bad.append("no breakdown row")
+    for key, line in sbd.items():
+        if dbd.get(key) != line:
+            bad.append("breakdown row %r: %r, --details %r" % (
+                key, line, dbd.get(key)))
     sv, dv = verdicts(short), verdicts(details)
     for key, v in sv.items():
         if key not in dv:

@@ -22,8 +22,8 @@ import sys
 S = "\x00S\x00"  # a string expression, in a command's skeleton
 N = r"[0-9]+"
 ITEM = (r"\$rs_data( index %s)? using %s(:%s)?(:xtic\(%s\))?"
-        r"( with steps lw 2| with points pt 7 ps 0\.6)? title S" %
-        (N, N, N, N))
+        r"( with steps lw 2| with points pt 7 ps 0\.6)?"
+        r"( lc rgb 0x[0-9a-f]{6})? title S" % (N, N, N, N))
 TEMPLATES = [re.compile(t.replace("S", re.escape(S)) + r"\Z") for t in [
     r"set encoding utf8",
     r"set terminal (pngcairo|svg) noenhanced size %s,%s" % (N, N),
@@ -33,10 +33,10 @@ TEMPLATES = [re.compile(t.replace("S", re.escape(S)) + r"\Z") for t in [
     r"set style histogram (clustered gap 1|rowstacked)",
     r"set style fill solid 0\.85 border -1",
     r"set xtics rotate by -45 scale 0 nomirror",
-    r"set xtics nomirror rotate by -20 \(S %s(, S %s)*\)" % (N, N),
+    r"set xtics nomirror rotate by -(20|45) \(S %s(, S %s)*\)" % (N, N),
     r"set grid( ytics)?",
-    r"set yrange \[0:(\*|1)\]",
-    r"set key (top right|bottom right|outside right top)",
+    r"set yrange \[(0:\*|0:1|\*:\*)\]",
+    r"set key (top right|bottom right|outside right top|invert)",
     r"set rmargin %s" % N,
     r"set [xy]label S",
     r"set logscale [xy]",

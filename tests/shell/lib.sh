@@ -92,6 +92,15 @@ need_vm_kernels() {
 		skip "no Debian 6.1 and 6.12 cloud kernels in $cache: run scripts/fetch-kernels.sh"
 }
 
+# need_vm_kernels, and what decomposing reads in a guest needs besides:
+# root (the VM's work directory is root's) and a build with BPF.
+need_vm_breakdown() {
+	need_vm_kernels
+	[ "$(id -u)" -eq 0 ] || skip "not root: the VM's work directory is root's"
+	grep -aq bd_cb_memory_entry "$RS_BIN" ||
+		skip "built without BPF: the reads cannot be decomposed"
+}
+
 # The newest cached kernel with split rstat trees (v6.16+: Debian's sid,
 # fetched only on request): its vmlinuz, or nothing.
 SID_KERNEL_MISSING="no sid kernel (v6.16+, split rstat trees) in ${RS_KERNEL_CACHE:-/var/cache/rstat-analyze/kernels}: run scripts/fetch-kernels.sh --sid"

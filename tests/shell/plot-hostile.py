@@ -1,15 +1,18 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0
-"""plot-hostile.py OUTDIR BENCH.json REPORT.json FOLDED
+"""plot-hostile.py OUTDIR BENCH.json REPORT.json FOLDED BREAKDOWN.json
 
 Writes the hostile inputs of plot-hostile.sh into OUTDIR: bench results
 and report --json output with the payload below in one string field each
 (every string field the bench schema has, a params key, and every string
 member report --json writes), the payload with \\u0000 and with invalid
-UTF-8, folded stacks with it in a frame, and copies under hostile file
-names. Prints the manifest, one input per line, NUL-separated fields:
-KIND (bench, report, folded), FIELD, EXPECT (the file in OUTDIR holding
-the text as a label shows it, when it is drawn as one; else -), PATH.
+UTF-8, folded stacks with it in a frame, bench results with a breakdown
+with it in each string of their "breakdown" (the stat file's name, which
+the results keep to 63 bytes, with a shorter payload), and copies under
+hostile file names (a multi-kernel folder's release too). Prints the
+manifest, one input per line, NUL-separated fields: KIND (bench, report,
+folded, breakdown), FIELD, EXPECT (the file in OUTDIR holding the text as
+a label shows it, when it is drawn as one; else -), PATH.
 
 The payload tries each way into a gnuplot program: `backquotes`, a
 shell's $( ), both quotes closing a string then system(), '.' joining
@@ -27,6 +30,9 @@ PAYLOAD = ("`touch CANARY`$(touch CANARY)\"; system(\"touch CANARY\") #"
            "';system('touch CANARY');'.system('touch CANARY').'"
            "\n!touch CANARY\nEOD\nprint system('touch CANARY')\n"
            "@m $x ${x} \\ \\n\\\n;\r\t\x1b[31m\x7f\u2028\ufffe\u00e9 end")
+# The same ways in, in the 63 bytes a breakdown keeps of a file's name.
+SHORT = "'.system('touch CANARY').'\n!touch CANARY\nEOD\n`touch CANARY`@m\\\r"
+assert len(SHORT.encode()) <= 63
 # A file name: no '/', at most 255 bytes, invalid UTF-8 at the end.
 NAME = ("`touch CANARY`$(touch CANARY)\"';system('touch CANARY')"
         "'.system('touch CANARY').' #@m $x \\\n!touch CANARY\nEOD\r"
@@ -60,19 +66,23 @@ def string_paths(doc, path=()):
 
 
 def put(doc, path, value):
-    """Set every value at path (lists as '*') to value."""
+    """Set every value at path (lists as '*') to value, where there is one
+    (a breakdown's source has either "how" or "why")."""
     if not path:
         return value
     head, rest = path[0], path[1:]
     if head == "*":
         return [put(v, rest, value) for v in doc]
+    if head not in doc:
+        return doc
     doc[head] = put(doc[head], rest, value)
     return doc
 
 
 def main():
-    out, bench_path, report_path, folded_path = sys.argv[1:5]
+    out, bench_path, report_path, folded_path, bd_path = sys.argv[1:6]
     bench = json.load(open(bench_path))
+    bd = json.load(open(bd_path))
     report = json.load(open(report_path))
     manifest = []
 
@@ -136,6 +146,26 @@ def main():
     emit("folded", "file-name", "-", None,
          name=os.fsdecode(NAME + b".folded"),
          raw=("\n".join(lines) + "\n").encode())
+    # A breakdown: each of its strings; the file's name is a label.
+    for p in sorted(set(string_paths(bd["breakdown"]))):
+        doc = copy.deepcopy(bd)
+        short = p == ("files", "*", "file")
+        doc["breakdown"] = put(doc["breakdown"], p,
+                               SHORT if short else PAYLOAD)
+        emit("breakdown", "breakdown/" + "/".join(p),
+             "short.txt" if short else "-", doc)
+    emit("breakdown", "file-name", "name.txt", bd,
+         name=os.fsdecode(NAME + b"-bd.json"))
+    # A multi-kernel bench's folder, a kernel's release the name.
+    kdir = os.path.join(out, "kernels")
+    for rel in (b"6.1.0", NAME):
+        os.makedirs(os.path.join(os.fsencode(kdir), rel))
+        with open(os.path.join(os.fsencode(kdir), rel, b"results.json"),
+                  "w") as f:
+            json.dump(bd, f)
+    manifest.append(("breakdown", "kernel-folder", "name.txt", kdir))
+    with open(os.path.join(out, "short.txt"), "w") as f:
+        f.write(shown(SHORT))
     with open(os.path.join(out, "payload.txt"), "w") as f:
         f.write(shown(PAYLOAD))
     with open(os.path.join(out, "name.txt"), "w") as f:

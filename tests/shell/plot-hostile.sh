@@ -8,9 +8,11 @@
 # system(), a line break then `!cmd` or the datablock's EOD, @macros,
 # backslashes, ';', '#', CR, tab, escapes, invalid UTF-8, \u0000) in
 # each string field their schemas have, folded stacks with it in a frame,
-# and files under hostile names; --title and -o carry it too. Every plot
-# (hist, cdf, bars; timeline of a recording under a hostile name),
-# compare and diff-folded of them must:
+# a breakdown with it in each of its strings, and files under hostile
+# names (a multi-kernel folder's release too); --title and -o carry it
+# too. Every plot (hist, cdf, bars; breakdown of the breakdowns; timeline
+# of a recording under a hostile name), compare and diff-folded of them
+# must:
 #  - run nothing: each command of the payload touches CANARY in the
 #    directory the tool runs in, which nobody (gnuplot's user) may write,
 #    and that directory stays empty;
@@ -58,7 +60,8 @@ echo "ok gp-dataonly.py rejects program text from data"
 	2>"$TMP/err" || fail "report --folded: $(cat "$TMP/err")"
 python3 tests/shell/plot-hostile.py "$TMP/in" \
 	"$RS_FIXTURES/compare/base.json" "$TMP/report.json" \
-	"$TMP/base.folded" >"$TMP/manifest" || fail "plot-hostile.py"
+	"$TMP/base.folded" "$RS_FIXTURES/plot/breakdown.json" \
+	>"$TMP/manifest" || fail "plot-hostile.py"
 
 runs=0 drawn=0 refused=0 unjson=()
 # run WHAT EXPECT IMAGE CMD...: CMD (in can/) draws IMAGE (a PNG; - for
@@ -126,6 +129,13 @@ while IFS= read -r -d '' kind && IFS= read -r -d '' field &&
 			-- "$path"
 		run "compare --format json, $kind $field" "" - "$RS_BIN" \
 			compare "$other" -- "$path" --format json
+		;;
+	breakdown)
+		run "plot --kind breakdown, $field" "$expect" "$TMP/out/x.png" \
+			"$RS_BIN" plot "$path" -o "$TMP/out/x.png" --kind breakdown
+		run "plot --kind breakdown --normalize, $field" "$expect" \
+			"$TMP/out/x.png" "$RS_BIN" plot "$path" \
+			-o "$TMP/out/x.png" --kind breakdown --normalize
 		;;
 	folded)
 		run "diff-folded, $field" "" - "$RS_BIN" diff-folded \

@@ -12,10 +12,8 @@
 # oracle sets the recorder's records apart). 6.12's guest has one CPU:
 # two make a TCG read twenty times longer with time no kernel event
 # accounts for, which drowns memory's share. sid's has two: there
-# memory's share is 0 either way, and with one CPU 7.2 ran bench's
-# syscall programs for only 45-70 of 100 reads in some runs (the table
-# says so: the reads do not pair with the reader's). bench's results
-# come back as text on stderr.
+# memory's share is 0 either way. bench's results come back as text on
+# stderr.
 #
 # The breakdown pass's reader (results' reader_pid) against the oracle's
 # figures for that task: the same number of reads; each callback it
@@ -34,6 +32,13 @@
 # PART-SKIP. Also checked on both: the results validate, every read is
 # decomposed once, the parts add up to each read, the walk once a read,
 # the kernel's reads pair with the reader's (entry/exit derived).
+# The kernel may skip a BPF program's run (docs/breakdown.md: with the
+# classic syscall tracepoints 7.2 skipped most of a reader's syscalls):
+# every skip is in the results (skipped_runs), and a count that differs
+# from the oracle's or the reader's is a PART-SKIP naming the skipped
+# program whose runs explain it (the reader's syscalls seen skipped, a
+# callback's or the walk's kprobe programs skipped), else a FAIL that
+# says what the kernel skipped beside it.
 . tests/shell/lib.sh
 need_vm_kernels
 [ "$(id -u)" -eq 0 ] || skip "not root: the VM's work directory is root's"
@@ -75,7 +80,10 @@ run() {
 
 # check NAME: bench's breakdown against the oracle's lines.
 check() {
-	python3 - "$TMP/$1.json" "$TMP/$1.oracle" $reads <<'PY' ||
+	local rc
+
+	python3 - "$TMP/$1.json" "$TMP/$1.oracle" $reads >"$TMP/$1.check" \
+		<<'PY'
 import json, sys
 d = json.load(open(sys.argv[1]))
 reads = int(sys.argv[3])
@@ -86,6 +94,28 @@ split = ver >= (6, 16)
 lost = [int(w[1]) for w in ora if w[0] == "lost"]
 assert lost == [0], ("the oracle lost events", lost)
 bd = d["breakdown"]
+# What the kernel skipped: each count below that differs may be excused
+# by the runs of the programs that time it, and by nothing else.
+sk = bd["skipped_runs"]
+runs = {p["program"]: p["recursion"] + p["missed"] for p in sk["programs"]}
+said = "the kernel skipped %s; %d of the reader's syscalls%s" % (
+    ", ".join("%s %d" % kv for kv in sorted(runs.items())) or "no run",
+    sk["reader_syscalls"],
+    "" if sk["counted"] else " (this kernel does not count all skips)")
+
+# A count off by diff is excused when as many runs of the programs that
+# make it (by name prefix), or of the reader's syscalls, were skipped.
+def check(diff, what, progs=(), reader=False):
+    if not diff:
+        return
+    n = sum(v for p, v in runs.items() if any(p.startswith(q) for q in progs))
+    if reader:
+        n += sk["reader_syscalls"]
+    if n >= abs(diff):
+        print("PART-SKIP: %s: %s: explained: %s" % (rel, what, said))
+        sys.exit(3)
+    raise AssertionError("%s: %s (%s)" % (rel, what, said))
+
 assert bd["pass"] == "breakdown", bd["pass"]
 assert bd["lost"] == 0 and bd["broken"] <= 1, (bd["lost"], bd["broken"])
 assert bd["method"].startswith("BPF: kprobes"), bd["method"]
@@ -103,15 +133,20 @@ for p in ("memory", "io", "bpf"):
 parts = {p["part"]: p for p in f["parts"]}
 assert f["file"] == "cpu.stat", f["file"]
 # Every read decomposed once (two preads each: data, end of file).
+check(parts["rest"]["calls"] - 2 * reads,
+      "%d reads decomposed of %d, %d syscalls" % (f["reads"], reads,
+                                                  parts["rest"]["calls"]),
+      reader=True)
 assert f["reads"] == reads and parts["total"]["calls"] == reads, f
-assert parts["rest"]["calls"] == 2 * reads, parts["rest"]
 assert abs(sum(p["share"] for k, p in parts.items() if k != "total") - 1) \
     < 1e-6, [(k, p["share"]) for k, p in parts.items()]
 assert abs(sum(p["sum_ns"] for k, p in parts.items() if k != "total")
            - parts["total"]["sum_ns"]) <= 10, parts
 assert parts["total"]["p50_ns"] <= f["read_p50_ns"], f
 # Every cpu.stat read flushes: one call of the flush function each.
-assert parts["walk"]["calls"] == reads, parts["walk"]
+check(parts["walk"]["calls"] - reads,
+      "the walk entered %d times in %d reads" % (parts["walk"]["calls"], reads),
+      ("bd_inner_",))
 # The kernel's reads pair with the reader's: the two add up to its time.
 e = f["entry_exit"]
 assert f["reader_reads"] == reads and e is not None, f
@@ -127,9 +162,9 @@ name = {"memory": "mem_cgroup_css_rstat_flush", "io": "blkcg_rstat_flush",
         "bpf": "bpf_rstat_flush"}
 for p, fn in name.items():
     assert fn in cb, ("the oracle did not time", fn)
-    assert parts[p]["calls"] == int(cb[fn][4]), \
-        ("%s: %s calls in the reads: breakdown %d, oracle %s"
-         % (rel, fn, parts[p]["calls"], cb[fn][4]))
+    check(parts[p]["calls"] - int(cb[fn][4]),
+          "%s calls in the reads: breakdown %d, oracle %s"
+          % (fn, parts[p]["calls"], cb[fn][4]), ("bd_cb_%s_" % p,))
 # Memory's share of the reads' whole time, against the oracle's (its
 # WALLSHARE: the callbacks' time over the reads' time, off-CPU and all).
 mem = cb[name["memory"]]
@@ -155,11 +190,14 @@ else:
     assert src["cpu-wait"]["timed"], src["cpu-wait"]
     assert "cgroup_rstat_lock_contended" in src["wait"]["how"], src["wait"]
 print("ok %s: memory %d calls in %d cpu.stat reads (oracle %s), %.1f%% of "
-      "their time (oracle %.1f%%); bpf %d calls (oracle %s)"
+      "their time (oracle %.1f%%); bpf %d calls (oracle %s); %s"
       % (rel, parts["memory"]["calls"], reads, mem[4], ours, theirs,
-         parts["bpf"]["calls"], cb[name["bpf"]][4]))
+         parts["bpf"]["calls"], cb[name["bpf"]][4], said))
 PY
-		fail "$1: bench's breakdown against the oracle"
+	rc=$?
+	cat "$TMP/$1.check"
+	[ $rc -eq 3 ] && return
+	[ $rc -eq 0 ] || fail "$1: bench's breakdown against the oracle"
 }
 
 run "$K612" 612 1

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "breakdown-out.h"
 #include "results-breakdown.h"
 #include "breakdown-table.h"
 #include "json-read.h"
@@ -183,6 +184,12 @@ static void test_json_round_trip(void)
 	a->files[0].entry.measured = 90000;
 	a->files[0].entry.negative = 2;
 	a->files[0].entry.share = 3000.0 / 90000;
+	a->skips.counted = true;
+	a->skips.reader_syscalls = 2;
+	a->skips.nr = 1;
+	snprintf(a->skips.prog[0].prog, sizeof(a->skips.prog[0].prog),
+		 "bd_fexit_pread");
+	a->skips.prog[0].recursion = 3;
 	f = open_memstream(&buf, &len);
 	CHECK(f != NULL);
 	if (!f)
@@ -210,6 +217,12 @@ static void test_json_round_trip(void)
 	CHECK_STR(b->untimed[BD_PART_MEMORY],
 		  "no kprobes on this kernel: in walk");
 	CHECK_INT(b->hz, 250);
+	CHECK(b->skips.counted);
+	CHECK_INT(b->skips.reader_syscalls, 2);
+	CHECK_INT(b->skips.nr, 1);
+	CHECK_STR(b->skips.prog[0].prog, "bd_fexit_pread");
+	CHECK_INT(b->skips.prog[0].recursion, 3);
+	CHECK_INT(b->skips.prog[0].missed, 0);
 	jv__free(&doc);
 	/* A part of no known name is refused. */
 	p = strstr(buf, "\"part\": \"walk\"");
@@ -394,6 +407,64 @@ static void test_files_dup(void)
 	breakdown__files_free(f, nr);
 }
 
+/* The skipped runs said with their programs, and whose reads they cost. */
+static void test_skips_printed(void)
+{
+	struct bench_breakdown *a = calloc(1, sizeof(*a));
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f;
+
+	CHECK(a != NULL);
+	if (!a)
+		return;
+	/* Nothing skipped on a kernel that counts: nothing said. */
+	a->skips.counted = true;
+	f = open_memstream(&buf, &len);
+	bench_breakdown__print_skips(a, f);
+	fclose(f);
+	CHECK_STR(buf, "");
+	free(buf);
+	buf = NULL;
+	a->skips.nr = 2;
+	snprintf(a->skips.prog[0].prog, sizeof(a->skips.prog[0].prog),
+		 "bd_raw_exit");
+	a->skips.prog[0].recursion = 36;
+	snprintf(a->skips.prog[1].prog, sizeof(a->skips.prog[1].prog),
+		 "bd_cb_memory_entry");
+	a->skips.prog[1].missed = 2;
+	f = open_memstream(&buf, &len);
+	bench_breakdown__print_skips(a, f);
+	fclose(f);
+	CHECK(strstr(buf, "  38 program runs skipped by the kernel (bd_raw_exit recursion 36,") != NULL);
+	CHECK(strstr(buf, "bd_cb_memory_entry kprobe-missed 2):") != NULL);
+	CHECK(strstr(buf, "  bd_raw_exit: a syscall's start or end, lost unless its twin") != NULL);
+	CHECK(strstr(buf, "  bd_cb_memory_entry: an entry or exit of that part") != NULL);
+	CHECK(strstr(buf, "none of the skipped syscalls was the reader's") != NULL);
+	CHECK(strstr(buf, "does not count") == NULL);
+	free(buf);
+	buf = NULL;
+	/* The reader's own, and a kernel that does not count. */
+	a->skips.reader_syscalls = 3;
+	a->skips.counted = false;
+	f = open_memstream(&buf, &len);
+	bench_breakdown__print_skips(a, f);
+	fclose(f);
+	CHECK(strstr(buf, "  3 of the reader's syscalls lost their start or end") != NULL);
+	CHECK(strstr(buf, "none of the skipped") == NULL);
+	CHECK(strstr(buf, "this kernel does not") != NULL);
+	/* 80 columns. */
+	{
+		char *l = buf, *e;
+
+		for (; (e = strchr(l, '\n')); l = e + 1)
+			CHECK(e - l <= 80);
+	}
+	free(buf);
+	free(a);
+}
+
 UNIT_MAIN(UNIT(test_reads_grouped), UNIT(test_table),
 	  UNIT(test_entry_exit), UNIT(test_json_round_trip),
-	  UNIT(test_stat_files), UNIT(test_files), UNIT(test_files_dup))
+	  UNIT(test_stat_files), UNIT(test_files), UNIT(test_files_dup),
+	  UNIT(test_skips_printed))
