@@ -72,6 +72,7 @@ struct breakdown {
 		int dup_old, fcntl_cmd, close_fd;
 		bool dup2, dup3, fcntl;
 	} foffs;
+	bool foffs_ok;		/* the classic tracepoints can follow */
 #endif
 };
 
@@ -158,6 +159,10 @@ const char *breakdown_prog_affects(const char *prog)
 	static const struct {
 		const char *prefix, *affects;
 	} map[] = {
+		{ "bd_fl_fork", "children" }, { "bd_fl_raw_fork", "children" },
+		{ "bd_fl_exit_task", "children" },
+		{ "bd_fl_raw_exit_task", "children" },
+		{ "bd_fl_", "files" },
 		{ "bd_enter_", "syscalls" }, { "bd_exit_", "syscalls" },
 		{ "bd_fentry_", "syscalls" }, { "bd_fexit_", "syscalls" },
 		{ "bd_raw_enter", "syscalls" }, { "bd_raw_exit", "syscalls" },
@@ -321,7 +326,11 @@ static void set_src(struct breakdown_source *s, bool timed, const char *how,
 	snprintf(s->why, sizeof(s->why), "%s", why ? why : "");
 }
 
-static int follow_offsets(struct breakdown *b, char *errbuf, size_t errlen)
+/*
+ * The classic tracepoints' fields the following needs (the raw ones and
+ * fentry read the syscalls' registers instead). false: not there.
+ */
+static bool follow_offsets(struct breakdown *b)
 {
 	struct follow_offs *o = &b->foffs;
 
@@ -362,54 +371,88 @@ static int follow_offsets(struct breakdown *b, char *errbuf, size_t errlen)
 		   o->dup_old &&
 		   field_offset("syscalls", "sys_exit_fcntl", "ret") ==
 		   o->open_ret;
-	if (o->openat_name < 0 || o->open_ret < 0 || o->fork_child < 0) {
-		errbuf_set(errbuf, errlen,
-			"no syscalls:sys_enter_openat/sys_exit_openat or sched:sched_process_fork tracepoint: the files read and the children cannot be followed");
-		return -EOPNOTSUPP;
-	}
-	return 0;
+	return o->openat_name >= 0 && o->open_ret >= 0 && o->fork_child >= 0;
 }
 
-/* The following programs and maps, loaded when asked for. */
+/*
+ * The following programs and maps, loaded when asked for, the same way
+ * in as the reads': fentry/fexit, or the raw syscall tracepoints (the
+ * raw read programs, twins, take sendfile too), or the classic
+ * tracepoints; fork and exit by raw tracepoints in the first two.
+ */
 static void set_follow(struct breakdown *b, struct rstat_breakdown *sk)
 {
-	bool f = b->follow, open = f && b->foffs.open_name >= 0;
-	bool sendfile = f && b->foffs.sendfile_in >= 0;
+	const struct follow_offs *o = &b->foffs;
+	bool f = b->follow, fentry = f && b->fentry;
+	bool raw = f && b->raw && !b->fentry, classic = f && !b->raw;
+	bool open = classic && o->open_name >= 0;
+	bool sendfile = classic && o->sendfile_in >= 0;
 
 	if (f) {
-		sk->rodata->off_openat_name = (__u32)b->foffs.openat_name;
-		sk->rodata->off_open_name = open ?
-			(__u32)b->foffs.open_name : 0;
-		sk->rodata->off_open_ret = (__u32)b->foffs.open_ret;
-		sk->rodata->off_fork_child = (__u32)b->foffs.fork_child;
-		sk->rodata->off_sendfile_in = sendfile ?
-			(__u32)b->foffs.sendfile_in : 0;
-		sk->rodata->off_dup_old = b->foffs.dup_old >= 0 ?
-			(__u32)b->foffs.dup_old : 0;
-		sk->rodata->off_fcntl_cmd = b->foffs.fcntl ?
-			(__u32)b->foffs.fcntl_cmd : 0;
-		sk->rodata->off_close_fd = b->foffs.close_fd >= 0 ?
-			(__u32)b->foffs.close_fd : 0;
 		bpf_map__set_max_entries(sk->maps.readers, RS_BD_MAX_READERS);
 		bpf_map__set_max_entries(sk->maps.bd_events, 4u << 20);
 	}
-	bpf_program__set_autoload(sk->progs.bd_enter_openat, f);
-	bpf_program__set_autoload(sk->progs.bd_exit_openat, f);
-	bpf_program__set_autoload(sk->progs.bd_enter_open, open);
-	bpf_program__set_autoload(sk->progs.bd_exit_open, open);
-	bpf_program__set_autoload(sk->progs.bd_enter_sendfile, sendfile);
-	bpf_program__set_autoload(sk->progs.bd_exit_sendfile, sendfile);
-	bpf_program__set_autoload(sk->progs.bd_enter_dup2, f && b->foffs.dup2);
-	bpf_program__set_autoload(sk->progs.bd_exit_dup2, f && b->foffs.dup2);
-	bpf_program__set_autoload(sk->progs.bd_enter_dup3, f && b->foffs.dup3);
-	bpf_program__set_autoload(sk->progs.bd_exit_dup3, f && b->foffs.dup3);
-	bpf_program__set_autoload(sk->progs.bd_enter_fcntl,
-				  f && b->foffs.fcntl);
-	bpf_program__set_autoload(sk->progs.bd_exit_fcntl, f && b->foffs.fcntl);
-	bpf_program__set_autoload(sk->progs.bd_enter_close,
-				  f && b->foffs.close_fd >= 0);
-	bpf_program__set_autoload(sk->progs.bd_fork, f);
-	bpf_program__set_autoload(sk->progs.bd_exit_task, f);
+	if (classic) {
+		sk->rodata->off_openat_name = (__u32)o->openat_name;
+		sk->rodata->off_open_name = open ? (__u32)o->open_name : 0;
+		sk->rodata->off_open_ret = (__u32)o->open_ret;
+		sk->rodata->off_fork_child = (__u32)o->fork_child;
+		sk->rodata->off_sendfile_in = sendfile ?
+			(__u32)o->sendfile_in : 0;
+		sk->rodata->off_dup_old = o->dup_old >= 0 ?
+			(__u32)o->dup_old : 0;
+		sk->rodata->off_fcntl_cmd = o->fcntl ? (__u32)o->fcntl_cmd : 0;
+		sk->rodata->off_close_fd = o->close_fd >= 0 ?
+			(__u32)o->close_fd : 0;
+	}
+#if defined(__x86_64__)
+	if (raw) {
+		sk->rodata->nr_sendfile = __NR_sendfile;
+		sk->rodata->nr_open = __NR_open;
+		sk->rodata->nr_openat = __NR_openat;
+		sk->rodata->nr_dup2 = __NR_dup2;
+		sk->rodata->nr_dup3 = __NR_dup3;
+		sk->rodata->nr_fcntl = __NR_fcntl;
+		sk->rodata->nr_close = __NR_close;
+	}
+#endif
+#define FL_AUTOLOAD(name, on)						\
+	bpf_program__set_autoload(sk->progs.bd_##name, on)
+	FL_AUTOLOAD(fl_enter_openat, classic);
+	FL_AUTOLOAD(fl_exit_openat, classic);
+	FL_AUTOLOAD(fl_enter_open, open);
+	FL_AUTOLOAD(fl_exit_open, open);
+	FL_AUTOLOAD(enter_sendfile, sendfile);
+	FL_AUTOLOAD(exit_sendfile, sendfile);
+	FL_AUTOLOAD(fl_enter_dup2, classic && o->dup2);
+	FL_AUTOLOAD(fl_exit_dup2, classic && o->dup2);
+	FL_AUTOLOAD(fl_enter_dup3, classic && o->dup3);
+	FL_AUTOLOAD(fl_exit_dup3, classic && o->dup3);
+	FL_AUTOLOAD(fl_enter_fcntl, classic && o->fcntl);
+	FL_AUTOLOAD(fl_exit_fcntl, classic && o->fcntl);
+	FL_AUTOLOAD(fl_enter_close, classic && o->close_fd >= 0);
+	FL_AUTOLOAD(fl_fork, classic);
+	FL_AUTOLOAD(fl_exit_task, classic);
+	FL_AUTOLOAD(fl_raw_fork, f && b->raw);
+	FL_AUTOLOAD(fl_raw_exit_task, f && b->raw);
+	FL_AUTOLOAD(fl_raw_enter, raw);
+	FL_AUTOLOAD(fl_raw_exit, raw);
+	FL_AUTOLOAD(fl_fentry_openat, fentry);
+	FL_AUTOLOAD(fl_fexit_openat, fentry);
+	FL_AUTOLOAD(fl_fentry_open, fentry);
+	FL_AUTOLOAD(fl_fexit_open, fentry);
+	FL_AUTOLOAD(fl_fentry_dup2, fentry);
+	FL_AUTOLOAD(fl_fexit_dup2, fentry);
+	FL_AUTOLOAD(fl_fentry_dup3, fentry);
+	FL_AUTOLOAD(fl_fexit_dup3, fentry);
+	FL_AUTOLOAD(fl_fentry_fcntl, fentry);
+	FL_AUTOLOAD(fl_fexit_fcntl, fentry);
+	FL_AUTOLOAD(fl_fentry_close, fentry);
+	FL_AUTOLOAD(fentry_sendfile, fentry);
+	FL_AUTOLOAD(fexit_sendfile, fentry);
+	FL_AUTOLOAD(fentry_sendfile_twin, fentry);
+	FL_AUTOLOAD(fexit_sendfile_twin, fentry);
+#undef FL_AUTOLOAD
 }
 
 /* Where the classic tracepoints keep their fields (-1: not there). */
@@ -427,6 +470,11 @@ static int load(struct breakdown *b, const struct bd_offsets *o, bool raw,
 	struct rstat_breakdown *sk;
 	int err;
 
+	if (b->follow && !raw && !b->foffs_ok) {
+		errbuf_set(errbuf, errlen,
+			"no syscalls:sys_enter_openat/sys_exit_openat or sched:sched_process_fork tracepoint: the files read and the children cannot be followed");
+		return -EOPNOTSUPP;
+	}
 	sk = rstat_breakdown__open();
 	if (!sk) {
 		err = -errno;
@@ -439,6 +487,7 @@ static int load(struct breakdown *b, const struct bd_offsets *o, bool raw,
 	b->fentry = fentry;
 #if defined(__x86_64__)
 	sk->rodata->off_regs_arg0 = offsetof(struct user_regs_struct, rdi);
+	sk->rodata->off_regs_arg1 = offsetof(struct user_regs_struct, rsi);
 	sk->rodata->off_regs_nr = offsetof(struct user_regs_struct, orig_rax);
 	sk->rodata->nr_read = __NR_read;
 	sk->rodata->nr_pread64 = __NR_pread64;
@@ -511,7 +560,7 @@ static int load(struct breakdown *b, const struct bd_offsets *o, bool raw,
 
 static int do_open(struct breakdown *b, char *errbuf, size_t errlen)
 {
-	int fd_off, ret_off, prev_off, next_off, i, err;
+	int fd_off, ret_off, prev_off, next_off, i;
 	bool have_kprobes, pread_tp, read_tp;
 	struct bd_offsets o;
 	struct utsname u;
@@ -655,11 +704,8 @@ static int do_open(struct breakdown *b, char *errbuf, size_t errlen)
 		set_src(&b->src[BD_PART_OFF], false, NULL,
 			"no sched:sched_switch pid fields: in the part it interrupted");
 
-	if (b->follow) {
-		err = follow_offsets(b, errbuf, errlen);
-		if (err)
-			return err;
-	}
+	if (b->follow)
+		b->foffs_ok = follow_offsets(b);
 	b->kver = kfeatures__version(uname(&u) ? NULL : u.release);
 	b->ncpus = libbpf_num_possible_cpus();
 	if (b->ncpus <= 0) {

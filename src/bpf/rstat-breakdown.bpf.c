@@ -56,6 +56,15 @@ const volatile __u32 twins;
  */
 const volatile __u32 off_regs_arg0 = 112, off_regs_nr = 120;
 const volatile __u32 nr_read = 0, nr_pread64 = 17;
+/*
+ * Following (record): the second argument's place (sendfile's in_fd,
+ * openat's path, fcntl's cmd), and the numbers of the syscalls followed
+ * by the raw tracepoints (~0: not followed).
+ */
+const volatile __u32 off_regs_arg1 = 104;
+const volatile __u32 nr_sendfile = ~0u, nr_open = ~0u, nr_openat = ~0u;
+const volatile __u32 nr_dup2 = ~0u, nr_dup3 = ~0u, nr_fcntl = ~0u;
+const volatile __u32 nr_close = ~0u;
 
 /* CO-RE: the kernel's layout at load time (its BTF). */
 struct task_struct {
@@ -351,16 +360,22 @@ int bd_exit_pread(void *ctx)
  * would run for every syscall of every task instead. Argument 0 is the
  * syscall's registers; fexit's 1 the return value.
  */
-static __always_inline __u32 regs_fd(__u64 *args)
+static __always_inline __u64 regs_arg(__u64 *args, __u32 off)
 {
-	return (__u32)read_u64((void *)args[0], off_regs_arg0);
+	return read_u64((void *)args[0], off);
 }
 
-#define SYSCALL_FENTRY(name, func, pread)			\
+static __always_inline __u32 regs_fd(__u64 *args)
+{
+	return (__u32)regs_arg(args, off_regs_arg0);
+}
+
+/* fd_off: the register of the fd read (sendfile's in_fd is second). */
+#define SYSCALL_FENTRY_AT(name, func, pread, fd_off)		\
 SEC("fentry/" func)						\
 int bd_fentry_##name(__u64 *args)				\
 {								\
-	sys_enter(regs_fd(args), pread);			\
+	sys_enter((__u32)regs_arg(args, fd_off), pread);	\
 	return 0;						\
 }								\
 SEC("fexit/" func)						\
@@ -369,6 +384,8 @@ int bd_fexit_##name(__u64 *args)				\
 	sys_exit((__s64)args[1]);				\
 	return 0;						\
 }
+#define SYSCALL_FENTRY(name, func, pread)			\
+	SYSCALL_FENTRY_AT(name, func, pread, off_regs_arg0)
 
 /*
  * Each twice (see twins): other tasks' calls of the same syscall, the
@@ -379,6 +396,12 @@ SYSCALL_FENTRY(read, "__x64_sys_read", 0)
 SYSCALL_FENTRY(pread, "__x64_sys_pread64", 1)
 SYSCALL_FENTRY(read_twin, "__x64_sys_read", 0)
 SYSCALL_FENTRY(pread_twin, "__x64_sys_pread64", 1)
+/*
+ * sendfile(2) reads its in_fd as read(2) would (busybox's cat copies
+ * so): record's targets' are timed as reads of in_fd.
+ */
+SYSCALL_FENTRY_AT(sendfile, "__x64_sys_sendfile64", 0, off_regs_arg1)
+SYSCALL_FENTRY_AT(sendfile_twin, "__x64_sys_sendfile64", 0, off_regs_arg1)
 
 /*
  * Where fentry is refused (a kernel that keeps ftrace from BPF): the raw
@@ -391,13 +414,15 @@ static __always_inline void raw_enter(__u64 *args)
 
 	if (nr == nr_read || nr == nr_pread64)
 		sys_enter(regs_fd(args), nr == nr_pread64);
+	else if (nr == nr_sendfile)
+		sys_enter((__u32)regs_arg(args, off_regs_arg1), 0);
 }
 
 static __always_inline void raw_exit(__u64 *args)
 {
 	__u64 nr = read_u64((void *)args[0], off_regs_nr);
 
-	if (nr == nr_read || nr == nr_pread64)
+	if (nr == nr_read || nr == nr_pread64 || nr == nr_sendfile)
 		sys_exit((__s64)args[1]);
 }
 
@@ -673,6 +698,8 @@ const volatile __u32 off_open_name = 16, off_openat_name = 24;
 const volatile __u32 off_open_ret = 16;
 const volatile __u32 off_fork_child = 20;
 const volatile __u32 off_sendfile_in = 24;
+const volatile __u32 off_dup_old = 16, off_fcntl_cmd = 24;
+const volatile __u32 off_close_fd = 16;
 
 struct {
 	__uint(type, BPF_MAP_TYPE_RINGBUF);
@@ -708,37 +735,43 @@ static __always_inline void follow_count(__u32 idx)
 		(*c)++;
 }
 
-static __always_inline int open_enter(void *ctx, __u32 off)
+static __always_inline int is_reader(void)
 {
-	__u64 id = bpf_get_current_pid_tgid();
-	__u32 tgid = id >> 32, tid = (__u32)id, zero = 0;
-	struct rs_bd_open_arg *a;
-	const char *name;
+	__u32 tgid = bpf_get_current_pid_tgid() >> 32;
 
-	if (!bpf_map_lookup_elem(&readers, &tgid))
-		return KEEP_EVENT;
+	return bpf_map_lookup_elem(&readers, &tgid) != NULL;
+}
+
+/*
+ * The work of each event, whichever program brings it: classic
+ * tracepoints (their fields), or raw tracepoints and fentry (the
+ * syscall's registers, a task's pid by CO-RE).
+ */
+static __always_inline void open_enter(const char *name)
+{
+	__u32 tid = (__u32)bpf_get_current_pid_tgid(), zero = 0;
+	struct rs_bd_open_arg *a;
+
+	if (!is_reader())
+		return;
 	a = bpf_map_lookup_elem(&bd_open_zero, &zero);
 	if (!a)
-		return KEEP_EVENT;
-	name = (const char *)read_u64(ctx, off);
+		return;
 	a->path[0] = 0;
 	if (bpf_probe_read_user_str(a->path, sizeof(a->path), name) < 0)
 		a->path[0] = 0;
 	bpf_map_update_elem(&bd_open_args, &tid, a, BPF_ANY);
-	return KEEP_EVENT;
 }
 
-static __always_inline int open_exit(void *ctx)
+static __always_inline void open_exit(__s64 ret)
 {
 	__u64 id = bpf_get_current_pid_tgid();
 	__u32 tid = (__u32)id;
 	struct rs_bd_open_arg *a = bpf_map_lookup_elem(&bd_open_args, &tid);
 	struct rs_bd_ev *e;
-	__s64 ret;
 
 	if (!a)
-		return KEEP_EVENT;
-	ret = (__s64)read_u64(ctx, off_open_ret);
+		return;
 	if (ret >= 0) {
 		e = bpf_ringbuf_reserve(&bd_events, sizeof(*e), 0);
 		if (e) {
@@ -757,7 +790,6 @@ static __always_inline int open_exit(void *ctx)
 		}
 	}
 	bpf_map_delete_elem(&bd_open_args, &tid);
-	return KEEP_EVENT;
 }
 
 /* A record without a path (fork, dup, close) for the current task. */
@@ -781,34 +813,127 @@ static __always_inline void send_head(__u32 kind, __s32 fd, __s32 oldfd)
 	bpf_ringbuf_submit(e, 0);
 }
 
-SEC("tracepoint/syscalls/sys_enter_openat")
-int bd_enter_openat(void *ctx)
+/*
+ * A reader's child is a reader (a thread's tid joins too: harmless, a
+ * tid is no other process's tgid while it lives). Said to user space,
+ * whose child inherits the parent's fds.
+ */
+static __always_inline void on_fork(__u32 child)
 {
-	return open_enter(ctx, off_openat_name);
-}
+	__u32 tgid = bpf_get_current_pid_tgid() >> 32;
+	__u8 one = 1;
 
-SEC("tracepoint/syscalls/sys_exit_openat")
-int bd_exit_openat(void *ctx)
-{
-	return open_exit(ctx);
-}
-
-SEC("tracepoint/syscalls/sys_enter_open")
-int bd_enter_open(void *ctx)
-{
-	return open_enter(ctx, off_open_name);
-}
-
-SEC("tracepoint/syscalls/sys_exit_open")
-int bd_exit_open(void *ctx)
-{
-	return open_exit(ctx);
+	if (!bpf_map_lookup_elem(&readers, &tgid) || child == tgid)
+		return;
+	if (bpf_map_update_elem(&readers, &child, &one, BPF_ANY)) {
+		follow_count(RS_BD_F_READERS_FULL);
+		return;
+	}
+	follow_count(RS_BD_F_FORKS);
+	send_head(RS_BD_EV_FORK, (__s32)child, -1);
 }
 
 /*
- * sendfile(2) reads its in_fd as read(2) would (busybox's cat copies so):
- * timed as a read of in_fd.
+ * A task that exits leaves the readers (its slot is free again for the
+ * next child: a shell loop forks thousands). A process whose leader
+ * exits before its other threads is no longer followed.
  */
+static __always_inline void on_exit_task(void)
+{
+	__u32 tid = (__u32)bpf_get_current_pid_tgid();
+
+	bpf_map_delete_elem(&readers, &tid);
+}
+
+/*
+ * A shell's redirection opens the file, then moves it onto another fd
+ * (dup2, or fcntl F_DUPFD to save one) and closes the first: the fd a
+ * command reads is a copy. Copies and closes are said too, so that
+ * user space follows the file to the fd read, and a number closed and
+ * reused by a pipe is not taken for the file.
+ */
+#define RS_F_DUPFD 0
+#define RS_F_DUPFD_CLOEXEC 1030
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 1024);
+	__type(key, __u32);
+	__type(value, __s32);
+} bd_dup_args SEC(".maps");
+
+static __always_inline void dup_enter(__s32 oldfd)
+{
+	__u32 tid = (__u32)bpf_get_current_pid_tgid();
+
+	if (is_reader())
+		bpf_map_update_elem(&bd_dup_args, &tid, &oldfd, BPF_ANY);
+}
+
+static __always_inline void fcntl_enter(__s32 fd, __u64 cmd)
+{
+	if (cmd == RS_F_DUPFD || cmd == RS_F_DUPFD_CLOEXEC)
+		dup_enter(fd);
+}
+
+static __always_inline void dup_exit(__s64 ret)
+{
+	__u32 tid = (__u32)bpf_get_current_pid_tgid();
+	__s32 *oldfd = bpf_map_lookup_elem(&bd_dup_args, &tid);
+
+	if (!oldfd)
+		return;
+	if (ret >= 0)
+		send_head(RS_BD_EV_DUP, (__s32)ret, *oldfd);
+	bpf_map_delete_elem(&bd_dup_args, &tid);
+}
+
+static __always_inline void close_enter(__s32 fd)
+{
+	if (is_reader())
+		send_head(RS_BD_EV_CLOSE, fd, -1);
+}
+
+/*
+ * Three ways in, as for the reads (the loader takes the first the
+ * kernel allows): fentry/fexit on each syscall's function, the raw
+ * syscall tracepoints filtered by number, or the classic tracepoints.
+ * Only the classic ones share one guard with the kprobes of the flush
+ * callbacks (bpf_prog_active): one preempted inside its run (7.2's
+ * PREEMPT_LAZY) would make every callback's kprobe on that CPU skip.
+ * fork and exit are raw tracepoints but in the classic way.
+ *
+ * The classic tracepoints: their fields where the loader found them.
+ */
+SEC("tracepoint/syscalls/sys_enter_openat")
+int bd_fl_enter_openat(void *ctx)
+{
+	open_enter((const char *)read_u64(ctx, off_openat_name));
+	return KEEP_EVENT;
+}
+
+SEC("tracepoint/syscalls/sys_exit_openat")
+int bd_fl_exit_openat(void *ctx)
+{
+	open_exit((__s64)read_u64(ctx, off_open_ret));
+	return KEEP_EVENT;
+}
+
+SEC("tracepoint/syscalls/sys_enter_open")
+int bd_fl_enter_open(void *ctx)
+{
+	open_enter((const char *)read_u64(ctx, off_open_name));
+	return KEEP_EVENT;
+}
+
+SEC("tracepoint/syscalls/sys_exit_open")
+int bd_fl_exit_open(void *ctx)
+{
+	open_exit((__s64)read_u64(ctx, off_open_ret));
+	return KEEP_EVENT;
+}
+
+/* A read of in_fd, a twin-less program of the classic way's syscalls. */
 SEC("tracepoint/syscalls/sys_enter_sendfile64")
 int bd_enter_sendfile(void *ctx)
 {
@@ -821,146 +946,132 @@ int bd_exit_sendfile(void *ctx)
 	return sys_exit((__s64)read_u64(ctx, off_ret));
 }
 
-/*
- * A reader's child is a reader (a thread's tid joins too: harmless, a
- * tid is no other process's tgid while it lives). Said to user space,
- * whose child inherits the parent's fds.
- */
 SEC("tracepoint/sched/sched_process_fork")
-int bd_fork(void *ctx)
+int bd_fl_fork(void *ctx)
 {
-	__u64 id = bpf_get_current_pid_tgid();
-	__u32 tgid = id >> 32;
-	__u32 child = read_u32(ctx, off_fork_child);
-	__u8 one = 1;
-
-	if (!bpf_map_lookup_elem(&readers, &tgid) || child == tgid)
-		return KEEP_EVENT;
-	if (bpf_map_update_elem(&readers, &child, &one, BPF_ANY)) {
-		follow_count(RS_BD_F_READERS_FULL);
-		return KEEP_EVENT;
-	}
-	follow_count(RS_BD_F_FORKS);
-	send_head(RS_BD_EV_FORK, (__s32)child, -1);
+	on_fork(read_u32(ctx, off_fork_child));
 	return KEEP_EVENT;
 }
 
-/*
- * A task that exits leaves the readers (its slot is free again for the
- * next child: a shell loop forks thousands). A process whose leader
- * exits before its other threads is no longer followed.
- */
 SEC("tracepoint/sched/sched_process_exit")
-int bd_exit_task(void *ctx)
+int bd_fl_exit_task(void *ctx)
 {
-	__u32 tid = (__u32)bpf_get_current_pid_tgid();
-
-	bpf_map_delete_elem(&readers, &tid);
+	on_exit_task();
 	return KEEP_EVENT;
 }
 
-/*
- * A shell's redirection opens the file, then moves it onto another fd
- * (dup2, or fcntl F_DUPFD to save one) and closes the first: the fd a
- * command reads is a copy. Copies and closes are said too, so that
- * user space follows the file to the fd read, and a number closed and
- * reused by a pipe is not taken for the file.
- */
-const volatile __u32 off_dup_old = 16, off_fcntl_cmd = 24;
-const volatile __u32 off_close_fd = 16;
-
-#define RS_F_DUPFD 0
-#define RS_F_DUPFD_CLOEXEC 1030
-
-struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, 1024);
-	__type(key, __u32);
-	__type(value, __s32);
-} bd_dup_args SEC(".maps");
-
-static __always_inline int is_reader(void)
-{
-	__u32 tgid = bpf_get_current_pid_tgid() >> 32;
-
-	return bpf_map_lookup_elem(&readers, &tgid) != NULL;
+#define CLASSIC_DUP(name, enter)				\
+SEC("tracepoint/syscalls/sys_enter_" #name)			\
+int bd_fl_enter_##name(void *ctx)				\
+{								\
+	enter;							\
+	return KEEP_EVENT;					\
+}								\
+SEC("tracepoint/syscalls/sys_exit_" #name)			\
+int bd_fl_exit_##name(void *ctx)				\
+{								\
+	dup_exit((__s64)read_u64(ctx, off_open_ret));		\
+	return KEEP_EVENT;					\
 }
 
-static __always_inline int dup_enter(void *ctx)
-{
-	__u32 tid = (__u32)bpf_get_current_pid_tgid();
-	__s32 oldfd;
-
-	if (!is_reader())
-		return KEEP_EVENT;
-	oldfd = (__s32)read_u32(ctx, off_dup_old);
-	bpf_map_update_elem(&bd_dup_args, &tid, &oldfd, BPF_ANY);
-	return KEEP_EVENT;
-}
-
-static __always_inline int dup_exit(void *ctx)
-{
-	__u32 tid = (__u32)bpf_get_current_pid_tgid();
-	__s32 *oldfd = bpf_map_lookup_elem(&bd_dup_args, &tid);
-	__s64 ret;
-
-	if (!oldfd)
-		return KEEP_EVENT;
-	ret = (__s64)read_u64(ctx, off_open_ret);
-	if (ret >= 0)
-		send_head(RS_BD_EV_DUP, (__s32)ret, *oldfd);
-	bpf_map_delete_elem(&bd_dup_args, &tid);
-	return KEEP_EVENT;
-}
-
-SEC("tracepoint/syscalls/sys_enter_dup2")
-int bd_enter_dup2(void *ctx)
-{
-	return dup_enter(ctx);
-}
-
-SEC("tracepoint/syscalls/sys_exit_dup2")
-int bd_exit_dup2(void *ctx)
-{
-	return dup_exit(ctx);
-}
-
-SEC("tracepoint/syscalls/sys_enter_dup3")
-int bd_enter_dup3(void *ctx)
-{
-	return dup_enter(ctx);
-}
-
-SEC("tracepoint/syscalls/sys_exit_dup3")
-int bd_exit_dup3(void *ctx)
-{
-	return dup_exit(ctx);
-}
-
-SEC("tracepoint/syscalls/sys_enter_fcntl")
-int bd_enter_fcntl(void *ctx)
-{
-	__u64 cmd;
-
-	if (!is_reader())
-		return KEEP_EVENT;
-	cmd = read_u64(ctx, off_fcntl_cmd);
-	if (cmd != RS_F_DUPFD && cmd != RS_F_DUPFD_CLOEXEC)
-		return KEEP_EVENT;
-	return dup_enter(ctx);
-}
-
-SEC("tracepoint/syscalls/sys_exit_fcntl")
-int bd_exit_fcntl(void *ctx)
-{
-	return dup_exit(ctx);
-}
+CLASSIC_DUP(dup2, dup_enter((__s32)read_u32(ctx, off_dup_old)))
+CLASSIC_DUP(dup3, dup_enter((__s32)read_u32(ctx, off_dup_old)))
+CLASSIC_DUP(fcntl, fcntl_enter((__s32)read_u32(ctx, off_dup_old),
+			       read_u64(ctx, off_fcntl_cmd)))
 
 SEC("tracepoint/syscalls/sys_enter_close")
-int bd_enter_close(void *ctx)
+int bd_fl_enter_close(void *ctx)
 {
-	if (is_reader())
-		send_head(RS_BD_EV_CLOSE, (__s32)read_u32(ctx, off_close_fd),
-			  -1);
+	close_enter((__s32)read_u32(ctx, off_close_fd));
 	return KEEP_EVENT;
+}
+
+/* fork and exit: (parent, child), (task, ...): pids by CO-RE. */
+SEC("raw_tp/sched_process_fork")
+int bd_fl_raw_fork(__u64 *args)
+{
+	struct task_struct *child = (void *)args[1];
+
+	on_fork((__u32)BPF_CORE_READ(child, pid));
+	return 0;
+}
+
+SEC("raw_tp/sched_process_exit")
+int bd_fl_raw_exit_task(__u64 *args)
+{
+	on_exit_task();
+	return 0;
+}
+
+/* fentry/fexit: each syscall's own programs (sendfile's above). */
+#define FOLLOW_FENTRY(name, enter, exit)			\
+SEC("fentry/__x64_sys_" #name)					\
+int bd_fl_fentry_##name(__u64 *args)				\
+{								\
+	enter;							\
+	return 0;						\
+}								\
+SEC("fexit/__x64_sys_" #name)					\
+int bd_fl_fexit_##name(__u64 *args)				\
+{								\
+	exit((__s64)args[1]);					\
+	return 0;						\
+}
+
+FOLLOW_FENTRY(openat,
+	      open_enter((const char *)regs_arg(args, off_regs_arg1)),
+	      open_exit)
+FOLLOW_FENTRY(open, open_enter((const char *)regs_arg(args, off_regs_arg0)),
+	      open_exit)
+FOLLOW_FENTRY(dup2, dup_enter((__s32)regs_arg(args, off_regs_arg0)),
+	      dup_exit)
+FOLLOW_FENTRY(dup3, dup_enter((__s32)regs_arg(args, off_regs_arg0)),
+	      dup_exit)
+FOLLOW_FENTRY(fcntl, fcntl_enter((__s32)regs_arg(args, off_regs_arg0),
+				 regs_arg(args, off_regs_arg1)),
+	      dup_exit)
+
+SEC("fentry/__x64_sys_close")
+int bd_fl_fentry_close(__u64 *args)
+{
+	close_enter((__s32)regs_arg(args, off_regs_arg0));
+	return 0;
+}
+
+/*
+ * The raw syscall tracepoints, where fentry is refused: one program
+ * each way for all the syscalls followed, filtered by number (every
+ * syscall of every task runs them: nothing but the compares for others).
+ */
+SEC("raw_tp/sys_enter")
+int bd_fl_raw_enter(__u64 *args)
+{
+	__u64 nr = args[1];
+
+	if (nr == nr_openat)
+		open_enter((const char *)regs_arg(args, off_regs_arg1));
+	else if (nr == nr_open)
+		open_enter((const char *)regs_arg(args, off_regs_arg0));
+	else if (nr == nr_dup2 || nr == nr_dup3)
+		dup_enter((__s32)regs_arg(args, off_regs_arg0));
+	else if (nr == nr_fcntl)
+		fcntl_enter((__s32)regs_arg(args, off_regs_arg0),
+			    regs_arg(args, off_regs_arg1));
+	else if (nr == nr_close)
+		close_enter((__s32)regs_arg(args, off_regs_arg0));
+	return 0;
+}
+
+SEC("raw_tp/sys_exit")
+int bd_fl_raw_exit(__u64 *args)
+{
+	__u64 nr;
+
+	/* Most syscalls are none of these: their number first. */
+	nr = read_u64((void *)args[0], off_regs_nr);
+	if (nr == nr_openat || nr == nr_open)
+		open_exit((__s64)args[1]);
+	else if (nr == nr_dup2 || nr == nr_dup3 || nr == nr_fcntl)
+		dup_exit((__s64)args[1]);
+	return 0;
 }

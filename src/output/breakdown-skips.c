@@ -60,6 +60,10 @@ static const char *consequence(const char *affects)
 		return "a syscall's start or end, lost unless its twin ran (fentry and raw tracepoint programs come in twins)";
 	if (!strcmp(affects, "off-cpu"))
 		return "a switch not seen: its time stays in the part it interrupted";
+	if (!strcmp(affects, "files"))
+		return "an open, copy or close of a target's fd not seen (record): reads of that fd unnamed and left out, or named for what the fd was before";
+	if (!strcmp(affects, "children"))
+		return "a fork or exit of a target not seen (record): a child not followed, its reads missing, or its slot among the targets not freed";
 	if (*affects)
 		return "an entry or exit of that part not seen: its calls undercount, its time stays around it";
 	return "not the breakdown's";

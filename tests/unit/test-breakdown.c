@@ -18,6 +18,12 @@
 #include "json.h"
 #include "unit.h"
 
+#ifdef RS_HAVE_BPF
+#include <bpf/libbpf.h>
+
+#include "rstat-breakdown.skel.h"
+#endif
+
 static struct breakdown_syscall sc_of(uint32_t tid, uint32_t fd,
 				      int64_t ret, uint64_t walk,
 				      uint64_t rest, uint64_t tail_before)
@@ -464,7 +470,68 @@ static void test_skips_printed(void)
 	free(a);
 }
 
+/*
+ * Every program of the object is named for what its skipped runs cost,
+ * record's following ones too, whichever way in the loader took.
+ */
+static void test_prog_affects(void)
+{
+	static const char *const files[] = {
+		"bd_fl_enter_openat", "bd_fl_exit_open", "bd_fl_enter_dup2",
+		"bd_fl_exit_fcntl", "bd_fl_enter_close", "bd_fl_raw_enter",
+		"bd_fl_raw_exit", "bd_fl_fentry_openat", "bd_fl_fexit_dup3",
+		"bd_fl_fentry_close",
+	};
+	static const char *const children[] = {
+		"bd_fl_fork", "bd_fl_exit_task", "bd_fl_raw_fork",
+		"bd_fl_raw_exit_task",
+	};
+	static const char *const syscalls[] = {
+		"bd_enter_sendfile", "bd_exit_sendfile", "bd_fentry_sendfile",
+		"bd_fexit_sendfile_twin", "bd_raw_enter_twin", "bd_exit_read",
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(files) / sizeof(files[0]); i++)
+		CHECK_STR(breakdown_prog_affects(files[i]), "files");
+	for (i = 0; i < sizeof(children) / sizeof(children[0]); i++)
+		CHECK_STR(breakdown_prog_affects(children[i]), "children");
+	for (i = 0; i < sizeof(syscalls) / sizeof(syscalls[0]); i++)
+		CHECK_STR(breakdown_prog_affects(syscalls[i]), "syscalls");
+	CHECK_STR(breakdown_prog_affects("bd_raw_switch"), "off-cpu");
+	CHECK_STR(breakdown_prog_affects("someone_elses"), "");
+}
+
+#ifdef RS_HAVE_BPF
+/* ... and no program of the object built is left unnamed. */
+static void test_every_prog_affects(void)
+{
+	struct rstat_breakdown *sk = rstat_breakdown__open();
+	struct bpf_program *p;
+	int n = 0;
+
+	CHECK(sk != NULL);
+	if (!sk)
+		return;
+	bpf_object__for_each_program(p, sk->obj) {
+		const char *name = bpf_program__name(p);
+
+		n++;
+		if (!*breakdown_prog_affects(name))
+			fprintf(stderr, "unnamed program: %s\n", name);
+		CHECK(*breakdown_prog_affects(name));
+	}
+	CHECK(n > 40);
+	rstat_breakdown__destroy(sk);
+}
+#else
+static void test_every_prog_affects(void)
+{
+}
+#endif
+
 UNIT_MAIN(UNIT(test_reads_grouped), UNIT(test_table),
 	  UNIT(test_entry_exit), UNIT(test_json_round_trip),
 	  UNIT(test_stat_files), UNIT(test_files), UNIT(test_files_dup),
-	  UNIT(test_skips_printed))
+	  UNIT(test_skips_printed), UNIT(test_prog_affects),
+	  UNIT(test_every_prog_affects))
