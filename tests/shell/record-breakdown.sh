@@ -111,6 +111,10 @@ grep -q "reads will not be decomposed" err &&
 # record's own summary has the table too.
 grep -q "cpu.stat: where a read's time goes, $N reads by the targets" err ||
 	fail "record's summary has no table: $(cat err)"
+# A skipped run of any program of record's (following ones too) is said
+# with what it costs, never as someone else's program's.
+grep -q "not the breakdown's" err &&
+	fail "record's skipped runs name a program as not its own: $(cat err)"
 check cmd.data $N
 perf_reads cmd.data
 
