@@ -901,7 +901,7 @@ static __always_inline void close_enter(__s32 fd)
  * Only the classic ones share one guard with the kprobes of the flush
  * callbacks (bpf_prog_active): one preempted inside its run (7.2's
  * PREEMPT_LAZY) would make every callback's kprobe on that CPU skip.
- * fork and exit are raw tracepoints but in the classic way.
+ * fork and exit: raw tracepoints in both other ways (no fentry there).
  *
  * The classic tracepoints: their fields where the loader found them.
  */
