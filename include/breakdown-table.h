@@ -68,6 +68,16 @@ int breakdown__reads(const struct breakdown_syscall *sc, size_t nr_sc,
  * cpuacct.stat of v1) or "_stat" (memory.numa_stat), or cpu.stat.local.
  */
 bool breakdown__is_stat_file(const char *name);
+/*
+ * The subsystem whose rstat tree a read of this stat file flushes, by the
+ * file's name (memory.stat, memory.numa_stat: BD_PART_MEMORY; io.stat:
+ * BD_PART_IO; cpu.stat: BD_PART_BASE, whose tree also runs the bpf
+ * callback), or -1: a file that flushes none (cgroup.stat,
+ * cpu.stat.local) or one this does not know. With split trees (v6.16+,
+ * breakdown__split_trees()) that tree's lock is the only one such a read
+ * takes, so the time the lock is held is that subsystem's flush.
+ */
+int breakdown__file_tree(const char *name);
 
 /* A stat file's reads, as record follows its targets (breakdown.h). */
 struct breakdown_file_reads {

@@ -103,6 +103,11 @@ const struct breakdown_source *breakdown__source(const struct breakdown *b,
 						 int part);
 /* "BPF: kprobes and tracepoints", "BPF: tracepoints only, no kprobes" */
 const char *breakdown__method(const struct breakdown *b);
+/*
+ * After open: the kernel gives each subsystem an rstat tree and lock of
+ * its own (v6.16+: css_rstat_flush and __css_rstat_lock in kallsyms).
+ */
+bool breakdown__split_trees(const struct breakdown *b);
 
 /* The syscalls so far, in the order they ended. */
 const struct breakdown_syscall *breakdown__syscalls(const struct breakdown *b,

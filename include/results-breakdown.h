@@ -53,6 +53,12 @@ struct bench_breakdown {
 	char pass[24];			/* "recorded", "breakdown" */
 	unsigned int hz;		/* 0: unknown */
 	char hz_from[48];
+	/*
+	 * The kernel has a tree and a lock per subsystem (v6.16+): a stat
+	 * file's read flushes its subsystem's tree alone
+	 * (breakdown__file_tree()), so its walk is that subsystem's flush.
+	 */
+	bool split_trees;
 	/* "" when timed; why not otherwise */
 	char untimed[BD_PART__NR][192];
 	char how[BD_PART__NR][128];
@@ -113,6 +119,14 @@ int bench_breakdown__format(const struct bench_breakdown *bd, char **text);
 /* ... read back: 0, -EINVAL with what is wrong in errbuf, -ENOMEM. */
 int bench_breakdown__parse(struct bench_breakdown *bd, const char *text,
 			   size_t len, char *errbuf, size_t errlen);
+
+/*
+ * With split trees, the part whose tree a read of file flushes ("memory",
+ * "io", "base"); NULL without split trees or for a file that flushes no
+ * tree this knows.
+ */
+const char *bench_breakdown__file_tree(const struct bench_breakdown *bd,
+				       const char *file);
 
 struct json_writer;
 struct jv;

@@ -118,6 +118,26 @@ int breakdown__reads(const struct breakdown_syscall *sc, size_t nr_sc,
 	return 0;
 }
 
+int breakdown__file_tree(const char *name)
+{
+	/* The show functions' flushes: memcg_stat_format, blkcg_print_stat... */
+	static const struct {
+		const char *name;
+		int part;
+	} trees[] = {
+		{ "memory.stat", BD_PART_MEMORY },
+		{ "memory.numa_stat", BD_PART_MEMORY },
+		{ "io.stat", BD_PART_IO },
+		{ "cpu.stat", BD_PART_BASE },
+	};
+	size_t k;
+
+	for (k = 0; k < sizeof(trees) / sizeof(*trees); k++)
+		if (!strcmp(name, trees[k].name))
+			return trees[k].part;
+	return -1;
+}
+
 bool breakdown__is_stat_file(const char *name)
 {
 	static const char *const suffixes[] = { ".stat", "_stat" };

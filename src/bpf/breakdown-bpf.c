@@ -46,6 +46,7 @@ struct breakdown {
 	unsigned int nr_links_seen;
 	unsigned int nr_links;
 	bool attached, lock_tps, cpu_lock_tps, kprobes;
+	bool split_trees;	/* v6.16+: a tree and a lock per subsystem */
 	bool raw;		/* raw tracepoints, not the classic ones */
 	bool fentry;		/* the syscalls by fentry/fexit */
 	/* Functions found, attached at attach (NULL: none). */
@@ -112,6 +113,11 @@ const struct breakdown_source *breakdown__source(const struct breakdown *b,
 						 int part)
 {
 	return part >= 0 && part < BD_PART__NR ? &b->src[part] : NULL;
+}
+
+bool breakdown__split_trees(const struct breakdown *b)
+{
+	return b->split_trees;
 }
 
 const char *breakdown__method(const struct breakdown *b)
@@ -604,7 +610,7 @@ static int do_open(struct breakdown *b, char *errbuf, size_t errlen)
 	have_kprobes = !access("/sys/bus/event_source/devices/kprobe", F_OK);
 
 	/* The core flush: the function whose time is the walk. */
-	if (have_kprobes) {
+	{
 		static const char *const walk[] = {
 			"cgroup_rstat_flush_locked",	/* 4.18-6.14 */
 			"css_rstat_flush",		/* 6.16+ */
@@ -620,7 +626,10 @@ static int do_open(struct breakdown *b, char *errbuf, size_t errlen)
 			"cgroup_rstat_flush_hold",
 			"cgroup_base_stat_cputime_show",
 		};
-		/* Every candidate in one read of kallsyms. */
+		/*
+		 * Every candidate in one read of kallsyms, with or without
+		 * kprobes: css_rstat_flush came with the split trees.
+		 */
 		const char *names[3 + 4 + BD_PART__NR];
 		bool found[3 + 4 + BD_PART__NR];
 		unsigned int n = 0, k;
@@ -632,15 +641,16 @@ static int do_open(struct breakdown *b, char *errbuf, size_t errlen)
 		for (k = 0; k < BD_PART__NR; k++)
 			names[7 + k] = cb_names[k] ? cb_names[k] : "";
 		kfeatures__has_functions(names, 7 + BD_PART__NR, found);
-		for (i = 0; i < 3 && !b->walk_func; i++)
+		b->split_trees = found[1];
+		for (i = 0; have_kprobes && i < 3 && !b->walk_func; i++)
 			if (found[i])
 				b->walk_func = walk[i];
-		if (!b->lock_tps && b->walk_func &&
+		if (have_kprobes && !b->lock_tps && b->walk_func &&
 		    !strcmp(b->walk_func, "cgroup_rstat_flush_locked"))
 			for (i = 0; i < 4; i++)
 				if (found[3 + i])
 					b->wait_funcs[n++] = waits[i];
-		for (i = 0; i < BD_PART__NR; i++)
+		for (i = 0; have_kprobes && i < BD_PART__NR; i++)
 			if (cb_names[i] && found[7 + i])
 				b->cb_func[i] = cb_names[i];
 	}

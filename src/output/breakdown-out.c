@@ -85,6 +85,29 @@ static void print_follow(FILE *out, const struct bench_breakdown *bd)
 			fo->files_dropped, BENCH_BD_MAX_FILES);
 }
 
+/*
+ * Split trees (v6.16+): the file's read flushes one subsystem's tree, so
+ * its walk is that subsystem's flush, with the callback where the
+ * callback is not timed apart.
+ */
+static void print_tree(FILE *out, const struct bench_breakdown *bd,
+		       const struct bench_bd_file *f)
+{
+	const char *tree = bench_breakdown__file_tree(bd, f->file);
+	int part;
+
+	if (!tree)
+		return;
+	fprintf(out, "  split trees (v6.16+): a %s read flushes %s's tree alone\n",
+		f->file, tree);
+	part = breakdown_part_of(tree);
+	/* The base tree runs bpf_rstat_flush as well. */
+	if (part >= 0 && bd->untimed[part][0] && !bd->untimed[BD_PART_WALK][0])
+		fprintf(out, "  (its walk is %s's flush, %s's callback%s included)\n",
+			tree, tree, part == BD_PART_BASE &&
+			bd->untimed[BD_PART_BPF][0] ? " and bpf's" : "");
+}
+
 void bench_breakdown__print(const struct bench_breakdown *bd, FILE *out)
 {
 	unsigned int i;
@@ -110,6 +133,7 @@ void bench_breakdown__print(const struct bench_breakdown *bd, FILE *out)
 		for (p = 0; p < BD_PART__NR; p++)
 			print_row(out, breakdown_part_name(p), &f->part[p],
 				  !bd->untimed[p][0], f->reads);
+		print_tree(out, bd, f);
 		if (f->tail_off_ns && f->reads)
 			fprintf(out, "  off-cpu includes %.1f us a read (mean) switched out after read(2) returned\n",
 				f->tail_off_ns / 1e3 / f->reads);

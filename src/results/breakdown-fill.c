@@ -95,6 +95,7 @@ void bench_breakdown__describe(struct bench_breakdown *bd,
 	int p;
 
 	snprintf(bd->method, sizeof(bd->method), "%s", breakdown__method(b));
+	bd->split_trees = breakdown__split_trees(b);
 	bd->hz = hz;
 	snprintf(bd->hz_from, sizeof(bd->hz_from), "%s", hz_from);
 	for (p = 0; p < BD_PART__NR; p++) {
@@ -109,6 +110,14 @@ void bench_breakdown__describe(struct bench_breakdown *bd,
 	breakdown__losses(b, &bd->lost, &bd->broken);
 	breakdown__skipped(b, &bd->skips);
 	describe_outside(b, bd);
+}
+
+const char *bench_breakdown__file_tree(const struct bench_breakdown *bd,
+				       const char *file)
+{
+	int part = breakdown__file_tree(file);
+
+	return bd->split_trees && part >= 0 ? breakdown_part_name(part) : NULL;
 }
 
 static void write_doc(struct json_writer *jw, const void *arg)

@@ -81,6 +81,7 @@ void bench_breakdown__write_json(const struct bench_breakdown *bd,
 		json__u64(jw, "hz", bd->hz);
 	else
 		json__string(jw, "hz", NULL);
+	json__bool(jw, "split_trees", bd->split_trees);
 	json__u64(jw, "lost", bd->lost);
 	json__u64(jw, "broken", bd->broken);
 	write_skips(jw, &bd->skips);
@@ -122,6 +123,7 @@ void bench_breakdown__write_json(const struct bench_breakdown *bd,
 
 		json__object_begin(jw, NULL);
 		json__string(jw, "file", f->file);
+		json__string(jw, "tree", bench_breakdown__file_tree(bd, f->file));
 		json__u64(jw, "reads", f->reads);
 		json__u64(jw, "off_cpu_most", f->off_most);
 		json__u64(jw, "tail_off_ns", f->tail_off_ns);
@@ -321,6 +323,15 @@ int bench_breakdown__read_json(struct bench_breakdown *bd,
 			return bad(errbuf, len, n,
 				   "expected window_start_ns, window_end_ns and reader_pid");
 		bd->reader_pid = (int32_t)pid;
+	}
+	{
+		/* Since split trees were told apart: absent before. */
+		const struct jv *st = jv__get(n, "split_trees");
+
+		if (st && jv__type(st) != J_BOOL)
+			return bad(errbuf, len, n,
+				   "\"split_trees\": expected true or false");
+		bd->split_trees = st && jv__bool(st);
 	}
 	hz = jv__get(n, "hz");
 	if (jv__type(hz) == J_NUM && jv__is_u64(hz) && jv__u64(hz) < 100000)

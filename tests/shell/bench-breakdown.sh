@@ -69,6 +69,17 @@ if not kprobes:
         assert "not timed: %s: no kprobes" % p in text, p
 files = {f["file"]: f for f in bd["files"]}
 assert set(files) == {"cpu.stat", "cgroup.stat"}, set(files)
+# Split trees from v6.16 (by the release, not kallsyms): cpu.stat's read
+# flushes base's tree alone, so its walk is base's flush; cgroup.stat
+# flushes nothing.
+split = ver >= (6, 16)
+assert bd["split_trees"] == split, (bd["split_trees"], ver)
+assert files["cpu.stat"]["tree"] == ("base" if split else None), files
+assert files["cgroup.stat"]["tree"] is None, files["cgroup.stat"]
+line = "split trees (v6.16+): a cpu.stat read flushes base's tree alone"
+assert (line in text) == split and "a cgroup.stat read flushes" not in text
+if split and not src["base"]["timed"] and src["walk"]["timed"]:
+    assert "(its walk is base's flush, base's callback" in text, text
 for name, f in files.items():
     parts = {p["part"]: p for p in f["parts"]}
     # Exact count: every read the reader made, decomposed once.

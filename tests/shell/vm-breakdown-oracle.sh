@@ -120,6 +120,10 @@ assert bd["pass"] == "breakdown", bd["pass"]
 assert bd["lost"] == 0 and bd["broken"] <= 1, (bd["lost"], bd["broken"])
 assert bd["method"].startswith("BPF: kprobes"), bd["method"]
 assert bd["window_end_ns"] > bd["window_start_ns"] > 0, bd
+# Split trees by the release: cpu.stat's read flushes base's tree alone.
+assert bd["split_trees"] == split, (rel, bd["split_trees"])
+assert [f["tree"] for f in bd["files"]] == ["base" if split else None], \
+    (rel, bd["files"])
 pid = str(bd["reader_pid"])
 src = {s["part"]: s for s in bd["sources"]}
 for p in ("memory", "io", "bpf", "walk", "wait", "off-cpu"):

@@ -172,6 +172,7 @@ static void test_json_round_trip(void)
 	snprintf(a->method, sizeof(a->method), "BPF on tracepoints only");
 	snprintf(a->pass, sizeof(a->pass), "breakdown");
 	a->hz = 250;
+	a->split_trees = true;
 	snprintf(a->untimed[BD_PART_MEMORY], sizeof(a->untimed[0]),
 		 "no kprobes on this kernel: in walk");
 	a->nr_files = 1;
@@ -223,6 +224,10 @@ static void test_json_round_trip(void)
 	CHECK_STR(b->untimed[BD_PART_MEMORY],
 		  "no kprobes on this kernel: in walk");
 	CHECK_INT(b->hz, 250);
+	CHECK(b->split_trees);
+	/* The file's tree is written, derived from its name. */
+	CHECK(strstr(buf, "\"tree\": \"base\"") ||
+	      strstr(buf, "\"tree\":\"base\""));
 	CHECK(b->skips.counted);
 	CHECK_INT(b->skips.reader_syscalls, 2);
 	CHECK_INT(b->skips.nr, 1);
@@ -287,6 +292,27 @@ static void test_stat_files(void)
 	CHECK(!breakdown__is_stat_file("vmstat"));
 	CHECK(!breakdown__is_stat_file("memory.current"));
 	CHECK(!breakdown__is_stat_file("libc.so.6"));
+}
+
+/* Which tree a stat file's read flushes (the show functions' flushes). */
+static void test_file_tree(void)
+{
+	struct bench_breakdown bd;
+
+	CHECK_INT(breakdown__file_tree("memory.stat"), BD_PART_MEMORY);
+	CHECK_INT(breakdown__file_tree("memory.numa_stat"), BD_PART_MEMORY);
+	CHECK_INT(breakdown__file_tree("io.stat"), BD_PART_IO);
+	CHECK_INT(breakdown__file_tree("cpu.stat"), BD_PART_BASE);
+	CHECK_INT(breakdown__file_tree("cgroup.stat"), -1);
+	CHECK_INT(breakdown__file_tree("cpu.stat.local"), -1);
+	CHECK_INT(breakdown__file_tree("memory.statx"), -1);
+	memset(&bd, 0, sizeof(bd));
+	/* One tree for all before v6.16: no file names a tree. */
+	CHECK(bench_breakdown__file_tree(&bd, "memory.stat") == NULL);
+	bd.split_trees = true;
+	CHECK_STR(bench_breakdown__file_tree(&bd, "memory.stat"), "memory");
+	CHECK_STR(bench_breakdown__file_tree(&bd, "cpu.stat"), "base");
+	CHECK(bench_breakdown__file_tree(&bd, "cgroup.stat") == NULL);
 }
 
 /*
@@ -532,6 +558,6 @@ static void test_every_prog_affects(void)
 
 UNIT_MAIN(UNIT(test_reads_grouped), UNIT(test_table),
 	  UNIT(test_entry_exit), UNIT(test_json_round_trip),
-	  UNIT(test_stat_files), UNIT(test_files), UNIT(test_files_dup),
+	  UNIT(test_stat_files), UNIT(test_file_tree), UNIT(test_files), UNIT(test_files_dup),
 	  UNIT(test_skips_printed), UNIT(test_prog_affects),
 	  UNIT(test_every_prog_affects))
