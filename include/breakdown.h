@@ -157,6 +157,18 @@ void breakdown__skipped(const struct breakdown *b, struct breakdown_skips *s);
  */
 const char *breakdown_prog_affects(const char *prog);
 
+/*
+ * What timing the flush callbacks cost inside the reads: the callbacks
+ * timed there, the ns their programs ran past their clock reads (inside
+ * the callback at entry, the enclosing part at return; a kprobe's trap
+ * not counted), and the shortest callback timed (the most the timing put
+ * into one, its own work included; 0: none).
+ */
+struct breakdown_cb_cost {
+	uint64_t calls, programs_ns, shortest_ns;
+};
+void breakdown__cb_cost(const struct breakdown *b,
+			struct breakdown_cb_cost *cost);
 /* Callback time outside the readers' reads: calls and ns of a part. */
 void breakdown__outside(const struct breakdown *b, int part,
 			uint64_t *calls, uint64_t *ns);

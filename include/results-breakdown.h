@@ -63,6 +63,7 @@ struct bench_breakdown {
 	char untimed[BD_PART__NR][192];
 	char how[BD_PART__NR][128];
 	uint64_t lost, broken;
+	struct breakdown_cb_cost cb_cost;	/* calls 0: none timed */
 	/* program runs the kernel skipped (breakdown.h) */
 	struct breakdown_skips skips;
 	/*

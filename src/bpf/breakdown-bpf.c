@@ -238,6 +238,12 @@ void breakdown__losses(const struct breakdown *b, uint64_t *lost,
 	*lost = *broken = 0;
 }
 
+void breakdown__cb_cost(const struct breakdown *b,
+			struct breakdown_cb_cost *cost)
+{
+	memset(cost, 0, sizeof(*cost));
+}
+
 void breakdown__outside(const struct breakdown *b, int part,
 			uint64_t *calls, uint64_t *ns)
 {
@@ -1130,6 +1136,31 @@ void breakdown__losses(const struct breakdown *b, uint64_t *lost,
 {
 	*lost = counter(b, RS_BD_C_LOST);
 	*broken = counter(b, RS_BD_C_BROKEN);
+}
+
+void breakdown__cb_cost(const struct breakdown *b,
+			struct breakdown_cb_cost *cost)
+{
+	__u32 key = 0;
+	uint64_t *v;
+	int c;
+
+	memset(cost, 0, sizeof(*cost));
+	if (!b->skel)
+		return;
+	cost->calls = counter(b, RS_BD_C_CB_TIMED);
+	cost->programs_ns = counter(b, RS_BD_C_CB_PROG_NS);
+	/* The CPUs' minima: the least of those that timed one. */
+	v = calloc((size_t)b->ncpus, sizeof(*v));
+	if (!v)
+		return;
+	if (!bpf_map_lookup_elem(bpf_map__fd(b->skel->maps.cb_shortest), &key,
+				 v))
+		for (c = 0; c < b->ncpus; c++)
+			if (v[c] && (!cost->shortest_ns ||
+				     v[c] < cost->shortest_ns))
+				cost->shortest_ns = v[c];
+	free(v);
 }
 
 void breakdown__outside(const struct breakdown *b, int part,

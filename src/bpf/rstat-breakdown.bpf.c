@@ -149,6 +149,14 @@ static __always_inline void count(__u32 idx)
 		(*c)++;
 }
 
+static __always_inline void add(__u32 idx, __u64 v)
+{
+	__u64 *c = bpf_map_lookup_elem(&counters, &idx);
+
+	if (c)
+		*c += v;
+}
+
 static __always_inline __u64 read_u64(void *ctx, __u32 off)
 {
 	__u64 v = 0;
@@ -615,6 +623,18 @@ int bd_inner_return(void *ctx)
 	return 0;
 }
 
+/*
+ * The shortest callback timed inside the reads (a per-CPU minimum, 0:
+ * none yet): the most the timing can have put into one, the callback's
+ * own work included, as the shortest hold bounds it for the lock.
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, __u64);
+} cb_shortest SEC(".maps");
+
 static __always_inline int cb_entry(void *ctx, __u32 state)
 {
 	__u64 now = bpf_ktime_get_ns();
@@ -624,6 +644,9 @@ static __always_inline int cb_entry(void *ctx, __u32 state)
 
 	if (c) {
 		push(c, state, now);
+		c->cb_start = now;
+		/* This program's time from here on is the callback's. */
+		add(RS_BD_C_CB_PROG_NS, bpf_ktime_get_ns() - now);
 		return 0;
 	}
 	/* Who flushed: the stack names the trigger (reclaim, worker...). */
@@ -644,7 +667,19 @@ static __always_inline int cb_return(__u32 state)
 	__u64 start, ns;
 
 	if (c) {
+		__u32 zero_key = 0;
+		__u64 *min = bpf_map_lookup_elem(&cb_shortest, &zero_key);
+
 		pop(c, state, now);
+		if (c->cb_start && now > c->cb_start) {
+			ns = now - c->cb_start;
+			if (min && (!*min || ns < *min))
+				*min = ns;
+			count(RS_BD_C_CB_TIMED);
+		}
+		c->cb_start = 0;
+		/* ... and up to here the enclosing part's (the walk). */
+		add(RS_BD_C_CB_PROG_NS, bpf_ktime_get_ns() - now);
 		return 0;
 	}
 	t0 = bpf_map_lookup_elem(&outside_open, &tid);

@@ -46,6 +46,7 @@ struct rs_bd_ctx {
 	__u64 prev_tail_off;	/* the task's last tail (below) */
 	__u32 prev_tail_switches;
 	__u32 just_opened;	/* until the entry's twin program ran */
+	__u64 cb_start;		/* a flush callback's entry (they never nest) */
 };
 
 /*
@@ -90,6 +91,13 @@ enum {
 	 */
 	RS_BD_C_NO_ENTER,
 	RS_BD_C_NO_EXIT,
+	/*
+	 * The observer's cost a flush callback: callbacks timed inside the
+	 * reads, and the ns their programs ran after (entry) or before
+	 * (return) reading the clock, which the callback's time holds.
+	 */
+	RS_BD_C_CB_TIMED,
+	RS_BD_C_CB_PROG_NS,
 	RS_BD__NR_COUNTERS,
 };
 

@@ -62,6 +62,24 @@ static void print_row(FILE *out, const char *name,
 		*notes ? "  " : "", notes);
 }
 
+/*
+ * What timing the callbacks cost a call: the shortest one timed bounds
+ * what it put into a callback (as the shortest hold bounds a hold), and
+ * the programs' own time past their clock reads.
+ */
+static void print_cb_cost(FILE *out, const struct bench_breakdown *bd)
+{
+	const struct breakdown_cb_cost *c = &bd->cb_cost;
+	char shortest[24], prog[24];
+
+	if (!c->calls)
+		return;
+	compare_fmt__ns(shortest, sizeof(shortest), c->shortest_ns);
+	compare_fmt__ns(prog, sizeof(prog), c->programs_ns / c->calls);
+	fprintf(out, "  observer, a flush callback: at most %s of a callback's time is the\n  timing's (the shortest of %" PRIu64 " timed, its own work included); the\n  programs ran %s a call (a kprobe's trap not counted)\n",
+		shortest, c->calls, prog);
+}
+
 /* record's targets: what was followed, and what was left out. */
 static void print_follow(FILE *out, const struct bench_breakdown *bd)
 {
@@ -168,6 +186,7 @@ void bench_breakdown__print(const struct bench_breakdown *bd, FILE *out)
 		if (bd->untimed[p][0])
 			fprintf(out, "  not timed: %s: %s\n",
 				breakdown_part_name(p), bd->untimed[p]);
+	print_cb_cost(out, bd);
 	for (p = 0; p < BD_PART__NR; p++) {
 		int t;
 

@@ -108,6 +108,7 @@ void bench_breakdown__describe(struct bench_breakdown *bd,
 				   &bd->outside_ns[p]);
 	}
 	breakdown__losses(b, &bd->lost, &bd->broken);
+	breakdown__cb_cost(b, &bd->cb_cost);
 	breakdown__skipped(b, &bd->skips);
 	describe_outside(b, bd);
 }

@@ -84,6 +84,11 @@ void bench_breakdown__write_json(const struct bench_breakdown *bd,
 	json__bool(jw, "split_trees", bd->split_trees);
 	json__u64(jw, "lost", bd->lost);
 	json__u64(jw, "broken", bd->broken);
+	json__object_begin(jw, "callback_cost");
+	json__u64(jw, "calls", bd->cb_cost.calls);
+	json__u64(jw, "programs_ns", bd->cb_cost.programs_ns);
+	json__u64(jw, "shortest_ns", bd->cb_cost.shortest_ns);
+	json__object_end(jw);
 	write_skips(jw, &bd->skips);
 	json__u64(jw, "window_start_ns", bd->window_start_ns);
 	json__u64(jw, "window_end_ns", bd->window_end_ns);
@@ -332,6 +337,18 @@ int bench_breakdown__read_json(struct bench_breakdown *bd,
 			return bad(errbuf, len, n,
 				   "\"split_trees\": expected true or false");
 		bd->split_trees = st && jv__bool(st);
+	}
+	{
+		/* Since the callbacks' cost was kept: absent before. */
+		const struct jv *cc = jv__get(n, "callback_cost");
+
+		if (cc && (get_u64(cc, "calls", &bd->cb_cost.calls) ||
+			   get_u64(cc, "programs_ns",
+				   &bd->cb_cost.programs_ns) ||
+			   get_u64(cc, "shortest_ns",
+				   &bd->cb_cost.shortest_ns)))
+			return bad(errbuf, len, n,
+				   "\"callback_cost\": expected calls, programs_ns and shortest_ns");
 	}
 	hz = jv__get(n, "hz");
 	if (jv__type(hz) == J_NUM && jv__is_u64(hz) && jv__u64(hz) < 100000)

@@ -175,6 +175,15 @@ mem = cb[name["memory"]]
 ours, theirs = 100 * parts["memory"]["share"], float(mem[7])
 assert abs(ours - theirs) <= 10, \
     ("%s: memory's share %.1f%%, the oracle's %.1f%%" % (rel, ours, theirs))
+# The callbacks' observer cost: one timed callback for each call the
+# table counts, the shortest of them no longer than any callback's mean.
+cc = bd["callback_cost"]
+timed_cb = [p for p in ("memory", "io", "bpf", "base") if src[p]["timed"]]
+assert cc["calls"] == sum(parts[p]["calls"] for p in timed_cb), (cc, parts)
+means = [parts[p]["sum_ns"] // parts[p]["calls"] for p in timed_cb
+         if parts[p]["calls"]]
+assert not means or 0 < cc["shortest_ns"] <= min(means), (cc, means)
+assert not means or cc["programs_ns"] > 0, cc
 outside = {w[1]: int(w[2]) for w in ora if w[0] == "outside"}
 if split:
     # Split trees: cpu.stat flushes base's tree alone.
@@ -194,9 +203,11 @@ else:
     assert src["cpu-wait"]["timed"], src["cpu-wait"]
     assert "cgroup_rstat_lock_contended" in src["wait"]["how"], src["wait"]
 print("ok %s: memory %d calls in %d cpu.stat reads (oracle %s), %.1f%% of "
-      "their time (oracle %.1f%%); bpf %d calls (oracle %s); %s"
+      "their time (oracle %.1f%%); bpf %d calls (oracle %s); %s; "
+      "callback timing: shortest %d ns, programs %d ns a call"
       % (rel, parts["memory"]["calls"], reads, mem[4], ours, theirs,
-         parts["bpf"]["calls"], cb[name["bpf"]][4], said))
+         parts["bpf"]["calls"], cb[name["bpf"]][4], said, cc["shortest_ns"],
+         cc["programs_ns"] // max(cc["calls"], 1)))
 PY
 	rc=$?
 	cat "$TMP/$1.check"
