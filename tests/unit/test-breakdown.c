@@ -497,6 +497,50 @@ static void test_skips_printed(void)
 }
 
 /*
+ * A file's table on a split-tree kernel without kprobes names its tree,
+ * and the callbacks' cost is said when any was timed (80 columns).
+ */
+static void test_tree_and_cost_printed(void)
+{
+	struct bench_breakdown *a = calloc(1, sizeof(*a));
+	char *buf = NULL, *l, *e;
+	size_t len = 0;
+	FILE *f;
+	int p;
+
+	CHECK(a != NULL);
+	if (!a)
+		return;
+	a->split_trees = true;
+	for (p = BD_PART_MEMORY; p <= BD_PART_BASE; p++)
+		snprintf(a->untimed[p], sizeof(a->untimed[p]),
+			 "no kprobes on this kernel: in walk");
+	a->nr_files = 2;
+	snprintf(a->files[0].file, sizeof(a->files[0].file), "memory.stat");
+	snprintf(a->files[1].file, sizeof(a->files[1].file), "cpu.stat");
+	a->files[0].reads = a->files[1].reads = 4;
+	f = open_memstream(&buf, &len);
+	bench_breakdown__print(a, f);
+	fclose(f);
+	CHECK(strstr(buf, "  split trees (v6.16+): a memory.stat read flushes memory's tree alone\n  (its walk is memory's flush, memory's callback included)\n") != NULL);
+	CHECK(strstr(buf, "(its walk is base's flush, base's callback and bpf's included)") != NULL);
+	CHECK(strstr(buf, "observer, a flush callback") == NULL);
+	free(buf);
+	buf = NULL;
+	a->cb_cost.calls = 30;
+	a->cb_cost.programs_ns = 30 * 1500;
+	a->cb_cost.shortest_ns = 2700;
+	f = open_memstream(&buf, &len);
+	bench_breakdown__print(a, f);
+	fclose(f);
+	CHECK(strstr(buf, "  observer, a flush callback: at most 2.7 us of a callback's time is the\n  timing's (the shortest of 30 timed, its own work included); the\n  programs ran 1.5 us a call") != NULL);
+	for (l = buf; (e = strchr(l, '\n')); l = e + 1)
+		CHECK(e - l <= 80);
+	free(buf);
+	free(a);
+}
+
+/*
  * Every program of the object is named for what its skipped runs cost,
  * record's following ones too, whichever way in the loader took.
  */
@@ -559,5 +603,6 @@ static void test_every_prog_affects(void)
 UNIT_MAIN(UNIT(test_reads_grouped), UNIT(test_table),
 	  UNIT(test_entry_exit), UNIT(test_json_round_trip),
 	  UNIT(test_stat_files), UNIT(test_file_tree), UNIT(test_files), UNIT(test_files_dup),
-	  UNIT(test_skips_printed), UNIT(test_prog_affects),
+	  UNIT(test_skips_printed), UNIT(test_tree_and_cost_printed),
+	  UNIT(test_prog_affects),
 	  UNIT(test_every_prog_affects))
