@@ -46,13 +46,14 @@ struct stack_ent {
 
 /*
  * A callchain seen before: the 128-bit hash of (pname, key) -> stack.
- * Samples that repeat it are counted here, in the slot the lookup has
- * just brought into the cache, and moved to the stack before writing:
- * most samples then touch one line of memory instead of two.
+ * 24 bytes, the table at most three quarters full: where most samples
+ * bring a new callchain (a process per read), the table is most of the
+ * memory the fold touches, and each page of it is a page the kernel
+ * clears. A sample that repeats a callchain is counted on its stack; the
+ * stacks are few and hot (one per distinct folded line).
  */
 struct chain_slot {
 	uint64_t h[2];
-	uint64_t count;
 	uint32_t where;		/* raw callchain hash, low bits: the home */
 	uint32_t stack1;	/* stack index + 1; 0: empty */
 };
@@ -122,7 +123,7 @@ struct fold {
 	uint32_t *st_ids;
 	size_t nr_st_ids, cap_st_ids;
 
-	/* fold__begin_key(): open addressing, at most half full */
+	/* fold__begin_key(): open addressing, at most 3/4 full */
 	struct chain_slot *chains;
 	size_t nr_chains, nr_chain_slots;
 	bool pending;		/* the open sample's key awaits its stack */
@@ -853,12 +854,19 @@ static int stack_insert(struct fold *f, const uint32_t *key, uint32_t len,
 	return 0;
 }
 
+/*
+ * The home is where, the raw callchain's hash; past it the key's own hash
+ * sets the stride (odd: every slot is visited). One raw callchain under
+ * many maps versions (the children of a shell, each sampled in the same
+ * kernel path) has one home for all its keys: stepping by one, those
+ * would make a run that every later probe there walks to its end.
+ */
 static struct chain_slot *chain_slot(struct fold *f, const uint64_t h[2],
 				     uint64_t where)
 {
-	size_t mask = f->nr_chain_slots - 1, j;
+	size_t mask = f->nr_chain_slots - 1, j, step = h[1] | 1;
 
-	for (j = where & mask; f->chains[j].stack1; j = (j + 1) & mask)
+	for (j = where & mask; f->chains[j].stack1; j = (j + step) & mask)
 		if (f->chains[j].h[0] == h[0] && f->chains[j].h[1] == h[1])
 			break;
 	return &f->chains[j];
@@ -869,7 +877,7 @@ static int chain_insert(struct fold *f, const uint64_t h[2], uint64_t where,
 {
 	struct chain_slot *c;
 
-	if ((f->nr_chains + 1) * 2 > f->nr_chain_slots) {
+	if ((f->nr_chains + 1) * 4 > f->nr_chain_slots * 3) {
 		struct chain_slot *old = f->chains;
 		size_t i, n = f->nr_chain_slots;
 
@@ -890,7 +898,7 @@ static int chain_insert(struct fold *f, const uint64_t h[2], uint64_t where,
 	}
 	c = chain_slot(f, h, where);
 	if (!c->stack1) {
-		*c = (struct chain_slot){ { h[0], h[1] }, 0, (uint32_t)where,
+		*c = (struct chain_slot){ { h[0], h[1] }, (uint32_t)where,
 					  stack + 1 };
 		f->nr_chains++;
 	}
@@ -922,7 +930,7 @@ int fold__begin_key(struct fold *f, const uint64_t in[2], uint64_t where)
 	if (f->nr_chain_slots) {
 		c = chain_slot(f, h, where);
 		if (c->stack1) {
-			c->count += f->count;
+			f->stacks[c->stack1 - 1].count += f->count;
 			f->nr_kept++;
 			f->nr_kept_named += f->sample_named;
 			f->sample_named = false;
@@ -1080,21 +1088,6 @@ static int stack_cmp(const void *pa, const void *pb, void *arg)
 	return x < y ? -1 : x > y;
 }
 
-/* The counts kept in the callchain slots go to their stacks. */
-static void settle_chains(struct fold *f)
-{
-	size_t i;
-
-	for (i = 0; i < f->nr_chain_slots; i++) {
-		struct chain_slot *c = &f->chains[i];
-
-		if (c->stack1 && c->count) {
-			f->stacks[c->stack1 - 1].count += c->count;
-			c->count = 0;
-		}
-	}
-}
-
 struct sort_part {
 	struct fold *f;
 	uint32_t *v;
@@ -1165,7 +1158,6 @@ int fold__write(struct fold *f, FILE *out)
 	uint32_t *order;
 	size_t i, j, k;
 
-	settle_chains(f);
 	if (!f->nr_stacks)
 		return ferror(out) ? -EIO : 0;
 	order = sort_stacks(f);
