@@ -855,20 +855,25 @@ static int stack_insert(struct fold *f, const uint32_t *key, uint32_t len,
 }
 
 /*
- * The home is where, the raw callchain's hash; past it the key's own hash
- * sets the stride (odd: every slot is visited). One raw callchain under
- * many maps versions (the children of a shell, each sampled in the same
- * kernel path) has one home for all its keys: stepping by one, those
- * would make a run that every later probe there walks to its end.
+ * The home is where, the raw callchain's hash. The probe steps by one
+ * slot (the next ones share its cache lines) four times, then by a
+ * stride the key's own hash sets (odd: every slot is visited). One raw
+ * callchain under many process names (a kernel-only chain in every
+ * process, with --pid) has one home for all its keys: stepping by one
+ * all along, those would make a run that every later probe there walks
+ * to its end.
  */
 static struct chain_slot *chain_slot(struct fold *f, const uint64_t h[2],
 				     uint64_t where)
 {
-	size_t mask = f->nr_chain_slots - 1, j, step = h[1] | 1;
+	size_t mask = f->nr_chain_slots - 1, j = where & mask, n;
+	size_t step = h[1] | 1;
 
-	for (j = where & mask; f->chains[j].stack1; j = (j + step) & mask)
+	for (n = 0; f->chains[j].stack1; n++) {
 		if (f->chains[j].h[0] == h[0] && f->chains[j].h[1] == h[1])
 			break;
+		j = (j + (n < 3 ? 1 : step)) & mask;
+	}
 	return &f->chains[j];
 }
 
