@@ -571,19 +571,27 @@ int fold__begin(struct fold *f, const char *event, const char *comm,
 	if (!comm)
 		comm = "";
 	k[0] = (uintptr_t)comm;
+	/*
+	 * Without --pid and --tid the name is the comm's alone: one entry
+	 * for all the processes of one program, not one built per thread.
+	 */
+	if (!f->opts.pid && !f->opts.tid)
+		k[1] = k[2] = 0;
 	pf = &f->pfast[hash_u64((uint64_t)pid << 32 | tid) % FOLD_PFAST];
 	if (pf->comm == comm && pf->pid == pid && pf->tid == tid)
 		return start_sample(f, pf->id, pf->java, period, has_period);
 	id = kmap_get(f->pcache, k);
 	if (id < 0) {
-		char pbuf[16], tbuf[16];
+		char pbuf[16], tbuf[16] = "";
 		const char *ps = NULL;
 
 		/*
 		 * Mirror what the script makes of perf script's "comm
 		 * PID/TID" or "comm TID": a TID of 0 reads as absent.
 		 */
-		if (pid != UINT32_MAX && tid != 0) {
+		if (!f->opts.pid && !f->opts.tid) {
+			/* No number in the name. */
+		} else if (pid != UINT32_MAX && tid != 0) {
 			snprintf(pbuf, sizeof(pbuf), "%" PRIu32, pid);
 			ps = pbuf;
 			snprintf(tbuf, sizeof(tbuf), "%" PRIu32, tid);
