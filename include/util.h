@@ -159,7 +159,7 @@ uint32_t strpool__count(const struct strpool *sp);
 
 /*
  * A map from a two-word key to a 32-bit value: open addressing, at most
- * half full. Keys are either exact (a pointer and an index) or the 128-bit
+ * three quarters full. Keys are either exact (a pointer and an index) or the 128-bit
  * hash of a long key (hash_words128()), which tables keep instead of the
  * key itself.
  */
@@ -177,8 +177,9 @@ uint32_t keymap__count(const struct keymap *km);
 
 /*
  * A linear-probing table from a two-word key to a fixed-size value kept in
- * the slot: the one hash table under the tools' maps of open state, threads
- * and caches. At most half full; removal shifts later entries back instead
+ * the slot: the hash table under the tools' maps of open state, threads
+ * and caches (the keymap, which never removes, has a denser table of its
+ * own). At most half full; removal shifts later entries back instead
  * of leaving tombstones (a long run of inserts and removes cannot fill it
  * with dead slots) and gives memory back once the table is mostly empty.
  * Embedded in its owner (init/exit) so that a lookup is one pointer away.
