@@ -66,6 +66,40 @@ static inline uint64_t hash_u64(uint64_t x)
 	return x;
 }
 
+static inline uint64_t rotl64(uint64_t x, int r)
+{
+	return x << r | x >> (64 - r);
+}
+
+/*
+ * hash_words128() a word at a time, for a key made as it is hashed:
+ * hash128__init() with the number of words, hash128__add() each,
+ * hash128__end().
+ */
+struct hash128 {
+	uint64_t a, b;
+};
+
+static inline void hash128__init(struct hash128 *h, size_t n)
+{
+	h->a = 0x9e3779b97f4a7c15ULL ^ n;
+	h->b = 0xc2b2ae3d27d4eb4fULL;
+}
+
+static inline void hash128__add(struct hash128 *h, uint64_t w)
+{
+	h->a = rotl64(h->a ^ (w * 0x87c37b91114253d5ULL), 31) *
+	       0x4cf5ad432745937fULL;
+	h->b = rotl64(h->b + w, 27) * 0x52dce729ULL + 0x38495ab5ULL;
+	h->b ^= h->b >> 33;
+}
+
+static inline void hash128__end(const struct hash128 *h, uint64_t out[2])
+{
+	out[0] = hash_u64(h->a ^ rotl64(h->b, 17));
+	out[1] = hash_u64(h->b + h->a);
+}
+
 /* Perl's \s, \d and \w on byte strings: ASCII only, whatever the locale. */
 static inline bool ascii_is_space(unsigned char c)
 {

@@ -111,28 +111,20 @@ uint64_t hash_bytes(const void *data, size_t len)
 	return hash_u64(h);
 }
 
-static inline uint64_t rotl64(uint64_t x, int r)
-{
-	return x << r | x >> (64 - r);
-}
-
 void hash_words128(const uint64_t *words, size_t n, uint64_t out[2])
 {
-	uint64_t a = 0x9e3779b97f4a7c15ULL ^ n, b = 0xc2b2ae3d27d4eb4fULL;
+	struct hash128 h;
 	size_t i;
 
+	hash128__init(&h, n);
 	for (i = 0; i < n; i++) {
 		uint64_t w;
 
 		/* Callchains in a record buffer may be unaligned. */
 		memcpy(&w, &words[i], sizeof(w));
-		a = rotl64(a ^ (w * 0x87c37b91114253d5ULL), 31) *
-		    0x4cf5ad432745937fULL;
-		b = rotl64(b + w, 27) * 0x52dce729ULL + 0x38495ab5ULL;
-		b ^= b >> 33;
+		hash128__add(&h, w);
 	}
-	out[0] = hash_u64(a ^ rotl64(b, 17));
-	out[1] = hash_u64(b + a);
+	hash128__end(&h, out);
 }
 
 int grow_array(void **p, size_t *cap, size_t need, size_t size)
