@@ -161,7 +161,8 @@ int machine__resolve_callchain(struct machine *m, uint32_t pid, uint32_t tid,
  * What resolving the addresses of (pid, tid) depends on, as two numbers:
  * they change whenever that thread's maps or the kernel's maps and symbols
  * do, so a caller may reuse frames resolved under the same numbers (the
- * report caches whole callchains this way).
+ * report caches whole callchains this way). Processes that share their
+ * maps (a fork, until either side maps more) share the numbers too.
  */
 void machine__maps_version(struct machine *m, uint32_t pid, uint32_t tid,
 			   uint64_t version[2]);

@@ -66,6 +66,40 @@ static inline uint64_t hash_u64(uint64_t x)
 	return x;
 }
 
+static inline uint64_t rotl64(uint64_t x, int r)
+{
+	return x << r | x >> (64 - r);
+}
+
+/*
+ * hash_words128() a word at a time, for a key made as it is hashed:
+ * hash128__init() with the number of words, hash128__add() each,
+ * hash128__end().
+ */
+struct hash128 {
+	uint64_t a, b;
+};
+
+static inline void hash128__init(struct hash128 *h, size_t n)
+{
+	h->a = 0x9e3779b97f4a7c15ULL ^ n;
+	h->b = 0xc2b2ae3d27d4eb4fULL;
+}
+
+static inline void hash128__add(struct hash128 *h, uint64_t w)
+{
+	h->a = rotl64(h->a ^ (w * 0x87c37b91114253d5ULL), 31) *
+	       0x4cf5ad432745937fULL;
+	h->b = rotl64(h->b + w, 27) * 0x52dce729ULL + 0x38495ab5ULL;
+	h->b ^= h->b >> 33;
+}
+
+static inline void hash128__end(const struct hash128 *h, uint64_t out[2])
+{
+	out[0] = hash_u64(h->a ^ rotl64(h->b, 17));
+	out[1] = hash_u64(h->b + h->a);
+}
+
 /* Perl's \s, \d and \w on byte strings: ASCII only, whatever the locale. */
 static inline bool ascii_is_space(unsigned char c)
 {
@@ -159,7 +193,7 @@ uint32_t strpool__count(const struct strpool *sp);
 
 /*
  * A map from a two-word key to a 32-bit value: open addressing, at most
- * half full. Keys are either exact (a pointer and an index) or the 128-bit
+ * three quarters full. Keys are either exact (a pointer and an index) or the 128-bit
  * hash of a long key (hash_words128()), which tables keep instead of the
  * key itself.
  */
@@ -177,8 +211,9 @@ uint32_t keymap__count(const struct keymap *km);
 
 /*
  * A linear-probing table from a two-word key to a fixed-size value kept in
- * the slot: the one hash table under the tools' maps of open state, threads
- * and caches. At most half full; removal shifts later entries back instead
+ * the slot: the hash table under the tools' maps of open state, threads
+ * and caches (the keymap, which never removes, has a denser table of its
+ * own). At most half full; removal shifts later entries back instead
  * of leaving tombstones (a long run of inserts and removes cannot fill it
  * with dead slots) and gives memory back once the table is mostly empty.
  * Embedded in its owner (init/exit) so that a lookup is one pointer away.

@@ -111,28 +111,20 @@ uint64_t hash_bytes(const void *data, size_t len)
 	return hash_u64(h);
 }
 
-static inline uint64_t rotl64(uint64_t x, int r)
-{
-	return x << r | x >> (64 - r);
-}
-
 void hash_words128(const uint64_t *words, size_t n, uint64_t out[2])
 {
-	uint64_t a = 0x9e3779b97f4a7c15ULL ^ n, b = 0xc2b2ae3d27d4eb4fULL;
+	struct hash128 h;
 	size_t i;
 
+	hash128__init(&h, n);
 	for (i = 0; i < n; i++) {
 		uint64_t w;
 
 		/* Callchains in a record buffer may be unaligned. */
 		memcpy(&w, &words[i], sizeof(w));
-		a = rotl64(a ^ (w * 0x87c37b91114253d5ULL), 31) *
-		    0x4cf5ad432745937fULL;
-		b = rotl64(b + w, 27) * 0x52dce729ULL + 0x38495ab5ULL;
-		b ^= b >> 33;
+		hash128__add(&h, w);
 	}
-	out[0] = hash_u64(a ^ rotl64(b, 17));
-	out[1] = hash_u64(b + a);
+	hash128__end(&h, out);
 }
 
 int grow_array(void **p, size_t *cap, size_t need, size_t size)
@@ -388,61 +380,119 @@ uint32_t strpool__count(const struct strpool *sp)
 	return sp->count;
 }
 
-/* The keymap is the opaque face of a hashtab with a u32 value. */
-struct keymap {
-	struct hashtab t;
+/*
+ * 24-byte slots, at most three quarters full: the callchain tables of a
+ * report on a recording where most samples bring a callchain not seen
+ * before hold hundreds of thousands of keys, and their pages are most of
+ * what the report touches. A probe steps by one slot three times (the
+ * home's cache lines), then by a stride of the key's own (odd: every
+ * slot is visited), so that keys with one home do not line up in a run
+ * that every later probe there walks.
+ */
+struct keymap_slot {
+	uint64_t k0, k1;
+	uint32_t val;
+	uint32_t used;
 };
+
+struct keymap {
+	struct keymap_slot *v;
+	size_t cap, nr;		/* cap: 0 or a power of two */
+};
+
+static size_t keymap_home(const struct keymap *km, uint64_t k0, uint64_t k1)
+{
+	return hash_u64(k0 ^ (k1 << 32 | k1 >> 32)) & (km->cap - 1);
+}
+
+/* The key's slot, or the empty one where it would go (cap > 0). */
+static struct keymap_slot *keymap_slot(const struct keymap *km, uint64_t k0,
+				       uint64_t k1)
+{
+	size_t mask = km->cap - 1, i = keymap_home(km, k0, k1), n;
+	struct keymap_slot *e;
+
+	for (n = 0;; n++) {
+		e = &km->v[i];
+		if (!e->used || (e->k0 == k0 && e->k1 == k1))
+			return e;
+		i = (i + (n < 3 ? 1 : (hash_u64(k1 + k0) | 1))) & mask;
+	}
+}
+
+static int keymap_grow(struct keymap *km)
+{
+	struct keymap_slot *old = km->v, *e;
+	size_t old_cap = km->cap, i;
+
+	km->cap = old_cap ? old_cap * 2 : 64;
+	km->v = calloc_table(km->cap, sizeof(*km->v));
+	if (!km->v) {
+		km->v = old;
+		km->cap = old_cap;
+		return -ENOMEM;
+	}
+	for (i = 0; i < old_cap; i++) {
+		if (!old[i].used)
+			continue;
+		e = keymap_slot(km, old[i].k0, old[i].k1);
+		*e = old[i];
+	}
+	free(old);
+	return 0;
+}
 
 struct keymap *keymap__new(void)
 {
-	struct keymap *km = malloc(sizeof(*km));
-
-	if (km)
-		hashtab__init(&km->t, sizeof(uint32_t));
-	return km;
+	return calloc(1, sizeof(struct keymap));
 }
 
 void keymap__delete(struct keymap *km)
 {
 	if (!km)
 		return;
-	hashtab__exit(&km->t);
+	free(km->v);
 	free(km);
 }
 
 int keymap__find(const struct keymap *km, const uint64_t key[2],
 		 uint32_t *val)
 {
-	const uint32_t *v = hashtab__find(&km->t, key[0], key[1]);
+	const struct keymap_slot *e;
 
-	if (!v)
+	if (!km->nr)
 		return 0;
-	*val = *v;
+	e = keymap_slot(km, key[0], key[1]);
+	if (!e->used)
+		return 0;
+	*val = e->val;
 	return 1;
 }
 
 int keymap__set(struct keymap *km, const uint64_t key[2], uint32_t val)
 {
-	bool fresh;
-	uint32_t *v = hashtab__get(&km->t, key[0], key[1], &fresh);
+	struct keymap_slot *e;
 
-	if (!v)
+	if ((km->nr + 1) * 4 > km->cap * 3 && keymap_grow(km))
 		return -ENOMEM;
-	*v = val;
+	e = keymap_slot(km, key[0], key[1]);
+	if (!e->used) {
+		*e = (struct keymap_slot){ key[0], key[1], 0, 1 };
+		km->nr++;
+	}
+	e->val = val;
 	return 0;
 }
 
 void keymap__prefetch(const struct keymap *km, const uint64_t key[2])
 {
-	if (km->t.cap)
-		__builtin_prefetch(hashtab__at(&km->t, hashtab__home(&km->t,
-								 key[0],
-								 key[1])));
+	if (km->cap)
+		__builtin_prefetch(&km->v[keymap_home(km, key[0], key[1])]);
 }
 
 uint32_t keymap__count(const struct keymap *km)
 {
-	return km->t.nr;
+	return km->nr;
 }
 
 void bytebuf__put(struct bytebuf *b, const void *src, size_t n)

@@ -72,18 +72,23 @@ struct map {
 	bool identity;		/* anon memory: perf maps addresses 1:1 */
 };
 
-/* Sorted, non-overlapping maps; shared copy-on-write by forked processes. */
+/*
+ * Sorted, non-overlapping maps; shared copy-on-write by forked processes.
+ * The version names the contents (machine__maps_version()): a new one at
+ * every change, kept by every process sharing them, so that the children
+ * of one shell, until they map something, share its callchains' names.
+ */
 struct map_vec {
 	struct map *v;
 	size_t nr, cap;
 	int refcnt;
+	uint64_t version;
 };
 
 /* A process's maps, shared by its threads. */
 struct maps {
 	struct map_vec *mv;
 	int refcnt;
-	uint64_t version;	/* see machine__maps_version() */
 };
 
 struct thread {
@@ -268,7 +273,7 @@ static struct thread *findnew_thread(struct machine *m, uint32_t pid,
 		free(th);
 		return NULL;
 	}
-	th->maps->version = ++m->version;
+	th->maps->mv->version = ++m->version;
 	*slot = th;
 	m->stats.threads++;
 	if (pid != NO_PID && thread_set_pid(m, th, pid))
@@ -878,10 +883,10 @@ static int user_mmap(struct machine *m, const struct rs_mmap *mm)
 	nm = (struct map){ .start = mm->start, .end = mm->start + mm->len,
 			   .pgoff = pgoff, .dso = d,
 			   .identity = anon || no_dso };
-	th->maps->version = ++m->version;
 	if (maps__unshare(th->maps))
 		return -ENOMEM;
 	mv = th->maps->mv;
+	mv->version = ++m->version;
 	return maps_insert(&mv->v, &mv->nr, &mv->cap, &nm);
 }
 
@@ -913,7 +918,6 @@ static int do_fork(struct machine *m, const struct rs_task *t, uint16_t misc)
 	if (misc & PERF_RECORD_MISC_FORK_EXEC)
 		return 0;
 	pv = parent->maps->mv;
-	th->maps->version = ++m->version;
 	/*
 	 * The child's maps are the parent's as they are now: share them, the
 	 * first MMAP into either side copies (maps__unshare()). A fork is
@@ -929,6 +933,7 @@ static int do_fork(struct machine *m, const struct rs_task *t, uint16_t misc)
 	if (maps__unshare(th->maps))
 		return -ENOMEM;
 	mv = th->maps->mv;
+	mv->version = ++m->version;
 	if (maps__reserve(&mv->v, &mv->cap, mv->nr + pv->nr))
 		return -ENOMEM;
 	for (i = 0; i < pv->nr; i++)
@@ -1544,7 +1549,7 @@ void machine__maps_version(struct machine *m, uint32_t pid, uint32_t tid,
 	struct thread *th = findnew_thread(m, pid, tid);
 
 	/* Without a thread (no memory), nothing may be taken as unchanged. */
-	version[0] = th ? th->maps->version : ++m->version;
+	version[0] = th ? th->maps->mv->version : ++m->version;
 	version[1] = m->kversion;
 }
 
@@ -1602,7 +1607,7 @@ bool machine__callchain_hash_peek(const struct machine *m,
 	/* A thread the sample would create: no key to guess. */
 	if (!th || ((*th)->pid != s->pid && s->pid != NO_PID))
 		return false;
-	version[0] = (*th)->maps->version;
+	version[0] = (*th)->maps->mv->version;
 	version[1] = m->kversion;
 	callchain_hash(s, tag, version, h);
 	return true;

@@ -45,7 +45,7 @@ static void test_strpool_ids_are_dense_and_stable(void)
 /*
  * The hashtab under every table: values stay found through growth, removal
  * (backward shift) keeps the rest of each probe run reachable, shrinking
- * loses nothing, and the keymap on it keeps its set/find contract.
+ * loses nothing; and the keymap keeps its set/find contract.
  */
 /*
  * Copies stay where they were put while the arena grows: chunks double
@@ -113,6 +113,44 @@ static void test_hashtab_grow_remove(void)
 	CHECK(!keymap__find(km, k, &v));
 	CHECK(keymap__set(km, k, 7) == 0 && keymap__set(km, k, 9) == 0);
 	CHECK(keymap__find(km, k, &v) && v == 9 && keymap__count(km) == 1);
+	keymap__delete(km);
+}
+
+/*
+ * The keymap's own table: every key keeps its value through growth, keys
+ * that share one home (k0 ^ k1 rotated by 32 is all the home depends on)
+ * each keep a slot of their own past it, and a key never set is not
+ * found.
+ */
+static void test_keymap_grow_shared_home(void)
+{
+	struct keymap *km = keymap__new();
+	uint32_t i, v, missing = 0;
+	uint64_t k[2];
+
+	CHECK(km != NULL);
+	for (i = 0; i < 6000; i++) {
+		k[1] = i;
+		/* Half of them at one home, the rest spread. */
+		k[0] = i % 2 ? 0x1234 ^ ((uint64_t)i << 32) : i * 7919ULL;
+		CHECK(keymap__set(km, k, i) == 0);
+	}
+	CHECK_U64(keymap__count(km), 6000);
+	for (i = 0; i < 6000; i++) {
+		k[1] = i;
+		k[0] = i % 2 ? 0x1234 ^ ((uint64_t)i << 32) : i * 7919ULL;
+		if (!keymap__find(km, k, &v) || v != i)
+			missing++;
+	}
+	CHECK(missing == 0);
+	k[0] = 0x1234 ^ (6001ULL << 32);
+	k[1] = 6001;
+	CHECK(!keymap__find(km, k, &v));
+	k[0] = 0x1234 ^ (1ULL << 32);
+	k[1] = 1;
+	CHECK(keymap__set(km, k, 42) == 0);
+	CHECK(keymap__find(km, k, &v) && v == 42);
+	CHECK_U64(keymap__count(km), 6000);
 	keymap__delete(km);
 }
 
@@ -304,5 +342,5 @@ UNIT_MAIN(UNIT(test_json_utf8), UNIT(test_strarena),
 	  UNIT(test_gnuplot_path),
 	  UNIT(test_strpool_ids_are_dense_and_stable),
 	  UNIT(test_hash_bytes_differs_on_tail),
-	  UNIT(test_hashtab_grow_remove),
+	  UNIT(test_hashtab_grow_remove), UNIT(test_keymap_grow_shared_home),
 	  UNIT(test_json_writer))
