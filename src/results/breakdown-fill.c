@@ -113,14 +113,6 @@ void bench_breakdown__describe(struct bench_breakdown *bd,
 	describe_outside(b, bd);
 }
 
-const char *bench_breakdown__file_tree(const struct bench_breakdown *bd,
-				       const char *file)
-{
-	int part = breakdown__file_tree(file);
-
-	return bd->split_trees && part >= 0 ? breakdown_part_name(part) : NULL;
-}
-
 static void write_doc(struct json_writer *jw, const void *arg)
 {
 	json__object_begin(jw, NULL);

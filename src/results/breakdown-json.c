@@ -68,6 +68,14 @@ static void write_skips(struct json_writer *jw,
 	json__object_end(jw);
 }
 
+const char *bench_breakdown__file_tree(const struct bench_breakdown *bd,
+				       const char *file)
+{
+	int part = breakdown__file_tree(file);
+
+	return bd->split_trees && part >= 0 ? breakdown_part_name(part) : NULL;
+}
+
 void bench_breakdown__write_json(const struct bench_breakdown *bd,
 				 struct json_writer *jw)
 {
