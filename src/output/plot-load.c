@@ -142,10 +142,9 @@ static int metric_label(char *buf, size_t len, const struct bench_metric *m)
  * entry/exit when the reads could not be paired, is NAN, not 0.
  */
 static int load_breakdown(struct plot *ctx, const char *input,
-			  const struct bench_results *r, char *err,
+			  const struct bench_breakdown *bd, char *err,
 			  size_t errlen)
 {
-	const struct bench_breakdown *bd = bench_results__breakdown(r);
 	const struct plot_opts *p = &ctx->o;
 	size_t found = 0;
 	unsigned int i;
@@ -213,7 +212,8 @@ static int load_bench(struct plot *ctx, const char *input,
 	if (ret)
 		return ret == -ENOMEM ? -ENOMEM : -EINVAL;
 	if (p->kind == PLOT_BREAKDOWN) {
-		ret = load_breakdown(ctx, input, r, err, errlen);
+		ret = load_breakdown(ctx, input, bench_results__breakdown(r),
+				     err, errlen);
 		goto out;
 	}
 	if (p->kind == PLOT_BARS) {
@@ -433,6 +433,36 @@ static int load_profile(struct plot *ctx, const char *input, struct jv *doc,
 	return ret;
 }
 
+/*
+ * The reads of record -p / -- CMD's targets, decomposed: report --json
+ * keeps them as bench does ("breakdown", the same reader).
+ */
+static int load_report_breakdown(struct plot *ctx, const char *input,
+				 const struct jv *doc, char *err,
+				 size_t errlen)
+{
+	const struct jv *n = jv__get(doc, "breakdown");
+	struct bench_breakdown *bd;
+	char why[256];
+	int ret;
+
+	if (!n) {
+		errbuf_set(err, errlen, "%s: report --json output without a breakdown: record -p PID or -- CMD decomposes its targets' reads (or plot bench --breakdown's results)",
+			   input);
+		return -EINVAL;
+	}
+	bd = calloc(1, sizeof(*bd));
+	if (!bd)
+		return -ENOMEM;
+	ret = bench_breakdown__read_json(bd, n, why, sizeof(why));
+	if (ret)
+		errbuf_set(err, errlen, "%s: \"breakdown\": %s", input, why);
+	else
+		ret = load_breakdown(ctx, input, bd, err, errlen);
+	free(bd);
+	return ret;
+}
+
 /* Add the series of one input read and told apart (json-input.c). */
 static int load_input(struct plot *ctx, const char *input,
 		      struct json_input *ji, char *err, size_t errlen)
@@ -447,12 +477,11 @@ static int load_input(struct plot *ctx, const char *input,
 		ret = load_bench(ctx, input, ji, err, errlen);
 		break;
 	case JSON_INPUT_PROFILE:
-		if (ctx->o.kind != PLOT_BREAKDOWN) {
+		if (ctx->o.kind != PLOT_BREAKDOWN)
 			ret = load_profile(ctx, input, &ji->doc, err, errlen);
-			break;
-		}
-		errbuf_set(err, errlen, "%s: report --json output has no breakdown: plot the results of bench --breakdown (or --record)",
-			   input);
+		else
+			ret = load_report_breakdown(ctx, input, &ji->doc, err,
+						    errlen);
 		break;
 	}
 	json_input__release(ji);

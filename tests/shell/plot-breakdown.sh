@@ -86,6 +86,10 @@ plot bd.svg "$FIX" "$TMP/k" "$KDIR" --kind breakdown
 plot bd-norm.png "$FIX" "$TMP/k" "$KDIR" --kind breakdown --normalize
 plot bd-host.svg "$FIX" --kind breakdown
 plot bd-cpu.svg "$TMP/k" --kind breakdown --metric cpu.stat
+# record -- CMD's targets' reads, as report --json keeps them (a real
+# recording of cat loops on the host).
+REP=$RS_FIXTURES/plot/report-breakdown.json
+plot bd-rep.svg "$REP" --kind breakdown
 
 python3 - "$TMP" "$FIX" "$KDIR" <<'PY' || fail "plot's breakdown differs from the results"
 import json, math, re, sys
@@ -144,6 +148,20 @@ def script(name):
     texts = json.load(open("%s/%s.strings" % (tmp, name)))
     return gp, texts
 
+
+# record's breakdown in report --json: the same values, from its JSON.
+rep = fix.rsplit("/", 1)[0] + "/report-breakdown.json"
+unit, rows = dat(tmp + "/bd-rep.svg.dat")
+rwant = bars([(rep, rep)])
+assert len(rows) == len(rwant) >= 2, (rows, rwant)
+for row, (label, v, mean) in zip(rows, rwant):
+    for p in COLS:
+        if v[p] is None:
+            assert math.isnan(row[p]), (label, p, row[p])
+        else:
+            close(row[p] * UNITS[unit], v[p], "%s %s" % (label, p), 1e-3)
+print("ok report --json of record's targets: %d bars as its JSON says"
+      % len(rows))
 
 # In version order: 6.9 before 6.12 (which sorts first as text).
 want = bars(inputs)
@@ -256,7 +274,7 @@ expect_error 1 "nobd.json: no \"breakdown\": run bench .*--breakdown" \
 	"$RS_BIN" plot "$TMP/nobd.json" -o "$TMP/x.png" --kind breakdown
 expect_error 1 "before.json: no \"breakdown\"" "$RS_BIN" plot \
 	"$FIX" "$RS_FIXTURES/plot/before.json" -o "$TMP/x.png" --kind breakdown
-expect_error 1 "prof-a.json: report --json output has no breakdown" \
+expect_error 1 "prof-a.json: report --json output without a breakdown" \
 	"$RS_BIN" plot "$RS_FIXTURES/compare/prof-a.json" -o "$TMP/x.png" \
 	--kind breakdown
 expect_error 1 "breakdown.json: no breakdown of 'nope.stat'" "$RS_BIN" plot \
