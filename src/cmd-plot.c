@@ -107,8 +107,8 @@ static int plot_parse_args(int argc, char **argv, struct plot_params *p)
 			    "timeline: flush lock hold times over the\n"
 			    "recording (cgroup_rstat_locked/unlock pairs)\n"
 			    "breakdown: where a read's time goes (bench's\n"
-			    "breakdown, or record's targets' in report\n"
-			    "--json), a bar per input and stat file\n"
+			    "breakdown, or record's targets' as report's\n"
+			    "JSON has it), a bar per input and stat file\n"
 			    "stacked by part: its mean time per read"),
 		  .hint = "use hist, cdf, bars, timeline or breakdown",
 		  .flags = POPT_SAY_LONG },
