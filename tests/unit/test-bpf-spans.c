@@ -434,8 +434,15 @@ static void test_cpu_stat_holds(void)
 		shorts_bpf += rows[i].hist.count;
 		/* The short lock's stack names cpu.stat as its trigger. */
 		CHECK_INT(class_of(&rows[i]).trigger, RS_TRIG_CPU_STAT);
-		CHECK(rows[i].nr_frames > 0 && !strcmp(rows[i].frames[0],
-			"cgroup_base_stat_cputime_show"));
+		ok = rows[i].nr_frames > 0 &&
+		     !strcmp(rows[i].frames[0],
+			     "cgroup_base_stat_cputime_show");
+		CHECK(ok);
+		/* Which stack it was, when not: seen once under load. */
+		for (k = 0; !ok && k < (int)rows[i].nr_frames; k++)
+			fprintf(stderr, "  short lock's frame %d: %s (%llu)\n",
+				k, rows[i].frames[k],
+				(unsigned long long)rows[i].hist.count);
 	}
 	CHECK_U64(shorts_bpf, READS);
 
