@@ -19,6 +19,7 @@
 
 #ifdef RS_HAVE_BPF
 #include <bpf/bpf.h>
+#include <bpf/btf.h>
 #include <bpf/libbpf.h>
 #include <stddef.h>
 #include <sys/syscall.h>
@@ -31,6 +32,14 @@
 #endif
 
 #define MAX_LINKS 32
+
+/*
+ * The flush functions timed, by index: the walk, the waits (before
+ * v6.10), each subsystem's callback (FN_CB + its part).
+ */
+enum { FN_WALK, FN_WAIT, FN_CB = FN_WAIT + 4, NR_FN = FN_CB + BD_PART__NR };
+/* How a flush function is timed. */
+enum { BY_NONE, BY_KPROBE, BY_FENTRY };
 
 struct breakdown {
 #ifdef RS_HAVE_BPF
@@ -45,7 +54,9 @@ struct breakdown {
 	uint32_t link_prog[MAX_LINKS];	/* its program's id */
 	unsigned int nr_links_seen;
 	unsigned int nr_links;
-	bool attached, lock_tps, cpu_lock_tps, kprobes;
+	bool attached, lock_tps, cpu_lock_tps;
+	bool have_kprobes;	/* the kernel has kprobes */
+	bool funcs;		/* the flush functions timed (the walk) */
 	bool split_trees;	/* v6.16+: a tree and a lock per subsystem */
 	bool raw;		/* raw tracepoints, not the classic ones */
 	bool fentry;		/* the syscalls by fentry/fexit */
@@ -53,6 +64,10 @@ struct breakdown {
 	const char *walk_func;
 	const char *wait_funcs[4];
 	const char *cb_func[BD_PART__NR];
+	bool in_btf[NR_FN];	/* in the kernel's BTF: fentry may take it */
+	int by[NR_FN];		/* BY_*: how each is timed */
+	int fentry_err[NR_FN];	/* fentry refused at attach: -errno */
+	bool refused[NR_FN];	/* a callback refused at attach: said */
 	struct breakdown_source src[BD_PART__NR];
 	struct breakdown_syscall *sc;
 	size_t nr_sc, cap_sc;
@@ -122,6 +137,13 @@ bool breakdown__split_trees(const struct breakdown *b)
 
 const char *breakdown__method(const struct breakdown *b)
 {
+	/* The flush functions by fentry alone, or by both ways. */
+	static const char *const fe[2][2] = {
+		{ "BPF: fentry and raw tracepoints, flush functions by fentry",
+		  "BPF: fentry and raw tracepoints, flush functions by fentry, no lock tracepoints" },
+		{ "BPF: fentry, kprobes and raw tracepoints, flush functions by both",
+		  "BPF: fentry, kprobes and raw tracepoints, flush functions by both, no lock tracepoints" },
+	};
 	static const char *const m[3][3] = {
 		/* classic tracepoints, raw ones, raw and fentry */
 		{ "BPF: kprobes and tracepoints",
@@ -134,11 +156,18 @@ const char *breakdown__method(const struct breakdown *b)
 		  "BPF: raw tracepoints only, no kprobes",
 		  "BPF: fentry and raw tracepoints, no kprobes" },
 	};
-	int how = b->fentry ? 2 : b->raw ? 1 : 0;
+	int how = b->fentry ? 2 : b->raw ? 1 : 0, k;
+	bool by_fentry = false, by_kprobe = false;
 
-	if (b->kprobes && b->lock_tps)
+	for (k = 0; b->funcs && k < NR_FN; k++) {
+		by_fentry |= b->by[k] == BY_FENTRY;
+		by_kprobe |= b->by[k] == BY_KPROBE;
+	}
+	if (by_fentry)
+		return fe[by_kprobe][!b->lock_tps];
+	if (b->funcs && b->lock_tps)
 		return m[0][how];
-	return m[b->kprobes ? 1 : 2][how];
+	return m[b->funcs ? 1 : 2][how];
 }
 
 const struct breakdown_syscall *breakdown__syscalls(const struct breakdown *b,
@@ -467,6 +496,197 @@ static void set_follow(struct breakdown *b, struct rstat_breakdown *sk)
 #undef FL_AUTOLOAD
 }
 
+/* The flush function of index k (FN_*), NULL: none found. */
+static const char *fn_name(const struct breakdown *b, int k)
+{
+	if (k == FN_WALK)
+		return b->walk_func;
+	if (k < FN_CB)
+		return b->wait_funcs[k - FN_WAIT];
+	return b->cb_func[k - FN_CB];
+}
+
+/* A flush function's programs: kprobe, kretprobe, fentry, fexit. */
+struct fn_progs {
+	struct bpf_program *kp, *kret, *fe, *fx;
+};
+
+static struct fn_progs fn_progs(struct rstat_breakdown *sk, int k)
+{
+	/* The waits share one kprobe pair, an fentry pair each. */
+	struct bpf_program *const outer[4][2] = {
+		{ sk->progs.bd_outer_fentry0, sk->progs.bd_outer_fexit0 },
+		{ sk->progs.bd_outer_fentry1, sk->progs.bd_outer_fexit1 },
+		{ sk->progs.bd_outer_fentry2, sk->progs.bd_outer_fexit2 },
+		{ sk->progs.bd_outer_fentry3, sk->progs.bd_outer_fexit3 },
+	};
+	struct fn_progs none = { NULL };
+
+#define FN_PROGS(name)							\
+	(struct fn_progs){ sk->progs.bd_##name##_entry,			\
+			   sk->progs.bd_##name##_return,		\
+			   sk->progs.bd_##name##_fentry,		\
+			   sk->progs.bd_##name##_fexit }
+	if (k > FN_WALK && k < FN_CB)
+		return (struct fn_progs){ sk->progs.bd_outer_entry,
+					  sk->progs.bd_outer_return,
+					  outer[k - FN_WAIT][0],
+					  outer[k - FN_WAIT][1] };
+	switch (k) {
+	case FN_WALK:
+		return FN_PROGS(inner);
+	case FN_CB + BD_PART_BASE:
+		return FN_PROGS(cb_base);
+	case FN_CB + BD_PART_BPF:
+		return FN_PROGS(cb_bpf);
+	case FN_CB + BD_PART_MEMORY:
+		return FN_PROGS(cb_memory);
+	case FN_CB + BD_PART_IO:
+		return FN_PROGS(cb_io);
+	}
+#undef FN_PROGS
+	return none;	/* a part that is no callback */
+}
+
+/*
+ * Each flush function by fentry/fexit where this load takes fentry and
+ * the kernel's BTF has it, else by kprobes. The kprobe programs load
+ * wherever the kernel has kprobes, beside fentry's too: where fentry is
+ * refused at attach they stand in for that function alone.
+ */
+static void set_funcs(struct breakdown *b, struct rstat_breakdown *sk,
+		      bool fentry)
+{
+	bool kprobes_out = false;
+	int k;
+
+	b->funcs = b->walk_func && (b->have_kprobes ||
+				    (fentry && b->in_btf[FN_WALK]));
+	for (k = 0; k < NR_FN; k++) {
+		const char *func = fn_name(b, k);
+		struct fn_progs p = fn_progs(sk, k);
+		bool fe;
+
+		b->fentry_err[k] = 0;
+		b->refused[k] = false;
+		b->by[k] = !b->funcs || !func ? BY_NONE :
+			   fentry && b->in_btf[k] ? BY_FENTRY :
+			   b->have_kprobes ? BY_KPROBE : BY_NONE;
+		if (!p.fe)
+			continue;
+		fe = b->by[k] == BY_FENTRY;
+		bpf_program__set_autoload(p.fe, fe);
+		bpf_program__set_autoload(p.fx, fe);
+		/* Attached one by one, the kprobes' way's fallback. */
+		bpf_program__set_autoattach(p.fe, false);
+		bpf_program__set_autoattach(p.fx, false);
+		if (fe) {
+			bpf_program__set_attach_target(p.fe, 0, func);
+			bpf_program__set_attach_target(p.fx, 0, func);
+		}
+		if (k >= FN_WAIT && k < FN_CB) {
+			kprobes_out |= b->by[k] != BY_NONE && b->have_kprobes;
+			continue;	/* one kprobe pair for the waits */
+		}
+		bpf_program__set_autoload(p.kp, b->by[k] != BY_NONE &&
+					  b->have_kprobes);
+		bpf_program__set_autoload(p.kret, b->by[k] != BY_NONE &&
+					  b->have_kprobes);
+	}
+	bpf_program__set_autoload(sk->progs.bd_outer_entry, kprobes_out);
+	bpf_program__set_autoload(sk->progs.bd_outer_return, kprobes_out);
+}
+
+/* The kernel's BTF names func as a function (NULL BTF: no). */
+static bool in_btf(const struct btf *btf, const char *func)
+{
+	return btf && *func && btf__find_by_name_kind(btf, func,
+						      BTF_KIND_FUNC) > 0;
+}
+
+/* How flush function k is timed, with tail after its name. */
+static void fn_how(const struct breakdown *b, int k, const char *tail,
+		   char *how, size_t len)
+{
+	char refused[64] = "";
+
+	if (b->fentry_err[k])
+		snprintf(refused, sizeof(refused), " (fentry refused: %s)",
+			 strerror(-b->fentry_err[k]));
+	snprintf(how, len, "%s on %s%s%s", b->by[k] == BY_FENTRY ?
+		 "fentry/fexit" : "kprobe+kretprobe", fn_name(b, k), tail,
+		 refused);
+}
+
+/*
+ * The flush functions' parts as loaded, and again as attached (where
+ * fentry was refused, or a kprobe too, they say so).
+ */
+static void describe_funcs(struct breakdown *b)
+{
+	char how[128], why[192];
+	bool fe = false, kp = false;
+	int i, k;
+
+	for (i = 0; i < BD_PART__NR; i++) {
+		k = FN_CB + i;
+		if (!cb_names[i] || b->refused[k])
+			continue;	/* said at attach */
+		if (b->by[k] != BY_NONE) {
+			fn_how(b, k, "", how, sizeof(how));
+			set_src(&b->src[i], true, how, NULL);
+			continue;
+		}
+		snprintf(why, sizeof(why), "%s%s: in walk",
+			 b->have_kprobes ? "" : "no kprobes on this kernel, ",
+			 !b->cb_func[i] ?
+			 "not in kallsyms (inlined or absent)" :
+			 !b->funcs ? "the walk's function is not timed" :
+			 "fentry refused");
+		set_src(&b->src[i], false, NULL, why);
+	}
+	if (b->funcs) {
+		fn_how(b, FN_WALK, ", callbacks out", how, sizeof(how));
+		set_src(&b->src[BD_PART_WALK], true, how, NULL);
+	} else if (b->lock_tps) {
+		set_src(&b->src[BD_PART_WALK], true,
+			"cgroup_rstat_locked -> unlock (lock held: callbacks included)",
+			NULL);
+	} else {
+		set_src(&b->src[BD_PART_WALK], false, NULL,
+			"no kprobes and no rstat lock tracepoints: in rest");
+	}
+	for (k = FN_WAIT; k < FN_CB; k++) {
+		fe |= b->by[k] == BY_FENTRY;
+		kp |= b->by[k] == BY_KPROBE;
+	}
+	if (b->lock_tps) {
+		set_src(&b->src[BD_PART_WAIT], true,
+			"cgroup_rstat_lock_contended -> locked", NULL);
+	} else if (b->funcs && (fe || kp)) {
+		snprintf(how, sizeof(how),
+			 "%s: entry of %s%s -> entry of %s (lock taken between, re-takes in walk)",
+			 fe && kp ? "fentry and kprobes" : fe ? "fentry/fexit" :
+			 "kprobes", b->wait_funcs[0],
+			 b->wait_funcs[1] ? ",..." : "", b->walk_func);
+		set_src(&b->src[BD_PART_WAIT], true, how, NULL);
+	} else {
+		set_src(&b->src[BD_PART_WAIT], false, NULL,
+			"no rstat lock tracepoints (v6.10+) and no kprobes: in rest");
+	}
+}
+
+/* Some flush function was to be timed by fentry in the last load. */
+static bool fentry_planned(const struct breakdown *b)
+{
+	int k;
+
+	for (k = 0; k < NR_FN; k++)
+		if (b->by[k] == BY_FENTRY)
+			return true;
+	return false;
+}
+
 /* Where the classic tracepoints keep their fields (-1: not there). */
 struct bd_offsets {
 	int fd, ret, prev, next;
@@ -477,7 +697,7 @@ struct bd_offsets {
  * syscalls' by fentry/fexit (with raw) or by their tracepoints.
  */
 static int load(struct breakdown *b, const struct bd_offsets *o, bool raw,
-		bool fentry, char *errbuf, size_t errlen)
+		bool fentry, bool fentry_funcs, char *errbuf, size_t errlen)
 {
 	struct rstat_breakdown *sk;
 	int err;
@@ -509,8 +729,9 @@ static int load(struct breakdown *b, const struct bd_offsets *o, bool raw,
 	sk->rodata->off_prev_pid = o->prev >= 0 ? (__u32)o->prev : 0;
 	sk->rodata->off_next_pid = o->next >= 0 ? (__u32)o->next : 0;
 	sk->rodata->outer_is_wait = !b->lock_tps;
-	/* Lock held as the walk only when no kprobe times the walk. */
-	sk->rodata->held_is_walk = !b->kprobes;
+	set_funcs(b, sk, fentry_funcs);
+	/* Lock held as the walk only when no program times the walk. */
+	sk->rodata->held_is_walk = !b->funcs;
 	/* Each event by one of its two programs, raw or classic. */
 #define TP_AUTOLOAD(name, on)						\
 	bpf_program__set_autoload(sk->progs.bd_##name, !raw && (on));	\
@@ -538,22 +759,6 @@ static int load(struct breakdown *b, const struct bd_offsets *o, bool raw,
 	TP_AUTOLOAD(cpu_contended, b->cpu_lock_tps);
 	TP_AUTOLOAD(cpu_locked, b->cpu_lock_tps);
 #undef TP_AUTOLOAD
-	bpf_program__set_autoload(sk->progs.bd_outer_entry,
-				  b->kprobes && b->wait_funcs[0]);
-	bpf_program__set_autoload(sk->progs.bd_outer_return,
-				  b->kprobes && b->wait_funcs[0]);
-	bpf_program__set_autoload(sk->progs.bd_inner_entry, b->kprobes);
-	bpf_program__set_autoload(sk->progs.bd_inner_return, b->kprobes);
-#define CB_AUTOLOAD(name, part)						\
-	bpf_program__set_autoload(sk->progs.bd_cb_##name##_entry,	\
-				  b->kprobes && b->cb_func[part]);	\
-	bpf_program__set_autoload(sk->progs.bd_cb_##name##_return,	\
-				  b->kprobes && b->cb_func[part])
-	CB_AUTOLOAD(base, BD_PART_BASE);
-	CB_AUTOLOAD(bpf, BD_PART_BPF);
-	CB_AUTOLOAD(memory, BD_PART_MEMORY);
-	CB_AUTOLOAD(io, BD_PART_IO);
-#undef CB_AUTOLOAD
 	bpf_map__set_max_entries(sk->maps.records, 8u << 20);
 	set_follow(b, sk);
 	err = rstat_breakdown__load(sk);
@@ -567,16 +772,17 @@ static int load(struct breakdown *b, const struct bd_offsets *o, bool raw,
 		"fentry -> fexit of __x64_sys_read/pread64 minus the parts" :
 		raw ? "raw_syscalls:sys_enter -> sys_exit minus the parts" :
 		"syscalls:sys_enter -> sys_exit minus the parts", NULL);
+	describe_funcs(b);
 	return 0;
 }
 
 static int do_open(struct breakdown *b, char *errbuf, size_t errlen)
 {
-	int fd_off, ret_off, prev_off, next_off, i;
+	int fd_off, ret_off, prev_off, next_off, i, err;
 	bool have_kprobes, pread_tp, read_tp;
 	struct bd_offsets o;
 	struct utsname u;
-	char why[192];
+	struct btf *btf;
 
 	if (geteuid() != 0) {
 		errbuf_set(errbuf, errlen,
@@ -648,64 +854,27 @@ static int do_open(struct breakdown *b, char *errbuf, size_t errlen)
 			names[7 + k] = cb_names[k] ? cb_names[k] : "";
 		kfeatures__has_functions(names, 7 + BD_PART__NR, found);
 		b->split_trees = found[1];
-		for (i = 0; have_kprobes && i < 3 && !b->walk_func; i++)
+		/* Timed by kprobes, or by fentry: in the BTF. */
+		btf = btf__load_vmlinux_btf();
+		for (k = 0; k < 7 + BD_PART__NR; k++)
+			found[k] = found[k] && (have_kprobes ||
+						in_btf(btf, names[k]));
+		for (i = 0; i < 3 && !b->walk_func; i++)
 			if (found[i])
 				b->walk_func = walk[i];
-		if (have_kprobes && !b->lock_tps && b->walk_func &&
+		if (!b->lock_tps && b->walk_func &&
 		    !strcmp(b->walk_func, "cgroup_rstat_flush_locked"))
 			for (i = 0; i < 4; i++)
 				if (found[3 + i])
 					b->wait_funcs[n++] = waits[i];
-		for (i = 0; have_kprobes && i < BD_PART__NR; i++)
+		for (i = 0; i < BD_PART__NR; i++)
 			if (cb_names[i] && found[7 + i])
 				b->cb_func[i] = cb_names[i];
 	}
-	b->kprobes = have_kprobes && b->walk_func;
-
-	for (i = 0; i < BD_PART__NR; i++) {
-		if (!cb_names[i])
-			continue;
-		snprintf(why, sizeof(why), "%s", !have_kprobes ?
-			 "no kprobes on this kernel: in walk" :
-			 "not in kallsyms (inlined or absent): in walk");
-		if (b->cb_func[i]) {
-			char how[128];
-
-			snprintf(how, sizeof(how), "kprobe+kretprobe on %s",
-				 b->cb_func[i]);
-			set_src(&b->src[i], true, how, NULL);
-		} else {
-			set_src(&b->src[i], false, NULL, why);
-		}
-	}
-	if (b->kprobes) {
-		char how[128];
-
-		snprintf(how, sizeof(how), "kprobe+kretprobe on %s, callbacks out",
-			 b->walk_func);
-		set_src(&b->src[BD_PART_WALK], true, how, NULL);
-	} else if (b->lock_tps) {
-		set_src(&b->src[BD_PART_WALK], true,
-			"cgroup_rstat_locked -> unlock (lock held: callbacks included)",
-			NULL);
-	} else {
-		set_src(&b->src[BD_PART_WALK], false, NULL,
-			"no kprobes and no rstat lock tracepoints: in rest");
-	}
-	if (b->lock_tps)
-		set_src(&b->src[BD_PART_WAIT], true,
-			"cgroup_rstat_lock_contended -> locked", NULL);
-	else if (b->kprobes && b->wait_funcs[0]) {
-		char how[128];
-
-		snprintf(how, sizeof(how),
-			 "entry of %s%s -> entry of %s (lock taken between; re-takes after yields stay in walk)",
-			 b->wait_funcs[0], b->wait_funcs[1] ? ",..." : "",
-			 b->walk_func);
-		set_src(&b->src[BD_PART_WAIT], true, how, NULL);
-	} else
-		set_src(&b->src[BD_PART_WAIT], false, NULL,
-			"no rstat lock tracepoints (v6.10+) and no kprobes: in rest");
+	b->have_kprobes = have_kprobes;
+	for (i = 0; i < NR_FN; i++)
+		b->in_btf[i] = fn_name(b, i) && in_btf(btf, fn_name(b, i));
+	btf__free(btf);
 	if (b->cpu_lock_tps)
 		set_src(&b->src[BD_PART_CPU_WAIT], true,
 			"cgroup_rstat_cpu_lock_contended -> cgroup_rstat_cpu_locked",
@@ -737,18 +906,29 @@ static int do_open(struct breakdown *b, char *errbuf, size_t errlen)
 	 * Raw tracepoints first, the syscalls by fentry/fexit, then by the
 	 * raw syscall tracepoints (they need the registers' layout, x86-64's
 	 * here; sched_switch's needs the kernel's BTF): a kernel that
-	 * refuses both gets the classic tracepoints.
+	 * refuses both gets the classic tracepoints. With fentry, the flush
+	 * functions by fentry too where the BTF has them; a load that
+	 * fails for another reason than fentry's refusal (EPERM: none
+	 * would load) is tried again with kprobes for them all, as a whole:
+	 * libbpf does not say which program the kernel refused.
 	 */
-	if (!load(b, &o, true, true, errbuf, errlen))
+	err = load(b, &o, true, true, true, errbuf, errlen);
+	if (!err)
 		return 0;
 	rstat_breakdown__destroy(b->skel);
 	b->skel = NULL;
-	if (!load(b, &o, true, false, errbuf, errlen))
+	if (err != -EOPNOTSUPP && fentry_planned(b)) {
+		if (!load(b, &o, true, true, false, errbuf, errlen))
+			return 0;
+		rstat_breakdown__destroy(b->skel);
+		b->skel = NULL;
+	}
+	if (!load(b, &o, true, false, false, errbuf, errlen))
 		return 0;
 	rstat_breakdown__destroy(b->skel);
 	b->skel = NULL;
 #endif
-	return load(b, &o, false, false, errbuf, errlen);
+	return load(b, &o, false, false, false, errbuf, errlen);
 }
 
 int breakdown__open(struct breakdown *b, char *errbuf, size_t errlen)
@@ -889,10 +1069,87 @@ static int link_kprobe(struct breakdown *b, struct bpf_program *p,
 	return 0;
 }
 
+/* Undo the last link (an entry's, its return's refused). */
+static void unlink_last(struct breakdown *b)
+{
+	bpf_link__destroy(b->links[--b->nr_links]);
+	b->links[b->nr_links] = NULL;
+}
+
+/* An fentry/fexit pair on its function. */
+static int link_fentry(struct breakdown *b, const struct fn_progs *p)
+{
+	struct bpf_link *l;
+
+	if (b->nr_links + 2 > MAX_LINKS)
+		return -E2BIG;
+	l = bpf_program__attach_trace(p->fe);
+	if (!l)
+		return -errno;
+	b->links[b->nr_links++] = l;
+	l = bpf_program__attach_trace(p->fx);
+	if (!l) {
+		int err = -errno;
+
+		unlink_last(b);
+		return err;
+	}
+	b->links[b->nr_links++] = l;
+	return 0;
+}
+
+/*
+ * Flush function k, the way it was loaded for: fentry, where it is
+ * refused then by kprobes (loaded beside it where the kernel has them).
+ * A callback that cannot be timed says why and is left in walk.
+ */
+static int attach_func(struct breakdown *b, int k)
+{
+	struct fn_progs p = fn_progs(b->skel, k);
+	const char *func = fn_name(b, k);
+	int err = 0;
+
+	if (b->by[k] == BY_FENTRY) {
+		err = link_fentry(b, &p);
+		if (!err)
+			return 0;
+		b->fentry_err[k] = err;
+		b->by[k] = b->have_kprobes ? BY_KPROBE : BY_NONE;
+	}
+	if (b->by[k] == BY_KPROBE) {
+		err = link_kprobe(b, p.kp, false, func);
+		if (!err) {
+			err = link_kprobe(b, p.kret, true, func);
+			if (err)
+				unlink_last(b);
+		}
+		if (!err)
+			return 0;
+		b->by[k] = BY_NONE;
+	}
+	if (!err)
+		return 0;	/* nothing to time it with: said at load */
+	if (k < FN_CB)
+		return err;
+	/* Not probeable (notrace, blacklisted): say so. */
+	b->refused[k] = true;
+	b->src[k - FN_CB].timed = false;
+	if (b->fentry_err[k] && err != b->fentry_err[k])
+		snprintf(b->src[k - FN_CB].why, sizeof(b->src[k - FN_CB].why),
+			 "fentry (%s) and kprobe (%s) on %s refused: in walk",
+			 strerror(-b->fentry_err[k]), strerror(-err), func);
+	else
+		snprintf(b->src[k - FN_CB].why, sizeof(b->src[k - FN_CB].why),
+			 "%s on %s refused (%s): in walk",
+			 b->fentry_err[k] && !b->have_kprobes ? "fentry" :
+			 "kprobe", func, strerror(-err));
+	return 0;
+}
+
 static int do_attach(struct breakdown *b, char *errbuf, size_t errlen)
 {
 	struct rstat_breakdown *sk = b->skel;
-	int err, i;
+	int err, k;
 
 	err = rstat_breakdown__attach(sk);
 	if (err) {
@@ -901,49 +1158,16 @@ static int do_attach(struct breakdown *b, char *errbuf, size_t errlen)
 			   bpf_quiet__msg());
 		return err;
 	}
-	if (b->kprobes) {
-		err = link_kprobe(b, sk->progs.bd_inner_entry, false,
-				  b->walk_func);
-		if (!err)
-			err = link_kprobe(b, sk->progs.bd_inner_return, true,
-					  b->walk_func);
-		for (i = 0; !err && i < 4 && b->wait_funcs[i]; i++) {
-			err = link_kprobe(b, sk->progs.bd_outer_entry, false,
-					  b->wait_funcs[i]);
-			if (!err)
-				err = link_kprobe(b, sk->progs.bd_outer_return,
-						  true, b->wait_funcs[i]);
-		}
-		if (err) {
-			errbuf_set(errbuf, errlen,
-				"BPF breakdown: kprobe on %s: %s",
-				b->walk_func, strerror(-err));
-			return err;
-		}
+	for (k = 0; k < NR_FN; k++) {
+		err = attach_func(b, k);
+		if (!err || k >= FN_CB)
+			continue;
+		errbuf_set(errbuf, errlen, "BPF breakdown: %s on %s: %s",
+			   b->fentry_err[k] && !b->have_kprobes ? "fentry" :
+			   "kprobe", fn_name(b, k), strerror(-err));
+		return err;
 	}
-#define CB_ATTACH(name, part)						\
-	if (b->kprobes && b->cb_func[part]) {				\
-		err = link_kprobe(b, sk->progs.bd_cb_##name##_entry, false, \
-				  b->cb_func[part]);			\
-		if (!err)						\
-			err = link_kprobe(b,				\
-				sk->progs.bd_cb_##name##_return, true,	\
-				b->cb_func[part]);			\
-		if (err) {						\
-			/* Not probeable (notrace, blacklisted): say so. */ \
-			b->src[part].timed = false;			\
-			snprintf(b->src[part].why,			\
-				 sizeof(b->src[part].why),		\
-				 "kprobe on %s refused (%s): in walk",	\
-				 b->cb_func[part], strerror(-err));	\
-			err = 0;					\
-		}							\
-	}
-	CB_ATTACH(base, BD_PART_BASE)
-	CB_ATTACH(bpf, BD_PART_BPF)
-	CB_ATTACH(memory, BD_PART_MEMORY)
-	CB_ATTACH(io, BD_PART_IO)
-#undef CB_ATTACH
+	describe_funcs(b);
 	b->rb = ring_buffer__new(bpf_map__fd(sk->maps.records), on_record, b,
 				 NULL);
 	if (!b->rb) {

@@ -8,15 +8,16 @@
  * the first the kernel allows, see "Two ways in" below);
  * in between, every event that changes where the reader is pushes or
  * pops a state (rstat-breakdown.h): the rstat lock's tracepoints (wait,
- * held; v6.10+), sched_switch (off the CPU), and where kprobes exist the
- * core flush function (the tree walk) and each subsystem's per-css flush
- * callback. The time between two events goes to the state on top, so
- * the parts are disjoint and add up to the syscall's time. At sys_exit
+ * held; v6.10+), sched_switch (off the CPU), and the core flush function
+ * (the tree walk) and each subsystem's per-css flush callback, by
+ * fentry/fexit where the kernel allows, else by kprobes where it has
+ * them. The time between two events goes to the state on top, so the
+ * parts are disjoint and add up to the syscall's time. At sys_exit
  * one record goes to a ring buffer; user space groups a file's syscalls
  * into reads and takes percentiles.
  *
  * Programs run only on the readers' events, except sched_switch (every
- * switch on the machine: one hash lookup each) and the callbacks' kprobes
+ * switch on the machine: one hash lookup each) and the callbacks' programs
  * outside reads (their time is summed per subsystem, the flushes that
  * reclaim and the workers make).
  *
@@ -564,64 +565,107 @@ LOCK_EVENT(cpu_contended, cgroup_rstat_cpu_lock_contended,
 LOCK_EVENT(cpu_locked, cgroup_rstat_cpu_locked, on_cpu_locked())
 
 /*
- * The core flush (kprobes, attached by name by the loader): from v6.10
- * the outer function (cgroup_rstat_flush, css_rstat_flush) is the walk,
- * the lock's tracepoints nested inside it. Before, there are no such
- * tracepoints: the outer function's entry opens the wait, which ends
- * when the inner cgroup_rstat_flush_locked starts (the lock is taken in
- * between).
+ * The core flush (attached by name by the loader: fentry/fexit where the
+ * kernel allows, kprobes where not): from v6.10 the outer function
+ * (cgroup_rstat_flush, css_rstat_flush) is the walk, the lock's
+ * tracepoints nested inside it. Before, there are no such tracepoints:
+ * the outer function's entry opens the wait, which ends when the inner
+ * cgroup_rstat_flush_locked starts (the lock is taken in between).
  */
-SEC("kprobe")
-int bd_outer_entry(void *ctx)
+static __always_inline void outer_entry(void)
 {
 	struct rs_bd_ctx *c = ctx_of_current();
 
 	if (c)
 		push(c, outer_is_wait ? RS_BD_WAIT : RS_BD_WALK,
 		     bpf_ktime_get_ns());
-	return 0;
 }
 
-SEC("kretprobe")
-int bd_outer_return(void *ctx)
+static __always_inline void outer_return(void)
 {
 	struct rs_bd_ctx *c = ctx_of_current();
 	__u64 now = bpf_ktime_get_ns();
 
 	if (!c)
-		return 0;
+		return;
 	if (outer_is_wait) {
 		/* The inner function popped it, unless it never ran. */
 		if (top_of(c) == RS_BD_WAIT)
 			pop(c, RS_BD_WAIT, now);
-		return 0;
+		return;
 	}
 	pop(c, RS_BD_WALK, now);
-	return 0;
 }
 
-SEC("kprobe")
-int bd_inner_entry(void *ctx)
+static __always_inline void inner_entry(void)
 {
 	struct rs_bd_ctx *c = ctx_of_current();
 
 	if (c)
 		push(c, RS_BD_WALK, bpf_ktime_get_ns());
-	return 0;
 }
 
-SEC("kretprobe")
-int bd_inner_return(void *ctx)
+static __always_inline void inner_return(void)
 {
 	struct rs_bd_ctx *c = ctx_of_current();
 	__u64 now = bpf_ktime_get_ns();
 
 	if (!c)
-		return 0;
+		return;
 	if (pop(c, RS_BD_WALK, now) && top_of(c) == RS_BD_WAIT)
 		pop(c, RS_BD_WAIT, now);	/* the outer's rest: unlock */
-	return 0;
 }
+
+/*
+ * Each function's programs, both ways in: a kprobe and a kretprobe, an
+ * fentry and an fexit (their target set by the loader before loading).
+ * The loader attaches one pair; where fentry is refused at attach the
+ * kprobes, loaded too, stand in.
+ */
+#define KPROBE_PROGS(name, entry, ret)				\
+SEC("kprobe")							\
+int bd_##name##_entry(void *ctx)				\
+{								\
+	entry;							\
+	return 0;						\
+}								\
+SEC("kretprobe")						\
+int bd_##name##_return(void *ctx)				\
+{								\
+	ret;							\
+	return 0;						\
+}
+#define FENTRY_PROGS(fe, fx, entry, ret)			\
+SEC("fentry")							\
+int fe(__u64 *ctx)						\
+{								\
+	entry;							\
+	return 0;						\
+}								\
+SEC("fexit")							\
+int fx(__u64 *ctx)						\
+{								\
+	ret;							\
+	return 0;						\
+}
+#define FUNC_PROGS(name, entry, ret)				\
+	KPROBE_PROGS(name, entry, ret)				\
+	FENTRY_PROGS(bd_##name##_fentry, bd_##name##_fexit, entry, ret)
+
+FUNC_PROGS(inner, inner_entry(), inner_return())
+
+/*
+ * The outer functions: one kprobe pair attached to each, or an fentry
+ * pair of its own each (an fentry program has one target).
+ */
+KPROBE_PROGS(outer, outer_entry(), outer_return())
+#define OUTER_FENTRY(n)						\
+	FENTRY_PROGS(bd_outer_fentry##n, bd_outer_fexit##n,	\
+		     outer_entry(), outer_return())
+OUTER_FENTRY(0)
+OUTER_FENTRY(1)
+OUTER_FENTRY(2)
+OUTER_FENTRY(3)
 
 /*
  * The shortest callback timed inside the reads (a per-CPU minimum, 0:
@@ -707,17 +751,14 @@ static __always_inline int cb_return(__u32 state)
 	return 0;
 }
 
+/*
+ * From fentry, bpf_get_stackid (the arguments as context) unwinds from
+ * the program itself: its frame and the trampoline's come first, the
+ * trigger frames below are the kprobe's (sid's 7.2: the worker's
+ * flushes still named "periodic").
+ */
 #define CALLBACK(name, state)					\
-SEC("kprobe")							\
-int bd_cb_##name##_entry(void *ctx)				\
-{								\
-	return cb_entry(ctx, state);				\
-}								\
-SEC("kretprobe")						\
-int bd_cb_##name##_return(void *ctx)				\
-{								\
-	return cb_return(state);				\
-}
+	FUNC_PROGS(cb_##name, cb_entry(ctx, state), cb_return(state))
 
 CALLBACK(base, RS_BD_CB_BASE)
 CALLBACK(bpf, RS_BD_CB_BPF)

@@ -71,13 +71,23 @@ static void print_cb_cost(FILE *out, const struct bench_breakdown *bd)
 {
 	const struct breakdown_cb_cost *c = &bd->cb_cost;
 	char shortest[24], prog[24];
+	bool fentry = false, kprobe = false;
+	int p;
 
 	if (!c->calls)
 		return;
+	/* What comes before an entry program's clock read, by the way in. */
+	for (p = BD_PART_MEMORY; p <= BD_PART_BASE; p++) {
+		if (bd->untimed[p][0])
+			continue;
+		fentry |= !strncmp(bd->how[p], "fentry", 6);
+		kprobe |= !strncmp(bd->how[p], "kprobe", 6);
+	}
 	compare_fmt__ns(shortest, sizeof(shortest), c->shortest_ns);
 	compare_fmt__ns(prog, sizeof(prog), c->programs_ns / c->calls);
-	fprintf(out, "  observer, a flush callback: at most %s of a callback's time is the\n  timing's (the shortest of %" PRIu64 " timed, its own work included); the\n  programs ran %s a call (a kprobe's trap not counted)\n",
-		shortest, c->calls, prog);
+	fprintf(out, "  observer, a flush callback: at most %s of a callback's time is the\n  timing's (the shortest of %" PRIu64 " timed, its own work included); the\n  programs ran %s a call (%s not counted)\n",
+		shortest, c->calls, prog, fentry && !kprobe ?
+		"the fentry trampoline's entry" : "a kprobe's trap");
 }
 
 /* record's targets: what was followed, and what was left out. */

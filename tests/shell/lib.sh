@@ -114,6 +114,12 @@ sid_kernel() {
 	[ -z "$rel" ] || echo "$cache/$rel/vmlinuz"
 }
 
+# The cached kernel VMLINUZ was built with BTF (its config beside it):
+# the breakdown's flush functions are then timed by fentry.
+kernel_btf() {
+	grep -q '^CONFIG_DEBUG_INFO_BTF=y' "$(dirname "$1")/config" 2>/dev/null
+}
+
 # Sets KSID to sid_kernel's or skips saying what to fetch.
 need_sid_kernel() {
 	KSID=$(sid_kernel)

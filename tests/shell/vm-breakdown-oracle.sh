@@ -60,6 +60,8 @@ sed 's/^/@json /' /tmp/bd/results.json"
 run() {
 	local rc
 
+	# The kernel's BTF: the flush functions must be timed by fentry.
+	if kernel_btf "$1"; then echo 1; else echo 0; fi >"$TMP/$2.btf"
 	timeout 900 "$RS_BIN" record -q -F 1 --spans perf --kernel "$1" \
 		--accel tcg --vm-cpus "$3" -o "$TMP/$2.data" -- "$oracle" -- \
 		sh -c "$guest_cmd" >"$TMP/$2.oracle" 2>"$TMP/$2.err"
@@ -82,11 +84,12 @@ run() {
 check() {
 	local rc
 
-	python3 - "$TMP/$1.json" "$TMP/$1.oracle" $reads >"$TMP/$1.check" \
+	python3 - "$TMP/$1.json" "$TMP/$1.oracle" $reads \
+		"$(cat "$TMP/$1.btf")" >"$TMP/$1.check" \
 		<<'PY'
 import json, sys
 d = json.load(open(sys.argv[1]))
-reads = int(sys.argv[3])
+reads, btf = int(sys.argv[3]), sys.argv[4] == "1"
 ora = [l.split() for l in open(sys.argv[2])]
 (rel,) = [w[1] for w in ora if w[0] == "kernel"]
 ver = tuple(int(x) for x in rel.split("-")[0].split(".")[:2])
@@ -118,7 +121,13 @@ def check(diff, what, progs=(), reader=False):
 
 assert bd["pass"] == "breakdown", bd["pass"]
 assert bd["lost"] == 0 and bd["broken"] <= 1, (bd["lost"], bd["broken"])
-assert bd["method"].startswith("BPF: kprobes"), bd["method"]
+# With the kernel's BTF the flush functions are timed by fentry/fexit
+# (a fallback to kprobes would be said: "by both", "fentry refused").
+if btf:
+    assert bd["method"].endswith("flush functions by fentry"), bd["method"]
+else:
+    assert bd["method"].startswith("BPF: kprobes"), bd["method"]
+how = "fentry/fexit on " if btf else "kprobe+kretprobe on "
 assert bd["window_end_ns"] > bd["window_start_ns"] > 0, bd
 # Split trees by the release: cpu.stat's read flushes base's tree alone.
 assert bd["split_trees"] == split, (rel, bd["split_trees"])
@@ -126,10 +135,13 @@ assert [f["tree"] for f in bd["files"]] == ["base" if split else None], \
     (rel, bd["files"])
 pid = str(bd["reader_pid"])
 src = {s["part"]: s for s in bd["sources"]}
+name = {"memory": "mem_cgroup_css_rstat_flush", "io": "blkcg_rstat_flush",
+        "bpf": "bpf_rstat_flush"}
 for p in ("memory", "io", "bpf", "walk", "wait", "off-cpu"):
     assert src[p]["timed"], (rel, src[p])
+assert src["walk"]["how"].startswith(how), src["walk"]
 for p in ("memory", "io", "bpf"):
-    assert "kprobe" in src[p]["how"], src[p]
+    assert src[p]["how"] == how + name[p], src[p]
     # Callbacks outside the reads, each under one trigger.
     by = src[p].get("outside_by", [])
     assert sum(e["calls"] for e in by) == src[p]["outside_calls"], src[p]
@@ -162,8 +174,6 @@ assert rd, ("the oracle saw no read of cpu.stat by the reader", pid,
             [w[1] for w in ora if w[0] == "task" and w[2] == "read"])
 assert rd[0][3] == "cpu_stat_show" and int(rd[0][4]) == reads, (reads, rd)
 cb = {w[3]: w for w in ora if w[:3] == ["task", pid, "callback"]}
-name = {"memory": "mem_cgroup_css_rstat_flush", "io": "blkcg_rstat_flush",
-        "bpf": "bpf_rstat_flush"}
 for p, fn in name.items():
     assert fn in cb, ("the oracle did not time", fn)
     check(parts[p]["calls"] - int(cb[fn][4]),
@@ -202,11 +212,16 @@ else:
     assert parts["memory"]["calls"] == parts["bpf"]["calls"], parts
     assert src["cpu-wait"]["timed"], src["cpu-wait"]
     assert "cgroup_rstat_lock_contended" in src["wait"]["how"], src["wait"]
+# Who flushed outside the reads, from the stacks taken at the callbacks'
+# entry (by fentry: the program's and the trampoline's frames on top).
+print("  memory's callbacks outside the reads, by trigger:",
+      {e["trigger"]: e["calls"] for e in src["memory"].get("outside_by", [])})
 print("ok %s: memory %d calls in %d cpu.stat reads (oracle %s), %.1f%% of "
       "their time (oracle %.1f%%); bpf %d calls (oracle %s); %s; "
-      "callback timing: shortest %d ns, programs %d ns a call"
+      "callback timing (%s): shortest %d ns, programs %d ns a call"
       % (rel, parts["memory"]["calls"], reads, mem[4], ours, theirs,
-         parts["bpf"]["calls"], cb[name["bpf"]][4], said, cc["shortest_ns"],
+         parts["bpf"]["calls"], cb[name["bpf"]][4], said, how.split()[0],
+         cc["shortest_ns"],
          cc["programs_ns"] // max(cc["calls"], 1)))
 PY
 	rc=$?

@@ -8,7 +8,8 @@
 # Checked on both: every read decomposed once (N reads -> N, two preads
 # each), the parts add up to every read (shares sum to 1), the kernel's
 # p50 inside the reader's, cpu.stat's flush function entered once a read
-# (the walk's calls: exactly the reads), the callbacks timed by kprobes.
+# (the walk's calls: exactly the reads), the callbacks and the walk
+# timed by fentry/fexit where the kernel has BTF (else kprobes).
 # On 6.12 the lock wait comes from the lock tracepoints and the per-CPU
 # lock wait is timed. On 6.1 (no lock tracepoints) cpu.stat's lock
 # wait is timed from cgroup_base_stat_cputime_show, once a read exactly,
@@ -45,20 +46,32 @@ for r in "$r612" "$r61"; do
 	python3 "$RS_ROOT/tests/shell/bench-schema.py" \
 		"$RS_ROOT/docs/bench-results.schema.json" \
 		"$out/$r/results.json" || fail "$r: results do not validate"
-	python3 - "$out/$r/results.json" "$r" $reads <<'PY' || fail "$r: breakdown"
+	k=$K61
+	[ "$r" = "$r612" ] && k=$K612
+	btf=0
+	kernel_btf "$k" && btf=1
+	python3 - "$out/$r/results.json" "$r" $reads $btf <<'PY' || fail "$r: breakdown"
 import json, sys
 d = json.load(open(sys.argv[1]))
-rel, reads = sys.argv[2], int(sys.argv[3])
+rel, reads, btf = sys.argv[2], int(sys.argv[3]), sys.argv[4] == "1"
 new = not rel.startswith("6.1.")
 bd = d["breakdown"]
 assert bd["lost"] == 0 and bd["broken"] <= 1, (bd["lost"], bd["broken"])
-assert bd["method"].startswith("BPF: kprobes"), bd["method"]
+# With BTF, fentry: a fallback to kprobes says so ("by both").
+if btf:
+    assert bd["method"].endswith("flush functions by fentry") or \
+        bd["method"].endswith("flush functions by fentry, no lock tracepoints"), \
+        bd["method"]
+else:
+    assert bd["method"].startswith("BPF: kprobes"), bd["method"]
+how = "fentry/fexit on " if btf else "kprobe+kretprobe on "
 assert bd["window_end_ns"] > bd["window_start_ns"] > 0, bd
 assert bd["reader_pid"] > 1, bd["reader_pid"]
 src = {s["part"]: s for s in bd["sources"]}
 for p in ("memory", "io", "walk", "wait", "off-cpu"):
     assert src[p]["timed"], (rel, src[p])
-assert "kprobe" in src["memory"]["how"], src["memory"]
+assert src["memory"]["how"] == how + "mem_cgroup_css_rstat_flush", src["memory"]
+assert src["walk"]["how"].startswith(how), src["walk"]
 # Flushes outside the reads (the worker, reclaim), keyed by who flushed:
 # every call of a callback outside is under one trigger.
 for p in ("memory", "io", "bpf"):
@@ -81,10 +94,12 @@ else:
     assert parts["wait"]["calls"] == reads, parts["wait"]
     assert "cgroup_base_stat_cputime_show" in src["wait"]["how"] or \
         "cgroup_rstat_flush" in src["wait"]["how"], src["wait"]
+    assert src["wait"]["how"].startswith(
+        "fentry/fexit:" if btf else "kprobes:"), src["wait"]
     assert not src["cpu-wait"]["timed"], src["cpu-wait"]
     assert "v6.10" in src["cpu-wait"]["why"], src["cpu-wait"]
-print("ok %s: memory %d calls, %.1f%% of cpu.stat's time; walk %.1f%%; "
-      "off-cpu %.1f%%" % (rel, parts["memory"]["calls"],
+print("ok %s (%s): memory %d calls, %.1f%% of cpu.stat's time; walk %.1f%%; "
+      "off-cpu %.1f%%" % (rel, bd["method"], parts["memory"]["calls"],
                          100 * parts["memory"]["share"],
                          100 * parts["walk"]["share"],
                          100 * parts["off-cpu"]["share"]))

@@ -1,14 +1,14 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# Issue 25, thread 002 in one command, in Debian's 6.1 guest (kprobes,
+# Issue 25, thread 002 in one command, in Debian's 6.1 guest (kprobes, BTF,
 # pure cgroup v2): memory.stat and cpu.stat of a parent whose children
 # charge memory, read discrete vs interleaved as two --variants with
 # --breakdown. Checked from the results and the text:
 #  - the runs alternate (2 rounds), then each variant's breakdown pass,
 #    a run of its own; each variant's file holds its 2 repetitions (the
 #    pass is none of them) and its decomposition (pass "breakdown",
-#    kprobes, every read decomposed: N reads -> N, nothing lost);
+#    fentry where BTF (else kprobes), every read decomposed: N reads -> N, nothing lost);
 #  - for each file and variant the parts add up (breakdown-variants.py:
 #    read by read, as sums, to the nanosecond; and at p50, the kernel's
 #    total p50 plus entry/exit's p50 within 5% of the reader's p50);
@@ -44,9 +44,12 @@ for n in discrete interleave; do
 		"$RS_ROOT/docs/bench-results.schema.json" \
 		"$TMP/out/$rel/$n/results.json" || fail "$n: results do not validate"
 done
-python3 - "$TMP/out/$rel" $reads <<'PY' || fail "the variants' breakdowns"
+btf=0
+kernel_btf "$K61" && btf=1
+python3 - "$TMP/out/$rel" $reads $btf <<'PY' || fail "the variants' breakdowns"
 import json, sys
-d, reads = sys.argv[1], int(sys.argv[2])
+d, reads, btf = sys.argv[1], int(sys.argv[2]), sys.argv[3] == "1"
+how = "fentry/fexit on " if btf else "kprobe+kretprobe on "
 for n, order in (("discrete", "discrete"), ("interleave", "interleave")):
     r = json.load(open("%s/%s/results.json" % (d, n)))
     p = r["params"]
@@ -55,10 +58,14 @@ for n, order in (("discrete", "discrete"), ("interleave", "interleave")):
     assert len(r["repetitions"]) == 2, "the pass became a repetition"
     bd = r["breakdown"]
     assert bd["pass"] == "breakdown", bd["pass"]
-    assert bd["method"].startswith("BPF: kprobes"), bd["method"]
+    # With BTF, the flush functions by fentry (no fallback: not "both").
+    assert bd["method"].endswith(
+        "flush functions by fentry, no lock tracepoints") if btf else \
+        bd["method"].startswith("BPF: kprobes"), bd["method"]
     assert bd["lost"] == 0 and bd["broken"] <= 1, (bd["lost"], bd["broken"])
     src = {s["part"]: s for s in bd["sources"]}
-    assert src["memory"]["timed"] and "kprobe" in src["memory"]["how"], src
+    assert src["memory"]["timed"] and src["memory"]["how"] == \
+        how + "mem_cgroup_css_rstat_flush", src
     files = {f["file"]: f for f in bd["files"]}
     assert set(files) == {"memory.stat", "cpu.stat"}, set(files)
     for f in files.values():

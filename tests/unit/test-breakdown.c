@@ -533,7 +533,19 @@ static void test_tree_and_cost_printed(void)
 	f = open_memstream(&buf, &len);
 	bench_breakdown__print(a, f);
 	fclose(f);
-	CHECK(strstr(buf, "  observer, a flush callback: at most 2.7 us of a callback's time is the\n  timing's (the shortest of 30 timed, its own work included); the\n  programs ran 1.5 us a call") != NULL);
+	CHECK(strstr(buf, "  observer, a flush callback: at most 2.7 us of a callback's time is the\n  timing's (the shortest of 30 timed, its own work included); the\n  programs ran 1.5 us a call (a kprobe's trap not counted)\n") != NULL);
+	for (l = buf; (e = strchr(l, '\n')); l = e + 1)
+		CHECK(e - l <= 80);
+	free(buf);
+	buf = NULL;
+	/* Timed by fentry: no trap, the trampoline before the clock. */
+	a->untimed[BD_PART_MEMORY][0] = '\0';
+	snprintf(a->how[BD_PART_MEMORY], sizeof(a->how[BD_PART_MEMORY]),
+		 "fentry/fexit on mem_cgroup_css_rstat_flush");
+	f = open_memstream(&buf, &len);
+	bench_breakdown__print(a, f);
+	fclose(f);
+	CHECK(strstr(buf, "  programs ran 1.5 us a call (the fentry trampoline's entry not counted)\n") != NULL);
 	for (l = buf; (e = strchr(l, '\n')); l = e + 1)
 		CHECK(e - l <= 80);
 	free(buf);
@@ -569,6 +581,13 @@ static void test_prog_affects(void)
 	for (i = 0; i < sizeof(syscalls) / sizeof(syscalls[0]); i++)
 		CHECK_STR(breakdown_prog_affects(syscalls[i]), "syscalls");
 	CHECK_STR(breakdown_prog_affects("bd_raw_switch"), "off-cpu");
+	/* The flush functions, both ways in. */
+	CHECK_STR(breakdown_prog_affects("bd_cb_memory_fentry"), "memory");
+	CHECK_STR(breakdown_prog_affects("bd_cb_io_fexit"), "io");
+	CHECK_STR(breakdown_prog_affects("bd_cb_base_entry"), "base");
+	CHECK_STR(breakdown_prog_affects("bd_inner_fexit"), "walk");
+	CHECK_STR(breakdown_prog_affects("bd_outer_fentry3"), "wait");
+	CHECK_STR(breakdown_prog_affects("bd_outer_return"), "wait");
 	CHECK_STR(breakdown_prog_affects("someone_elses"), "");
 }
 
