@@ -166,6 +166,7 @@ const char *breakdown_prog_affects(const char *prog);
  */
 struct breakdown_cb_cost {
 	uint64_t calls, programs_ns, shortest_ns;
+	uint64_t programs_after_ns;	/* of programs_ns: the return's */
 };
 void breakdown__cb_cost(const struct breakdown *b,
 			struct breakdown_cb_cost *cost);

@@ -1374,6 +1374,7 @@ void breakdown__cb_cost(const struct breakdown *b,
 		return;
 	cost->calls = counter(b, RS_BD_C_CB_TIMED);
 	cost->programs_ns = counter(b, RS_BD_C_CB_PROG_NS);
+	cost->programs_after_ns = counter(b, RS_BD_C_CB_PROG_AFTER_NS);
 	/* The CPUs' minima: the least of those that timed one. */
 	v = calloc((size_t)b->ncpus, sizeof(*v));
 	if (!v)

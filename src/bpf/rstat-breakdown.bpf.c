@@ -723,7 +723,9 @@ static __always_inline int cb_return(__u32 state)
 		}
 		c->cb_start = 0;
 		/* ... and up to here the enclosing part's (the walk). */
-		add(RS_BD_C_CB_PROG_NS, bpf_ktime_get_ns() - now);
+		ns = bpf_ktime_get_ns() - now;
+		add(RS_BD_C_CB_PROG_NS, ns);
+		add(RS_BD_C_CB_PROG_AFTER_NS, ns);
 		return 0;
 	}
 	t0 = bpf_map_lookup_elem(&outside_open, &tid);

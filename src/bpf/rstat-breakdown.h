@@ -98,6 +98,7 @@ enum {
 	 */
 	RS_BD_C_CB_TIMED,
 	RS_BD_C_CB_PROG_NS,
+	RS_BD_C_CB_PROG_AFTER_NS,	/* ... of which the return's */
 	RS_BD__NR_COUNTERS,
 };
 

@@ -70,7 +70,7 @@ static void print_row(FILE *out, const char *name,
 static void print_cb_cost(FILE *out, const struct bench_breakdown *bd)
 {
 	const struct breakdown_cb_cost *c = &bd->cb_cost;
-	char shortest[24], prog[24];
+	char shortest[24], prog[24], after[24];
 	bool fentry = false, kprobe = false;
 	int p;
 
@@ -85,9 +85,10 @@ static void print_cb_cost(FILE *out, const struct bench_breakdown *bd)
 	}
 	compare_fmt__ns(shortest, sizeof(shortest), c->shortest_ns);
 	compare_fmt__ns(prog, sizeof(prog), c->programs_ns / c->calls);
-	fprintf(out, "  observer, a flush callback: at most %s of a callback's time is the\n  timing's (the shortest of %" PRIu64 " timed, its own work included); the\n  programs ran %s a call (%s not counted)\n",
+	compare_fmt__ns(after, sizeof(after), c->programs_after_ns / c->calls);
+	fprintf(out, "  observer, a flush callback: at most %s of a callback's time is the\n  timing's (the shortest of %" PRIu64 " timed, its own work included); the\n  programs ran %s a call (%s not counted),\n  %s of it after the callback returned, in the part around it\n",
 		shortest, c->calls, prog, fentry && !kprobe ?
-		"the fentry trampoline's entry" : "a kprobe's trap");
+		"the fentry trampoline's entry" : "a kprobe's trap", after);
 }
 
 /* record's targets: what was followed, and what was left out. */
@@ -136,6 +137,22 @@ static void print_tree(FILE *out, const struct bench_breakdown *bd,
 			bd->untimed[BD_PART_BPF][0] ? " and bpf's" : "");
 }
 
+/* "(METHOD; HZ=250: 4.0 ms ticks)", the tick on a line of its own past 80. */
+static void print_method(FILE *out, const struct bench_breakdown *bd)
+{
+	char hz[48] = "";
+
+	if (bd->hz)
+		snprintf(hz, sizeof(hz), "HZ=%u: %.1f ms ticks", bd->hz,
+			 1e3 / bd->hz);
+	if (!*hz)
+		fprintf(out, "  (%s)\n", bd->method);
+	else if (strlen(bd->method) + strlen(hz) + 6 <= 80)
+		fprintf(out, "  (%s; %s)\n", bd->method, hz);
+	else
+		fprintf(out, "  (%s;\n   %s)\n", bd->method, hz);
+}
+
 void bench_breakdown__print(const struct bench_breakdown *bd, FILE *out)
 {
 	unsigned int i;
@@ -150,11 +167,7 @@ void bench_breakdown__print(const struct bench_breakdown *bd, FILE *out)
 		else
 			fprintf(out, "\n%s: where a read's time goes, %" PRIu64 " reads of the %s pass\n",
 				f->file, f->reads, bd->pass);
-		fprintf(out, "  (%s", bd->method);
-		if (bd->hz)
-			fprintf(out, "; HZ=%u: %.1f ms ticks", bd->hz,
-				1e3 / bd->hz);
-		fprintf(out, ")\n");
+		print_method(out, bd);
 		fprintf(out, "  %-8s %10s %10s %10s %7s %6s\n", "part", "p50",
 			"p90", "p99", "share", "calls");
 		print_row(out, "total", &f->total, true, f->reads);

@@ -95,6 +95,7 @@ void bench_breakdown__write_json(const struct bench_breakdown *bd,
 	json__object_begin(jw, "callback_cost");
 	json__u64(jw, "calls", bd->cb_cost.calls);
 	json__u64(jw, "programs_ns", bd->cb_cost.programs_ns);
+	json__u64(jw, "programs_after_ns", bd->cb_cost.programs_after_ns);
 	json__u64(jw, "shortest_ns", bd->cb_cost.shortest_ns);
 	json__object_end(jw);
 	write_skips(jw, &bd->skips);
@@ -357,6 +358,13 @@ int bench_breakdown__read_json(struct bench_breakdown *bd,
 				   &bd->cb_cost.shortest_ns)))
 			return bad(errbuf, len, n,
 				   "\"callback_cost\": expected calls, programs_ns and shortest_ns");
+		/* Since the return's share was kept apart: absent before. */
+		if (cc && jv__get(cc, "programs_after_ns") &&
+		    (get_u64(cc, "programs_after_ns",
+			     &bd->cb_cost.programs_after_ns) ||
+		     bd->cb_cost.programs_after_ns > bd->cb_cost.programs_ns))
+			return bad(errbuf, len, n,
+				   "\"callback_cost\": programs_after_ns: expected a number no larger than programs_ns");
 	}
 	hz = jv__get(n, "hz");
 	if (jv__type(hz) == J_NUM && jv__is_u64(hz) && jv__u64(hz) < 100000)

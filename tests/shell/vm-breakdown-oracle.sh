@@ -194,6 +194,7 @@ means = [parts[p]["sum_ns"] // parts[p]["calls"] for p in timed_cb
          if parts[p]["calls"]]
 assert not means or 0 < cc["shortest_ns"] <= min(means), (cc, means)
 assert not means or cc["programs_ns"] > 0, cc
+assert cc["programs_after_ns"] <= cc["programs_ns"], cc
 outside = {w[1]: int(w[2]) for w in ora if w[0] == "outside"}
 if split:
     # Split trees: cpu.stat flushes base's tree alone.

@@ -173,6 +173,10 @@ static void test_json_round_trip(void)
 	snprintf(a->pass, sizeof(a->pass), "breakdown");
 	a->hz = 250;
 	a->split_trees = true;
+	a->cb_cost.calls = 7;
+	a->cb_cost.programs_ns = 7000;
+	a->cb_cost.programs_after_ns = 5000;
+	a->cb_cost.shortest_ns = 300;
 	snprintf(a->untimed[BD_PART_MEMORY], sizeof(a->untimed[0]),
 		 "no kprobes on this kernel: in walk");
 	a->nr_files = 1;
@@ -225,6 +229,10 @@ static void test_json_round_trip(void)
 		  "no kprobes on this kernel: in walk");
 	CHECK_INT(b->hz, 250);
 	CHECK(b->split_trees);
+	CHECK_INT(b->cb_cost.calls, 7);
+	CHECK_INT(b->cb_cost.programs_ns, 7000);
+	CHECK_INT(b->cb_cost.programs_after_ns, 5000);
+	CHECK_INT(b->cb_cost.shortest_ns, 300);
 	/* The file's tree is written, derived from its name. */
 	CHECK(strstr(buf, "\"tree\": \"base\"") ||
 	      strstr(buf, "\"tree\":\"base\""));
@@ -529,11 +537,12 @@ static void test_tree_and_cost_printed(void)
 	buf = NULL;
 	a->cb_cost.calls = 30;
 	a->cb_cost.programs_ns = 30 * 1500;
+	a->cb_cost.programs_after_ns = 30 * 1200;
 	a->cb_cost.shortest_ns = 2700;
 	f = open_memstream(&buf, &len);
 	bench_breakdown__print(a, f);
 	fclose(f);
-	CHECK(strstr(buf, "  observer, a flush callback: at most 2.7 us of a callback's time is the\n  timing's (the shortest of 30 timed, its own work included); the\n  programs ran 1.5 us a call (a kprobe's trap not counted)\n") != NULL);
+	CHECK(strstr(buf, "  observer, a flush callback: at most 2.7 us of a callback's time is the\n  timing's (the shortest of 30 timed, its own work included); the\n  programs ran 1.5 us a call (a kprobe's trap not counted),\n  1.2 us of it after the callback returned, in the part around it\n") != NULL);
 	for (l = buf; (e = strchr(l, '\n')); l = e + 1)
 		CHECK(e - l <= 80);
 	free(buf);
@@ -545,7 +554,7 @@ static void test_tree_and_cost_printed(void)
 	f = open_memstream(&buf, &len);
 	bench_breakdown__print(a, f);
 	fclose(f);
-	CHECK(strstr(buf, "  programs ran 1.5 us a call (the fentry trampoline's entry not counted)\n") != NULL);
+	CHECK(strstr(buf, "  programs ran 1.5 us a call (the fentry trampoline's entry not counted),\n") != NULL);
 	for (l = buf; (e = strchr(l, '\n')); l = e + 1)
 		CHECK(e - l <= 80);
 	free(buf);
