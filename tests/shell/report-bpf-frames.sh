@@ -15,8 +15,10 @@
 #     recording runs (so that the kernel reports them): an inner
 #     `rstat-analyze record -- READER`, whose read breakdown runs BPF on
 #     every system call of the reader, 2 s of cpu.stat reads in
-#     a cgroup of the test's own. Where no sample lands in a BPF program
-#     the case is skipped, with its reason.
+#     a cgroup of the test's own; and that inner recording itself, whose
+#     KSYMBOL records for the programs it loaded before recording are
+#     synthesized, as perf record does. Where no sample lands in a BPF
+#     program the case is skipped, with its reason.
 . tests/shell/lib.sh
 need_perf
 command -v python3 >/dev/null 2>&1 || skip "python3 is not installed"
@@ -85,7 +87,7 @@ printf '%s\n' 'import os, sys, time' \
 	'end = time.time() + 2' \
 	'while time.time() < end:' \
 	'    os.pread(fd, 4096, 0)' >"$TMP/reader.py"
-inner=("$RS_BIN" record -q -o "$TMP/inner.data" --spans perf --
+inner=("$RS_BIN" record -q -e cpu-clock -o "$TMP/inner.data" --spans perf --
        python3 "$TMP/reader.py" "$cg/cpu.stat")
 
 # live NAME DATA RECORD-COMMAND...
@@ -104,12 +106,16 @@ nlive=0
 # -B: perf 6.1 aborts collecting build ids of BPF programs' dsos
 live "perf record -a -g" "$TMP/perf.data" perf record -B -q -a -g \
 	-e cpu-clock -F 4999 -o "$TMP/perf.data"
-live "record -a" "$TMP/rs.data" "$RS_BIN" record -q -a \
+live "record -a" "$TMP/rs.data" "$RS_BIN" record -q -a -e cpu-clock \
 	-F 4999 --spans perf --no-breakdown -o "$TMP/rs.data"
+fold "record -- READER (its own BPF)" "$TMP/inner.data"
+[ "$nbpf" -gt 0 ] ||
+	skip_part "record -- READER: no sample landed in its own BPF programs"
+nlive=$((nlive + nbpf))
 # the recording carries the programs' KSYMBOL records, as perf's does
 perf script -D -i "$TMP/rs.data" 2>/dev/null |
 	grep -q 'PERF_RECORD_KSYMBOL.*bpf_prog_' ||
 	fail "record -a: no KSYMBOL record of a BPF program in the recording"
 [ "$nlive" -gt 0 ] ||
-	skip "no sample of either live recording landed in a BPF program"
+	skip "no sample of a live recording landed in a BPF program"
 exit 0
