@@ -73,6 +73,7 @@ enum rs_event_kind {
 	RS_EV_LOST,		/* LOST and LOST_SAMPLES */
 	RS_EV_THROTTLE,
 	RS_EV_UNTHROTTLE,
+	RS_EV_KSYMBOL,		/* kernel code (de)registered: BPF, ... */
 };
 
 struct rs_comm {
@@ -94,6 +95,19 @@ struct rs_mmap {
 	uint8_t build_id_size;	/* 0: none in the record */
 };
 
+/*
+ * PERF_RECORD_KSYMBOL: kernel code that kallsyms does not describe, a JITed
+ * BPF program (bpf_prog_<tag>_<name>), a trampoline, out-of-line code,
+ * appeared at [addr, addr + len) or, with unregister, went away.
+ */
+struct rs_ksymbol {
+	uint64_t addr;
+	uint32_t len;
+	uint16_t ksym_type;	/* PERF_RECORD_KSYMBOL_TYPE_* */
+	bool unregister;	/* PERF_RECORD_KSYMBOL_FLAGS_UNREGISTER */
+	const char *name;	/* NUL-terminated within the record */
+};
+
 struct rs_lost {
 	uint64_t id, lost;
 	bool samples;		/* PERF_RECORD_LOST_SAMPLES */
@@ -110,6 +124,7 @@ struct rs_event {
 		struct rs_task task;
 		struct rs_mmap mmap;
 		struct rs_lost lost;
+		struct rs_ksymbol ksymbol;
 	};
 };
 

@@ -164,4 +164,20 @@ int synthesize__kernel_mmap(struct perf_writer *w);
  */
 int synthesize__threads(struct perf_writer *w, pid_t pid);
 
+/* One function of a loaded BPF program: where its JITed code lies. */
+struct synth_ksym {
+	uint64_t addr;
+	uint32_t len;
+};
+/*
+ * A PERF_RECORD_KSYMBOL (BPF) for each of the n functions of the BPF
+ * programs loaded before the recording, as perf record synthesizes them,
+ * named as the kallsyms text set_tracing() put in the tracing data names
+ * them ("addr t bpf_prog_<tag>_<name>\t[bpf]": the kernel's own name, the
+ * one its KSYMBOL records carry). Those it does not name are left out;
+ * nothing without that text. 0 or -errno.
+ */
+int synthesize__bpf_ksymbols(struct perf_writer *w,
+			     const struct synth_ksym *s, size_t n);
+
 #endif

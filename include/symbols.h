@@ -113,7 +113,10 @@ int machine__prefetch_kallsyms(struct machine *m, const char *path,
 int machine__load_vmlinux(struct machine *m, const char *path);
 bool machine__has_kernel_symbols(const struct machine *m);
 
-/* Side band: COMM, FORK, EXIT, MMAP/MMAP2; other kinds are ignored. */
+/*
+ * Side band: COMM, FORK, EXIT, MMAP/MMAP2, KSYMBOL (BPF programs and other
+ * code kallsyms does not name, as perf names it); other kinds are ignored.
+ */
 int machine__process_event(struct machine *m, const struct rs_event *ev);
 
 /* The thread's current comm as perf prints it (":TID" when never named). */

@@ -110,6 +110,8 @@ static size_t pl_need(const struct rs_event *ev)
 		return strlen(ev->comm.comm) + 1 + 16;
 	case RS_EV_MMAP:
 		return strlen(ev->mmap.filename) + 1 + 16;
+	case RS_EV_KSYMBOL:
+		return strlen(ev->ksymbol.name) + 1 + 16;
 	default:
 		return 0;
 	}
@@ -154,6 +156,10 @@ static int pl_put(void *arg, const struct rs_event *ev)
 	case RS_EV_MMAP:
 		e->mmap.filename = pl_copy(b, ev->mmap.filename,
 					   strlen(ev->mmap.filename) + 1);
+		break;
+	case RS_EV_KSYMBOL:
+		e->ksymbol.name = pl_copy(b, ev->ksymbol.name,
+					  strlen(ev->ksymbol.name) + 1);
 		break;
 	default:
 		break;

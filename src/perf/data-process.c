@@ -2,7 +2,10 @@
 /*
  * The data part of perf.data: reading records (from memory or a stream),
  * decoding samples and side-band records, zstd-compressed blocks, and
- * delivering events in the order `perf script` would.
+ * delivering events in the order `perf script` would. Delivered: SAMPLE,
+ * MMAP/MMAP2, COMM, FORK, EXIT, LOST/LOST_SAMPLES, THROTTLE/UNTHROTTLE and
+ * KSYMBOL (kernel code such as BPF programs coming and going); the other
+ * kernel records (BPF_EVENT, SWITCH, NAMESPACES, AUX, ...) are skipped.
  *
  * Ordering follows perf's ordered_events: records with a timestamp are
  * queued; at each FINISHED_ROUND everything up to the highest timestamp
@@ -641,6 +644,21 @@ static int deliver(struct perf_data *pd, const uint8_t *rec, uint64_t off,
 		if (!ev.time)
 			ev.time = pd_u64(rec + 8);
 		break;
+	case PERF_RECORD_KSYMBOL:
+		/* u64 addr, u32 len, u16 ksym_type, u16 flags, char name[] */
+		if (size < 25)
+			return pd_err(pd, off, "KSYMBOL record of %u bytes is too short",
+				      size);
+		ev.kind = RS_EV_KSYMBOL;
+		ev.ksymbol.addr = pd_u64(rec + 8);
+		ev.ksymbol.len = pd_u32(rec + 16);
+		ev.ksymbol.ksym_type = pd_u16(rec + 20);
+		ev.ksymbol.unregister = pd_u16(rec + 22) &
+					PERF_RECORD_KSYMBOL_FLAGS_UNREGISTER;
+		ev.ksymbol.name = rec_str(rec + 24, end);
+		if (!ev.ksymbol.name)
+			return pd_err(pd, off, "ksymbol name is not terminated");
+		break;
 	default:
 		return 0;
 	}
@@ -651,7 +669,7 @@ static int deliver(struct perf_data *pd, const uint8_t *rec, uint64_t off,
 
 static bool kernel_type_known(uint32_t type)
 {
-	/* READ, AUX, ITRACE_START, SWITCH*, NAMESPACES, KSYMBOL, ... */
+	/* READ, AUX, ITRACE_START, SWITCH*, NAMESPACES, BPF_EVENT, ... */
 	return type >= 1 && type <= 21;
 }
 
@@ -680,6 +698,7 @@ static int kernel_record(struct perf_data *pd, const uint8_t *rec,
 	case PERF_RECORD_LOST_SAMPLES:
 	case PERF_RECORD_THROTTLE:
 	case PERF_RECORD_UNTHROTTLE:
+	case PERF_RECORD_KSYMBOL:
 		evidx = other_evidx(pd, rec, size);
 		break;
 	default:

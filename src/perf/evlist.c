@@ -558,6 +558,16 @@ static int open_one(struct evlist *el, struct evsel *e, uint32_t c,
 		flags |= PERF_FLAG_PID_CGROUP;
 	fd = (int)syscall(SYS_perf_event_open, &e->attr, pid, el->cpus[c],
 			  -1, flags);
+	/*
+	 * A kernel without KSYMBOL records (before 5.1, or one that refuses
+	 * them) opens the event without them, as perf does: the recording
+	 * only names fewer frames.
+	 */
+	if (fd < 0 && errno == EINVAL && e->attr.ksymbol) {
+		e->attr.ksymbol = 0;
+		fd = (int)syscall(SYS_perf_event_open, &e->attr, pid,
+				  el->cpus[c], -1, flags);
+	}
 	if (fd >= 0) {
 		FD(el, e, c, t) = fd;	/* close_all() closes it */
 		if (e->filter &&

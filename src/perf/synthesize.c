@@ -379,3 +379,89 @@ int synthesize__threads(struct perf_writer *w, pid_t pid)
 	closedir(d);
 	return err;
 }
+
+/* A [bpf] line of the kallsyms text: a loaded program's function. */
+struct bpf_name {
+	uint64_t addr;
+	const char *name;	/* into the text, not terminated */
+	size_t len;
+};
+
+static int cmp_bpf_name(const void *a, const void *b)
+{
+	const struct bpf_name *x = a, *y = b;
+
+	return x->addr < y->addr ? -1 : x->addr > y->addr;
+}
+
+/* "addr t name\t[bpf]" lines of text, sorted by address. */
+static int bpf_names(const char *text, size_t len, struct bpf_name **out,
+		     size_t *nr)
+{
+	const char *p, *end = text + len, *nl, *tab, *sp;
+	struct bpf_name *v = NULL, *nv;
+	size_t n = 0, cap = 0;
+
+	for (p = text; p < end; p = nl + 1) {
+		nl = memchr(p, '\n', end - p);
+		if (!nl)
+			nl = end;
+		tab = memchr(p, '\t', nl - p);
+		sp = memchr(p, ' ', nl - p);
+		if (!tab || nl - tab != 6 || memcmp(tab, "\t[bpf]", 6) || !sp ||
+		    tab - sp < 4 || sp[2] != ' ')
+			continue;
+		if (n == cap) {
+			cap = cap ? cap * 2 : 64;
+			nv = realloc(v, cap * sizeof(*v));
+			if (!nv) {
+				free(v);
+				return -ENOMEM;
+			}
+			v = nv;
+		}
+		v[n].addr = strtoull(p, NULL, 16);
+		v[n].name = sp + 3;
+		v[n].len = tab - (sp + 3);
+		n++;
+	}
+	if (n)
+		qsort(v, n, sizeof(*v), cmp_bpf_name);
+	*out = v;
+	*nr = n;
+	return 0;
+}
+
+int synthesize__bpf_ksymbols(struct perf_writer *w,
+			     const struct synth_ksym *s, size_t n)
+{
+	struct bpf_name *names = NULL, key, *hit;
+	const char *text;
+	size_t len, nr = 0, i, end;
+	uint16_t type = PERF_RECORD_KSYMBOL_TYPE_BPF, flags = 0;
+	struct rec r;
+	int err;
+
+	if (!n || perf_writer__kallsyms(w, &text, &len))
+		return 0;
+	err = bpf_names(text, len, &names, &nr);
+	for (i = 0; !err && nr && i < n; i++) {
+		key.addr = s[i].addr;
+		hit = bsearch(&key, names, nr, sizeof(*names), cmp_bpf_name);
+		/* kallsyms names it as the kernel's own KSYMBOL would */
+		if (!hit || !s[i].len || hit->len >= 512)
+			continue;
+		memset(&r.h, 0, sizeof(r.h));
+		r.h.type = PERF_RECORD_KSYMBOL;
+		memcpy(r.b + 8, &s[i].addr, 8);
+		memcpy(r.b + 16, &s[i].len, 4);
+		memcpy(r.b + 20, &type, 2);
+		memcpy(r.b + 22, &flags, 2);
+		end = (24 + hit->len + 1 + 7) & ~(size_t)7;
+		memset(r.b + 24, 0, end - 24);
+		memcpy(r.b + 24, hit->name, hit->len);
+		err = emit(w, &r, end);
+	}
+	free(names);
+	return err;
+}

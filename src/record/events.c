@@ -135,23 +135,32 @@ int rec_events__add_sampling(struct recorder *r)
 /*
  * The side band rides on the first event, as in perf: process names (and
  * renames at exec), memory maps with their build ids where the kernel
- * gives them, forks and exits. Without them no user frame of a process
- * started during the recording would be named.
+ * gives them, forks and exits, and the kernel code that kallsyms does not
+ * name (KSYMBOL: BPF programs loaded or unloaded while recording, ours
+ * too). Without them no user frame of a process started during the
+ * recording would be named, nor any frame in a BPF program.
  */
 void rec_events__set_side_band(struct recorder *r)
 {
 	struct evlist *el = r->el;
 	struct perf_event_attr *attr;
 	struct utsname u;
+	int version;
 
 	if (!evlist__nr(el))
 		return;
+	version = kfeatures__version(uname(&u) ? NULL : u.release);
 	attr = evsel__attr(evlist__evsel(el, 0));
 	attr->mmap = 1;
 	attr->mmap2 = 1;
 	/* 5.12+: each MMAP2 carries the file's build id, read at mmap. */
-	attr->build_id = kfeatures__version(uname(&u) ? NULL : u.release) >=
-			 5012;
+	attr->build_id = version >= 5012;
+	/*
+	 * 5.1+; a kernel that refuses it anyway gets the event without it
+	 * (evlist.c). BPF_EVENT (bpf_event) is not asked for: it carries a
+	 * program's id and tag, which name nothing KSYMBOL does not.
+	 */
+	attr->ksymbol = version >= 5001;
 	attr->comm = 1;
 	attr->comm_exec = 1;
 	attr->task = 1;

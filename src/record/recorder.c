@@ -16,6 +16,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "bpf-progs.h"
 #include "kernel-spans.h"
 #include "outfile.h"
 #include "perf-writer.h"
@@ -340,6 +341,32 @@ static int create_output(struct recorder *r)
 	return 0;
 }
 
+/*
+ * KSYMBOL records for the BPF programs loaded now, ours among them (the
+ * kernel reports only those loaded while the events are enabled), as
+ * perf record synthesizes them: frames in them get their names.
+ */
+static int synthesize_bpf(struct perf_writer *w)
+{
+	struct synth_ksym *s = NULL;
+	struct bpf_jited *v;
+	size_t n, i;
+	int err;
+
+	err = bpf_progs__jited(&v, &n);
+	if (!err && n && !(s = calloc(n, sizeof(*s))))
+		err = -ENOMEM;
+	for (i = 0; s && i < n; i++) {
+		s[i].addr = v[i].addr;
+		s[i].len = v[i].len;
+	}
+	if (!err)
+		err = synthesize__bpf_ksymbols(w, s, n);
+	free(s);
+	free(v);
+	return err;
+}
+
 /* The header: the events, the command line, tracing data, side band. */
 static int write_header(struct recorder *r)
 {
@@ -371,6 +398,8 @@ static int write_header(struct recorder *r)
 					       !r->notes.tracefs_denied);
 	if (!err)
 		err = synthesize__kernel_mmap(w);
+	if (!err)
+		err = synthesize_bpf(w);
 	if (!err)
 		err = synthesize__threads(w, pid);
 	if (err)

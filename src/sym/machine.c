@@ -40,6 +40,7 @@ enum dso_kind {
 	DSO_KERNEL,
 	DSO_MODULE,
 	DSO_KSECTION,	/* a vmlinux section other than .text */
+	DSO_KSYMBOL,	/* a PERF_RECORD_KSYMBOL: JITed BPF, ... */
 };
 
 /* Where a dso stands with the loader (machine__load_dsos_ahead()). */
@@ -146,6 +147,9 @@ struct machine {
 	uint64_t kdelta;		/* file address - runtime address */
 	struct map *kmods;		/* module maps, sorted */
 	size_t nr_kmods, kmods_cap;
+	/* PERF_RECORD_KSYMBOL code (BPF programs...), sorted */
+	struct map *ksmaps;
+	size_t nr_ksmaps, ksmaps_cap;
 	struct dso **ksec;		/* dsos of ks.secs[] (vmlinux) */
 	/*
 	 * The texts of kallsyms replaced by another load: their names were
@@ -831,6 +835,66 @@ static int kernel_mmap(struct machine *m, const struct rs_mmap *mm)
 	return maps_insert(&m->kmods, &m->nr_kmods, &m->kmods_cap, &km);
 }
 
+/*
+ * PERF_RECORD_KSYMBOL as perf's machine__process_ksymbol() takes it. A
+ * register gives [addr, addr + len) a kernel map and a dso of its own,
+ * both named by the record (perf script prints such a frame as
+ * "bpf_prog_<tag>_<name>+0x1c (bpf_prog_<tag>_<name>)"), with one symbol
+ * of that name over the whole map; an unregister drops the map holding
+ * addr. Records are taken in record order, so a sample names the program
+ * that was there when it was taken.
+ *
+ * Where a register's addr already lies in a kernel map (an earlier
+ * ksymbol not unregistered, a module, the kernel's text), perf adds the
+ * symbol to that map's dso, at the map's start, behind the symbols it
+ * has: for an earlier ksymbol it can never be found, and no kernel puts
+ * one inside its text or a module. It is left out. Ksymbols that overlap
+ * without that cut each other, the newest whole, as user maps do (perf
+ * keeps both and finds either). A len of 0 covers nothing, and so does a
+ * range past the end of the address space (perf's end wraps below its
+ * start).
+ */
+static int ksymbol_event(struct machine *m, const struct rs_ksymbol *ks)
+{
+	uint64_t addr = ks->addr, end = addr + ks->len;
+	struct map *km, nm;
+	const char *name;
+	struct dso *d;
+
+	km = maps__find(m->ksmaps, m->nr_ksmaps, addr);
+	if (ks->unregister) {
+		if (!km)
+			return 0;
+		memmove(km, km + 1,
+			(m->ksmaps + m->nr_ksmaps - (km + 1)) * sizeof(*km));
+		m->nr_ksmaps--;
+		m->kversion = ++m->version;
+		return 0;
+	}
+	if (!ks->len || end < addr || km ||
+	    maps__find(m->kmods, m->nr_kmods, addr) ||
+	    (m->kmap_set && m->kend != ~0ULL && addr >= m->kstart &&
+	     addr < m->kend))
+		return 0;
+	name = sym_intern(m->sp, ks->name, strlen(ks->name));
+	d = name ? calloc(1, sizeof(*d)) : NULL;
+	if (!d)
+		return -ENOMEM;
+	d->name = name;
+	d->kind = DSO_KSYMBOL;
+	d->loaded = true;
+	d->syms = &d->own;
+	/* Freed with the machine: the symbol cache keys on the dso. */
+	d->next = m->dsos;
+	m->dsos = d;
+	if (symtab__push(&d->own, addr, end - addr, name, SYM_GLOBAL, false))
+		return -ENOMEM;
+	nm = (struct map){ .start = addr, .end = end, .dso = d,
+			   .identity = true };
+	m->kversion = ++m->version;
+	return maps_insert(&m->ksmaps, &m->nr_ksmaps, &m->ksmaps_cap, &nm);
+}
+
 static bool prefix(const char *s, const char *p)
 {
 	return !strncmp(s, p, strlen(p));
@@ -971,6 +1035,8 @@ int machine__process_event(struct machine *m, const struct rs_event *ev)
 		    mode == PERF_RECORD_MISC_GUEST_KERNEL)
 			return kernel_mmap(m, &ev->mmap);
 		return user_mmap(m, &ev->mmap);
+	case RS_EV_KSYMBOL:
+		return ksymbol_event(m, &ev->ksymbol);
 	default:
 		return 0;
 	}
@@ -1107,6 +1173,10 @@ static int resolve_kernel(struct machine *m, uint64_t addr,
 	km = m->nr_kmods && addr >= m->kmods[0].start &&
 	     addr < m->kmods[m->nr_kmods - 1].end ?
 	     maps__find(m->kmods, m->nr_kmods, addr) : NULL;
+	/* Then the BPF programs and other code that ksymbols named. */
+	if (!km && m->nr_ksmaps && addr >= m->ksmaps[0].start &&
+	    addr < m->ksmaps[m->nr_ksmaps - 1].end)
+		km = maps__find(m->ksmaps, m->nr_ksmaps, addr);
 	if (km) {
 		set_unknown(m, f, addr, km->dso->name);
 		err = lookup(m, km->dso, addr, &sym, &start, &f->id);
@@ -1315,6 +1385,7 @@ void machine__delete(struct machine *m)
 	free(m->old_ktext);
 	free(m->ksec);
 	free(m->kmods);
+	free(m->ksmaps);
 	hashtab__exit(&m->cache);
 	strpool__delete(m->sp);
 	strpool__delete(m->ahead_sp);

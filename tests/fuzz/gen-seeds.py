@@ -23,7 +23,7 @@ import struct
 import sys
 
 # ---- pipe-layout records (tools/lib/perf/include/perf/event.h) ----
-SAMPLE, MMAP, COMM, EXIT, FORK = 9, 1, 3, 4, 7
+SAMPLE, MMAP, COMM, EXIT, FORK, KSYMBOL = 9, 1, 3, 4, 7, 17
 HEADER_ATTR, TRACING_DATA, FINISHED_ROUND = 64, 66, 68
 ID_INDEX, EVENT_UPDATE, HEADER_FEATURE, FINISHED_INIT = 69, 78, 80, 82
 FEAT_OSRELEASE, FEAT_EVENT_DESC = 4, 12
@@ -107,6 +107,30 @@ def kernel_mmap(ident):
     return rec(MMAP, struct.pack("<iiQQQ", -1, 0, KBASE, 0x100000, KBASE) +
                pad8(fn) + struct.pack("<iiQQ", -1, 0, 0, ident),
                MISC_KERNEL)
+
+
+KSYM_BPF, KSYM_UNREGISTER = 1, 1
+BPF_BASE = 0xffffffffc0026f00
+
+
+def ksymbol(addr, length, name, time, ident, flags=0):
+    # u64 addr, u32 len, u16 ksym_type, u16 flags, char name[], trailer;
+    # time None: no trailer, and a name with no NUL up to the record's end
+    body = struct.pack("<QIHH", addr, length, KSYM_BPF, flags)
+    if time is None:
+        return rec(KSYMBOL, body + pad8(name.encode()))
+    return rec(KSYMBOL, body + pad8(name.encode() + b"\0") +
+               struct.pack("<iiQQ", -1, 0, time, ident))
+
+
+def bpf_sample(ident, pid, time, offs):
+    # a kernel chain whose leaf frames lie in BPF code at BPF_BASE + off
+    chain = ([CONTEXT_KERNEL] + [BPF_BASE + o for o in offs] +
+             [KBASE + 0x1040])
+    body = struct.pack("<QQiiQQQ", ident, chain[1], pid, pid, time, 250000,
+                       len(chain))
+    body += b"".join(struct.pack("<Q", c) for c in chain)
+    return rec(SAMPLE, body, MISC_KERNEL)
 
 
 # ---- tracing data (perf's trace-event-read.c layout) ----
@@ -223,6 +247,30 @@ def pipe_seeds():
     s["late-tracing-data"] = (
         prologue(tps) + tp_sample(10, 100, 10, 533) + round_() + round_() +
         tracing_record(td) + tp_sample(11, 100, 12, 535) + round_())
+    # BPF programs coming and going (KSYMBOL), samples in them between
+    s["ksymbols"] = (
+        prologue() + clock_sample(1, 100, 5, [1]) +
+        ksymbol(BPF_BASE, 0x104, "bpf_prog_88da8030ca69098e_rs_x", 10, 1) +
+        bpf_sample(1, 100, 11, [0x10, 0x103]) +
+        ksymbol(BPF_BASE - 0x10, 0x20, "bpf_prog_2222222222222222_lo", 12,
+                1) +
+        bpf_sample(1, 100, 13, [0x8, 0x30]) + round_() +
+        ksymbol(BPF_BASE + 0x50, 0, "x", 14, 1, KSYM_UNREGISTER) +
+        bpf_sample(1, 100, 15, [0x40, 0]) + round_() + round_())
+    # hostile ones: len 0, past the end of the address space, inside
+    # the kernel's text, overlapping, unterminated name
+    s["ksymbols-hostile"] = (
+        prologue() +
+        ksymbol(BPF_BASE, 0, "bpf_prog_zero", 10, 1) +
+        ksymbol((1 << 64) - 0x2000, 0xffffffff, "top", 11, 1) +
+        ksymbol(KBASE, 0x1000, "bpf_prog_in_text", 12, 1) +
+        ksymbol(BPF_BASE, 0x40, "a", 13, 1) +
+        ksymbol(BPF_BASE + 0x20, 0x40, "b", 14, 1) +
+        ksymbol(BPF_BASE - 0x20, 0x100, "c", 15, 1) +
+        bpf_sample(1, 100, 16, [0, 0x30, 0x90, (1 << 64) - 0x1800 -
+                                BPF_BASE]) + round_() +
+        ksymbol(BPF_BASE + 0x800, 0x40, "unterminated_xyz", None, 1) +
+        bpf_sample(1, 100, 18, [0]))
     return s
 
 
@@ -320,6 +368,11 @@ def main():
     os.makedirs(d, exist_ok=True)
     for name, data in pipe_seeds().items():
         write(os.path.join(d, name + ".data"), data)
+    # the ksymbol seeds through the other target's analyses too
+    for name, data in pipe_seeds().items():
+        if name.startswith("ksymbols"):
+            write(os.path.join(a.corpus, "fuzz-perf-data", name + ".data"),
+                  data)
 
     fmts = read_formats(a.tracefs)
     with open(os.path.join(a.tracefs, "events", "header_page"), "rb") as f:

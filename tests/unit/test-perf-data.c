@@ -1233,7 +1233,7 @@ static void test_unknown_records(void)
 	rend(&b, at);
 	at = rbegin(&b, 200, 0);	/* a user type from the future */
 	rend(&b, at);
-	at = rbegin(&b, PERF_RECORD_KSYMBOL, 0); /* known, unused */
+	at = rbegin(&b, PERF_RECORD_BPF_EVENT, 0); /* known, unused */
 	b64(&b, 0);
 	rend(&b, at);
 	at = rbegin(&b, PERF_RECORD_SAMPLE, 0);
@@ -1246,6 +1246,73 @@ static void test_unknown_records(void)
 	CHECK_U64(perf_data__stats(pd)->nr_records, 5);
 	perf_data__delete(pd);
 	free(b.p);
+}
+
+static int take_ksymbol(void *ctx, const struct rs_event *ev)
+{
+	struct rs_ksymbol *k = ctx;
+
+	if (ev->kind != RS_EV_KSYMBOL)
+		return 0;
+	*k = ev->ksymbol;
+	k->name = strdup(ev->ksymbol.name);
+	return k->name ? 1 : -ENOMEM;
+}
+
+/*
+ * KSYMBOL: u64 addr, u32 len, u16 ksym_type, u16 flags, char name[],
+ * delivered as it is; one too short for its fixed part, or whose name
+ * runs to the record's end, is an error that says so.
+ */
+static void test_ksymbol_records(void)
+{
+	static const struct {
+		size_t name_len;	/* 0: no name at all */
+		const char *err;
+	} cases[] = {
+		{ 5, NULL },
+		{ 0, "KSYMBOL record of 24 bytes is too short" },
+		{ 8, "ksymbol name is not terminated" },
+	};
+	struct perf_event_attr a = { 0 };
+	struct rs_ksymbol k;
+	struct perf_data *pd;
+	unsigned int i;
+	size_t at;
+	int err;
+
+	a.sample_type = PERF_SAMPLE_IP;
+	for (i = 0; i < sizeof(cases) / sizeof(*cases); i++) {
+		struct bb b = { 0 };
+
+		pipe_header(&b);
+		pipe_attr(&b, &a, NULL, 0);
+		at = rbegin(&b, PERF_RECORD_KSYMBOL, 0);
+		b64(&b, 0xffffffffc0026f34ULL);
+		b32(&b, 260);
+		b32(&b, PERF_RECORD_KSYMBOL_TYPE_BPF |
+			PERF_RECORD_KSYMBOL_FLAGS_UNREGISTER << 16);
+		/* "bpf_p" and a NUL; or 8 letters and no room for one */
+		bput(&b, "bpf_prog", cases[i].name_len);
+		rend(&b, at);
+		memset(&k, 0, sizeof(k));
+		CHECK_INT(open_bb(&pd, &b), 0);
+		err = perf_data__process(pd, take_ksymbol, &k);
+		if (cases[i].err) {
+			CHECK_INT(err, -EINVAL);
+			CHECK(strstr(perf_data__strerror(pd), cases[i].err));
+		} else {
+			CHECK_INT(err, 1);
+			CHECK_U64(k.addr, 0xffffffffc0026f34ULL);
+			CHECK_U64(k.len, 260);
+			CHECK_INT(k.ksym_type, PERF_RECORD_KSYMBOL_TYPE_BPF);
+			CHECK(k.unregister);
+			CHECK_STR(k.name ? k.name : "", "bpf_p");
+		}
+		free((char *)k.name);
+		perf_data__delete(pd);
+		free(b.p);
+	}
 }
 
 /* ---- file layout built by hand ---- */
@@ -1933,7 +2000,7 @@ UNIT_MAIN(
 	UNIT(test_queue_bound),
 	UNIT(test_queue_no_recopy),
 	UNIT(test_pipe_many_attrs),
-	UNIT(test_unknown_records),
+	UNIT(test_unknown_records), UNIT(test_ksymbol_records),
 	UNIT(test_file_attr_sizes),
 	UNIT(test_name_enomem),
 	UNIT(test_rename_mid_stream),

@@ -256,6 +256,89 @@ static void format_frame(const struct rs_frame *f, char *buf, size_t size)
 			 f->dso);
 }
 
+static void ksym_ev(struct machine *m, uint64_t addr, uint32_t len,
+		    bool unregister, const char *name)
+{
+	struct rs_event ev = { .kind = RS_EV_KSYMBOL };
+
+	ev.ksymbol.addr = addr;
+	ev.ksymbol.len = len;
+	ev.ksymbol.ksym_type = PERF_RECORD_KSYMBOL_TYPE_BPF;
+	ev.ksymbol.unregister = unregister;
+	ev.ksymbol.name = name;
+	CHECK_INT(machine__process_event(m, &ev), 0);
+}
+
+/* A kernel frame at addr, as perf script prints it ("%x sym+off (dso)"). */
+static void check_kframe(struct machine *m, uint64_t addr, const char *want)
+{
+	struct rs_frame f;
+	char got[256];
+
+	CHECK_INT(machine__resolve(m, 0, 0, PERF_RECORD_MISC_KERNEL, addr, &f),
+		  0);
+	format_frame(&f, got, sizeof(got));
+	CHECK_STR(got, want);
+}
+
+/*
+ * KSYMBOL records as perf's machine__process_ksymbol() takes them: a
+ * BPF program is named by its record, map and symbol both, from its
+ * register to its unregister; hostile ones (len 0, a range past the end of
+ * the address space, overlaps, one inside the kernel's text) name nothing
+ * they should not.
+ */
+static void test_ksymbols(void)
+{
+	const uint64_t bpf = 0xffffffffc0026f00ULL;
+	struct machine *m = fixture_machine(0);
+	uint64_t v0[2], v1[2];
+
+	if (!m)
+		return;
+	check_kframe(m, bpf + 0x10, "ffffffffc0026f10 [unknown] ([unknown])");
+	machine__maps_version(m, 1, 1, v0);
+	ksym_ev(m, bpf, 0x104, false, "bpf_prog_88da8030ca69098e_rs_x");
+	machine__maps_version(m, 1, 1, v1);
+	/* Kernel chains named before must be named again. */
+	CHECK(v0[1] != v1[1]);
+	check_kframe(m, bpf, "ffffffffc0026f00 bpf_prog_88da8030ca69098e_rs_x+0x0 (bpf_prog_88da8030ca69098e_rs_x)");
+	check_kframe(m, bpf + 0x103, "ffffffffc0027003 bpf_prog_88da8030ca69098e_rs_x+0x103 (bpf_prog_88da8030ca69098e_rs_x)");
+	check_kframe(m, bpf + 0x104, "ffffffffc0027004 [unknown] ([unknown])");
+	/* A register inside it changes nothing (perf's symbol is behind). */
+	ksym_ev(m, bpf + 0x20, 0x400, false, "bpf_prog_1111111111111111_in");
+	check_kframe(m, bpf + 0x30, "ffffffffc0026f30 bpf_prog_88da8030ca69098e_rs_x+0x30 (bpf_prog_88da8030ca69098e_rs_x)");
+	check_kframe(m, bpf + 0x200, "ffffffffc0027100 [unknown] ([unknown])");
+	/* One starting below it cuts it: the newest is whole. */
+	ksym_ev(m, bpf - 0x10, 0x20, false, "bpf_prog_2222222222222222_lo");
+	check_kframe(m, bpf + 0x8, "ffffffffc0026f08 bpf_prog_2222222222222222_lo+0x18 (bpf_prog_2222222222222222_lo)");
+	check_kframe(m, bpf + 0x10, "ffffffffc0026f10 bpf_prog_88da8030ca69098e_rs_x+0x10 (bpf_prog_88da8030ca69098e_rs_x)");
+	/* Unregister by any address inside, as perf's maps__find(). */
+	ksym_ev(m, bpf + 0x50, 0, true, "bpf_prog_88da8030ca69098e_rs_x");
+	check_kframe(m, bpf + 0x50, "ffffffffc0026f50 [unknown] ([unknown])");
+	check_kframe(m, bpf, "ffffffffc0026f00 bpf_prog_2222222222222222_lo+0x10 (bpf_prog_2222222222222222_lo)");
+	ksym_ev(m, bpf, 0, true, "x");
+	ksym_ev(m, bpf, 0, true, "x");
+	check_kframe(m, bpf, "ffffffffc0026f00 [unknown] ([unknown])");
+	/* The same address again: the new program's name. */
+	ksym_ev(m, bpf, 0x104, false, "bpf_prog_3333333333333333_again");
+	check_kframe(m, bpf + 4, "ffffffffc0026f04 bpf_prog_3333333333333333_again+0x4 (bpf_prog_3333333333333333_again)");
+	/*
+	 * len 0 covers nothing, nor does a range past the end of the
+	 * address space (perf's end wraps: perf script names neither).
+	 */
+	ksym_ev(m, bpf + 0x1000, 0, false, "bpf_prog_4444444444444444_zero");
+	check_kframe(m, bpf + 0x1000, "ffffffffc0027f00 [unknown] ([unknown])");
+	ksym_ev(m, ~0ULL - 0x1fff, UINT32_MAX, false, "top");
+	check_kframe(m, ~0ULL - 0x17ff, "ffffffffffffe800 [unknown] ([unknown])");
+	ksym_ev(m, ~0ULL - 0x1fff, 0x1000, false, "top");
+	check_kframe(m, ~0ULL - 0x17ff, "ffffffffffffe800 top+0x800 (top)");
+	/* Inside the kernel's text: left out, kallsyms names it. */
+	ksym_ev(m, KTEXT, 0x1000, false, "bpf_prog_5555555555555555_text");
+	check_kframe(m, KTEXT, "ffffffff81000000 __pi__text+0x0 ([kernel.kallsyms])");
+	machine__delete(m);
+}
+
 /* Every kernel frame perf printed for the fixture, one by one. */
 static void test_kernel_fixture_all(void)
 {
@@ -1676,6 +1759,7 @@ static void test_zz_cleanup(void)
 UNIT_MAIN(UNIT(test_kernel_frames), UNIT(test_kernel_relocated),
 	  UNIT(test_kernel_init_text),
 	  UNIT(test_kernel_unknown), UNIT(test_kernel_fixture_all),
+	  UNIT(test_ksymbols),
 	  UNIT(test_threads), UNIT(test_kallsyms_prefetch),
 	  UNIT(test_kallsyms_reload), UNIT(test_kallsyms_modules),
 	  UNIT(test_kallsyms_name_addrs),
