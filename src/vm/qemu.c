@@ -632,18 +632,17 @@ static int pack_initramfs(int dirfd, const struct vm_params *p, int argc,
 		"/dev", "/proc", "/sys", "/tmp", "/out", "/root", "/etc",
 		"/var/lib", "/var/tmp", "/run",
 	};
-	char self[4096], busybox[4096];
-	ssize_t n;
+	/*
+	 * The running binary itself, even when a rebuild has replaced its
+	 * file since it started (a multi-kernel bench packs once a kernel):
+	 * by its name the path would be the new file, or "(deleted)".
+	 */
+	static const char self[] = "/proc/self/exe";
+	char busybox[4096];
 	size_t i;
 	FILE *f;
 	int fd, err = 0;
 
-	n = readlink("/proc/self/exe", self, sizeof(self) - 1);
-	if (n <= 0) {
-		errbuf_set(errbuf, errlen, "cannot find this program's binary (/proc/self/exe)");
-		return -ENOENT;
-	}
-	self[n] = '\0';
 	fd = openat(dirfd, "initramfs.cpio", O_WRONLY | O_CREAT | O_EXCL |
 		    O_CLOEXEC | O_NOFOLLOW, 0600);
 	if (fd < 0 || !(f = fdopen(fd, "w"))) {
