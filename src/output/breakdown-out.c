@@ -137,20 +137,34 @@ static void print_tree(FILE *out, const struct bench_breakdown *bd,
 			bd->untimed[BD_PART_BPF][0] ? " and bpf's" : "");
 }
 
-/* "(METHOD; HZ=250: 4.0 ms ticks)", the tick on a line of its own past 80. */
+/*
+ * "(METHOD; HZ=250: 4.0 ms ticks)" in 80 columns: broken at spaces, the
+ * lines after the first under the parenthesis' text.
+ */
 static void print_method(FILE *out, const struct bench_breakdown *bd)
 {
-	char hz[48] = "";
+	char text[256];
+	const char *p = text;
+	size_t n, cut, width = 80 - 2;
 
 	if (bd->hz)
-		snprintf(hz, sizeof(hz), "HZ=%u: %.1f ms ticks", bd->hz,
-			 1e3 / bd->hz);
-	if (!*hz)
-		fprintf(out, "  (%s)\n", bd->method);
-	else if (strlen(bd->method) + strlen(hz) + 6 <= 80)
-		fprintf(out, "  (%s; %s)\n", bd->method, hz);
+		snprintf(text, sizeof(text), "(%s; HZ=%u: %.1f ms ticks)",
+			 bd->method, bd->hz, 1e3 / bd->hz);
 	else
-		fprintf(out, "  (%s;\n   %s)\n", bd->method, hz);
+		snprintf(text, sizeof(text), "(%s)", bd->method);
+	fputs("  ", out);
+	while ((n = strlen(p)) > width) {
+		for (cut = width; cut > 0 && p[cut] != ' '; cut--)
+			;
+		if (!cut)	/* a word longer than the line: left whole */
+			cut = strcspn(p, " ");
+		fprintf(out, "%.*s\n   ", (int)cut, p);
+		p += cut;
+		while (*p == ' ')
+			p++;
+		width = 80 - 3;
+	}
+	fprintf(out, "%s\n", p);
 }
 
 void bench_breakdown__print(const struct bench_breakdown *bd, FILE *out)

@@ -520,6 +520,9 @@ static void test_tree_and_cost_printed(void)
 	if (!a)
 		return;
 	a->split_trees = true;
+	/* The longest method a kernel gets, with the tick: broken in 80. */
+	snprintf(a->method, sizeof(a->method), "BPF: fentry and raw tracepoints, flush functions by fentry, no lock tracepoints");
+	a->hz = 250;
 	for (p = BD_PART_MEMORY; p <= BD_PART_BASE; p++)
 		snprintf(a->untimed[p], sizeof(a->untimed[p]),
 			 "no kprobes on this kernel: in walk");
@@ -533,6 +536,9 @@ static void test_tree_and_cost_printed(void)
 	CHECK(strstr(buf, "  split trees (v6.16+): a memory.stat read flushes memory's tree alone\n  (its walk is memory's flush, memory's callback included)\n") != NULL);
 	CHECK(strstr(buf, "(its walk is base's flush, base's callback and bpf's included)") != NULL);
 	CHECK(strstr(buf, "observer, a flush callback") == NULL);
+	CHECK(strstr(buf, "  (BPF: fentry and raw tracepoints, flush functions by fentry, no lock\n   tracepoints; HZ=250: 4.0 ms ticks)\n") != NULL);
+	for (l = buf; (e = strchr(l, '\n')); l = e + 1)
+		CHECK(e - l <= 80);
 	free(buf);
 	buf = NULL;
 	a->cb_cost.calls = 30;
