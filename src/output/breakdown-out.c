@@ -15,6 +15,31 @@
 #include "util.h"
 
 /*
+ * text in 80 columns, broken at spaces: the first line after first (its
+ * indent), the others after rest.
+ */
+static void print_wrapped(FILE *out, const char *first, const char *rest,
+			  const char *text)
+{
+	const char *p = text;
+	size_t n, cut, width = 80 - strlen(first);
+
+	fputs(first, out);
+	while ((n = strlen(p)) > width) {
+		for (cut = width; cut > 0 && p[cut] != ' '; cut--)
+			;
+		if (!cut)	/* a word longer than the line: left whole */
+			cut = strcspn(p, " ");
+		fprintf(out, "%.*s\n%s", (int)cut, p, rest);
+		p += cut;
+		while (*p == ' ')
+			p++;
+		width = 80 - strlen(rest);
+	}
+	fprintf(out, "%s\n", p);
+}
+
+/*
  * entry/exit, derived from the reader's clock: its share is of the
  * reader's summed time, which the parts above and it add up to.
  */
@@ -57,9 +82,20 @@ static void print_row(FILE *out, const char *name,
 				      l ? "; " : "", breakdown_q[q],
 				      r->note[q]);
 	}
-	fprintf(out, "  %-8s %10s %10s %10s %6s%% %6s%s%s\n", name, v[0],
-		v[1], v[2], compare_fmt__share(sh, sizeof(sh), r->share), calls,
-		*notes ? "  " : "", notes);
+	l = (size_t)fprintf(out, "  %-8s %10s %10s %10s %6s%% %6s", name,
+			    v[0], v[1], v[2],
+			    compare_fmt__share(sh, sizeof(sh), r->share),
+			    calls);
+	/* The notes beside the row, or under it when they would pass 80. */
+	if (!*notes)
+		fputc('\n', out);
+	else if (l + 2 + strlen(notes) <= 80)
+		fprintf(out, "  %s\n", notes);
+	else {
+		/* Under the percentiles. */
+		fputc('\n', out);
+		print_wrapped(out, "             ", "             ", notes);
+	}
 }
 
 /*
@@ -137,34 +173,17 @@ static void print_tree(FILE *out, const struct bench_breakdown *bd,
 			bd->untimed[BD_PART_BPF][0] ? " and bpf's" : "");
 }
 
-/*
- * "(METHOD; HZ=250: 4.0 ms ticks)" in 80 columns: broken at spaces, the
- * lines after the first under the parenthesis' text.
- */
+/* "(METHOD; HZ=250: 4.0 ms ticks)", under the table's title. */
 static void print_method(FILE *out, const struct bench_breakdown *bd)
 {
 	char text[256];
-	const char *p = text;
-	size_t n, cut, width = 80 - 2;
 
 	if (bd->hz)
 		snprintf(text, sizeof(text), "(%s; HZ=%u: %.1f ms ticks)",
 			 bd->method, bd->hz, 1e3 / bd->hz);
 	else
 		snprintf(text, sizeof(text), "(%s)", bd->method);
-	fputs("  ", out);
-	while ((n = strlen(p)) > width) {
-		for (cut = width; cut > 0 && p[cut] != ' '; cut--)
-			;
-		if (!cut)	/* a word longer than the line: left whole */
-			cut = strcspn(p, " ");
-		fprintf(out, "%.*s\n   ", (int)cut, p);
-		p += cut;
-		while (*p == ' ')
-			p++;
-		width = 80 - 3;
-	}
-	fprintf(out, "%s\n", p);
+	print_wrapped(out, "  ", "   ", text);
 }
 
 void bench_breakdown__print(const struct bench_breakdown *bd, FILE *out)
@@ -219,10 +238,15 @@ void bench_breakdown__print(const struct bench_breakdown *bd, FILE *out)
 		print_follow(out, bd);
 	if (!bd->nr_files)
 		return;
-	for (p = 0; p < BD_PART__NR; p++)
-		if (bd->untimed[p][0])
-			fprintf(out, "  not timed: %s: %s\n",
-				breakdown_part_name(p), bd->untimed[p]);
+	for (p = 0; p < BD_PART__NR; p++) {
+		char text[256];
+
+		if (!bd->untimed[p][0])
+			continue;
+		snprintf(text, sizeof(text), "not timed: %s: %s",
+			 breakdown_part_name(p), bd->untimed[p]);
+		print_wrapped(out, "  ", "    ", text);
+	}
 	print_cb_cost(out, bd);
 	for (p = 0; p < BD_PART__NR; p++) {
 		int t;

@@ -530,6 +530,13 @@ static void test_tree_and_cost_printed(void)
 	snprintf(a->files[0].file, sizeof(a->files[0].file), "memory.stat");
 	snprintf(a->files[1].file, sizeof(a->files[1].file), "cpu.stat");
 	a->files[0].reads = a->files[1].reads = 4;
+	/* Notes on every percentile: under the row, not past 80. */
+	snprintf(a->files[0].total.note[0], sizeof(a->files[0].total.note[0]),
+		 "2 ticks");
+	snprintf(a->files[0].total.note[1], sizeof(a->files[0].total.note[1]),
+		 "2 ticks, off-CPU");
+	snprintf(a->files[0].total.note[2], sizeof(a->files[0].total.note[2]),
+		 "5 ticks, off-CPU");
 	f = open_memstream(&buf, &len);
 	bench_breakdown__print(a, f);
 	fclose(f);
@@ -537,6 +544,8 @@ static void test_tree_and_cost_printed(void)
 	CHECK(strstr(buf, "(its walk is base's flush, base's callback and bpf's included)") != NULL);
 	CHECK(strstr(buf, "observer, a flush callback") == NULL);
 	CHECK(strstr(buf, "  (BPF: fentry and raw tracepoints, flush functions by fentry, no lock\n   tracepoints; HZ=250: 4.0 ms ticks)\n") != NULL);
+	CHECK(strstr(buf, "\n             p50: 2 ticks; p90: 2 ticks, off-CPU; p99: 5 ticks, off-CPU\n") != NULL);
+	CHECK(strstr(buf, "  not timed: memory: no kprobes on this kernel: in walk\n") != NULL);
 	for (l = buf; (e = strchr(l, '\n')); l = e + 1)
 		CHECK(e - l <= 80);
 	free(buf);
