@@ -637,11 +637,16 @@ static void describe_funcs(struct breakdown *b)
 			set_src(&b->src[i], true, how, NULL);
 			continue;
 		}
-		snprintf(why, sizeof(why), "%s%s: in walk",
-			 b->have_kprobes ? "" : "no kprobes on this kernel, ",
+		/*
+		 * A callback is timed only inside a timed walk function (its
+		 * time is cut out of the walk's).
+		 */
+		snprintf(why, sizeof(why), "%s: in walk",
 			 !b->cb_func[i] ?
 			 "not in kallsyms (inlined or absent)" :
-			 !b->funcs ? "the walk's function is not timed" :
+			 !b->have_kprobes && !b->funcs ?
+			 "no kprobes on this kernel and fentry refused" :
+			 !b->funcs ? "the flush function around it is not timed" :
 			 "fentry refused");
 		set_src(&b->src[i], false, NULL, why);
 	}
@@ -881,7 +886,7 @@ static int do_open(struct breakdown *b, char *errbuf, size_t errlen)
 			NULL);
 	else
 		set_src(&b->src[BD_PART_CPU_WAIT], false, NULL,
-			"no per-CPU lock tracepoints (v6.10-v6.16 have them): in walk");
+			"no per-CPU lock tracepoints (v6.10-v6.16 only): in walk");
 	if (prev_off >= 0 && next_off >= 0)
 		set_src(&b->src[BD_PART_OFF], true,
 			"sched:sched_switch (prev -> next of the reader)", NULL);
