@@ -7,7 +7,11 @@ usage: breakdown-text.py TEXT JSON
 JSON holds a "breakdown" object (bench's results, report --json); TEXT is
 the output that printed its tables. For each file, each timed part's p50,
 p90 and p99 must be the JSON's within half a unit of the last digit
-printed, and its share likewise; an untimed part says "not timed".
+printed, and its share likewise; an untimed part says "not timed". The
+file's tree (split trees) is said exactly when the JSON names one, and
+the callbacks' observer cost (callback_cost) as the JSON has it: the
+shortest, and the programs' time and its part after the callback, each
+a call.
 """
 import json
 import re
@@ -49,5 +53,25 @@ for f in bd["files"]:
         assert p["share"] == 0 or float(sh) > 0, (name, p["part"], sh)
         seen += 1
     assert seen >= 3, (name, "text rows read", seen)
+    tree = f.get("tree")
+    line = "split trees (v6.16+): a %s read flushes %s's tree alone" % (
+        name, tree)
+    assert (tree is None) == ("split trees (v6.16+): a %s read" % name
+                              not in sect), (name, tree)
+    assert tree is None or line in sect, (name, line)
+
+cc = bd.get("callback_cost", {"calls": 0})
+m = re.search(r"observer, a flush callback: at most %s of a callback's "
+              r"time is the\n  timing's \(the shortest of (\d+) timed, its "
+              r"own work included\); the\n  programs ran %s a call \([^)]*\)"
+              r",\n  %s of it after" % (cell, cell, cell), text)
+assert (m is not None) == (cc["calls"] > 0), (cc, m)
+if m:
+    g = m.groups()
+    assert int(g[2]) == cc["calls"], (g, cc)
+    assert close(g[0], cc["shortest_ns"], unit[g[1]]), (g, cc)
+    assert close(g[3], cc["programs_ns"] // cc["calls"], unit[g[4]]), (g, cc)
+    assert close(g[5], cc["programs_after_ns"] // cc["calls"],
+                 unit[g[6]]), (g, cc)
 print("ok: the text tables of %d files say what the JSON says"
       % len(bd["files"]))

@@ -50,6 +50,12 @@ for r in "$r612" "$r61"; do
 	[ "$r" = "$r612" ] && k=$K612
 	btf=0
 	kernel_btf "$k" && btf=1
+	# The guest's tables (its part of stdout) say what its JSON says:
+	# each figure, the tree, the callbacks' observer cost.
+	awk -v k="$k" '/^# rstat-analyze bench: kernel / { on = ($NF == k) }
+		on' "$TMP/stdout" >"$TMP/$r.txt"
+	python3 "$RS_ROOT/tests/shell/breakdown-text.py" "$TMP/$r.txt" \
+		"$out/$r/results.json" || fail "$r: the text is not the JSON"
 	python3 - "$out/$r/results.json" "$r" $reads $btf <<'PY' || fail "$r: breakdown"
 import json, sys
 d = json.load(open(sys.argv[1]))
