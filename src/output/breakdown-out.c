@@ -299,36 +299,3 @@ void bench_breakdown__csv(const struct bench_breakdown *bd, FILE *out)
 				!bd->untimed[p][0]);
 	}
 }
-
-/*
- * compare's own breakdown tables (compare-breakdown.c), built as compare
- * builds them: what bench --kernel and compare print is one table.
- */
-int bench_breakdown__print_runs(const char *const *files,
-				const char *const *labels, size_t n,
-				FILE *out, char *errbuf, size_t len)
-{
-	struct compare_inputs ci = { .files = files, .nr_files = n };
-	struct compare c = { .nr_sides = n, .labels = labels };
-	size_t *side = calloc(n ? n : 1, sizeof(*side));
-	size_t k;
-	int err;
-
-	if (!side)
-		return -ENOMEM;
-	for (k = 0; k < n; k++)
-		side[k] = k;
-	ci.side = side;
-	err = compare__build(&c, &ci, errbuf, len);
-	for (k = 0; !err && k < c.nr_notes; k++)
-		fprintf(out, "%s\n", c.notes[k]);
-	if (!err)
-		err = compare_out__breakdowns(out, &c);
-	if (!err && (fflush(out) || ferror(out)))
-		err = -EIO;
-	compare__release(&c);
-	free(side);
-	if (err && err != -EIO && !*errbuf)
-		errbuf_set(errbuf, len, "%s", strerror(-err));
-	return err;
-}
