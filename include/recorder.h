@@ -70,10 +70,10 @@ struct recorder_opts {
 	unsigned int mmap_pages;	/* 0: the default */
 	enum recorder_spans spans;
 	/*
-	 * Leave out the decomposition of the targets' reads (-p, -- CMD),
-	 * which is on where BPF loads.
+	 * Decompose the targets' reads (-p, -- CMD; --breakdown): opt-in,
+	 * its syscall tracepoints slow every task's syscalls.
 	 */
-	bool no_breakdown;
+	bool breakdown;
 	const char *const *events;	/* -e: tracepoints or a sampling event */
 	unsigned int nr_events;
 	const char *const *probes;	/* kernel probe specs */

@@ -55,7 +55,7 @@ struct record_params {
 	const char *vmlinux;
 	unsigned int mmap_pages;
 	bool quiet;
-	bool no_breakdown;
+	bool breakdown;
 	enum recorder_spans spans;
 	const char *events[RECORDER_MAX_ARGS];
 	unsigned int nr_events;
@@ -147,10 +147,11 @@ static int record_parse_args(int argc, char **argv, struct record_params *p)
 			    "cgroup and CPU, but each hold includes the\n"
 			    "recorder's cost); auto (default): bpf where\n"
 			    "it loads, else perf") },
-		{ POPT_FLAG(0, "no-breakdown", &p->no_breakdown,
-			    "do not time the targets' stat-file reads part\n"
-			    "by part (on by default with -p or -- CMD where\n"
-			    "BPF loads; not done with -a or --cgroup)") },
+		{ POPT_FLAG(0, "breakdown", &p->breakdown,
+			    "time the targets' stat-file reads part by\n"
+			    "part (-p or -- CMD; not with -a or --cgroup):\n"
+			    "its syscall tracepoints slow every task's\n"
+			    "syscalls while it records (docs/breakdown.md)") },
 		{ POPT_FLAG('q', "quiet", &p->quiet,
 			    "no progress line, notes or summary") },
 		POPT_HELP_ROW,
@@ -251,8 +252,8 @@ static void say_notes(const struct recorder_notes *n,
 	else if (*n->no_bpf && !n->tracefs_denied)
 		rs_note("lock holds will be timed from perf's tracepoint records and include the recorder's cost (BPF: %s)",
 			n->no_bpf);
-	if (*n->no_breakdown && (target == RECORDER_PID ||
-				 target == RECORDER_CMD))
+	/* Set only when --breakdown asked for it. */
+	if (*n->no_breakdown)
 		rs_note("the targets' reads will not be decomposed: %s",
 			n->no_breakdown);
 }
@@ -297,7 +298,7 @@ static void recorder_opts_from(const struct record_params *p, int argc,
 	o->vmlinux = p->vmlinux;
 	o->mmap_pages = p->mmap_pages;
 	o->spans = p->spans;
-	o->no_breakdown = p->no_breakdown;
+	o->breakdown = p->breakdown;
 	o->events = p->events;
 	o->nr_events = p->nr_events;
 	o->probes = p->probes;

@@ -447,7 +447,7 @@ static int load_report_breakdown(struct plot *ctx, const char *input,
 	int ret;
 
 	if (!n) {
-		errbuf_set(err, errlen, "%s: report --json output without a breakdown: record -p PID or -- CMD decomposes its targets' reads (or plot bench --breakdown's results)",
+		errbuf_set(err, errlen, "%s: report --json output without a breakdown: record --breakdown -p PID or -- CMD decomposes its targets' reads (or plot bench --breakdown's results)",
 			   input);
 		return -EINVAL;
 	}

@@ -49,7 +49,7 @@ int rec_bd__open(struct recorder *r)
 	char errbuf[256] = "";
 	int err;
 
-	if (r->o.no_breakdown)
+	if (!r->o.breakdown)
 		return 0;
 	if (r->o.target != RECORDER_PID && r->o.target != RECORDER_CMD) {
 		snprintf(r->notes.no_breakdown, sizeof(r->notes.no_breakdown),
@@ -137,7 +137,7 @@ int rec_bd__start(struct recorder *r)
 	if (!err && r->o.target == RECORDER_PID)
 		err = snapshot_fds(bd, bd->pid);
 	if (err) {
-		rec_error(r, "record: timing the targets' reads: %s; --no-breakdown records without",
+		rec_error(r, "record: timing the targets' reads: %s; record without --breakdown",
 			  *errbuf ? errbuf : strerror(-err));
 		return err;
 	}

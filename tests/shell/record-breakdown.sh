@@ -10,7 +10,7 @@
 # of the loop is a stat file. The parts add up to each read (shares sum
 # to 1); report's text, --json and --csv say the same figures; perf
 # itself still reads the file (the section is a feature bit perf skips);
-# --no-breakdown leaves it out; a hostile or cut section is left out of
+# without --breakdown nothing is decomposed; a hostile or cut section is left out of
 # the report with one note, the rest of the report intact.
 . tests/shell/lib.sh
 need_perf
@@ -103,7 +103,7 @@ perf_reads() {
 }
 
 # --- record -- CMD: the loop and every cat it forks ----------------------
-"$RS_BIN" record -o cmd.data -- sh -c \
+"$RS_BIN" record --breakdown -o cmd.data -- sh -c \
 	"for i in \$(seq $N); do cat $cg/cpu.stat >/dev/null; done" \
 	>out 2>err || fail "record -- CMD: $(cat err)"
 grep -q "reads will not be decomposed" err &&
@@ -121,7 +121,7 @@ perf_reads cmd.data
 # sendfile(2) reads too (busybox's cat copies so): 10 reads of
 # cgroup.stat beside 10 read(2) reads of cpu.stat, each in its table.
 if command -v busybox >/dev/null; then
-	"$RS_BIN" record -q -o sf.data -- sh -c "for i in \$(seq 10); do
+	"$RS_BIN" record --breakdown -q -o sf.data -- sh -c "for i in \$(seq 10); do
 		busybox cat $cg/cgroup.stat >/dev/null; cat $cg/cpu.stat >/dev/null
 		done" 2>err || fail "record of busybox cat: $(cat err)"
 	"$RS_BIN" report -i sf.data --json 2>/dev/null | python3 -c '
@@ -137,7 +137,7 @@ fi
 # A shell's redirections move the file onto fd 0 (dup2, after F_DUPFD
 # saved it) and close the first fd: 10 `cat <` reads of cpu.stat, and 5
 # reads of cgroup.stat by `while read` (one byte a read(2), to the end).
-"$RS_BIN" record -q -o rd.data -- sh -c "for i in \$(seq 10); do
+"$RS_BIN" record --breakdown -q -o rd.data -- sh -c "for i in \$(seq 10); do
 	cat < $cg/cpu.stat >/dev/null; done
 	for i in 1 2 3 4 5; do while read l; do :; done < $cg/cgroup.stat; done" \
 	2>err || fail "record of redirections: $(cat err)"
@@ -149,28 +149,28 @@ assert reads == {"cgroup.stat": 5, "cpu.stat": 10}, reads' ||
 	fail "reads through redirections are not the 10 and 5 made"
 
 # -q: no table in the summary; the file still has it.
-"$RS_BIN" record -q -o q.data -- sh -c "cat $cg/cpu.stat >/dev/null" \
+"$RS_BIN" record --breakdown -q -o q.data -- sh -c "cat $cg/cpu.stat >/dev/null" \
 	>out 2>err || fail "record -q: $(cat err)"
 grep -q "where a read's time goes" err && fail "record -q printed the table"
 "$RS_BIN" report -i q.data --json 2>/dev/null |
 	python3 -c 'import json,sys; assert json.load(sys.stdin)["breakdown"]["files"][0]["reads"] == 1' ||
 	fail "record -q: the file has no breakdown of the one read"
 
-# --no-breakdown: none timed, none kept.
-"$RS_BIN" record -o no.data --no-breakdown -- sh -c \
+# Without --breakdown: none timed, none kept.
+"$RS_BIN" record -o no.data -- sh -c \
 	"cat $cg/cpu.stat >/dev/null" >out 2>err ||
-	fail "record --no-breakdown: $(cat err)"
-grep -q "where a read's time goes" err && fail "--no-breakdown printed a table"
+	fail "record without --breakdown: $(cat err)"
+grep -q "where a read's time goes" err && fail "without --breakdown, a table"
 "$RS_BIN" report -i no.data --json 2>/dev/null |
 	python3 -c 'import json,sys; assert "breakdown" not in json.load(sys.stdin)' ||
-	fail "--no-breakdown: the file has a breakdown"
+	fail "without --breakdown, the file has a breakdown"
 
 # --- record -p: a running loop, released once the recording is live ------
 mkfifo go
 bash -c 'read -r _ <"$1"; for ((i = 0; i < $2; i++)); do
 	cat "$3/cpu.stat" >/dev/null; done; sleep 0.3' sh go $N "$cg" &
 reader=$!
-"$RS_BIN" record -q -p $reader -o pid.data 2>err &
+"$RS_BIN" record --breakdown -q -p $reader -o pid.data 2>err &
 rec=$!
 # The output gets its name once the programs are live.
 for _ in $(seq 100); do [ -e pid.data ] && break; sleep 0.05; done

@@ -87,7 +87,7 @@ printf '%s\n' 'import os, sys, time' \
 	'end = time.time() + 2' \
 	'while time.time() < end:' \
 	'    os.pread(fd, 4096, 0)' >"$TMP/reader.py"
-inner=("$RS_BIN" record -q -e cpu-clock -o "$TMP/inner.data" --spans perf --
+inner=("$RS_BIN" record -q --breakdown -e cpu-clock -o "$TMP/inner.data" --spans perf --
        python3 "$TMP/reader.py" "$cg/cpu.stat")
 
 # live NAME DATA RECORD-COMMAND...
@@ -107,7 +107,7 @@ nlive=0
 live "perf record -a -g" "$TMP/perf.data" perf record -B -q -a -g \
 	-e cpu-clock -F 4999 -o "$TMP/perf.data"
 live "record -a" "$TMP/rs.data" "$RS_BIN" record -q -a -e cpu-clock \
-	-F 4999 --spans perf --no-breakdown -o "$TMP/rs.data"
+	-F 4999 --spans perf -o "$TMP/rs.data"
 fold "record -- READER (its own BPF)" "$TMP/inner.data"
 [ "$nbpf" -gt 0 ] ||
 	skip_part "record -- READER: no sample landed in its own BPF programs"
