@@ -232,7 +232,13 @@ static int read_follow(const struct jv *n, struct bench_bd_follow *fo)
 	return 0;
 }
 
-/* entry_exit: null (not paired), absent (older results), or the object. */
+/*
+ * entry_exit: null (not paired), absent (older results), or the object.
+ * Its share is 1 less the kernel's total over the reader's: at most 1,
+ * and below -1 when tails off the CPU after the reader's clock stopped
+ * add up to more than twice the reads' time (a tick or two preempting
+ * a reader of 10 us reads).
+ */
 static int read_entry(const struct jv *fo, struct bench_bd_file *f)
 {
 	const struct jv *o = jv__get(fo, "entry_exit"), *sh;
@@ -249,7 +255,8 @@ static int read_entry(const struct jv *fo, struct bench_bd_file *f)
 	    get_s64(o, "sum_ns", &f->entry.sum) ||
 	    get_u64(o, "measured_sum_ns", &f->entry.measured) ||
 	    get_u64(o, "negative", &f->entry.negative) ||
-	    jv__type(sh) != J_NUM || !(fabs(jv__num(sh)) <= 1))
+	    jv__type(sh) != J_NUM || !(jv__num(sh) <= 1) ||
+	    !isfinite(jv__num(sh)))
 		return -EINVAL;
 	f->entry.share = jv__num(sh);
 	f->paired = true;
