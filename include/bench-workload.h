@@ -65,6 +65,11 @@ void bench_proc__delete(struct bench_proc *p);
  * together. Idempotent; the figures stay available.
  */
 void bench_proc__stop_all(struct bench_proc **procs, size_t n);
+/*
+ * Hold the started, unreaped children of n still (SIGSTOP), or let them
+ * go on (SIGCONT, also what bench_proc__stop*() send after SIGTERM).
+ */
+void bench_proc__hold_all(struct bench_proc **procs, size_t n, bool hold);
 
 /*
  * Zeroed memory shared with the children forked after it is allocated

@@ -192,6 +192,7 @@ int bench_proc__stop(struct bench_proc *p)
 		p->go_fd = -1;
 	}
 	kill(p->pid, SIGTERM);
+	kill(p->pid, SIGCONT);	/* held (bench_proc__hold_all()) */
 	/* A second for a clean exit, polled: most exit at once. */
 	for (i = 0; i < 100; i++) {
 		err = proc_reap(p, true);
@@ -219,6 +220,7 @@ void bench_proc__stop_all(struct bench_proc **procs, size_t n)
 			p->go_fd = -1;
 		}
 		kill(p->pid, SIGTERM);
+		kill(p->pid, SIGCONT);
 		left++;
 	}
 	for (round = 0; left && round < 100; round++) {
@@ -235,6 +237,15 @@ void bench_proc__stop_all(struct bench_proc **procs, size_t n)
 		while (procs[i]->state != PROC_REAPED &&
 		       proc_reap(procs[i], false) == -EINTR)
 			;
+}
+
+void bench_proc__hold_all(struct bench_proc **procs, size_t n, bool hold)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (procs[i]->state == PROC_RUNNING)
+			kill(procs[i]->pid, hold ? SIGSTOP : SIGCONT);
 }
 
 void bench_proc__delete(struct bench_proc *p)

@@ -286,6 +286,88 @@ static void test_memory_churn_stop(void)
 	stop_cleanly(wl_memory_churn, &w);
 }
 
+/* /proc/PID/stat: its state letter and its CPU ticks (utime + stime). */
+static char proc_state(pid_t pid, unsigned long long *ticks)
+{
+	char path[64], buf[512], *p;
+	unsigned long long ut = 0, st = 0;
+	char state = '?';
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	f = fopen(path, "re");
+	if (!f)
+		return '?';
+	if (fgets(buf, sizeof(buf), f) && (p = strrchr(buf, ')')) &&
+	    sscanf(p + 2, "%c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %llu %llu",
+		   &state, &ut, &st) != 3)
+		state = '?';
+	fclose(f);
+	*ticks = ut + st;
+	return state;
+}
+
+/* The state a child reaches within a second, polled. */
+static char wait_state(pid_t pid, char want, unsigned long long *ticks)
+{
+	char st = '?';
+	int i;
+
+	for (i = 0; i < 100; i++) {
+		st = proc_state(pid, ticks);
+		if (st == want)
+			break;
+		sleep_ms(10);
+	}
+	return st;
+}
+
+/*
+ * Held children stop using the CPU and go on when let go; held ones
+ * still end by SIGTERM (SIGCONT follows it), not by the SIGKILL a second
+ * later.
+ */
+static void test_hold_all(void)
+{
+	struct bench_proc *p[2];
+	unsigned long long t0, t1;
+	struct timespec a, b;
+	int i, status = 0;
+
+	for (i = 0; i < 2; i++) {
+		p[i] = bench_proc__spawn(wl_cpu_spin, NULL);
+		CHECK(p[i] != NULL);
+		if (!p[i])
+			return;
+		CHECK_INT(bench_proc__start(p[i]), 0);
+	}
+	bench_proc__hold_all(p, 2, true);
+	for (i = 0; i < 2; i++) {
+		CHECK(wait_state(bench_proc__pid(p[i]), 'T', &t0) == 'T');
+		sleep_ms(100);
+		proc_state(bench_proc__pid(p[i]), &t1);
+		CHECK_INT(t1 - t0, 0);
+	}
+	bench_proc__hold_all(p, 2, false);
+	for (i = 0; i < 2; i++) {
+		CHECK(wait_state(bench_proc__pid(p[i]), 'R', &t0) == 'R');
+		sleep_ms(100);
+		proc_state(bench_proc__pid(p[i]), &t1);
+		CHECK(t1 > t0);
+	}
+	bench_proc__hold_all(p, 2, true);
+	CHECK(wait_state(bench_proc__pid(p[1]), 'T', &t0) == 'T');
+	clock_gettime(CLOCK_MONOTONIC, &a);
+	bench_proc__stop_all(p, 2);
+	clock_gettime(CLOCK_MONOTONIC, &b);
+	CHECK((b.tv_sec - a.tv_sec) + (b.tv_nsec - a.tv_nsec) / 1e9 < 0.9);
+	for (i = 0; i < 2; i++) {
+		CHECK_INT(bench_proc__wait(p[i], &status, NULL, NULL), 0);
+		CHECK(WIFSIGNALED(status) && WTERMSIG(status) == SIGTERM);
+		bench_proc__delete(p[i]);
+	}
+}
+
 static void test_never_started(void)
 {
 	struct bench_proc *p = bench_proc__spawn(wl_cpu_spin, NULL);
@@ -1062,7 +1144,8 @@ UNIT_MAIN(UNIT(test_reader_interleave), UNIT(test_reader_discrete),
 	  UNIT(test_reader_slots), UNIT(test_reader_rereads),
 	  UNIT(test_reader_missing_file), UNIT(test_pipe), UNIT(test_fault),
 	  UNIT(test_cpu_spin_stop), UNIT(test_memory_churn_stop),
-	  UNIT(test_never_started), UNIT(test_pdeathsig), UNIT(test_charge),
+	  UNIT(test_hold_all), UNIT(test_never_started),
+	  UNIT(test_pdeathsig), UNIT(test_charge),
 	  UNIT(test_timer_overhead), UNIT(test_results_roundtrip),
 	  UNIT(test_results_print), UNIT(test_results_print_units),
 	  UNIT(test_results_recorded_pass),
