@@ -112,17 +112,21 @@ for t in build/san/tests/test-*; do
 	echo "$((SECONDS - t0)) unit/$name" >>"$log/durations"
 done
 
-for t in tests/shell/*.sh; do
-	[ -f "$t" ] || continue
-	name=$(basename "$t" .sh)
-	# Helpers (lib.sh, bench-lib.sh) are sourced by the tests.
-	[[ $name == *lib ]] && continue
-	[[ -z "$filter" || "$name" == *"$filter"* ]] || continue
-	out="$log/$name.out"
-	t0=$SECONDS
-	timeout "$timeout_s" bash "$t" >"$out" 2>&1
-	rc=$?
-	echo "$((SECONDS - t0)) shell/$name" >>"$log/durations"
+# run_shell NAME: one shell test, its output in $log/NAME.out, its exit
+# status in $log/NAME.rc, its seconds in $log/NAME.secs.
+run_shell() {
+	local name=$1 t0=$SECONDS
+
+	timeout "$timeout_s" bash "tests/shell/$name.sh" >"$log/$name.out" 2>&1
+	echo $? >"$log/$name.rc"
+	echo "$((SECONDS - t0))" >"$log/$name.secs"
+}
+
+# report_shell NAME: what run_shell left, counted and printed.
+report_shell() {
+	local name=$1 out=$log/$1.out rc
+	rc=$(cat "$log/$name.rc")
+	echo "$(cat "$log/$name.secs") shell/$name" >>"$log/durations"
 	sed -n 's/^PART-SKIP: /PART-SKIP shell\/'"$name"': /p' "$out" |
 		tee -a "$results"
 	case $rc in
@@ -151,6 +155,48 @@ for t in tests/shell/*.sh; do
 		failed=$((failed + 1))
 		;;
 	esac
+}
+
+# The shell tests to run, and those of tests/beside.txt among them: they
+# touch nothing outside their own $TMP, so they run one after the other
+# in a lane of their own beside the rest, on the CPU the rest mostly
+# leaves idle (make check must stay well under 10 minutes).
+declare -A beside=()
+while read -r n; do
+	beside[$n]=1
+done < <(sed 's/#.*//' tests/beside.txt | tr -s ' \t' '\n' | grep .)
+alone=() lane=()
+for t in tests/shell/*.sh; do
+	[ -f "$t" ] || continue
+	name=$(basename "$t" .sh)
+	# Helpers (lib.sh, bench-lib.sh) are sourced by the tests.
+	[[ $name == *lib ]] && continue
+	[[ -z "$filter" || "$name" == *"$filter"* ]] || continue
+	if [ -n "${beside[shell/$name]:-}" ]; then
+		lane+=("$name")
+	else
+		alone+=("$name")
+	fi
+done
+lane_pid=
+if [ ${#lane[@]} -gt 0 ]; then
+	(for name in "${lane[@]}"; do run_shell "$name"; done) &
+	lane_pid=$!
+	trap 'kill $lane_pid 2>/dev/null; wait $lane_pid 2>/dev/null; rm -rf "$log"' EXIT
+fi
+for name in "${alone[@]}"; do
+	run_shell "$name"
+	report_shell "$name"
+done
+[ -n "$lane_pid" ] && wait "$lane_pid"
+for name in "${lane[@]}"; do
+	if [ -f "$log/$name.rc" ]; then
+		report_shell "$name"
+	else
+		echo "FAIL shell/$name: did not run" | tee -a "$results"
+		failures+=("shell/$name")
+		failed=$((failed + 1))
+	fi
 done
 
 if [ $((passed + failed + skipped)) -eq 0 ]; then
