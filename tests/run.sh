@@ -157,32 +157,44 @@ report_shell() {
 	esac
 }
 
-# The shell tests to run, and those of tests/beside.txt among them: they
-# touch nothing outside their own $TMP, so they run one after the other
-# in a lane of their own beside the rest, on the CPU the rest mostly
-# leaves idle (make check must stay well under 10 minutes).
+# The shell tests to run. The VM tests and those of tests/beside.txt
+# run one after the other in a lane of their own, beside the rest (make
+# check must stay well under 10 minutes): the listed ones touch nothing
+# outside their own $TMP, and a VM test touches only its guest, its QEMU
+# and its work directory in /var/lib/rstat-analyze, which no other test
+# looks at. The rest use about one CPU of two. The lane is a session of
+# its own, so that the tests that look for a bench's leftover processes
+# in their session do not see a guest's host side.
 declare -A beside=()
 while read -r n; do
 	beside[$n]=1
 done < <(sed 's/#.*//' tests/beside.txt | tr -s ' \t' '\n' | grep .)
-alone=() lane=()
+alone=() lane=() lane_vm=()
 for t in tests/shell/*.sh; do
 	[ -f "$t" ] || continue
 	name=$(basename "$t" .sh)
 	# Helpers (lib.sh, bench-lib.sh) are sourced by the tests.
 	[[ $name == *lib ]] && continue
 	[[ -z "$filter" || "$name" == *"$filter"* ]] || continue
-	if [ -n "${beside[shell/$name]:-}" ]; then
+	if [[ $name == vm-* ]]; then
+		lane_vm+=("$name")
+	elif [ -n "${beside[shell/$name]:-}" ]; then
 		lane+=("$name")
 	else
 		alone+=("$name")
 	fi
 done
+# The VM tests first: the longest.
+lane=("${lane_vm[@]}" "${lane[@]}")
 lane_pid=
 if [ ${#lane[@]} -gt 0 ]; then
-	(for name in "${lane[@]}"; do run_shell "$name"; done) &
+	export -f run_shell
+	export log timeout_s
+	setsid bash -c 'for name; do run_shell "$name"; done' lane \
+		"${lane[@]}" </dev/null &
 	lane_pid=$!
-	trap 'kill $lane_pid 2>/dev/null; wait $lane_pid 2>/dev/null; rm -rf "$log"' EXIT
+	trap 'kill -TERM -- -$lane_pid 2>/dev/null; wait $lane_pid 2>/dev/null; rm -rf "$log"' EXIT
+	trap 'exit 130' INT TERM
 fi
 for name in "${alone[@]}"; do
 	run_shell "$name"

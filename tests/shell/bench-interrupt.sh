@@ -83,7 +83,7 @@ sleep 1
 kill -KILL $pid
 wait $pid 2>/dev/null
 sleep 0.3
-pgrep -fa "$RS_BIN bench" && fail "workloads survived a SIGKILLed bench"
+pgrep -s 0 -fa "$RS_BIN bench" && fail "workloads survived a SIGKILLed bench"
 "$RS_BIN" bench stat-read --children 1 --reads 5 >/dev/null 2>err ||
 	fail "the run after a SIGKILLed one: $(cat err)"
 no_leftovers "the run after a SIGKILLed one"
