@@ -1,8 +1,9 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# bench interrupted at random moments by SIGINT or SIGTERM, in each
-# scenario (with --record once): nothing of the run is left behind (no
+# bench interrupted at random moments by SIGINT or SIGTERM (from the
+# moment it catches the signal on), in each scenario (with --record
+# once): nothing of the run is left behind (no
 # cgroup, no process, no work file) and it exits 1 saying so. A SIGKILLed
 # run's workloads die with it; its cgroups are removed by the next run.
 . tests/shell/lib.sh
@@ -18,6 +19,20 @@ scen=(
 	"accuracy --children 3 --reads 200000"
 	"stat-read --children 4 --reads 200000 --record"
 )
+# wait_handler PID SIG: until PID catches SIG (its SigCgt), at most 10 s.
+# A signal before bench sets its handler (ASan's start under load can
+# take longer than the shortest delay) kills it by the default action
+# with nothing made yet: the moments tried are the run's, after that.
+wait_handler() {
+	local mask bit=$(($(kill -l "$2") - 1)) n
+	for n in $(seq 1 1000); do
+		mask=$(sed -n 's/^SigCgt:\t*//p' "/proc/$1/status" 2>/dev/null)
+		[ -n "$mask" ] || return 0	# gone already
+		(((16#$mask >> bit) & 1)) && return 0
+		sleep 0.01
+	done
+	fail "bench did not catch SIG$2 within 10 s"
+}
 i=0
 for s in "${scen[@]}"; do
 	for sig in INT TERM; do
@@ -26,6 +41,7 @@ for s in "${scen[@]}"; do
 		# shellcheck disable=SC2086
 		"$RS_BIN" bench $s >/dev/null 2>err &
 		pid=$!
+		wait_handler $pid $sig
 		sleep "$delay"
 		kill -$sig $pid
 		wait $pid
