@@ -39,6 +39,7 @@ struct fold_ctx {
 	uint64_t nr_left_tp;	/* tracepoint and probe hits */
 	uint64_t nr_left_other;	/* samples of other sampling events */
 	struct rs_frame frames[FOLD_MAX_STACK];
+	struct fold_frame ff[FOLD_MAX_STACK];
 };
 
 /*
@@ -268,12 +269,11 @@ static int fold_sample(struct fold_ctx *ctx, const struct rs_event *ev)
 		const struct rs_frame *fr = &ctx->frames[i];
 
 		/* Without a dso the frame is named differently: no id. */
-		ret = fold__frame_id(ctx->fold, no_dso ? 0 : fr->id, fr->sym,
-				     no_dso ? NULL : fr->dso, fr->map_addr);
-		if (ret)
-			return ret;
+		ctx->ff[i] = (struct fold_frame){ no_dso ? 0 : fr->id, fr->sym,
+						  no_dso ? NULL : fr->dso,
+						  fr->map_addr };
 	}
-	return fold__end(ctx->fold);
+	return fold__feed(ctx->fold, ctx->ff, n);
 }
 
 static int fold_event(void *arg, const struct rs_event *ev)
@@ -345,6 +345,11 @@ static int fold_recording(struct session *s, struct fold_ctx *ctx)
 	if (!ctx->machine)
 		return -ENOMEM;
 	err = session_run(s, fold_event, fold_ahead, ctx);
+	/* The stacks' thread reads the machine's names: done before it goes. */
+	if (!err)
+		err = fold__flush(ctx->fold);
+	else
+		fold__flush(ctx->fold);
 	if (s->ksyms_done && s->ksyms_err)
 		return s->ksyms_err;
 	/*
