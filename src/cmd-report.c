@@ -221,8 +221,9 @@ static int report_parse_args(int argc, char **argv, struct report_params *p)
 		{ POPT_CALLBACK('j', "jobs", &p->jobs, "N", set_jobs,
 				"threads for a perf.data: 1 reads, decodes\n"
 				"and folds on one; 2 (the default with two\n"
-				"CPUs or more) reads and decodes on a second;\n"
-				"the output is the same"),
+				"CPUs or more) reads and decodes on a second\n"
+				"and folds or attributes on a third; the\n"
+				"output is the same"),
 		  .hint = "give a number of threads, 1 or more" },
 		POPT_HELP_ROW,
 		POPT_END_ROW,
