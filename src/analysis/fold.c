@@ -1203,7 +1203,21 @@ int fold__feed(struct fold *f, const struct fold_frame *fr, uint32_t n)
 
 	if (!f->in_sample)
 		return 0;
-	if (!f->w || f->direct || n > FW_RECS - 2) {
+	if (!f->w || f->direct) {
+		/* On this thread: the stacks' side at once, no operations. */
+		if (!f->begun) {
+			f->begun = true;
+			feed_begin(f, f->pname, f->java, f->count);
+		}
+		for (i = 0; i < n; i++) {
+			ret = feed_frame_id(f, fr[i].id, fr[i].sym, fr[i].dso,
+					    fr[i].addr);
+			if (ret)
+				return ret;
+		}
+		return fold__end(f);
+	}
+	if (n > FW_RECS - 2) {
 		for (i = 0; i < n; i++) {
 			ret = fold__frame_id(f, fr[i].id, fr[i].sym, fr[i].dso,
 					     fr[i].addr);
