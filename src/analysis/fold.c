@@ -53,7 +53,8 @@ struct stack_ent {
 
 /*
  * A callchain seen before: the 128-bit hash of (pname, key) -> its
- * number, which chain_stack turns into its stack. 24 bytes, the table at most three quarters full: where most samples
+ * stack or, when the stacks are built on the fold's own thread, its
+ * number, which chain_stack there turns into its stack. 24 bytes, the table at most three quarters full: where most samples
  * bring a new callchain (a process per read), the table is most of the
  * memory the fold touches, and each page of it is a page the kernel
  * clears. A sample that repeats a callchain is counted on its stack; the
@@ -62,7 +63,7 @@ struct stack_ent {
 struct chain_slot {
 	uint64_t h[2];
 	uint32_t where;		/* raw callchain hash, low bits: the home */
-	uint32_t chain1;	/* chain number + 1; 0: empty */
+	uint32_t val1;		/* stack index or chain number + 1; 0: empty */
 };
 
 /*
@@ -167,6 +168,7 @@ struct fold {
 	/* opts.jobs > 1: the stacks are built on a thread of their own */
 	struct workq *w;
 	bool w_tried;
+	bool chain_numbers;	/* the keys name chains, not stacks */
 
 	/*
 	 * The rest is the stacks' side: the caller's thread without a
@@ -1009,7 +1011,7 @@ static struct chain_slot *chain_slot(struct fold *f, const uint64_t h[2],
 	size_t mask = f->nr_chain_slots - 1, j = where & mask, n;
 	size_t step = h[1] | 1;
 
-	for (n = 0; f->chains[j].chain1; n++) {
+	for (n = 0; f->chains[j].val1; n++) {
 		if (f->chains[j].h[0] == h[0] && f->chains[j].h[1] == h[1])
 			break;
 		j = (j + (n < 3 ? 1 : step)) & mask;
@@ -1017,9 +1019,9 @@ static struct chain_slot *chain_slot(struct fold *f, const uint64_t h[2],
 	return &f->chains[j];
 }
 
-/* 1 when the key now names the chain, 0 when it is left out, -ENOMEM. */
+/* 1 when the key now names val, 0 when it is left out, -ENOMEM. */
 static int chain_insert(struct fold *f, const uint64_t h[2], uint64_t where,
-			uint32_t chain)
+			uint32_t val)
 {
 	struct chain_slot *c;
 
@@ -1038,14 +1040,14 @@ static int chain_insert(struct fold *f, const uint64_t h[2], uint64_t where,
 		}
 		f->nr_chain_slots = n ? n * 2 : 4096;
 		for (i = 0; i < n; i++)
-			if (old[i].chain1)
+			if (old[i].val1)
 				*chain_slot(f, old[i].h, old[i].where) = old[i];
 		free(old);
 	}
 	c = chain_slot(f, h, where);
-	if (c->chain1)
+	if (c->val1)
 		return 0;
-	*c = (struct chain_slot){ { h[0], h[1] }, (uint32_t)where, chain + 1 };
+	*c = (struct chain_slot){ { h[0], h[1] }, (uint32_t)where, val + 1 };
 	f->nr_chains++;
 	return 1;
 }
@@ -1067,12 +1069,10 @@ static void feed_begin(struct fold *f, uint32_t pname, bool java,
 	f->nr_groups = 0;
 }
 
-/* The sample's stack from its frames; chain1: the number it gets + 1. */
-static int feed_end(struct fold *f, uint32_t chain1)
+/* The sample's stack from its frames, counted: its index in *stack. */
+static int feed_stack(struct fold *f, uint32_t *stack)
 {
 	size_t len = 1, i, g;
-	uint32_t stack;
-	int ret;
 
 	for (g = 0; g < f->nr_groups; g++)
 		len += f->frames[f->groups[g]].n;
@@ -1097,7 +1097,16 @@ static int feed_end(struct fold *f, uint32_t chain1)
 		       fe->n * sizeof(*f->key));
 		i += fe->n;
 	}
-	ret = stack_insert(f, f->key, len, f->w_count, &stack);
+	return stack_insert(f, f->key, len, f->w_count, stack);
+}
+
+/* feed_stack(); chain1: the number the chain gets + 1, 0: none. */
+static int feed_end(struct fold *f, uint32_t chain1)
+{
+	uint32_t stack;
+	int ret;
+
+	ret = feed_stack(f, &stack);
 	if (ret < 0 || !chain1)
 		return ret;
 	/* Chains are numbered in the order their stacks are made. */
@@ -1164,6 +1173,7 @@ static void worker_start(struct fold *f)
 	if (f->opts.jobs > 1)
 		f->w = workq__new(sizeof(union fold_rec), FW_RECS, run_block,
 				  f);
+	f->chain_numbers = f->w != NULL;
 }
 
 /* Until the next operation given to it, the stacks' side is this thread's. */
@@ -1265,13 +1275,17 @@ int fold__begin_key(struct fold *f, const uint64_t in[2], uint64_t where)
 	h[1] += f->pname;
 	if (f->nr_chain_slots) {
 		c = chain_slot(f, h, where);
-		if (c->chain1) {
+		if (c->val1) {
 			f->nr_kept++;
 			f->nr_kept_named += f->sample_named;
 			f->sample_named = false;
 			f->in_sample = false;
+			if (!f->chain_numbers) {
+				f->stacks[c->val1 - 1].count += f->count;
+				return 1;
+			}
 			ret = emit(f, &(struct fold_op){ .op = OP_COUNT,
-							 .a = c->chain1 - 1,
+							 .a = c->val1 - 1,
 							 .b = f->count });
 			return ret ? ret : 1;
 		}
@@ -1285,7 +1299,7 @@ int fold__begin_key(struct fold *f, const uint64_t in[2], uint64_t where)
 
 int fold__end(struct fold *f)
 {
-	uint32_t chain1 = 0;
+	uint32_t chain1 = 0, stack;
 	int ret;
 
 	if (!f->in_sample)
@@ -1297,6 +1311,15 @@ int fold__end(struct fold *f)
 	f->nr_kept++;
 	f->nr_kept_named += f->sample_named;
 	f->sample_named = false;
+	if (!f->chain_numbers) {
+		/* One thread: the key names the stack itself. */
+		ret = feed_stack(f, &stack);
+		if (ret < 0 || !f->pending)
+			return ret;
+		f->pending = false;
+		ret = chain_insert(f, f->pending_h, f->pending_where, stack);
+		return ret < 0 ? ret : 0;
+	}
 	if (f->pending && f->nr_chain_ids < UINT32_MAX - 1) {
 		f->pending = false;
 		ret = chain_insert(f, f->pending_h, f->pending_where,
