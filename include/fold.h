@@ -74,17 +74,15 @@ int fold__frame_id(struct fold *f, uint32_t id, const char *sym,
 		   const char *dso, uint64_t addr);
 int fold__end(struct fold *f);
 
-/* A frame for fold__feed(): the arguments of fold__frame_id(). */
-struct fold_frame {
-	uint32_t id;
-	const char *sym, *dso;
-	uint64_t addr;
-};
+struct rs_frame;
 /*
- * fold__frame_id() on each of n frames (leaf first), then fold__end():
- * with a thread of the fold's own, the frames are handed to it at once.
+ * fold__frame_id() on each of n named frames (leaf first: id, sym, dso,
+ * map_addr), then fold__end(); no_dso: as perf prints them without a
+ * dso (no id, no dso). With a thread of the fold's own, the frames are
+ * handed to it at once.
  */
-int fold__feed(struct fold *f, const struct fold_frame *fr, uint32_t n);
+int fold__feed(struct fold *f, const struct rs_frame *fr, uint32_t n,
+	       bool no_dso);
 /*
  * A shortcut for recorded samples, called after fold__begin(): h is the
  * 128-bit hash of the raw callchain and everything its naming depends on

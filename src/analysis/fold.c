@@ -17,6 +17,7 @@
 
 #include "fold.h"
 #include "perf-script.h"
+#include "symbols.h"
 #include "util.h"
 
 /* Kinds of keys, so that the two caches can never alias. */
@@ -113,7 +114,14 @@ struct fold_op {
 	const char *sym, *dso;
 };
 
-/* A block holds operations, and the frames of fold__feed() as they came. */
+/* A frame of fold__feed() on its way: the arguments of fold__frame_id(). */
+struct fold_frame {
+	uint32_t id;
+	const char *sym, *dso;
+	uint64_t addr;
+};
+
+/* A block holds operations, and the frames of fold__feed(). */
 union fold_rec {
 	struct fold_op op;
 	struct fold_frame fr;
@@ -1205,7 +1213,8 @@ static int emit_begin(struct fold *f)
 					  .a = f->pname, .b = f->count });
 }
 
-int fold__feed(struct fold *f, const struct fold_frame *fr, uint32_t n)
+int fold__feed(struct fold *f, const struct rs_frame *fr, uint32_t n,
+	       bool no_dso)
 {
 	union fold_rec *rec;
 	uint32_t i;
@@ -1220,8 +1229,9 @@ int fold__feed(struct fold *f, const struct fold_frame *fr, uint32_t n)
 			feed_begin(f, f->pname, f->java, f->count);
 		}
 		for (i = 0; i < n; i++) {
-			ret = feed_frame_id(f, fr[i].id, fr[i].sym, fr[i].dso,
-					    fr[i].addr);
+			ret = feed_frame_id(f, no_dso ? 0 : fr[i].id, fr[i].sym,
+					    no_dso ? NULL : fr[i].dso,
+					    fr[i].map_addr);
 			if (ret)
 				return ret;
 		}
@@ -1229,8 +1239,10 @@ int fold__feed(struct fold *f, const struct fold_frame *fr, uint32_t n)
 	}
 	if (n > FW_RECS - 2) {
 		for (i = 0; i < n; i++) {
-			ret = fold__frame_id(f, fr[i].id, fr[i].sym, fr[i].dso,
-					     fr[i].addr);
+			ret = fold__frame_id(f, no_dso ? 0 : fr[i].id,
+					     fr[i].sym,
+					     no_dso ? NULL : fr[i].dso,
+					     fr[i].map_addr);
 			if (ret)
 				return ret;
 		}
@@ -1242,7 +1254,10 @@ int fold__feed(struct fold *f, const struct fold_frame *fr, uint32_t n)
 	/* OP_FRAMES and the frames, side by side in one block. */
 	rec = workq__reserve(f->w, 1 + n);
 	rec->op = (struct fold_op){ .op = OP_FRAMES, .a = n };
-	memcpy(rec + 1, fr, n * sizeof(*fr));
+	for (i = 0; i < n; i++)
+		rec[1 + i].fr = (struct fold_frame){
+			no_dso ? 0 : fr[i].id, fr[i].sym,
+			no_dso ? NULL : fr[i].dso, fr[i].map_addr };
 	return fold__end(f);
 }
 

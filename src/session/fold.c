@@ -39,7 +39,6 @@ struct fold_ctx {
 	uint64_t nr_left_tp;	/* tracepoint and probe hits */
 	uint64_t nr_left_other;	/* samples of other sampling events */
 	struct rs_frame frames[FOLD_MAX_STACK];
-	struct fold_frame ff[FOLD_MAX_STACK];
 };
 
 /*
@@ -219,7 +218,7 @@ static int fold_sample(struct fold_ctx *ctx, const struct rs_event *ev)
 	bool tracepoint, no_dso;
 	uint64_t h[2];
 	const char *comm;
-	int i, n, ret;
+	int n, ret;
 
 	if (!ctx->stackcollapse) {
 		ret = keep_sample(ctx, s);
@@ -265,15 +264,8 @@ static int fold_sample(struct fold_ctx *ctx, const struct rs_event *ev)
 				       FOLD_MAX_STACK);
 	if (n < 0)
 		return n;
-	for (i = 0; i < n; i++) {
-		const struct rs_frame *fr = &ctx->frames[i];
-
-		/* Without a dso the frame is named differently: no id. */
-		ctx->ff[i] = (struct fold_frame){ no_dso ? 0 : fr->id, fr->sym,
-						  no_dso ? NULL : fr->dso,
-						  fr->map_addr };
-	}
-	return fold__feed(ctx->fold, ctx->ff, n);
+	/* Without a dso the frame is named differently: no id. */
+	return fold__feed(ctx->fold, ctx->frames, n, no_dso);
 }
 
 static int fold_event(void *arg, const struct rs_event *ev)

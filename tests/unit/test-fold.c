@@ -11,6 +11,7 @@
 
 #include "fold.h"
 #include "perf-script.h"
+#include "symbols.h"
 #include "unit.h"
 
 /* Fold `text` as perf script output with opts; the folded lines. */
@@ -522,6 +523,7 @@ static char *chain_feed(unsigned int jobs, char (*fnames)[8])
 	struct fold *f = fold__new(&o);
 	char pnames[7 * 2][16], pname[16];
 	uint32_t x = 777, i, k, c, n, frames[8];
+	struct rs_frame fr[8];
 	uint64_t h[2];
 	char *out = NULL;
 	size_t len = 0;
@@ -555,12 +557,24 @@ static char *chain_feed(unsigned int jobs, char (*fnames)[8])
 			UNIT_FAIL("fold__begin_key: %d", ret);
 		if (ret == 1)
 			continue;
-		/* Leaf first; the name's index + 1 is its frame id. */
-		for (k = n; k-- > 0;)
-			CHECK_INT(fold__frame_id(f, frames[k] + 1,
-						 fnames[frames[k]], "/d", 0),
-				  0);
-		CHECK_INT(fold__end(f), 0);
+		/*
+		 * Leaf first; the name's index + 1 is its frame id. Frame
+		 * by frame, or all at once as the perf.data path feeds them.
+		 */
+		if (i % 2) {
+			for (k = n; k-- > 0;)
+				CHECK_INT(fold__frame_id(f, frames[k] + 1,
+							 fnames[frames[k]],
+							 "/d", 0), 0);
+			CHECK_INT(fold__end(f), 0);
+			continue;
+		}
+		for (k = 0; k < n; k++)
+			fr[k] = (struct rs_frame){
+				.id = frames[n - 1 - k] + 1,
+				.sym = fnames[frames[n - 1 - k]],
+				.dso = "/d" };
+		CHECK_INT(fold__feed(f, fr, n, false), 0);
 	}
 	CHECK_INT(fold__flush(f), 0);
 	CHECK_INT(fold__write(f, m), 0);
