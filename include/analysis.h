@@ -37,7 +37,7 @@ struct analysis_opts {
 	 */
 	const char *os_release;
 	/*
-	 * Threads it may use: with 2 or more, the frames of new callchains
+	 * Threads it may use: with 3 or more, the frames of new callchains
 	 * are classified and the samples attributed on a thread of its
 	 * own while the caller names the next ones.
 	 */

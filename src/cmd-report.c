@@ -25,8 +25,11 @@
 
 #define DEFAULT_INPUT "rstat.data"
 
-/* -j: threads reading a perf.data; more than two have nothing to do. */
-#define REPORT_MAX_JOBS 2
+/*
+ * -j: threads reading a perf.data (reading; naming; folding or
+ * attributing); more than three have nothing to do.
+ */
+#define REPORT_MAX_JOBS 3
 
 /* --span options kept, at most; more is surely a mistake. */
 #define REPORT_MAX_SPANS 32
@@ -132,12 +135,17 @@ static int set_jobs(const struct popt *opt, const char *arg, char *err,
 	return 0;
 }
 
-/* Two threads where there are two CPUs to run them. */
+/*
+ * A thread per CPU, up to three: a third thread pays only with a CPU of
+ * its own (docs/performance.md, sixth round).
+ */
 static unsigned int default_jobs(void)
 {
 	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
 
-	return cpus >= 2 ? REPORT_MAX_JOBS : 1;
+	if (cpus < 1)
+		return 1;
+	return cpus > REPORT_MAX_JOBS ? REPORT_MAX_JOBS : cpus;
 }
 
 static void report_params_free(struct report_params *p)
@@ -219,11 +227,11 @@ static int report_parse_args(int argc, char **argv, struct report_params *p)
 			    "first event seen, tracepoint hits included"),
 		  .flags = POPT_INDENT },
 		{ POPT_CALLBACK('j', "jobs", &p->jobs, "N", set_jobs,
-				"threads for a perf.data: 1 reads, decodes\n"
-				"and folds on one; 2 (the default with two\n"
-				"CPUs or more) reads and decodes on a second\n"
-				"and folds or attributes on a third; the\n"
-				"output is the same"),
+				"threads for a perf.data (the default: one\n"
+				"per CPU, up to 3): 1 reads, decodes and\n"
+				"folds on one; 2 reads and decodes on a\n"
+				"second; 3 folds or attributes on a third;\n"
+				"the output is the same"),
 		  .hint = "give a number of threads, 1 or more" },
 		POPT_HELP_ROW,
 		POPT_END_ROW,

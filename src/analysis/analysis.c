@@ -68,7 +68,7 @@ struct chain_class {
 
 /*
  * What the caller's thread asks of the attribution, in order: with
- * opts.jobs > 1 a thread of the analysis's own classifies the named
+ * opts.jobs > 2 a thread of the analysis's own classifies the named
  * frames of new callchains and attributes the samples, else it is done
  * at once. The same calls in the same order either way.
  */
@@ -107,7 +107,7 @@ struct analysis {
 	uint64_t ahead_keys[AN_AHEAD][2];
 	uint32_t nr_ahead;
 	size_t nr_classes;		/* class numbers handed out */
-	struct workq *w;		/* opts.jobs > 1 */
+	struct workq *w;		/* opts.jobs > 2 */
 	/* The attribution's side: the caller's thread's, or w's. */
 	struct chain_class *classes;
 	size_t nr_made, cap_classes;	/* classes made */
@@ -205,7 +205,7 @@ struct analysis *analysis__new(const struct analysis_opts *opts,
 			goto fail;
 	}
 	/* Without it (no thread to be had), the same work on this one. */
-	if (opts->jobs > 1)
+	if (opts->jobs > 2)
 		an->w = workq__new(sizeof(union an_rec), AW_RECS, run_block,
 				   an);
 	return an;

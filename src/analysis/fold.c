@@ -93,7 +93,7 @@ struct pfast_ent {
 
 /*
  * What the caller's thread asks of the stacks' side, in order: with
- * opts.jobs > 1 the stacks are built on a thread of their own (the
+ * opts.jobs > 2 the stacks are built on a thread of their own (the
  * caller's thread names the frames of new callchains, this one turns
  * them into stacks), else at once. The same operations in the same
  * order either way, so the stacks are the same.
@@ -173,7 +173,7 @@ struct fold {
 	uint64_t nr_kept_named;
 	bool sample_named;
 
-	/* opts.jobs > 1: the stacks are built on a thread of their own */
+	/* opts.jobs > 2: the stacks are built on a thread of their own */
 	struct workq *w;
 	bool w_tried;
 	bool chain_numbers;	/* the keys name chains, not stacks */
@@ -1174,11 +1174,11 @@ static int run_block(void *arg, void *recs, uint32_t nr)
 	return err;
 }
 
-/* With opts.jobs > 1, the thread that builds the stacks, once. */
+/* With opts.jobs > 2, the thread that builds the stacks, once. */
 static void worker_start(struct fold *f)
 {
 	f->w_tried = true;
-	if (f->opts.jobs > 1)
+	if (f->opts.jobs > 2)
 		f->w = workq__new(sizeof(union fold_rec), FW_RECS, run_block,
 				  f);
 	f->chain_numbers = f->w != NULL;

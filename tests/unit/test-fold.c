@@ -515,7 +515,7 @@ static void chain_parts(uint32_t c, char *pname, size_t len, uint32_t *n,
  * Recorded samples, keyed as the perf.data path keys them, with a text
  * sample (an exiting task's, folded as perf script prints it) now and
  * then: the folded lines with jobs (the stacks built on the fold's own
- * thread when 2).
+ * thread when 3).
  */
 static char *chain_feed(unsigned int jobs, char (*fnames)[8])
 {
@@ -597,7 +597,7 @@ static int exp_cmp(const void *a, const void *b)
 
 /*
  * Known callchains counted, new ones named and folded on the fold's own
- * thread, text samples in between on the caller's: with jobs 2 the same
+ * thread, text samples in between on the caller's: with jobs 3 the same
  * lines as with 1, and both the lines the test works out itself (each
  * chain's process and frames root first, equal lines merged).
  */
@@ -645,7 +645,7 @@ static void test_stacks_thread(void)
 	}
 	fclose(m);
 	one = chain_feed(1, fnames);
-	two = chain_feed(2, fnames);
+	two = chain_feed(3, fnames);
 	CHECK(nr > 100);
 	CHECK_STR(one, want);
 	CHECK_STR(two, want);
