@@ -865,9 +865,21 @@ static void test_ordering(void)
  * times across runs), and many short runs (sorted another way). The
  * oracle is an insertion sort of the records as written.
  */
-static void check_round_order(const uint64_t *time, size_t n)
+/* A pipe whose one event (id) samples ip, tid and time, as perf record. */
+static void pipe_timed(struct bb *b, uint64_t id)
 {
 	struct perf_event_attr a = { 0 };
+
+	a.type = PERF_TYPE_SOFTWARE;
+	a.exclude_guest = 1;
+	a.sample_type = PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP |
+			PERF_SAMPLE_TID | PERF_SAMPLE_TIME;
+	pipe_header(b);
+	pipe_attr(b, &a, &id, 1);
+}
+
+static void check_round_order(const uint64_t *time, size_t n)
+{
 	uint64_t *want = calloc(n, sizeof(*want));
 	struct got *g = got_new();
 	struct perf_data *pd;
@@ -880,12 +892,7 @@ static void check_round_order(const uint64_t *time, size_t n)
 		free(g);
 		return;
 	}
-	a.type = PERF_TYPE_SOFTWARE;
-	a.exclude_guest = 1;
-	a.sample_type = PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP |
-			PERF_SAMPLE_TID | PERF_SAMPLE_TIME;
-	pipe_header(&b);
-	pipe_attr(&b, &a, (uint64_t[]){ 1 }, 1);
+	pipe_timed(&b, 1);
 	/* ip: the record's place in the file */
 	for (i = 0; i < n; i++) {
 		sample_ident(&b, 1, i, time[i]);
@@ -1544,17 +1551,11 @@ static void event_update_name(struct bb *b, uint64_t id, const char *name)
 
 static void test_rename_mid_stream(void)
 {
-	struct perf_event_attr a = { 0 };
 	struct names_seen n = { 0 };
 	struct perf_data *pd;
 	struct bb b = { 0 };
 
-	a.type = PERF_TYPE_SOFTWARE;
-	a.exclude_guest = 1;
-	a.sample_type = PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP |
-			PERF_SAMPLE_TID | PERF_SAMPLE_TIME;
-	pipe_header(&b);
-	pipe_attr(&b, &a, (uint64_t[]){ 5 }, 1);
+	pipe_timed(&b, 5);
 	sample_ident(&b, 5, 1, 1);
 	finished_round(&b);
 	finished_round(&b);		/* delivers the sample at time 1 */
