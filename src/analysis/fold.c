@@ -55,11 +55,12 @@ struct stack_ent {
 /*
  * A callchain seen before: the 128-bit hash of (pname, key) -> its
  * stack or, when the stacks are built on the fold's own thread, its
- * number, which chain_stack there turns into its stack. 24 bytes, the table at most three quarters full: where most samples
- * bring a new callchain (a process per read), the table is most of the
- * memory the fold touches, and each page of it is a page the kernel
- * clears. A sample that repeats a callchain is counted on its stack; the
- * stacks are few and hot (one per distinct folded line).
+ * number, which chain_stack there turns into its stack. 24 bytes, the
+ * table at most three quarters full: where most samples bring a new
+ * callchain (a process per read), the table is most of the memory the
+ * fold touches, and each page of it is a page the kernel clears. A
+ * sample that repeats a callchain is counted on its stack; the stacks
+ * are few and hot (one per distinct folded line).
  */
 struct chain_slot {
 	uint64_t h[2];
