@@ -36,6 +36,12 @@ struct analysis_opts {
 	 * v6.15 or later.
 	 */
 	const char *os_release;
+	/*
+	 * Threads it may use: with 3 or more, the frames of new callchains
+	 * are classified and the samples attributed on a thread of its
+	 * own while the caller names the next ones.
+	 */
+	unsigned int jobs;
 };
 
 struct analysis;

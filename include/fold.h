@@ -24,7 +24,13 @@ struct fold_opts {
 	bool jit;		/* _[j] on /tmp/perf-PID.map frames */
 	bool addrs;		/* keep raw addresses of unknown frames */
 	bool samples;		/* count samples, not periods */
-	unsigned int jobs;	/* threads fold__write() may use (0: one) */
+	/*
+	 * Threads the fold may use (0: one): with 2 or more fold__write()
+	 * sorts on two; with 3 or more the stacks of recorded samples
+	 * (fold__begin_key()) are built on a thread of the fold's own
+	 * while the caller names the next samples' frames.
+	 */
+	unsigned int jobs;
 	/* keep only this event (modifiers optional); NULL: the first */
 	const char *event_filter;
 };
@@ -67,6 +73,16 @@ int fold__frame(struct fold *f, const char *sym, const char *dso,
 int fold__frame_id(struct fold *f, uint32_t id, const char *sym,
 		   const char *dso, uint64_t addr);
 int fold__end(struct fold *f);
+
+struct rs_frame;
+/*
+ * fold__frame_id() on each of n named frames (leaf first: id, sym, dso,
+ * map_addr), then fold__end(); no_dso: as perf prints them without a
+ * dso (no id, no dso). With a thread of the fold's own, the frames are
+ * handed to it at once.
+ */
+int fold__feed(struct fold *f, const struct rs_frame *fr, uint32_t n,
+	       bool no_dso);
 /*
  * A shortcut for recorded samples, called after fold__begin(): h is the
  * 128-bit hash of the raw callchain and everything its naming depends on
@@ -147,6 +163,13 @@ struct perf_script_sink;
  * fold__frame_text(), fold__end(), fold__cancel().
  */
 void fold__script_sink(struct fold *f, struct perf_script_sink *sink);
+
+/*
+ * Wait until the fold's own thread (fold_opts.jobs) has built every
+ * stack it was given, and end it: then the strings passed in may go.
+ * Returns 0 or the -errno it met (frames fed to it return 0 at once).
+ */
+int fold__flush(struct fold *f);
 
 /*
  * Write "a;b;c COUNT" lines, sorted bytewise; stacks whose strings are

@@ -305,6 +305,31 @@ static inline void bytebuf__put64(struct bytebuf *b, uint64_t v)
 }
 
 /*
+ * A thread of its own that runs fn on records one caller hands it, in
+ * the order given, a block at a time: the caller reserves room for a few
+ * records, fills them, and goes on; fn(ctx, recs, nr) runs on the thread
+ * with what a block holds. Blocks are handed over under a lock, so what
+ * the caller wrote before is the thread's to read. fn returns 0 or
+ * -errno: after an error the later blocks are skipped, and the error is
+ * what workq__drain() and workq__delete() return.
+ */
+struct workq;
+typedef int (*workq_fn)(void *ctx, void *recs, uint32_t nr);
+
+/* NULL when no thread or memory could be had: run the work in place. */
+struct workq *workq__new(size_t rec_size, uint32_t block_recs, workq_fn fn,
+			 void *ctx);
+/*
+ * Room for n records (at most block_recs) side by side, in the block
+ * being filled or, once that is handed over, the next one.
+ */
+void *workq__reserve(struct workq *q, uint32_t n);
+/* Wait until fn has run on everything reserved: 0 or its error. */
+int workq__drain(struct workq *q);
+/* Drain, end the thread, free: 0 or fn's error. NULL is a no-op. */
+int workq__delete(struct workq *q);
+
+/*
  * The tool's version ("git describe" of the checkout it was built in, else
  * the Makefile's VERSION) and the libraries it was built against.
  */

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 #include <errno.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stddef.h>
@@ -632,4 +633,160 @@ double rs_now_s(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+/* ---- workq ------------------------------------------------------------ */
+
+/* Blocks in flight: the caller fills one while the thread runs others. */
+#define WORKQ_BLOCKS 8
+
+struct workq {
+	workq_fn fn;
+	void *ctx;
+	size_t rec_size;
+	uint32_t block_recs;
+	pthread_t thread;
+	pthread_mutex_t lock;
+	pthread_cond_t filled;	/* a block was handed over, or done */
+	pthread_cond_t freed;	/* a block was run */
+	uint8_t *blk[WORKQ_BLOCKS];
+	uint32_t nr[WORKQ_BLOCKS];
+	uint32_t fill;		/* the block the caller fills */
+	uint32_t used;		/* records in it */
+	uint32_t head;		/* the next block to run */
+	uint32_t count;		/* handed over, not yet run */
+	bool done;
+	int err;
+};
+
+static void *workq_main(void *arg)
+{
+	struct workq *q = arg;
+	uint32_t nr;
+	void *recs;
+	int err = 0;
+
+	for (;;) {
+		pthread_mutex_lock(&q->lock);
+		while (!q->count && !q->done)
+			pthread_cond_wait(&q->filled, &q->lock);
+		if (!q->count) {
+			pthread_mutex_unlock(&q->lock);
+			return NULL;
+		}
+		recs = q->blk[q->head];
+		nr = q->nr[q->head];
+		pthread_mutex_unlock(&q->lock);
+
+		if (!err)
+			err = q->fn(q->ctx, recs, nr);
+
+		pthread_mutex_lock(&q->lock);
+		if (err && !q->err)
+			q->err = err;
+		q->head = (q->head + 1) % WORKQ_BLOCKS;
+		q->count--;
+		pthread_cond_signal(&q->freed);
+		pthread_mutex_unlock(&q->lock);
+	}
+}
+
+static void workq_free(struct workq *q)
+{
+	uint32_t i;
+
+	for (i = 0; i < WORKQ_BLOCKS; i++)
+		free(q->blk[i]);
+	free(q);
+}
+
+struct workq *workq__new(size_t rec_size, uint32_t block_recs, workq_fn fn,
+			 void *ctx)
+{
+	struct workq *q = calloc(1, sizeof(*q));
+	uint32_t i;
+
+	if (!q)
+		return NULL;
+	for (i = 0; i < WORKQ_BLOCKS; i++) {
+		q->blk[i] = malloc(rec_size * block_recs);
+		if (!q->blk[i]) {
+			workq_free(q);
+			return NULL;
+		}
+	}
+	q->fn = fn;
+	q->ctx = ctx;
+	q->rec_size = rec_size;
+	q->block_recs = block_recs;
+	pthread_mutex_init(&q->lock, NULL);
+	pthread_cond_init(&q->filled, NULL);
+	pthread_cond_init(&q->freed, NULL);
+	if (pthread_create(&q->thread, NULL, workq_main, q)) {
+		pthread_cond_destroy(&q->freed);
+		pthread_cond_destroy(&q->filled);
+		pthread_mutex_destroy(&q->lock);
+		workq_free(q);
+		return NULL;
+	}
+	return q;
+}
+
+/* Hand the block being filled over; the next one must be free. */
+static void workq_publish(struct workq *q)
+{
+	pthread_mutex_lock(&q->lock);
+	if (q->used) {
+		q->nr[q->fill] = q->used;
+		q->count++;
+		q->fill = (q->fill + 1) % WORKQ_BLOCKS;
+		pthread_cond_signal(&q->filled);
+	}
+	while (q->count == WORKQ_BLOCKS)
+		pthread_cond_wait(&q->freed, &q->lock);
+	pthread_mutex_unlock(&q->lock);
+	q->used = 0;
+}
+
+void *workq__reserve(struct workq *q, uint32_t n)
+{
+	void *p;
+
+	if (q->used + n > q->block_recs)
+		workq_publish(q);
+	p = q->blk[q->fill] + q->used * q->rec_size;
+	q->used += n;
+	return p;
+}
+
+int workq__drain(struct workq *q)
+{
+	int err;
+
+	workq_publish(q);
+	pthread_mutex_lock(&q->lock);
+	while (q->count)
+		pthread_cond_wait(&q->freed, &q->lock);
+	err = q->err;
+	pthread_mutex_unlock(&q->lock);
+	return err;
+}
+
+int workq__delete(struct workq *q)
+{
+	int err;
+
+	if (!q)
+		return 0;
+	err = workq__drain(q);
+	pthread_mutex_lock(&q->lock);
+	q->done = true;
+	pthread_cond_signal(&q->filled);
+	pthread_mutex_unlock(&q->lock);
+	pthread_join(q->thread, NULL);
+	pthread_cond_destroy(&q->freed);
+	pthread_cond_destroy(&q->filled);
+	pthread_mutex_destroy(&q->lock);
+	workq_free(q);
+	return err;
 }

@@ -63,6 +63,34 @@ struct chain_class {
 	const char *stack;	/* interned flush stack, NULL if no flush */
 };
 
+/* The class of a long callchain, kept until the next one (AN_MAX_KEY). */
+#define CLASS_ONCE UINT32_MAX
+
+/*
+ * What the caller's thread asks of the attribution, in order: with
+ * opts.jobs > 2 a thread of the analysis's own classifies the named
+ * frames of new callchains and attributes the samples, else it is done
+ * at once. The same calls in the same order either way.
+ */
+enum {
+	AOP_CLASSIFY,	/* idx, n = period: the next records hold the names */
+	AOP_ADD,	/* attrib__add() of class idx */
+};
+
+union an_rec {
+	struct {
+		uint8_t op;
+		bool clock;
+		uint32_t idx;
+		const char *name, *comm;
+		uint64_t period;
+	} op;
+	const char *syms[4];
+};
+
+/* Records in a block of the attribution's thread (32 KiB). */
+#define AW_RECS 1024
+
 struct analysis {
 	struct analysis_opts opts;
 	struct machine *machine;
@@ -78,8 +106,12 @@ struct analysis {
 	 */
 	uint64_t ahead_keys[AN_AHEAD][2];
 	uint32_t nr_ahead;
+	size_t nr_classes;		/* class numbers handed out */
+	struct workq *w;		/* opts.jobs > 2 */
+	/* The attribution's side: the caller's thread's, or w's. */
 	struct chain_class *classes;
-	size_t nr_classes, cap_classes;
+	size_t nr_made, cap_classes;	/* classes made */
+	struct chain_class once;	/* CLASS_ONCE */
 	struct evsel_info *evsels;
 	size_t nr_evsels, cap_evsels;
 	bool *span_start_seen, *span_end_seen;
@@ -91,7 +123,7 @@ struct analysis {
 	enum evsel_role sampled_role;
 	struct rs_frame frames[AN_MAX_STACK];
 	const char *syms[AN_MAX_STACK];
-	char *buf;		/* flush stack text being built */
+	char *buf;		/* flush stack text being built (w's side) */
 	size_t buf_cap;
 };
 
@@ -126,6 +158,8 @@ bool rs_evsel_is_sampling(const struct rs_evsel *evsel)
 		return attr->freq || attr->sample_period > 1;
 	}
 }
+
+static int run_block(void *arg, void *recs, uint32_t nr);
 
 struct analysis *analysis__new(const struct analysis_opts *opts,
 			       struct machine *machine)
@@ -170,6 +204,10 @@ struct analysis *analysis__new(const struct analysis_opts *opts,
 		if (an->span_idx[i] < 0)
 			goto fail;
 	}
+	/* Without it (no thread to be had), the same work on this one. */
+	if (opts->jobs > 2)
+		an->w = workq__new(sizeof(union an_rec), AW_RECS, run_block,
+				   an);
 	return an;
 fail:
 	analysis__delete(an);
@@ -182,6 +220,7 @@ void analysis__delete(struct analysis *an)
 
 	if (!an)
 		return;
+	workq__delete(an->w);
 	for (i = 0; i < an->nr_evsels; i++) {
 		free(an->evsels[i].span_start);
 		free(an->evsels[i].span_end);
@@ -368,8 +407,8 @@ static struct evsel_info *evsel_info(struct analysis *an,
 }
 
 /* "trigger;...;leaf": the flush part of the stack, root first. */
-static const char *flush_stack(struct analysis *an, int n,
-			       const struct rs_stack_class *cls)
+static const char *flush_stack(struct analysis *an, const char *const *syms,
+			       int n, const struct rs_stack_class *cls)
 {
 	int top = cls->trigger_frame > cls->category_frame ?
 		  cls->trigger_frame : cls->category_frame;
@@ -379,21 +418,81 @@ static const char *flush_stack(struct analysis *an, int n,
 	if (top < 0 || top >= n)
 		return NULL;
 	for (i = top; i >= 0; i--) {
-		need = len + strlen(an->syms[i]) + 2;
+		need = len + strlen(syms[i]) + 2;
 		if (grow_array((void **)&an->buf, &an->buf_cap, need, 1))
 			return NULL;
 		if (len)
 			an->buf[len++] = ';';
-		memcpy(an->buf + len, an->syms[i], strlen(an->syms[i]));
-		len += strlen(an->syms[i]);
+		memcpy(an->buf + len, syms[i], strlen(syms[i]));
+		len += strlen(syms[i]);
 	}
 	id = strpool__intern(an->stacks, an->buf, len);
 	return id < 0 ? NULL : strpool__str(an->stacks, id);
 }
 
-static int classify_chain(struct analysis *an, const struct rs_sample *s,
-			  struct chain_class *out)
+/* The attribution's side: class idx (numbered in order) of the names. */
+static int classify(struct analysis *an, uint32_t idx,
+		    const char *const *syms, int n)
 {
+	struct chain_class *out = &an->once;
+	int err;
+
+	if (idx != CLASS_ONCE) {
+		if (idx != an->nr_made)
+			return -EINVAL;
+		err = grow_array((void **)&an->classes, &an->cap_classes,
+				 an->nr_made + 1, sizeof(*an->classes));
+		if (err)
+			return err;
+		out = &an->classes[an->nr_made++];
+	}
+	err = classifier__classify(an->classifier, syms, n, &out->cls);
+	if (err)
+		return err;
+	out->stack = NULL;
+	if (rs_category_is_flush(out->cls.category)) {
+		out->stack = flush_stack(an, syms, n, &out->cls);
+		if (!out->stack)
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+static const struct chain_class *class_of(const struct analysis *an,
+					  uint32_t idx)
+{
+	return idx == CLASS_ONCE ? &an->once : &an->classes[idx];
+}
+
+/* The attribution's thread: a block of records, in order. */
+static int run_block(void *arg, void *recs, uint32_t nr)
+{
+	struct analysis *an = arg;
+	const union an_rec *rec = recs;
+	const struct chain_class *cc;
+	uint32_t i;
+	int err = 0;
+
+	for (i = 0; i < nr && !err; i++) {
+		if (rec[i].op.op == AOP_CLASSIFY) {
+			err = classify(an, rec[i].op.idx, rec[i + 1].syms,
+				       rec[i].op.period);
+			i += (rec[i].op.period + 3) / 4;
+			continue;
+		}
+		cc = class_of(an, rec[i].op.idx);
+		err = attrib__add(an->attrib, rec[i].op.name, rec[i].op.clock,
+				  &cc->cls, rec[i].op.comm, cc->stack,
+				  rec[i].op.period);
+	}
+	return err;
+}
+
+/* Name the sample's frames and have them classified as class idx. */
+static int classify_chain(struct analysis *an, const struct rs_sample *s,
+			  uint32_t idx)
+{
+	union an_rec *rec;
 	int i, n, err;
 
 	if (s->nr_callchain) {
@@ -408,58 +507,72 @@ static int classify_chain(struct analysis *an, const struct rs_sample *s,
 	}
 	if (n < 0)
 		return n;
-	for (i = 0; i < n; i++)
-		an->syms[i] = an->frames[i].sym;
-	err = classifier__classify(an->classifier, an->syms, n, &out->cls);
-	if (err)
-		return err;
-	out->stack = NULL;
-	if (rs_category_is_flush(out->cls.category)) {
-		out->stack = flush_stack(an, n, &out->cls);
-		if (!out->stack)
-			return -ENOMEM;
+	if (!an->w) {
+		for (i = 0; i < n; i++)
+			an->syms[i] = an->frames[i].sym;
+		return classify(an, idx, an->syms, n);
 	}
+	/* The names go side by side after the record, four to one. */
+	rec = workq__reserve(an->w, 1 + (n + 3) / 4);
+	rec->op.op = AOP_CLASSIFY;
+	rec->op.idx = idx;
+	rec->op.period = n;
+	for (i = 0; i < n; i++)
+		rec[1 + i / 4].syms[i % 4] = an->frames[i].sym;
 	return 0;
 }
 
-/* The classification of a sample's stack, from the cache when seen. */
+/* The class number of a sample's stack, classified when new. */
 static int sample_class(struct analysis *an, const struct rs_sample *s,
-			const struct chain_class **out)
+			uint32_t *out)
 {
 	uint64_t h[2];
 	uint32_t idx;
 	int err;
 
 	if (s->nr_callchain > AN_MAX_KEY - 3) {
-		/*
-		 * Rare and long: classify into the slot past the last,
-		 * kept only until the next sample.
-		 */
-		err = grow_array((void **)&an->classes, &an->cap_classes,
-				 an->nr_classes + 1, sizeof(*an->classes));
-		if (err)
-			return err;
-		err = classify_chain(an, s, &an->classes[an->nr_classes]);
-		*out = &an->classes[an->nr_classes];
-		return err;
+		/* Rare and long: classified each time, not kept. */
+		*out = CLASS_ONCE;
+		return classify_chain(an, s, CLASS_ONCE);
 	}
 	machine__callchain_hash(an->machine, s, 0, h);
 	if (keymap__find(an->chain_index, h, &idx)) {
-		*out = &an->classes[idx];
+		*out = idx;
 		return 0;
 	}
-	err = grow_array((void **)&an->classes, &an->cap_classes,
-			 an->nr_classes + 1, sizeof(*an->classes));
-	if (err)
-		return err;
-	err = classify_chain(an, s, &an->classes[an->nr_classes]);
+	if (an->nr_classes >= CLASS_ONCE)
+		return -E2BIG;
+	err = classify_chain(an, s, an->nr_classes);
 	if (err)
 		return err;
 	err = keymap__set(an->chain_index, h, an->nr_classes);
 	if (err)
 		return err;
-	*out = &an->classes[an->nr_classes++];
+	*out = an->nr_classes++;
 	return 0;
+}
+
+/* Attribute the sample to class idx. */
+static int attribute(struct analysis *an, const struct rs_sample *s,
+		     bool clock, uint32_t idx)
+{
+	const char *comm = machine__comm(an->machine, s->pid, s->tid);
+	const struct chain_class *cc;
+	union an_rec *rec;
+
+	if (an->w) {
+		rec = workq__reserve(an->w, 1);
+		rec->op.op = AOP_ADD;
+		rec->op.clock = clock;
+		rec->op.idx = idx;
+		rec->op.name = s->evsel->name;
+		rec->op.comm = comm;
+		rec->op.period = s->period;
+		return 0;
+	}
+	cc = class_of(an, idx);
+	return attrib__add(an->attrib, s->evsel->name, clock, &cc->cls, comm,
+			   cc->stack, s->period);
 }
 
 void analysis__ahead(struct analysis *an, const struct rs_event *ev)
@@ -474,12 +587,13 @@ void analysis__ahead(struct analysis *an, const struct rs_event *ev)
 	/*
 	 * Two random reads per sample otherwise: the key's slot, then its
 	 * class. The slot now; the class of the sample half the window
-	 * back, whose slot has had time to come in.
+	 * back, whose slot has had time to come in (on this thread only:
+	 * the attribution's thread reads the classes, and grows them).
 	 */
 	key = an->ahead_keys[an->nr_ahead++ % AN_AHEAD];
 	if (machine__callchain_hash_peek(an->machine, s, 0, key))
 		keymap__prefetch(an->chain_index, key);
-	if (an->nr_ahead > AN_AHEAD / 2) {
+	if (!an->w && an->nr_ahead > AN_AHEAD / 2) {
 		key = an->ahead_keys[(an->nr_ahead - AN_AHEAD / 2 - 1) %
 				     AN_AHEAD];
 		if (keymap__find(an->chain_index, key, &idx))
@@ -490,15 +604,18 @@ void analysis__ahead(struct analysis *an, const struct rs_event *ev)
 /* The subsystem a lock event's callchain names, -1 when it has none. */
 static int lock_subsys(struct analysis *an, const struct rs_sample *s)
 {
-	const struct chain_class *cc;
+	uint32_t idx;
 	int err;
 
 	if (!s->nr_callchain)
 		return -1;
-	err = sample_class(an, s, &cc);
+	err = sample_class(an, s, &idx);
+	/* The class is needed now: the attribution's thread makes it. */
+	if (!err && an->w)
+		err = workq__drain(an->w);
 	if (err)
 		return err;
-	return rs_stack_class__lock_subsys(&cc->cls);
+	return rs_stack_class__lock_subsys(&class_of(an, idx)->cls);
 }
 
 static int lock_event(struct analysis *an, const struct evsel_info *info,
@@ -576,8 +693,8 @@ static int user_spans(struct analysis *an, const struct evsel_info *info,
 static int sample_event(struct analysis *an, const struct rs_event *ev)
 {
 	const struct rs_sample *s = &ev->sample;
-	const struct chain_class *cc;
 	struct evsel_info *info = evsel_info(an, s->evsel);
+	uint32_t idx;
 	uint64_t time = s->time;
 	int err = 0;
 
@@ -593,13 +710,9 @@ static int sample_event(struct analysis *an, const struct rs_event *ev)
 	case ROLE_SAMPLING:
 		if (!s->nr_callchain)
 			an->nr_no_chain++;
-		err = sample_class(an, s, &cc);
+		err = sample_class(an, s, &idx);
 		if (!err)
-			err = attrib__add(an->attrib, s->evsel->name,
-					  info->clock, &cc->cls,
-					  machine__comm(an->machine, s->pid,
-							s->tid),
-					  cc->stack, s->period);
+			err = attribute(an, s, info->clock, idx);
 		break;
 	case ROLE_LOCKED:
 	case ROLE_UNLOCK:
@@ -626,7 +739,10 @@ int analysis__event(struct analysis *an, const struct rs_event *ev)
 
 int analysis__finish(struct analysis *an)
 {
-	return spans__finish(an->spans, an->last_time);
+	int err = workq__delete(an->w);
+
+	an->w = NULL;
+	return err ? err : spans__finish(an->spans, an->last_time);
 }
 
 struct attrib *analysis__attrib(const struct analysis *an)

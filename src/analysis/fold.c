@@ -17,6 +17,7 @@
 
 #include "fold.h"
 #include "perf-script.h"
+#include "symbols.h"
 #include "util.h"
 
 /* Kinds of keys, so that the two caches can never alias. */
@@ -52,17 +53,19 @@ struct stack_ent {
 };
 
 /*
- * A callchain seen before: the 128-bit hash of (pname, key) -> stack.
- * 24 bytes, the table at most three quarters full: where most samples
- * bring a new callchain (a process per read), the table is most of the
- * memory the fold touches, and each page of it is a page the kernel
- * clears. A sample that repeats a callchain is counted on its stack; the
- * stacks are few and hot (one per distinct folded line).
+ * A callchain seen before: the 128-bit hash of (pname, key) -> its
+ * stack or, when the stacks are built on the fold's own thread, its
+ * number, which chain_stack there turns into its stack. 24 bytes, the
+ * table at most three quarters full: where most samples bring a new
+ * callchain (a process per read), the table is most of the memory the
+ * fold touches, and each page of it is a page the kernel clears. A
+ * sample that repeats a callchain is counted on its stack; the stacks
+ * are few and hot (one per distinct folded line).
  */
 struct chain_slot {
 	uint64_t h[2];
 	uint32_t where;		/* raw callchain hash, low bits: the home */
-	uint32_t stack1;	/* stack index + 1; 0: empty */
+	uint32_t val1;		/* stack index or chain number + 1; 0: empty */
 };
 
 /*
@@ -89,6 +92,45 @@ struct pfast_ent {
 	bool java;		/* the name starts "java" */
 };
 
+/*
+ * What the caller's thread asks of the stacks' side, in order: with
+ * opts.jobs > 2 the stacks are built on a thread of their own (the
+ * caller's thread names the frames of new callchains, this one turns
+ * them into stacks), else at once. The same operations in the same
+ * order either way, so the stacks are the same.
+ */
+enum {
+	OP_BEGIN,	/* a new callchain: a = pname, java, b = count */
+	OP_FRAME,	/* a = frame id, b = addr, sym, dso */
+	OP_FRAMES,	/* a = n: the next n records are fold_frames */
+	OP_END,		/* a = chain number + 1, 0: none */
+	OP_COUNT,	/* a callchain seen before: a = number, b = count */
+};
+
+struct fold_op {
+	uint8_t op;
+	bool java;
+	uint32_t a;
+	uint64_t b;
+	const char *sym, *dso;
+};
+
+/* A frame of fold__feed() on its way: the arguments of fold__frame_id(). */
+struct fold_frame {
+	uint32_t id;
+	const char *sym, *dso;
+	uint64_t addr;
+};
+
+/* A block holds operations, and the frames of fold__feed(). */
+union fold_rec {
+	struct fold_op op;
+	struct fold_frame fr;
+};
+
+/* Records in a block of the fold's thread (64 KiB). */
+#define FW_RECS		2048
+
 struct fold {
 	struct fold_opts opts;
 	char *filter;		/* owned copy of opts.event_filter */
@@ -99,10 +141,49 @@ struct fold {
 	unsigned int nr_seen;
 	const char *last_seen;	/* the caller's pointer last counted */
 	bool filter_hit;	/* a sample's event matched the filter */
-	struct strpool *names;	/* processed names; the id is the frame id */
+	/*
+	 * Process names, the first id of every stack: the caller's thread
+	 * interns them, while the frames' names below may be made on the
+	 * fold's own thread (worker_start()).
+	 */
+	struct strpool *pnames;
+	char *pscratch;		/* a process name being built */
+	size_t cap_pscratch;
 
-	struct keymap *pcache;	/* (comm, pid, tid) -> name id */
+	struct keymap *pcache;	/* (comm, pid, tid) -> pnames id */
 	struct pfast_ent pfast[FOLD_PFAST];
+
+	/* the sample being fed, on the caller's side */
+	bool in_sample;
+	bool java;
+	bool begun;		/* its OP_BEGIN is out */
+	bool direct;		/* a text sample: folded on this thread */
+	uint32_t pname;
+	uint64_t count;
+
+	/* fold__begin_key(): open addressing, at most 3/4 full */
+	struct chain_slot *chains;
+	size_t nr_chains, nr_chain_slots;
+	uint32_t nr_chain_ids;	/* chain numbers handed out */
+	bool pending;		/* the open sample's key awaits its chain */
+	uint64_t pending_h[2], pending_where;
+
+	uint64_t nr_kept, nr_dropped;
+	/* Kept samples whose event the filter matched by name, and whether
+	 * the open sample is one: the rest (tracepoints) pass any filter. */
+	uint64_t nr_kept_named;
+	bool sample_named;
+
+	/* opts.jobs > 2: the stacks are built on a thread of their own */
+	struct workq *w;
+	bool w_tried;
+	bool chain_numbers;	/* the keys name chains, not stacks */
+
+	/*
+	 * The rest is the stacks' side: the caller's thread without a
+	 * worker, else the worker's, fed in order by the fold_ops.
+	 */
+	struct strpool *names;	/* processed names; the id is the frame id */
 	struct keymap *fcache;	/* (sym, dso, pc, flags) -> frame_ent index */
 	struct umemo_ent umemo[FOLD_UMEMO];
 	uint32_t *idmap;	/* fold__frame_id(): id -> frame_ent index + 1 */
@@ -112,11 +193,10 @@ struct fold {
 	uint32_t *fc_ids;
 	size_t nr_fc_ids, cap_fc_ids;
 
-	/* the sample being fed */
-	bool in_sample;
-	bool java;
-	uint32_t pname;
-	uint64_t count;
+	/* the sample being folded */
+	bool w_java;
+	uint32_t w_pname;
+	uint64_t w_count;
 	uint32_t *groups;	/* frame_ent indexes, leaf first */
 	size_t nr_groups, cap_groups;
 	uint32_t *key;
@@ -129,18 +209,8 @@ struct fold {
 	size_t nr_slots;
 	uint32_t *st_ids;
 	size_t nr_st_ids, cap_st_ids;
-
-	/* fold__begin_key(): open addressing, at most 3/4 full */
-	struct chain_slot *chains;
-	size_t nr_chains, nr_chain_slots;
-	bool pending;		/* the open sample's key awaits its stack */
-	uint64_t pending_h[2], pending_where;
-
-	uint64_t nr_kept, nr_dropped;
-	/* Kept samples whose event the filter matched by name, and whether
-	 * the open sample is one: the rest (tracepoints) pass any filter. */
-	uint64_t nr_kept_named;
-	bool sample_named;
+	uint32_t *chain_stack;	/* chain number -> stack index */
+	size_t nr_chain_stack, cap_chain_stack;
 
 	char *scratch;		/* name being built on a cache miss */
 	size_t cap_scratch;
@@ -167,6 +237,12 @@ static int kmap_put(struct keymap *m, const uint64_t k[4], uint32_t val)
 	return keymap__set(m, h, val);
 }
 
+static void feed_begin(struct fold *f, uint32_t pname, bool java,
+		       uint64_t count);
+static int emit(struct fold *f, const struct fold_op *op);
+static int emit_begin(struct fold *f);
+static int worker_drain(struct fold *f);
+
 struct fold *fold__new(const struct fold_opts *opts)
 {
 	struct fold *f = calloc(1, sizeof(*f));
@@ -183,9 +259,10 @@ struct fold *fold__new(const struct fold_opts *opts)
 	}
 	f->events = strpool__new();
 	f->names = strpool__new();
+	f->pnames = strpool__new();
 	f->nr_slots = 1024;
 	f->slots = calloc(f->nr_slots, sizeof(*f->slots));
-	if (!f->events || !f->names || !f->slots ||
+	if (!f->events || !f->names || !f->pnames || !f->slots ||
 	    !(f->pcache = keymap__new()) || !(f->fcache = keymap__new()))
 		goto err;
 	return f;
@@ -198,9 +275,13 @@ void fold__delete(struct fold *f)
 {
 	if (!f)
 		return;
+	workq__delete(f->w);
 	free(f->filter);
 	strpool__delete(f->events);
 	strpool__delete(f->names);
+	strpool__delete(f->pnames);
+	free(f->pscratch);
+	free(f->chain_stack);
 	keymap__delete(f->pcache);
 	keymap__delete(f->fcache);
 	free(f->idmap);
@@ -218,25 +299,28 @@ void fold__delete(struct fold *f)
 
 /* ---- building names on a cache miss ------------------------------------ */
 
+/* A name built in *buf: the stacks' side's scratch, or the caller's. */
 struct sbuf {
-	struct fold *f;
+	char **buf;
+	size_t *cap;
 	size_t len;
 	int err;
 };
 
+#define SBUF(f)		{ .buf = &(f)->scratch, .cap = &(f)->cap_scratch }
+#define PSBUF(f)	{ .buf = &(f)->pscratch, .cap = &(f)->cap_pscratch }
+
 static void sb_add(struct sbuf *sb, const char *s, size_t n)
 {
-	struct fold *f = sb->f;
-
 	if (sb->err)
 		return;
-	if (grow_array((void **)&f->scratch, &f->cap_scratch, sb->len + n + 1, 1)) {
+	if (grow_array((void **)sb->buf, sb->cap, sb->len + n + 1, 1)) {
 		sb->err = -ENOMEM;
 		return;
 	}
-	memcpy(f->scratch + sb->len, s, n);
+	memcpy(*sb->buf + sb->len, s, n);
 	sb->len += n;
-	f->scratch[sb->len] = '\0';
+	(*sb->buf)[sb->len] = '\0';
 }
 
 static void sb_str(struct sbuf *sb, const char *s)
@@ -244,9 +328,9 @@ static void sb_str(struct sbuf *sb, const char *s)
 	sb_add(sb, s, strlen(s));
 }
 
-static int intern_scratch(struct fold *f, size_t len)
+static int intern_sbuf(struct strpool *sp, const struct sbuf *sb)
 {
-	return strpool__intern(f->names, f->scratch ? f->scratch : "", len);
+	return strpool__intern(sp, *sb->buf ? *sb->buf : "", sb->len);
 }
 
 static bool has_substr(const char *s, size_t n, const char *needle)
@@ -307,7 +391,7 @@ static bool looks_like_go(const char *s, size_t n)
 static int process_name(struct fold *f, const char *s, size_t n,
 			const char *dso, const char *pc, bool java, bool inl)
 {
-	struct sbuf sb = { .f = f };
+	struct sbuf sb = SBUF(f);
 	char *t;
 	size_t i, o, len;
 
@@ -372,7 +456,7 @@ static int process_name(struct fold *f, const char *s, size_t n,
 	}
 	if (sb.err)
 		return sb.err;
-	return intern_scratch(f, sb.len);
+	return intern_sbuf(f->names, &sb);
 }
 
 /*
@@ -528,22 +612,24 @@ static bool is_java(const char *pname)
 	return !strncmp(pname, "java", 4);
 }
 
+/* The caller's side of a new sample; its stack's side starts with OP_BEGIN. */
 static int start_sample(struct fold *f, uint32_t pname_id, bool java,
 			uint64_t period, bool has_period)
 {
 	f->in_sample = true;
+	f->begun = false;
+	f->direct = false;
 	f->pending = false;
 	f->pname = pname_id;
 	f->java = java;
 	f->count = f->opts.samples || !has_period ? 1 : period;
-	f->nr_groups = 0;
 	return 1;
 }
 
 static int pname_build(struct fold *f, const char *comm, const char *pid,
 		       const char *tid)
 {
-	struct sbuf sb = { .f = f };
+	struct sbuf sb = PSBUF(f);
 	size_t i;
 
 	sb_str(&sb, comm);
@@ -558,9 +644,9 @@ static int pname_build(struct fold *f, const char *comm, const char *pid,
 	if (sb.err)
 		return sb.err;
 	for (i = 0; i < sb.len; i++)
-		if (f->scratch[i] == ' ')
-			f->scratch[i] = '_';
-	return intern_scratch(f, sb.len);
+		if (f->pscratch[i] == ' ')
+			f->pscratch[i] = '_';
+	return intern_sbuf(f->pnames, &sb);
 }
 
 int fold__begin(struct fold *f, const char *event, const char *comm,
@@ -613,7 +699,7 @@ int fold__begin(struct fold *f, const char *event, const char *comm,
 		id = kmap_get(f->pcache, k);
 	}
 	*pf = (struct pfast_ent){ comm, pid, tid, id,
-				  is_java(strpool__str(f->names, id)) };
+				  is_java(strpool__str(f->pnames, id)) };
 	return start_sample(f, id, pf->java, period, has_period);
 }
 
@@ -622,10 +708,18 @@ int fold__begin_text(struct fold *f, const char *comm, const char *pid,
 {
 	uint64_t k[4] = { (uintptr_t)comm, (uintptr_t)pid, (uintptr_t)tid,
 			  KEY_PNAME_TEXT };
-	size_t nr_groups = f->in_sample ? f->nr_groups : 0;
+	size_t nr_groups;
 	int64_t id;
 	int ret;
 
+	/*
+	 * Text is folded on this thread: first the worker (a recording's
+	 * exiting tasks come this way) folds what it was given.
+	 */
+	ret = worker_drain(f);
+	if (ret)
+		return ret;
+	nr_groups = f->in_sample ? f->nr_groups : 0;
 	id = kmap_get(f->pcache, k);
 	if (id < 0) {
 		ret = pname_build(f, comm, pid, tid);
@@ -633,8 +727,11 @@ int fold__begin_text(struct fold *f, const char *comm, const char *pid,
 			return ret;
 		id = kmap_get(f->pcache, k);
 	}
-	ret = start_sample(f, id, is_java(strpool__str(f->names, id)), period,
+	ret = start_sample(f, id, is_java(strpool__str(f->pnames, id)), period,
 			   has_period);
+	f->direct = true;
+	f->begun = true;
+	feed_begin(f, f->pname, f->java, f->count);
 	/*
 	 * The script keeps the frames read so far when a second header
 	 * comes before the blank line: only the process name and the period
@@ -649,7 +746,6 @@ void fold__cancel(struct fold *f)
 	f->in_sample = false;
 	f->sample_named = false;
 	f->pending = false;
-	f->nr_groups = 0;
 }
 
 /*
@@ -673,7 +769,7 @@ static int process_printed(struct fold *f, const char *sym, const char *dso,
 			   const char *pc, struct frame_ent *fe)
 {
 	struct perf_script_frame fr;
-	struct sbuf sb = { .f = f };
+	struct sbuf sb = SBUF(f);
 	char *line, *s, *d;
 	int ret;
 
@@ -698,7 +794,7 @@ static int process_printed(struct fold *f, const char *sym, const char *dso,
 	s[fr.sym_len] = '\0';
 	d = line + fr.dso_off;
 	d[fr.dso_len] = '\0';
-	ret = process_frame(f, s, d, pc, f->java, fe);
+	ret = process_frame(f, s, d, pc, f->w_java, fe);
 	free(line);
 	return ret;
 }
@@ -718,7 +814,7 @@ static int add_frame(struct fold *f, const char *sym, const char *dso,
 		     uint64_t pckey, uint32_t flags, const char *pc)
 {
 	uint64_t k[4] = { (uintptr_t)sym, (uintptr_t)dso, pckey,
-			  KEY_FRAME | flags << 8 | (uint64_t)f->java << 16 };
+			  KEY_FRAME | flags << 8 | (uint64_t)f->w_java << 16 };
 	int64_t idx = kmap_get(f->fcache, k);
 	int ret;
 
@@ -732,7 +828,7 @@ static int add_frame(struct fold *f, const char *sym, const char *dso,
 			ret = process_printed(f, sym, dso, pc, &fe);
 		else
 			ret = process_frame(f, sym, dso ? dso : "[unknown]",
-					    pc, f->java, &fe);
+					    pc, f->w_java, &fe);
 		if (ret < 0)
 			return ret;
 		idx = f->nr_frames;
@@ -744,16 +840,15 @@ static int add_frame(struct fold *f, const char *sym, const char *dso,
 	return push_group(f, idx);
 }
 
-int fold__frame(struct fold *f, const char *sym, const char *dso,
-		uint64_t addr)
+/* A recorded frame, on the stacks' side (fold__frame()). */
+static int feed_frame(struct fold *f, const char *sym, const char *dso,
+		      uint64_t addr)
 {
 	struct umemo_ent *um;
 	char pc[24];
 	bool need_pc;
 	int ret;
 
-	if (!f->in_sample)
-		return 0;
 	if (!sym)
 		sym = "[unknown]";
 	/* The address matters only where the rules print it. */
@@ -766,30 +861,29 @@ int fold__frame(struct fold *f, const char *sym, const char *dso,
 	um = &f->umemo[(((uintptr_t)sym >> 3) ^ ((uintptr_t)dso >> 5)) %
 		       FOLD_UMEMO];
 	if (um->idx1 && um->sym == sym && um->dso == dso &&
-	    um->java == f->java)
+	    um->java == f->w_java)
 		return push_group(f, um->idx1 - 1);
 	ret = add_frame(f, sym, dso, 0, FRAME_RECORDED, pc);
 	if (!ret)
 		*um = (struct umemo_ent){ sym, dso,
 					  f->groups[f->nr_groups - 1] + 1,
-					  f->java };
+					  f->w_java };
 	return ret;
 }
 
-int fold__frame_id(struct fold *f, uint32_t id, const char *sym,
-		   const char *dso, uint64_t addr)
+/* fold__frame_id() on the stacks' side. */
+static int feed_frame_id(struct fold *f, uint32_t id, const char *sym,
+			 const char *dso, uint64_t addr)
 {
 	size_t cap;
 	int ret;
 
-	if (!f->in_sample)
-		return 0;
 	/* Java processes name the same frame differently. */
-	if (!id || f->java)
-		return fold__frame(f, sym, dso, addr);
+	if (!id || f->w_java)
+		return feed_frame(f, sym, dso, addr);
 	if (id < f->nr_idmap && f->idmap[id])
 		return push_group(f, f->idmap[id] - 1);
-	ret = fold__frame(f, sym, dso, addr);
+	ret = feed_frame(f, sym, dso, addr);
 	if (ret)
 		return ret;
 	if (id >= f->nr_idmap) {
@@ -805,13 +899,46 @@ int fold__frame_id(struct fold *f, uint32_t id, const char *sym,
 	return 0;
 }
 
+int fold__frame(struct fold *f, const char *sym, const char *dso,
+		uint64_t addr)
+{
+	if (!f->in_sample)
+		return 0;
+	return fold__frame_id(f, 0, sym, dso, addr);
+}
+
+int fold__frame_id(struct fold *f, uint32_t id, const char *sym,
+		   const char *dso, uint64_t addr)
+{
+	int ret;
+
+	if (!f->in_sample)
+		return 0;
+	ret = emit_begin(f);
+	if (ret)
+		return ret;
+	return emit(f, &(struct fold_op){ .op = OP_FRAME, .a = id, .b = addr,
+					  .sym = sym, .dso = dso });
+}
+
 int fold__frame_text(struct fold *f, const char *sym, const char *dso,
 		     const char *pc)
 {
 	bool need_pc;
+	int ret;
 
 	if (!f->in_sample)
 		return 0;
+	/* Text is folded on this thread (fold__begin_text()). */
+	if (!f->direct) {
+		ret = worker_drain(f);
+		if (ret)
+			return ret;
+		f->direct = true;
+	}
+	ret = emit_begin(f);
+	if (ret)
+		return ret;
 	need_pc = f->opts.addrs && pc && strstr(sym, "[unknown]");
 	return add_frame(f, sym, dso, need_pc ? (uintptr_t)pc : 0, FRAME_TEXT,
 			 need_pc ? pc : "");
@@ -893,7 +1020,7 @@ static struct chain_slot *chain_slot(struct fold *f, const uint64_t h[2],
 	size_t mask = f->nr_chain_slots - 1, j = where & mask, n;
 	size_t step = h[1] | 1;
 
-	for (n = 0; f->chains[j].stack1; n++) {
+	for (n = 0; f->chains[j].val1; n++) {
 		if (f->chains[j].h[0] == h[0] && f->chains[j].h[1] == h[1])
 			break;
 		j = (j + (n < 3 ? 1 : step)) & mask;
@@ -901,8 +1028,9 @@ static struct chain_slot *chain_slot(struct fold *f, const uint64_t h[2],
 	return &f->chains[j];
 }
 
+/* 1 when the key now names val, 0 when it is left out, -ENOMEM. */
 static int chain_insert(struct fold *f, const uint64_t h[2], uint64_t where,
-			uint32_t stack)
+			uint32_t val)
 {
 	struct chain_slot *c;
 
@@ -921,17 +1049,16 @@ static int chain_insert(struct fold *f, const uint64_t h[2], uint64_t where,
 		}
 		f->nr_chain_slots = n ? n * 2 : 4096;
 		for (i = 0; i < n; i++)
-			if (old[i].stack1)
+			if (old[i].val1)
 				*chain_slot(f, old[i].h, old[i].where) = old[i];
 		free(old);
 	}
 	c = chain_slot(f, h, where);
-	if (!c->stack1) {
-		*c = (struct chain_slot){ { h[0], h[1] }, (uint32_t)where,
-					  stack + 1 };
-		f->nr_chains++;
-	}
-	return 0;
+	if (c->val1)
+		return 0;
+	*c = (struct chain_slot){ { h[0], h[1] }, (uint32_t)where, val + 1 };
+	f->nr_chains++;
+	return 1;
 }
 
 void fold__prefetch(const struct fold *f, uint64_t where)
@@ -940,49 +1067,22 @@ void fold__prefetch(const struct fold *f, uint64_t where)
 		__builtin_prefetch(&f->chains[where & (f->nr_chain_slots - 1)]);
 }
 
-/*
- * Only the 128-bit hash of a key is kept: a false match, which would
- * count a sample on another stack, needs both 64-bit lanes to collide.
- * Keys are placed by the hash of the raw callchain alone, which the
- * reading thread computed: the slot of a sample still in the batch can
- * be fetched before its turn (fold__prefetch()).
- */
-int fold__begin_key(struct fold *f, const uint64_t in[2], uint64_t where)
-{
-	struct chain_slot *c;
-	uint64_t h[2] = { in[0], in[1] };
+/* ---- the stacks' side --------------------------------------------------- */
 
-	if (!f->in_sample)
-		return 0;
-	h[0] ^= hash_u64(f->pname + 1);
-	h[1] += f->pname;
-	if (f->nr_chain_slots) {
-		c = chain_slot(f, h, where);
-		if (c->stack1) {
-			f->stacks[c->stack1 - 1].count += f->count;
-			f->nr_kept++;
-			f->nr_kept_named += f->sample_named;
-			f->sample_named = false;
-			f->in_sample = false;
-			return 1;
-		}
-	}
-	f->pending = true;
-	f->pending_h[0] = h[0];
-	f->pending_h[1] = h[1];
-	f->pending_where = where;
-	return 0;
+static void feed_begin(struct fold *f, uint32_t pname, bool java,
+		       uint64_t count)
+{
+	f->w_pname = pname;
+	f->w_java = java;
+	f->w_count = count;
+	f->nr_groups = 0;
 }
 
-int fold__end(struct fold *f)
+/* The sample's stack from its frames, counted: its index in *stack. */
+static int feed_stack(struct fold *f, uint32_t *stack)
 {
 	size_t len = 1, i, g;
-	uint32_t stack;
-	int ret;
 
-	if (!f->in_sample)
-		return 0;
-	f->in_sample = false;
 	for (g = 0; g < f->nr_groups; g++)
 		len += f->frames[f->groups[g]].n;
 	if (len > UINT32_MAX)
@@ -990,7 +1090,7 @@ int fold__end(struct fold *f)
 	if (grow_array((void **)&f->key, &f->cap_key, len, sizeof(*f->key)))
 		return -ENOMEM;
 	/* Root first: the last raw frame's pieces come first, in order. */
-	f->key[0] = f->pname;
+	f->key[0] = f->w_pname;
 	i = 1;
 	for (g = f->nr_groups; g-- > 0;) {
 		const struct frame_ent *fe = &f->frames[f->groups[g]];
@@ -1006,17 +1106,246 @@ int fold__end(struct fold *f)
 		       fe->n * sizeof(*f->key));
 		i += fe->n;
 	}
-	ret = stack_insert(f, f->key, len, f->count, &stack);
-	if (ret < 0)
+	return stack_insert(f, f->key, len, f->w_count, stack);
+}
+
+/* feed_stack(); chain1: the number the chain gets + 1, 0: none. */
+static int feed_end(struct fold *f, uint32_t chain1)
+{
+	uint32_t stack;
+	int ret;
+
+	ret = feed_stack(f, &stack);
+	if (ret < 0 || !chain1)
+		return ret;
+	/* Chains are numbered in the order their stacks are made. */
+	if (chain1 - 1 != f->nr_chain_stack)
+		return -EINVAL;
+	if (grow_array((void **)&f->chain_stack, &f->cap_chain_stack,
+		       f->nr_chain_stack + 1, sizeof(*f->chain_stack)))
+		return -ENOMEM;
+	f->chain_stack[f->nr_chain_stack++] = stack;
+	return 0;
+}
+
+/* The operation at rec, and the frames after it: how many records it took. */
+static int run_op(struct fold *f, const union fold_rec *rec, uint32_t *nr)
+{
+	const struct fold_op *op = &rec->op;
+	uint32_t i;
+	int ret;
+
+	*nr = 1;
+	switch (op->op) {
+	case OP_BEGIN:
+		feed_begin(f, op->a, op->java, op->b);
+		return 0;
+	case OP_FRAME:
+		return feed_frame_id(f, op->a, op->sym, op->dso, op->b);
+	case OP_FRAMES:
+		*nr += op->a;
+		for (i = 1; i <= op->a; i++) {
+			ret = feed_frame_id(f, rec[i].fr.id, rec[i].fr.sym,
+					    rec[i].fr.dso, rec[i].fr.addr);
+			if (ret)
+				return ret;
+		}
+		return 0;
+	case OP_END:
+		return feed_end(f, op->a);
+	case OP_COUNT:
+		if (op->a >= f->nr_chain_stack)
+			return -EINVAL;
+		f->stacks[f->chain_stack[op->a]].count += op->b;
+		return 0;
+	default:
+		return -EINVAL;
+	}
+}
+
+/* The fold's thread: a block of records, in order. */
+static int run_block(void *arg, void *recs, uint32_t nr)
+{
+	const union fold_rec *rec = recs;
+	uint32_t i, took;
+	int err = 0;
+
+	for (i = 0; i < nr && !err; i += took)
+		err = run_op(arg, &rec[i], &took);
+	return err;
+}
+
+/* With opts.jobs > 2, the thread that builds the stacks, once. */
+static void worker_start(struct fold *f)
+{
+	f->w_tried = true;
+	if (f->opts.jobs > 2)
+		f->w = workq__new(sizeof(union fold_rec), FW_RECS, run_block,
+				  f);
+	f->chain_numbers = f->w != NULL;
+}
+
+/* Until the next operation given to it, the stacks' side is this thread's. */
+static int worker_drain(struct fold *f)
+{
+	return f->w ? workq__drain(f->w) : 0;
+}
+
+/* An operation for the stacks' side: to the worker, or run now. */
+static int emit(struct fold *f, const struct fold_op *op)
+{
+	union fold_rec *rec;
+	uint32_t took;
+
+	if (!f->w || f->direct)
+		return run_op(f, (const union fold_rec *)op, &took);
+	rec = workq__reserve(f->w, 1);
+	rec->op = *op;
+	return 0;
+}
+
+/* The open sample's OP_BEGIN, before its first frame or its end. */
+static int emit_begin(struct fold *f)
+{
+	if (f->begun)
+		return 0;
+	f->begun = true;
+	return emit(f, &(struct fold_op){ .op = OP_BEGIN, .java = f->java,
+					  .a = f->pname, .b = f->count });
+}
+
+int fold__feed(struct fold *f, const struct rs_frame *fr, uint32_t n,
+	       bool no_dso)
+{
+	union fold_rec *rec;
+	uint32_t i;
+	int ret;
+
+	if (!f->in_sample)
+		return 0;
+	if (!f->w || f->direct) {
+		/* On this thread: the stacks' side at once, no operations. */
+		if (!f->begun) {
+			f->begun = true;
+			feed_begin(f, f->pname, f->java, f->count);
+		}
+		for (i = 0; i < n; i++) {
+			ret = feed_frame_id(f, no_dso ? 0 : fr[i].id, fr[i].sym,
+					    no_dso ? NULL : fr[i].dso,
+					    fr[i].map_addr);
+			if (ret)
+				return ret;
+		}
+		return fold__end(f);
+	}
+	if (n > FW_RECS - 2) {
+		for (i = 0; i < n; i++) {
+			ret = fold__frame_id(f, no_dso ? 0 : fr[i].id,
+					     fr[i].sym,
+					     no_dso ? NULL : fr[i].dso,
+					     fr[i].map_addr);
+			if (ret)
+				return ret;
+		}
+		return fold__end(f);
+	}
+	ret = emit_begin(f);
+	if (ret)
+		return ret;
+	/* OP_FRAMES and the frames, side by side in one block. */
+	rec = workq__reserve(f->w, 1 + n);
+	rec->op = (struct fold_op){ .op = OP_FRAMES, .a = n };
+	for (i = 0; i < n; i++)
+		rec[1 + i].fr = (struct fold_frame){
+			no_dso ? 0 : fr[i].id, fr[i].sym,
+			no_dso ? NULL : fr[i].dso, fr[i].map_addr };
+	return fold__end(f);
+}
+
+int fold__flush(struct fold *f)
+{
+	int err = workq__delete(f->w);
+
+	f->w = NULL;
+	return err;
+}
+
+/*
+ * Only the 128-bit hash of a key is kept: a false match, which would
+ * count a sample on another stack, needs both 64-bit lanes to collide.
+ * Keys are placed by the hash of the raw callchain alone, which the
+ * reading thread computed: the slot of a sample still in the batch can
+ * be fetched before its turn (fold__prefetch()).
+ */
+int fold__begin_key(struct fold *f, const uint64_t in[2], uint64_t where)
+{
+	struct chain_slot *c;
+	uint64_t h[2] = { in[0], in[1] };
+	int ret;
+
+	if (!f->in_sample)
+		return 0;
+	if (!f->w_tried)
+		worker_start(f);
+	h[0] ^= hash_u64(f->pname + 1);
+	h[1] += f->pname;
+	if (f->nr_chain_slots) {
+		c = chain_slot(f, h, where);
+		if (c->val1) {
+			f->nr_kept++;
+			f->nr_kept_named += f->sample_named;
+			f->sample_named = false;
+			f->in_sample = false;
+			if (!f->chain_numbers) {
+				f->stacks[c->val1 - 1].count += f->count;
+				return 1;
+			}
+			ret = emit(f, &(struct fold_op){ .op = OP_COUNT,
+							 .a = c->val1 - 1,
+							 .b = f->count });
+			return ret ? ret : 1;
+		}
+	}
+	f->pending = true;
+	f->pending_h[0] = h[0];
+	f->pending_h[1] = h[1];
+	f->pending_where = where;
+	return 0;
+}
+
+int fold__end(struct fold *f)
+{
+	uint32_t chain1 = 0, stack;
+	int ret;
+
+	if (!f->in_sample)
+		return 0;
+	f->in_sample = false;
+	ret = emit_begin(f);
+	if (ret)
 		return ret;
 	f->nr_kept++;
 	f->nr_kept_named += f->sample_named;
 	f->sample_named = false;
-	if (f->pending) {
+	if (!f->chain_numbers) {
+		/* One thread: the key names the stack itself. */
+		ret = feed_stack(f, &stack);
+		if (ret < 0 || !f->pending)
+			return ret;
 		f->pending = false;
-		return chain_insert(f, f->pending_h, f->pending_where, stack);
+		ret = chain_insert(f, f->pending_h, f->pending_where, stack);
+		return ret < 0 ? ret : 0;
 	}
-	return 0;
+	if (f->pending && f->nr_chain_ids < UINT32_MAX - 1) {
+		f->pending = false;
+		ret = chain_insert(f, f->pending_h, f->pending_where,
+				   f->nr_chain_ids);
+		if (ret < 0)
+			return ret;
+		if (ret)
+			chain1 = ++f->nr_chain_ids;
+	}
+	return emit(f, &(struct fold_op){ .op = OP_END, .a = chain1 });
 }
 
 /* ---- the perf script reader's sink -------------------------------------- */
@@ -1076,13 +1405,20 @@ struct cursor {
 	const char *p;
 };
 
+/* The name of a stack's k-th id: the first is the process name. */
+static const char *stack_name(const struct fold *f, const uint32_t *ids,
+			      uint32_t k)
+{
+	return strpool__str(k ? f->names : f->pnames, ids[k]);
+}
+
 /* Next byte; -1 at the end of the joined string. */
 static int cursor_next(struct cursor *c)
 {
 	while (!*c->p) {
 		if (++c->k >= c->len)
 			return -1;
-		c->p = strpool__str(c->f->names, c->ids[c->k]);
+		c->p = stack_name(c->f, c->ids, c->k);
 		return ';';
 	}
 	return (unsigned char)*c->p++;
@@ -1108,8 +1444,8 @@ static int stack_cmp(const void *pa, const void *pb, void *arg)
 		/* One joined string is a prefix of the other. */
 		return k == a->len ? -1 : 1;
 	}
-	ca = (struct cursor){ f, ia, a->len, k, strpool__str(f->names, ia[k]) };
-	cb = (struct cursor){ f, ib, b->len, k, strpool__str(f->names, ib[k]) };
+	ca = (struct cursor){ f, ia, a->len, k, stack_name(f, ia, k) };
+	cb = (struct cursor){ f, ib, b->len, k, stack_name(f, ib, k) };
 	do {
 		x = cursor_next(&ca);
 		y = cursor_next(&cb);
@@ -1186,7 +1522,11 @@ int fold__write(struct fold *f, FILE *out)
 {
 	uint32_t *order;
 	size_t i, j, k;
+	int err;
 
+	err = fold__flush(f);
+	if (err)
+		return err;
 	if (!f->nr_stacks)
 		return ferror(out) ? -EIO : 0;
 	order = sort_stacks(f);
@@ -1209,8 +1549,7 @@ int fold__write(struct fold *f, FILE *out)
 		for (k = 0; k < s->len; k++) {
 			if (k)
 				putc_unlocked(';', out);
-			fputs_unlocked(strpool__str(f->names,
-						    f->st_ids[s->off + k]),
+			fputs_unlocked(stack_name(f, f->st_ids + s->off, k),
 				       out);
 		}
 		put_count(out, count);

@@ -298,6 +298,8 @@ static int parse_sample(struct perf_data *pd, struct pd_evsel *e,
 	uint16_t size = pd_u16(rec + 6), misc = pd_u16(rec + 4);
 	const uint8_t *p = rec + 8, *end = rec + size;
 	uint64_t st = a->sample_type, n, k;
+	struct hash128 h;
+	bool user = false;
 
 	memset(s, 0, sizeof(*s));
 	s->evsel = &e->ev;
@@ -369,13 +371,20 @@ static int parse_sample(struct perf_data *pd, struct pd_evsel *e,
 		s->nr_callchain = n;
 		s->callchain = (const uint64_t *)p;
 		p += n * 8;
-		/* Here, on the reading thread: callers key caches on it. */
-		hash_words128(s->callchain, n, s->chain_hash);
+		/*
+		 * Here, on the reading thread: callers key caches on it.
+		 * hash_words128() and the user marker in one pass.
+		 */
+		hash128__init(&h, n);
+		for (k = 0; k < n; k++) {
+			uint64_t w = rs_u64(&s->callchain[k]);
+
+			hash128__add(&h, w);
+			user |= w == PERF_CONTEXT_USER;
+		}
+		hash128__end(&h, s->chain_hash);
 		s->has_chain_hash = true;
-		s->chain_has_user = false;
-		for (k = 0; k < n && !s->chain_has_user; k++)
-			s->chain_has_user = rs_u64(&s->callchain[k]) ==
-					    PERF_CONTEXT_USER;
+		s->chain_has_user = user;
 	}
 	if (st & PERF_SAMPLE_RAW) {
 		uint32_t rs;

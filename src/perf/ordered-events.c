@@ -173,6 +173,70 @@ static void msort(struct pd_qent *a, struct pd_qent *tmp, size_t n)
 		a[k++] = tmp[i++];
 }
 
+/*
+ * Merge the sorted runs a[0, mid) and a[mid, n), stably, the shorter one
+ * through tmp (at most half of the entries).
+ */
+static void merge_runs(struct pd_qent *a, struct pd_qent *tmp, size_t mid,
+		       size_t n)
+{
+	size_t i, j, k;
+
+	if (a[mid - 1].time <= a[mid].time)
+		return;
+	if (mid <= n - mid) {
+		memcpy(tmp, a, mid * sizeof(*a));
+		for (i = 0, j = mid, k = 0; i < mid && j < n; k++)
+			a[k] = tmp[i].time <= a[j].time ? tmp[i++] : a[j++];
+		while (i < mid)
+			a[k++] = tmp[i++];
+		return;
+	}
+	/* From the back: on equal times the right run's entry goes last. */
+	memcpy(tmp, a + mid, (n - mid) * sizeof(*a));
+	for (i = mid, j = n - mid, k = n; j > 0 && i > 0;)
+		a[--k] = a[i - 1].time > tmp[j - 1].time ? a[--i] : tmp[--j];
+	while (j > 0)
+		a[--k] = tmp[--j];
+}
+
+/* Runs merged pairwise rather than halves split down to 16 entries. */
+#define PD_MAX_RUNS 64
+
+/*
+ * A round of perf record -a is one sorted run per CPU buffer, written
+ * one after another: merge those runs (a pass per doubling), unless
+ * there are many; then msort(). Both sorts are stable: the same order.
+ */
+static void sort_runs(struct pd_qent *a, struct pd_qent *tmp, size_t n)
+{
+	size_t run[PD_MAX_RUNS + 1], nr = 0, i, w;
+
+	run[nr++] = 0;
+	for (i = 1; i < n; i++) {
+		if (a[i - 1].time <= a[i].time)
+			continue;
+		if (nr == PD_MAX_RUNS) {
+			msort(a, tmp, n);
+			return;
+		}
+		run[nr++] = i;
+	}
+	run[nr] = n;
+	/* Pass by pass, runs 2k and 2k + 1 become run k. */
+	while (nr > 1) {
+		for (i = 0, w = 0; i < nr; i += 2, w++) {
+			if (i + 1 < nr)
+				merge_runs(a + run[i], tmp,
+					   run[i + 1] - run[i],
+					   run[i + 2] - run[i]);
+			run[w] = run[i];
+		}
+		nr = w;
+		run[nr] = n;
+	}
+}
+
 static int sort_queue(struct perf_data *pd)
 {
 	size_t i;
@@ -192,7 +256,7 @@ static int sort_queue(struct perf_data *pd)
 		}
 		pd->qtmp_cap = pd->q_cap / 2 + 1;
 	}
-	msort(pd->q, pd->qtmp, pd->q_nr);
+	sort_runs(pd->q, pd->qtmp, pd->q_nr);
 	return 0;
 }
 

@@ -32,6 +32,7 @@ static struct analysis *analysis_for(struct analyse_ctx *ctx)
 	struct analysis_opts o = *ctx->opts;
 
 	o.os_release = perf_data__header(ctx->s->pd)->os_release;
+	o.jobs = ctx->s->opts.jobs;
 	return analysis__new(&o, ctx->s->machine);
 }
 

@@ -218,7 +218,7 @@ static int fold_sample(struct fold_ctx *ctx, const struct rs_event *ev)
 	bool tracepoint, no_dso;
 	uint64_t h[2];
 	const char *comm;
-	int i, n, ret;
+	int n, ret;
 
 	if (!ctx->stackcollapse) {
 		ret = keep_sample(ctx, s);
@@ -264,16 +264,8 @@ static int fold_sample(struct fold_ctx *ctx, const struct rs_event *ev)
 				       FOLD_MAX_STACK);
 	if (n < 0)
 		return n;
-	for (i = 0; i < n; i++) {
-		const struct rs_frame *fr = &ctx->frames[i];
-
-		/* Without a dso the frame is named differently: no id. */
-		ret = fold__frame_id(ctx->fold, no_dso ? 0 : fr->id, fr->sym,
-				     no_dso ? NULL : fr->dso, fr->map_addr);
-		if (ret)
-			return ret;
-	}
-	return fold__end(ctx->fold);
+	/* Without a dso the frame is named differently: no id. */
+	return fold__feed(ctx->fold, ctx->frames, n, no_dso);
 }
 
 static int fold_event(void *arg, const struct rs_event *ev)
@@ -345,6 +337,11 @@ static int fold_recording(struct session *s, struct fold_ctx *ctx)
 	if (!ctx->machine)
 		return -ENOMEM;
 	err = session_run(s, fold_event, fold_ahead, ctx);
+	/* The stacks' thread reads the machine's names: done before it goes. */
+	if (!err)
+		err = fold__flush(ctx->fold);
+	else
+		fold__flush(ctx->fold);
 	if (s->ksyms_done && s->ksyms_err)
 		return s->ksyms_err;
 	/*

@@ -31,6 +31,8 @@
 #define KERNEL_MMAP_PREFIX "[kernel.kallsyms]"
 #define NO_PID ((uint32_t)-1)
 #define MACHINE_RECENT 16
+/* callchain_hash()'s memo of naming states; a power of two. */
+#define MACHINE_MIX_MEMO 4
 
 enum dso_kind {
 	DSO_ELF,	/* a file: ELF symbols, debug files by build id */
@@ -106,6 +108,13 @@ struct cache_ent {
 	uint32_t id;		/* rs_frame.id */
 };
 
+/* A naming state (key0, user maps version, kernel version) and its mix. */
+struct mix_memo {
+	uint64_t key0;		/* ~0: empty (a key0 has bits 33-63 clear) */
+	uint64_t uv0, v1;
+	uint64_t mix, mix2;
+};
+
 struct bid_note {
 	const char *name;	/* interned */
 	uint8_t id[BUILD_ID_MAX];
@@ -163,6 +172,7 @@ struct machine {
 	struct dso_loader *loader;	/* machine__load_dsos_ahead() */
 	struct strpool *ahead_sp;	/* the names the loader interned */
 
+	struct mix_memo mix_memo[MACHINE_MIX_MEMO];
 	uint32_t last_frame_id;		/* rs_frame.id handed out last */
 	uint64_t version;		/* last version handed out */
 	uint64_t kversion;		/* the kernel maps' and symbols' */
@@ -1314,9 +1324,12 @@ struct machine *machine__new(void)
 {
 	struct machine *m = calloc(1, sizeof(*m));
 	struct thread *idle;
+	size_t i;
 
 	if (!m)
 		return NULL;
+	for (i = 0; i < MACHINE_MIX_MEMO; i++)
+		m->mix_memo[i].key0 = ~0ULL;
 	hashtab__init(&m->threads, sizeof(struct thread *));
 	hashtab__init(&m->dso_names, sizeof(struct dso *));
 	hashtab__init(&m->bid_names, sizeof(struct bid_note *));
@@ -1624,12 +1637,18 @@ void machine__maps_version(struct machine *m, uint32_t pid, uint32_t tid,
 	version[1] = m->kversion;
 }
 
+/*
+ * The mix of a key's naming state, remembered (memo NULL: not): few
+ * states repeat from sample to sample, and each costs four hash_u64().
+ */
 static void callchain_hash(const struct rs_sample *s, uint16_t tag,
-			   const uint64_t version[2], uint64_t h[2])
+			   const uint64_t version[2], struct mix_memo *memo,
+			   uint64_t h[2])
 {
 	bool user = (s->cpumode & PERF_RECORD_MISC_CPUMODE_MASK) ==
 		    PERF_RECORD_MISC_USER;
-	uint64_t raw[2] = { s->ip, 0 }, i, key0, mix;
+	uint64_t raw[2] = { s->ip, 0 }, i, key0, uv0, mix, mix2;
+	struct mix_memo *e = NULL;
 
 	if (s->nr_callchain) {
 		/* Entries before the first marker take the sample's cpumode. */
@@ -1653,10 +1672,22 @@ static void callchain_hash(const struct rs_sample *s, uint16_t tag,
 	 */
 	key0 = s->cpumode | (uint64_t)tag << 16 |
 	       (uint64_t)!s->nr_callchain << 32;
-	mix = hash_u64(key0 ^ hash_u64((user ? version[0] : 0) ^
-				       hash_u64(version[1])));
+	uv0 = user ? version[0] : 0;
+	if (memo) {
+		e = &memo[(key0 ^ uv0 ^ version[1]) % MACHINE_MIX_MEMO];
+		if (e->key0 == key0 && e->uv0 == uv0 && e->v1 == version[1]) {
+			mix = e->mix;
+			mix2 = e->mix2;
+			goto out;
+		}
+	}
+	mix = hash_u64(key0 ^ hash_u64(uv0 ^ hash_u64(version[1])));
+	mix2 = hash_u64(mix + 0x9e3779b97f4a7c15ULL);
+	if (e)
+		*e = (struct mix_memo){ key0, uv0, version[1], mix, mix2 };
+out:
 	h[0] = raw[0] ^ mix;
-	h[1] = raw[1] + hash_u64(mix + 0x9e3779b97f4a7c15ULL);
+	h[1] = raw[1] + mix2;
 }
 
 void machine__callchain_hash(struct machine *m, const struct rs_sample *s,
@@ -1665,7 +1696,7 @@ void machine__callchain_hash(struct machine *m, const struct rs_sample *s,
 	uint64_t version[2];
 
 	machine__maps_version(m, s->pid, s->tid, version);
-	callchain_hash(s, tag, version, h);
+	callchain_hash(s, tag, version, m->mix_memo, h);
 }
 
 bool machine__callchain_hash_peek(const struct machine *m,
@@ -1680,6 +1711,6 @@ bool machine__callchain_hash_peek(const struct machine *m,
 		return false;
 	version[0] = (*th)->maps->mv->version;
 	version[1] = m->kversion;
-	callchain_hash(s, tag, version, h);
+	callchain_hash(s, tag, version, NULL, h);
 	return true;
 }

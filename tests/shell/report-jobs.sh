@@ -1,7 +1,8 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# report -j 2 (a second thread reads and decodes the records) prints
+# report -j 2 (a second thread reads and decodes the records) and -j 8
+# (taken as 3: a third folds or attributes what the first named) print
 # exactly what -j 1 prints, byte for byte, stdout and stderr and exit
 # status, on every bundled recording (file and pipe layouts, compressed,
 # from a file and from standard input) and in every output mode. That -j 2

@@ -4,12 +4,14 @@
  * reading FlameGraph's stackcollapse-perf.pl (master) source: the rule it
  * exercises is named in the comment above each case.
  */
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "fold.h"
 #include "perf-script.h"
+#include "symbols.h"
 #include "unit.h"
 
 /* Fold `text` as perf script output with opts; the folded lines. */
@@ -494,7 +496,167 @@ static void test_two_thread_sort(void)
 	free(two);
 }
 
-UNIT_MAIN(UNIT(test_recorded_frames_split_as_printed),
+/* The recorded callchains of chain_feed(): chain c's process and frames. */
+#define NR_CHAINS 3000
+#define NR_FNAMES 50
+
+static void chain_parts(uint32_t c, char *pname, size_t len, uint32_t *n,
+			uint32_t *frames)
+{
+	uint32_t k;
+
+	snprintf(pname, len, "%s%u", c % 11 ? "p" : "java", c % 7);
+	*n = 1 + c % 5;
+	for (k = 0; k < *n; k++)
+		frames[k] = (c * 7 + k * 13) % NR_FNAMES;
+}
+
+/*
+ * Recorded samples, keyed as the perf.data path keys them, with a text
+ * sample (an exiting task's, folded as perf script prints it) now and
+ * then: the folded lines with jobs (the stacks built on the fold's own
+ * thread when 3).
+ */
+static char *chain_feed(unsigned int jobs, char (*fnames)[8])
+{
+	struct fold_opts o = { .jobs = jobs };
+	struct fold *f = fold__new(&o);
+	char pnames[7 * 2][16], pname[16];
+	uint32_t x = 777, i, k, c, n, frames[8];
+	struct rs_frame fr[8];
+	uint64_t h[2];
+	char *out = NULL;
+	size_t len = 0;
+	FILE *m = open_memstream(&out, &len);
+	int ret;
+
+	if (!f || !m) {
+		UNIT_FAIL("setup");
+		return strdup("");
+	}
+	/* Interned: one pointer per process name, as machine__comm() gives. */
+	for (i = 0; i < 14; i++)
+		snprintf(pnames[i], sizeof(pnames[i]), "%s%u",
+			 i < 7 ? "p" : "java", i % 7);
+	for (i = 0; i < 30000; i++) {
+		if (i % 1000 == 999) {
+			CHECK_INT(fold__begin_text(f, "t", NULL, "1", 1, false),
+				  1);
+			CHECK_INT(fold__frame_text(f, "g", "/x", NULL), 0);
+			CHECK_INT(fold__end(f), 0);
+		}
+		x = x * 1103515245 + 12345;
+		c = (x >> 8) % NR_CHAINS;
+		chain_parts(c, pname, sizeof(pname), &n, frames);
+		CHECK_INT(fold__begin(f, NULL, pnames[(c % 11 ? 0 : 7) + c % 7],
+				      1, 1, 1 + c % 3, true), 1);
+		h[0] = c * 0x9e3779b97f4a7c15ULL;
+		h[1] = c + 1;
+		ret = fold__begin_key(f, h, h[0]);
+		if (ret < 0 || ret > 1)
+			UNIT_FAIL("fold__begin_key: %d", ret);
+		if (ret == 1)
+			continue;
+		/*
+		 * Leaf first; the name's index + 1 is its frame id. Frame
+		 * by frame, or all at once as the perf.data path feeds them.
+		 */
+		if (i % 2) {
+			for (k = n; k-- > 0;)
+				CHECK_INT(fold__frame_id(f, frames[k] + 1,
+							 fnames[frames[k]],
+							 "/d", 0), 0);
+			CHECK_INT(fold__end(f), 0);
+			continue;
+		}
+		for (k = 0; k < n; k++)
+			fr[k] = (struct rs_frame){
+				.id = frames[n - 1 - k] + 1,
+				.sym = fnames[frames[n - 1 - k]],
+				.dso = "/d" };
+		CHECK_INT(fold__feed(f, fr, n, false), 0);
+	}
+	CHECK_INT(fold__flush(f), 0);
+	CHECK_INT(fold__write(f, m), 0);
+	CHECK_U64(fold__nr_kept(f), 30000 + 30);
+	fclose(m);
+	fold__delete(f);
+	return out;
+}
+
+struct exp_line {
+	char s[128];
+	uint64_t count;
+};
+
+static int exp_cmp(const void *a, const void *b)
+{
+	return strcmp(((const struct exp_line *)a)->s,
+		      ((const struct exp_line *)b)->s);
+}
+
+/*
+ * Known callchains counted, new ones named and folded on the fold's own
+ * thread, text samples in between on the caller's: with jobs 3 the same
+ * lines as with 1, and both the lines the test works out itself (each
+ * chain's process and frames root first, equal lines merged).
+ */
+static void test_stacks_thread(void)
+{
+	static char fnames[NR_FNAMES][8];
+	struct exp_line *exp = calloc(NR_CHAINS + 1, sizeof(*exp));
+	uint32_t x = 777, i, k, c, n, frames[8], nr = 0;
+	char *one, *two, *want = NULL;
+	size_t len = 0;
+	FILE *m;
+
+	for (i = 0; i < NR_FNAMES; i++)
+		snprintf(fnames[i], sizeof(fnames[i]), "f%u", i);
+	if (!exp) {
+		UNIT_FAIL("setup");
+		return;
+	}
+	/* The oracle: the same draws, each chain's line and count. */
+	for (i = 0; i < NR_CHAINS; i++) {
+		chain_parts(i, exp[i].s, sizeof(exp[i].s), &n, frames);
+		for (k = 0; k < n; k++)
+			snprintf(exp[i].s + strlen(exp[i].s),
+				 sizeof(exp[i].s) - strlen(exp[i].s), ";%s",
+				 fnames[frames[k]]);
+	}
+	for (i = 0; i < 30000; i++) {
+		x = x * 1103515245 + 12345;
+		c = (x >> 8) % NR_CHAINS;
+		exp[c].count += 1 + c % 3;
+	}
+	snprintf(exp[NR_CHAINS].s, sizeof(exp[NR_CHAINS].s), "t;g");
+	exp[NR_CHAINS].count = 30;
+	qsort(exp, NR_CHAINS + 1, sizeof(*exp), exp_cmp);
+	m = open_memstream(&want, &len);
+	for (i = 0; i <= NR_CHAINS; i = k) {
+		uint64_t sum = 0;
+
+		for (k = i; k <= NR_CHAINS && !strcmp(exp[k].s, exp[i].s); k++)
+			sum += exp[k].count;
+		if (sum) {
+			fprintf(m, "%s %" PRIu64 "\n", exp[i].s, sum);
+			nr++;
+		}
+	}
+	fclose(m);
+	one = chain_feed(1, fnames);
+	two = chain_feed(3, fnames);
+	CHECK(nr > 100);
+	CHECK_STR(one, want);
+	CHECK_STR(two, want);
+	free(one);
+	free(two);
+	free(want);
+	free(exp);
+}
+
+UNIT_MAIN(UNIT(test_stacks_thread),
+	  UNIT(test_recorded_frames_split_as_printed),
 	  UNIT(test_memo_java_and_addrs), UNIT(test_two_thread_sort),
 	  UNIT(test_comm), UNIT(test_pid_tid), UNIT(test_period),
 	  UNIT(test_event_filter), UNIT(test_filtered_keeps_open_sample),

@@ -860,6 +860,91 @@ static void test_ordering(void)
 }
 
 /*
+ * A round is sorted as a stable sort by time would: runs of one CPU
+ * buffer each (merged run by run, a long run before a short one, equal
+ * times across runs), and many short runs (sorted another way). The
+ * oracle is an insertion sort of the records as written.
+ */
+/* A pipe whose one event (id) samples ip, tid and time, as perf record. */
+static void pipe_timed(struct bb *b, uint64_t id)
+{
+	struct perf_event_attr a = { 0 };
+
+	a.type = PERF_TYPE_SOFTWARE;
+	a.exclude_guest = 1;
+	a.sample_type = PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP |
+			PERF_SAMPLE_TID | PERF_SAMPLE_TIME;
+	pipe_header(b);
+	pipe_attr(b, &a, &id, 1);
+}
+
+static void check_round_order(const uint64_t *time, size_t n)
+{
+	uint64_t *want = calloc(n, sizeof(*want));
+	struct got *g = got_new();
+	struct perf_data *pd;
+	struct bb b = { 0 };
+	size_t i, j;
+
+	if (!want || !g) {
+		UNIT_FAIL("setup");
+		free(want);
+		free(g);
+		return;
+	}
+	pipe_timed(&b, 1);
+	/* ip: the record's place in the file */
+	for (i = 0; i < n; i++) {
+		sample_ident(&b, 1, i, time[i]);
+		for (j = i; j > 0 && time[want[j - 1]] > time[i]; j--)
+			want[j] = want[j - 1];
+		want[j] = i;
+	}
+	finished_round(&b);
+	CHECK_INT(open_bb(&pd, &b), 0);
+	CHECK_INT(perf_data__process(pd, collect, g), 0);
+	CHECK_INT(g->nr, (int)n);
+	for (i = 0; i < n && i < (size_t)g->nr; i++)
+		if (g->ev[i].sample.ip != want[i]) {
+			UNIT_FAIL("record %zu: ip %" PRIu64 ", want %" PRIu64,
+				  i, g->ev[i].sample.ip, want[i]);
+			break;
+		}
+	perf_data__delete(pd);
+	free(b.p);
+	free(g);
+	free(want);
+}
+
+static void test_ordering_runs(void)
+{
+	uint64_t t[MAX_EV];
+	uint32_t x = 99;
+	size_t i, n = 0;
+
+	/* A long run, a short one inside it, one across it, with ties. */
+	for (i = 0; i < 300; i++)
+		t[n++] = 10 + i;
+	for (i = 0; i < 40; i++)
+		t[n++] = 100 + 2 * i;
+	for (i = 0; i < 150; i++)
+		t[n++] = 5 + 3 * i;
+	check_round_order(t, n);
+	/* A short run before a long one. */
+	for (n = 0; n < 20; n++)
+		t[n] = 50 + 5 * n;
+	for (i = 0; i < 200; i++)
+		t[n++] = 1 + i;
+	check_round_order(t, n);
+	/* Short runs, more than are merged one by one. */
+	for (n = 0; n < 400; n++) {
+		x = x * 1103515245 + 12345;
+		t[n] = 1 + (x >> 16) % 97;
+	}
+	check_round_order(t, n);
+}
+
+/*
  * Recorded with `perf record -z` (file and pipe layout), see
  * tests/data/README.md; counts from `perf script -F event`.
  */
@@ -1466,17 +1551,11 @@ static void event_update_name(struct bb *b, uint64_t id, const char *name)
 
 static void test_rename_mid_stream(void)
 {
-	struct perf_event_attr a = { 0 };
 	struct names_seen n = { 0 };
 	struct perf_data *pd;
 	struct bb b = { 0 };
 
-	a.type = PERF_TYPE_SOFTWARE;
-	a.exclude_guest = 1;
-	a.sample_type = PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP |
-			PERF_SAMPLE_TID | PERF_SAMPLE_TIME;
-	pipe_header(&b);
-	pipe_attr(&b, &a, (uint64_t[]){ 5 }, 1);
+	pipe_timed(&b, 5);
 	sample_ident(&b, 5, 1, 1);
 	finished_round(&b);
 	finished_round(&b);		/* delivers the sample at time 1 */
@@ -1980,6 +2059,7 @@ static void test_threads_truncated(void)
 }
 
 UNIT_MAIN(
+	UNIT(test_ordering_runs),
 	UNIT(test_flush_mixed),
 	UNIT(test_tracepoint_fields),
 	UNIT(test_pipe_fixture),

@@ -794,6 +794,7 @@ static void test_callchain_peek(void)
 			       .nr_callchain = 3 };
 	struct machine_stats st0, st1;
 	uint64_t h[2], p[2], h2[2];
+	int i;
 
 	s.callchain = chain;
 	machine__stats(m, &st0);
@@ -829,6 +830,19 @@ static void test_callchain_peek(void)
 		"/nonexistent/v");
 	machine__callchain_hash(m, &s, 0, h2);
 	CHECK(h2[0] == h[0] && h2[1] == h[1]);
+	/*
+	 * Naming states that come back are mixed from memory: the same
+	 * keys as computed afresh (peek computes), six states over a
+	 * memory of four, kept and thrown out in turn.
+	 */
+	for (i = 0; i < 36; i++) {
+		s.cpumode = i % 2 ? PERF_RECORD_MISC_KERNEL :
+				    PERF_RECORD_MISC_USER;
+		s.chain_has_user = i % 4 < 2;
+		machine__callchain_hash(m, &s, i / 2 % 3, h);
+		CHECK(machine__callchain_hash_peek(m, &s, i / 2 % 3, p));
+		CHECK(h[0] == p[0] && h[1] == p[1]);
+	}
 	machine__delete(m);
 }
 

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /* String interning and the JSON writer. */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -335,7 +336,79 @@ static void test_shell_words(void)
 	CHECK_INT((int)shell_words(NULL, 0, 0, 1, argv), 5);
 }
 
-UNIT_MAIN(UNIT(test_json_utf8), UNIT(test_strarena),
+/* workq's thread: checks each run of records continues the one before. */
+struct wq_seen {
+	uint32_t next;		/* the value expected next */
+	uint32_t blocks;
+	uint32_t fail_at;	/* fail on the block holding this value */
+	uint32_t after_err;	/* blocks run after an error (none) */
+	bool failed;
+};
+
+static int wq_run(void *arg, void *recs, uint32_t nr)
+{
+	struct wq_seen *w = arg;
+	const uint32_t *v = recs;
+	uint32_t i;
+
+	if (w->failed)
+		w->after_err++;
+	w->blocks++;
+	for (i = 0; i < nr; i++) {
+		if (v[i] != w->next)
+			return -EILSEQ;
+		if (v[i] == w->fail_at) {
+			w->failed = true;
+			return -ENOSPC;
+		}
+		w->next++;
+	}
+	return 0;
+}
+
+/*
+ * Records reach the thread in the order reserved, runs of several never
+ * split over two blocks; after a drain, what the thread wrote is the
+ * caller's to read; an error skips later blocks and is returned.
+ */
+static void test_workq_order_and_error(void)
+{
+	struct wq_seen seen = { .fail_at = UINT32_MAX };
+	struct workq *q = workq__new(sizeof(uint32_t), 64, wq_run, &seen);
+	uint32_t v = 0, i, k, n, *r;
+
+	CHECK(q != NULL);
+	if (!q)
+		return;
+	for (i = 0; i < 5000; i++) {
+		n = 1 + i % 7;
+		r = workq__reserve(q, n);
+		for (k = 0; k < n; k++)
+			r[k] = v++;
+		if (i == 2500) {
+			CHECK_INT(workq__drain(q), 0);
+			CHECK_U64(seen.next, v);
+		}
+	}
+	CHECK_INT(workq__delete(q), 0);
+	CHECK_U64(seen.next, v);
+	CHECK(seen.blocks > 5000 * 4 / 64);
+
+	seen = (struct wq_seen){ .fail_at = 300 };
+	q = workq__new(sizeof(uint32_t), 16, wq_run, &seen);
+	CHECK(q != NULL);
+	if (!q)
+		return;
+	for (v = 0; v < 2000; v++)
+		*(uint32_t *)workq__reserve(q, 1) = v;
+	CHECK_INT(workq__delete(q), -ENOSPC);
+	CHECK_U64(seen.next, 300);
+	CHECK_U64(seen.after_err, 0);
+	CHECK(workq__delete(NULL) == 0);
+}
+
+UNIT_MAIN(UNIT(test_workq_order_and_error),
+	  UNIT(test_json_utf8), UNIT(test_strarena),
 	  UNIT(test_shell_words),
 	  UNIT(test_quote_controls), UNIT(test_csv_field),
 	  UNIT(test_gnuplot_string),
