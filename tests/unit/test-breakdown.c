@@ -468,23 +468,40 @@ static void test_files_dup(void)
 	breakdown__files_free(f, nr);
 }
 
+/*
+ * What print(a) writes, in a buffer to free(); each of its lines checked
+ * to fit 80 columns. NULL (a failed check) when no memory.
+ */
+static char *printed(void (*print)(const struct bench_breakdown *, FILE *),
+		     const struct bench_breakdown *a)
+{
+	char *buf = NULL, *l, *e;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	CHECK(f != NULL);
+	if (!f)
+		return NULL;
+	print(a, f);
+	fclose(f);
+	for (l = buf; (e = strchr(l, '\n')); l = e + 1)
+		CHECK(e - l <= 80);
+	return buf;
+}
+
 /* The skipped runs said with their programs, and whose reads they cost. */
 static void test_skips_printed(void)
 {
 	struct bench_breakdown *a = calloc(1, sizeof(*a));
 	char *buf = NULL;
-	size_t len = 0;
-	FILE *f;
 
 	CHECK(a != NULL);
 	if (!a)
 		return;
 	/* Nothing skipped on a kernel that counts: nothing said. */
 	a->skips.counted = true;
-	f = open_memstream(&buf, &len);
-	bench_breakdown__print_skips(a, f);
-	fclose(f);
-	CHECK_STR(buf, "");
+	buf = printed(bench_breakdown__print_skips, a);
+	CHECK(buf && !*buf);
 	free(buf);
 	buf = NULL;
 	a->skips.nr = 2;
@@ -494,9 +511,9 @@ static void test_skips_printed(void)
 	snprintf(a->skips.prog[1].prog, sizeof(a->skips.prog[1].prog),
 		 "bd_cb_memory_entry");
 	a->skips.prog[1].missed = 2;
-	f = open_memstream(&buf, &len);
-	bench_breakdown__print_skips(a, f);
-	fclose(f);
+	buf = printed(bench_breakdown__print_skips, a);
+	if (!buf)
+		goto out;
 	CHECK(strstr(buf, "  38 program runs skipped by the kernel (bd_raw_exit recursion 36,") != NULL);
 	CHECK(strstr(buf, "bd_cb_memory_entry kprobe-missed 2):") != NULL);
 	CHECK(strstr(buf, "  bd_raw_exit: a syscall's start or end, lost unless its twin") != NULL);
@@ -508,19 +525,13 @@ static void test_skips_printed(void)
 	/* The reader's own, and a kernel that does not count. */
 	a->skips.reader_syscalls = 3;
 	a->skips.counted = false;
-	f = open_memstream(&buf, &len);
-	bench_breakdown__print_skips(a, f);
-	fclose(f);
+	buf = printed(bench_breakdown__print_skips, a);
+	if (!buf)
+		goto out;
 	CHECK(strstr(buf, "  3 of the reader's syscalls lost their start or end") != NULL);
 	CHECK(strstr(buf, "none of the skipped") == NULL);
 	CHECK(strstr(buf, "this kernel does not") != NULL);
-	/* 80 columns. */
-	{
-		char *l = buf, *e;
-
-		for (; (e = strchr(l, '\n')); l = e + 1)
-			CHECK(e - l <= 80);
-	}
+out:
 	free(buf);
 	free(a);
 }
@@ -532,9 +543,7 @@ static void test_skips_printed(void)
 static void test_tree_and_cost_printed(void)
 {
 	struct bench_breakdown *a = calloc(1, sizeof(*a));
-	char *buf = NULL, *l, *e;
-	size_t len = 0;
-	FILE *f;
+	char *buf = NULL;
 	int p;
 
 	CHECK(a != NULL);
@@ -558,41 +567,36 @@ static void test_tree_and_cost_printed(void)
 		 "2 ticks, off-CPU");
 	snprintf(a->files[0].total.note[2], sizeof(a->files[0].total.note[2]),
 		 "5 ticks, off-CPU");
-	f = open_memstream(&buf, &len);
-	bench_breakdown__print(a, f);
-	fclose(f);
+	buf = printed(bench_breakdown__print, a);
+	if (!buf)
+		goto out;
 	CHECK(strstr(buf, "  split trees (v6.16+): a memory.stat read flushes memory's tree alone\n  (its walk is memory's flush, memory's callback included)\n") != NULL);
 	CHECK(strstr(buf, "(its walk is base's flush, base's callback and bpf's included)") != NULL);
 	CHECK(strstr(buf, "observer, a flush callback") == NULL);
 	CHECK(strstr(buf, "  (BPF: fentry and raw tracepoints, flush functions by fentry, no lock\n   tracepoints; HZ=250: 4.0 ms ticks)\n") != NULL);
 	CHECK(strstr(buf, "\n             p50: 2 ticks; p90: 2 ticks, off-CPU; p99: 5 ticks, off-CPU\n") != NULL);
 	CHECK(strstr(buf, "  not timed: memory: no kprobes on this kernel: in walk\n") != NULL);
-	for (l = buf; (e = strchr(l, '\n')); l = e + 1)
-		CHECK(e - l <= 80);
 	free(buf);
 	buf = NULL;
 	a->cb_cost.calls = 30;
 	a->cb_cost.programs_ns = 30 * 1500;
 	a->cb_cost.programs_after_ns = 30 * 1200;
 	a->cb_cost.shortest_ns = 2700;
-	f = open_memstream(&buf, &len);
-	bench_breakdown__print(a, f);
-	fclose(f);
+	buf = printed(bench_breakdown__print, a);
+	if (!buf)
+		goto out;
 	CHECK(strstr(buf, "  observer, a flush callback: at most 2.7 us of a callback's time is the\n  timing's (the shortest of 30 timed, its own work included); the\n  programs ran 1.5 us a call (a kprobe's trap not counted),\n  1.2 us of it after the callback returned, in the part around it\n") != NULL);
-	for (l = buf; (e = strchr(l, '\n')); l = e + 1)
-		CHECK(e - l <= 80);
 	free(buf);
 	buf = NULL;
 	/* Timed by fentry: no trap, the trampoline before the clock. */
 	a->untimed[BD_PART_MEMORY][0] = '\0';
 	snprintf(a->how[BD_PART_MEMORY], sizeof(a->how[BD_PART_MEMORY]),
 		 "fentry/fexit on mem_cgroup_css_rstat_flush");
-	f = open_memstream(&buf, &len);
-	bench_breakdown__print(a, f);
-	fclose(f);
+	buf = printed(bench_breakdown__print, a);
+	if (!buf)
+		goto out;
 	CHECK(strstr(buf, "  programs ran 1.5 us a call (the fentry trampoline's entry not counted),\n") != NULL);
-	for (l = buf; (e = strchr(l, '\n')); l = e + 1)
-		CHECK(e - l <= 80);
+out:
 	free(buf);
 	free(a);
 }
