@@ -114,13 +114,41 @@ done
 
 # run_shell NAME: one shell test, its output in $log/NAME.out, its exit
 # status in $log/NAME.rc, its seconds in $log/NAME.secs.
+# timeout puts the test in a process group of its own (so that a timeout
+# ends all of it), where the terminal's SIGINT does not reach; it is
+# waited for in the background, so that run.sh's trap runs at once and
+# ends it (timeout passes SIGTERM on, SIGKILL 10 s later if ignored).
 run_shell() {
 	local name=$1 t0=$SECONDS
 
-	timeout "$timeout_s" bash "tests/shell/$name.sh" >"$log/$name.out" 2>&1
+	timeout -k 10 "$timeout_s" bash "tests/shell/$name.sh" \
+		>"$log/$name.out" 2>&1 &
+	test_pid=$!
+	wait $test_pid
 	echo $? >"$log/$name.rc"
+	test_pid=
 	echo "$((SECONDS - t0))" >"$log/$name.secs"
 }
+
+# On the way out: the test running alone and every process of the lane's
+# session ended, and waited for (a VM test's tool removes its guest on
+# SIGTERM), before their log directory goes.
+stop_tests() {
+	local i
+
+	[ -n "${test_pid:-}" ] && kill -TERM "$test_pid" 2>/dev/null
+	[ -n "${lane_pid:-}" ] && pkill -TERM -s "$lane_pid" 2>/dev/null
+	for i in $(seq 1 300); do
+		{ [ -n "${test_pid:-}" ] && kill -0 "$test_pid" 2>/dev/null; } ||
+			{ [ -n "${lane_pid:-}" ] && pgrep -s "$lane_pid" >/dev/null; } ||
+			break
+		sleep 0.1
+	done
+	rm -rf "$log"
+}
+test_pid= lane_pid=
+trap stop_tests EXIT
+trap 'exit 130' INT TERM
 
 # report_shell NAME: what run_shell left, counted and printed.
 report_shell() {
@@ -186,15 +214,12 @@ for t in tests/shell/*.sh; do
 done
 # The VM tests first: the longest.
 lane=("${lane_vm[@]}" "${lane[@]}")
-lane_pid=
 if [ ${#lane[@]} -gt 0 ]; then
 	export -f run_shell
 	export log timeout_s
 	setsid bash -c 'for name; do run_shell "$name"; done' lane \
 		"${lane[@]}" </dev/null &
 	lane_pid=$!
-	trap 'kill -TERM -- -$lane_pid 2>/dev/null; wait $lane_pid 2>/dev/null; rm -rf "$log"' EXIT
-	trap 'exit 130' INT TERM
 fi
 for name in "${alone[@]}"; do
 	run_shell "$name"
