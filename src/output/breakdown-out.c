@@ -30,6 +30,8 @@ static void print_wrapped(FILE *out, const char *first, const char *rest,
 			;
 		if (!cut)	/* a word longer than the line: left whole */
 			cut = strcspn(p, " ");
+		if (!p[cut])	/* and the last one */
+			break;
 		fprintf(out, "%.*s\n%s", (int)cut, p, rest);
 		p += cut;
 		while (*p == ' ')

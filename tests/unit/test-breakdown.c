@@ -596,6 +596,22 @@ static void test_tree_and_cost_printed(void)
 	if (!buf)
 		goto out;
 	CHECK(strstr(buf, "  programs ran 1.5 us a call (the fentry trampoline's entry not counted),\n") != NULL);
+	free(buf);
+	/* A word longer than a line, last: left whole, no empty line after. */
+	snprintf(a->untimed[BD_PART_IO], sizeof(a->untimed[BD_PART_IO]),
+		 "not in kallsyms: /a/path/without/a/space/that/runs/on/for/longer/than/a/whole/line/of/eighty/columns");
+	{
+		size_t len = 0;
+		FILE *f = open_memstream(&buf, &len);
+
+		CHECK(f != NULL);
+		if (!f)
+			goto out;
+		bench_breakdown__print(a, f);	/* past 80: no printed() */
+		fclose(f);
+	}
+	CHECK(strstr(buf, "\n    /a/path/without/a/space/that/runs/on/for/longer/than/a/whole/line/of/eighty/columns\n") != NULL);
+	CHECK(strstr(buf, "\n    \n") == NULL);
 out:
 	free(buf);
 	free(a);
