@@ -116,6 +116,37 @@ nlive=$((nlive + nbpf))
 perf script -D -i "$TMP/rs.data" 2>/dev/null |
 	grep -q 'PERF_RECORD_KSYMBOL.*bpf_prog_' ||
 	fail "record -a: no KSYMBOL record of a BPF program in the recording"
+# Programs loaded before record starts get KSYMBOL records that record
+# writes itself (the kernel sends them only at a load): a recording
+# holder keeps its programs loaded while another recording is made; each
+# breakdown program in kallsyms before the second one started must have
+# its record, by name (the tag in it is the program's).
+"$RS_BIN" record -q --breakdown -e cpu-clock -o "$TMP/holder.data" -- \
+	sleep 30 >/dev/null 2>&1 &
+holder=$!
+bd_progs() {
+	sed -n 's/^[0-9a-f]* t \(bpf_prog_[0-9a-f]*_bd_[a-z0-9_]*\)[[:space:]]*\[bpf\]$/\1/p' \
+		/proc/kallsyms | sort -u
+}
+for _ in $(seq 100); do
+	[ -n "$(bd_progs)" ] && break
+	sleep 0.1
+done
+bd_progs >"$TMP/before-bpf"
+"$RS_BIN" record -q -e cpu-clock -o "$TMP/later.data" -- true \
+	>"$TMP/rec.out" 2>&1 || fail "record -- true: $(tail -n 3 "$TMP/rec.out")"
+kill -TERM $holder
+wait $holder
+[ -s "$TMP/before-bpf" ] ||
+	fail "no breakdown program in kallsyms while record --breakdown ran"
+perf script -D -i "$TMP/later.data" 2>/dev/null |
+	sed -n 's/.*PERF_RECORD_KSYMBOL .* name \(bpf_prog_[0-9a-f]*_bd_[a-z0-9_]*\)$/\1/p' |
+	sort -u >"$TMP/synth"
+missing=$(comm -23 "$TMP/before-bpf" "$TMP/synth" | head -n 3)
+[ -z "$missing" ] ||
+	fail "record wrote no KSYMBOL record for programs loaded before it: $missing (of $(wc -l <"$TMP/before-bpf"))"
+echo "ok $(wc -l <"$TMP/before-bpf") programs loaded before record: each has its KSYMBOL record"
+
 [ "$nlive" -gt 0 ] ||
 	skip "no sample of a live recording landed in a BPF program"
 exit 0
