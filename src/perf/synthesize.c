@@ -45,12 +45,13 @@ static int emit(struct perf_writer *w, struct rec *r, size_t n)
 }
 
 /*
- * Copy a NUL-terminated name at off, zero-padded to 8 bytes as the
- * kernel and perf do; returns the end.
+ * Copy the len bytes of a name at off, NUL-terminated and zero-padded to
+ * 8 bytes as the kernel and perf do; returns the end.
  */
-static size_t put_name(struct rec *r, size_t off, const char *name)
+static size_t put_name_n(struct rec *r, size_t off, const char *name,
+			 size_t len)
 {
-	size_t n = strlen(name) + 1, end;
+	size_t n = len + 1, end;
 
 	if (n > 4096)
 		n = 4096;
@@ -58,6 +59,11 @@ static size_t put_name(struct rec *r, size_t off, const char *name)
 	memset(r->b + off, 0, end - off);
 	memcpy(r->b + off, name, n - 1);
 	return end;
+}
+
+static size_t put_name(struct rec *r, size_t off, const char *name)
+{
+	return put_name_n(r, off, name, strlen(name));
 }
 
 /* The header, then the pid and tid COMM, MMAP and MMAP2 all start with. */
@@ -457,9 +463,7 @@ int synthesize__bpf_ksymbols(struct perf_writer *w,
 		memcpy(r.b + 16, &s[i].len, 4);
 		memcpy(r.b + 20, &type, 2);
 		memcpy(r.b + 22, &flags, 2);
-		end = (24 + hit->len + 1 + 7) & ~(size_t)7;
-		memset(r.b + 24, 0, end - 24);
-		memcpy(r.b + 24, hit->name, hit->len);
+		end = put_name_n(&r, 24, hit->name, hit->len);
 		err = emit(w, &r, end);
 	}
 	free(names);
