@@ -108,6 +108,13 @@ struct analysis {
 	uint32_t nr_ahead;
 	size_t nr_classes;		/* class numbers handed out */
 	struct workq *w;		/* opts.jobs > 2 */
+	/*
+	 * With w: the lock subsystem of each class number below
+	 * nr_lock_subsys, copied on this thread after a drain, so that a
+	 * lock event waits for w only when its class is new.
+	 */
+	int *lock_subsys;
+	size_t nr_lock_subsys, cap_lock_subsys;
 	/* The attribution's side: the caller's thread's, or w's. */
 	struct chain_class *classes;
 	size_t nr_made, cap_classes;	/* classes made */
@@ -227,6 +234,7 @@ void analysis__delete(struct analysis *an)
 	}
 	free(an->evsels);
 	free(an->classes);
+	free(an->lock_subsys);
 	free(an->span_start_seen);
 	free(an->span_end_seen);
 	free(an->span_idx);
@@ -610,12 +618,29 @@ static int lock_subsys(struct analysis *an, const struct rs_sample *s)
 	if (!s->nr_callchain)
 		return -1;
 	err = sample_class(an, s, &idx);
-	/* The class is needed now: the attribution's thread makes it. */
-	if (!err && an->w)
-		err = workq__drain(an->w);
 	if (err)
 		return err;
-	return rs_stack_class__lock_subsys(&class_of(an, idx)->cls);
+	if (!an->w)
+		return rs_stack_class__lock_subsys(&class_of(an, idx)->cls);
+	if (idx < an->nr_lock_subsys)
+		return an->lock_subsys[idx];
+	/*
+	 * A class the attribution's thread may not have made yet: wait for
+	 * it, then copy every class made so far (the thread is idle).
+	 */
+	err = workq__drain(an->w);
+	if (err)
+		return err;
+	if (idx == CLASS_ONCE)
+		return rs_stack_class__lock_subsys(&an->once.cls);
+	if (grow_array((void **)&an->lock_subsys, &an->cap_lock_subsys,
+		       an->nr_classes, sizeof(*an->lock_subsys)))
+		return -ENOMEM;
+	for (; an->nr_lock_subsys < an->nr_classes; an->nr_lock_subsys++)
+		an->lock_subsys[an->nr_lock_subsys] =
+			rs_stack_class__lock_subsys(
+				&an->classes[an->nr_lock_subsys].cls);
+	return an->lock_subsys[idx];
 }
 
 static int lock_event(struct analysis *an, const struct evsel_info *info,
