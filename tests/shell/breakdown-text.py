@@ -7,7 +7,12 @@ usage: breakdown-text.py TEXT JSON
 JSON holds a "breakdown" object (bench's results, report --json); TEXT is
 the output that printed its tables. For each file, each timed part's p50,
 p90 and p99 must be the JSON's within half a unit of the last digit
-printed, and its share likewise; an untimed part says "not timed". The
+printed, and its share and calls a read likewise; an untimed part says
+"not timed". The figures under the table are the JSON's too: entry/exit's
+row (signed), the reader's time a read, the reads below 0, the tail off
+the CPU a read, the reads mostly off the CPU, the kernel's p50 against
+the reader's, the observer's p50s and their ratio, and the callbacks
+outside the reads. The
 file's tree (split trees) is said exactly when the JSON names one, and
 the callbacks' observer cost (callback_cost) as the JSON has it: the
 shortest, and the programs' time and its part after the callback, each
@@ -36,7 +41,7 @@ for f in bd["files"]:
     sect = text.split(head, 1)[1].split("\n\n", 1)[0]
     seen = 0
     for p in f["parts"]:
-        m = re.search(r"^  %s +%s +%s +%s +(\d+(?:\.\d+)?)%%" %
+        m = re.search(r"^  %s +%s +%s +%s +(\d+(?:\.\d+)?)%% +(\d+\.\d)" %
                       (re.escape(p["part"]), cell, cell, cell), sect, re.M)
         if not m:
             assert not p["timed"] and p["part"] != "total", (name, p)
@@ -51,8 +56,52 @@ for f in bd["files"]:
         sh = g[6]
         assert close(sh, p["share"] * 100), (name, p["part"], sh, p["share"])
         assert p["share"] == 0 or float(sh) > 0, (name, p["part"], sh)
+        assert close(g[7], p["calls"] / f["reads"]), (name, p["part"], g[7])
         seen += 1
     assert seen >= 3, (name, "text rows read", seen)
+    reads = f["reads"]
+
+    def figure(pattern, want, scale=1, present=True):
+        """The number pattern captures is want, or the line is absent."""
+        m = re.search(pattern, sect)
+        assert (m is not None) == bool(present), (name, pattern, present)
+        if m:
+            assert close(m.group(1), want, scale), (name, pattern,
+                                                    m.group(1), want)
+        return m
+
+    e = f.get("entry_exit")
+    scell = r"(-?\d+(?:\.\d+)?) (ns|us|ms)"
+    m = re.search(r"^  entry/exit +%s +%s +%s +(-?\d+(?:\.\d+)?)%%  derived$"
+                  % (scell, scell, scell), sect, re.M)
+    assert (m is not None) == (e is not None), (name, e)
+    if m:
+        g = m.groups()
+        for i, key in enumerate(("p50_ns", "p90_ns", "p99_ns")):
+            assert close(g[2 * i], e[key], unit[g[2 * i + 1]]), \
+                (name, "entry/exit", key, g[2 * i], e[key])
+        assert close(g[6], e["share"] * 100), (name, g[6], e["share"])
+        figure(r"to the reader's time \((\d+\.\d) us a read\)",
+               e["measured_sum_ns"] / reads / 1e3)
+        figure(r"\n  (\d+) reads below 0:", e["negative"],
+               present=e["negative"])
+    figure(r"off-cpu includes (\d+\.\d) us a read",
+           f["tail_off_ns"] / reads / 1e3, present=f["tail_off_ns"])
+    figure(r"\n  (\d+) of %d reads were off the CPU for most" % reads,
+           f["off_cpu_most"], present=f["off_cpu_most"])
+    if f["read_p50_ns"] and e is None:
+        figure(r"the kernel's p50 is (\d+)%% of the reader's",
+               100.0 * f["parts"][0]["p50_ns"] / f["read_p50_ns"])
+        figure(r"of the reader's \((\d+\.\d) us\)",
+               f["read_p50_ns"] / 1e3)
+    ob = f["read_p50_ns"] and f["unobserved_p50_ns"]
+    figure(r"observer: the reader's p50 (\d+\.\d) us so timed",
+           f["read_p50_ns"] / 1e3, present=ob)
+    if ob:
+        figure(r"so timed, (\d+\.\d) us unobserved",
+               f["unobserved_p50_ns"] / 1e3)
+        figure(r"us unobserved: (\d+\.\d\d)x",
+               f["read_p50_ns"] / f["unobserved_p50_ns"])
     tree = f.get("tree")
     line = "split trees (v6.16+): a %s read flushes %s's tree alone" % (
         name, tree)
@@ -73,5 +122,13 @@ if m:
     assert close(g[3], cc["programs_ns"] // cc["calls"], unit[g[4]]), (g, cc)
     assert close(g[5], cc["programs_after_ns"] // cc["calls"],
                  unit[g[6]]), (g, cc)
+for o in bd["sources"]:
+    if not o.get("outside_calls"):
+        continue
+    m = re.search(r"outside the reads: %s callbacks (\d+) calls, "
+                  r"(\d+\.\d) us\n" % re.escape(o["part"]), text)
+    assert m, ("no outside line", o)
+    assert int(m.group(1)) == o["outside_calls"], (o, m.group(1))
+    assert close(m.group(2), o["outside_ns"] / 1e3), (o, m.group(2))
 print("ok: the text tables of %d files say what the JSON says"
       % len(bd["files"]))
