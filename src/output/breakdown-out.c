@@ -160,16 +160,16 @@ static void print_follow(FILE *out, const struct bench_breakdown *bd)
 static void print_tree(FILE *out, const struct bench_breakdown *bd,
 		       const struct bench_bd_file *f)
 {
-	const char *tree = bench_breakdown__file_tree(bd, f->file);
-	int part;
+	int part = bd->split_trees ? breakdown__file_tree(f->file) : -1;
+	const char *tree;
 
-	if (!tree)
+	if (part < 0)
 		return;
+	tree = breakdown_part_name(part);
 	fprintf(out, "  split trees (v6.16+): a %s read flushes %s's tree alone\n",
 		f->file, tree);
-	part = breakdown_part_of(tree);
 	/* The base tree runs bpf_rstat_flush as well. */
-	if (part >= 0 && bd->untimed[part][0] && !bd->untimed[BD_PART_WALK][0])
+	if (bd->untimed[part][0] && !bd->untimed[BD_PART_WALK][0])
 		fprintf(out, "  (its walk is %s's flush, %s's callback%s included)\n",
 			tree, tree, part == BD_PART_BASE &&
 			bd->untimed[BD_PART_BPF][0] ? " and bpf's" : "");
