@@ -425,7 +425,8 @@ int bench_breakdown__read_json(struct bench_breakdown *bd,
 	if (jv__type(files) != J_ARR || jv__len(files) > BENCH_BD_MAX_FILES)
 		return bad(errbuf, len, n, "\"files\": expected an array of at most 8");
 	for (i = 0; i < jv__len(files); i++) {
-		const struct jv *fo = jv__at(files, i), *parts;
+		const struct jv *fo = jv__at(files, i), *parts, *tree;
+		const char *want;
 		struct bench_bd_file *f = &bd->files[i];
 
 		parts = jv__get(fo, "parts");
@@ -449,6 +450,13 @@ int bench_breakdown__read_json(struct bench_breakdown *bd,
 				   "total") || read_row(po, r))
 				return bad(errbuf, len, po, "a part: expected part, timed, p50_ns, p90_ns, p99_ns, share and notes, in order");
 		}
+		/* Derived from the file's name: refused if it says otherwise. */
+		tree = jv__get(fo, "tree");
+		want = bench_breakdown__file_tree(bd, f->file);
+		if (tree && (want ? jv__type(tree) != J_STR ||
+			     strcmp(jv__string(tree), want) :
+			     jv__type(tree) != J_NULL))
+			return bad(errbuf, len, tree, "a file: tree: not the one its name and split_trees give");
 		if (read_entry(fo, f))
 			return bad(errbuf, len, fo, "a file: entry_exit: expected null or p50_ns, p90_ns, p99_ns, sum_ns, measured_sum_ns, negative and share; reader_reads: a count");
 		bd->nr_files++;

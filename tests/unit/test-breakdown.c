@@ -254,6 +254,20 @@ static void test_json_round_trip(void)
 	CHECK_INT(b->skips.prog[0].recursion, 3);
 	CHECK_INT(b->skips.prog[0].missed, 0);
 	jv__free(&doc);
+	/* A tree other than the file's is refused. */
+	p = strstr(buf, "\"tree\": \"base\"");
+	if (!p)
+		p = strstr(buf, "\"tree\":\"base\"");
+	CHECK(p != NULL);
+	if (p) {
+		memcpy(strstr(p, "base"), "io\"  ", 5);
+		CHECK_INT(jv__parse(buf, len, &doc, errbuf, sizeof(errbuf)), 0);
+		CHECK_INT(bench_breakdown__read_json(b, jv__get(&doc,
+			  "breakdown"), errbuf, sizeof(errbuf)), -EINVAL);
+		CHECK(strstr(errbuf, "tree") != NULL);
+		jv__free(&doc);
+		memcpy(strstr(p, "io\"  "), "base\"", 5);
+	}
 	/* A part of no known name is refused. */
 	p = strstr(buf, "\"part\": \"walk\"");
 	if (!p)
