@@ -8,6 +8,10 @@ export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1}
 
 TMP=$(mktemp -d /tmp/rstat-test.XXXXXX)
 trap 'rm -rf "$TMP"' EXIT
+# Stopped (run.sh ends the tests with SIGTERM when it is interrupted):
+# exit, so that the EXIT trap, this one or the test's cleanup, still runs.
+trap 'exit 143' TERM
+trap 'exit 130' INT
 
 fail() {
 	echo "FAIL: $*"

@@ -54,7 +54,7 @@ done
 # usual commands for it (busybox's, when the host has busybox), and
 # record's status is the script's; the messages name the user's -o file.
 script=$(mktemp /tmp/rstat-vm-script.XXXXXX)
-trap 'rm -f "$script"' EXIT
+trap 'rm -f "$script"; rm -rf "$TMP"' EXIT
 cat >"$script" <<'SH'
 #!/bin/sh
 cat /proc/version | sed -n 's/^Linux version \([^ ]*\).*/release=\1/p'
