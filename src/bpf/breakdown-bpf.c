@@ -1324,20 +1324,33 @@ void breakdown__detach(struct breakdown *b)
 }
 
 /* A counter of a per-CPU array, summed over the CPUs. */
-static uint64_t percpu_sum(const struct breakdown *b, struct bpf_map *map,
-			   __u32 idx)
+static uint64_t percpu_fold(const struct breakdown *b, struct bpf_map *map,
+			    __u32 idx, bool least)
 {
-	uint64_t *v, sum = 0;
+	uint64_t *v, r = 0;
 	int c;
 
 	v = calloc((size_t)b->ncpus, sizeof(*v));
 	if (!v)
 		return 0;
-	if (!bpf_map_lookup_elem(bpf_map__fd(map), &idx, v))
-		for (c = 0; c < b->ncpus; c++)
-			sum += v[c];
+	if (bpf_map_lookup_elem(bpf_map__fd(map), &idx, v)) {
+		free(v);
+		return 0;
+	}
+	for (c = 0; c < b->ncpus; c++) {
+		if (!least)
+			r += v[c];
+		else if (v[c] && (!r || v[c] < r))
+			r = v[c];
+	}
 	free(v);
-	return sum;
+	return r;
+}
+
+static uint64_t percpu_sum(const struct breakdown *b, struct bpf_map *map,
+			   __u32 idx)
+{
+	return percpu_fold(b, map, idx, false);
 }
 
 static uint64_t counter(const struct breakdown *b, __u32 idx)
@@ -1370,10 +1383,6 @@ void breakdown__losses(const struct breakdown *b, uint64_t *lost,
 void breakdown__cb_cost(const struct breakdown *b,
 			struct breakdown_cb_cost *cost)
 {
-	__u32 key = 0;
-	uint64_t *v;
-	int c;
-
 	memset(cost, 0, sizeof(*cost));
 	if (!b->skel)
 		return;
@@ -1381,16 +1390,7 @@ void breakdown__cb_cost(const struct breakdown *b,
 	cost->programs_ns = counter(b, RS_BD_C_CB_PROG_NS);
 	cost->programs_after_ns = counter(b, RS_BD_C_CB_PROG_AFTER_NS);
 	/* The CPUs' minima: the least of those that timed one. */
-	v = calloc((size_t)b->ncpus, sizeof(*v));
-	if (!v)
-		return;
-	if (!bpf_map_lookup_elem(bpf_map__fd(b->skel->maps.cb_shortest), &key,
-				 v))
-		for (c = 0; c < b->ncpus; c++)
-			if (v[c] && (!cost->shortest_ns ||
-				     v[c] < cost->shortest_ns))
-				cost->shortest_ns = v[c];
-	free(v);
+	cost->shortest_ns = percpu_fold(b, b->skel->maps.cb_shortest, 0, true);
 }
 
 void breakdown__outside(const struct breakdown *b, int part,
