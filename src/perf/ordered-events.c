@@ -146,33 +146,6 @@ int pd_queue(struct perf_data *pd, const uint8_t *rec, uint64_t off,
 	return 0;
 }
 
-/* Stable merge sort by time; rounds are usually nearly sorted. */
-static void msort(struct pd_qent *a, struct pd_qent *tmp, size_t n)
-{
-	size_t mid, i, j, k;
-
-	if (n < 16) {
-		for (i = 1; i < n; i++) {
-			struct pd_qent x = a[i];
-
-			for (j = i; j > 0 && a[j - 1].time > x.time; j--)
-				a[j] = a[j - 1];
-			a[j] = x;
-		}
-		return;
-	}
-	mid = n / 2;
-	msort(a, tmp, mid);
-	msort(a + mid, tmp, n - mid);
-	if (a[mid - 1].time <= a[mid].time)
-		return;
-	memcpy(tmp, a, mid * sizeof(*a));
-	for (i = 0, j = mid, k = 0; i < mid && j < n; k++)
-		a[k] = tmp[i].time <= a[j].time ? tmp[i++] : a[j++];
-	while (i < mid)
-		a[k++] = tmp[i++];
-}
-
 /*
  * Merge the sorted runs a[0, mid) and a[mid, n), stably, the shorter one
  * through tmp (at most half of the entries).
@@ -198,6 +171,27 @@ static void merge_runs(struct pd_qent *a, struct pd_qent *tmp, size_t mid,
 		a[--k] = a[i - 1].time > tmp[j - 1].time ? a[--i] : tmp[--j];
 	while (j > 0)
 		a[--k] = tmp[--j];
+}
+
+/* Stable merge sort by time; rounds are usually nearly sorted. */
+static void msort(struct pd_qent *a, struct pd_qent *tmp, size_t n)
+{
+	size_t mid, i, j;
+
+	if (n < 16) {
+		for (i = 1; i < n; i++) {
+			struct pd_qent x = a[i];
+
+			for (j = i; j > 0 && a[j - 1].time > x.time; j--)
+				a[j] = a[j - 1];
+			a[j] = x;
+		}
+		return;
+	}
+	mid = n / 2;
+	msort(a, tmp, mid);
+	msort(a + mid, tmp, n - mid);
+	merge_runs(a, tmp, mid, n);
 }
 
 /* Runs merged pairwise rather than halves split down to 16 entries. */
