@@ -73,7 +73,7 @@ struct chain_class {
  * at once. The same calls in the same order either way.
  */
 enum {
-	AOP_CLASSIFY,	/* idx, n = period: the next records hold the names */
+	AOP_CLASSIFY,	/* idx, nr_syms: the next records hold the names */
 	AOP_ADD,	/* attrib__add() of class idx */
 };
 
@@ -83,7 +83,10 @@ union an_rec {
 		bool clock;
 		uint32_t idx;
 		const char *name, *comm;
-		uint64_t period;
+		union {
+			uint64_t period;	/* AOP_ADD */
+			uint64_t nr_syms;	/* AOP_CLASSIFY */
+		};
 	} op;
 	const char *syms[4];
 };
@@ -484,8 +487,8 @@ static int run_block(void *arg, void *recs, uint32_t nr)
 	for (i = 0; i < nr && !err; i++) {
 		if (rec[i].op.op == AOP_CLASSIFY) {
 			err = classify(an, rec[i].op.idx, rec[i + 1].syms,
-				       rec[i].op.period);
-			i += (rec[i].op.period + 3) / 4;
+				       rec[i].op.nr_syms);
+			i += (rec[i].op.nr_syms + 3) / 4;
 			continue;
 		}
 		cc = class_of(an, rec[i].op.idx);
@@ -524,7 +527,7 @@ static int classify_chain(struct analysis *an, const struct rs_sample *s,
 	rec = workq__reserve(an->w, 1 + (n + 3) / 4);
 	rec->op.op = AOP_CLASSIFY;
 	rec->op.idx = idx;
-	rec->op.period = n;
+	rec->op.nr_syms = n;
 	for (i = 0; i < n; i++)
 		rec[1 + i / 4].syms[i % 4] = an->frames[i].sym;
 	return 0;
