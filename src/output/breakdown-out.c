@@ -4,6 +4,7 @@
  */
 #include <errno.h>
 #include <inttypes.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -45,6 +46,27 @@ static void print_wrapped(FILE *out, const char *first, const char *rest,
  * entry/exit, derived from the reader's clock: its share is of the
  * reader's summed time, which the parts above and it add up to.
  */
+/*
+ * Read by read the parts add up; their percentiles add only when the
+ * reads are alike. When some reads are slowed in the kernel and others
+ * outside it (a host busy beside the reader), the kernel's p50 plus
+ * entry/exit's misses the reader's p50, and the table says so rather
+ * than let the reader take the p50 column for a sum.
+ */
+#define BD_P50_SUM_PCT	5
+
+static void print_p50_sum(FILE *out, const struct bench_bd_file *f)
+{
+	double sum = (double)f->total.q[0] + (double)f->entry.q[0];
+	double want = (double)f->read_p50_ns;
+
+	if (!want || fabs(sum - want) <= BD_P50_SUM_PCT / 100.0 * want)
+		return;
+	fprintf(out, "  at p50 the parts do not add up: the kernel's %.1f us and entry/exit's\n  %.1f us against the reader's %.1f us (p90s: %.1f and %.1f us):\n  the reads were not alike, and percentiles add only for alike reads\n",
+		f->total.q[0] / 1e3, f->entry.q[0] / 1e3, want / 1e3,
+		f->total.q[1] / 1e3, f->entry.q[1] / 1e3);
+}
+
 static void print_entry(FILE *out, const struct bench_bd_file *f)
 {
 	const struct breakdown_entry *e = &f->entry;
@@ -60,6 +82,7 @@ static void print_entry(FILE *out, const struct bench_bd_file *f)
 	if (e->negative)
 		fprintf(out, "  %" PRIu64 " reads below 0: the kernel counted time off the CPU after the\n  reader's clock stopped\n",
 			e->negative);
+	print_p50_sum(out, f);
 }
 
 static void print_row(FILE *out, const char *name,

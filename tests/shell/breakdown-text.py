@@ -9,7 +9,8 @@ the output that printed its tables. For each file, each timed part's p50,
 p90 and p99 must be the JSON's within half a unit of the last digit
 printed, and its share and calls a read likewise; an untimed part says
 "not timed". The figures under the table are the JSON's too: entry/exit's
-row (signed), the reader's time a read, the reads below 0, the tail off
+row (signed), the reader's time a read, the reads below 0, the p50s that
+do not add up (said exactly when they miss by over 5%), the tail off
 the CPU a read, the reads mostly off the CPU, the kernel's p50 against
 the reader's, the observer's p50s and their ratio, and the callbacks
 outside the reads. The
@@ -85,6 +86,21 @@ for f in bd["files"]:
                e["measured_sum_ns"] / reads / 1e3)
         figure(r"\n  (\d+) reads below 0:", e["negative"],
                present=e["negative"])
+        # The p50s that miss the reader's by more than 5% are said to.
+        k = {p["part"]: p for p in f["parts"]}["total"]
+        miss = f["read_p50_ns"] and abs(k["p50_ns"] + e["p50_ns"] -
+                                        f["read_p50_ns"]) > \
+            0.05 * f["read_p50_ns"]
+        m = figure(r"at p50 the parts do not add up: the kernel's "
+                   r"(\d+\.\d) us", k["p50_ns"] / 1e3, present=miss)
+        if m:
+            figure(r"and entry/exit's\n  (-?\d+\.\d) us against",
+                   e["p50_ns"] / 1e3)
+            figure(r"us against the reader's (\d+\.\d) us",
+                   f["read_p50_ns"] / 1e3)
+            figure(r"\(p90s: (\d+\.\d) and", k["p90_ns"] / 1e3)
+            figure(r"\(p90s: \d+\.\d and (-?\d+\.\d) us\)",
+                   e["p90_ns"] / 1e3)
     figure(r"off-cpu includes (\d+\.\d) us a read",
            f["tail_off_ns"] / reads / 1e3, present=f["tail_off_ns"])
     figure(r"\n  (\d+) of %d reads were off the CPU for most" % reads,

@@ -11,9 +11,12 @@
 #    sum to the reader's own time of the reads, to the nanosecond.
 #  - at p50: the kernel's total p50 plus entry/exit's p50 lie within
 #    PCT percent of the p50 the reader measured of the same reads.
-#    Percentiles do not add in general; they do here when entry/exit is
-#    steady, and a pairing that slipped (a record paired with another
-#    read) makes entry/exit spread or go below 0 and breaks it.
+#    Percentiles do not add in general; they do when the reads are
+#    alike, and a pairing that slipped (a record paired with another
+#    read) makes entry/exit spread or go below 0 and breaks it. When
+#    the reads were not alike (a p90 over 1.5x its p50: a host busy
+#    beside the reader), a miss is said as a PART-SKIP and held to the
+#    bounds that hold for any reads instead.
 #  - the unobserved p50 is that of the variant's own timed repetitions
 #    (their p50s' median, the lower one of an even count), recomputed
 #    here from the repetitions in the file.
@@ -27,6 +30,34 @@ import sys
 
 CHECKER = os.path.join(os.path.dirname(os.path.abspath(__file__)),
                        "compare-breakdown.py")
+
+
+def not_alike(name, f, total, e, pct):
+    """The p50s missed: allowed only when the reads were not alike, and
+    then within the bounds that hold for any reads. Half the reads
+    slowed in the kernel and the other half outside it (a host busy
+    beside the reader) and the p50s of the two parts no longer add up;
+    a pairing that slipped on alike reads still fails here."""
+    want = f["read_p50_ns"]
+    spread = max(total["p90_ns"] / max(total["p50_ns"], 1),
+                 e["p90_ns"] / max(e["p50_ns"], 1))
+    assert spread > 1.5, \
+        (name, f["file"], "alike reads whose p50s do not add up: kernel",
+         total["p50_ns"], "+ entry/exit", e["p50_ns"], "against the "
+         "reader's", want, "p90s", total["p90_ns"], e["p90_ns"])
+    # Read by read the reader's time is the kernel's plus entry/exit,
+    # and entry/exit is rarely below 0: the reader's p50 is at least the
+    # kernel's, and at most the sum of the p90s (a fifth of the reads
+    # lie past either).
+    assert total["p50_ns"] <= want * (1 + pct / 100.0), \
+        (name, f["file"], total["p50_ns"], want)
+    assert want <= total["p90_ns"] + e["p90_ns"], \
+        (name, f["file"], want, total["p90_ns"], e["p90_ns"])
+    print("PART-SKIP: %s %s: p50 kernel %d + entry/exit %d against the "
+          "reader's %d: the reads were not alike (p90s %d and %d), so "
+          "their p50s are not held to add up here" %
+          (name, f["file"], total["p50_ns"], e["p50_ns"], want,
+           total["p90_ns"], e["p90_ns"]))
 
 
 def check_file(name, f, reps, pct):
@@ -45,9 +76,9 @@ def check_file(name, f, reps, pct):
     # At p50.
     got = total["p50_ns"] + e["p50_ns"]
     want = f["read_p50_ns"]
-    assert want > 0 and abs(got - want) <= pct / 100.0 * want, \
-        (name, f["file"], "p50: kernel", total["p50_ns"], "+ entry/exit",
-         e["p50_ns"], "against the reader's", want)
+    assert want > 0
+    if abs(got - want) > pct / 100.0 * want:
+        not_alike(name, f, total, e, pct)
     # The kernel's time inside the reader's clock: rarely below 0.
     assert e["negative"] <= max(1, f["reads"] // 100), (name, f["file"], e)
     # Unobserved: the timed repetitions' p50s, their (lower) median.
