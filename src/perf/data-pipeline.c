@@ -70,6 +70,13 @@ static bool pl_publish(struct pd_pipeline *pl)
 		pl->fill = (pl->fill + 1) % PL_BATCHES;
 		pthread_cond_signal(&pl->filled);
 	}
+	/*
+	 * Fewer than half the batches waiting: the consumer keeps up, and
+	 * the reader is the one to spare. The next batch's callchains are
+	 * hashed by the consumer (pl_complete()), until the consumer falls
+	 * behind again; the hashes are the same whoever takes them.
+	 */
+	pl->pd->defer_chain_hash = pl->count < PL_BATCHES / 2;
 	/* The next batch to fill must be free. */
 	while (pl->count == PL_BATCHES && !pl->stop)
 		pthread_cond_wait(&pl->freed, &pl->lock);
@@ -202,6 +209,15 @@ static void *pl_reader(void *arg)
 	return NULL;
 }
 
+/* What the reader left to the consumer, done before anyone reads it. */
+static inline struct rs_event *pl_complete(struct rs_event *ev)
+{
+	if (ev->kind == RS_EV_SAMPLE && ev->sample.nr_callchain &&
+	    !ev->sample.has_chain_hash)
+		pd_sample_hash_chain(&ev->sample);
+	return ev;
+}
+
 /* The caller's side: run the callback on each batch as it comes. */
 static int pl_consume(struct pd_pipeline *pl)
 {
@@ -222,11 +238,12 @@ static int pl_consume(struct pd_pipeline *pl)
 
 		if (pl->ahead)
 			for (i = 0; i < PL_AHEAD && i < b->nr; i++)
-				pl->ahead(pl->ctx, &b->ev[i]);
+				pl->ahead(pl->ctx, pl_complete(&b->ev[i]));
 		for (i = 0; i < b->nr && !err; i++) {
 			if (pl->ahead && i + PL_AHEAD < b->nr)
-				pl->ahead(pl->ctx, &b->ev[i + PL_AHEAD]);
-			err = pl->fn(pl->ctx, &b->ev[i]);
+				pl->ahead(pl->ctx,
+					  pl_complete(&b->ev[i + PL_AHEAD]));
+			err = pl->fn(pl->ctx, pl_complete(&b->ev[i]));
 		}
 
 		pthread_mutex_lock(&pl->lock);

@@ -297,9 +297,7 @@ static int parse_sample(struct perf_data *pd, struct pd_evsel *e,
 	const struct perf_event_attr *a = &e->ev.attr;
 	uint16_t size = pd_u16(rec + 6), misc = pd_u16(rec + 4);
 	const uint8_t *p = rec + 8, *end = rec + size;
-	uint64_t st = a->sample_type, n, k;
-	struct hash128 h;
-	bool user = false;
+	uint64_t st = a->sample_type, n;
 
 	memset(s, 0, sizeof(*s));
 	s->evsel = &e->ev;
@@ -371,20 +369,9 @@ static int parse_sample(struct perf_data *pd, struct pd_evsel *e,
 		s->nr_callchain = n;
 		s->callchain = (const uint64_t *)p;
 		p += n * 8;
-		/*
-		 * Here, on the reading thread: callers key caches on it.
-		 * hash_words128() and the user marker in one pass.
-		 */
-		hash128__init(&h, n);
-		for (k = 0; k < n; k++) {
-			uint64_t w = rs_u64(&s->callchain[k]);
-
-			hash128__add(&h, w);
-			user |= w == PERF_CONTEXT_USER;
-		}
-		hash128__end(&h, s->chain_hash);
-		s->has_chain_hash = true;
-		s->chain_has_user = user;
+		/* Here, on the reading thread, unless it is the slower. */
+		if (!pd->defer_chain_hash)
+			pd_sample_hash_chain(s);
 	}
 	if (st & PERF_SAMPLE_RAW) {
 		uint32_t rs;

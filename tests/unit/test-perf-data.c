@@ -1912,13 +1912,21 @@ static int digest_event(void *ctx, const struct rs_event *ev)
 		dig(d, s->callchain, s->nr_callchain * 8);
 		dig(d, s->raw, s->raw_size);
 		dig(d, s->branches, s->nr_branches * 24);
-		/* the reader's hash of the callchain is the callchain's */
+		/*
+		 * The reader's hash of the callchain is the callchain's,
+		 * and so is its user marker, whichever thread took them
+		 * (-j 2 leaves them to this one while it keeps up).
+		 */
 		if (s->nr_callchain) {
-			uint64_t h[2];
+			uint64_t h[2], k;
+			bool user = false;
 
 			hash_words128(s->callchain, s->nr_callchain, h);
+			for (k = 0; k < s->nr_callchain; k++)
+				user |= s->callchain[k] == PERF_CONTEXT_USER;
 			if (!s->has_chain_hash || h[0] != s->chain_hash[0] ||
-			    h[1] != s->chain_hash[1])
+			    h[1] != s->chain_hash[1] ||
+			    s->chain_has_user != user)
 				d->h = 0xbad;
 		}
 		break;
