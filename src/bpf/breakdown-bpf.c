@@ -1220,7 +1220,14 @@ int breakdown__poll(struct breakdown *b, int timeout_ms)
 
 	if (!b->rb)
 		return -EINVAL;
+	/*
+	 * Records wake the poller only when their ring is half full
+	 * (rb_wakeup()): the wait ends then or at the timeout, and what
+	 * the rings hold is taken either way.
+	 */
 	n = ring_buffer__poll(b->rb, timeout_ms);
+	if (n >= 0 || n == -EINTR)
+		n = ring_buffer__consume(b->rb);
 	if (b->err)
 		return b->err;
 	return n < 0 && n != -EINTR ? n : 0;
