@@ -19,9 +19,14 @@ void bench_breakdown__print_skips(const struct bench_breakdown *bd,
 				  FILE *out);
 
 /*
- * The tables as one CSV block (a blank line, the header, one row per file
- * and part: table,file,part,timed,reads,p50_ns,p90_ns,p99_ns,share,
- * calls,sum_ns), the figures the JSON has.
+ * The tables as CSV blocks, each a blank line, a header and its rows,
+ * the figures the JSON has: read_breakdown (one row per file and part:
+ * table,file,part,timed,reads,p50_ns,p90_ns,p99_ns,share,calls,sum_ns),
+ * read_breakdown_files (per file: its tree, the reads mostly off the CPU,
+ * the tail off it, the reader's p50s), read_breakdown_sources (per part:
+ * how it was timed or why not, the callbacks outside the reads),
+ * read_breakdown_run (the method, losses, the callbacks' observer cost)
+ * and, for record's targets, read_breakdown_follow.
  */
 void bench_breakdown__csv(const struct bench_breakdown *bd, FILE *out);
 

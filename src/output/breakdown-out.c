@@ -308,6 +308,67 @@ static void csv_row(FILE *out, const struct bench_bd_file *f,
 		r->q[0], r->q[1], r->q[2], r->share, r->calls, r->sum_ns);
 }
 
+/* What the text says under the tables: per file, per part, the run's. */
+static void csv_files(const struct bench_breakdown *bd, FILE *out)
+{
+	unsigned int i;
+
+	fputs("\ntable,file,tree,reads,off_cpu_most,tail_off_ns,read_p50_ns,unobserved_p50_ns\n",
+	      out);
+	for (i = 0; i < bd->nr_files; i++) {
+		const struct bench_bd_file *f = &bd->files[i];
+		const char *tree = bench_breakdown__file_tree(bd, f->file);
+
+		fputs("read_breakdown_files,", out);
+		fput_csv_field(out, f->file);
+		fprintf(out, ",%s,%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64
+			",%" PRIu64 "\n", tree ? tree : "", f->reads,
+			f->off_most, f->tail_off_ns, f->read_p50_ns,
+			f->unobserved_p50_ns);
+	}
+}
+
+static void csv_sources(const struct bench_breakdown *bd, FILE *out)
+{
+	int p;
+
+	fputs("\ntable,part,timed,how,outside_calls,outside_ns\n", out);
+	for (p = 0; p < BD_PART__NR; p++) {
+		bool timed = !bd->untimed[p][0];
+
+		fprintf(out, "read_breakdown_sources,%s,%d,",
+			breakdown_part_name(p), timed);
+		fput_csv_field(out, timed ? bd->how[p] : bd->untimed[p]);
+		fprintf(out, ",%" PRIu64 ",%" PRIu64 "\n",
+			bd->outside_calls[p], bd->outside_ns[p]);
+	}
+}
+
+static void csv_run(const struct bench_breakdown *bd, FILE *out)
+{
+	const struct breakdown_cb_cost *cc = &bd->cb_cost;
+
+	fputs("\ntable,method,pass,hz,split_trees,lost,broken,callback_calls,callback_shortest_ns,callback_programs_ns,callback_programs_after_ns\n",
+	      out);
+	fputs("read_breakdown_run,", out);
+	fput_csv_field(out, bd->method);
+	fputc(',', out);
+	fput_csv_field(out, bd->pass);
+	fprintf(out, ",%u,%d,%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64
+		",%" PRIu64 ",%" PRIu64 "\n", bd->hz, bd->split_trees,
+		bd->lost, bd->broken, cc->calls, cc->shortest_ns,
+		cc->programs_ns, cc->programs_after_ns);
+	if (!bd->follow.set)
+		return;
+	fputs("\ntable,forks,readers_full,events_lost,opens,other_syscalls,unnamed_syscalls,files_dropped\n",
+	      out);
+	fprintf(out, "read_breakdown_follow,%" PRIu64 ",%" PRIu64 ",%" PRIu64
+		",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 "\n",
+		bd->follow.forks, bd->follow.readers_full,
+		bd->follow.events_lost, bd->follow.opens, bd->follow.other,
+		bd->follow.unnamed, bd->follow.files_dropped);
+}
+
 void bench_breakdown__csv(const struct bench_breakdown *bd, FILE *out)
 {
 	unsigned int i;
@@ -323,4 +384,7 @@ void bench_breakdown__csv(const struct bench_breakdown *bd, FILE *out)
 			csv_row(out, f, breakdown_part_name(p), &f->part[p],
 				!bd->untimed[p][0]);
 	}
+	csv_files(bd, out);
+	csv_sources(bd, out);
+	csv_run(bd, out);
 }

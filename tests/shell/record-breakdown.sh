@@ -8,8 +8,9 @@
 # exactly N reads of cpu.stat (a cat each, forked by the shell: followed),
 # each two read(2) calls (the data, then end of file), and nothing else
 # of the loop is a stat file. The parts add up to each read (shares sum
-# to 1); report's text, --json and --csv say the same figures; perf
-# itself still reads the file (the section is a feature bit perf skips);
+# to 1); report's text, --json and --csv (every block) say the same
+# figures; perf itself still reads the file (the section is a feature
+# bit perf skips);
 # without --breakdown nothing is decomposed; a hostile or cut section is left out of
 # the report with one note, the rest of the report intact.
 . tests/shell/lib.sh
@@ -87,6 +88,37 @@ for row, p in zip(rows, f["parts"]):
     for k in ("p50_ns", "p90_ns", "p99_ns", "calls", "sum_ns"):
         assert int(r[k]) == p[k], (r, k, p[k])
     assert abs(float(r["share"]) - p["share"]) < 1e-6, (r, p)
+# And the figures under the tables, block by block.
+blocks = {}
+for b in csvt.split("\n\n"):
+    rs = list(csv.reader(io.StringIO(b.strip("\n"))))
+    if len(rs) > 1 and rs[0][0] == "table":
+        blocks[rs[1][0]] = [dict(zip(rs[0], x)) for x in rs[1:]]
+fr = blocks["read_breakdown_files"]
+assert [r["file"] for r in fr] == [x["file"] for x in bd["files"]], fr
+for r, x in zip(fr, bd["files"]):
+    assert r["tree"] == (x["tree"] or ""), (r, x["tree"])
+    for k in ("reads", "off_cpu_most", "tail_off_ns", "read_p50_ns",
+              "unobserved_p50_ns"):
+        assert int(r[k]) == x[k], (r, k, x[k])
+sr = blocks["read_breakdown_sources"]
+assert len(sr) == len(bd["sources"]), sr
+for r, x in zip(sr, bd["sources"]):
+    assert r["part"] == x["part"] and int(r["timed"]) == int(x["timed"]), r
+    assert r["how"] == (x["how"] if x["timed"] else x["why"]), (r, x)
+    for k in ("outside_calls", "outside_ns"):
+        assert int(r[k]) == x.get(k, 0), (r, k, x)
+(run,) = blocks["read_breakdown_run"]
+assert run["method"] == bd["method"] and run["pass"] == bd["pass"], run
+assert int(run["hz"]) == (bd["hz"] or 0), (run, bd["hz"])
+assert int(run["split_trees"]) == int(bd["split_trees"]), run
+for k in ("lost", "broken"):
+    assert int(run[k]) == bd[k], (run, k)
+for k in ("calls", "shortest_ns", "programs_ns", "programs_after_ns"):
+    assert int(run["callback_" + k]) == bd["callback_cost"][k], (run, k)
+(fw,) = blocks["read_breakdown_follow"]
+for k, v in fo.items():
+    assert int(fw[k]) == v, (fw, k, v)
 print("ok: %d reads of cpu.stat; walk %.1f%%, rest %.1f%%" %
       (reads, parts["walk"]["share"] * 100, parts["rest"]["share"] * 100))
 PY
