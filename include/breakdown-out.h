@@ -24,9 +24,12 @@ void bench_breakdown__print_skips(const struct bench_breakdown *bd,
  * table,file,part,timed,reads,p50_ns,p90_ns,p99_ns,share,calls,sum_ns),
  * read_breakdown_files (per file: its tree, the reads mostly off the CPU,
  * the tail off it, the reader's p50s), read_breakdown_sources (per part:
- * how it was timed or why not, the callbacks outside the reads),
- * read_breakdown_run (the method, losses, the callbacks' observer cost)
- * and, for record's targets, read_breakdown_follow.
+ * how it was timed or why not, the callbacks outside the reads; by
+ * trigger in read_breakdown_outside), read_breakdown_skips (the program
+ * runs the kernel skipped), read_breakdown_run (the method, losses, the
+ * callbacks' observer cost, the window timed) and, for record's targets,
+ * read_breakdown_follow. Blocks without rows (outside, skips, follow)
+ * are left out.
  */
 void bench_breakdown__csv(const struct bench_breakdown *bd, FILE *out);
 
