@@ -51,8 +51,9 @@ struct rs_sample {
 	uint64_t nr_callchain;		/* entries, context markers included */
 	const uint64_t *callchain;	/* unaligned-safe: use rs_u64() */
 	/*
-	 * hash_words128() of the raw callchain, taken where the record is
-	 * decoded (the reading thread, with -j 2), when has_chain_hash.
+	 * hash_words128() of the raw callchain, when has_chain_hash: taken
+	 * where the record is decoded, or with -j 2 by whichever thread
+	 * was idle (the reader, or the consumer before its callback).
 	 */
 	bool has_chain_hash;
 	/* With chain_hash: a PERF_CONTEXT_USER marker is in the chain. */

@@ -1273,9 +1273,10 @@ int fold__flush(struct fold *f)
 /*
  * Only the 128-bit hash of a key is kept: a false match, which would
  * count a sample on another stack, needs both 64-bit lanes to collide.
- * Keys are placed by the hash of the raw callchain alone, which the
- * reading thread computed: the slot of a sample still in the batch can
- * be fetched before its turn (fold__prefetch()).
+ * Keys are placed by the hash of the raw callchain alone, taken before
+ * the sample's turn (by the reader, or as the batch's lookahead reaches
+ * it): the slot of a sample still in the batch can be fetched before
+ * its turn (fold__prefetch()).
  */
 int fold__begin_key(struct fold *f, const uint64_t in[2], uint64_t where)
 {

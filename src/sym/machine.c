@@ -1667,7 +1667,7 @@ static void callchain_hash(const struct rs_sample *s, uint16_t tag,
 	}
 	/*
 	 * What naming the frames depends on, mixed into the raw chain's
-	 * hash (the reader's, on every sample) rather than hashed again
+	 * hash (taken as the sample was read) rather than hashed again
 	 * with it: a false match still needs both lanes to collide.
 	 */
 	key0 = s->cpumode | (uint64_t)tag << 16 |

@@ -1923,7 +1923,8 @@ static int digest_event(void *ctx, const struct rs_event *ev)
 
 			hash_words128(s->callchain, s->nr_callchain, h);
 			for (k = 0; k < s->nr_callchain; k++)
-				user |= s->callchain[k] == PERF_CONTEXT_USER;
+				user |= rs_u64(&s->callchain[k]) ==
+					PERF_CONTEXT_USER;
 			if (!s->has_chain_hash || h[0] != s->chain_hash[0] ||
 			    h[1] != s->chain_hash[1] ||
 			    s->chain_has_user != user)
