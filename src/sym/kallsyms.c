@@ -132,6 +132,7 @@ static int read_all(int fd, char **text, size_t *len)
 				return -ENOMEM;
 			}
 			buf = nb;
+			advise_huge(buf, cap + 1);
 		}
 		r = read(fd, buf + n, cap - n);
 		if (r < 0 && errno == EINTR)

@@ -1,9 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0
 /* String interning and the JSON writer. */
 #include <errno.h>
+#include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "gnuplot.h"
 #include "json.h"
@@ -413,7 +416,47 @@ static void test_workq_order_and_error(void)
 	CHECK(workq__delete(NULL) == 0);
 }
 
-UNIT_MAIN(UNIT(test_workq_order_and_error),
+/*
+ * An array grown past 4 MiB asks for huge pages over the 2 MiB pages
+ * inside it: the kernel marks such a range "hg" in its VmFlags.
+ */
+static void test_grow_array_huge(void)
+{
+	uintptr_t inside;
+	uint8_t *v = NULL;
+	size_t cap = 0;
+	char line[512];
+	bool in = false, hg = false;
+	FILE *f;
+
+	if (access("/sys/kernel/mm/transparent_hugepage/enabled", F_OK)) {
+		SKIP("no transparent huge pages in this kernel");
+		return;
+	}
+	CHECK_INT(grow_array((void **)&v, &cap, 8u << 20, 1), 0);
+	if (!v)
+		return;
+	inside = ((uintptr_t)v + (2u << 20)) & ~(uintptr_t)((2u << 20) - 1);
+	f = fopen("/proc/self/smaps", "r");
+	if (!f) {
+		SKIP("no /proc/self/smaps");
+		free(v);
+		return;
+	}
+	while (fgets(line, sizeof(line), f)) {
+		unsigned long lo, hi;
+
+		if (sscanf(line, "%lx-%lx ", &lo, &hi) == 2)
+			in = inside >= lo && inside < hi;
+		else if (in && !strncmp(line, "VmFlags:", 8))
+			hg = strstr(line, " hg") != NULL;
+	}
+	fclose(f);
+	CHECK(hg);
+	free(v);
+}
+
+UNIT_MAIN(UNIT(test_workq_order_and_error), UNIT(test_grow_array_huge),
 	  UNIT(test_json_utf8), UNIT(test_strarena),
 	  UNIT(test_shell_words),
 	  UNIT(test_quote_controls), UNIT(test_csv_field),
