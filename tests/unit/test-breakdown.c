@@ -499,14 +499,12 @@ static void test_files_dup(void)
 	breakdown__files_free(f, nr);
 }
 
-/*
- * What print(a) writes, in a buffer to free(); each of its lines checked
- * to fit 80 columns. NULL (a failed check) when no memory.
- */
-static char *printed(void (*print)(const struct bench_breakdown *, FILE *),
-		     const struct bench_breakdown *a)
+typedef void (*bd_printer)(const struct bench_breakdown *, FILE *);
+
+/* What print(a) writes, in a buffer to free(); NULL when no memory. */
+static char *written(bd_printer print, const struct bench_breakdown *a)
 {
-	char *buf = NULL, *l, *e;
+	char *buf = NULL;
 	size_t len = 0;
 	FILE *f = open_memstream(&buf, &len);
 
@@ -515,8 +513,28 @@ static char *printed(void (*print)(const struct bench_breakdown *, FILE *),
 		return NULL;
 	print(a, f);
 	fclose(f);
-	for (l = buf; (e = strchr(l, '\n')); l = e + 1)
-		CHECK(e - l <= 80);
+	return buf;
+}
+
+/* The lines of text from from up to the one that ends with last fit 80. */
+static void fits_80(const char *from, const char *last)
+{
+	const char *e;
+
+	for (; from && (e = strchr(from, '\n')); from = e + 1) {
+		CHECK(e - from <= 80);
+		if (last && (size_t)(e - from) >= strlen(last) &&
+		    !strncmp(e - strlen(last), last, strlen(last)))
+			break;
+	}
+}
+
+/* written(), each line checked to fit 80 columns. */
+static char *printed(bd_printer print, const struct bench_breakdown *a)
+{
+	char *buf = written(print, a);
+
+	fits_80(buf, NULL);
 	return buf;
 }
 
@@ -631,16 +649,9 @@ static void test_tree_and_cost_printed(void)
 	/* A word longer than a line, last: left whole, no empty line after. */
 	snprintf(a->untimed[BD_PART_IO], sizeof(a->untimed[BD_PART_IO]),
 		 "not in kallsyms: /a/path/without/a/space/that/runs/on/for/longer/than/a/whole/line/of/eighty/columns");
-	{
-		size_t len = 0;
-		FILE *f = open_memstream(&buf, &len);
-
-		CHECK(f != NULL);
-		if (!f)
-			goto out;
-		bench_breakdown__print(a, f);	/* past 80: no printed() */
-		fclose(f);
-	}
+	buf = written(bench_breakdown__print, a);	/* past 80 */
+	if (!buf)
+		goto out;
 	CHECK(strstr(buf, "\n    /a/path/without/a/space/that/runs/on/for/longer/than/a/whole/line/of/eighty/columns\n") != NULL);
 	CHECK(strstr(buf, "\n    \n") == NULL);
 out:
@@ -685,24 +696,11 @@ static void test_p50_sum_printed(void)
 	f->total.q[0] = f->total.q[1] = UINT64_MAX;
 	f->entry.q[0] = f->entry.q[1] = INT64_MIN;
 	f->read_p50_ns = UINT64_MAX / 3;
-	{
-		size_t len = 0;
-		FILE *mf = open_memstream(&buf, &len);
-		char *l, *e;
-
-		CHECK(mf != NULL);
-		if (!mf)
-			goto out;
-		bench_breakdown__print(a, mf);
-		fclose(mf);
-		l = strstr(buf, "  at p50 the parts do not add up");
-		CHECK(l != NULL);
-		for (; l && (e = strchr(l, '\n')); l = e + 1) {
-			CHECK(e - l <= 80);
-			if (strstr(l, "alike\n") == e - 5)
-				break;
-		}
-	}
+	buf = written(bench_breakdown__print, a);
+	if (!buf)
+		goto out;
+	CHECK(strstr(buf, "  at p50 the parts do not add up") != NULL);
+	fits_80(strstr(buf, "  at p50 the parts do not add up"), "alike");
 	free(buf);
 	f->total.q[0] = 2384;
 	f->total.q[1] = 21062;
@@ -727,8 +725,6 @@ static void test_csv_blocks(void)
 {
 	struct bench_breakdown *a = calloc(1, sizeof(*a));
 	char *buf = NULL;
-	size_t len = 0;
-	FILE *f;
 
 	CHECK(a != NULL);
 	if (!a)
@@ -751,12 +747,9 @@ static void test_csv_blocks(void)
 	a->window_start_ns = 10;
 	a->window_end_ns = 20;
 	a->reader_pid = -1;
-	f = open_memstream(&buf, &len);
-	CHECK(f != NULL);
-	if (!f)
+	buf = written(bench_breakdown__csv, a);
+	if (!buf)
 		goto out;
-	bench_breakdown__csv(a, f);
-	fclose(f);
 	CHECK(strstr(buf, "\nread_breakdown_sources,memory,1,,3,3000\n") != NULL);
 	CHECK(strstr(buf, "\nread_breakdown_sources,wait,0,no lock tracepoints,,\n") != NULL);
 	CHECK(strstr(buf, "\ntable,part,trigger,calls,ns\nread_breakdown_outside,memory,-,1,500\nread_breakdown_outside,memory,reclaim,2,2500\n") != NULL);
