@@ -128,6 +128,7 @@ struct perf_data {
 	/* ordering queue (perf's ordered_events, as an array) */
 	struct pd_qent *q, *qtmp;
 	size_t q_nr, q_cap, qtmp_cap;
+	size_t *runs, runs_cap;		/* sort_runs()'s run starts */
 	uint64_t max_ts, next_flush;
 	struct pd_chunk *arena;		/* newest chunk first */
 	size_t arena_bytes;

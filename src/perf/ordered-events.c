@@ -173,49 +173,31 @@ static void merge_runs(struct pd_qent *a, struct pd_qent *tmp, size_t mid,
 		a[--k] = tmp[--j];
 }
 
-/* Stable merge sort by time; rounds are usually nearly sorted. */
-static void msort(struct pd_qent *a, struct pd_qent *tmp, size_t n)
-{
-	size_t mid, i, j;
-
-	if (n < 16) {
-		for (i = 1; i < n; i++) {
-			struct pd_qent x = a[i];
-
-			for (j = i; j > 0 && a[j - 1].time > x.time; j--)
-				a[j] = a[j - 1];
-			a[j] = x;
-		}
-		return;
-	}
-	mid = n / 2;
-	msort(a, tmp, mid);
-	msort(a + mid, tmp, n - mid);
-	merge_runs(a, tmp, mid, n);
-}
-
-/* Runs merged pairwise rather than halves split down to 16 entries. */
-#define PD_MAX_RUNS 64
-
 /*
  * A round of perf record -a is one sorted run per CPU buffer, written
- * one after another: merge those runs (a pass per doubling), unless
- * there are many; then msort(). Both sorts are stable: the same order.
+ * one after another: the runs are found (the first starts at 0, the
+ * second at first) and merged pairwise, a pass per doubling, O(n log
+ * runs). Stable, so records of one time keep perf's order.
  */
-static void sort_runs(struct pd_qent *a, struct pd_qent *tmp, size_t n)
+static int sort_runs(struct perf_data *pd, size_t first)
 {
-	size_t run[PD_MAX_RUNS + 1], nr = 0, i, w;
+	struct pd_qent *a = pd->q, *tmp = pd->qtmp;
+	size_t n = pd->q_nr, nr = 0, i, w, *run;
 
-	run[nr++] = 0;
-	for (i = 1; i < n; i++) {
+	/* The runs' starts, then n; the caller found the first descent. */
+	if (grow_array((void **)&pd->runs, &pd->runs_cap, 2,
+		       sizeof(*pd->runs)))
+		return -ENOMEM;
+	pd->runs[nr++] = 0;
+	for (i = first; i < n; i++) {
 		if (a[i - 1].time <= a[i].time)
 			continue;
-		if (nr == PD_MAX_RUNS) {
-			msort(a, tmp, n);
-			return;
-		}
-		run[nr++] = i;
+		if (grow_array((void **)&pd->runs, &pd->runs_cap, nr + 2,
+			       sizeof(*pd->runs)))
+			return -ENOMEM;
+		pd->runs[nr++] = i;
 	}
+	run = pd->runs;
 	run[nr] = n;
 	/* Pass by pass, runs 2k and 2k + 1 become run k. */
 	while (nr > 1) {
@@ -229,6 +211,7 @@ static void sort_runs(struct pd_qent *a, struct pd_qent *tmp, size_t n)
 		nr = w;
 		run[nr] = n;
 	}
+	return 0;
 }
 
 static int sort_queue(struct perf_data *pd)
@@ -240,7 +223,7 @@ static int sort_queue(struct perf_data *pd)
 			break;
 	if (i >= pd->q_nr)
 		return 0;
-	/* msort() never holds more than half of the entries in tmp */
+	/* merge_runs() never holds more than half of the entries in tmp */
 	if (pd->qtmp_cap < pd->q_nr / 2 + 1) {
 		free(pd->qtmp);
 		pd->qtmp = malloc((pd->q_cap / 2 + 1) * sizeof(*pd->qtmp));
@@ -250,8 +233,7 @@ static int sort_queue(struct perf_data *pd)
 		}
 		pd->qtmp_cap = pd->q_cap / 2 + 1;
 	}
-	sort_runs(pd->q, pd->qtmp, pd->q_nr);
-	return 0;
+	return sort_runs(pd, i);
 }
 
 /*
@@ -348,5 +330,6 @@ void pd_queue_free(struct perf_data *pd)
 {
 	free(pd->q);
 	free(pd->qtmp);
+	free(pd->runs);
 	arena_free(pd->arena);
 }

@@ -859,12 +859,6 @@ static void test_ordering(void)
 	free(g);
 }
 
-/*
- * A round is sorted as a stable sort by time would: runs of one CPU
- * buffer each (merged run by run, a long run before a short one, equal
- * times across runs), and many short runs (sorted another way). The
- * oracle is an insertion sort of the records as written.
- */
 /* A pipe whose one event (id) samples ip, tid and time, as perf record. */
 static void pipe_timed(struct bb *b, uint64_t id)
 {
@@ -878,6 +872,12 @@ static void pipe_timed(struct bb *b, uint64_t id)
 	pipe_attr(b, &a, &id, 1);
 }
 
+/*
+ * A round is sorted as a stable sort by time would: runs of one CPU
+ * buffer each, merged run by run (a long run before a short one, equal
+ * times across runs), many short runs, a run at every record. The
+ * oracle is an insertion sort of the records as written.
+ */
 static void check_round_order(const uint64_t *time, size_t n)
 {
 	uint64_t *want = calloc(n, sizeof(*want));
@@ -936,11 +936,15 @@ static void test_ordering_runs(void)
 	for (i = 0; i < 200; i++)
 		t[n++] = 1 + i;
 	check_round_order(t, n);
-	/* Short runs, more than are merged one by one. */
+	/* Short runs, about 200 of them. */
 	for (n = 0; n < 400; n++) {
 		x = x * 1103515245 + 12345;
 		t[n] = 1 + (x >> 16) % 97;
 	}
+	check_round_order(t, n);
+	/* Falling, ties in pairs: a run of two or one at every record. */
+	for (n = 0; n < 301; n++)
+		t[n] = 1000 - n / 2;
 	check_round_order(t, n);
 }
 
