@@ -24,6 +24,13 @@ uint64_t hash_bytes(const void *data, size_t len);
  * collide (about n^2 / 2^129 for n keys).
  */
 void hash_words128(const uint64_t *words, size_t n, uint64_t out[2]);
+/*
+ * hash_words128(), and in the same pass whether marker is one of the
+ * words (a callchain's PERF_CONTEXT_USER): one function for every
+ * thread that hashes a chain, so the hashes agree whoever takes them.
+ */
+bool hash_words128_find(const uint64_t *words, size_t n, uint64_t marker,
+			uint64_t out[2]);
 
 /*
  * Write a message into a caller's error buffer (buf NULL or len 0: none),

@@ -112,9 +112,11 @@ uint64_t hash_bytes(const void *data, size_t len)
 	return hash_u64(h);
 }
 
-void hash_words128(const uint64_t *words, size_t n, uint64_t out[2])
+bool hash_words128_find(const uint64_t *words, size_t n, uint64_t marker,
+			uint64_t out[2])
 {
 	struct hash128 h;
+	bool found = false;
 	size_t i;
 
 	hash128__init(&h, n);
@@ -124,8 +126,15 @@ void hash_words128(const uint64_t *words, size_t n, uint64_t out[2])
 		/* Callchains in a record buffer may be unaligned. */
 		memcpy(&w, &words[i], sizeof(w));
 		hash128__add(&h, w);
+		found |= w == marker;
 	}
 	hash128__end(&h, out);
+	return found;
+}
+
+void hash_words128(const uint64_t *words, size_t n, uint64_t out[2])
+{
+	hash_words128_find(words, n, 0, out);
 }
 
 #define HUGE_PAGE ((size_t)2 << 20)

@@ -166,27 +166,13 @@ struct perf_data {
 	char err[256];
 };
 
-/*
- * The raw callchain's hash (hash_words128()) and whether a
- * PERF_CONTEXT_USER marker is in it, in one pass: what callers key their
- * caches on (rs_sample.chain_hash).
- */
+/* What callers key their caches on (rs_sample.chain_hash). */
 static inline void pd_sample_hash_chain(struct rs_sample *s)
 {
-	struct hash128 h;
-	bool user = false;
-	uint64_t k;
-
-	hash128__init(&h, s->nr_callchain);
-	for (k = 0; k < s->nr_callchain; k++) {
-		uint64_t w = rs_u64(&s->callchain[k]);
-
-		hash128__add(&h, w);
-		user |= w == PERF_CONTEXT_USER;
-	}
-	hash128__end(&h, s->chain_hash);
+	s->chain_has_user = hash_words128_find(s->callchain, s->nr_callchain,
+					       PERF_CONTEXT_USER,
+					       s->chain_hash);
 	s->has_chain_hash = true;
-	s->chain_has_user = user;
 }
 
 static inline struct pd_evsel *pd_evsel(struct rs_evsel *ev)

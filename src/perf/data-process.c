@@ -369,8 +369,11 @@ static int parse_sample(struct perf_data *pd, struct pd_evsel *e,
 		s->nr_callchain = n;
 		s->callchain = (const uint64_t *)p;
 		p += n * 8;
-		/* Here, on the reading thread, unless it is the slower. */
-		if (!pd->defer_chain_hash)
+		/*
+		 * Here, on the reading thread, unless it is the slower; a
+		 * read group's, once for the events it becomes.
+		 */
+		if (!pd->defer_chain_hash || (st & PERF_SAMPLE_READ))
 			pd_sample_hash_chain(s);
 	}
 	if (st & PERF_SAMPLE_RAW) {

@@ -1647,7 +1647,7 @@ static void callchain_hash(const struct rs_sample *s, uint16_t tag,
 {
 	bool user = (s->cpumode & PERF_RECORD_MISC_CPUMODE_MASK) ==
 		    PERF_RECORD_MISC_USER;
-	uint64_t raw[2] = { s->ip, 0 }, i, key0, uv0, mix, mix2;
+	uint64_t raw[2] = { s->ip, 0 }, key0, uv0, mix, mix2;
 	struct mix_memo *e = NULL;
 
 	if (s->nr_callchain) {
@@ -1659,10 +1659,10 @@ static void callchain_hash(const struct rs_sample *s, uint16_t tag,
 			raw[0] = s->chain_hash[0];
 			raw[1] = s->chain_hash[1];
 		} else {
-			for (i = 0; i < s->nr_callchain && !user; i++)
-				user = rs_u64(&s->callchain[i]) ==
-				       PERF_CONTEXT_USER;
-			hash_words128(s->callchain, s->nr_callchain, raw);
+			user = hash_words128_find(s->callchain,
+						  s->nr_callchain,
+						  PERF_CONTEXT_USER, raw) ||
+			       user;
 		}
 	}
 	/*

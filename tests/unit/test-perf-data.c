@@ -1876,6 +1876,8 @@ struct digest {
 	uint64_t nr, h;
 	int threads;		/* the process's, at the first event */
 	uint64_t stop_at;	/* fail with -EIO on this event (1-based) */
+	/* Samples the lookahead saw (-j 2), and those without the hash. */
+	uint64_t ahead, ahead_unhashed;
 };
 
 static void dig(struct digest *d, const void *p, size_t n)
@@ -1948,6 +1950,18 @@ static int digest_event(void *ctx, const struct rs_event *ev)
 	return d->nr == d->stop_at ? -EIO : 0;
 }
 
+/* The lookahead gets each sample as the callback will: hash and all. */
+static int digest_ahead(void *ctx, const struct rs_event *ev)
+{
+	struct digest *d = ctx;
+
+	if (ev->kind == RS_EV_SAMPLE && ev->sample.nr_callchain) {
+		d->ahead++;
+		d->ahead_unhashed += !ev->sample.has_chain_hash;
+	}
+	return 0;
+}
+
 static int digest_file(const char *name, unsigned int threads,
 		       struct digest *d)
 {
@@ -1956,6 +1970,7 @@ static int digest_file(const char *name, unsigned int threads,
 
 	if (!err) {
 		perf_data__set_threads(pd, threads);
+		perf_data__set_lookahead(pd, digest_ahead);
 		err = perf_data__process(pd, digest_event, d);
 		/* a callback's failure leaves no reader message behind */
 		if (err == -EIO)
@@ -1988,6 +2003,8 @@ static void test_threads_same_events(void)
 		CHECK_U64(two.h, one.h);
 		CHECK(one.h != 0xbad);
 		CHECK_INT(one.threads, 1);
+		CHECK(two.ahead > 0);
+		CHECK_U64(two.ahead_unhashed, 0);
 	}
 }
 
