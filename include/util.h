@@ -137,7 +137,7 @@ static inline bool ascii_is_word(unsigned char c)
  * array is untouched on failure.
  */
 int grow_array(void **p, size_t *cap, size_t need, size_t size);
-/* Huge pages for the 2 MiB pages inside [p, p + len) of 4 MiB or more. */
+/* Huge pages asked for the whole 2 MiB pages inside [p, p + len). */
 void advise_huge(void *p, size_t len);
 /*
  * calloc() for a large table that is about to be written all over (a hash

@@ -145,8 +145,10 @@ void hash_words128(const uint64_t *words, size_t n, uint64_t out[2])
  * where transparent huge pages are on for madvise() only (Debian's
  * default): 2 MiB pages take a fault each instead of 512. Loading
  * kallsyms (190k symbols, 5.4 MB) in a fresh process: 8.9 -> 7.6 ms.
- * Only the whole 2 MiB pages inside; a hint, its failure changes
- * nothing.
+ * Only the whole 2 MiB pages inside, so nothing of another allocation;
+ * a hint, its failure changes nothing. The hint is the mapping's: once
+ * the array is freed or moved, what malloc() puts there later may get
+ * huge pages too (only its memory use can change).
  */
 void advise_huge(void *p, size_t len)
 {
@@ -154,7 +156,7 @@ void advise_huge(void *p, size_t len)
 	uintptr_t a = ((uintptr_t)p + HUGE_PAGE - 1) & ~(HUGE_PAGE - 1);
 	uintptr_t b = ((uintptr_t)p + len) & ~(HUGE_PAGE - 1);
 
-	if (len >= 2 * HUGE_PAGE && b > a)
+	if (b > a)
 		madvise((void *)a, b - a, MADV_HUGEPAGE);
 #endif
 }
@@ -192,9 +194,7 @@ void *calloc_table(size_t n, size_t size)
 	 */
 	if (size && n <= SIZE_MAX / size && n * size >= HUGE_PAGE &&
 	    !posix_memalign(&p, HUGE_PAGE, n * size)) {
-#ifdef MADV_HUGEPAGE
-		madvise(p, n * size & ~(HUGE_PAGE - 1), MADV_HUGEPAGE);
-#endif
+		advise_huge(p, n * size);
 		memset(p, 0, n * size);
 		return p;
 	}
