@@ -329,10 +329,13 @@ typedef int (*workq_fn)(void *ctx, void *recs, uint32_t nr);
 struct workq *workq__new(size_t rec_size, uint32_t block_recs, workq_fn fn,
 			 void *ctx);
 /*
- * Room for n records (at most block_recs) side by side, in the block
- * being filled or, once that is handed over, the next one.
+ * Room for n records side by side, in the block being filled or, once
+ * that is handed over, the next one. NULL once fn has failed (seen when
+ * a block is handed over) or for more than block_recs records: then
+ * workq__error() says why, and the caller stops.
  */
 void *workq__reserve(struct workq *q, uint32_t n);
+int workq__error(const struct workq *q);
 /* Wait until fn has run on everything reserved: 0 or its error. */
 int workq__drain(struct workq *q);
 /* Drain, end the thread, free: 0 or fn's error. NULL is a no-op. */

@@ -686,7 +686,8 @@ struct workq {
 	uint32_t head;		/* the next block to run */
 	uint32_t count;		/* handed over, not yet run */
 	bool done;
-	int err;
+	int err;		/* fn's first error, the thread's side */
+	int caller_err;		/* what the caller has heard of it */
 };
 
 static void *workq_main(void *arg)
@@ -762,10 +763,16 @@ struct workq *workq__new(size_t rec_size, uint32_t block_recs, workq_fn fn,
 	return q;
 }
 
-/* Hand the block being filled over; the next one must be free. */
+/*
+ * Hand the block being filled over; the next one must be free. The
+ * thread's error comes back here, so that the caller stops at its next
+ * block rather than at the end.
+ */
 static void workq_publish(struct workq *q)
 {
 	pthread_mutex_lock(&q->lock);
+	if (q->err && !q->caller_err)
+		q->caller_err = q->err;
 	if (q->used) {
 		q->nr[q->fill] = q->used;
 		q->count++;
@@ -782,8 +789,12 @@ void *workq__reserve(struct workq *q, uint32_t n)
 {
 	void *p;
 
-	if (q->used + n > q->block_recs)
+	if (n > q->block_recs && !q->caller_err)
+		q->caller_err = -E2BIG;
+	if (q->used + n > q->block_recs && !q->caller_err)
 		workq_publish(q);
+	if (q->caller_err)
+		return NULL;
 	p = q->blk[q->fill] + q->used * q->rec_size;
 	q->used += n;
 	return p;
@@ -797,9 +808,14 @@ int workq__drain(struct workq *q)
 	pthread_mutex_lock(&q->lock);
 	while (q->count)
 		pthread_cond_wait(&q->freed, &q->lock);
-	err = q->err;
+	err = q->err ? q->err : q->caller_err;
 	pthread_mutex_unlock(&q->lock);
 	return err;
+}
+
+int workq__error(const struct workq *q)
+{
+	return q->caller_err;
 }
 
 int workq__delete(struct workq *q)

@@ -525,6 +525,8 @@ static int classify_chain(struct analysis *an, const struct rs_sample *s,
 	}
 	/* The names go side by side after the record, four to one. */
 	rec = workq__reserve(an->w, 1 + (n + 3) / 4);
+	if (!rec)
+		return workq__error(an->w);
 	rec->op.op = AOP_CLASSIFY;
 	rec->op.idx = idx;
 	rec->op.nr_syms = n;
@@ -573,6 +575,8 @@ static int attribute(struct analysis *an, const struct rs_sample *s,
 
 	if (an->w) {
 		rec = workq__reserve(an->w, 1);
+		if (!rec)
+			return workq__error(an->w);
 		rec->op.op = AOP_ADD;
 		rec->op.clock = clock;
 		rec->op.idx = idx;

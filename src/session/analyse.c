@@ -149,8 +149,14 @@ int session__analyse(struct session *s, const struct analysis_opts *o,
 	/* A recording with no sample still gets its header and counts. */
 	if (!ctx.an)
 		ctx.an = analysis__new(o, s->machine);
-	if (!ctx.an || analysis__finish(ctx.an)) {
+	if (!ctx.an) {
 		err = -ENOMEM;
+		goto fail;
+	}
+	/* What a thread of the analysis's own failed on (-j 3), said once. */
+	err = analysis__finish(ctx.an);
+	if (err) {
+		session_data_error(s, err);
 		goto fail;
 	}
 	err = check_spans(s, o, ctx.an);

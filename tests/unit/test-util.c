@@ -378,7 +378,8 @@ static int wq_run(void *arg, void *recs, uint32_t nr)
 /*
  * Records reach the thread in the order reserved, runs of several never
  * split over two blocks; after a drain, what the thread wrote is the
- * caller's to read; an error skips later blocks and is returned.
+ * caller's to read; an error skips later blocks, stops the caller at
+ * its next block and is returned; a run longer than a block is refused.
  */
 static void test_workq_order_and_error(void)
 {
@@ -408,12 +409,28 @@ static void test_workq_order_and_error(void)
 	CHECK(q != NULL);
 	if (!q)
 		return;
-	for (v = 0; v < 2000; v++)
-		*(uint32_t *)workq__reserve(q, 1) = v << 3 | 1;
+	/*
+	 * The caller hears of the error at a block handed over after it:
+	 * reserve says NULL, and why, long before the 2000th record.
+	 */
+	for (v = 0; v < 2000 && (r = workq__reserve(q, 1)); v++)
+		*r = v << 3 | 1;
+	CHECK(v < 2000);
+	CHECK_INT(workq__error(q), -ENOSPC);
 	CHECK_INT(workq__delete(q), -ENOSPC);
 	CHECK_U64(seen.next, 300);
 	CHECK_U64(seen.after_err, 0);
 	CHECK(workq__delete(NULL) == 0);
+
+	/* More records than a block holds: refused, not overrun. */
+	seen = (struct wq_seen){ .fail_at = UINT32_MAX };
+	q = workq__new(sizeof(uint32_t), 16, wq_run, &seen);
+	CHECK(q != NULL);
+	if (!q)
+		return;
+	CHECK(workq__reserve(q, 17) == NULL);
+	CHECK_INT(workq__error(q), -E2BIG);
+	CHECK_INT(workq__delete(q), -E2BIG);
 }
 
 /*
