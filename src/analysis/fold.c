@@ -101,7 +101,6 @@ struct pfast_ent {
  */
 enum {
 	OP_BEGIN,	/* a new callchain: a = pname, java, b = count */
-	OP_FRAME,	/* a = frame id, b = addr, sym, dso */
 	OP_FRAMES,	/* a = n: the next n records are fold_frames */
 	OP_END,		/* a = chain number + 1, 0: none */
 	OP_COUNT,	/* a callchain seen before: a = number, b = count */
@@ -112,7 +111,6 @@ struct fold_op {
 	bool java;
 	uint32_t a;
 	uint64_t b;
-	const char *sym, *dso;
 };
 
 /* A frame of fold__feed() on its way: the arguments of fold__frame_id(). */
@@ -240,7 +238,9 @@ static int kmap_put(struct keymap *m, const uint64_t k[4], uint32_t val)
 static void feed_begin(struct fold *f, uint32_t pname, bool java,
 		       uint64_t count);
 static int emit(struct fold *f, const struct fold_op *op);
-static int emit_begin(struct fold *f);
+static inline int emit_begin(struct fold *f);
+static int queue_frames(struct fold *f, const struct fold_frame *fr,
+			const struct rs_frame *rs, uint32_t n, bool no_dso);
 static int worker_drain(struct fold *f);
 
 struct fold *fold__new(const struct fold_opts *opts)
@@ -910,35 +910,27 @@ int fold__frame(struct fold *f, const char *sym, const char *dso,
 int fold__frame_id(struct fold *f, uint32_t id, const char *sym,
 		   const char *dso, uint64_t addr)
 {
+	struct fold_frame fr = { id, sym, dso, addr };
 	int ret;
 
 	if (!f->in_sample)
 		return 0;
 	ret = emit_begin(f);
-	if (ret)
-		return ret;
-	return emit(f, &(struct fold_op){ .op = OP_FRAME, .a = id, .b = addr,
-					  .sym = sym, .dso = dso });
+	if (ret || (f->w && !f->direct))
+		return ret ? ret : queue_frames(f, &fr, NULL, 1, false);
+	return feed_frame_id(f, id, sym, dso, addr);
 }
 
 int fold__frame_text(struct fold *f, const char *sym, const char *dso,
 		     const char *pc)
 {
 	bool need_pc;
-	int ret;
 
 	if (!f->in_sample)
 		return 0;
-	/* Text is folded on this thread (fold__begin_text()). */
-	if (!f->direct) {
-		ret = worker_drain(f);
-		if (ret)
-			return ret;
-		f->direct = true;
-	}
-	ret = emit_begin(f);
-	if (ret)
-		return ret;
+	/* Text is folded on this thread, begun (fold__begin_text()). */
+	if (!f->direct)
+		return -EINVAL;
 	need_pc = f->opts.addrs && pc && strstr(sym, "[unknown]");
 	return add_frame(f, sym, dso, need_pc ? (uintptr_t)pc : 0, FRAME_TEXT,
 			 need_pc ? pc : "");
@@ -1140,8 +1132,6 @@ static int run_op(struct fold *f, const union fold_rec *rec, uint32_t *nr)
 	case OP_BEGIN:
 		feed_begin(f, op->a, op->java, op->b);
 		return 0;
-	case OP_FRAME:
-		return feed_frame_id(f, op->a, op->sym, op->dso, op->b);
 	case OP_FRAMES:
 		*nr += op->a;
 		for (i = 1; i <= op->a; i++) {
@@ -1200,65 +1190,76 @@ static int emit(struct fold *f, const struct fold_op *op)
 	if (!f->w || f->direct)
 		return run_op(f, (const union fold_rec *)op, &took);
 	rec = workq__reserve(f->w, 1);
+	if (!rec)
+		return workq__error(f->w);
 	rec->op = *op;
 	return 0;
 }
 
 /* The open sample's OP_BEGIN, before its first frame or its end. */
-static int emit_begin(struct fold *f)
+static inline int emit_begin(struct fold *f)
 {
 	if (f->begun)
 		return 0;
 	f->begun = true;
+	if (!f->w || f->direct) {
+		feed_begin(f, f->pname, f->java, f->count);
+		return 0;
+	}
 	return emit(f, &(struct fold_op){ .op = OP_BEGIN, .java = f->java,
 					  .a = f->pname, .b = f->count });
+}
+
+/* A named frame as fold__frame_id() takes it; no_dso: named without. */
+static struct fold_frame frame_of(const struct rs_frame *fr, bool no_dso)
+{
+	return (struct fold_frame){ no_dso ? 0 : fr->id, fr->sym,
+				    no_dso ? NULL : fr->dso, fr->map_addr };
+}
+
+/*
+ * The open sample's frames for the fold's thread, from fr (n
+ * fold_frames) or rs (n named frames): OP_FRAMES records, as many
+ * blocks as they take.
+ */
+static int queue_frames(struct fold *f, const struct fold_frame *fr,
+			const struct rs_frame *rs, uint32_t n, bool no_dso)
+{
+	union fold_rec *rec;
+	uint32_t i, k;
+
+	for (; n; n -= k) {
+		k = n < FW_RECS - 1 ? n : FW_RECS - 1;
+		rec = workq__reserve(f->w, 1 + k);
+		if (!rec)
+			return workq__error(f->w);
+		rec->op = (struct fold_op){ .op = OP_FRAMES, .a = k };
+		for (i = 0; i < k; i++)
+			rec[1 + i].fr = rs ? frame_of(rs++, no_dso) : *fr++;
+	}
+	return 0;
 }
 
 int fold__feed(struct fold *f, const struct rs_frame *fr, uint32_t n,
 	       bool no_dso)
 {
-	union fold_rec *rec;
 	uint32_t i;
 	int ret;
 
 	if (!f->in_sample)
 		return 0;
-	if (!f->w || f->direct) {
-		/* On this thread: the stacks' side at once, no operations. */
-		if (!f->begun) {
-			f->begun = true;
-			feed_begin(f, f->pname, f->java, f->count);
-		}
-		for (i = 0; i < n; i++) {
-			ret = feed_frame_id(f, no_dso ? 0 : fr[i].id, fr[i].sym,
-					    no_dso ? NULL : fr[i].dso,
-					    fr[i].map_addr);
-			if (ret)
-				return ret;
-		}
-		return fold__end(f);
-	}
-	if (n > FW_RECS - 2) {
-		for (i = 0; i < n; i++) {
-			ret = fold__frame_id(f, no_dso ? 0 : fr[i].id,
-					     fr[i].sym,
-					     no_dso ? NULL : fr[i].dso,
-					     fr[i].map_addr);
-			if (ret)
-				return ret;
-		}
-		return fold__end(f);
-	}
 	ret = emit_begin(f);
-	if (ret)
-		return ret;
-	/* OP_FRAMES and the frames, side by side in one block. */
-	rec = workq__reserve(f->w, 1 + n);
-	rec->op = (struct fold_op){ .op = OP_FRAMES, .a = n };
-	for (i = 0; i < n; i++)
-		rec[1 + i].fr = (struct fold_frame){
-			no_dso ? 0 : fr[i].id, fr[i].sym,
-			no_dso ? NULL : fr[i].dso, fr[i].map_addr };
+	if (!ret && f->w && !f->direct)
+		ret = queue_frames(f, NULL, fr, n, no_dso);
+	if (ret || (f->w && !f->direct))
+		return ret ? ret : fold__end(f);
+	/* On this thread: the stacks' side at once (a new chain's path). */
+	for (i = 0; i < n; i++) {
+		ret = feed_frame_id(f, no_dso ? 0 : fr[i].id, fr[i].sym,
+				    no_dso ? NULL : fr[i].dso, fr[i].map_addr);
+		if (ret)
+			return ret;
+	}
 	return fold__end(f);
 }
 

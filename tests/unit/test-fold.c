@@ -528,7 +528,7 @@ static char *chain_feed(unsigned int jobs, char (*fnames)[8])
 	char *out = NULL;
 	size_t len = 0;
 	FILE *m = open_memstream(&out, &len);
-	int ret;
+	int ret, threads = unit_threads();
 
 	if (!f || !m) {
 		UNIT_FAIL("setup");
@@ -576,6 +576,8 @@ static char *chain_feed(unsigned int jobs, char (*fnames)[8])
 				.dso = "/d" };
 		CHECK_INT(fold__feed(f, fr, n, false), 0);
 	}
+	/* With jobs 3 the stacks were built on a thread of the fold's. */
+	CHECK_INT(unit_threads(), threads + (jobs > 2));
 	CHECK_INT(fold__flush(f), 0);
 	CHECK_INT(fold__write(f, m), 0);
 	CHECK_U64(fold__nr_kept(f), 30000 + 30);
@@ -655,7 +657,55 @@ static void test_stacks_thread(void)
 	free(exp);
 }
 
-UNIT_MAIN(UNIT(test_stacks_thread),
+/*
+ * A callchain longer than a block of the fold's thread holds goes to it
+ * in as many blocks as it takes: the line of jobs 1.
+ */
+static void test_long_chain_thread(void)
+{
+	static struct rs_frame fr[3000];
+	static char names[3000][8];
+	char *out[2] = { NULL, NULL };
+	uint64_t h[2] = { 1, 2 };
+	unsigned int j;
+	uint32_t k;
+
+	for (k = 0; k < 3000; k++) {
+		snprintf(names[k], sizeof(names[k]), "f%u", k);
+		fr[k] = (struct rs_frame){ .id = k + 1, .sym = names[k],
+					   .dso = "/d" };
+	}
+	for (j = 0; j < 2; j++) {
+		struct fold_opts o = { .jobs = j ? 3 : 1 };
+		struct fold *f = fold__new(&o);
+		size_t len = 0;
+		FILE *m = open_memstream(&out[j], &len);
+
+		if (!f || !m) {
+			UNIT_FAIL("setup");
+			if (m)
+				fclose(m);
+			fold__delete(f);
+			continue;
+		}
+		CHECK_INT(fold__begin(f, NULL, "p", 1, 1, 1, true), 1);
+		CHECK_INT(fold__begin_key(f, h, h[0]), 0);
+		CHECK_INT(fold__feed(f, fr, 3000, false), 0);
+		CHECK_INT(fold__flush(f), 0);
+		CHECK_INT(fold__write(f, m), 0);
+		fclose(m);
+		fold__delete(f);
+	}
+	if (out[0] && out[1]) {
+		CHECK_STR(out[1], out[0]);
+		CHECK(!strncmp(out[0], "p;f2999;f2998;", 14));
+		CHECK(strstr(out[0], ";f1;f0 1\n") != NULL);
+	}
+	free(out[0]);
+	free(out[1]);
+}
+
+UNIT_MAIN(UNIT(test_stacks_thread), UNIT(test_long_chain_thread),
 	  UNIT(test_recorded_frames_split_as_printed),
 	  UNIT(test_memo_java_and_addrs), UNIT(test_two_thread_sort),
 	  UNIT(test_comm), UNIT(test_pid_tid), UNIT(test_period),

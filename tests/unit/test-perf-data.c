@@ -1885,20 +1885,6 @@ static void dig(struct digest *d, const void *p, size_t n)
 	d->h = hash_u64(d->h ^ hash_bytes(p, n));
 }
 
-static int threads_now(void)
-{
-	char line[256];
-	int n = -1;
-	FILE *f = fopen("/proc/self/status", "r");
-
-	while (f && fgets(line, sizeof(line), f))
-		if (sscanf(line, "Threads: %d", &n) == 1)
-			break;
-	if (f)
-		fclose(f);
-	return n;
-}
-
 static int digest_event(void *ctx, const struct rs_event *ev)
 {
 	struct digest *d = ctx;
@@ -1906,7 +1892,7 @@ static int digest_event(void *ctx, const struct rs_event *ev)
 	uint64_t v[8] = { ev->kind, ev->cpumode, ev->time, ev->offset };
 
 	if (!d->nr++)
-		d->threads = threads_now();
+		d->threads = unit_threads();
 	dig(d, v, sizeof(v));
 	switch (ev->kind) {
 	case RS_EV_SAMPLE:

@@ -171,6 +171,21 @@ static inline const char *unit_tmpdir(void)
 	return dir;
 }
 
+/* The test process's threads now (/proc/self/status), -1 unknown. */
+static inline int unit_threads(void)
+{
+	char line[256];
+	int n = -1;
+	FILE *f = fopen("/proc/self/status", "r");
+
+	while (f && fgets(line, sizeof(line), f))
+		if (sscanf(line, "Threads: %d", &n) == 1)
+			break;
+	if (f)
+		fclose(f);
+	return n;
+}
+
 /* DIR/name in the scratch directory (eight results live at once). */
 static inline const char *unit_tmp_path(const char *name)
 {
