@@ -513,9 +513,9 @@ static void chain_parts(uint32_t c, char *pname, size_t len, uint32_t *n,
 
 /*
  * Recorded samples, keyed as the perf.data path keys them, with a text
- * sample (an exiting task's, folded as perf script prints it) now and
- * then: the folded lines with jobs (the stacks built on the fold's own
- * thread when 3).
+ * sample (folded as perf script prints it) and an exiting task's (its
+ * name as text, its chain recorded) now and then: the folded lines with
+ * jobs (the stacks built on the fold's own thread when 3).
  */
 static char *chain_feed(unsigned int jobs, char (*fnames)[8])
 {
@@ -544,6 +544,24 @@ static char *chain_feed(unsigned int jobs, char (*fnames)[8])
 				  1);
 			CHECK_INT(fold__frame_text(f, "g", "/x", NULL), 0);
 			CHECK_INT(fold__end(f), 0);
+		}
+		/*
+		 * An exiting task's sample, as the perf.data path folds it:
+		 * its name as text, its recorded chain keyed and named.
+		 */
+		if (i % 1000 == 500) {
+			struct rs_frame e = { .id = NR_FNAMES + 1, .sym = "e",
+					      .dso = "/x" };
+
+			h[0] = ~0ULL;
+			h[1] = 7;
+			CHECK_INT(fold__begin_text(f, "x", NULL, "2", 1, false),
+				  1);
+			ret = fold__begin_key(f, h, h[0]);
+			if (ret == 0)
+				CHECK_INT(fold__feed(f, &e, 1, false), 0);
+			else if (ret != 1)
+				UNIT_FAIL("fold__begin_key: %d", ret);
 		}
 		x = x * 1103515245 + 12345;
 		c = (x >> 8) % NR_CHAINS;
@@ -580,7 +598,7 @@ static char *chain_feed(unsigned int jobs, char (*fnames)[8])
 	CHECK_INT(unit_threads(), threads + (jobs > 2));
 	CHECK_INT(fold__flush(f), 0);
 	CHECK_INT(fold__write(f, m), 0);
-	CHECK_U64(fold__nr_kept(f), 30000 + 30);
+	CHECK_U64(fold__nr_kept(f), 30000 + 30 + 30);
 	fclose(m);
 	fold__delete(f);
 	return out;
@@ -606,7 +624,7 @@ static int exp_cmp(const void *a, const void *b)
 static void test_stacks_thread(void)
 {
 	static char fnames[NR_FNAMES][8];
-	struct exp_line *exp = calloc(NR_CHAINS + 1, sizeof(*exp));
+	struct exp_line *exp = calloc(NR_CHAINS + 2, sizeof(*exp));
 	uint32_t x = 777, i, k, c, n, frames[8], nr = 0;
 	char *one, *two, *want = NULL;
 	size_t len = 0;
@@ -633,12 +651,15 @@ static void test_stacks_thread(void)
 	}
 	snprintf(exp[NR_CHAINS].s, sizeof(exp[NR_CHAINS].s), "t;g");
 	exp[NR_CHAINS].count = 30;
-	qsort(exp, NR_CHAINS + 1, sizeof(*exp), exp_cmp);
+	snprintf(exp[NR_CHAINS + 1].s, sizeof(exp[NR_CHAINS].s), "x;e");
+	exp[NR_CHAINS + 1].count = 30;
+	qsort(exp, NR_CHAINS + 2, sizeof(*exp), exp_cmp);
 	m = open_memstream(&want, &len);
-	for (i = 0; i <= NR_CHAINS; i = k) {
+	for (i = 0; i <= NR_CHAINS + 1; i = k) {
 		uint64_t sum = 0;
 
-		for (k = i; k <= NR_CHAINS && !strcmp(exp[k].s, exp[i].s); k++)
+		for (k = i; k <= NR_CHAINS + 1 &&
+		     !strcmp(exp[k].s, exp[i].s); k++)
 			sum += exp[k].count;
 		if (sum) {
 			fprintf(m, "%s %" PRIu64 "\n", exp[i].s, sum);
