@@ -260,7 +260,15 @@ for name in "${alone[@]}"; do
 	run_shell "$name"
 	report_shell "$name"
 done
-[ -n "$lane_pid" ] && wait "$lane_pid"
+# What the lane's tests leaked is still in its session once the lane
+# has ended: said and counted as a failure, then ended.
+leaked=
+if [ -n "$lane_pid" ]; then
+	wait "$lane_pid"
+	leaked=$(pgrep -s "$lane_pid" -a | tr '\n' ';' | sed 's/;$//')
+	[ -z "$leaked" ] || stop_session "$lane_pid"
+	lane_pid=
+fi
 for name in "${lane[@]}"; do
 	if [ -f "$log/$name.rc" ]; then
 		report_shell "$name"
@@ -270,6 +278,11 @@ for name in "${lane[@]}"; do
 		failed=$((failed + 1))
 	fi
 done
+if [ -n "$leaked" ]; then
+	echo "FAIL side-lane: leftover processes: $leaked" | tee -a "$results"
+	failures+=("side-lane")
+	failed=$((failed + 1))
+fi
 
 if [ $((passed + failed + skipped)) -eq 0 ]; then
 	echo "FAIL: no test ran${filter:+ (none matches '$filter')}; build them with make tests"
