@@ -225,9 +225,9 @@ report_shell() {
 # check must stay well under 10 minutes): the listed ones touch nothing
 # outside their own $TMP, and a VM test touches only its guest, its QEMU
 # and its work directory in /var/lib/rstat-analyze, which no other test
-# looks at. The rest use about one CPU of two. The lane is a session of
-# its own, so that the tests that look for a bench's leftover processes
-# in their session do not see a guest's host side.
+# looks at. The rest use about one CPU of two; the lane runs at nice 19,
+# so that it takes only what they leave and does not disturb the timing
+# tests. The lane is a session of its own, ended as a whole.
 declare -A beside=()
 while read -r n; do
 	beside[$n]=1
@@ -252,7 +252,8 @@ lane=("${lane_vm[@]}" "${lane[@]}")
 if [ ${#lane[@]} -gt 0 ]; then
 	export -f run_shell
 	export log timeout_s
-	setsid bash -c 'for name; do run_shell "$name" lane; done' lane \
+	setsid nice -n 19 \
+		bash -c 'for name; do run_shell "$name" lane; done' lane \
 		"${lane[@]}" </dev/null &
 	lane_pid=$!
 fi
