@@ -228,10 +228,11 @@ report_shell() {
 # looks at. The rest use about one CPU of two; the lane runs at nice 19,
 # so that it takes only what they leave and does not disturb the timing
 # tests. The lane is a session of its own, ended as a whole.
+. tests/shell/beside-lib.sh
 declare -A beside=()
 while read -r n; do
 	beside[$n]=1
-done < <(sed 's/#.*//' tests/beside.txt | tr -s ' \t' '\n' | grep .)
+done < <(beside_tests)
 alone=() lane=() lane_vm=()
 for t in tests/shell/*.sh; do
 	[ -f "$t" ] || continue
