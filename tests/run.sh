@@ -40,8 +40,58 @@ ci=false
 passed=0 failed=0 skipped=0 parts=0
 failures=()
 log=$(mktemp -d /tmp/rstat-tests.XXXXXX)
-trap 'rm -rf "$log"' EXIT
 export RS_UNIT_TMP=$log
+
+# run_alone CMD...: CMD in a session of its own, waited for; its exit
+# status. It is waited for in the background, so that run.sh's trap runs
+# at once and stop_tests ends it. A session, not a process group: the
+# tests nest their own timeouts, each in a process group of its own,
+# which a signal to the outer one's group would miss.
+run_alone() {
+	local rc
+	setsid "$@" &
+	test_pid=$!
+	wait $test_pid
+	rc=$?
+	test_pid=
+	return $rc
+}
+
+# stop_session SID...: every process of these sessions asked to end
+# (SIGTERM), given 30 s (a VM test's tool removes its guest on SIGTERM),
+# then killed.
+stop_session() {
+	local s i left
+	for s; do
+		pkill -TERM -s "$s" 2>/dev/null
+	done
+	for i in $(seq 1 300); do
+		left=
+		for s; do
+			pgrep -s "$s" >/dev/null && left=1
+		done
+		[ -n "$left" ] || return 0
+		sleep 0.1
+	done
+	for s; do
+		pkill -KILL -s "$s" 2>/dev/null
+	done
+}
+
+# On the way out: the test running alone and the lane's session ended,
+# before their log directory goes.
+stop_tests() {
+	local sids=()
+	[ -n "${test_pid:-}" ] && sids+=("$test_pid")
+	[ -n "${lane_pid:-}" ] && sids+=("$lane_pid")
+	[ ${#sids[@]} -eq 0 ] || stop_session "${sids[@]}"
+	rm -rf "$log"
+}
+test_pid= lane_pid=
+trap stop_tests EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM
+trap 'exit 129' HUP
 # Every result line, "STATUS NAME: reason", for the skip accounting.
 results=$log/results
 
@@ -82,7 +132,8 @@ for t in build/san/tests/test-*; do
 	start=0
 	t0=$SECONDS
 	while :; do
-		UNIT_START=$start timeout "$timeout_s" "$t" >"$log/part" 2>&1
+		UNIT_START=$start run_alone timeout "$timeout_s" "$t" \
+			>"$log/part" 2>&1
 		rc=$?
 		cat "$log/part" >>"$out"
 		# The last case announced and not reported crashed.
@@ -112,43 +163,27 @@ for t in build/san/tests/test-*; do
 	echo "$((SECONDS - t0)) unit/$name" >>"$log/durations"
 done
 
-# run_shell NAME: one shell test, its output in $log/NAME.out, its exit
-# status in $log/NAME.rc, its seconds in $log/NAME.secs.
-# timeout puts the test in a process group of its own (so that a timeout
-# ends all of it), where the terminal's SIGINT does not reach; it is
-# waited for in the background, so that run.sh's trap runs at once and
-# ends it (timeout passes SIGTERM on, SIGKILL 10 s later if ignored).
+# run_shell NAME [lane]: one shell test, its output in $log/NAME.out, its
+# exit status in $log/NAME.rc, its seconds in $log/NAME.secs. A test of
+# the main lane runs in a session of its own (run_alone), where the
+# terminal's SIGINT does not reach: stop_tests ends it. One of the side
+# lane runs in the lane's session, which stop_tests ends as a whole.
+# timeout ends the test (SIGTERM, SIGKILL 10 s later if ignored).
 run_shell() {
-	local name=$1 t0=$SECONDS
+	local name=$1 t0=$SECONDS rc
 
-	timeout -k 10 "$timeout_s" bash "tests/shell/$name.sh" \
-		>"$log/$name.out" 2>&1 &
-	test_pid=$!
-	wait $test_pid
-	echo $? >"$log/$name.rc"
-	test_pid=
+	if [ "${2:-}" = lane ]; then
+		timeout -k 10 "$timeout_s" bash "tests/shell/$name.sh" \
+			>"$log/$name.out" 2>&1 &
+		wait $!
+	else
+		run_alone timeout -k 10 "$timeout_s" \
+			bash "tests/shell/$name.sh" >"$log/$name.out" 2>&1
+	fi
+	rc=$?
+	echo $rc >"$log/$name.rc"
 	echo "$((SECONDS - t0))" >"$log/$name.secs"
 }
-
-# On the way out: the test running alone and every process of the lane's
-# session ended, and waited for (a VM test's tool removes its guest on
-# SIGTERM), before their log directory goes.
-stop_tests() {
-	local i
-
-	[ -n "${test_pid:-}" ] && kill -TERM "$test_pid" 2>/dev/null
-	[ -n "${lane_pid:-}" ] && pkill -TERM -s "$lane_pid" 2>/dev/null
-	for i in $(seq 1 300); do
-		{ [ -n "${test_pid:-}" ] && kill -0 "$test_pid" 2>/dev/null; } ||
-			{ [ -n "${lane_pid:-}" ] && pgrep -s "$lane_pid" >/dev/null; } ||
-			break
-		sleep 0.1
-	done
-	rm -rf "$log"
-}
-test_pid= lane_pid=
-trap stop_tests EXIT
-trap 'exit 130' INT TERM
 
 # report_shell NAME: what run_shell left, counted and printed.
 report_shell() {
@@ -190,13 +225,14 @@ report_shell() {
 # check must stay well under 10 minutes): the listed ones touch nothing
 # outside their own $TMP, and a VM test touches only its guest, its QEMU
 # and its work directory in /var/lib/rstat-analyze, which no other test
-# looks at. The rest use about one CPU of two. The lane is a session of
-# its own, so that the tests that look for a bench's leftover processes
-# in their session do not see a guest's host side.
+# looks at. The rest use about one CPU of two; the lane runs at nice 19,
+# so that it takes only what they leave and does not disturb the timing
+# tests. The lane is a session of its own, ended as a whole.
+. tests/shell/beside-lib.sh
 declare -A beside=()
 while read -r n; do
 	beside[$n]=1
-done < <(sed 's/#.*//' tests/beside.txt | tr -s ' \t' '\n' | grep .)
+done < <(beside_tests)
 alone=() lane=() lane_vm=()
 for t in tests/shell/*.sh; do
 	[ -f "$t" ] || continue
@@ -217,7 +253,8 @@ lane=("${lane_vm[@]}" "${lane[@]}")
 if [ ${#lane[@]} -gt 0 ]; then
 	export -f run_shell
 	export log timeout_s
-	setsid bash -c 'for name; do run_shell "$name"; done' lane \
+	setsid nice -n 19 \
+		bash -c 'for name; do run_shell "$name" lane; done' lane \
 		"${lane[@]}" </dev/null &
 	lane_pid=$!
 fi
@@ -225,7 +262,15 @@ for name in "${alone[@]}"; do
 	run_shell "$name"
 	report_shell "$name"
 done
-[ -n "$lane_pid" ] && wait "$lane_pid"
+# What the lane's tests leaked is still in its session once the lane
+# has ended: said and counted as a failure, then ended.
+leaked=
+if [ -n "$lane_pid" ]; then
+	wait "$lane_pid"
+	leaked=$(pgrep -s "$lane_pid" -a | tr '\n' ';' | sed 's/;$//')
+	[ -z "$leaked" ] || stop_session "$lane_pid"
+	lane_pid=
+fi
 for name in "${lane[@]}"; do
 	if [ -f "$log/$name.rc" ]; then
 		report_shell "$name"
@@ -235,6 +280,11 @@ for name in "${lane[@]}"; do
 		failed=$((failed + 1))
 	fi
 done
+if [ -n "$leaked" ]; then
+	echo "FAIL side-lane: leftover processes: $leaked" | tee -a "$results"
+	failures+=("side-lane")
+	failed=$((failed + 1))
+fi
 
 if [ $((passed + failed + skipped)) -eq 0 ]; then
 	echo "FAIL: no test ran${filter:+ (none matches '$filter')}; build them with make tests"

@@ -25,8 +25,13 @@ command -v python3 >/dev/null 2>&1 || skip "python3 is not installed"
 ref=tests/shell/stackcollapse-ref.py
 BPF_FRAME='bpf_prog_[0-9a-f]{16}'
 
-cg=
+cg= holder=
 cleanup() {
+	# The holder's programs stay loaded until it ends: end it first.
+	if [ -n "$holder" ]; then
+		kill -TERM "$holder" 2>/dev/null
+		wait "$holder" 2>/dev/null
+	fi
 	[ -n "$cg" ] && rmdir "$cg" 2>/dev/null
 	rm -rf "$TMP"
 }
@@ -119,14 +124,20 @@ perf script -D -i "$TMP/rs.data" 2>/dev/null |
 # Programs loaded before record starts get KSYMBOL records that record
 # writes itself (the kernel sends them only at a load): a recording
 # holder keeps its programs loaded while another recording is made; each
-# breakdown program in kallsyms before the second one started must have
-# its record, by name (the tag in it is the program's).
+# of the holder's breakdown programs in kallsyms before the second one
+# started must have its record, by name (the tag in it is the program's).
+# The holder's own programs only (the tags of the programs and links its
+# file descriptors hold): another run's may come and go meanwhile.
 "$RS_BIN" record -q --breakdown -e cpu-clock -o "$TMP/holder.data" -- \
 	sleep 30 >/dev/null 2>&1 &
 holder=$!
 bd_progs() {
+	local tags
+	tags=$(sed -n 's/^prog_tag:[[:space:]]*\([0-9a-f]\{16\}\)$/\1/p' \
+		/proc/"$holder"/fdinfo/* 2>/dev/null | sort -u | paste -sd '|')
+	[ -n "$tags" ] || return 0
 	sed -n 's/^[0-9a-f]* t \(bpf_prog_[0-9a-f]*_bd_[a-z0-9_]*\)[[:space:]]*\[bpf\]$/\1/p' \
-		/proc/kallsyms | sort -u
+		/proc/kallsyms | grep -E "^bpf_prog_($tags)_" | sort -u
 }
 for _ in $(seq 100); do
 	[ -n "$(bd_progs)" ] && break
@@ -137,6 +148,7 @@ bd_progs >"$TMP/before-bpf"
 	>"$TMP/rec.out" 2>&1 || fail "record -- true: $(tail -n 3 "$TMP/rec.out")"
 kill -TERM $holder
 wait $holder
+holder=
 [ -s "$TMP/before-bpf" ] ||
 	fail "no breakdown program in kallsyms while record --breakdown ran"
 perf script -D -i "$TMP/later.data" 2>/dev/null |

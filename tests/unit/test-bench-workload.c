@@ -286,7 +286,10 @@ static void test_memory_churn_stop(void)
 	stop_cleanly(wl_memory_churn, &w);
 }
 
-/* /proc/PID/stat: its state letter and its CPU ticks (utime + stime). */
+/*
+ * /proc/PID/stat: its state letter and its CPU ticks (utime + stime);
+ * '?' and 0 ticks when it cannot be read.
+ */
 static char proc_state(pid_t pid, unsigned long long *ticks)
 {
 	char path[64], buf[512], *p;
@@ -294,6 +297,7 @@ static char proc_state(pid_t pid, unsigned long long *ticks)
 	char state = '?';
 	FILE *f;
 
+	*ticks = 0;
 	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
 	f = fopen(path, "re");
 	if (!f)
@@ -345,14 +349,14 @@ static void test_hold_all(void)
 	for (i = 0; i < 2; i++) {
 		CHECK(wait_state(bench_proc__pid(p[i]), 'T', &t0) == 'T');
 		sleep_ms(100);
-		proc_state(bench_proc__pid(p[i]), &t1);
+		CHECK(proc_state(bench_proc__pid(p[i]), &t1) != '?');
 		CHECK_INT(t1 - t0, 0);
 	}
 	bench_proc__hold_all(p, 2, false);
 	for (i = 0; i < 2; i++) {
 		CHECK(wait_state(bench_proc__pid(p[i]), 'R', &t0) == 'R');
 		sleep_ms(100);
-		proc_state(bench_proc__pid(p[i]), &t1);
+		CHECK(proc_state(bench_proc__pid(p[i]), &t1) != '?');
 		CHECK(t1 > t0);
 	}
 	bench_proc__hold_all(p, 2, true);
