@@ -665,6 +665,51 @@ double rs_now_s(void)
 	return ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
+/* ---- offload ---------------------------------------------------------- */
+
+void offload__init(struct offload *o, bool watch_cpu)
+{
+	*o = (struct offload){ .on = true, .fresh_on = true, .cpu_ok = true,
+			       .watch_cpu = watch_cpu };
+}
+
+void offload__judge(struct offload *o, uint64_t wall_ns, uint64_t cpu_ns)
+{
+	bool on;
+
+	o->fresh_on = o->fresh * (o->fresh_on ? 8 : 4) >= OFFLOAD_WINDOW;
+	o->seen = 0;
+	o->fresh = 0;
+	/*
+	 * The first span begins at the first window's end, past the wait
+	 * for the kernel's symbols at the start.
+	 */
+	if (o->watch_cpu && !o->span_wall) {
+		o->span_wall = wall_ns;
+		o->span_cpu = cpu_ns;
+	} else if (o->watch_cpu && wall_ns - o->span_wall >= OFFLOAD_SPAN_NS) {
+		o->cpu_ok = (cpu_ns - o->span_cpu) * 10 >=
+			    (wall_ns - o->span_wall) * 9;
+		o->nr_short += !o->cpu_ok;
+		o->span_wall = wall_ns;
+		o->span_cpu = cpu_ns;
+	}
+	on = o->fresh_on && o->cpu_ok;
+	o->nr_on += on && !o->on;
+	o->nr_off += !on && o->on;
+	o->on = on;
+}
+
+void offload__window(struct offload *o)
+{
+	struct timespec ts = { 0, 0 };
+
+	if (o->watch_cpu)
+		clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	offload__judge(o, rs_mono_ns(),
+		       (uint64_t)ts.tv_sec * 1000000000ULL + ts.tv_nsec);
+}
+
 /* ---- workq ------------------------------------------------------------ */
 
 /* Blocks in flight: the caller fills one while the thread runs others. */
@@ -686,40 +731,58 @@ struct workq {
 	uint32_t head;		/* the next block to run */
 	uint32_t count;		/* handed over, not yet run */
 	bool done;
-	int err;		/* fn's first error, the thread's side */
+	bool shared;		/* no thread: helpers and the caller run it */
+	bool running;		/* a block is being run */
+	void (*notify)(void *ctx);	/* shared: a block was handed over */
+	void *notify_ctx;
+	int err;		/* fn's first error, the runner's side */
 	int caller_err;		/* what the caller has heard of it */
 };
+
+/*
+ * With q->lock held: run the next block, unless there is none or one is
+ * being run (blocks run one at a time, in order); true when one ran.
+ * After an error the later blocks are skipped.
+ */
+static bool workq_run_next(struct workq *q)
+{
+	bool skip = q->err != 0;
+	uint32_t nr;
+	void *recs;
+	int err;
+
+	if (!q->count || q->running)
+		return false;
+	q->running = true;
+	recs = q->blk[q->head];
+	nr = q->nr[q->head];
+	pthread_mutex_unlock(&q->lock);
+
+	err = skip ? 0 : q->fn(q->ctx, recs, nr);
+
+	pthread_mutex_lock(&q->lock);
+	if (err && !q->err)
+		q->err = err;
+	q->head = (q->head + 1) % WORKQ_BLOCKS;
+	q->count--;
+	q->running = false;
+	pthread_cond_broadcast(&q->freed);
+	return true;
+}
 
 static void *workq_main(void *arg)
 {
 	struct workq *q = arg;
-	uint32_t nr;
-	void *recs;
-	int err = 0;
 
+	pthread_mutex_lock(&q->lock);
 	for (;;) {
-		pthread_mutex_lock(&q->lock);
 		while (!q->count && !q->done)
 			pthread_cond_wait(&q->filled, &q->lock);
-		if (!q->count) {
-			pthread_mutex_unlock(&q->lock);
-			return NULL;
-		}
-		recs = q->blk[q->head];
-		nr = q->nr[q->head];
-		pthread_mutex_unlock(&q->lock);
-
-		if (!err)
-			err = q->fn(q->ctx, recs, nr);
-
-		pthread_mutex_lock(&q->lock);
-		if (err && !q->err)
-			q->err = err;
-		q->head = (q->head + 1) % WORKQ_BLOCKS;
-		q->count--;
-		pthread_cond_signal(&q->freed);
-		pthread_mutex_unlock(&q->lock);
+		if (!workq_run_next(q))
+			break;
 	}
+	pthread_mutex_unlock(&q->lock);
+	return NULL;
 }
 
 static void workq_free(struct workq *q)
@@ -731,8 +794,8 @@ static void workq_free(struct workq *q)
 	free(q);
 }
 
-struct workq *workq__new(size_t rec_size, uint32_t block_recs, workq_fn fn,
-			 void *ctx)
+static struct workq *workq_new(size_t rec_size, uint32_t block_recs,
+			       workq_fn fn, void *ctx, bool shared)
 {
 	struct workq *q = calloc(1, sizeof(*q));
 	uint32_t i;
@@ -753,7 +816,8 @@ struct workq *workq__new(size_t rec_size, uint32_t block_recs, workq_fn fn,
 	pthread_mutex_init(&q->lock, NULL);
 	pthread_cond_init(&q->filled, NULL);
 	pthread_cond_init(&q->freed, NULL);
-	if (pthread_create(&q->thread, NULL, workq_main, q)) {
+	q->shared = shared;
+	if (!shared && pthread_create(&q->thread, NULL, workq_main, q)) {
 		pthread_cond_destroy(&q->freed);
 		pthread_cond_destroy(&q->filled);
 		pthread_mutex_destroy(&q->lock);
@@ -763,13 +827,40 @@ struct workq *workq__new(size_t rec_size, uint32_t block_recs, workq_fn fn,
 	return q;
 }
 
+struct workq *workq__new(size_t rec_size, uint32_t block_recs, workq_fn fn,
+			 void *ctx)
+{
+	return workq_new(rec_size, block_recs, fn, ctx, false);
+}
+
+struct workq *workq__new_shared(size_t rec_size, uint32_t block_recs,
+				workq_fn fn, void *ctx,
+				void (*notify)(void *ctx), void *notify_ctx)
+{
+	struct workq *q = workq_new(rec_size, block_recs, fn, ctx, true);
+
+	if (q) {
+		q->notify = notify;
+		q->notify_ctx = notify_ctx;
+	}
+	return q;
+}
+
+/* With q->lock held: until cond holds, run blocks (shared) or wait. */
+#define WORKQ_WAIT(q, cond)						\
+	while (!(cond))							\
+		if (!(q)->shared || !workq_run_next(q))			\
+			pthread_cond_wait(&(q)->freed, &(q)->lock)
+
 /*
  * Hand the block being filled over; the next one must be free. The
- * thread's error comes back here, so that the caller stops at its next
+ * runner's error comes back here, so that the caller stops at its next
  * block rather than at the end.
  */
 static void workq_publish(struct workq *q)
 {
+	bool handed = false;
+
 	pthread_mutex_lock(&q->lock);
 	if (q->err && !q->caller_err)
 		q->caller_err = q->err;
@@ -778,11 +869,23 @@ static void workq_publish(struct workq *q)
 		q->count++;
 		q->fill = (q->fill + 1) % WORKQ_BLOCKS;
 		pthread_cond_signal(&q->filled);
+		handed = true;
 	}
-	while (q->count == WORKQ_BLOCKS)
-		pthread_cond_wait(&q->freed, &q->lock);
+	WORKQ_WAIT(q, q->count < WORKQ_BLOCKS);
 	pthread_mutex_unlock(&q->lock);
 	q->used = 0;
+	if (handed && q->notify)
+		q->notify(q->notify_ctx);
+}
+
+bool workq__help(struct workq *q)
+{
+	bool ran;
+
+	pthread_mutex_lock(&q->lock);
+	ran = q->shared && workq_run_next(q);
+	pthread_mutex_unlock(&q->lock);
+	return ran;
 }
 
 void *workq__reserve(struct workq *q, uint32_t n)
@@ -806,8 +909,7 @@ int workq__drain(struct workq *q)
 
 	workq_publish(q);
 	pthread_mutex_lock(&q->lock);
-	while (q->count)
-		pthread_cond_wait(&q->freed, &q->lock);
+	WORKQ_WAIT(q, !q->count && !q->running);
 	err = q->err ? q->err : q->caller_err;
 	pthread_mutex_unlock(&q->lock);
 	return err;
@@ -829,7 +931,8 @@ int workq__delete(struct workq *q)
 	q->done = true;
 	pthread_cond_signal(&q->filled);
 	pthread_mutex_unlock(&q->lock);
-	pthread_join(q->thread, NULL);
+	if (!q->shared)
+		pthread_join(q->thread, NULL);
 	pthread_cond_destroy(&q->freed);
 	pthread_cond_destroy(&q->filled);
 	pthread_mutex_destroy(&q->lock);
