@@ -361,10 +361,13 @@ int workq__delete(struct workq *q);
  * quarter or more) and off (less than an eighth); it starts on, as
  * every callchain is new at first. With watch_cpu, the runner is a
  * thread that would otherwise wait, sharing the CPUs: over spans of
- * OFFLOAD_SPAN_NS, the caller's thread must also have had 90% of the
- * time on a CPU, else the CPUs are short (other processes) and the
- * caller does the work itself. docs/performance.md (eighth round) has
- * the figures.
+ * OFFLOAD_SPAN_NS, the caller's thread must also have waited for a CPU
+ * (runnable, not running: /proc/thread-self/schedstat) less than a
+ * tenth of the time, else the CPUs are short (other processes) and the
+ * caller does the work itself. Its own waits (for the records, for
+ * symbols) say nothing of the CPUs and do not count. Where schedstat
+ * cannot be read, only the callchains decide. docs/performance.md
+ * (eighth round) has the figures.
  */
 #define OFFLOAD_WINDOW 4096
 #define OFFLOAD_SPAN_NS (20 * 1000 * 1000ULL)
@@ -373,19 +376,19 @@ struct offload {
 	uint32_t seen, fresh;
 	bool on;		/* hand the work over */
 	bool fresh_on;		/* the new callchains would */
-	bool cpu_ok;		/* the caller's thread had its CPU */
+	bool cpu_ok;		/* the caller's thread had a CPU */
 	bool watch_cpu;
-	uint64_t span_wall, span_cpu;	/* where the span began, ns */
+	uint64_t span_wall, span_runq;	/* where the span began, ns */
 	uint32_t nr_on, nr_off;	/* turns taken */
 	uint32_t nr_short;	/* spans the caller's thread went short */
 };
 
 void offload__init(struct offload *o, bool watch_cpu);
 /*
- * The end of a window, at wall_ns and with the caller's thread's CPU
- * time cpu_ns (only read with watch_cpu).
+ * The end of a window, at wall_ns; with watch_cpu, runq_ns is the time
+ * the caller's thread has waited for a CPU so far, ~0ULL: not known.
  */
-void offload__judge(struct offload *o, uint64_t wall_ns, uint64_t cpu_ns);
+void offload__judge(struct offload *o, uint64_t wall_ns, uint64_t runq_ns);
 void offload__window(struct offload *o);
 
 /* One more sample, fresh when its callchain was new: o->on as it is now. */

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 #include <errno.h>
+#include <fcntl.h>
 #include <pthread.h>
 #include <stdarg.h>
 #include <stdbool.h>
@@ -673,26 +674,29 @@ void offload__init(struct offload *o, bool watch_cpu)
 			       .watch_cpu = watch_cpu };
 }
 
-void offload__judge(struct offload *o, uint64_t wall_ns, uint64_t cpu_ns)
+/* The span has run its length: time to read the run queue's wait. */
+static bool offload_span_due(const struct offload *o, uint64_t wall_ns)
+{
+	return o->watch_cpu &&
+	       (!o->span_wall || wall_ns - o->span_wall >= OFFLOAD_SPAN_NS);
+}
+
+void offload__judge(struct offload *o, uint64_t wall_ns, uint64_t runq_ns)
 {
 	bool on;
 
 	o->fresh_on = o->fresh * (o->fresh_on ? 8 : 4) >= OFFLOAD_WINDOW;
 	o->seen = 0;
 	o->fresh = 0;
-	/*
-	 * The first span begins at the first window's end, past the wait
-	 * for the kernel's symbols at the start.
-	 */
-	if (o->watch_cpu && !o->span_wall) {
+	/* The first span begins at the first window's end. */
+	if (offload_span_due(o, wall_ns) && runq_ns != ~0ULL) {
+		if (o->span_wall) {
+			o->cpu_ok = (runq_ns - o->span_runq) * 10 <
+				    wall_ns - o->span_wall;
+			o->nr_short += !o->cpu_ok;
+		}
 		o->span_wall = wall_ns;
-		o->span_cpu = cpu_ns;
-	} else if (o->watch_cpu && wall_ns - o->span_wall >= OFFLOAD_SPAN_NS) {
-		o->cpu_ok = (cpu_ns - o->span_cpu) * 10 >=
-			    (wall_ns - o->span_wall) * 9;
-		o->nr_short += !o->cpu_ok;
-		o->span_wall = wall_ns;
-		o->span_cpu = cpu_ns;
+		o->span_runq = runq_ns;
 	}
 	on = o->fresh_on && o->cpu_ok;
 	o->nr_on += on && !o->on;
@@ -700,14 +704,35 @@ void offload__judge(struct offload *o, uint64_t wall_ns, uint64_t cpu_ns)
 	o->on = on;
 }
 
+/*
+ * The time this thread has waited on a run queue, ns (the second field
+ * of its schedstat); ~0ULL when it cannot be read.
+ */
+static uint64_t thread_runq_ns(void)
+{
+	char buf[96];
+	unsigned long long run, wait;
+	ssize_t n;
+	int fd = open("/proc/thread-self/schedstat", O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0)
+		return ~0ULL;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return ~0ULL;
+	buf[n] = '\0';
+	if (sscanf(buf, "%llu %llu", &run, &wait) != 2)
+		return ~0ULL;
+	return wait;
+}
+
 void offload__window(struct offload *o)
 {
-	struct timespec ts = { 0, 0 };
+	uint64_t wall = rs_mono_ns();
 
-	if (o->watch_cpu)
-		clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-	offload__judge(o, rs_mono_ns(),
-		       (uint64_t)ts.tv_sec * 1000000000ULL + ts.tv_nsec);
+	offload__judge(o, wall,
+		       offload_span_due(o, wall) ? thread_runq_ns() : ~0ULL);
 }
 
 /* ---- workq ------------------------------------------------------------ */
