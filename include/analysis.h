@@ -63,6 +63,15 @@ int analysis__event(struct analysis *an, const struct rs_event *ev);
  */
 void analysis__ahead(struct analysis *an, const struct rs_event *ev);
 
+/*
+ * With analysis_opts.jobs 2: as fold__set_helper(), new callchains are
+ * classified and samples attributed by the thread that reads the
+ * records while it would otherwise wait (analysis__help()).
+ */
+void analysis__set_helper(struct analysis *an, void (*kick)(void *),
+			  void *kick_ctx);
+bool analysis__help(struct analysis *an);
+
 /* The recording ended: close what is still open. */
 int analysis__finish(struct analysis *an);
 

@@ -165,6 +165,22 @@ struct perf_script_sink;
 void fold__script_sink(struct fold *f, struct perf_script_sink *sink);
 
 /*
+ * With fold_opts.jobs 2: while most callchains are new, their stacks are
+ * built by another thread, the one that reads the records, when it
+ * would otherwise wait (it calls fold__help(), which runs a block of
+ * them and says whether there was one); kick(kick_ctx) is called on
+ * the caller's thread when there is some. Before the first sample.
+ */
+void fold__set_helper(struct fold *f, void (*kick)(void *), void *kick_ctx);
+bool fold__help(struct fold *f);
+/*
+ * When the stacks' side was handed over and back (jobs 2 with a helper,
+ * or 3): util.h's struct offload, its turns counted. NULL: never.
+ */
+struct offload;
+const struct offload *fold__offload(const struct fold *f);
+
+/*
  * Wait until the fold's own thread (fold_opts.jobs) has built every
  * stack it was given, and end it: then the strings passed in may go.
  * Returns 0 or the -errno it met (frames fed to it return 0 at once).

@@ -86,6 +86,15 @@ void perf_data__set_threads(struct perf_data *pd, unsigned int n);
  * change nothing that fn's result depends on.
  */
 void perf_data__set_lookahead(struct perf_data *pd, rs_event_fn ahead);
+/*
+ * With two threads, the reading thread, when it would wait for fn to
+ * free a batch, calls idle(fn's ctx) instead, on its own thread, until
+ * that returns false: work fn's side handed over for such a thread
+ * (workq__help()). perf_data__kick() wakes it when there is some.
+ */
+void perf_data__set_idle(struct perf_data *pd, bool (*idle)(void *ctx));
+/* From fn's thread: the reading thread waits, and there is idle work. */
+void perf_data__kick(struct perf_data *pd);
 
 const struct perf_header_info *perf_data__header(const struct perf_data *pd);
 const struct perf_data_stats *perf_data__stats(const struct perf_data *pd);

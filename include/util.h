@@ -329,6 +329,18 @@ typedef int (*workq_fn)(void *ctx, void *recs, uint32_t nr);
 struct workq *workq__new(size_t rec_size, uint32_t block_recs, workq_fn fn,
 			 void *ctx);
 /*
+ * The same without a thread of its own: a thread that would otherwise
+ * wait runs the blocks, one per workq__help(), and the caller runs them
+ * when it needs room or drains. notify(notify_ctx), if given, is called
+ * on the caller's thread after each block is handed over, for the
+ * helper to wake. NULL when no memory could be had.
+ */
+struct workq *workq__new_shared(size_t rec_size, uint32_t block_recs,
+				workq_fn fn, void *ctx,
+				void (*notify)(void *ctx), void *notify_ctx);
+/* Run the next block of a shared workq, if one waits: true when one ran. */
+bool workq__help(struct workq *q);
+/*
  * Room for n records side by side, in the block being filled or, once
  * that is handed over, the next one. NULL once fn has failed (seen when
  * a block is handed over) or for more than block_recs records: then
@@ -340,6 +352,53 @@ int workq__error(const struct workq *q);
 int workq__drain(struct workq *q);
 /* Drain, end the thread, free: 0 or fn's error. NULL is a no-op. */
 int workq__delete(struct workq *q);
+
+/*
+ * Whether handing work to a workq pays, judged as the samples come. Its
+ * runner builds what new callchains bring: where most were seen before,
+ * it has little to build and only adds the handing over. Over each
+ * window of samples, the share whose callchain was new turns it on (a
+ * quarter or more) and off (less than an eighth); it starts on, as
+ * every callchain is new at first. With watch_cpu, the runner is a
+ * thread that would otherwise wait, sharing the CPUs: over spans of
+ * OFFLOAD_SPAN_NS, the caller's thread must also have waited for a CPU
+ * (runnable, not running: /proc/thread-self/schedstat) less than a
+ * tenth of the time, else the CPUs are short (other processes) and the
+ * caller does the work itself. Its own waits (for the records, for
+ * symbols) say nothing of the CPUs and do not count. Where schedstat
+ * cannot be read, only the callchains decide. docs/performance.md
+ * (eighth round) has the figures.
+ */
+#define OFFLOAD_WINDOW 4096
+#define OFFLOAD_SPAN_NS (20 * 1000 * 1000ULL)
+
+struct offload {
+	uint32_t seen, fresh;
+	bool on;		/* hand the work over */
+	bool fresh_on;		/* the new callchains would */
+	bool cpu_ok;		/* the caller's thread had a CPU */
+	bool watch_cpu;
+	uint64_t span_wall, span_runq;	/* where the span began, ns */
+	uint32_t nr_on, nr_off;	/* turns taken */
+	uint32_t nr_short;	/* spans the caller's thread went short */
+};
+
+void offload__init(struct offload *o, bool watch_cpu);
+/*
+ * The end of a window, at wall_ns; with watch_cpu, runq_ns is the time
+ * the caller's thread has waited for a CPU so far, ~0ULL: not known.
+ */
+void offload__judge(struct offload *o, uint64_t wall_ns, uint64_t runq_ns);
+void offload__window(struct offload *o);
+
+/* One more sample, fresh when its callchain was new: o->on as it is now. */
+static inline bool offload__note(struct offload *o, bool fresh)
+{
+	o->fresh += fresh;
+	if (++o->seen == OFFLOAD_WINDOW)
+		offload__window(o);
+	return o->on;
+}
 
 /*
  * The tool's version ("git describe" of the checkout it was built in, else

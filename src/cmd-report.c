@@ -136,9 +136,10 @@ static int set_jobs(const struct popt *opt, const char *arg, char *err,
 }
 
 /*
- * Two threads where there are two CPUs to run them. A third is asked
- * for: on two CPUs it did not pay (docs/performance.md, sixth round),
- * and it was not measured on more.
+ * Two threads where there are two CPUs to run them; the reading one
+ * builds stacks in its idle time. A third is asked for: on two CPUs it
+ * did not pay beside the reading thread's help (docs/performance.md,
+ * sixth and eighth rounds), and it was not measured on more.
  */
 static unsigned int default_jobs(void)
 {
@@ -228,9 +229,10 @@ static int report_parse_args(int argc, char **argv, struct report_params *p)
 		{ POPT_CALLBACK('j', "jobs", &p->jobs, "N", set_jobs,
 				"threads for a perf.data: 1 reads, decodes\n"
 				"and folds on one; 2 (the default with two\n"
-				"CPUs or more) reads and decodes on a second;\n"
-				"3 folds or attributes on a third; the\n"
-				"output is the same"),
+				"CPUs or more) reads and decodes on a second,\n"
+				"which also folds or attributes new\n"
+				"callchains while it would wait; 3 does that\n"
+				"on a third; the output is the same"),
 		  .hint = "give a number of threads, 1 or more" },
 		POPT_HELP_ROW,
 		POPT_END_ROW,

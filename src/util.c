@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 #include <errno.h>
+#include <fcntl.h>
 #include <pthread.h>
 #include <stdarg.h>
 #include <stdbool.h>
@@ -665,6 +666,75 @@ double rs_now_s(void)
 	return ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
+/* ---- offload ---------------------------------------------------------- */
+
+void offload__init(struct offload *o, bool watch_cpu)
+{
+	*o = (struct offload){ .on = true, .fresh_on = true, .cpu_ok = true,
+			       .watch_cpu = watch_cpu };
+}
+
+/* The span has run its length: time to read the run queue's wait. */
+static bool offload_span_due(const struct offload *o, uint64_t wall_ns)
+{
+	return o->watch_cpu &&
+	       (!o->span_wall || wall_ns - o->span_wall >= OFFLOAD_SPAN_NS);
+}
+
+void offload__judge(struct offload *o, uint64_t wall_ns, uint64_t runq_ns)
+{
+	bool on;
+
+	o->fresh_on = o->fresh * (o->fresh_on ? 8 : 4) >= OFFLOAD_WINDOW;
+	o->seen = 0;
+	o->fresh = 0;
+	/* The first span begins at the first window's end. */
+	if (offload_span_due(o, wall_ns) && runq_ns != ~0ULL) {
+		if (o->span_wall) {
+			o->cpu_ok = (runq_ns - o->span_runq) * 10 <
+				    wall_ns - o->span_wall;
+			o->nr_short += !o->cpu_ok;
+		}
+		o->span_wall = wall_ns;
+		o->span_runq = runq_ns;
+	}
+	on = o->fresh_on && o->cpu_ok;
+	o->nr_on += on && !o->on;
+	o->nr_off += !on && o->on;
+	o->on = on;
+}
+
+/*
+ * The time this thread has waited on a run queue, ns (the second field
+ * of its schedstat); ~0ULL when it cannot be read.
+ */
+static uint64_t thread_runq_ns(void)
+{
+	char buf[96];
+	unsigned long long run, wait;
+	ssize_t n;
+	int fd = open("/proc/thread-self/schedstat", O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0)
+		return ~0ULL;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return ~0ULL;
+	buf[n] = '\0';
+	if (sscanf(buf, "%llu %llu", &run, &wait) != 2)
+		return ~0ULL;
+	return wait;
+}
+
+void offload__window(struct offload *o)
+{
+	uint64_t wall = rs_mono_ns();
+
+	offload__judge(o, wall,
+		       offload_span_due(o, wall) ? thread_runq_ns() : ~0ULL);
+}
+
 /* ---- workq ------------------------------------------------------------ */
 
 /* Blocks in flight: the caller fills one while the thread runs others. */
@@ -686,40 +756,58 @@ struct workq {
 	uint32_t head;		/* the next block to run */
 	uint32_t count;		/* handed over, not yet run */
 	bool done;
-	int err;		/* fn's first error, the thread's side */
+	bool shared;		/* no thread: helpers and the caller run it */
+	bool running;		/* a block is being run */
+	void (*notify)(void *ctx);	/* shared: a block was handed over */
+	void *notify_ctx;
+	int err;		/* fn's first error, the runner's side */
 	int caller_err;		/* what the caller has heard of it */
 };
+
+/*
+ * With q->lock held: run the next block, unless there is none or one is
+ * being run (blocks run one at a time, in order); true when one ran.
+ * After an error the later blocks are skipped.
+ */
+static bool workq_run_next(struct workq *q)
+{
+	bool skip = q->err != 0;
+	uint32_t nr;
+	void *recs;
+	int err;
+
+	if (!q->count || q->running)
+		return false;
+	q->running = true;
+	recs = q->blk[q->head];
+	nr = q->nr[q->head];
+	pthread_mutex_unlock(&q->lock);
+
+	err = skip ? 0 : q->fn(q->ctx, recs, nr);
+
+	pthread_mutex_lock(&q->lock);
+	if (err && !q->err)
+		q->err = err;
+	q->head = (q->head + 1) % WORKQ_BLOCKS;
+	q->count--;
+	q->running = false;
+	pthread_cond_broadcast(&q->freed);
+	return true;
+}
 
 static void *workq_main(void *arg)
 {
 	struct workq *q = arg;
-	uint32_t nr;
-	void *recs;
-	int err = 0;
 
+	pthread_mutex_lock(&q->lock);
 	for (;;) {
-		pthread_mutex_lock(&q->lock);
 		while (!q->count && !q->done)
 			pthread_cond_wait(&q->filled, &q->lock);
-		if (!q->count) {
-			pthread_mutex_unlock(&q->lock);
-			return NULL;
-		}
-		recs = q->blk[q->head];
-		nr = q->nr[q->head];
-		pthread_mutex_unlock(&q->lock);
-
-		if (!err)
-			err = q->fn(q->ctx, recs, nr);
-
-		pthread_mutex_lock(&q->lock);
-		if (err && !q->err)
-			q->err = err;
-		q->head = (q->head + 1) % WORKQ_BLOCKS;
-		q->count--;
-		pthread_cond_signal(&q->freed);
-		pthread_mutex_unlock(&q->lock);
+		if (!workq_run_next(q))
+			break;
 	}
+	pthread_mutex_unlock(&q->lock);
+	return NULL;
 }
 
 static void workq_free(struct workq *q)
@@ -731,8 +819,8 @@ static void workq_free(struct workq *q)
 	free(q);
 }
 
-struct workq *workq__new(size_t rec_size, uint32_t block_recs, workq_fn fn,
-			 void *ctx)
+static struct workq *workq_new(size_t rec_size, uint32_t block_recs,
+			       workq_fn fn, void *ctx, bool shared)
 {
 	struct workq *q = calloc(1, sizeof(*q));
 	uint32_t i;
@@ -753,7 +841,8 @@ struct workq *workq__new(size_t rec_size, uint32_t block_recs, workq_fn fn,
 	pthread_mutex_init(&q->lock, NULL);
 	pthread_cond_init(&q->filled, NULL);
 	pthread_cond_init(&q->freed, NULL);
-	if (pthread_create(&q->thread, NULL, workq_main, q)) {
+	q->shared = shared;
+	if (!shared && pthread_create(&q->thread, NULL, workq_main, q)) {
 		pthread_cond_destroy(&q->freed);
 		pthread_cond_destroy(&q->filled);
 		pthread_mutex_destroy(&q->lock);
@@ -763,13 +852,40 @@ struct workq *workq__new(size_t rec_size, uint32_t block_recs, workq_fn fn,
 	return q;
 }
 
+struct workq *workq__new(size_t rec_size, uint32_t block_recs, workq_fn fn,
+			 void *ctx)
+{
+	return workq_new(rec_size, block_recs, fn, ctx, false);
+}
+
+struct workq *workq__new_shared(size_t rec_size, uint32_t block_recs,
+				workq_fn fn, void *ctx,
+				void (*notify)(void *ctx), void *notify_ctx)
+{
+	struct workq *q = workq_new(rec_size, block_recs, fn, ctx, true);
+
+	if (q) {
+		q->notify = notify;
+		q->notify_ctx = notify_ctx;
+	}
+	return q;
+}
+
+/* With q->lock held: until cond holds, run blocks (shared) or wait. */
+#define WORKQ_WAIT(q, cond)						\
+	while (!(cond))							\
+		if (!(q)->shared || !workq_run_next(q))			\
+			pthread_cond_wait(&(q)->freed, &(q)->lock)
+
 /*
  * Hand the block being filled over; the next one must be free. The
- * thread's error comes back here, so that the caller stops at its next
+ * runner's error comes back here, so that the caller stops at its next
  * block rather than at the end.
  */
 static void workq_publish(struct workq *q)
 {
+	bool handed = false;
+
 	pthread_mutex_lock(&q->lock);
 	if (q->err && !q->caller_err)
 		q->caller_err = q->err;
@@ -778,11 +894,23 @@ static void workq_publish(struct workq *q)
 		q->count++;
 		q->fill = (q->fill + 1) % WORKQ_BLOCKS;
 		pthread_cond_signal(&q->filled);
+		handed = true;
 	}
-	while (q->count == WORKQ_BLOCKS)
-		pthread_cond_wait(&q->freed, &q->lock);
+	WORKQ_WAIT(q, q->count < WORKQ_BLOCKS);
 	pthread_mutex_unlock(&q->lock);
 	q->used = 0;
+	if (handed && q->notify)
+		q->notify(q->notify_ctx);
+}
+
+bool workq__help(struct workq *q)
+{
+	bool ran;
+
+	pthread_mutex_lock(&q->lock);
+	ran = q->shared && workq_run_next(q);
+	pthread_mutex_unlock(&q->lock);
+	return ran;
 }
 
 void *workq__reserve(struct workq *q, uint32_t n)
@@ -806,8 +934,7 @@ int workq__drain(struct workq *q)
 
 	workq_publish(q);
 	pthread_mutex_lock(&q->lock);
-	while (q->count)
-		pthread_cond_wait(&q->freed, &q->lock);
+	WORKQ_WAIT(q, !q->count && !q->running);
 	err = q->err ? q->err : q->caller_err;
 	pthread_mutex_unlock(&q->lock);
 	return err;
@@ -829,7 +956,8 @@ int workq__delete(struct workq *q)
 	q->done = true;
 	pthread_cond_signal(&q->filled);
 	pthread_mutex_unlock(&q->lock);
-	pthread_join(q->thread, NULL);
+	if (!q->shared)
+		pthread_join(q->thread, NULL);
 	pthread_cond_destroy(&q->freed);
 	pthread_cond_destroy(&q->filled);
 	pthread_mutex_destroy(&q->lock);

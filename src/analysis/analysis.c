@@ -111,6 +111,9 @@ struct analysis {
 	uint32_t nr_ahead;
 	size_t nr_classes;		/* class numbers handed out */
 	struct workq *w;		/* opts.jobs > 2 */
+	/* w is given the attribution now; off says when it pays */
+	bool active;
+	struct offload off;
 	/*
 	 * With w: the lock subsystem of each class number below
 	 * nr_lock_subsys, copied on this thread after a drain, so that a
@@ -218,6 +221,8 @@ struct analysis *analysis__new(const struct analysis_opts *opts,
 	if (opts->jobs > 2)
 		an->w = workq__new(sizeof(union an_rec), AW_RECS, run_block,
 				   an);
+	an->active = an->w != NULL;
+	offload__init(&an->off, false);
 	return an;
 fail:
 	analysis__delete(an);
@@ -518,7 +523,7 @@ static int classify_chain(struct analysis *an, const struct rs_sample *s,
 	}
 	if (n < 0)
 		return n;
-	if (!an->w) {
+	if (!an->active) {
 		for (i = 0; i < n; i++)
 			an->syms[i] = an->frames[i].sym;
 		return classify(an, idx, an->syms, n);
@@ -548,11 +553,25 @@ static int sample_class(struct analysis *an, const struct rs_sample *s,
 		*out = CLASS_ONCE;
 		return classify_chain(an, s, CLASS_ONCE);
 	}
+	/*
+	 * A sample's turn is where the attribution may change hands: to
+	 * this thread once the worker has caught up, and back.
+	 */
+	if (an->w && an->active != an->off.on) {
+		err = an->active ? workq__drain(an->w) : 0;
+		if (err)
+			return err;
+		an->active = an->off.on;
+	}
 	machine__callchain_hash(an->machine, s, 0, h);
 	if (keymap__find(an->chain_index, h, &idx)) {
+		if (an->w)
+			offload__note(&an->off, false);
 		*out = idx;
 		return 0;
 	}
+	if (an->w)
+		offload__note(&an->off, true);
 	if (an->nr_classes >= CLASS_ONCE)
 		return -E2BIG;
 	err = classify_chain(an, s, an->nr_classes);
@@ -573,7 +592,7 @@ static int attribute(struct analysis *an, const struct rs_sample *s,
 	const struct chain_class *cc;
 	union an_rec *rec;
 
-	if (an->w) {
+	if (an->active) {
 		rec = workq__reserve(an->w, 1);
 		if (!rec)
 			return workq__error(an->w);
@@ -608,7 +627,7 @@ void analysis__ahead(struct analysis *an, const struct rs_event *ev)
 	key = an->ahead_keys[an->nr_ahead++ % AN_AHEAD];
 	if (machine__callchain_hash_peek(an->machine, s, 0, key))
 		keymap__prefetch(an->chain_index, key);
-	if (!an->w && an->nr_ahead > AN_AHEAD / 2) {
+	if (!an->active && an->nr_ahead > AN_AHEAD / 2) {
 		key = an->ahead_keys[(an->nr_ahead - AN_AHEAD / 2 - 1) %
 				     AN_AHEAD];
 		if (keymap__find(an->chain_index, key, &idx))
@@ -627,7 +646,7 @@ static int lock_subsys(struct analysis *an, const struct rs_sample *s)
 	err = sample_class(an, s, &idx);
 	if (err)
 		return err;
-	if (!an->w)
+	if (!an->active)
 		return rs_stack_class__lock_subsys(&class_of(an, idx)->cls);
 	if (idx < an->nr_lock_subsys)
 		return an->lock_subsys[idx];
@@ -769,11 +788,28 @@ int analysis__event(struct analysis *an, const struct rs_event *ev)
 	return machine__process_event(an->machine, ev);
 }
 
+void analysis__set_helper(struct analysis *an, void (*kick)(void *),
+			  void *kick_ctx)
+{
+	if (an->opts.jobs != 2 || an->w)
+		return;
+	an->w = workq__new_shared(sizeof(union an_rec), AW_RECS, run_block, an,
+				  kick, kick_ctx);
+	an->active = an->w != NULL;
+	offload__init(&an->off, true);
+}
+
+bool analysis__help(struct analysis *an)
+{
+	return an->w && workq__help(an->w);
+}
+
 int analysis__finish(struct analysis *an)
 {
 	int err = workq__delete(an->w);
 
 	an->w = NULL;
+	an->active = false;
 	return err ? err : spans__finish(an->spans, an->last_time);
 }
 

@@ -175,6 +175,9 @@ struct fold {
 	/* opts.jobs > 2: the stacks are built on a thread of their own */
 	struct workq *w;
 	bool w_tried;
+	/* w is given the stacks' side now; off says when it pays */
+	bool active;
+	struct offload off;
 	bool chain_numbers;	/* the keys name chains, not stacks */
 
 	/*
@@ -242,6 +245,12 @@ static inline int emit_begin(struct fold *f);
 static int queue_frames(struct fold *f, const struct fold_frame *fr,
 			const struct rs_frame *rs, uint32_t n, bool no_dso);
 static int worker_drain(struct fold *f);
+
+/* The stacks' side is the worker's now (text samples never are). */
+static inline bool to_worker(const struct fold *f)
+{
+	return f->active && !f->direct;
+}
 
 struct fold *fold__new(const struct fold_opts *opts)
 {
@@ -916,7 +925,7 @@ int fold__frame_id(struct fold *f, uint32_t id, const char *sym,
 	if (!f->in_sample)
 		return 0;
 	ret = emit_begin(f);
-	if (ret || (f->w && !f->direct))
+	if (ret || to_worker(f))
 		return ret ? ret : queue_frames(f, &fr, NULL, 1, false);
 	return feed_frame_id(f, id, sym, dso, addr);
 }
@@ -1173,6 +1182,45 @@ static void worker_start(struct fold *f)
 		f->w = workq__new(sizeof(union fold_rec), FW_RECS, run_block,
 				  f);
 	f->chain_numbers = f->w != NULL;
+	f->active = f->w != NULL;
+	offload__init(&f->off, false);
+}
+
+/*
+ * The stacks' side to the worker (on) or to this thread (off, once the
+ * worker has caught up). Either way the keys stay chain numbers, so
+ * that the stacks come out the same whatever the turns.
+ */
+static int set_active(struct fold *f, bool on)
+{
+	int err = on ? 0 : workq__drain(f->w);
+
+	if (!err)
+		f->active = on;
+	return err;
+}
+
+
+void fold__set_helper(struct fold *f, void (*kick)(void *), void *kick_ctx)
+{
+	if (f->opts.jobs != 2 || f->w_tried)
+		return;
+	f->w_tried = true;
+	f->w = workq__new_shared(sizeof(union fold_rec), FW_RECS, run_block,
+				 f, kick, kick_ctx);
+	f->chain_numbers = f->w != NULL;
+	f->active = f->w != NULL;
+	offload__init(&f->off, true);
+}
+
+bool fold__help(struct fold *f)
+{
+	return f->w && workq__help(f->w);
+}
+
+const struct offload *fold__offload(const struct fold *f)
+{
+	return f->w_tried && f->chain_numbers ? &f->off : NULL;
 }
 
 /* Until the next operation given to it, the stacks' side is this thread's. */
@@ -1187,7 +1235,7 @@ static int emit(struct fold *f, const struct fold_op *op)
 	union fold_rec *rec;
 	uint32_t took;
 
-	if (!f->w || f->direct)
+	if (!to_worker(f))
 		return run_op(f, (const union fold_rec *)op, &took);
 	rec = workq__reserve(f->w, 1);
 	if (!rec)
@@ -1202,7 +1250,7 @@ static inline int emit_begin(struct fold *f)
 	if (f->begun)
 		return 0;
 	f->begun = true;
-	if (!f->w || f->direct) {
+	if (!to_worker(f)) {
 		feed_begin(f, f->pname, f->java, f->count);
 		return 0;
 	}
@@ -1249,9 +1297,9 @@ int fold__feed(struct fold *f, const struct rs_frame *fr, uint32_t n,
 	if (!f->in_sample)
 		return 0;
 	ret = emit_begin(f);
-	if (!ret && f->w && !f->direct)
+	if (!ret && to_worker(f))
 		ret = queue_frames(f, NULL, fr, n, no_dso);
-	if (ret || (f->w && !f->direct))
+	if (ret || to_worker(f))
 		return ret ? ret : fold__end(f);
 	/* On this thread: the stacks' side at once (a new chain's path). */
 	for (i = 0; i < n; i++) {
@@ -1268,6 +1316,7 @@ int fold__flush(struct fold *f)
 	int err = workq__delete(f->w);
 
 	f->w = NULL;
+	f->active = false;
 	return err;
 }
 
@@ -1289,11 +1338,19 @@ int fold__begin_key(struct fold *f, const uint64_t in[2], uint64_t where)
 		return 0;
 	if (!f->w_tried)
 		worker_start(f);
+	/* A sample's turn is where the stacks' side may change hands. */
+	if (f->w && f->active != f->off.on) {
+		ret = set_active(f, f->off.on);
+		if (ret)
+			return ret;
+	}
 	h[0] ^= hash_u64(f->pname + 1);
 	h[1] += f->pname;
 	if (f->nr_chain_slots) {
 		c = chain_slot(f, h, where);
 		if (c->val1) {
+			if (f->w)
+				offload__note(&f->off, false);
 			f->nr_kept++;
 			f->nr_kept_named += f->sample_named;
 			f->sample_named = false;
@@ -1308,6 +1365,8 @@ int fold__begin_key(struct fold *f, const uint64_t in[2], uint64_t where)
 			return ret ? ret : 1;
 		}
 	}
+	if (f->w)
+		offload__note(&f->off, true);
 	f->pending = true;
 	f->pending_h[0] = h[0];
 	f->pending_h[1] = h[1];

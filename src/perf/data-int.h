@@ -153,6 +153,7 @@ struct perf_data {
 	int (*drain)(struct perf_data *pd);
 	unsigned int nr_threads;	/* perf_data__set_threads() */
 	rs_event_fn ahead;		/* perf_data__set_lookahead() */
+	bool (*idle)(void *ctx);	/* perf_data__set_idle() */
 	struct pd_pipeline *pipeline;	/* while read on two threads */
 	/*
 	 * The pipeline's reader leaves the callchains' hashes to the

@@ -55,8 +55,47 @@ struct pd_pipeline {
 	uint32_t count;		/* published, not yet consumed */
 	bool done;		/* the reader has published its last batch */
 	bool stop;		/* the consumer failed: stop reading */
+	/*
+	 * The reader, out of batches, looks for idle work (pd->idle) and
+	 * waits: waiting is read without the lock by perf_data__kick(),
+	 * which sets kicked under it.
+	 */
+	bool waiting;
+	bool kicked;
 	int reader_ret;		/* perf_data__process() in the reader */
 };
+
+/*
+ * With pl->lock held, the batches all full: run a piece of the
+ * consumer's idle work, true when one ran or may be waiting (look
+ * again), false to wait. Waiting is set before looking, so that a
+ * consumer that hands work over after the look sees it and kicks.
+ */
+static bool pl_idle(struct pd_pipeline *pl)
+{
+	bool ran;
+
+	if (!pl->pd->idle)
+		return false;
+	pl->kicked = false;
+	__atomic_store_n(&pl->waiting, true, __ATOMIC_SEQ_CST);
+	pthread_mutex_unlock(&pl->lock);
+	ran = pl->pd->idle(pl->ctx);
+	pthread_mutex_lock(&pl->lock);
+	return ran || pl->kicked;
+}
+
+void perf_data__kick(struct perf_data *pd)
+{
+	struct pd_pipeline *pl = pd->pipeline;
+
+	if (!pl || !__atomic_load_n(&pl->waiting, __ATOMIC_SEQ_CST))
+		return;
+	pthread_mutex_lock(&pl->lock);
+	pl->kicked = true;
+	pthread_cond_signal(&pl->freed);
+	pthread_mutex_unlock(&pl->lock);
+}
 
 /* Hand the batch being filled to the consumer; false when told to stop. */
 static bool pl_publish(struct pd_pipeline *pl)
@@ -79,7 +118,9 @@ static bool pl_publish(struct pd_pipeline *pl)
 	pl->pd->defer_chain_hash = pl->count < PL_BATCHES / 2;
 	/* The next batch to fill must be free. */
 	while (pl->count == PL_BATCHES && !pl->stop)
-		pthread_cond_wait(&pl->freed, &pl->lock);
+		if (!pl_idle(pl))
+			pthread_cond_wait(&pl->freed, &pl->lock);
+	__atomic_store_n(&pl->waiting, false, __ATOMIC_RELAXED);
 	go = !pl->stop;
 	pthread_mutex_unlock(&pl->lock);
 	if (go) {
@@ -350,4 +391,9 @@ void perf_data__set_threads(struct perf_data *pd, unsigned int n)
 void perf_data__set_lookahead(struct perf_data *pd, rs_event_fn ahead)
 {
 	pd->ahead = ahead;
+}
+
+void perf_data__set_idle(struct perf_data *pd, bool (*idle)(void *ctx))
+{
+	pd->idle = idle;
 }

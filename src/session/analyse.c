@@ -20,6 +20,8 @@ struct analyse_ctx {
 	struct session *s;
 	const struct analysis_opts *opts;
 	struct analysis *an;	/* made at the first sample */
+	/* an, for the reading thread once it may help it (atomic) */
+	struct analysis *helped;
 	bool kernel_symbols;	/* load them before the first sample */
 };
 
@@ -46,7 +48,20 @@ static int start_analysis(struct analyse_ctx *ctx)
 	if (err)
 		return err;
 	ctx->an = analysis_for(ctx);
-	return ctx->an ? 0 : -ENOMEM;
+	if (!ctx->an)
+		return -ENOMEM;
+	analysis__set_helper(ctx->an, session_kick, ctx->s);
+	__atomic_store_n(&ctx->helped, ctx->an, __ATOMIC_RELEASE);
+	return 0;
+}
+
+/* The reading thread, out of batches: a block of the attribution. */
+static bool analyse_idle(void *arg)
+{
+	struct analyse_ctx *ctx = arg;
+	struct analysis *an = __atomic_load_n(&ctx->helped, __ATOMIC_ACQUIRE);
+
+	return an && analysis__help(an);
 }
 
 static int analyse_event(void *arg, const struct rs_event *ev)
@@ -140,6 +155,7 @@ int session__analyse(struct session *s, const struct analysis_opts *o,
 		return -EINVAL;
 	if (!session__machine(s))
 		return -ENOMEM;
+	perf_data__set_idle(s->pd, analyse_idle);
 	err = session_run(s, analyse_event, analyse_ahead, &ctx);
 	/* A kernel symbol error was queued when it happened. */
 	if (err && !s->ksyms_err)

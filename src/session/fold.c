@@ -327,6 +327,14 @@ static void note_left_out(const struct fold_ctx *ctx)
 			 ctx->folded->name, tp, other);
 }
 
+/* The reading thread, out of batches: a block of the stacks' work. */
+static bool fold_idle(void *arg)
+{
+	struct fold_ctx *ctx = arg;
+
+	return fold__help(ctx->fold);
+}
+
 static int fold_recording(struct session *s, struct fold_ctx *ctx)
 {
 	char events[512];
@@ -336,6 +344,8 @@ static int fold_recording(struct session *s, struct fold_ctx *ctx)
 	ctx->machine = session__machine(s);
 	if (!ctx->machine)
 		return -ENOMEM;
+	fold__set_helper(ctx->fold, session_kick, s);
+	perf_data__set_idle(s->pd, fold_idle);
 	err = session_run(s, fold_event, fold_ahead, ctx);
 	/* The stacks' thread reads the machine's names: done before it goes. */
 	if (!err)

@@ -55,6 +55,11 @@ void session_msg_note(struct session *s, const char *fmt, ...)
  */
 int session_run(struct session *s, rs_event_fn fn, rs_event_fn ahead,
 		void *arg);
+/*
+ * Wake the thread that reads the records, if it waits, for the idle work
+ * the consumer has handed it (perf_data__set_idle()); s is a session.
+ */
+void session_kick(void *s);
 /* "INPUT: offset N: what" for err, the reader's own words first. */
 void session_data_error(struct session *s, int err);
 /* The kernel symbol note, when there is one: once the consumer is sure. */

@@ -477,6 +477,11 @@ static void note_stale_dsos(struct session *s)
 				 i - 5);
 }
 
+void session_kick(void *s)
+{
+	perf_data__kick(((struct session *)s)->pd);
+}
+
 int session_run(struct session *s, rs_event_fn fn, rs_event_fn ahead,
 		void *arg)
 {

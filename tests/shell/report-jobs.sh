@@ -85,6 +85,28 @@ for opts in "--folded" ""; do
 		fail "bad record: not said: $(cat "$TMP/err1")"
 done
 
+# A recording made now, system-wide: the machine idle, then a process
+# per read, then idle again. The stacks' side and the attribution go to
+# the reading thread (-j 2) or a third (-j 8) while most callchains are
+# new and come back when they are known (util.h, struct offload): the
+# same bytes whatever the turns.
+if type -P perf >/dev/null &&
+   perf record -q -a -g -e cpu-clock -F 999 -o "$TMP/probe.data" -- true \
+	>/dev/null 2>&1; then
+	perf record -q -a -g -e cpu-clock -F 10000 -o "$TMP/turns.data" -- \
+		sh -c 'sleep 0.4; i=0
+		       while [ $i -lt 300 ]; do
+				cat /proc/self/stat >/dev/null; i=$((i + 1))
+		       done; sleep 0.4' >/dev/null 2>&1 ||
+		fail "perf record of the fork loop failed"
+	for opts in "--folded" "" "--json"; do
+		# shellcheck disable=SC2086
+		same "live fork loop $opts" -i "$TMP/turns.data" $opts
+	done
+else
+	skip_part "perf cannot record cpu-clock -a here: no live recording"
+fi
+
 # -j takes a count of threads, 1 or more.
 for bad in 0 -1 abc 2x ""; do
 	expect_error 2 "-j '$bad'" "$RS_BIN" report -i "$f" -j "$bad"

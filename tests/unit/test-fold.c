@@ -5,6 +5,7 @@
  * exercises is named in the comment above each case.
  */
 #include <inttypes.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,6 +14,7 @@
 #include "perf-script.h"
 #include "symbols.h"
 #include "unit.h"
+#include "util.h"
 
 /* Fold `text` as perf script output with opts; the folded lines. */
 static char *fold_text(const char *text, const struct fold_opts *opts,
@@ -726,7 +728,167 @@ static void test_long_chain_thread(void)
 	free(out[1]);
 }
 
-UNIT_MAIN(UNIT(test_stacks_thread), UNIT(test_long_chain_thread),
+/*
+ * The stand-in for the reading thread of jobs 2: it sleeps until kicked,
+ * then runs the fold's blocks while there are any.
+ */
+struct turns_helper {
+	struct fold *f;
+	pthread_mutex_t lock;
+	pthread_cond_t cond;
+	bool kicked, stop;
+	uint32_t kicks, ran;
+};
+
+static void turns_kick(void *arg)
+{
+	struct turns_helper *h = arg;
+
+	pthread_mutex_lock(&h->lock);
+	h->kicked = true;
+	h->kicks++;
+	pthread_cond_signal(&h->cond);
+	pthread_mutex_unlock(&h->lock);
+}
+
+static void *turns_help(void *arg)
+{
+	struct turns_helper *h = arg;
+
+	for (;;) {
+		pthread_mutex_lock(&h->lock);
+		while (!h->kicked && !h->stop)
+			pthread_cond_wait(&h->cond, &h->lock);
+		h->kicked = false;
+		if (h->stop) {
+			pthread_mutex_unlock(&h->lock);
+			return NULL;
+		}
+		pthread_mutex_unlock(&h->lock);
+		while (fold__help(h->f))
+			__atomic_add_fetch(&h->ran, 1, __ATOMIC_RELAXED);
+	}
+}
+
+/*
+ * Four phases of 8192 samples: new callchains, the same again, new
+ * ones, the same again (each key new or seen, its frames those of one
+ * of NR_CHAINS stacks): the folded lines, with jobs 1, 3 or 2 with a
+ * helper thread, and how the stacks' side was handed over.
+ */
+static char *turns_feed(unsigned int jobs, char (*fnames)[8],
+			struct offload *turns, uint32_t *helped)
+{
+	struct fold_opts o = { .jobs = jobs };
+	struct fold *f = fold__new(&o);
+	struct turns_helper h = { .f = f };
+	uint32_t i, k, c, n, frames[8];
+	pthread_t helper;
+	struct rs_frame fr[8];
+	char pname[16];
+	uint64_t key[2];
+	char *out = NULL;
+	size_t len = 0;
+	FILE *m = open_memstream(&out, &len);
+	bool threaded = false;
+	int ret;
+
+	if (!f || !m) {
+		UNIT_FAIL("setup");
+		return strdup("");
+	}
+	pthread_mutex_init(&h.lock, NULL);
+	pthread_cond_init(&h.cond, NULL);
+	if (jobs == 2) {
+		fold__set_helper(f, turns_kick, &h);
+		threaded = !pthread_create(&helper, NULL, turns_help, &h);
+		CHECK(threaded);
+	}
+	for (i = 0; i < 4 * 8192; i++) {
+		/* Phases 0 and 2 new keys, 1 and 3 the keys of 0 again. */
+		uint32_t j = i % 8192 + (i / 8192 == 2) * 8192;
+
+		c = (j * 2654435761u >> 7) % NR_CHAINS;
+		chain_parts(c, pname, sizeof(pname), &n, frames);
+		CHECK_INT(fold__begin(f, NULL, "p", 1, 1, 1, true), 1);
+		key[0] = (j + 1) * 0x9e3779b97f4a7c15ULL;
+		key[1] = c;
+		ret = fold__begin_key(f, key, key[0]);
+		if (ret < 0 || ret > 1)
+			UNIT_FAIL("fold__begin_key: %d", ret);
+		if (ret == 1)
+			continue;
+		for (k = 0; k < n; k++)
+			fr[k] = (struct rs_frame){
+				.id = frames[n - 1 - k] + 1,
+				.sym = fnames[frames[n - 1 - k]],
+				.dso = "/d" };
+		CHECK_INT(fold__feed(f, fr, n, false), 0);
+	}
+	CHECK_INT(fold__flush(f), 0);
+	if (threaded) {
+		pthread_mutex_lock(&h.lock);
+		h.stop = true;
+		pthread_cond_signal(&h.cond);
+		pthread_mutex_unlock(&h.lock);
+		pthread_join(helper, NULL);
+	}
+	*turns = fold__offload(f) ? *fold__offload(f) : (struct offload){ 0 };
+	*helped = h.ran;
+	/* Every block handed over kicked the helper. */
+	if (jobs == 2)
+		CHECK(h.kicks > 0);
+	CHECK_INT(fold__write(f, m), 0);
+	CHECK_U64(fold__nr_kept(f), 4 * 8192);
+	fclose(m);
+	pthread_cond_destroy(&h.cond);
+	pthread_mutex_destroy(&h.lock);
+	fold__delete(f);
+	return out;
+}
+
+/*
+ * The stacks' side goes to the other thread while most callchains are
+ * new and comes back when they are not (util.h, struct offload), and
+ * the lines are those of one thread whatever the turns: with jobs 3 it
+ * goes off, on and off again exactly; with jobs 2 a helper thread runs
+ * the blocks, unless the caller's thread went short of CPU (a busy
+ * machine), which keeps them on the caller's.
+ */
+static void test_stacks_turns(void)
+{
+	static char fnames[NR_FNAMES][8];
+	struct offload t1, t2, t3;
+	char *one, *two, *three;
+	uint32_t helped, i;
+
+	for (i = 0; i < NR_FNAMES; i++)
+		snprintf(fnames[i], sizeof(fnames[i]), "f%u", i);
+	one = turns_feed(1, fnames, &t1, &helped);
+	three = turns_feed(3, fnames, &t3, &helped);
+	two = turns_feed(2, fnames, &t2, &helped);
+	/* the 50 stacks chain_parts() makes */
+	CHECK(strlen(one) > 500 && strchr(one, '\n'));
+	CHECK_STR(three, one);
+	CHECK_STR(two, one);
+	CHECK_INT((int)t3.nr_off, 2);
+	CHECK_INT((int)t3.nr_on, 1);
+	CHECK(!t3.on);
+	if (t2.nr_short) {
+		SKIP_PART("the caller's thread went short of CPU in %u spans: the turns of jobs 2 were not checked",
+			  t2.nr_short);
+	} else {
+		CHECK_INT((int)t2.nr_off, 2);
+		CHECK_INT((int)t2.nr_on, 1);
+		CHECK(helped > 0);
+	}
+	free(one);
+	free(two);
+	free(three);
+}
+
+UNIT_MAIN(UNIT(test_stacks_turns),
+	  UNIT(test_stacks_thread), UNIT(test_long_chain_thread),
 	  UNIT(test_recorded_frames_split_as_printed),
 	  UNIT(test_memo_java_and_addrs), UNIT(test_two_thread_sort),
 	  UNIT(test_comm), UNIT(test_pid_tid), UNIT(test_period),

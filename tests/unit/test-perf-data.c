@@ -2007,6 +2007,92 @@ static void test_threads_really_two(void)
 	CHECK_INT(d.threads, 2);
 }
 
+/* The callback hands work to the reading thread now and then. */
+struct idle_work {
+	struct digest d;
+	struct perf_data *pd;
+	pid_t consumer;
+	uint32_t posted, done;		/* atomic */
+	uint32_t idle_calls, on_consumer;
+	bool kick_waited;		/* the work at event 5000 got done */
+};
+
+static int idle_event(void *ctx, const struct rs_event *ev)
+{
+	struct idle_work *w = ctx;
+	struct timespec nap = { 0, 20000 };
+
+	if (!w->consumer)
+		w->consumer = gettid();
+	/*
+	 * Once the reader sleeps (its batches full, no work), work handed
+	 * over must wake it: the kick, as this batch is not given back.
+	 */
+	if (w->d.nr == 5000) {
+		struct timespec settle = { 0, 20 * 1000 * 1000 };
+		uint32_t want, i;
+
+		nanosleep(&settle, NULL);
+		want = __atomic_add_fetch(&w->posted, 1, __ATOMIC_SEQ_CST);
+		perf_data__kick(w->pd);
+		for (i = 0; i < 20000 &&
+		     __atomic_load_n(&w->done, __ATOMIC_SEQ_CST) < want; i++)
+			nanosleep(&nap, NULL);
+		w->kick_waited = __atomic_load_n(&w->done, __ATOMIC_SEQ_CST) >=
+				 want;
+	}
+	if (w->d.nr % 64 == 0) {
+		__atomic_add_fetch(&w->posted, 1, __ATOMIC_SEQ_CST);
+		perf_data__kick(w->pd);
+	}
+	/* Slower than the reader: its batches fill up, and it idles. */
+	if (w->d.nr % 256 == 0)
+		nanosleep(&nap, NULL);
+	return digest_event(&w->d, ev);
+}
+
+static bool idle_run(void *ctx)
+{
+	struct idle_work *w = ctx;
+	uint32_t done = __atomic_load_n(&w->done, __ATOMIC_SEQ_CST);
+
+	w->idle_calls++;
+	if (gettid() == w->consumer)
+		w->on_consumer++;
+	if (done == __atomic_load_n(&w->posted, __ATOMIC_SEQ_CST))
+		return false;
+	__atomic_store_n(&w->done, done + 1, __ATOMIC_SEQ_CST);
+	return true;
+}
+
+/*
+ * With two threads the reader, when its batches are all full, runs the
+ * idle work the callback handed over (perf_data__set_idle()), on its own
+ * thread, woken by perf_data__kick(): the events are the same as on one
+ * thread, and the work handed over gets done.
+ */
+static void test_threads_idle(void)
+{
+	struct idle_work w = { 0 };
+	struct digest one = { 0 };
+
+	CHECK_INT(digest_file("flush-mixed.data", 1, &one), 0);
+	CHECK_INT(perf_data__open(&w.pd, fixture("flush-mixed.data")), 0);
+	if (!w.pd)
+		return;
+	perf_data__set_threads(w.pd, 2);
+	perf_data__set_idle(w.pd, idle_run);
+	CHECK_INT(perf_data__process(w.pd, idle_event, &w), 0);
+	perf_data__delete(w.pd);
+	CHECK_U64(w.d.nr, one.nr);
+	CHECK_U64(w.d.h, one.h);
+	CHECK(w.idle_calls > 0);
+	CHECK_INT((int)w.on_consumer, 0);
+	CHECK(w.kick_waited);
+	/* Most of it: what was posted after the reader's end is left. */
+	CHECK(w.done > w.posted / 2);
+}
+
 /*
  * A callback that fails stops both threads: the error comes back, the
  * callback saw the same events as on one thread, nothing hangs.
@@ -2109,6 +2195,7 @@ UNIT_MAIN(
 	UNIT(test_truncations),
 	UNIT(test_threads_same_events),
 	UNIT(test_threads_really_two),
+	UNIT(test_threads_idle),
 	UNIT(test_threads_stop),
 	UNIT(test_threads_truncated),
 )

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /* String interning and the JSON writer. */
 #include <errno.h>
+#include <pthread.h>
+#include <sched.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -433,6 +435,170 @@ static void test_workq_order_and_error(void)
 	CHECK_INT(workq__delete(q), -E2BIG);
 }
 
+struct wq_notified {
+	uint32_t calls;
+};
+
+static void wq_notify(void *arg)
+{
+	((struct wq_notified *)arg)->calls++;
+}
+
+struct wq_helper {
+	struct workq *q;
+	bool stop;
+	uint32_t ran;
+};
+
+static void *wq_help(void *arg)
+{
+	struct wq_helper *h = arg;
+
+	while (!__atomic_load_n(&h->stop, __ATOMIC_ACQUIRE))
+		if (workq__help(h->q))
+			h->ran++;
+		else
+			sched_yield();
+	return NULL;
+}
+
+/*
+ * A workq without a thread: with nobody helping, the caller runs the
+ * blocks when it needs room and when it drains; with a thread calling
+ * workq__help(), blocks run there too, one at a time and in order
+ * whoever runs them; notify is called once per block handed over, on
+ * the caller's thread; an error stops the caller as with a thread.
+ */
+static void test_workq_shared(void)
+{
+	struct wq_seen seen = { .fail_at = UINT32_MAX };
+	struct wq_notified nt = { 0 };
+	struct wq_helper h = { 0 };
+	uint32_t v = 0, i, k, n, *r;
+	struct workq *q;
+	pthread_t t;
+
+	q = workq__new_shared(sizeof(uint32_t), 16, wq_run, &seen, wq_notify,
+			      &nt);
+	CHECK(q != NULL);
+	if (!q)
+		return;
+	for (i = 0; i < 300; i++) {
+		r = workq__reserve(q, 1);
+		*r = v++ << 3 | 1;
+	}
+	/* Eight blocks of room: the caller ran the first ones itself. */
+	CHECK(seen.next > 0 && seen.next < v);
+	CHECK_INT(workq__drain(q), 0);
+	CHECK_U64(seen.next, v);
+	CHECK_INT((int)nt.calls, (int)seen.blocks);
+	CHECK_INT(workq__delete(q), 0);
+
+	seen = (struct wq_seen){ .fail_at = UINT32_MAX };
+	v = 0;
+	q = workq__new_shared(sizeof(uint32_t), 64, wq_run, &seen, NULL, NULL);
+	CHECK(q != NULL);
+	if (!q)
+		return;
+	h.q = q;
+	if (pthread_create(&t, NULL, wq_help, &h)) {
+		UNIT_FAIL("pthread_create");
+		workq__delete(q);
+		return;
+	}
+	for (i = 0; i < 20000; i++) {
+		n = 1 + i % 7;
+		r = workq__reserve(q, n);
+		for (k = 0; k < n; k++)
+			r[k] = v++ << 3 | (n - k);
+		if (i == 10000) {
+			CHECK_INT(workq__drain(q), 0);
+			CHECK_U64(seen.next, v);
+		}
+	}
+	CHECK_INT(workq__drain(q), 0);
+	__atomic_store_n(&h.stop, true, __ATOMIC_RELEASE);
+	pthread_join(t, NULL);
+	CHECK_U64(seen.next, v);
+	CHECK(h.ran > 0);
+	CHECK_INT(workq__delete(q), 0);
+
+	/* An error: the caller hears of it and stops. */
+	seen = (struct wq_seen){ .fail_at = 300 };
+	q = workq__new_shared(sizeof(uint32_t), 16, wq_run, &seen, NULL, NULL);
+	CHECK(q != NULL);
+	if (!q)
+		return;
+	for (v = 0; v < 2000 && (r = workq__reserve(q, 1)); v++)
+		*r = v << 3 | 1;
+	CHECK(v < 2000);
+	CHECK_INT(workq__error(q), -ENOSPC);
+	CHECK_INT(workq__delete(q), -ENOSPC);
+	CHECK_U64(seen.next, 300);
+	CHECK_U64(seen.after_err, 0);
+}
+
+/*
+ * When handing work over pays (struct offload): on while a quarter of
+ * a window's callchains are new, off below an eighth, on again at a
+ * quarter; with watch_cpu, a span in which the caller's thread waited
+ * for a CPU a tenth of the time or more keeps it off until a span where
+ * it waited less, the first span starting at the first window's end.
+ */
+static void test_offload_turns(void)
+{
+	const uint64_t ms = 1000000;
+	struct offload o;
+
+	offload__init(&o, false);
+	CHECK(o.on);
+	o.fresh = OFFLOAD_WINDOW / 8;
+	offload__judge(&o, 0, 0);
+	CHECK(o.on);
+	o.fresh = OFFLOAD_WINDOW / 8 - 1;
+	offload__judge(&o, 0, 0);
+	CHECK(!o.on);
+	o.fresh = OFFLOAD_WINDOW / 4 - 1;
+	offload__judge(&o, 0, 0);
+	CHECK(!o.on);
+	o.fresh = OFFLOAD_WINDOW / 4;
+	offload__judge(&o, 0, 0);
+	CHECK(o.on);
+	CHECK_INT((int)o.nr_on, 1);
+	CHECK_INT((int)o.nr_off, 1);
+	CHECK_INT((int)o.fresh, 0);
+
+	/* A window is OFFLOAD_WINDOW notes. */
+	offload__init(&o, false);
+	for (int i = 0; i < OFFLOAD_WINDOW - 1; i++)
+		CHECK(offload__note(&o, false));
+	CHECK(!offload__note(&o, false));
+
+	offload__init(&o, true);
+	o.fresh = OFFLOAD_WINDOW;
+	offload__judge(&o, 100 * ms, 1 * ms);	/* the span begins */
+	CHECK(o.on);
+	o.fresh = OFFLOAD_WINDOW;
+	offload__judge(&o, 110 * ms, ~0ULL);	/* too short to judge */
+	CHECK(o.on);
+	o.fresh = OFFLOAD_WINDOW;
+	offload__judge(&o, 120 * ms, 3 * ms);	/* 2 of 20 ms waiting */
+	CHECK(!o.on);
+	CHECK_INT((int)o.nr_short, 1);
+	o.fresh = OFFLOAD_WINDOW;
+	offload__judge(&o, 140 * ms, 4 * ms + ms / 2);	/* 1.5 of 20 */
+	CHECK(o.on);
+	/* Not known (no schedstat): the callchains alone. */
+	o.fresh = OFFLOAD_WINDOW;
+	offload__judge(&o, 200 * ms, ~0ULL);
+	CHECK(o.on);
+	o.fresh = 0;
+	offload__judge(&o, 201 * ms, 5 * ms);
+	CHECK(!o.on);
+	CHECK_INT((int)o.nr_on, 1);
+	CHECK_INT((int)o.nr_off, 2);
+}
+
 /*
  * An array of megabytes asks for huge pages over the 2 MiB pages inside
  * it, and no further: the kernel marks such a range "hg" in its VmFlags
@@ -479,7 +645,8 @@ static void test_grow_array_huge(void)
 	free(v);
 }
 
-UNIT_MAIN(UNIT(test_workq_order_and_error), UNIT(test_grow_array_huge),
+UNIT_MAIN(UNIT(test_workq_order_and_error), UNIT(test_workq_shared),
+	  UNIT(test_offload_turns), UNIT(test_grow_array_huge),
 	  UNIT(test_json_utf8), UNIT(test_strarena),
 	  UNIT(test_shell_words),
 	  UNIT(test_quote_controls), UNIT(test_csv_field),
