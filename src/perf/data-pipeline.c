@@ -68,8 +68,9 @@ struct pd_pipeline {
 /*
  * With pl->lock held, the batches all full: run a piece of the
  * consumer's idle work, true when one ran or may be waiting (look
- * again), false to wait. Waiting is set before looking, so that a
- * consumer that hands work over after the look sees it and kicks.
+ * again), false when there was none. The lock is let go meanwhile.
+ * Waiting is set before looking, so that a consumer that hands work
+ * over after the look sees it and kicks.
  */
 static bool pl_idle(struct pd_pipeline *pl)
 {
@@ -116,9 +117,13 @@ static bool pl_publish(struct pd_pipeline *pl)
 	 * behind again; the hashes are the same whoever takes them.
 	 */
 	pl->pd->defer_chain_hash = pl->count < PL_BATCHES / 2;
-	/* The next batch to fill must be free. */
+	/*
+	 * The next batch to fill must be free. pl_idle() lets go of the
+	 * lock: what the consumer freed meanwhile is looked at again
+	 * before waiting, as its signal came before the wait.
+	 */
 	while (pl->count == PL_BATCHES && !pl->stop)
-		if (!pl_idle(pl))
+		if (!pl_idle(pl) && pl->count == PL_BATCHES && !pl->stop)
 			pthread_cond_wait(&pl->freed, &pl->lock);
 	__atomic_store_n(&pl->waiting, false, __ATOMIC_RELAXED);
 	go = !pl->stop;

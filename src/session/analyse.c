@@ -155,7 +155,9 @@ int session__analyse(struct session *s, const struct analysis_opts *o,
 		return -EINVAL;
 	if (!session__machine(s))
 		return -ENOMEM;
-	perf_data__set_idle(s->pd, analyse_idle);
+	/* -j 2: the reading thread attributes while it would wait. */
+	if (s->opts.jobs == 2)
+		perf_data__set_idle(s->pd, analyse_idle);
 	err = session_run(s, analyse_event, analyse_ahead, &ctx);
 	/* A kernel symbol error was queued when it happened. */
 	if (err && !s->ksyms_err)

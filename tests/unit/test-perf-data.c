@@ -2093,6 +2093,42 @@ static void test_threads_idle(void)
 	CHECK(w.done > w.posted / 2);
 }
 
+/* Idle work that never comes, slow to say so. */
+static bool idle_none(void *ctx)
+{
+	/* Long enough for the callback to empty every batch meanwhile. */
+	struct timespec nap = { 0, 2 * 1000 * 1000 };
+
+	nanosleep(&nap, NULL);
+	return false;
+}
+
+/*
+ * The reader looks for idle work with the batches' lock let go: a batch
+ * the callback frees meanwhile must not be missed (the reader waiting
+ * for a free batch, the callback for a full one, for ever).
+ */
+static void test_threads_idle_none(void)
+{
+	struct digest one = { 0 }, two = { 0 };
+	struct perf_data *pd;
+	int i;
+
+	CHECK_INT(digest_file("flush-mixed.data", 1, &one), 0);
+	for (i = 0; i < 5; i++) {
+		two = (struct digest){ 0 };
+		CHECK_INT(perf_data__open(&pd, fixture("flush-mixed.data")),
+			  0);
+		if (!pd)
+			return;
+		perf_data__set_threads(pd, 2);
+		perf_data__set_idle(pd, idle_none);
+		CHECK_INT(perf_data__process(pd, digest_event, &two), 0);
+		perf_data__delete(pd);
+		CHECK_U64(two.h, one.h);
+	}
+}
+
 /*
  * A callback that fails stops both threads: the error comes back, the
  * callback saw the same events as on one thread, nothing hangs.
@@ -2196,6 +2232,7 @@ UNIT_MAIN(
 	UNIT(test_threads_same_events),
 	UNIT(test_threads_really_two),
 	UNIT(test_threads_idle),
+	UNIT(test_threads_idle_none),
 	UNIT(test_threads_stop),
 	UNIT(test_threads_truncated),
 )
