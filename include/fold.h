@@ -169,9 +169,11 @@ void fold__script_sink(struct fold *f, struct perf_script_sink *sink);
  * built by another thread, the one that reads the records, when it
  * would otherwise wait (it calls fold__help(), which runs a block of
  * them and says whether there was one); kick(kick_ctx) is called on
- * the caller's thread when there is some. Before the first sample.
+ * the caller's thread when there is some. Before the first sample, and
+ * before that thread starts; false when there is nothing to help with
+ * (other jobs, no memory): then fold__help() must not be called.
  */
-void fold__set_helper(struct fold *f, void (*kick)(void *), void *kick_ctx);
+bool fold__set_helper(struct fold *f, void (*kick)(void *), void *kick_ctx);
 bool fold__help(struct fold *f);
 /*
  * When the stacks' side was handed over and back (jobs 2 with a helper,

@@ -897,6 +897,9 @@ static void workq_publish(struct workq *q)
 		handed = true;
 	}
 	WORKQ_WAIT(q, q->count < WORKQ_BLOCKS);
+	/* A block this thread ran itself (shared) may have failed. */
+	if (q->err && !q->caller_err)
+		q->caller_err = q->err;
 	pthread_mutex_unlock(&q->lock);
 	q->used = 0;
 	if (handed && q->notify)

@@ -1201,16 +1201,17 @@ static int set_active(struct fold *f, bool on)
 }
 
 
-void fold__set_helper(struct fold *f, void (*kick)(void *), void *kick_ctx)
+bool fold__set_helper(struct fold *f, void (*kick)(void *), void *kick_ctx)
 {
 	if (f->opts.jobs != 2 || f->w_tried)
-		return;
+		return false;
 	f->w_tried = true;
 	f->w = workq__new_shared(sizeof(union fold_rec), FW_RECS, run_block,
 				 f, kick, kick_ctx);
 	f->chain_numbers = f->w != NULL;
 	f->active = f->w != NULL;
 	offload__init(&f->off, true);
+	return f->w != NULL;
 }
 
 bool fold__help(struct fold *f)

@@ -345,10 +345,8 @@ static int fold_recording(struct session *s, struct fold_ctx *ctx)
 	if (!ctx->machine)
 		return -ENOMEM;
 	/* -j 2: the reading thread builds stacks while it would wait. */
-	if (s->opts.jobs == 2) {
-		fold__set_helper(ctx->fold, session_kick, s);
+	if (fold__set_helper(ctx->fold, session_kick, s))
 		perf_data__set_idle(s->pd, fold_idle);
-	}
 	err = session_run(s, fold_event, fold_ahead, ctx);
 	/* The stacks' thread reads the machine's names: done before it goes. */
 	if (!err)

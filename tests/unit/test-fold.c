@@ -800,7 +800,7 @@ static char *turns_feed(unsigned int jobs, char (*fnames)[8],
 	pthread_mutex_init(&h.lock, NULL);
 	pthread_cond_init(&h.cond, NULL);
 	if (jobs == 2) {
-		fold__set_helper(f, turns_kick, &h);
+		CHECK(fold__set_helper(f, turns_kick, &h));
 		threaded = !pthread_create(&helper, NULL, turns_help, &h);
 		CHECK(threaded);
 	}
@@ -825,7 +825,7 @@ static char *turns_feed(unsigned int jobs, char (*fnames)[8],
 				.dso = "/d" };
 		CHECK_INT(fold__feed(f, fr, n, false), 0);
 	}
-	CHECK_INT(fold__flush(f), 0);
+	/* As the reading thread: gone before the fold's flush. */
 	if (threaded) {
 		pthread_mutex_lock(&h.lock);
 		h.stop = true;
@@ -833,6 +833,7 @@ static char *turns_feed(unsigned int jobs, char (*fnames)[8],
 		pthread_mutex_unlock(&h.lock);
 		pthread_join(helper, NULL);
 	}
+	CHECK_INT(fold__flush(f), 0);
 	*turns = fold__offload(f) ? *fold__offload(f) : (struct offload){ 0 };
 	*helped = h.ran;
 	/* Every block handed over kicked the helper. */
