@@ -165,16 +165,24 @@ static const char *module_name(const char **last, char *mb)
 }
 
 /*
- * Module symbols carry their module in the name until the split; keep
- * the module aside, indexed by the entry's seq. The text is ks->text_buf,
- * len bytes followed by a NUL; names point into it.
+ * The symbols of whole lines of the text, [line, end): pushed in file
+ * order, each with its module (mods[seq], NULL: the kernel's), which
+ * the name carries until the split. Names are cut in place.
  */
-static int ksyms__parse(struct ksyms *ks)
+struct kpart {
+	char *line, *end;
+	struct symtab all;
+	const char **mods;
+	size_t mods_cap;
+	uint64_t text, stext;		/* first "_text", "_stext" */
+	bool has_text, has_stext;
+	int err;
+};
+
+static void kpart_parse(struct kpart *kp)
 {
-	char *line = ks->text_buf, *end = line + ks->text_len, *nl;
-	struct symtab all = { 0 };
-	const char **mods = NULL, *last_mod = NULL;
-	size_t mods_cap = 0, i, n = 0;
+	char *line = kp->line, *end = kp->end, *nl;
+	const char *last_mod = NULL;
 	int err = 0;
 
 	for (; line < end; line = nl + 1) {
@@ -194,13 +202,13 @@ static int ksyms__parse(struct ksyms *ks)
 		type = line[hl + 1];
 		name = line + hl + 3;
 		if (is_function(type)) {
-			if (!ks->has_text && !strcmp(name, "_text")) {
-				ks->text = addr;
-				ks->has_text = true;
+			if (!kp->has_text && !strcmp(name, "_text")) {
+				kp->text = addr;
+				kp->has_text = true;
 			}
-			if (!ks->has_stext && !strcmp(name, "_stext")) {
-				ks->stext = addr;
-				ks->has_stext = true;
+			if (!kp->has_stext && !strcmp(name, "_stext")) {
+				kp->stext = addr;
+				kp->has_stext = true;
 			}
 		}
 		if (!keep_type(type) || name[0] == '$' || !name[0])
@@ -214,64 +222,237 @@ static int ksyms__parse(struct ksyms *ks)
 			*tab = '\0';
 			mod = module_name(&last_mod, tab + 1);
 		}
-		if (n == mods_cap) {
-			size_t nc = mods_cap ? mods_cap * 2 : 4096;
-			const char **v = realloc(mods, nc * sizeof(*v));
+		if (kp->all.nr == kp->mods_cap) {
+			size_t nc = kp->mods_cap ? kp->mods_cap * 2 : 4096;
+			const char **v = realloc(kp->mods, nc * sizeof(*v));
 
 			if (!v) {
 				err = -ENOMEM;
 				break;
 			}
-			mods = v;
-			mods_cap = nc;
+			kp->mods = v;
+			kp->mods_cap = nc;
 		}
-		mods[n++] = mod;
+		kp->mods[kp->all.nr] = mod;
 		/* perf's test for a module symbol is a '[' in the name. */
-		err = symtab__push(&all, addr, 0, name, type_bind(type),
+		err = symtab__push(&kp->all, addr, 0, name, type_bind(type),
 				   mod && strchr(mod, '['));
 		if (err)
 			break;
 	}
+	kp->err = err;
+}
+
+static void kpart_free(struct kpart *kp)
+{
+	free(kp->mods);
+	symtab__exit(&kp->all);
+}
+
+/*
+ * The parts, in file order, into ks: one table, sorted and sized as
+ * perf does, then split between the kernel and its modules.
+ */
+static int ksyms__merge(struct ksyms *ks, struct kpart *kp, size_t nr)
+{
+	struct symtab all = { 0 };
+	const char **mods = NULL;
+	size_t i, k, n = 0, at = 0;
+	int err = 0;
+
+	for (k = 0; k < nr; k++) {
+		if (kp[k].err)
+			return kp[k].err;
+		n += kp[k].all.nr;
+		if (!ks->has_text && kp[k].has_text) {
+			ks->text = kp[k].text;
+			ks->has_text = true;
+		}
+		if (!ks->has_stext && kp[k].has_stext) {
+			ks->stext = kp[k].stext;
+			ks->has_stext = true;
+		}
+	}
+	if (!n)
+		return -ENOENT;
+	/* The first part's arrays, the others' appended: seq as in the file. */
+	all = kp[0].all;
+	mods = kp[0].mods;
+	kp[0].all = (struct symtab){ 0 };
+	kp[0].mods = NULL;
+	at = all.nr;
+	if (grow_array((void **)&all.v, &all.cap, n, sizeof(*all.v))) {
+		err = -ENOMEM;
+	} else if (nr > 1) {
+		const char **v = realloc(mods, n * sizeof(*mods));
+
+		if (v)
+			mods = v;
+		else
+			err = -ENOMEM;
+	}
+	for (k = 1; k < nr && !err; k++) {
+		for (i = 0; i < kp[k].all.nr; i++) {
+			all.v[at] = kp[k].all.v[i];
+			all.v[at].seq = at;
+			mods[at++] = kp[k].mods[i];
+		}
+	}
 	if (err)
 		goto out;
-
+	all.nr = n;
 	symtab__finish(&all, true);
-	for (i = 0; i < all.nr && !err; i++) {
-		const struct sym_entry *e = &all.v[i];
+	/* The kernel's symbols stay where they are, the modules' go. */
+	for (i = 0, at = 0; i < all.nr && !err; i++) {
+		struct sym_entry e = all.v[i];
 
-		if (e->module)
-			err = add_module_sym(ks, mods[e->seq], e);
-		else
-			err = symtab__push(&ks->kernel, e->start,
-					   e->end - e->start, e->name, e->bind,
-					   false);
+		if (e.module) {
+			err = add_module_sym(ks, mods[e.seq], &e);
+		} else {
+			e.seq = at;
+			all.v[at++] = e;
+		}
 	}
-	if (!err) {
-		/* Both are already in order; only seq needs no care. */
-		if (ks->kernel.nr)
-			ks->first = ks->kernel.v[0].start;
-		if (!all.nr)
-			err = -ENOENT;
-	}
+	if (err)
+		goto out;
+	/* Both are already in order; only seq needs no care. */
+	all.nr = at;
+	ks->kernel = all;
+	all = (struct symtab){ 0 };
+	if (ks->kernel.nr)
+		ks->first = ks->kernel.v[0].start;
 out:
 	free(mods);
 	symtab__exit(&all);
+	return err;
+}
+
+/* Where the text is cut into parts: after a newline near each k/nr. */
+static void ksyms_cut(struct ksyms *ks, struct kpart *kp, size_t nr)
+{
+	char *p = ks->text_buf, *end = p + ks->text_len, *cut, *nl;
+	size_t k;
+
+	for (k = 0; k < nr; k++) {
+		kp[k] = (struct kpart){ .line = p };
+		cut = ks->text_buf + ks->text_len / nr * (k + 1);
+		nl = k + 1 < nr && cut < end ? memchr(cut, '\n', end - cut) :
+		     NULL;
+		p = nl ? nl + 1 : end;
+		kp[k].end = p;
+	}
+}
+
+/* ks->text_buf, len bytes followed by a NUL, parsed on this thread. */
+static int ksyms__parse(struct ksyms *ks)
+{
+	struct kpart kp;
+	int err;
+
+	ksyms_cut(ks, &kp, 1);
+	kpart_parse(&kp);
+	err = ksyms__merge(ks, &kp, 1);
+	kpart_free(&kp);
 	if (err)
 		ksyms__exit(ks);
 	return err;
 }
 
-int ksyms__load(struct ksyms *ks, const char *path)
+/*
+ * Two parts: the thread that reads the file takes one, the first thread
+ * to need the symbols (waiting for them anyway) the other.
+ */
+#define KSYMS_PARTS 2
+
+struct ksyms_load {
+	struct ksyms ks;		/* the text, then the symbols */
+	struct kpart part[KSYMS_PARTS];
+	unsigned int next;		/* parts taken (atomic) */
+};
+
+static int load_begin(struct ksyms_load **lp, struct ksyms_load *l, int err)
 {
+	if (err) {
+		free(l->ks.text_buf);
+		free(l);
+		return err;
+	}
+	ksyms_cut(&l->ks, l->part, KSYMS_PARTS);
+	*lp = l;
+	return 0;
+}
+
+int ksyms__load_begin(struct ksyms_load **lp, const char *path)
+{
+	struct ksyms_load *l = calloc(1, sizeof(*l));
 	int fd, err;
 
-	memset(ks, 0, sizeof(*ks));
+	*lp = NULL;
+	if (!l)
+		return -ENOMEM;
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
-		return -errno;
-	err = read_all(fd, &ks->text_buf, &ks->text_len);
+		return load_begin(lp, l, -errno);
+	err = read_all(fd, &l->ks.text_buf, &l->ks.text_len);
 	close(fd);
-	return err ? err : ksyms__parse(ks);
+	return load_begin(lp, l, err);
+}
+
+int ksyms__load_begin_buf(struct ksyms_load **lp, const char *text,
+			  size_t len)
+{
+	struct ksyms_load *l = calloc(1, sizeof(*l));
+
+	*lp = NULL;
+	if (!l)
+		return -ENOMEM;
+	if (!len)
+		return load_begin(lp, l, -ENOENT);
+	l->ks.text_buf = malloc(len + 1);
+	if (!l->ks.text_buf)
+		return load_begin(lp, l, -ENOMEM);
+	memcpy(l->ks.text_buf, text, len);
+	l->ks.text_buf[len] = '\0';
+	l->ks.text_len = len;
+	return load_begin(lp, l, 0);
+}
+
+bool ksyms__load_help(struct ksyms_load *l)
+{
+	unsigned int k = __atomic_fetch_add(&l->next, 1, __ATOMIC_ACQ_REL);
+
+	if (k >= KSYMS_PARTS)
+		return false;
+	kpart_parse(&l->part[k]);
+	return true;
+}
+
+int ksyms__load_end(struct ksyms_load *l, struct ksyms *ks)
+{
+	size_t k;
+	int err;
+
+	while (ksyms__load_help(l))
+		;
+	err = ksyms__merge(&l->ks, l->part, KSYMS_PARTS);
+	for (k = 0; k < KSYMS_PARTS; k++)
+		kpart_free(&l->part[k]);
+	if (err)
+		ksyms__exit(&l->ks);
+	else
+		*ks = l->ks;
+	free(l);
+	return err;
+}
+
+int ksyms__load(struct ksyms *ks, const char *path)
+{
+	struct ksyms_load *l;
+	int err;
+
+	memset(ks, 0, sizeof(*ks));
+	err = ksyms__load_begin(&l, path);
+	return err ? err : ksyms__load_end(l, ks);
 }
 
 /*

@@ -1466,7 +1466,8 @@ static int kernel_install(struct machine *m, struct ksyms *ks)
  * Reading a kallsyms file touches nothing the machine holds (the names
  * stay in the file's text), so it can run beside the caller: parsing
  * 120k symbols is a few tens of milliseconds that a report otherwise
- * spends before its first sample.
+ * spends before its first sample. The caller, once it needs them, parses
+ * a part itself rather than wait (take_prefetch()).
  */
 struct ksyms_prefetch {
 	pthread_t thread;
@@ -1475,14 +1476,45 @@ struct ksyms_prefetch {
 	size_t len;
 	struct ksyms ks;
 	int err;
+	/*
+	 * The load while the caller may take a part (stage 1: the text
+	 * read, 2: no part left to take), and the caller's help.
+	 */
+	pthread_mutex_t lock;
+	pthread_cond_t cond;
+	int stage;
+	struct ksyms_load *load;
+	unsigned int helpers;
 };
+
+static void prefetch_stage(struct ksyms_prefetch *p, int stage)
+{
+	pthread_mutex_lock(&p->lock);
+	p->stage = stage;
+	pthread_cond_broadcast(&p->cond);
+	/* No more helpers; those at work finish their part. */
+	while (stage == 2 && p->helpers)
+		pthread_cond_wait(&p->cond, &p->lock);
+	pthread_mutex_unlock(&p->lock);
+}
 
 static void *prefetch_kallsyms(void *arg)
 {
 	struct ksyms_prefetch *p = arg;
+	struct ksyms_load *l;
 
-	p->err = p->path ? ksyms__load(&p->ks, p->path) :
-		 ksyms__load_buf(&p->ks, p->text, p->len);
+	p->err = p->path ? ksyms__load_begin(&l, p->path) :
+		 ksyms__load_begin_buf(&l, p->text, p->len);
+	if (p->err) {
+		prefetch_stage(p, 2);
+		return NULL;
+	}
+	p->load = l;
+	prefetch_stage(p, 1);
+	while (ksyms__load_help(l))
+		;
+	prefetch_stage(p, 2);
+	p->err = ksyms__load_end(l, &p->ks);
 	return NULL;
 }
 
@@ -1498,8 +1530,12 @@ int machine__prefetch_kallsyms(struct machine *m, const char *path,
 		return -ENOMEM;
 	p->text = text;
 	p->len = len;
+	pthread_mutex_init(&p->lock, NULL);
+	pthread_cond_init(&p->cond, NULL);
 	if ((path && !(p->path = strdup(path))) ||
 	    pthread_create(&p->thread, NULL, prefetch_kallsyms, p)) {
+		pthread_cond_destroy(&p->cond);
+		pthread_mutex_destroy(&p->lock);
 		free(p->path);
 		free(p);
 		return -EAGAIN;
@@ -1517,15 +1553,35 @@ static int take_prefetch(struct machine *m, const char *path,
 			 const char *text, size_t len, struct ksyms *ks)
 {
 	struct ksyms_prefetch *p = m->kpf;
+	struct ksyms_load *l;
 	bool same;
 	int err = 1;
 
 	if (!p)
 		return 1;
 	m->kpf = NULL;
-	pthread_join(p->thread, NULL);
 	same = path ? p->path && !strcmp(p->path, path) :
 	       !p->path && p->text == text && p->len == len;
+	/*
+	 * The symbols asked for: once the text is read, a part of their
+	 * parsing rather than a wait for all of it.
+	 */
+	pthread_mutex_lock(&p->lock);
+	while (same && !p->stage)
+		pthread_cond_wait(&p->cond, &p->lock);
+	l = same && p->stage == 1 ? p->load : NULL;
+	p->helpers += l != NULL;
+	pthread_mutex_unlock(&p->lock);
+	if (l) {
+		ksyms__load_help(l);
+		pthread_mutex_lock(&p->lock);
+		p->helpers--;
+		pthread_cond_broadcast(&p->cond);
+		pthread_mutex_unlock(&p->lock);
+	}
+	pthread_join(p->thread, NULL);
+	pthread_cond_destroy(&p->cond);
+	pthread_mutex_destroy(&p->lock);
 	if (same) {
 		err = p->err;
 		if (!err)

@@ -156,6 +156,19 @@ struct ksyms {
 };
 
 int ksyms__load(struct ksyms *ks, const char *path);
+/*
+ * The same load in steps, for threads to share: begin reads the text
+ * (or copies it); help parses a part of it not yet taken, false when
+ * none is left; end parses what is left, waits for nothing (every help
+ * must have returned: the caller's to see to), puts the parts together
+ * into *ks and frees the load. 0 or -errno; on error *ks is untouched.
+ */
+struct ksyms_load;
+int ksyms__load_begin(struct ksyms_load **lp, const char *path);
+int ksyms__load_begin_buf(struct ksyms_load **lp, const char *text,
+			  size_t len);
+bool ksyms__load_help(struct ksyms_load *l);
+int ksyms__load_end(struct ksyms_load *l, struct ksyms *ks);
 int ksyms__load_buf(struct ksyms *ks, const char *text, size_t len);
 /* Hex digits at s as perf's hex2u64() reads them; returns how many. */
 size_t sym_parse_hex(const char *s, uint64_t *val);

@@ -663,6 +663,116 @@ static void test_kallsyms_modules(void)
 	ksyms__exit(&ks);
 }
 
+/* Two kallsyms tables alike, symbol by symbol, module by module. */
+static void check_same_ksyms(const struct ksyms *a, const struct ksyms *b)
+{
+	size_t i, k;
+
+	CHECK_U64(a->kernel.nr, b->kernel.nr);
+	CHECK_U64(a->nr_mods, b->nr_mods);
+	CHECK(a->has_text == b->has_text && a->text == b->text);
+	CHECK(a->has_stext == b->has_stext && a->stext == b->stext);
+	CHECK_U64(a->first, b->first);
+	for (i = 0; i < a->kernel.nr && i < b->kernel.nr; i++) {
+		const struct sym_entry *x = &a->kernel.v[i];
+		const struct sym_entry *y = &b->kernel.v[i];
+
+		if (x->start != y->start || x->end != y->end ||
+		    strcmp(x->name, y->name) || x->bind != y->bind) {
+			UNIT_FAIL("kernel symbol %zu: %s against %s", i,
+				  x->name, y->name);
+			return;
+		}
+	}
+	for (k = 0; k < a->nr_mods && k < b->nr_mods; k++) {
+		const struct symtab *x = &a->mods[k].syms;
+		const struct symtab *y = ksyms__module(b, a->mods[k].name);
+
+		CHECK(y != NULL);
+		if (!y)
+			continue;
+		CHECK_U64(x->nr, y->nr);
+		for (i = 0; i < x->nr && i < y->nr; i++)
+			if (x->v[i].start != y->v[i].start ||
+			    x->v[i].end != y->v[i].end ||
+			    strcmp(x->v[i].name, y->v[i].name))
+				UNIT_FAIL("%s symbol %zu differs",
+					  a->mods[k].name, i);
+	}
+}
+
+static void *ksyms_helper(void *arg)
+{
+	ksyms__load_help(arg);
+	return NULL;
+}
+
+/*
+ * A kallsyms text parsed in two parts, by one thread or two (a part
+ * each), gives the table one part gives: the fixture's 6.18 kallsyms,
+ * and a short text whose cut falls between a module's runs.
+ */
+static void test_kallsyms_parts(void)
+{
+	static const char small[] =
+		"ffffffff81000000 T _text\n"
+		"ffffffffc0000000 t a_one\t[moda]\n"
+		"ffffffffc0001000 t b_one\t[modb]\n"
+		"ffffffff81000100 T core_fn\n"
+		"ffffffffc0002000 t a_two\t[moda]\n"
+		"ffffffff81000080 T _stext\n"
+		"ffffffffc0005000 t b_two\t[modb]";
+	const char *path = fixture_kallsyms();
+	struct ksyms one, two, threads;
+	struct ksyms_load *l;
+	char *text = NULL;
+	size_t len = 0;
+	pthread_t t;
+	FILE *f;
+
+	CHECK_INT(ksyms__load_buf(&one, small, sizeof(small) - 1), 0);
+	CHECK_INT(ksyms__load_begin_buf(&l, small, sizeof(small) - 1), 0);
+	if (l) {
+		CHECK_INT(ksyms__load_end(l, &two), 0);
+		check_same_ksyms(&one, &two);
+		CHECK_U64(two.nr_mods, 2);
+		ksyms__exit(&two);
+	}
+	ksyms__exit(&one);
+
+	if (!path) {
+		UNIT_FAIL("cannot gunzip the fixture's kallsyms");
+		return;
+	}
+	f = fopen(path, "r");
+	CHECK(f != NULL);
+	if (!f)
+		return;
+	text = malloc(64 << 20);
+	len = text ? fread(text, 1, 64 << 20, f) : 0;
+	fclose(f);
+	CHECK(len > 1000000);
+	CHECK_INT(ksyms__load_buf(&one, text, len), 0);
+	CHECK_INT(ksyms__load(&two, path), 0);
+	check_same_ksyms(&one, &two);
+	CHECK(one.kernel.nr > 100000);
+	CHECK_INT(ksyms__load_begin(&l, path), 0);
+	if (l && !pthread_create(&t, NULL, ksyms_helper, l)) {
+		ksyms__load_help(l);
+		pthread_join(t, NULL);
+		CHECK_INT(ksyms__load_end(l, &threads), 0);
+		check_same_ksyms(&one, &threads);
+		ksyms__exit(&threads);
+	} else if (l) {
+		UNIT_FAIL("pthread_create");
+		ksyms__load_end(l, &threads);
+		ksyms__exit(&threads);
+	}
+	ksyms__exit(&one);
+	ksyms__exit(&two);
+	free(text);
+}
+
 /*
  * ksyms__name_addrs() names addresses as a machine that loaded the same
  * kallsyms does (the BPF spans' stacks, named without the table): every
@@ -1776,6 +1886,7 @@ UNIT_MAIN(UNIT(test_kernel_frames), UNIT(test_kernel_relocated),
 	  UNIT(test_ksymbols),
 	  UNIT(test_threads), UNIT(test_kallsyms_prefetch),
 	  UNIT(test_kallsyms_reload), UNIT(test_kallsyms_modules),
+	  UNIT(test_kallsyms_parts),
 	  UNIT(test_kallsyms_name_addrs),
 	  UNIT(test_callchain_peek),
 	  UNIT(test_jit_map), UNIT(test_jit_map_fifo), UNIT(test_jit_map_owner),
