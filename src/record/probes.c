@@ -66,6 +66,8 @@ static bool inherited(struct recorder *r)
 	return r->o.target == RECORDER_PID || r->o.target == RECORDER_CMD;
 }
 
+static int start_guardian(struct recorder *r);
+
 /*
  * An inherited probe goes through tracefs (events__dynprobe_create() says
  * why), in a group of this process's own, "rstat_analyze_PID", which no
@@ -82,6 +84,13 @@ static int add_dynprobe(struct recorder *r,
 	if (r->rs.ndyn == ARRAY_SIZE(r->rs.dyn)) {
 		rec_error(r, "record: too many probes");
 		return -E2BIG;
+	}
+	/* Before the first probe, so that none outlives a SIGKILL. */
+	err = start_guardian(r);
+	if (err) {
+		rec_error(r, "record: cannot start the process that removes the probes after a crash: %s",
+			  strerror(-err));
+		return err;
 	}
 	snprintf(group, sizeof(group), "rstat_analyze_%d", (int)getpid());
 	/* Unique in the group: the same point may be asked for twice. */
@@ -315,23 +324,49 @@ int rec_probes__add_flush(struct recorder *r)
 }
 
 /*
+ * The guardian's end: every probe in our group (a group no other run
+ * uses), each retried while the dying recorder's events still hold it.
+ */
+static void guardian_remove(const char *group)
+{
+	struct tracefs_dynevent **evs;
+	unsigned int k, tries;
+
+	evs = tracefs_dynevent_get_all(TRACEFS_DYNEVENT_KPROBE |
+				       TRACEFS_DYNEVENT_KRETPROBE |
+				       TRACEFS_DYNEVENT_UPROBE |
+				       TRACEFS_DYNEVENT_URETPROBE, group);
+	for (k = 0; evs && evs[k]; k++)
+		for (tries = 0; tries < 200; tries++) {
+			if (!tracefs_dynevent_destroy(evs[k], true) ||
+			    errno == ENOENT)
+				break;
+			usleep(10000);
+		}
+	tracefs_dynevent_list_free(evs);
+}
+
+/*
  * Probes made in tracefs outlive a recorder killed with SIGKILL, unlike
  * perf events, which go with its file descriptors. A guardian removes
  * them then: a grandchild (reparented away from us before the command's
  * subreaper is set, so that stopping the command's descendants does not
  * stop it) that waits for EOF on a pipe whose write end only we hold,
- * which comes when we exit, however we exit. After a normal end we have
- * removed them already and it finds nothing to do.
+ * which comes when we exit, however we exit. It is started before the
+ * first probe is made, and removes whatever our group holds then: a
+ * probe made a moment before a SIGKILL too. After a normal end we have
+ * removed them already and it finds nothing to do. Once per run.
  */
-int rec_probes__start_guardian(struct recorder *r)
+static int start_guardian(struct recorder *r)
 {
+	char group[64];
 	int fds[2], status;
-	unsigned int k, tries;
 	pid_t pid;
 	char c;
 
-	if (!r->rs.ndyn)
+	if (r->rs.guardian_fd >= 0)
 		return 0;
+	snprintf(group, sizeof(group), "rstat_analyze_%d", (int)getpid());
 	if (pipe2(fds, O_CLOEXEC))
 		return -errno;
 	pid = fork();
@@ -351,15 +386,7 @@ int rec_probes__start_guardian(struct recorder *r)
 		close(fds[1]);
 		while (read(fds[0], &c, 1) < 0 && errno == EINTR)
 			;
-		/* Busy while the dying recorder's events close: retry. */
-		for (k = 0; k < r->rs.ndyn; k++)
-			for (tries = 0; tries < 200; tries++) {
-				if (!tracefs_dynevent_destroy(r->rs.dyn[k],
-							      true) ||
-				    errno == ENOENT)
-					break;
-				usleep(10000);
-			}
+		guardian_remove(group);
 		_exit(0);
 	}
 	close(fds[0]);

@@ -100,7 +100,6 @@ int rec_events__add(struct recorder *r, struct perf_event_attr *attr,
 int rec_probes__add_kernel(struct recorder *r, const char *spec);
 int rec_probes__add_user(struct recorder *r, const char *arg);
 int rec_probes__add_flush(struct recorder *r);
-int rec_probes__start_guardian(struct recorder *r);
 void rec_probes__remove(struct recorder *r);
 
 /* breakdown.c: the targets' reads, part by part (none: r->bd NULL) */

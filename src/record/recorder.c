@@ -277,12 +277,6 @@ int recorder__open(struct recorder *r)
 		rec_error(r, "record: out of memory");
 		return -ENOMEM;
 	}
-	err = rec_probes__start_guardian(r);
-	if (err) {
-		rec_error(r, "record: cannot start the process that removes the probes after a crash: %s",
-			  strerror(-err));
-		return err;
-	}
 	err = rec_child__start(r);
 	if (err)
 		return err;
