@@ -378,6 +378,49 @@ static int wq_run(void *arg, void *recs, uint32_t nr)
 }
 
 /*
+ * nr runs of 1 to 7 records numbered on from *v, each record its number
+ * << 3 | the records left in its run; a drain after run drain_at must
+ * leave every record run.
+ */
+static void wq_feed(struct workq *q, uint32_t nr, uint32_t drain_at,
+		    const struct wq_seen *seen, uint32_t *v)
+{
+	uint32_t i, k, n, *r;
+
+	for (i = 0; i < nr; i++) {
+		n = 1 + i % 7;
+		r = workq__reserve(q, n);
+		for (k = 0; k < n; k++)
+			r[k] = (*v)++ << 3 | (n - k);
+		if (i == drain_at) {
+			CHECK_INT(workq__drain(q), 0);
+			CHECK_U64(seen->next, *v);
+		}
+	}
+}
+
+/*
+ * q runs wq_run() on seen, set to fail at record 300: the caller hears
+ * of the error at a block handed over after it, reserve says NULL, and
+ * why, long before the 2000th record; later blocks are skipped.
+ */
+static void wq_check_error(struct workq *q, const struct wq_seen *seen)
+{
+	uint32_t v, *r;
+
+	CHECK(q != NULL);
+	if (!q)
+		return;
+	for (v = 0; v < 2000 && (r = workq__reserve(q, 1)); v++)
+		*r = v << 3 | 1;
+	CHECK(v < 2000);
+	CHECK_INT(workq__error(q), -ENOSPC);
+	CHECK_INT(workq__delete(q), -ENOSPC);
+	CHECK_U64(seen->next, 300);
+	CHECK_U64(seen->after_err, 0);
+}
+
+/*
  * Records reach the thread in the order reserved, runs of several never
  * split over two blocks; after a drain, what the thread wrote is the
  * caller's to read; an error skips later blocks, stops the caller at
@@ -387,41 +430,18 @@ static void test_workq_order_and_error(void)
 {
 	struct wq_seen seen = { .fail_at = UINT32_MAX };
 	struct workq *q = workq__new(sizeof(uint32_t), 64, wq_run, &seen);
-	uint32_t v = 0, i, k, n, *r;
+	uint32_t v = 0;
 
 	CHECK(q != NULL);
 	if (!q)
 		return;
-	for (i = 0; i < 5000; i++) {
-		n = 1 + i % 7;
-		r = workq__reserve(q, n);
-		for (k = 0; k < n; k++)
-			r[k] = v++ << 3 | (n - k);
-		if (i == 2500) {
-			CHECK_INT(workq__drain(q), 0);
-			CHECK_U64(seen.next, v);
-		}
-	}
+	wq_feed(q, 5000, 2500, &seen, &v);
 	CHECK_INT(workq__delete(q), 0);
 	CHECK_U64(seen.next, v);
 	CHECK(seen.blocks > 5000 * 4 / 64);
 
 	seen = (struct wq_seen){ .fail_at = 300 };
-	q = workq__new(sizeof(uint32_t), 16, wq_run, &seen);
-	CHECK(q != NULL);
-	if (!q)
-		return;
-	/*
-	 * The caller hears of the error at a block handed over after it:
-	 * reserve says NULL, and why, long before the 2000th record.
-	 */
-	for (v = 0; v < 2000 && (r = workq__reserve(q, 1)); v++)
-		*r = v << 3 | 1;
-	CHECK(v < 2000);
-	CHECK_INT(workq__error(q), -ENOSPC);
-	CHECK_INT(workq__delete(q), -ENOSPC);
-	CHECK_U64(seen.next, 300);
-	CHECK_U64(seen.after_err, 0);
+	wq_check_error(workq__new(sizeof(uint32_t), 16, wq_run, &seen), &seen);
 	CHECK(workq__delete(NULL) == 0);
 
 	/* More records than a block holds: refused, not overrun. */
@@ -456,7 +476,7 @@ static void *wq_help(void *arg)
 
 	while (!__atomic_load_n(&h->stop, __ATOMIC_ACQUIRE))
 		if (workq__help(h->q))
-			h->ran++;
+			__atomic_add_fetch(&h->ran, 1, __ATOMIC_RELEASE);
 		else
 			sched_yield();
 	return NULL;
@@ -474,7 +494,7 @@ static void test_workq_shared(void)
 	struct wq_seen seen = { .fail_at = UINT32_MAX };
 	struct wq_notified nt = { 0 };
 	struct wq_helper h = { 0 };
-	uint32_t v = 0, i, k, n, *r;
+	uint32_t v = 0, i, *r;
 	struct workq *q;
 	pthread_t t;
 
@@ -506,36 +526,26 @@ static void test_workq_shared(void)
 		workq__delete(q);
 		return;
 	}
-	for (i = 0; i < 20000; i++) {
-		n = 1 + i % 7;
-		r = workq__reserve(q, n);
-		for (k = 0; k < n; k++)
-			r[k] = v++ << 3 | (n - k);
-		if (i == 10000) {
-			CHECK_INT(workq__drain(q), 0);
-			CHECK_U64(seen.next, v);
-		}
-	}
+	/*
+	 * A few blocks handed over, not enough to fill the ring: only the
+	 * helper runs them, whenever it gets a CPU.
+	 */
+	wq_feed(q, 60, UINT32_MAX, &seen, &v);
+	for (i = 0; i < 5000 && !__atomic_load_n(&h.ran, __ATOMIC_ACQUIRE);
+	     i++)
+		usleep(1000);
+	CHECK(__atomic_load_n(&h.ran, __ATOMIC_ACQUIRE) > 0);
+	wq_feed(q, 20000, 10000, &seen, &v);
 	CHECK_INT(workq__drain(q), 0);
 	__atomic_store_n(&h.stop, true, __ATOMIC_RELEASE);
 	pthread_join(t, NULL);
 	CHECK_U64(seen.next, v);
-	CHECK(h.ran > 0);
 	CHECK_INT(workq__delete(q), 0);
 
 	/* An error: the caller hears of it and stops. */
 	seen = (struct wq_seen){ .fail_at = 300 };
-	q = workq__new_shared(sizeof(uint32_t), 16, wq_run, &seen, NULL, NULL);
-	CHECK(q != NULL);
-	if (!q)
-		return;
-	for (v = 0; v < 2000 && (r = workq__reserve(q, 1)); v++)
-		*r = v << 3 | 1;
-	CHECK(v < 2000);
-	CHECK_INT(workq__error(q), -ENOSPC);
-	CHECK_INT(workq__delete(q), -ENOSPC);
-	CHECK_U64(seen.next, 300);
-	CHECK_U64(seen.after_err, 0);
+	wq_check_error(workq__new_shared(sizeof(uint32_t), 16, wq_run, &seen,
+					 NULL, NULL), &seen);
 }
 
 /*
