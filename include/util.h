@@ -217,6 +217,12 @@ int keymap__set(struct keymap *km, const uint64_t key[2], uint32_t val);
 /* Start bringing the key's slot into the cache. A hint only. */
 void keymap__prefetch(const struct keymap *km, const uint64_t key[2]);
 uint32_t keymap__count(const struct keymap *km);
+/*
+ * Most keys looked up are new, for now: the table grows four times over
+ * rather than twice, so that it is grown (each time a table of fresh
+ * pages, and every key placed again) half as often.
+ */
+void keymap__spurt(struct keymap *km, bool spurt);
 
 /*
  * A linear-probing table from a two-word key to a fixed-size value kept in

@@ -430,6 +430,7 @@ struct keymap_slot {
 struct keymap {
 	struct keymap_slot *v;
 	size_t cap, nr;		/* cap: 0 or a power of two */
+	bool spurt;		/* keymap__spurt(): grow four times over */
 };
 
 static size_t keymap_home(const struct keymap *km, uint64_t k0, uint64_t k1)
@@ -457,7 +458,7 @@ static int keymap_grow(struct keymap *km)
 	struct keymap_slot *old = km->v, *e;
 	size_t old_cap = km->cap, i;
 
-	km->cap = old_cap ? old_cap * 2 : 64;
+	km->cap = old_cap ? old_cap * (km->spurt ? 4 : 2) : 64;
 	km->v = calloc_table(km->cap, sizeof(*km->v));
 	if (!km->v) {
 		km->v = old;
@@ -525,6 +526,11 @@ void keymap__prefetch(const struct keymap *km, const uint64_t key[2])
 uint32_t keymap__count(const struct keymap *km)
 {
 	return km->nr;
+}
+
+void keymap__spurt(struct keymap *km, bool spurt)
+{
+	km->spurt = spurt;
 }
 
 void bytebuf__put(struct bytebuf *b, const void *src, size_t n)

@@ -570,8 +570,10 @@ static int sample_class(struct analysis *an, const struct rs_sample *s,
 		*out = idx;
 		return 0;
 	}
-	if (an->w)
+	if (an->w) {
 		offload__note(&an->off, true);
+		keymap__spurt(an->chain_index, an->off.fresh_on);
+	}
 	if (an->nr_classes >= CLASS_ONCE)
 		return -E2BIG;
 	err = classify_chain(an, s, an->nr_classes);

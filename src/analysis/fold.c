@@ -1037,18 +1037,21 @@ static int chain_insert(struct fold *f, const uint64_t h[2], uint64_t where,
 
 	if ((f->nr_chains + 1) * 4 > f->nr_chain_slots * 3) {
 		struct chain_slot *old = f->chains;
-		size_t i, n = f->nr_chain_slots;
+		size_t i, n = f->nr_chain_slots, to;
 
 		/* where keeps 32 bits of the home: the table stops there. */
 		if (n >= (size_t)1 << 32)
 			return 0;
-		f->chains = calloc_table(n ? n * 2 : 4096, sizeof(*f->chains));
+		/* Most callchains new for now: four times over (keymap__spurt()). */
+		to = !n ? 4096 : n * (f->w && f->off.fresh_on &&
+				      n <= (size_t)1 << 30 ? 4 : 2);
+		f->chains = calloc_table(to, sizeof(*f->chains));
 		if (!f->chains) {
 			f->chains = old;
 			/* Only the shortcut is lost while room remains. */
 			return f->nr_chains + 1 < n ? 0 : -ENOMEM;
 		}
-		f->nr_chain_slots = n ? n * 2 : 4096;
+		f->nr_chain_slots = to;
 		for (i = 0; i < n; i++)
 			if (old[i].val1)
 				*chain_slot(f, old[i].h, old[i].where) = old[i];
