@@ -380,6 +380,7 @@ int workq__delete(struct workq *q);
 
 struct offload {
 	uint32_t seen, fresh;
+	bool active;		/* the work is the workq's now */
 	bool on;		/* hand the work over */
 	bool fresh_on;		/* the new callchains would */
 	bool cpu_ok;		/* the caller's thread had a CPU */
@@ -389,7 +390,8 @@ struct offload {
 	uint32_t nr_short;	/* spans the caller's thread went short */
 };
 
-void offload__init(struct offload *o, bool watch_cpu);
+/* active: the workq has the work from the start (there is one). */
+void offload__init(struct offload *o, bool active, bool watch_cpu);
 /*
  * The end of a window, at wall_ns; with watch_cpu, runq_ns is the time
  * the caller's thread has waited for a CPU so far, ~0ULL: not known.
@@ -404,6 +406,24 @@ static inline bool offload__note(struct offload *o, bool fresh)
 	if (++o->seen == OFFLOAD_WINDOW)
 		offload__window(o);
 	return o->on;
+}
+
+/*
+ * At a sample's turn, where the work may change hands: to w, or back to
+ * the caller once w has run all it was given, as o->on says. 0 or w's
+ * error.
+ */
+static inline int offload__turn(struct offload *o, struct workq *w)
+{
+	int err = 0;
+
+	if (w && o->active != o->on) {
+		if (!o->on)
+			err = workq__drain(w);
+		if (!err)
+			o->active = o->on;
+	}
+	return err;
 }
 
 /*

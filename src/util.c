@@ -674,10 +674,10 @@ double rs_now_s(void)
 
 /* ---- offload ---------------------------------------------------------- */
 
-void offload__init(struct offload *o, bool watch_cpu)
+void offload__init(struct offload *o, bool active, bool watch_cpu)
 {
-	*o = (struct offload){ .on = true, .fresh_on = true, .cpu_ok = true,
-			       .watch_cpu = watch_cpu };
+	*o = (struct offload){ .active = active, .on = true, .fresh_on = true,
+			       .cpu_ok = true, .watch_cpu = watch_cpu };
 }
 
 /* The span has run its length: time to read the run queue's wait. */
@@ -893,8 +893,6 @@ static void workq_publish(struct workq *q)
 	bool handed = false;
 
 	pthread_mutex_lock(&q->lock);
-	if (q->err && !q->caller_err)
-		q->caller_err = q->err;
 	if (q->used) {
 		q->nr[q->fill] = q->used;
 		q->count++;
@@ -903,7 +901,7 @@ static void workq_publish(struct workq *q)
 		handed = true;
 	}
 	WORKQ_WAIT(q, q->count < WORKQ_BLOCKS);
-	/* A block this thread ran itself (shared) may have failed. */
+	/* The runner's, or this thread's own (shared). */
 	if (q->err && !q->caller_err)
 		q->caller_err = q->err;
 	pthread_mutex_unlock(&q->lock);

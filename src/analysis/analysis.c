@@ -111,8 +111,7 @@ struct analysis {
 	uint32_t nr_ahead;
 	size_t nr_classes;		/* class numbers handed out */
 	struct workq *w;		/* opts.jobs > 2 */
-	/* w is given the attribution now; off says when it pays */
-	bool active;
+	/* whether w has the attribution now, and when it pays */
 	struct offload off;
 	/*
 	 * With w: the lock subsystem of each class number below
@@ -174,6 +173,13 @@ bool rs_evsel_is_sampling(const struct rs_evsel *evsel)
 
 static int run_block(void *arg, void *recs, uint32_t nr);
 
+/* The attribution is w's, from now on and while it pays (an->off). */
+static void worker_use(struct analysis *an, struct workq *w, bool watch_cpu)
+{
+	an->w = w;
+	offload__init(&an->off, w != NULL, watch_cpu);
+}
+
 struct analysis *analysis__new(const struct analysis_opts *opts,
 			       struct machine *machine)
 {
@@ -219,10 +225,8 @@ struct analysis *analysis__new(const struct analysis_opts *opts,
 	}
 	/* Without it (no thread to be had), the same work on this one. */
 	if (opts->jobs > 2)
-		an->w = workq__new(sizeof(union an_rec), AW_RECS, run_block,
-				   an);
-	an->active = an->w != NULL;
-	offload__init(&an->off, false);
+		worker_use(an, workq__new(sizeof(union an_rec), AW_RECS,
+					  run_block, an), false);
 	return an;
 fail:
 	analysis__delete(an);
@@ -523,7 +527,7 @@ static int classify_chain(struct analysis *an, const struct rs_sample *s,
 	}
 	if (n < 0)
 		return n;
-	if (!an->active) {
+	if (!an->off.active) {
 		for (i = 0; i < n; i++)
 			an->syms[i] = an->frames[i].sym;
 		return classify(an, idx, an->syms, n);
@@ -553,16 +557,9 @@ static int sample_class(struct analysis *an, const struct rs_sample *s,
 		*out = CLASS_ONCE;
 		return classify_chain(an, s, CLASS_ONCE);
 	}
-	/*
-	 * A sample's turn is where the attribution may change hands: to
-	 * this thread once the worker has caught up, and back.
-	 */
-	if (an->w && an->active != an->off.on) {
-		err = an->active ? workq__drain(an->w) : 0;
-		if (err)
-			return err;
-		an->active = an->off.on;
-	}
+	err = offload__turn(&an->off, an->w);
+	if (err)
+		return err;
 	machine__callchain_hash(an->machine, s, 0, h);
 	if (keymap__find(an->chain_index, h, &idx)) {
 		if (an->w)
@@ -594,7 +591,7 @@ static int attribute(struct analysis *an, const struct rs_sample *s,
 	const struct chain_class *cc;
 	union an_rec *rec;
 
-	if (an->active) {
+	if (an->off.active) {
 		rec = workq__reserve(an->w, 1);
 		if (!rec)
 			return workq__error(an->w);
@@ -629,7 +626,7 @@ void analysis__ahead(struct analysis *an, const struct rs_event *ev)
 	key = an->ahead_keys[an->nr_ahead++ % AN_AHEAD];
 	if (machine__callchain_hash_peek(an->machine, s, 0, key))
 		keymap__prefetch(an->chain_index, key);
-	if (!an->active && an->nr_ahead > AN_AHEAD / 2) {
+	if (!an->off.active && an->nr_ahead > AN_AHEAD / 2) {
 		key = an->ahead_keys[(an->nr_ahead - AN_AHEAD / 2 - 1) %
 				     AN_AHEAD];
 		if (keymap__find(an->chain_index, key, &idx))
@@ -648,7 +645,7 @@ static int lock_subsys(struct analysis *an, const struct rs_sample *s)
 	err = sample_class(an, s, &idx);
 	if (err)
 		return err;
-	if (!an->active)
+	if (!an->off.active)
 		return rs_stack_class__lock_subsys(&class_of(an, idx)->cls);
 	if (idx < an->nr_lock_subsys)
 		return an->lock_subsys[idx];
@@ -795,10 +792,8 @@ void analysis__set_helper(struct analysis *an, void (*kick)(void *),
 {
 	if (an->opts.jobs != 2 || an->w)
 		return;
-	an->w = workq__new_shared(sizeof(union an_rec), AW_RECS, run_block, an,
-				  kick, kick_ctx);
-	an->active = an->w != NULL;
-	offload__init(&an->off, true);
+	worker_use(an, workq__new_shared(sizeof(union an_rec), AW_RECS,
+					 run_block, an, kick, kick_ctx), true);
 }
 
 bool analysis__help(struct analysis *an)
@@ -811,7 +806,7 @@ int analysis__finish(struct analysis *an)
 	int err = workq__delete(an->w);
 
 	an->w = NULL;
-	an->active = false;
+	an->off.active = false;
 	return err ? err : spans__finish(an->spans, an->last_time);
 }
 

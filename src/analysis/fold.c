@@ -175,8 +175,7 @@ struct fold {
 	/* opts.jobs > 2: the stacks are built on a thread of their own */
 	struct workq *w;
 	bool w_tried;
-	/* w is given the stacks' side now; off says when it pays */
-	bool active;
+	/* whether w has the stacks' side now, and when it pays */
 	struct offload off;
 	bool chain_numbers;	/* the keys name chains, not stacks */
 
@@ -249,7 +248,7 @@ static int worker_drain(struct fold *f);
 /* The stacks' side is the worker's now (text samples never are). */
 static inline bool to_worker(const struct fold *f)
 {
-	return f->active && !f->direct;
+	return f->off.active && !f->direct;
 }
 
 struct fold *fold__new(const struct fold_opts *opts)
@@ -925,8 +924,10 @@ int fold__frame_id(struct fold *f, uint32_t id, const char *sym,
 	if (!f->in_sample)
 		return 0;
 	ret = emit_begin(f);
-	if (ret || to_worker(f))
-		return ret ? ret : queue_frames(f, &fr, NULL, 1, false);
+	if (ret)
+		return ret;
+	if (to_worker(f))
+		return queue_frames(f, &fr, NULL, 1, false);
 	return feed_frame_id(f, id, sym, dso, addr);
 }
 
@@ -1042,7 +1043,7 @@ static int chain_insert(struct fold *f, const uint64_t h[2], uint64_t where,
 		/* where keeps 32 bits of the home: the table stops there. */
 		if (n >= (size_t)1 << 32)
 			return 0;
-		/* Most callchains new for now: four times over (keymap__spurt()). */
+		/* Most callchains new for now: as keymap__spurt(). */
 		to = !n ? 4096 : n * (f->w && f->off.fresh_on &&
 				      n <= (size_t)1 << 30 ? 4 : 2);
 		f->chains = calloc_table(to, sizeof(*f->chains));
@@ -1177,43 +1178,33 @@ static int run_block(void *arg, void *recs, uint32_t nr)
 	return err;
 }
 
+/*
+ * The stacks' side is w's, from now on and while it pays (f->off). The
+ * keys are then chain numbers, whoever has the stacks' side, so that
+ * the stacks come out the same whatever the turns.
+ */
+static void worker_use(struct fold *f, struct workq *w, bool watch_cpu)
+{
+	f->w_tried = true;
+	f->w = w;
+	f->chain_numbers = w != NULL;
+	offload__init(&f->off, w != NULL, watch_cpu);
+}
+
 /* With opts.jobs > 2, the thread that builds the stacks, once. */
 static void worker_start(struct fold *f)
 {
-	f->w_tried = true;
-	if (f->opts.jobs > 2)
-		f->w = workq__new(sizeof(union fold_rec), FW_RECS, run_block,
-				  f);
-	f->chain_numbers = f->w != NULL;
-	f->active = f->w != NULL;
-	offload__init(&f->off, false);
+	worker_use(f, f->opts.jobs > 2 ?
+		   workq__new(sizeof(union fold_rec), FW_RECS, run_block, f) :
+		   NULL, false);
 }
-
-/*
- * The stacks' side to the worker (on) or to this thread (off, once the
- * worker has caught up). Either way the keys stay chain numbers, so
- * that the stacks come out the same whatever the turns.
- */
-static int set_active(struct fold *f, bool on)
-{
-	int err = on ? 0 : workq__drain(f->w);
-
-	if (!err)
-		f->active = on;
-	return err;
-}
-
 
 bool fold__set_helper(struct fold *f, void (*kick)(void *), void *kick_ctx)
 {
 	if (f->opts.jobs != 2 || f->w_tried)
 		return false;
-	f->w_tried = true;
-	f->w = workq__new_shared(sizeof(union fold_rec), FW_RECS, run_block,
-				 f, kick, kick_ctx);
-	f->chain_numbers = f->w != NULL;
-	f->active = f->w != NULL;
-	offload__init(&f->off, true);
+	worker_use(f, workq__new_shared(sizeof(union fold_rec), FW_RECS,
+					run_block, f, kick, kick_ctx), true);
 	return f->w != NULL;
 }
 
@@ -1292,10 +1283,26 @@ static int queue_frames(struct fold *f, const struct fold_frame *fr,
 	return 0;
 }
 
+/* The open sample's named frames, to the stacks' side on this thread. */
+static int feed_frames(struct fold *f, const struct rs_frame *fr,
+		       uint32_t n, bool no_dso)
+{
+	struct fold_frame x;
+	uint32_t i;
+	int ret;
+
+	for (i = 0; i < n; i++) {
+		x = frame_of(&fr[i], no_dso);
+		ret = feed_frame_id(f, x.id, x.sym, x.dso, x.addr);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
 int fold__feed(struct fold *f, const struct rs_frame *fr, uint32_t n,
 	       bool no_dso)
 {
-	uint32_t i;
 	int ret;
 
 	if (!f->in_sample)
@@ -1303,16 +1310,9 @@ int fold__feed(struct fold *f, const struct rs_frame *fr, uint32_t n,
 	ret = emit_begin(f);
 	if (!ret && to_worker(f))
 		ret = queue_frames(f, NULL, fr, n, no_dso);
-	if (ret || to_worker(f))
-		return ret ? ret : fold__end(f);
-	/* On this thread: the stacks' side at once (a new chain's path). */
-	for (i = 0; i < n; i++) {
-		ret = feed_frame_id(f, no_dso ? 0 : fr[i].id, fr[i].sym,
-				    no_dso ? NULL : fr[i].dso, fr[i].map_addr);
-		if (ret)
-			return ret;
-	}
-	return fold__end(f);
+	else if (!ret)
+		ret = feed_frames(f, fr, n, no_dso);
+	return ret ? ret : fold__end(f);
 }
 
 int fold__flush(struct fold *f)
@@ -1320,7 +1320,7 @@ int fold__flush(struct fold *f)
 	int err = workq__delete(f->w);
 
 	f->w = NULL;
-	f->active = false;
+	f->off.active = false;
 	return err;
 }
 
@@ -1342,12 +1342,9 @@ int fold__begin_key(struct fold *f, const uint64_t in[2], uint64_t where)
 		return 0;
 	if (!f->w_tried)
 		worker_start(f);
-	/* A sample's turn is where the stacks' side may change hands. */
-	if (f->w && f->active != f->off.on) {
-		ret = set_active(f, f->off.on);
-		if (ret)
-			return ret;
-	}
+	ret = offload__turn(&f->off, f->w);
+	if (ret)
+		return ret;
 	h[0] ^= hash_u64(f->pname + 1);
 	h[1] += f->pname;
 	if (f->nr_chain_slots) {

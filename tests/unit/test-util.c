@@ -560,7 +560,7 @@ static void test_offload_turns(void)
 	const uint64_t ms = 1000000;
 	struct offload o;
 
-	offload__init(&o, false);
+	offload__init(&o, false, false);
 	CHECK(o.on);
 	o.fresh = OFFLOAD_WINDOW / 8;
 	offload__judge(&o, 0, 0);
@@ -579,12 +579,12 @@ static void test_offload_turns(void)
 	CHECK_INT((int)o.fresh, 0);
 
 	/* A window is OFFLOAD_WINDOW notes. */
-	offload__init(&o, false);
+	offload__init(&o, false, false);
 	for (int i = 0; i < OFFLOAD_WINDOW - 1; i++)
 		CHECK(offload__note(&o, false));
 	CHECK(!offload__note(&o, false));
 
-	offload__init(&o, true);
+	offload__init(&o, false, true);
 	o.fresh = OFFLOAD_WINDOW;
 	offload__judge(&o, 100 * ms, 1 * ms);	/* the span begins */
 	CHECK(o.on);
