@@ -305,11 +305,19 @@ void bench_breakdown__print(const struct bench_breakdown *bd, FILE *out)
 static void csv_row(FILE *out, const struct bench_bd_file *f,
 		    const char *part, const struct bench_bd_row *r, bool timed)
 {
+	int q;
+
 	fputs("read_breakdown,", out);
 	fput_csv_field(out, f->file);
 	fprintf(out, ",%s,%d,%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64
-		",%.6f,%" PRIu64 ",%" PRIu64 "\n", part, timed, f->reads,
+		",%.6f,%" PRIu64 ",%" PRIu64, part, timed, f->reads,
 		r->q[0], r->q[1], r->q[2], r->share, r->calls, r->sum_ns);
+	/* Why a percentile is not a time, as the JSON's notes. */
+	for (q = 0; q < BD_NR_Q; q++) {
+		fputc(',', out);
+		fput_csv_field(out, r->note[q]);
+	}
+	fputc('\n', out);
 }
 
 /* What the text says under the tables: per file, per part, the run's. */
@@ -317,7 +325,7 @@ static void csv_files(const struct bench_breakdown *bd, FILE *out)
 {
 	unsigned int i;
 
-	fputs("\ntable,file,tree,reads,off_cpu_most,tail_off_ns,read_p50_ns,unobserved_p50_ns\n",
+	fputs("\ntable,file,tree,reads,off_cpu_most,tail_off_ns,read_p50_ns,unobserved_p50_ns,reader_reads\n",
 	      out);
 	for (i = 0; i < bd->nr_files; i++) {
 		const struct bench_bd_file *f = &bd->files[i];
@@ -326,9 +334,33 @@ static void csv_files(const struct bench_breakdown *bd, FILE *out)
 		fputs("read_breakdown_files,", out);
 		fput_csv_field(out, f->file);
 		fprintf(out, ",%s,%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64
-			",%" PRIu64 "\n", tree ? tree : "", f->reads,
-			f->off_most, f->tail_off_ns, f->read_p50_ns,
-			f->unobserved_p50_ns);
+			",%" PRIu64 ",%" PRIu64 "\n", tree ? tree : "",
+			f->reads, f->off_most, f->tail_off_ns, f->read_p50_ns,
+			f->unobserved_p50_ns, f->reader_reads);
+	}
+}
+
+/* entry/exit of the files whose reads were paired, as the JSON's. */
+static void csv_entry(const struct bench_breakdown *bd, FILE *out)
+{
+	bool any = false;
+	unsigned int i;
+
+	for (i = 0; i < bd->nr_files; i++) {
+		const struct bench_bd_file *f = &bd->files[i];
+		const struct breakdown_entry *e = &f->entry;
+
+		if (!f->paired)
+			continue;
+		if (!any)
+			fputs("\ntable,file,p50_ns,p90_ns,p99_ns,sum_ns,measured_sum_ns,negative,share\n",
+			      out);
+		any = true;
+		fputs("read_breakdown_entry,", out);
+		fput_csv_field(out, f->file);
+		fprintf(out, ",%" PRId64 ",%" PRId64 ",%" PRId64 ",%" PRId64
+			",%" PRIu64 ",%" PRIu64 ",%.6f\n", e->q[0], e->q[1],
+			e->q[2], e->sum, e->measured, e->negative, e->share);
 	}
 }
 
@@ -417,7 +449,7 @@ void bench_breakdown__csv(const struct bench_breakdown *bd, FILE *out)
 	unsigned int i;
 	int p;
 
-	fputs("\ntable,file,part,timed,reads,p50_ns,p90_ns,p99_ns,share,calls,sum_ns\n",
+	fputs("\ntable,file,part,timed,reads,p50_ns,p90_ns,p99_ns,share,calls,sum_ns,note_p50,note_p90,note_p99\n",
 	      out);
 	for (i = 0; i < bd->nr_files; i++) {
 		const struct bench_bd_file *f = &bd->files[i];
@@ -428,6 +460,7 @@ void bench_breakdown__csv(const struct bench_breakdown *bd, FILE *out)
 				!bd->untimed[p][0]);
 	}
 	csv_files(bd, out);
+	csv_entry(bd, out);
 	csv_sources(bd, out);
 	csv_skips(bd, out);
 	csv_run(bd, out);

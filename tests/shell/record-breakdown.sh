@@ -88,6 +88,8 @@ for row, p in zip(rows, f["parts"]):
     for k in ("p50_ns", "p90_ns", "p99_ns", "calls", "sum_ns"):
         assert int(r[k]) == p[k], (r, k, p[k])
     assert abs(float(r["share"]) - p["share"]) < 1e-6, (r, p)
+    assert [r["note_p50"], r["note_p90"], r["note_p99"]] == \
+        [n or "" for n in p["notes"]], (r, p["notes"])
 # And the figures under the tables, block by block.
 blocks = {}
 for b in csvt.split("\n\n"):
@@ -99,8 +101,14 @@ assert [r["file"] for r in fr] == [x["file"] for x in bd["files"]], fr
 for r, x in zip(fr, bd["files"]):
     assert r["tree"] == (x["tree"] or ""), (r, x["tree"])
     for k in ("reads", "off_cpu_most", "tail_off_ns", "read_p50_ns",
-              "unobserved_p50_ns"):
+              "unobserved_p50_ns", "reader_reads"):
         assert int(r[k]) == x[k], (r, k, x[k])
+ek = ("p50_ns", "p90_ns", "p99_ns", "sum_ns", "measured_sum_ns", "negative")
+want = [(x["file"],) + tuple(x["entry_exit"][k] for k in ek)
+        for x in bd["files"] if x["entry_exit"]]
+got = [(r["file"],) + tuple(int(r[k]) for k in ek)
+       for r in blocks.get("read_breakdown_entry", [])]
+assert got == want, (got, want)
 sr = blocks["read_breakdown_sources"]
 assert len(sr) == len(bd["sources"]), sr
 for r, x in zip(sr, bd["sources"]):

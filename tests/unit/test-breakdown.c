@@ -747,9 +747,24 @@ static void test_csv_blocks(void)
 	a->window_start_ns = 10;
 	a->window_end_ns = 20;
 	a->reader_pid = -1;
+	/* A file read 3 times, its reads paired; one part's p99 a note. */
+	a->nr_files = 2;
+	snprintf(a->files[0].file, sizeof(a->files[0].file), "cpu.stat");
+	a->files[0].reads = a->files[0].reader_reads = 3;
+	a->files[0].paired = true;
+	a->files[0].entry = (struct breakdown_entry){ { -5, 700, 900 }, 1000,
+						      9000, 1, 0.111111 };
+	snprintf(a->files[0].part[BD_PART_WALK].note[2],
+		 sizeof(a->files[0].part[BD_PART_WALK].note[2]), "2 ticks");
+	snprintf(a->files[1].file, sizeof(a->files[1].file), "io.stat");
+	a->files[1].reader_reads = 4;
 	buf = written(bench_breakdown__csv, a);
 	if (!buf)
 		goto out;
+	CHECK(strstr(buf, "\ntable,file,p50_ns,p90_ns,p99_ns,sum_ns,measured_sum_ns,negative,share\nread_breakdown_entry,cpu.stat,-5,700,900,1000,9000,1,0.111111\n\n") != NULL);
+	CHECK(strstr(buf, "read_breakdown_entry,io.stat") == NULL);
+	CHECK(strstr(buf, "\nread_breakdown_files,io.stat,,0,0,0,0,0,4\n") != NULL);
+	CHECK(strstr(buf, "\nread_breakdown,cpu.stat,walk,1,3,0,0,0,0.000000,0,0,,,2 ticks\n") != NULL);
 	CHECK(strstr(buf, "\nread_breakdown_sources,memory,1,,3,3000\n") != NULL);
 	CHECK(strstr(buf, "\nread_breakdown_sources,wait,0,no lock tracepoints,,\n") != NULL);
 	CHECK(strstr(buf, "\ntable,part,trigger,calls,ns\nread_breakdown_outside,memory,-,1,500\nread_breakdown_outside,memory,reclaim,2,2500\n") != NULL);
