@@ -51,10 +51,29 @@ run_alone() {
 	local rc
 	setsid "$@" &
 	test_pid=$!
+	test_start=$(start_time "$test_pid")
 	wait $test_pid
 	rc=$?
 	test_pid=
 	return $rc
+}
+
+# start_time PID: when PID started (clock ticks since boot), or nothing.
+start_time() {
+	local s
+	s=$(cat "/proc/$1/stat" 2>/dev/null) || return 0
+	s=${s##*) }
+	echo "$s" | awk '{ print $20 }'
+}
+
+# session_ours SID START: SID still names the session this run made. A
+# session's number is not given to another process while any process
+# of it is left; once none is, a process of that number that started at
+# another time belongs to someone else, and so does its session.
+session_ours() {
+	local now
+	now=$(start_time "$1")
+	[ -z "$now" ] || [ "$now" = "$2" ]
 }
 
 # stop_session SID...: every process of these sessions asked to end
@@ -82,12 +101,16 @@ stop_session() {
 # before their log directory goes.
 stop_tests() {
 	local sids=()
-	[ -n "${test_pid:-}" ] && sids+=("$test_pid")
-	[ -n "${lane_pid:-}" ] && sids+=("$lane_pid")
+	# A second Ctrl-C must not cut the clean-up short.
+	trap '' INT TERM HUP
+	[ -n "${test_pid:-}" ] && session_ours "$test_pid" "$test_start" &&
+		sids+=("$test_pid")
+	[ -n "${lane_pid:-}" ] && session_ours "$lane_pid" "$lane_start" &&
+		sids+=("$lane_pid")
 	[ ${#sids[@]} -eq 0 ] || stop_session "${sids[@]}"
 	rm -rf "$log"
 }
-test_pid= lane_pid=
+test_pid= lane_pid= test_start= lane_start=
 trap stop_tests EXIT
 trap 'exit 130' INT
 trap 'exit 143' TERM
@@ -257,6 +280,7 @@ if [ ${#lane[@]} -gt 0 ]; then
 		bash -c 'for name; do run_shell "$name" lane; done' lane \
 		"${lane[@]}" </dev/null &
 	lane_pid=$!
+	lane_start=$(start_time "$lane_pid")
 fi
 for name in "${alone[@]}"; do
 	run_shell "$name"
@@ -267,7 +291,8 @@ done
 leaked=
 if [ -n "$lane_pid" ]; then
 	wait "$lane_pid"
-	leaked=$(pgrep -s "$lane_pid" -a | tr '\n' ';' | sed 's/;$//')
+	session_ours "$lane_pid" "$lane_start" &&
+		leaked=$(pgrep -s "$lane_pid" -a | tr '\n' ';' | sed 's/;$//')
 	[ -z "$leaked" ] || stop_session "$lane_pid"
 	lane_pid=
 fi

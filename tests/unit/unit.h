@@ -21,6 +21,7 @@
 #ifndef RS_UNIT_H
 #define RS_UNIT_H
 
+#include <errno.h>
 #include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -168,6 +169,12 @@ static inline const char *unit_tmpdir(void)
 		snprintf(dir, sizeof(dir), "%s/rs-unit-XXXXXX", base);
 	if (!made && mkdtemp(dir))
 		made = 1;
+	/* Never the template's own name, which anyone may have made. */
+	if (!made) {
+		fprintf(stderr, "unit: cannot make a scratch directory %s: %s\n",
+			dir, strerror(errno));
+		abort();
+	}
 	return dir;
 }
 
