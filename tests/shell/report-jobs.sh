@@ -99,9 +99,13 @@ if type -P perf >/dev/null &&
 				cat /proc/self/stat >/dev/null; i=$((i + 1))
 		       done; sleep 0.4' >/dev/null 2>&1 ||
 		fail "perf record of the fork loop failed"
+	# This kernel's symbols as they were: a module or BPF program
+	# loaded between the runs must not tell them apart.
+	cp /proc/kallsyms "$TMP/kallsyms" || fail "cannot copy /proc/kallsyms"
 	for opts in "--folded" "" "--json"; do
 		# shellcheck disable=SC2086
-		same "live fork loop $opts" -i "$TMP/turns.data" $opts
+		same "live fork loop $opts" -i "$TMP/turns.data" \
+			--kallsyms "$TMP/kallsyms" $opts
 	done
 else
 	skip_part "perf cannot record cpu-clock -a here: no live recording"

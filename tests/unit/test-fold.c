@@ -784,8 +784,16 @@ static void *turns_help(void *arg)
  * of NR_CHAINS stacks): the folded lines, with jobs 1, 3 or 2 with a
  * helper thread, and how the stacks' side was handed over.
  */
+/*
+ * Where turns_feed() looks at the blocks handed over: the second half of
+ * phases 1, 2 and 3, past the turn their first window brought.
+ */
+static const uint32_t turns_at[6] = { 12290, 16383, 20482, 24575, 28674,
+				      32767 };
+
 static char *turns_feed(unsigned int jobs, char (*fnames)[8],
-			struct offload *turns, uint32_t *helped)
+			struct offload *turns, uint32_t *helped,
+			uint32_t kicks_at[6])
 {
 	struct fold_opts o = { .jobs = jobs };
 	struct fold *f = fold__new(&o);
@@ -798,10 +806,15 @@ static char *turns_feed(unsigned int jobs, char (*fnames)[8],
 	size_t len = 0;
 	FILE *m = open_memstream(&out, &len);
 	bool threaded = false;
+	unsigned int at = 0;
 	int ret;
 
 	if (!f || !m) {
 		UNIT_FAIL("setup");
+		if (m)
+			fclose(m);
+		free(out);
+		fold__delete(f);
 		return strdup("");
 	}
 	pthread_mutex_init(&h.lock, NULL);
@@ -815,6 +828,11 @@ static char *turns_feed(unsigned int jobs, char (*fnames)[8],
 		/* Phases 0 and 2 new keys, 1 and 3 the keys of 0 again. */
 		uint32_t j = i % 8192 + (i / 8192 == 2) * 8192;
 
+		if (at < 6 && i == turns_at[at]) {
+			pthread_mutex_lock(&h.lock);
+			kicks_at[at++] = h.kicks;
+			pthread_mutex_unlock(&h.lock);
+		}
 		c = (j * 2654435761u >> 7) % NR_CHAINS;
 		chain_parts(c, pname, sizeof(pname), &n, frames);
 		CHECK_INT(fold__begin(f, NULL, "p", 1, 1, 1, true), 1);
@@ -863,13 +881,19 @@ static void test_stacks_turns(void)
 	static char fnames[NR_FNAMES][8];
 	struct offload t1, t2, t3;
 	char *one, *two, *three;
-	uint32_t helped, i;
+	uint32_t helped, i, k[6] = { 0 };
 
 	for (i = 0; i < NR_FNAMES; i++)
 		snprintf(fnames[i], sizeof(fnames[i]), "f%u", i);
-	one = turns_feed(1, fnames, &t1, &helped);
-	three = turns_feed(3, fnames, &t3, &helped);
-	two = turns_feed(2, fnames, &t2, &helped);
+	one = turns_feed(1, fnames, &t1, &helped, k);
+	three = turns_feed(3, fnames, &t3, &helped, k);
+	two = turns_feed(2, fnames, &t2, &helped, k);
+	/*
+	 * jobs 2: no block handed over while the callchains are known (the
+	 * work back on this thread), and some while they are new.
+	 */
+	CHECK_INT((int)k[1], (int)k[0]);
+	CHECK_INT((int)k[5], (int)k[4]);
 	/* the 50 stacks chain_parts() makes */
 	CHECK(strlen(one) > 500 && strchr(one, '\n'));
 	CHECK_STR(three, one);
@@ -883,6 +907,7 @@ static void test_stacks_turns(void)
 	} else {
 		CHECK_INT((int)t2.nr_off, 2);
 		CHECK_INT((int)t2.nr_on, 1);
+		CHECK(k[3] > k[2]);
 	}
 	/* The helper's part is test_workq_shared's to check for certain. */
 	if (!helped)

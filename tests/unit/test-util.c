@@ -589,7 +589,7 @@ static void test_offload_turns(void)
 	offload__judge(&o, 100 * ms, 1 * ms);	/* the span begins */
 	CHECK(o.on);
 	o.fresh = OFFLOAD_WINDOW;
-	offload__judge(&o, 110 * ms, ~0ULL);	/* too short to judge */
+	offload__judge(&o, 110 * ms, 3 * ms);	/* too short to judge */
 	CHECK(o.on);
 	o.fresh = OFFLOAD_WINDOW;
 	offload__judge(&o, 120 * ms, 3 * ms);	/* 2 of 20 ms waiting */
@@ -607,6 +607,40 @@ static void test_offload_turns(void)
 	CHECK(!o.on);
 	CHECK_INT((int)o.nr_on, 1);
 	CHECK_INT((int)o.nr_off, 2);
+}
+
+/*
+ * offload__turn(): the work goes to the workq when o says on, and comes
+ * back only once the workq has run all it was given; without a workq it
+ * stays with the caller.
+ */
+static void test_offload_turn(void)
+{
+	struct wq_seen seen = { .fail_at = UINT32_MAX };
+	struct workq *q = workq__new_shared(sizeof(uint32_t), 16, wq_run,
+					    &seen, NULL, NULL);
+	struct offload o;
+	uint32_t v = 0;
+
+	CHECK(q != NULL);
+	if (!q)
+		return;
+	offload__init(&o, true, false);
+	CHECK_INT(offload__turn(&o, q), 0);
+	CHECK(o.active);
+	wq_feed(q, 20, UINT32_MAX, &seen, &v);
+	CHECK(seen.next < v);		/* blocks still waiting */
+	o.on = false;
+	CHECK_INT(offload__turn(&o, q), 0);
+	CHECK(!o.active);
+	CHECK_U64(seen.next, v);	/* all run before it came back */
+	o.on = true;
+	CHECK_INT(offload__turn(&o, q), 0);
+	CHECK(o.active);
+	CHECK_INT(workq__delete(q), 0);
+	offload__init(&o, false, false);
+	CHECK_INT(offload__turn(&o, NULL), 0);
+	CHECK(!o.active);
 }
 
 /*
@@ -656,7 +690,7 @@ static void test_grow_array_huge(void)
 }
 
 UNIT_MAIN(UNIT(test_workq_order_and_error), UNIT(test_workq_shared),
-	  UNIT(test_offload_turns), UNIT(test_grow_array_huge),
+	  UNIT(test_offload_turns), UNIT(test_offload_turn), UNIT(test_grow_array_huge),
 	  UNIT(test_json_utf8), UNIT(test_strarena),
 	  UNIT(test_shell_words),
 	  UNIT(test_quote_controls), UNIT(test_csv_field),
