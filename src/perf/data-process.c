@@ -299,12 +299,11 @@ static int parse_sample(struct perf_data *pd, struct pd_evsel *e,
 	const uint8_t *p = rec + 8, *end = rec + size;
 	uint64_t st = a->sample_type, n;
 
-	memset(s, 0, sizeof(*s));
+	/* From the template: see pd_sample_blank. */
+	memcpy(s, &pd_sample_blank, sizeof(*s));
 	s->evsel = &e->ev;
-	s->period = 1;
 	s->misc = misc;
 	s->cpumode = misc & PERF_RECORD_MISC_CPUMODE_MASK;
-	s->cpu = (uint32_t)-1;
 
 #define U64(dst, what)				\
 	do {					\
