@@ -113,23 +113,40 @@ uint64_t hash_bytes(const void *data, size_t len)
 	return hash_u64(h);
 }
 
+/*
+ * Two words at a time, in two pairs of lanes (even words, odd words):
+ * each lane is hash128__add()'s, a chain of multiplies whose latency,
+ * not the work, bound the loop; two pairs run side by side. The four
+ * lanes are mixed into both halves of the result at the end.
+ */
 bool hash_words128_find(const uint64_t *words, size_t n, uint64_t marker,
 			uint64_t out[2])
 {
-	struct hash128 h;
+	struct hash128 h, g;
+	uint64_t w, v, x, y;
 	bool found = false;
 	size_t i;
 
 	hash128__init(&h, n);
-	for (i = 0; i < n; i++) {
-		uint64_t w;
-
+	g.a = 0x6a09e667f3bcc909ULL ^ n;
+	g.b = 0xbb67ae8584caa73bULL;
+	for (i = 0; i + 1 < n; i += 2) {
 		/* Callchains in a record buffer may be unaligned. */
+		memcpy(&w, &words[i], sizeof(w));
+		memcpy(&v, &words[i + 1], sizeof(v));
+		hash128__add(&h, w);
+		hash128__add(&g, v);
+		found |= (w == marker) | (v == marker);
+	}
+	if (i < n) {
 		memcpy(&w, &words[i], sizeof(w));
 		hash128__add(&h, w);
 		found |= w == marker;
 	}
-	hash128__end(&h, out);
+	x = hash_u64(h.a ^ rotl64(g.b, 17));
+	y = hash_u64(g.a + rotl64(h.b, 29));
+	out[0] = hash_u64(x ^ rotl64(y, 31));
+	out[1] = hash_u64(y + x);
 	return found;
 }
 

@@ -167,6 +167,46 @@ static void test_hash_bytes_differs_on_tail(void)
 	CHECK(hash_bytes("", 0) != hash_bytes("a", 1));
 }
 
+/*
+ * The callchain hash (two pairs of lanes, even and odd words): every word
+ * counts in both halves, wherever it is, and so do order and length; the
+ * marker is seen in either lane and in the odd word at the end.
+ */
+static void test_hash_words128_lanes(void)
+{
+	uint64_t w[10], base[2], h[2];
+	size_t n, i;
+
+	for (n = 0; n <= 9; n++) {
+		for (i = 0; i < n; i++)
+			w[i] = 0xffffffff81000000ULL + i * 0x40;
+		CHECK(!hash_words128_find(w, n, 7, base));
+		for (i = 0; i < n; i++) {
+			w[i] ^= 1;
+			hash_words128(w, n, h);
+			CHECK(h[0] != base[0] && h[1] != base[1]);
+			w[i] ^= 1;
+			w[i] = 7;
+			CHECK(hash_words128_find(w, n, 7, h));
+			w[i] = 0xffffffff81000000ULL + i * 0x40;
+		}
+		if (n >= 2) {
+			w[n - 2] = 0xffffffff81000000ULL + (n - 1) * 0x40;
+			w[n - 1] = 0xffffffff81000000ULL + (n - 2) * 0x40;
+			hash_words128(w, n, h);
+			CHECK(h[0] != base[0] && h[1] != base[1]);
+		}
+	}
+	/* A trailing zero word is a longer chain, not the same one. */
+	w[0] = 5;
+	w[1] = 0;
+	hash_words128(w, 1, base);
+	hash_words128(w, 2, h);
+	CHECK(h[0] != base[0] && h[1] != base[1]);
+	hash_words128(w, 1, h);
+	CHECK(h[0] == base[0] && h[1] == base[1]);
+}
+
 static void test_json_writer(void)
 {
 	char *buf = NULL;
@@ -697,6 +737,6 @@ UNIT_MAIN(UNIT(test_workq_order_and_error), UNIT(test_workq_shared),
 	  UNIT(test_gnuplot_string),
 	  UNIT(test_gnuplot_path),
 	  UNIT(test_strpool_ids_are_dense_and_stable),
-	  UNIT(test_hash_bytes_differs_on_tail),
+	  UNIT(test_hash_bytes_differs_on_tail), UNIT(test_hash_words128_lanes),
 	  UNIT(test_hashtab_grow_remove), UNIT(test_keymap_grow_shared_home),
 	  UNIT(test_json_writer))
