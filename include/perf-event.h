@@ -65,6 +65,18 @@ struct rs_sample {
 	const void *branches;		/* struct perf_branch_entry[] */
 };
 
+/*
+ * Where a callchain's key is placed in a table (util.h's chainmap): the
+ * hash of its raw entries, taken as the sample was read, so that the
+ * slot can be fetched before the key is made; h[0] (the key's own) for
+ * a sample read without it.
+ */
+static inline uint64_t rs_sample_chain_where(const struct rs_sample *s,
+					     const uint64_t *h)
+{
+	return s->has_chain_hash || !h ? s->chain_hash[0] : h[0];
+}
+
 enum rs_event_kind {
 	RS_EV_SAMPLE,
 	RS_EV_COMM,

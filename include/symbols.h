@@ -180,14 +180,6 @@ void machine__maps_version(struct machine *m, uint32_t pid, uint32_t tid,
  */
 void machine__callchain_hash(struct machine *m, const struct rs_sample *s,
 			     uint16_t tag, uint64_t h[2]);
-/*
- * The same, changing nothing: false when the sample's thread is not
- * known yet (machine__callchain_hash() would create it). For prefetching
- * ahead of the sample, when the events in between may still change it.
- */
-bool machine__callchain_hash_peek(const struct machine *m,
-				  const struct rs_sample *s, uint16_t tag,
-				  uint64_t h[2]);
 
 /* Counters for tests and reports. */
 struct machine_stats {

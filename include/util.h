@@ -202,9 +202,9 @@ uint32_t strpool__count(const struct strpool *sp);
 
 /*
  * A map from a two-word key to a 32-bit value: open addressing, at most
- * three quarters full. Keys are either exact (a pointer and an index) or the 128-bit
- * hash of a long key (hash_words128()), which tables keep instead of the
- * key itself.
+ * three quarters full. Keys are either exact (a pointer and an index) or
+ * the 128-bit hash of a long key (hash_words128()), which tables keep
+ * instead of the key itself.
  */
 struct keymap;
 struct keymap *keymap__new(void);
@@ -214,15 +214,7 @@ int keymap__find(const struct keymap *km, const uint64_t key[2],
 		 uint32_t *val);
 /* Set the key's value (replacing any); 0 or -ENOMEM. */
 int keymap__set(struct keymap *km, const uint64_t key[2], uint32_t val);
-/* Start bringing the key's slot into the cache. A hint only. */
-void keymap__prefetch(const struct keymap *km, const uint64_t key[2]);
 uint32_t keymap__count(const struct keymap *km);
-/*
- * Most keys looked up are new, for now: the table grows four times over
- * rather than twice, so that it is grown (each time a table of fresh
- * pages, and every key placed again) half as often.
- */
-void keymap__spurt(struct keymap *km, bool spurt);
 
 /*
  * A linear-probing table from a two-word key to a fixed-size value kept in
@@ -291,6 +283,116 @@ static inline void *hashtab__find(const struct hashtab *t, uint64_t k0,
 		if (e->k0 == k0 && e->k1 == k1)
 			return hashtab__val(t, e);
 	}
+}
+
+/*
+ * A callchain's key (the 128-bit hash of its raw entries mixed with what
+ * naming them depends on) to a 32-bit value, placed by where: the raw
+ * entries' own hash, known as soon as the sample is read, before the
+ * naming state it will be mixed with. The slot of a sample some places
+ * ahead can then be fetched (chainmap__prefetch()) before its turn, as
+ * most samples end at that one random read of a large table.
+ *
+ * 24-byte slots, at most three quarters full. The probe steps by one
+ * slot (the next ones share its cache lines) four times, then by a
+ * stride the key's own hash sets (odd: every slot is visited): one raw
+ * callchain under many naming states (a kernel-only chain in every
+ * process) has one home for all its keys, and stepping by one all along
+ * would make a run that every later probe there walks to its end.
+ * Embedded in its owner (init/exit): a lookup is one pointer away.
+ */
+struct chainmap_slot {
+	uint64_t key[2];
+	uint32_t where;		/* the home's low bits */
+	uint32_t val1;		/* the value + 1; 0: empty */
+};
+
+struct chainmap {
+	struct chainmap_slot *v;
+	size_t nr, cap;		/* cap: 0 or a power of two, < 2^32 */
+	bool spurt;		/* chainmap__spurt() */
+};
+
+static inline void chainmap__init(struct chainmap *cm)
+{
+	*cm = (struct chainmap){ NULL, 0, 0, false };
+}
+
+void chainmap__exit(struct chainmap *cm);
+
+/* The key's slot, or the empty one where it would go (cap > 0). */
+static inline struct chainmap_slot *chainmap__slot(const struct chainmap *cm,
+						   const uint64_t key[2],
+						   uint64_t where)
+{
+	size_t mask = cm->cap - 1, j = where & mask, n;
+	size_t step = key[1] | 1;
+
+	for (n = 0; cm->v[j].val1; n++) {
+		if (cm->v[j].key[0] == key[0] && cm->v[j].key[1] == key[1])
+			break;
+		j = (j + (n < 3 ? 1 : step)) & mask;
+	}
+	return &cm->v[j];
+}
+
+/* 1 and *val set when the key is present, 0 when not. */
+static inline int chainmap__find(const struct chainmap *cm,
+				 const uint64_t key[2], uint64_t where,
+				 uint32_t *val)
+{
+	const struct chainmap_slot *c;
+
+	if (!cm->nr)
+		return 0;
+	c = chainmap__slot(cm, key, where);
+	if (!c->val1)
+		return 0;
+	*val = c->val1 - 1;
+	return 1;
+}
+
+/*
+ * Give a new key val (< UINT32_MAX): 1 when it now names val, 0 when it
+ * was there already or is left out (the table cannot grow past 2^32
+ * slots, or could not grow but has room: only the shortcut is lost),
+ * -ENOMEM when it could not grow and is full.
+ */
+int chainmap__insert(struct chainmap *cm, const uint64_t key[2],
+		     uint64_t where, uint32_t val);
+
+/*
+ * The value in where's home slot, whatever its key: a guess at what a
+ * key placed there names, for prefetching that. 0 when it is empty.
+ */
+static inline int chainmap__home(const struct chainmap *cm, uint64_t where,
+				 uint32_t *val)
+{
+	const struct chainmap_slot *c;
+
+	if (!cm->cap)
+		return 0;
+	c = &cm->v[where & (cm->cap - 1)];
+	*val = c->val1 - 1;
+	return c->val1 != 0;
+}
+
+/* Start bringing where's home slot into the cache. A hint only. */
+static inline void chainmap__prefetch(const struct chainmap *cm,
+				      uint64_t where)
+{
+	if (cm->cap)
+		__builtin_prefetch(&cm->v[where & (cm->cap - 1)]);
+}
+
+/*
+ * Most keys looked up are new, for now: the table grows four times over
+ * rather than twice, so that it is grown (each time a table of fresh
+ * pages, and every key placed again) half as often.
+ */
+static inline void chainmap__spurt(struct chainmap *cm, bool spurt)
+{
+	cm->spurt = spurt;
 }
 
 #define hashtab__for_each(t, i, e)					\

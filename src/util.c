@@ -430,10 +430,9 @@ uint32_t strpool__count(const struct strpool *sp)
 }
 
 /*
- * 24-byte slots, at most three quarters full: the callchain tables of a
- * report on a recording where most samples bring a callchain not seen
- * before hold hundreds of thousands of keys, and their pages are most of
- * what the report touches. A probe steps by one slot three times (the
+ * 24-byte slots, at most three quarters full: the fold's frame and
+ * process caches and the attribution's rows (the callchain tables,
+ * larger, are chainmaps). A probe steps by one slot three times (the
  * home's cache lines), then by a stride of the key's own (odd: every
  * slot is visited), so that keys with one home do not line up in a run
  * that every later probe there walks.
@@ -447,7 +446,6 @@ struct keymap_slot {
 struct keymap {
 	struct keymap_slot *v;
 	size_t cap, nr;		/* cap: 0 or a power of two */
-	bool spurt;		/* keymap__spurt(): grow four times over */
 };
 
 static size_t keymap_home(const struct keymap *km, uint64_t k0, uint64_t k1)
@@ -475,7 +473,7 @@ static int keymap_grow(struct keymap *km)
 	struct keymap_slot *old = km->v, *e;
 	size_t old_cap = km->cap, i;
 
-	km->cap = old_cap ? old_cap * (km->spurt ? 4 : 2) : 64;
+	km->cap = old_cap ? old_cap * 2 : 64;
 	km->v = calloc_table(km->cap, sizeof(*km->v));
 	if (!km->v) {
 		km->v = old;
@@ -534,20 +532,50 @@ int keymap__set(struct keymap *km, const uint64_t key[2], uint32_t val)
 	return 0;
 }
 
-void keymap__prefetch(const struct keymap *km, const uint64_t key[2])
-{
-	if (km->cap)
-		__builtin_prefetch(&km->v[keymap_home(km, key[0], key[1])]);
-}
-
 uint32_t keymap__count(const struct keymap *km)
 {
 	return km->nr;
 }
 
-void keymap__spurt(struct keymap *km, bool spurt)
+void chainmap__exit(struct chainmap *cm)
 {
-	km->spurt = spurt;
+	free(cm->v);
+	chainmap__init(cm);
+}
+
+int chainmap__insert(struct chainmap *cm, const uint64_t key[2],
+		     uint64_t where, uint32_t val)
+{
+	struct chainmap_slot *c;
+
+	if ((cm->nr + 1) * 4 > cm->cap * 3) {
+		struct chainmap_slot *old = cm->v;
+		size_t i, n = cm->cap, to;
+
+		/* where keeps 32 bits of the home: the table stops there. */
+		to = !n ? 4096 : n * (cm->spurt && n <= (size_t)1 << 30 ? 4 : 2);
+		if (to > (size_t)1 << 32)
+			return 0;
+		cm->v = calloc_table(to, sizeof(*cm->v));
+		if (!cm->v) {
+			cm->v = old;
+			/* Only the shortcut is lost while room remains. */
+			return cm->nr + 1 < n ? 0 : -ENOMEM;
+		}
+		cm->cap = to;
+		for (i = 0; i < n; i++)
+			if (old[i].val1)
+				*chainmap__slot(cm, old[i].key, old[i].where) =
+					old[i];
+		free(old);
+	}
+	c = chainmap__slot(cm, key, where);
+	if (c->val1)
+		return 0;
+	*c = (struct chainmap_slot){ { key[0], key[1] }, (uint32_t)where,
+				     val + 1 };
+	cm->nr++;
+	return 1;
 }
 
 void bytebuf__put(struct bytebuf *b, const void *src, size_t n)

@@ -101,13 +101,13 @@ struct analysis {
 	struct attrib *attrib;
 	struct spans *spans;
 	struct strpool *stacks;
-	struct keymap *chain_index;
+	struct chainmap chains;		/* callchain key -> class */
 	/*
-	 * analysis__ahead(): the keys of the samples it has seen last, so
-	 * that the class a key names can be fetched a few samples later,
-	 * once the key's slot has come in.
+	 * analysis__ahead(): where the samples it has seen last are placed
+	 * in chains, so that the class their home slot names can be
+	 * fetched a few samples later, once the slot has come in.
 	 */
-	uint64_t ahead_keys[AN_AHEAD][2];
+	uint64_t ahead_where[AN_AHEAD];
 	uint32_t nr_ahead;
 	size_t nr_classes;		/* class numbers handed out */
 	struct workq *w;		/* opts.jobs > 2 */
@@ -204,7 +204,6 @@ struct analysis *analysis__new(const struct analysis_opts *opts,
 	an->attrib = attrib__new();
 	an->spans = spans__new(&so);
 	an->stacks = strpool__new();
-	an->chain_index = keymap__new();
 	if (opts->nr_spans) {
 		an->span_start_seen = calloc(opts->nr_spans, sizeof(bool));
 		an->span_end_seen = calloc(opts->nr_spans, sizeof(bool));
@@ -213,8 +212,7 @@ struct analysis *analysis__new(const struct analysis_opts *opts,
 		    !an->span_idx)
 			goto fail;
 	}
-	if (!an->classifier || !an->attrib || !an->spans || !an->stacks ||
-	    !an->chain_index)
+	if (!an->classifier || !an->attrib || !an->spans || !an->stacks)
 		goto fail;
 	for (i = 0; i < opts->nr_spans; i++) {
 		an->span_idx[i] = spans__add_user(an->spans,
@@ -251,7 +249,7 @@ void analysis__delete(struct analysis *an)
 	free(an->span_end_seen);
 	free(an->span_idx);
 	free(an->buf);
-	keymap__delete(an->chain_index);
+	chainmap__exit(&an->chains);
 	strpool__delete(an->stacks);
 	spans__delete(an->spans);
 	attrib__delete(an->attrib);
@@ -548,7 +546,7 @@ static int classify_chain(struct analysis *an, const struct rs_sample *s,
 static int sample_class(struct analysis *an, const struct rs_sample *s,
 			uint32_t *out)
 {
-	uint64_t h[2];
+	uint64_t h[2], where;
 	uint32_t idx;
 	int err;
 
@@ -561,7 +559,8 @@ static int sample_class(struct analysis *an, const struct rs_sample *s,
 	if (err)
 		return err;
 	machine__callchain_hash(an->machine, s, 0, h);
-	if (keymap__find(an->chain_index, h, &idx)) {
+	where = rs_sample_chain_where(s, h);
+	if (chainmap__find(&an->chains, h, where, &idx)) {
 		if (an->w)
 			offload__note(&an->off, false);
 		*out = idx;
@@ -569,15 +568,16 @@ static int sample_class(struct analysis *an, const struct rs_sample *s,
 	}
 	if (an->w) {
 		offload__note(&an->off, true);
-		keymap__spurt(an->chain_index, an->off.fresh_on);
+		chainmap__spurt(&an->chains, an->off.fresh_on);
 	}
 	if (an->nr_classes >= CLASS_ONCE)
 		return -E2BIG;
 	err = classify_chain(an, s, an->nr_classes);
 	if (err)
 		return err;
-	err = keymap__set(an->chain_index, h, an->nr_classes);
-	if (err)
+	/* Left out (no room to grow), it is only classified again later. */
+	err = chainmap__insert(&an->chains, h, where, an->nr_classes);
+	if (err < 0)
 		return err;
 	*out = an->nr_classes++;
 	return 0;
@@ -611,25 +611,28 @@ static int attribute(struct analysis *an, const struct rs_sample *s,
 void analysis__ahead(struct analysis *an, const struct rs_event *ev)
 {
 	const struct rs_sample *s = &ev->sample;
-	uint64_t *key;
+	uint64_t where;
 	uint32_t idx;
 
 	if (ev->kind != RS_EV_SAMPLE || !s->nr_callchain ||
-	    s->nr_callchain > AN_MAX_KEY - 3)
+	    s->nr_callchain > AN_MAX_KEY - 3 || !s->has_chain_hash)
 		return;
 	/*
 	 * Two random reads per sample otherwise: the key's slot, then its
-	 * class. The slot now; the class of the sample half the window
-	 * back, whose slot has had time to come in (on this thread only:
+	 * class. The slot now, placed by the raw callchain alone (the key
+	 * mixes in the maps the sample will see); the class the home slot
+	 * of the sample half the window back names, once that slot has had
+	 * time to come in: most homes hold one key (on this thread only:
 	 * the attribution's thread reads the classes, and grows them).
 	 */
-	key = an->ahead_keys[an->nr_ahead++ % AN_AHEAD];
-	if (machine__callchain_hash_peek(an->machine, s, 0, key))
-		keymap__prefetch(an->chain_index, key);
+	where = rs_sample_chain_where(s, NULL);
+	an->ahead_where[an->nr_ahead++ % AN_AHEAD] = where;
+	chainmap__prefetch(&an->chains, where);
 	if (!an->off.active && an->nr_ahead > AN_AHEAD / 2) {
-		key = an->ahead_keys[(an->nr_ahead - AN_AHEAD / 2 - 1) %
-				     AN_AHEAD];
-		if (keymap__find(an->chain_index, key, &idx))
+		where = an->ahead_where[(an->nr_ahead - AN_AHEAD / 2 - 1) %
+					AN_AHEAD];
+		if (chainmap__home(&an->chains, where, &idx) &&
+		    idx < an->nr_made)
 			__builtin_prefetch(&an->classes[idx]);
 	}
 }

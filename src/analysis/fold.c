@@ -53,22 +53,6 @@ struct stack_ent {
 };
 
 /*
- * A callchain seen before: the 128-bit hash of (pname, key) -> its
- * stack or, when the stacks are built on the fold's own thread, its
- * number, which chain_stack there turns into its stack. 24 bytes, the
- * table at most three quarters full: where most samples bring a new
- * callchain (a process per read), the table is most of the memory the
- * fold touches, and each page of it is a page the kernel clears. A
- * sample that repeats a callchain is counted on its stack; the stacks
- * are few and hot (one per distinct folded line).
- */
-struct chain_slot {
-	uint64_t h[2];
-	uint32_t where;		/* raw callchain hash, low bits: the home */
-	uint32_t val1;		/* stack index or chain number + 1; 0: empty */
-};
-
-/*
  * fold__frame()'s memo of recorded frames without an id ("[unknown]" of
  * no map, anything named without its address): the frame_ent index of
  * (sym, dso, java), which fcache would give after hashing four words.
@@ -159,9 +143,16 @@ struct fold {
 	uint32_t pname;
 	uint64_t count;
 
-	/* fold__begin_key(): open addressing, at most 3/4 full */
-	struct chain_slot *chains;
-	size_t nr_chains, nr_chain_slots;
+	/*
+	 * A callchain seen before: the 128-bit hash of (pname, key) -> its
+	 * stack or, when the stacks are built on another thread, its
+	 * number, which chain_stack there turns into its stack. Where most
+	 * samples bring a new callchain (a process per read), the table is
+	 * most of the memory the fold touches. A sample that repeats a
+	 * callchain is counted on its stack; the stacks are few and hot
+	 * (one per distinct folded line).
+	 */
+	struct chainmap chains;
 	uint32_t nr_chain_ids;	/* chain numbers handed out */
 	bool pending;		/* the open sample's key awaits its chain */
 	uint64_t pending_h[2], pending_where;
@@ -300,7 +291,7 @@ void fold__delete(struct fold *f)
 	free(f->stacks);
 	free(f->slots);
 	free(f->st_ids);
-	free(f->chains);
+	chainmap__exit(&f->chains);
 	free(f->scratch);
 	free(f);
 }
@@ -1007,69 +998,18 @@ static int stack_insert(struct fold *f, const uint32_t *key, uint32_t len,
 	return 0;
 }
 
-/*
- * The home is where, the raw callchain's hash. The probe steps by one
- * slot (the next ones share its cache lines) four times, then by a
- * stride the key's own hash sets (odd: every slot is visited). One raw
- * callchain under many process names (a kernel-only chain in every
- * process, with --pid) has one home for all its keys: stepping by one
- * all along, those would make a run that every later probe there walks
- * to its end.
- */
-static struct chain_slot *chain_slot(struct fold *f, const uint64_t h[2],
-				     uint64_t where)
+void fold__prefetch(const struct fold *f, uint64_t where)
 {
-	size_t mask = f->nr_chain_slots - 1, j = where & mask, n;
-	size_t step = h[1] | 1;
-
-	for (n = 0; f->chains[j].val1; n++) {
-		if (f->chains[j].h[0] == h[0] && f->chains[j].h[1] == h[1])
-			break;
-		j = (j + (n < 3 ? 1 : step)) & mask;
-	}
-	return &f->chains[j];
+	chainmap__prefetch(&f->chains, where);
 }
 
 /* 1 when the key now names val, 0 when it is left out, -ENOMEM. */
 static int chain_insert(struct fold *f, const uint64_t h[2], uint64_t where,
 			uint32_t val)
 {
-	struct chain_slot *c;
-
-	if ((f->nr_chains + 1) * 4 > f->nr_chain_slots * 3) {
-		struct chain_slot *old = f->chains;
-		size_t i, n = f->nr_chain_slots, to;
-
-		/* where keeps 32 bits of the home: the table stops there. */
-		if (n >= (size_t)1 << 32)
-			return 0;
-		/* Most callchains new for now: as keymap__spurt(). */
-		to = !n ? 4096 : n * (f->w && f->off.fresh_on &&
-				      n <= (size_t)1 << 30 ? 4 : 2);
-		f->chains = calloc_table(to, sizeof(*f->chains));
-		if (!f->chains) {
-			f->chains = old;
-			/* Only the shortcut is lost while room remains. */
-			return f->nr_chains + 1 < n ? 0 : -ENOMEM;
-		}
-		f->nr_chain_slots = to;
-		for (i = 0; i < n; i++)
-			if (old[i].val1)
-				*chain_slot(f, old[i].h, old[i].where) = old[i];
-		free(old);
-	}
-	c = chain_slot(f, h, where);
-	if (c->val1)
-		return 0;
-	*c = (struct chain_slot){ { h[0], h[1] }, (uint32_t)where, val + 1 };
-	f->nr_chains++;
-	return 1;
-}
-
-void fold__prefetch(const struct fold *f, uint64_t where)
-{
-	if (f->nr_chain_slots)
-		__builtin_prefetch(&f->chains[where & (f->nr_chain_slots - 1)]);
+	/* Most callchains new for now: grown four times over. */
+	chainmap__spurt(&f->chains, f->w && f->off.fresh_on);
+	return chainmap__insert(&f->chains, h, where, val);
 }
 
 /* ---- the stacks' side --------------------------------------------------- */
@@ -1334,8 +1274,8 @@ int fold__flush(struct fold *f)
  */
 int fold__begin_key(struct fold *f, const uint64_t in[2], uint64_t where)
 {
-	struct chain_slot *c;
 	uint64_t h[2] = { in[0], in[1] };
+	uint32_t val;
 	int ret;
 
 	if (!f->in_sample)
@@ -1347,24 +1287,20 @@ int fold__begin_key(struct fold *f, const uint64_t in[2], uint64_t where)
 		return ret;
 	h[0] ^= hash_u64(f->pname + 1);
 	h[1] += f->pname;
-	if (f->nr_chain_slots) {
-		c = chain_slot(f, h, where);
-		if (c->val1) {
-			if (f->w)
-				offload__note(&f->off, false);
-			f->nr_kept++;
-			f->nr_kept_named += f->sample_named;
-			f->sample_named = false;
-			f->in_sample = false;
-			if (!f->chain_numbers) {
-				f->stacks[c->val1 - 1].count += f->count;
-				return 1;
-			}
-			ret = emit(f, &(struct fold_op){ .op = OP_COUNT,
-							 .a = c->val1 - 1,
-							 .b = f->count });
-			return ret ? ret : 1;
+	if (chainmap__find(&f->chains, h, where, &val)) {
+		if (f->w)
+			offload__note(&f->off, false);
+		f->nr_kept++;
+		f->nr_kept_named += f->sample_named;
+		f->sample_named = false;
+		f->in_sample = false;
+		if (!f->chain_numbers) {
+			f->stacks[val].count += f->count;
+			return 1;
 		}
+		ret = emit(f, &(struct fold_op){ .op = OP_COUNT, .a = val,
+						 .b = f->count });
+		return ret ? ret : 1;
 	}
 	if (f->w)
 		offload__note(&f->off, true);

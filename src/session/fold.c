@@ -173,12 +173,6 @@ static int choose_folded(struct fold_ctx *ctx)
 	return 0;
 }
 
-/* Where fold__begin_key() places a sample's key: see fold_ahead(). */
-static uint64_t chain_where(const struct rs_sample *s, const uint64_t h[2])
-{
-	return s->has_chain_hash ? s->chain_hash[0] : h[0];
-}
-
 /*
  * Called on a sample a few places ahead of the one being folded (-j 2):
  * its callchain slot is fetched while this one is folded, since most
@@ -254,7 +248,7 @@ static int fold_sample(struct fold_ctx *ctx, const struct rs_event *ev)
 	 * raw addresses and skip naming their frames again.
 	 */
 	machine__callchain_hash(ctx->machine, s, no_dso, h);
-	ret = fold__begin_key(ctx->fold, h, chain_where(s, h));
+	ret = fold__begin_key(ctx->fold, h, rs_sample_chain_where(s, h));
 	if (ret)
 		return ret < 0 ? ret : 0;
 

@@ -1694,8 +1694,8 @@ void machine__maps_version(struct machine *m, uint32_t pid, uint32_t tid,
 }
 
 /*
- * The mix of a key's naming state, remembered (memo NULL: not): few
- * states repeat from sample to sample, and each costs four hash_u64().
+ * The mix of a key's naming state, remembered: few states repeat from
+ * sample to sample, and each costs four hash_u64().
  */
 static void callchain_hash(const struct rs_sample *s, uint16_t tag,
 			   const uint64_t version[2], struct mix_memo *memo,
@@ -1704,7 +1704,7 @@ static void callchain_hash(const struct rs_sample *s, uint16_t tag,
 	bool user = (s->cpumode & PERF_RECORD_MISC_CPUMODE_MASK) ==
 		    PERF_RECORD_MISC_USER;
 	uint64_t raw[2] = { s->ip, 0 }, key0, uv0, mix, mix2;
-	struct mix_memo *e = NULL;
+	struct mix_memo *e;
 
 	if (s->nr_callchain) {
 		/* Entries before the first marker take the sample's cpumode. */
@@ -1729,19 +1729,15 @@ static void callchain_hash(const struct rs_sample *s, uint16_t tag,
 	key0 = s->cpumode | (uint64_t)tag << 16 |
 	       (uint64_t)!s->nr_callchain << 32;
 	uv0 = user ? version[0] : 0;
-	if (memo) {
-		e = &memo[(key0 ^ uv0 ^ version[1]) % MACHINE_MIX_MEMO];
-		if (e->key0 == key0 && e->uv0 == uv0 && e->v1 == version[1]) {
-			mix = e->mix;
-			mix2 = e->mix2;
-			goto out;
-		}
-	}
-	mix = hash_u64(key0 ^ hash_u64(uv0 ^ hash_u64(version[1])));
-	mix2 = hash_u64(mix + 0x9e3779b97f4a7c15ULL);
-	if (e)
+	e = &memo[(key0 ^ uv0 ^ version[1]) % MACHINE_MIX_MEMO];
+	if (e->key0 == key0 && e->uv0 == uv0 && e->v1 == version[1]) {
+		mix = e->mix;
+		mix2 = e->mix2;
+	} else {
+		mix = hash_u64(key0 ^ hash_u64(uv0 ^ hash_u64(version[1])));
+		mix2 = hash_u64(mix + 0x9e3779b97f4a7c15ULL);
 		*e = (struct mix_memo){ key0, uv0, version[1], mix, mix2 };
-out:
+	}
 	h[0] = raw[0] ^ mix;
 	h[1] = raw[1] + mix2;
 }
@@ -1755,18 +1751,3 @@ void machine__callchain_hash(struct machine *m, const struct rs_sample *s,
 	callchain_hash(s, tag, version, m->mix_memo, h);
 }
 
-bool machine__callchain_hash_peek(const struct machine *m,
-				  const struct rs_sample *s, uint16_t tag,
-				  uint64_t h[2])
-{
-	struct thread **th = hashtab__find(&m->threads, s->tid, 0);
-	uint64_t version[2];
-
-	/* A thread the sample would create: no key to guess. */
-	if (!th || ((*th)->pid != s->pid && s->pid != NO_PID))
-		return false;
-	version[0] = (*th)->maps->mv->version;
-	version[1] = m->kversion;
-	callchain_hash(s, tag, version, NULL, h);
-	return true;
-}

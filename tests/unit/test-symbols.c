@@ -891,38 +891,35 @@ static void test_kallsyms_name_addrs(void)
 }
 
 /*
- * The key machine__callchain_hash_peek() prefetches by is the one the
- * sample will get, and taking it changes nothing: a thread not seen yet
- * gives no key rather than being made.
+ * A callchain's key: the same whoever hashed the raw chain (the reader
+ * or machine__callchain_hash() itself), moved on by a new map for a
+ * chain with user frames only, and the same when its naming state comes
+ * back from the memory of states as when it was first computed.
  */
-static void test_callchain_peek(void)
+static void test_callchain_key(void)
 {
 	struct machine *m = machine__new();
 	uint64_t chain[3] = { PERF_CONTEXT_USER, 0x400010, 0x400020 };
 	struct rs_sample s = { .pid = 500, .tid = 501,
 			       .cpumode = PERF_RECORD_MISC_USER,
 			       .nr_callchain = 3 };
-	struct machine_stats st0, st1;
-	uint64_t h[2], p[2], h2[2];
+	uint64_t h[2], h2[2], first[12][2];
 	int i;
 
 	s.callchain = chain;
-	machine__stats(m, &st0);
-	CHECK(!machine__callchain_hash_peek(m, &s, 0, p));
-	machine__stats(m, &st1);
-	CHECK_U64(st1.threads, st0.threads);
-
 	comm_ev(m, 500, 501, "worker");
-	CHECK(machine__callchain_hash_peek(m, &s, 0, p));
 	machine__callchain_hash(m, &s, 0, h);
-	CHECK(h[0] == p[0] && h[1] == p[1]);
-	/* The reader's hash of the raw chain gives the same partition. */
+	/* The reader's hash of the raw chain gives the same key. */
 	s.has_chain_hash = true;
 	s.chain_has_user = true;
 	hash_words128(chain, 3, s.chain_hash);
-	machine__callchain_hash(m, &s, 0, h);
-	CHECK(machine__callchain_hash_peek(m, &s, 0, p));
-	CHECK(h[0] == p[0] && h[1] == p[1]);
+	machine__callchain_hash(m, &s, 0, h2);
+	CHECK(h[0] == h2[0] && h[1] == h2[1]);
+	/* ... and is where the key is placed (util.h's chainmap). */
+	CHECK(rs_sample_chain_where(&s, h) == s.chain_hash[0]);
+	s.has_chain_hash = false;
+	CHECK(rs_sample_chain_where(&s, h) == h[0]);
+	s.has_chain_hash = true;
 	/* A new map in the process: the user chain's key moves on. */
 	mmap_ev(m, 500, 501, 0x400000, 0x1000, 0, PROT_EXEC,
 		"/nonexistent/w");
@@ -941,17 +938,20 @@ static void test_callchain_peek(void)
 	machine__callchain_hash(m, &s, 0, h2);
 	CHECK(h2[0] == h[0] && h2[1] == h[1]);
 	/*
-	 * Naming states that come back are mixed from memory: the same
-	 * keys as computed afresh (peek computes), six states over a
-	 * memory of four, kept and thrown out in turn.
+	 * Twelve naming states (user or kernel sample, with or without
+	 * user frames, three tags), over a memory of four: kept and
+	 * thrown out in turn, each gives the key it gave the first time.
 	 */
-	for (i = 0; i < 36; i++) {
+	for (i = 0; i < 48; i++) {
 		s.cpumode = i % 2 ? PERF_RECORD_MISC_KERNEL :
 				    PERF_RECORD_MISC_USER;
-		s.chain_has_user = i % 4 < 2;
+		s.chain_has_user = i / 2 % 2;
 		machine__callchain_hash(m, &s, i / 2 % 3, h);
-		CHECK(machine__callchain_hash_peek(m, &s, i / 2 % 3, p));
-		CHECK(h[0] == p[0] && h[1] == p[1]);
+		if (i < 12) {
+			first[i][0] = h[0];
+			first[i][1] = h[1];
+		}
+		CHECK(h[0] == first[i % 12][0] && h[1] == first[i % 12][1]);
 	}
 	machine__delete(m);
 }
@@ -1888,7 +1888,7 @@ UNIT_MAIN(UNIT(test_kernel_frames), UNIT(test_kernel_relocated),
 	  UNIT(test_kallsyms_reload), UNIT(test_kallsyms_modules),
 	  UNIT(test_kallsyms_parts),
 	  UNIT(test_kallsyms_name_addrs),
-	  UNIT(test_callchain_peek),
+	  UNIT(test_callchain_key),
 	  UNIT(test_jit_map), UNIT(test_jit_map_fifo), UNIT(test_jit_map_owner),
 	  UNIT(test_fork_maps), UNIT(test_fork_storm),
 	  UNIT(test_padded_build_id), UNIT(test_raw_names),

@@ -160,6 +160,48 @@ static void test_keymap_grow_shared_home(void)
 	keymap__delete(km);
 }
 
+/*
+ * The callchain table: keys placed by another hash (where), many keys on
+ * one home (one raw chain under many naming states), growth twice and
+ * four times over; a key put twice keeps its first value.
+ */
+static void test_chainmap(void)
+{
+	struct chainmap cm;
+	uint64_t k[2];
+	uint32_t v, i;
+
+	chainmap__init(&cm);
+	k[0] = 1;
+	k[1] = 2;
+	CHECK(!chainmap__find(&cm, k, 7, &v));
+	CHECK(!chainmap__home(&cm, 7, &v));
+	for (i = 0; i < 20000; i++) {
+		k[0] = hash_u64(i);
+		k[1] = hash_u64(k[0]);
+		/* Half the keys on one home, the rest on homes of their own. */
+		chainmap__spurt(&cm, i > 10000);
+		CHECK_INT(chainmap__insert(&cm, k, i % 2 ? 12345 : i, i * 3),
+			  1);
+	}
+	CHECK_U64(cm.nr, 20000);
+	for (i = 0; i < 20000; i++) {
+		k[0] = hash_u64(i);
+		k[1] = hash_u64(k[0]);
+		CHECK(chainmap__find(&cm, k, i % 2 ? 12345 : i, &v) &&
+		      v == i * 3);
+		CHECK_INT(chainmap__insert(&cm, k, i % 2 ? 12345 : i, 1), 0);
+	}
+	k[0] = hash_u64(1);
+	k[1] = hash_u64(k[0]);
+	CHECK(chainmap__find(&cm, k, 12345, &v) && v == 3);
+	CHECK(chainmap__home(&cm, 12345, &v) && v % 2 == 1 && v % 3 == 0);
+	k[1]++;
+	CHECK(!chainmap__find(&cm, k, 12345, &v));
+	chainmap__exit(&cm);
+	CHECK(!cm.v && !cm.nr && !cm.cap);
+}
+
 static void test_hash_bytes_differs_on_tail(void)
 {
 	CHECK(hash_bytes("abcdefghi", 9) != hash_bytes("abcdefghj", 9));
@@ -738,5 +780,6 @@ UNIT_MAIN(UNIT(test_workq_order_and_error), UNIT(test_workq_shared),
 	  UNIT(test_gnuplot_path),
 	  UNIT(test_strpool_ids_are_dense_and_stable),
 	  UNIT(test_hash_bytes_differs_on_tail), UNIT(test_hash_words128_lanes),
+	  UNIT(test_chainmap),
 	  UNIT(test_hashtab_grow_remove), UNIT(test_keymap_grow_shared_home),
 	  UNIT(test_json_writer))
