@@ -2,8 +2,8 @@
 /*
  * The bottom of the perf.data reader, under data-features.c,
  * data-process.c and data.c: the error slot, owned strings, the attrs with
- * their ids (the id -> event map) and event names. Everything above calls
- * down into this file; it calls none of them.
+ * their ids (the id -> event map), event names and the blank sample.
+ * Everything above calls down into this file; it calls none of them.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -14,6 +14,11 @@
 
 #include "data-int.h"
 #include "util.h"
+
+const struct rs_sample pd_sample_blank = {
+	.period = 1,
+	.cpu = (uint32_t)-1,
+};
 
 static int pd_verr(struct perf_data *pd, uint64_t off, const char *fmt,
 		   va_list ap)

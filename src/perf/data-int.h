@@ -169,10 +169,10 @@ struct perf_data {
 
 /*
  * A sample before its fields are read: the defaults, zero elsewhere.
- * Defined in another file than its reader, parse_sample(): seeing the
- * initializer, gcc turns the copy back into zeroing the 200 bytes with
- * "rep stos", whose start-up cost was a tenth of the reading thread's
- * time; a copy is a few vector moves.
+ * Defined in another file (data-evsel.c) than its reader, parse_sample():
+ * seeing the initializer, gcc turns the copy back into zeroing the 200
+ * bytes with "rep stos", whose start-up cost was a tenth of the reading
+ * thread's time; a copy is a few vector moves.
  */
 extern const struct rs_sample pd_sample_blank;
 

@@ -21,8 +21,6 @@
 #include "data-int.h"
 #include "util.h"
 
-const struct rs_sample pd_sample_blank = { .period = 1, .cpu = (uint32_t)-1 };
-
 #define MAX_ATTR_SIZE		4096
 
 /* ---- file layout ---- */
