@@ -614,8 +614,8 @@ void analysis__ahead(struct analysis *an, const struct rs_event *ev)
 	uint64_t where;
 	uint32_t idx;
 
-	if (ev->kind != RS_EV_SAMPLE || !s->nr_callchain ||
-	    s->nr_callchain > AN_MAX_KEY - 3 || !s->has_chain_hash)
+	if (ev->kind != RS_EV_SAMPLE || s->nr_callchain > AN_MAX_KEY - 3 ||
+	    !rs_sample_where_early(s))
 		return;
 	/*
 	 * Two random reads per sample otherwise: the key's slot, then its
@@ -625,7 +625,7 @@ void analysis__ahead(struct analysis *an, const struct rs_event *ev)
 	 * time to come in: most homes hold one key (on this thread only:
 	 * the attribution's thread reads the classes, and grows them).
 	 */
-	where = rs_sample_chain_where(s, NULL);
+	where = s->chain_hash[0];
 	an->ahead_where[an->nr_ahead++ % AN_AHEAD] = where;
 	chainmap__prefetch(&an->chains, where);
 	if (!an->off.active && an->nr_ahead > AN_AHEAD / 2) {

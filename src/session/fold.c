@@ -182,7 +182,7 @@ static int fold_ahead(void *arg, const struct rs_event *ev)
 {
 	struct fold_ctx *ctx = arg;
 
-	if (ev->kind == RS_EV_SAMPLE && ev->sample.has_chain_hash)
+	if (ev->kind == RS_EV_SAMPLE && rs_sample_where_early(&ev->sample))
 		fold__prefetch(ctx->fold, ev->sample.chain_hash[0]);
 	return 0;
 }

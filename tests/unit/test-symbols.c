@@ -920,6 +920,14 @@ static void test_callchain_key(void)
 	s.has_chain_hash = false;
 	CHECK(rs_sample_chain_where(&s, h) == h[0]);
 	s.has_chain_hash = true;
+	/*
+	 * No entries: keys differ by the ip alone, so each is placed by
+	 * its own hash, not all on the empty chain's home.
+	 */
+	s.nr_callchain = 0;
+	CHECK(!rs_sample_where_early(&s));
+	CHECK(rs_sample_chain_where(&s, h) == h[0]);
+	s.nr_callchain = 3;
 	/* A new map in the process: the user chain's key moves on. */
 	mmap_ev(m, 500, 501, 0x400000, 0x1000, 0, PROT_EXEC,
 		"/nonexistent/w");
