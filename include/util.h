@@ -62,6 +62,25 @@ bool fput_backslash_escape(FILE *out, unsigned char c);
  */
 void fput_csv_field(FILE *out, const char *s);
 
+/*
+ * A stream onto a terminal (fd) that shows what would act on it instead
+ * of sending it: names and text from input files, which travel by mail,
+ * may hold escape sequences (a window title, the clipboard, hidden
+ * text). Control characters but newline and tab are written as \r or
+ * \ooo (as errors show them), and so are C1 controls, raw (0x80-0x9f
+ * outside a UTF-8 character) or UTF-8 encoded (U+0080-U+009F); any other
+ * byte, UTF-8 text included, goes as it is. Line-buffered; closing it
+ * leaves fd open. NULL with errno when it cannot be made. For stdout on
+ * a terminal only: a pipe or a file gets every byte as it was (a folded
+ * profile for flamegraph.pl, a diff).
+ */
+FILE *term_stream(int fd);
+/*
+ * The tool's own control sequence s (a screen clear), sent as it is even
+ * through a term_stream(); anywhere else, written as fputs() would.
+ */
+void term_control(FILE *f, const char *s);
+
 /* Mixer for integer keys (splitmix64 finaliser). */
 static inline uint64_t hash_u64(uint64_t x)
 {

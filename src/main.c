@@ -120,6 +120,17 @@ int main(int argc, char **argv)
 {
 	/* Write errors on a closed pipe come back as EPIPE, not a signal. */
 	signal(SIGPIPE, SIG_IGN);
+	/*
+	 * On a terminal, what input files name is shown, not obeyed: a
+	 * comm or a cgroup's name could carry escape sequences. A pipe or
+	 * a file still gets the bytes as they are.
+	 */
+	if (isatty(STDOUT_FILENO)) {
+		FILE *term = term_stream(STDOUT_FILENO);
+
+		if (term)
+			stdout = term;
+	}
 	/* PID 1 with our argv file: /init of a VM that vm__run() made. */
 	if (getpid() == 1 && access(VM_GUEST_ARGV_FILE, R_OK) == 0)
 		vm_guest__main(run_command);

@@ -93,6 +93,160 @@ size_t shell_words(char *buf, size_t len, size_t used, int argc,
 	return at;
 }
 
+struct term_stream {
+	int fd;
+	bool raw;		/* term_control() */
+	unsigned char lead;	/* a 0xc2 held until the next byte */
+	uint8_t cont;		/* continuation bytes still due */
+	size_t n;
+	char buf[512];
+};
+
+static int term_flush(struct term_stream *t)
+{
+	size_t off = 0;
+	ssize_t w;
+
+	while (off < t->n) {
+		w = write(t->fd, t->buf + off, t->n - off);
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0)
+			return -1;
+		off += w;
+	}
+	t->n = 0;
+	return 0;
+}
+
+static int term_put(struct term_stream *t, const char *p, size_t n)
+{
+	if (t->n + n > sizeof(t->buf) && term_flush(t))
+		return -1;
+	memcpy(t->buf + t->n, p, n);
+	t->n += n;
+	return 0;
+}
+
+/* A byte shown as \r or \ooo. */
+static int term_shown(struct term_stream *t, unsigned char c)
+{
+	char e[5];
+
+	if (c == '\r')
+		return term_put(t, "\\r", 2);
+	snprintf(e, sizeof(e), "\\%03o", c);
+	return term_put(t, e, 4);
+}
+
+static int term_byte(struct term_stream *t, unsigned char c)
+{
+	char pair[2];
+
+	if (t->lead) {
+		/* U+0080-U+009F: a C1 control in UTF-8. */
+		t->lead = 0;
+		if (c >= 0x80 && c <= 0x9f)
+			return term_shown(t, 0xc2) || term_shown(t, c);
+		pair[0] = (char)0xc2;
+		pair[1] = (char)c;
+		if (c >= 0x80 && c <= 0xbf)
+			return term_put(t, pair, 2);
+		if (term_put(t, pair, 1))
+			return -1;
+	} else if (t->cont) {
+		if (c >= 0x80 && c <= 0xbf) {
+			t->cont--;
+			return term_put(t, (const char *)&c, 1);
+		}
+		t->cont = 0;
+	}
+	if ((c < 0x20 && c != '\n' && c != '\t') || (c >= 0x7f && c <= 0x9f))
+		return term_shown(t, c);
+	if (c == 0xc2) {
+		t->lead = c;
+		return 0;
+	}
+	if (c >= 0xc3 && c <= 0xf4)
+		t->cont = c < 0xe0 ? 1 : c < 0xf0 ? 2 : 3;
+	return term_put(t, (const char *)&c, 1);
+}
+
+static ssize_t term_write(void *cookie, const char *buf, size_t size)
+{
+	struct term_stream *t = cookie;
+	size_t i;
+
+	if (t->raw) {
+		/* A character cut short before it: as it came. */
+		if (t->lead && term_put(t, (const char *)&t->lead, 1))
+			return -1;
+		t->lead = 0;
+		t->cont = 0;
+		if (term_put(t, buf, size) || term_flush(t))
+			return -1;
+		return size;
+	}
+	for (i = 0; i < size; i++)
+		if (term_byte(t, (unsigned char)buf[i]))
+			return -1;
+	/* Line-buffered above: what stdio hands over goes out now. */
+	return term_flush(t) ? -1 : (ssize_t)size;
+}
+
+/* The one term_stream() made, for term_control(). */
+static FILE *term_made;
+static struct term_stream *term_made_t;
+
+static int term_close(void *cookie)
+{
+	struct term_stream *t = cookie;
+	char c = (char)t->lead;
+	int err = t->lead ? term_put(t, &c, 1) : 0;
+
+	err = term_flush(t) || err ? -1 : 0;
+	if (term_made_t == t) {
+		term_made = NULL;
+		term_made_t = NULL;
+	}
+	free(t);
+	return err;
+}
+
+FILE *term_stream(int fd)
+{
+	cookie_io_functions_t io = { .write = term_write, .close = term_close };
+	struct term_stream *t = calloc(1, sizeof(*t));
+	FILE *f;
+
+	if (!t)
+		return NULL;
+	t->fd = fd;
+	f = fopencookie(t, "w", io);
+	if (!f) {
+		free(t);
+		return NULL;
+	}
+	setvbuf(f, NULL, _IOLBF, 0);
+	term_made = f;
+	term_made_t = t;
+	return f;
+}
+
+void term_control(FILE *f, const char *s)
+{
+	if (!term_made || f != term_made) {
+		fputs(s, f);
+		return;
+	}
+	/* The text before it through the filter, then s as it is. */
+	fflush(f);
+	term_made_t->raw = true;
+	fputs(s, f);
+	fflush(f);
+	term_made_t->raw = false;
+}
+
 uint64_t hash_bytes(const void *data, size_t len)
 {
 	const unsigned char *p = data;

@@ -14,6 +14,7 @@
 
 #include "live-out.h"
 #include "rules.h"
+#include "util.h"
 
 static const char *const sort_names[LIVE_SORT__NR] = {
 	[LIVE_SORT_FLUSHES] = "flushes",
@@ -236,7 +237,7 @@ void live_out__top(FILE *out, const struct live_snap *cur,
 	}
 
 	/* A terminal: home, clear, then the screen. */
-	fputs("\033[H\033[2J", out);
+	term_control(out, "\033[H\033[2J");
 	fprintf(out, "rstat-analyze top - %s  interval %.2fs  (%s)\n", when,
 		secs, cur->method ? cur->method : "");
 	fmt_ns(a, sizeof(a), (double)all.d[BPF_SPANS_FLUSH].sum / secs);

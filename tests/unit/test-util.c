@@ -249,6 +249,64 @@ static void test_hash_words128_lanes(void)
 	CHECK(h[0] == base[0] && h[1] == base[1]);
 }
 
+/*
+ * Text for a terminal: controls shown as errors show them, C1 controls
+ * raw or UTF-8 encoded too, UTF-8 text as it is even cut between two
+ * writes, and the tool's own sequence (term_control()) sent as it is.
+ */
+static void test_term_stream(void)
+{
+	static const char want[] =
+		"a\\033]0;t\\007b\tc\n"		/* OSC title: shown */
+		"\\r\\177\\233\\302\\233"	/* CR, DEL, C1 raw and UTF-8 */
+		"\xc2\xb0 \xe2\x80\x9c\xc3\xa9\n"	/* degree, quote, e-acute */
+		"\033[H\033[2J"			/* term_control(): as it is */
+		"end\xc2";			/* a cut character at close */
+	char got[256];
+	int fds[2];
+	ssize_t n;
+	FILE *f;
+
+	if (pipe(fds)) {
+		UNIT_FAIL("pipe");
+		return;
+	}
+	f = term_stream(fds[1]);
+	CHECK(f != NULL);
+	if (!f)
+		return;
+	fputs("a\033]0;t\007b\tc\n", f);
+	fputs("\r\177\233\302\233", f);
+	/* An e-acute cut between two flushes, and a C2 lead likewise. */
+	fputs("\xc2", f);
+	fflush(f);
+	fputs("\xb0 \xe2\x80\x9c\xc3", f);
+	fflush(f);
+	fputs("\xa9\n", f);
+	term_control(f, "\033[H\033[2J");
+	fputs("end\xc2", f);
+	CHECK_INT(fclose(f), 0);
+	/* The descriptor stays open: closing the stream is not closing it. */
+	CHECK_INT(write(fds[1], "", 0), 0);
+	close(fds[1]);
+	n = read(fds[0], got, sizeof(got) - 1);
+	close(fds[0]);
+	CHECK(n == (ssize_t)strlen(want));
+	got[n < 0 ? 0 : n] = '\0';
+	CHECK_STR(got, want);
+	/* Not a term_stream(): term_control() is fputs(). */
+	{
+		char *buf = NULL;
+		size_t len = 0;
+		FILE *m = open_memstream(&buf, &len);
+
+		term_control(m, "\033[H");
+		fclose(m);
+		CHECK_STR(buf, "\033[H");
+		free(buf);
+	}
+}
+
 static void test_json_writer(void)
 {
 	char *buf = NULL;
@@ -780,6 +838,6 @@ UNIT_MAIN(UNIT(test_workq_order_and_error), UNIT(test_workq_shared),
 	  UNIT(test_gnuplot_path),
 	  UNIT(test_strpool_ids_are_dense_and_stable),
 	  UNIT(test_hash_bytes_differs_on_tail), UNIT(test_hash_words128_lanes),
-	  UNIT(test_chainmap),
+	  UNIT(test_chainmap), UNIT(test_term_stream),
 	  UNIT(test_hashtab_grow_remove), UNIT(test_keymap_grow_shared_home),
 	  UNIT(test_json_writer))
