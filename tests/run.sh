@@ -291,8 +291,12 @@ done
 leaked=
 if [ -n "$lane_pid" ]; then
 	wait "$lane_pid"
+	# A zombie is not left behind: it ended, and waits for its parent,
+	# init by then, to reap it (this machine's init reaps late).
 	session_ours "$lane_pid" "$lane_start" &&
-		leaked=$(pgrep -s "$lane_pid" -a | tr '\n' ';' | sed 's/;$//')
+		leaked=$(ps -o pid=,stat=,args= -s "$lane_pid" |
+			 awk '$2 !~ /^Z/ { $2 = ""; print }' | tr '\n' ';' |
+			 sed 's/;$//')
 	[ -z "$leaked" ] || stop_session "$lane_pid"
 	lane_pid=
 fi
