@@ -17,7 +17,13 @@ outside the reads. The
 file's tree (split trees) is said exactly when the JSON names one, and
 the callbacks' observer cost (callback_cost) as the JSON has it: the
 shortest, and the programs' time and its part after the callback, each
-a call.
+a call. Each table names the method and HZ; a file the kernel and the
+reader saw a different number of reads of says both; each untimed part
+says why; the callbacks outside the reads give each trigger's calls and
+time; the syscalls lost and the unpaired events are said exactly when
+the JSON counts some; record's targets line (the process, its children
+followed, the opens and the other syscalls) and each of its counts of
+what was left out are the JSON's "follow".
 """
 import json
 import re
@@ -151,5 +157,59 @@ for o in bd["sources"]:
     assert m, ("no outside line", o)
     assert int(m.group(1)) == o["outside_calls"], (o, m.group(1))
     assert close(m.group(2), o["outside_ns"] / 1e3), (o, m.group(2))
+flat_all = re.sub(r"\n +", " ", text)
+
+# The method (and HZ) under each table's title, wrapped at 80 columns.
+if bd["hz"]:
+    method = "(%s; HZ=%d: %.1f ms ticks)" % (bd["method"], bd["hz"],
+                                             1e3 / bd["hz"])
+else:
+    method = "(%s)" % bd["method"]
+assert flat_all.count(method) == len(bd["files"]), (method, len(bd["files"]))
+
+for f in bd["files"]:
+    # Reads the kernel and the reader counted differently: both said.
+    said = "the kernel saw %d reads, the reader made %d:" % (
+        f["reads"], f["reader_reads"])
+    want = f.get("entry_exit") is None and f["reader_reads"] > 0
+    assert (said in text) == want, (f["file"], said, want)
+
+for o in bd["sources"]:
+    why = "not timed: %s: %s" % (o["part"], o.get("why", ""))
+    assert (re.sub(r"\s+", " ", why) in flat_all) == (not o["timed"]), \
+        (o["part"], why)
+    for b in o.get("outside_by", []):
+        trig = "(unnamed)" if b["trigger"] == "-" else b["trigger"]
+        m = re.search(r"^    by %s +(\d+) calls +(\d+\.\d) us$" %
+                      re.escape(trig), text, re.M)
+        assert m, ("no trigger line", o["part"], b)
+        assert int(m.group(1)) == b["calls"], (b, m.group(1))
+        assert close(m.group(2), b["ns"] / 1e3), (b, m.group(2))
+
+for key, pat in (("lost", r"\n  (\d+) syscalls lost \(the ring was full\)"),
+                 ("broken", r"\n  (\d+) unpaired events \(an end")):
+    m = re.search(pat, text)
+    assert (m is not None) == (bd[key] > 0), (key, bd[key])
+    assert m is None or int(m.group(1)) == bd[key], (key, m.group(1))
+
+fo = bd.get("follow")
+m = re.search(r"targets: process (-?\d+) and (\d+) children followed; "
+              r"(\d+) opens of stat files read, (\d+) syscalls on other "
+              r"files left out", flat_all)
+assert (m is not None) == (fo is not None), ("targets line", fo)
+if fo:
+    assert [int(x) for x in m.groups()] == [
+        bd["reader_pid"], fo["forks"], fo["opens"],
+        fo["other_syscalls"]], (m.groups(), fo, bd["reader_pid"])
+    for key, pat in (
+            ("unnamed_syscalls", r"(\d+) syscalls on fds whose open was "
+                                 r"not seen"),
+            ("readers_full", r"(\d+) children not followed: the map"),
+            ("events_lost", r"(\d+) opens or forks lost \(the ring"),
+            ("files_dropped", r"(\d+) more stat files read: only the")):
+        m = re.search(pat, flat_all)
+        assert (m is not None) == (fo[key] > 0), (key, fo[key])
+        assert m is None or int(m.group(1)) == fo[key], (key, m.group(1))
+
 print("ok: the text tables of %d files say what the JSON says"
       % len(bd["files"]))
