@@ -48,12 +48,21 @@ export RS_UNIT_TMP=$log
 # tests nest their own timeouts, each in a process group of its own,
 # which a signal to the outer one's group would miss.
 run_alone() {
-	local rc
+	local rc i left
 	setsid "$@" &
 	test_pid=$!
 	test_start=$(start_time "$test_pid")
 	wait $test_pid
 	rc=$?
+	# What it left running in its session (test_leaked): given 2 s to
+	# end, then named and ended.
+	for i in $(seq 1 20); do
+		left=$(session_leftovers "$test_pid" "$test_start")
+		[ -n "$left" ] || break
+		sleep 0.1
+	done
+	test_leaked=$(echo "$left" | tr '\n' ';' | sed 's/;$//')
+	[ -z "$test_leaked" ] || stop_session "$test_pid"
 	test_pid=
 	return $rc
 }
@@ -74,6 +83,14 @@ session_ours() {
 	local now
 	now=$(start_time "$1")
 	[ -z "$now" ] || [ "$now" = "$2" ]
+}
+
+# session_leftovers SID START: the processes of that session still
+# running, one a line. A zombie is not one: it ended, and waits for its
+# parent, init by then, to reap it (this machine's init reaps late).
+session_leftovers() {
+	session_ours "$1" "$2" || return 0
+	ps -o pid=,stat=,args= -s "$1" | awk '$2 !~ /^Z/ { $2 = ""; print }'
 }
 
 # stop_session SID...: every process of these sessions asked to end
@@ -159,6 +176,8 @@ for t in build/san/tests/test-*; do
 			>"$log/part" 2>&1
 		rc=$?
 		cat "$log/part" >>"$out"
+		[ -z "$test_leaked" ] ||
+			echo "FAIL $name: left processes running: $test_leaked" >>"$out"
 		# The last case announced and not reported crashed.
 		crashed=$(awk '/^# RUN / { c = $3; next }
 			/^(PASS|FAIL|SKIP|CLEANUP) / { c = "" } END { print c }' \
@@ -204,6 +223,8 @@ run_shell() {
 			bash "tests/shell/$name.sh" >"$log/$name.out" 2>&1
 	fi
 	rc=$?
+	[ -z "${2:-}" ] && [ -n "$test_leaked" ] &&
+		echo "$test_leaked" >"$log/$name.leaked"
 	echo $rc >"$log/$name.rc"
 	echo "$((SECONDS - t0))" >"$log/$name.secs"
 }
@@ -215,6 +236,14 @@ report_shell() {
 	echo "$(cat "$log/$name.secs") shell/$name" >>"$log/durations"
 	sed -n 's/^PART-SKIP: /PART-SKIP shell\/'"$name"': /p' "$out" |
 		tee -a "$results"
+	# A test that left processes running fails, whatever it said.
+	if [ -s "$log/$name.leaked" ]; then
+		echo "FAIL shell/$name: left processes running: $(cat "$log/$name.leaked")" |
+			tee -a "$results"
+		failures+=("shell/$name")
+		failed=$((failed + 1))
+		return
+	fi
 	case $rc in
 	0)
 		echo "PASS shell/$name" | tee -a "$results"
@@ -291,12 +320,8 @@ done
 leaked=
 if [ -n "$lane_pid" ]; then
 	wait "$lane_pid"
-	# A zombie is not left behind: it ended, and waits for its parent,
-	# init by then, to reap it (this machine's init reaps late).
-	session_ours "$lane_pid" "$lane_start" &&
-		leaked=$(ps -o pid=,stat=,args= -s "$lane_pid" |
-			 awk '$2 !~ /^Z/ { $2 = ""; print }' | tr '\n' ';' |
-			 sed 's/;$//')
+	leaked=$(session_leftovers "$lane_pid" "$lane_start" | tr '\n' ';' |
+		 sed 's/;$//')
 	[ -z "$leaked" ] || stop_session "$lane_pid"
 	lane_pid=
 fi
