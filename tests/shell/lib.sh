@@ -157,7 +157,13 @@ vm_workdirs() {
 # (an earlier vm_workdirs): what the runs since then left. A stale one of
 # another run may go meanwhile (each VM run removes them): not ours.
 vm_workdirs_new() {
-	comm -13 <(printf '%s\n' "$1" | grep .) <(vm_workdirs)
+	local d
+
+	# No process substitution: its subshells outlive the test (zombies
+	# until init reaps them).
+	while read -r d; do
+		[ -z "$d" ] || grep -qxF -- "$d" <<<"$1" || echo "$d"
+	done <<<"$(vm_workdirs)"
 }
 
 # A guest shell command that reads the root's cpu.stat N times, each in a
