@@ -15,9 +15,10 @@
 # and then --help, -h or --list-options, or be an argument (followed by
 # nothing, a redirection, a pipe, `]`). Anything else fails: another
 # command, an option first, a variable ("$@", "$c" without --help), an
-# array ending after the tool. The tool named in a message is not a use;
-# one passed to a python3 script is not followed: helpers and scripts the
-# test runs are not looked into (tests/beside.txt says so).
+# array ending after the tool. A use anywhere in a string a shell runs
+# (sh -c "...", bash -c, eval) counts. The tool named in a message is
+# not a use; one passed to a python3 script is not followed: helpers and
+# scripts the test runs are not looked into (tests/beside.txt says so).
 # Planted lines of each kind are caught, and allowed ones pass, so the
 # check itself works.
 . tests/shell/lib.sh
@@ -40,19 +41,20 @@ help_after = {"--help", "-h", "--list-options"}
 # with no command.
 end = re.compile(r"^(\d*[<>]|[|;&\]`)]|$)")
 
-def in_string(text):
-    q = None
+def open_quote(text):
+    """Where the string open at the end of text began, or None."""
+    q, at = None, None
     i = 0
     while i < len(text):
         c = text[i]
         if c == "\\" and q != "'":
             i += 1
         elif q is None and c in "'\"":
-            q = c
+            q, at = c, i
         elif c == q:
             q = None
         i += 1
-    return q is not None
+    return at if q is not None else None
 
 for path in sys.argv[1:]:
     lines = open(path).read().split("\n")
@@ -85,9 +87,12 @@ for path in sys.argv[1:]:
             if before.rstrip("\"'").endswith("="):
                 continue
             # Inside a quoted string, only one that starts a word of it
-            # runs ("$RS_BIN" ..., sh -c "'$RS_BIN' ..."): the rest is
-            # text ("could not run $tool on $f").
-            if in_string(before) and before[-1:] not in ("'", '"'):
+            # runs ("$RS_BIN" ..., sh -c "'$RS_BIN' ..."), or any in a
+            # string a shell runs (sh -c "cd x && $RS_BIN ...", eval):
+            # the rest is text ("could not run $tool on $f").
+            q = open_quote(before)
+            if q is not None and before[-1:] not in ("'", '"') and \
+                    not re.search(r"(\s-c|\beval)\s*$", before[:q]):
                 continue
             # An argument of a python3 script: a helper, not looked into.
             if re.search(r"\bpython3\b[^;|&]*$", before):
@@ -140,6 +145,8 @@ for text in '"$RS_BIN" record -o x' \
 	'cmd=("$RS_BIN"); "${cmd[@]}" doctor' \
 	$'tool=$RS_TOOL\n"$tool" probe' \
 	'sh -c "'"'"'$RS_BIN'"'"' record -a"' \
+	'sh -c "cd /tmp && $RS_BIN record -a"' \
+	'bash -c "x=1; $RS_BIN bench"' 'eval "$RS_BIN watch"' \
 	'./rstat-analyze bench' 'build/san/rstat-analyze record'; do
 	i=$((i + 1))
 	printf '%s\n' "$text" >"$TMP/planted$i.sh"
@@ -153,6 +160,8 @@ for text in '"$RS_BIN" report -i x --folded >"$TMP/out"' \
 	'expect_error 2 "not a command" "$RS_BIN" no-such-command' \
 	'"$RS_BIN" "$c" --help >"$TMP/help"' '"$RS_BIN" --version' \
 	'[ -x "$RS_BIN" ] || fail' 'readelf -h "$RS_BIN" | grep -q DYN' \
+	'sh -c "cd /tmp && $RS_BIN report -i x"' \
+	'fail "could not run $RS_BIN record on $f"' \
 	$'bin=$TMP/usr/bin/rstat-analyze\n"$bin" plot -i x'; do
 	i=$((i + 1))
 	printf '%s\n' "$text" >"$TMP/allowed$i.sh"
