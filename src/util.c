@@ -102,27 +102,39 @@ struct term_stream {
 	char buf[512];
 };
 
-static int term_flush(struct term_stream *t)
+static int term_write_all(int fd, const char *p, size_t n)
 {
 	size_t off = 0;
 	ssize_t w;
 
-	while (off < t->n) {
-		w = write(t->fd, t->buf + off, t->n - off);
+	while (off < n) {
+		w = write(fd, p + off, n - off);
 		if (w < 0 && errno == EINTR)
 			continue;
 		if (w <= 0)
 			return -1;
 		off += w;
 	}
-	t->n = 0;
 	return 0;
+}
+
+static int term_flush(struct term_stream *t)
+{
+	int err = term_write_all(t->fd, t->buf, t->n);
+
+	t->n = 0;
+	return err;
 }
 
 static int term_put(struct term_stream *t, const char *p, size_t n)
 {
-	if (t->n + n > sizeof(t->buf) && term_flush(t))
-		return -1;
+	if (t->n + n > sizeof(t->buf)) {
+		if (term_flush(t))
+			return -1;
+		/* Longer than the buffer (term_control()'s): as it is. */
+		if (n > sizeof(t->buf))
+			return term_write_all(t->fd, p, n);
+	}
 	memcpy(t->buf + t->n, p, n);
 	t->n += n;
 	return 0;

@@ -294,6 +294,27 @@ static void test_term_stream(void)
 	CHECK(n == (ssize_t)strlen(want));
 	got[n < 0 ? 0 : n] = '\0';
 	CHECK_STR(got, want);
+	/* A control sequence longer than the stream's buffer, whole. */
+	if (pipe(fds) == 0) {
+		static char big[2049], back[2100];
+		size_t got_n = 0;
+
+		memset(big, 'x', sizeof(big) - 1);
+		big[0] = '\033';
+		f = term_stream(fds[1]);
+		CHECK(f != NULL);
+		if (f) {
+			term_control(f, big);
+			CHECK_INT(fclose(f), 0);
+		}
+		close(fds[1]);
+		while ((n = read(fds[0], back + got_n,
+				 sizeof(back) - 1 - got_n)) > 0)
+			got_n += n;
+		close(fds[0]);
+		back[got_n] = '\0';
+		CHECK(got_n == sizeof(big) - 1 && !strcmp(back, big));
+	}
 	/* Not a term_stream(): term_control() is fputs(). */
 	{
 		char *buf = NULL;
