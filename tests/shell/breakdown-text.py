@@ -178,10 +178,16 @@ for o in bd["sources"]:
     why = "not timed: %s: %s" % (o["part"], o.get("why", ""))
     assert (re.sub(r"\s+", " ", why) in flat_all) == (not o["timed"]), \
         (o["part"], why)
+    # The part's own trigger lines: those under its outside line.
+    blk = re.search(r"outside the reads: %s callbacks [^\n]*\n"
+                    r"((?:    by [^\n]*\n)*)" % re.escape(o["part"]), text)
+    by_lines = blk.group(1) if blk else ""
+    assert len(by_lines.splitlines()) == len(o.get("outside_by", [])), \
+        (o["part"], by_lines, o.get("outside_by"))
     for b in o.get("outside_by", []):
         trig = "(unnamed)" if b["trigger"] == "-" else b["trigger"]
         m = re.search(r"^    by %s +(\d+) calls +(\d+\.\d) us$" %
-                      re.escape(trig), text, re.M)
+                      re.escape(trig), by_lines, re.M)
         assert m, ("no trigger line", o["part"], b)
         assert int(m.group(1)) == b["calls"], (b, m.group(1))
         assert close(m.group(2), b["ns"] / 1e3), (b, m.group(2))
