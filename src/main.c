@@ -121,6 +121,13 @@ int main(int argc, char **argv)
 	/* Write errors on a closed pipe come back as EPIPE, not a signal. */
 	signal(SIGPIPE, SIG_IGN);
 	/*
+	 * PID 1 with our argv file: /init of a VM that vm__run() made. Its
+	 * console is a terminal, but each command's output goes to a file
+	 * it brings back, byte for byte as on the host.
+	 */
+	if (getpid() == 1 && access(VM_GUEST_ARGV_FILE, R_OK) == 0)
+		vm_guest__main(run_command);
+	/*
 	 * On a terminal, what input files name is shown, not obeyed: a
 	 * comm or a cgroup's name could carry escape sequences. A pipe or
 	 * a file still gets the bytes as they are.
@@ -131,8 +138,5 @@ int main(int argc, char **argv)
 		if (term)
 			stdout = term;
 	}
-	/* PID 1 with our argv file: /init of a VM that vm__run() made. */
-	if (getpid() == 1 && access(VM_GUEST_ARGV_FILE, R_OK) == 0)
-		vm_guest__main(run_command);
 	return run_command(argc, argv);
 }

@@ -337,7 +337,8 @@ static ssize_t cookie_write(void *cookie, const char *buf, size_t len)
 		if (n <= 0) {
 			set_err(of, n < 0 ? -errno : -EIO);
 			errno = -of->err;
-			return done ? (ssize_t)done : -1;
+			/* fopencookie(3): 0, never negative, for an error. */
+			return done;
 		}
 		done += n;
 	}

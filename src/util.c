@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <pthread.h>
 #include <stdarg.h>
 #include <stdbool.h>
@@ -104,6 +105,7 @@ struct term_stream {
 
 static int term_write_all(int fd, const char *p, size_t n)
 {
+	struct pollfd pfd = { .fd = fd, .events = POLLOUT };
 	size_t off = 0;
 	ssize_t w;
 
@@ -111,8 +113,16 @@ static int term_write_all(int fd, const char *p, size_t n)
 		w = write(fd, p + off, n - off);
 		if (w < 0 && errno == EINTR)
 			continue;
-		if (w <= 0)
+		/* A terminal someone made non-blocking: wait for room. */
+		if (w < 0 && errno == EAGAIN) {
+			poll(&pfd, 1, -1);
+			continue;
+		}
+		if (w <= 0) {
+			if (!w)
+				errno = EIO;
 			return -1;
+		}
 		off += w;
 	}
 	return 0;
@@ -189,21 +199,22 @@ static ssize_t term_write(void *cookie, const char *buf, size_t size)
 	struct term_stream *t = cookie;
 	size_t i;
 
+	/* fopencookie(3): an error is 0 with errno set, never negative. */
 	if (t->raw) {
 		/* A character cut short before it: as it came. */
 		if (t->lead && term_put(t, (const char *)&t->lead, 1))
-			return -1;
+			return 0;
 		t->lead = 0;
 		t->cont = 0;
 		if (term_put(t, buf, size) || term_flush(t))
-			return -1;
+			return 0;
 		return size;
 	}
 	for (i = 0; i < size; i++)
 		if (term_byte(t, (unsigned char)buf[i]))
-			return -1;
+			return 0;
 	/* Line-buffered above: what stdio hands over goes out now. */
-	return term_flush(t) ? -1 : (ssize_t)size;
+	return term_flush(t) ? 0 : (ssize_t)size;
 }
 
 /* The one term_stream() made, for term_control(). */
