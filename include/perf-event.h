@@ -65,25 +65,6 @@ struct rs_sample {
 	const void *branches;		/* struct perf_branch_entry[] */
 };
 
-/*
- * Where a callchain's key is placed in a table (util.h's chainmap): the
- * hash of its raw entries, taken as the sample was read, so that the
- * slot can be fetched before the key is made. Without entries, the keys
- * of one naming state differ by the ip alone, which would put them all
- * on one home and one probe path: those, and a sample read without the
- * hash, are placed by the key's own hash, h[0].
- */
-static inline bool rs_sample_where_early(const struct rs_sample *s)
-{
-	return s->has_chain_hash && s->nr_callchain;
-}
-
-static inline uint64_t rs_sample_chain_where(const struct rs_sample *s,
-					     const uint64_t h[2])
-{
-	return rs_sample_where_early(s) ? s->chain_hash[0] : h[0];
-}
-
 enum rs_event_kind {
 	RS_EV_SAMPLE,
 	RS_EV_COMM,

@@ -20,6 +20,7 @@
 #include <stdint.h>
 
 #include "perf-event.h"
+#include "util.h"
 
 struct machine;
 
@@ -180,6 +181,26 @@ void machine__maps_version(struct machine *m, uint32_t pid, uint32_t tid,
  */
 void machine__callchain_hash(struct machine *m, const struct rs_sample *s,
 			     uint16_t tag, uint64_t h[2]);
+
+/*
+ * Where a callchain's key (machine__callchain_hash()) is placed in a
+ * table (util.h's chainmap): the hash of its raw entries, taken as the
+ * sample was read, so that the slot can be fetched before the key is
+ * made. Without entries, a key is the ip mixed with its naming state,
+ * the same for every key of the state but for the ip, which a crafted
+ * recording can pick so that all share a home: those, and a sample read
+ * without the hash, are placed by the key's first half, hashed again.
+ */
+static inline bool rs_sample_where_early(const struct rs_sample *s)
+{
+	return s->has_chain_hash && s->nr_callchain;
+}
+
+static inline uint64_t rs_sample_chain_where(const struct rs_sample *s,
+					     const uint64_t h[2])
+{
+	return rs_sample_where_early(s) ? s->chain_hash[0] : hash_u64(h[0]);
+}
 
 /* Counters for tests and reports. */
 struct machine_stats {

@@ -98,9 +98,11 @@ static inline uint64_t rotl64(uint64_t x, int r)
 }
 
 /*
- * hash_words128() a word at a time, for a key made as it is hashed:
+ * A 128-bit hash a word at a time, for a key made as it is hashed:
  * hash128__init() with the number of words, hash128__add() each,
- * hash128__end().
+ * hash128__end(). Not hash_words128()'s value (that one takes two words
+ * at a time, in two pairs of lanes), nor meant to be: each caller keeps
+ * to one of them.
  */
 struct hash128 {
 	uint64_t a, b;
@@ -345,7 +347,8 @@ static inline struct chainmap_slot *chainmap__slot(const struct chainmap *cm,
 						   uint64_t where)
 {
 	size_t mask = cm->cap - 1, j = where & mask, n;
-	size_t step = key[1] | 1;
+	/* Both halves: keys of one home may share either one. */
+	size_t step = (key[1] ^ rotl64(key[0], 29)) | 1;
 
 	for (n = 0; cm->v[j].val1; n++) {
 		if (cm->v[j].key[0] == key[0] && cm->v[j].key[1] == key[1])

@@ -918,7 +918,7 @@ static void test_callchain_key(void)
 	/* ... and is where the key is placed (util.h's chainmap). */
 	CHECK(rs_sample_chain_where(&s, h) == s.chain_hash[0]);
 	s.has_chain_hash = false;
-	CHECK(rs_sample_chain_where(&s, h) == h[0]);
+	CHECK(rs_sample_chain_where(&s, h) == hash_u64(h[0]));
 	s.has_chain_hash = true;
 	/*
 	 * No entries: keys differ by the ip alone, so each is placed by
@@ -926,7 +926,7 @@ static void test_callchain_key(void)
 	 */
 	s.nr_callchain = 0;
 	CHECK(!rs_sample_where_early(&s));
-	CHECK(rs_sample_chain_where(&s, h) == h[0]);
+	CHECK(rs_sample_chain_where(&s, h) == hash_u64(h[0]));
 	s.nr_callchain = 3;
 	/* A new map in the process: the user chain's key moves on. */
 	mmap_ev(m, 500, 501, 0x400000, 0x1000, 0, PROT_EXEC,
