@@ -63,13 +63,36 @@ bool fput_backslash_escape(FILE *out, unsigned char c);
 void fput_csv_field(FILE *out, const char *s);
 
 /*
+ * write(2) all n bytes: 0, or -errno (-EIO for a write of nothing).
+ * Waits for room on a descriptor someone made non-blocking.
+ */
+int fd_write_all(int fd, const void *p, size_t n);
+
+/*
+ * Control characters shown rather than sent, a byte at a time, for text
+ * from input files on its way to a terminal or an error line: C0
+ * controls but tab (and newline, unless lines: then "\n") and DEL as
+ * \r or \ooo, and C1 controls too, raw (0x80-0x9f outside a UTF-8
+ * character) or UTF-8 encoded (U+0080-U+009F); any other byte, UTF-8
+ * text included, as it is. A 0xc2 is held until the next byte says what
+ * it starts. ctl_show() writes what stands for c to out (at most
+ * CTL_SHOW_MAX bytes; none while it holds) and returns its length;
+ * ctl_show_end() gives back a byte still held (0 or 1) and starts over.
+ */
+struct ctl_show {
+	unsigned char lead;	/* a 0xc2 held until the next byte */
+	uint8_t cont;		/* continuation bytes still due */
+};
+#define CTL_SHOW_MAX 8
+size_t ctl_show(struct ctl_show *st, unsigned char c, bool lines, char *out);
+size_t ctl_show_end(struct ctl_show *st, char *out);
+
+/*
  * A stream onto a terminal (fd) that shows what would act on it instead
  * of sending it: names and text from input files, which travel by mail,
  * may hold escape sequences (a window title, the clipboard, hidden
- * text). Control characters but newline and tab are written as \r or
- * \ooo (as errors show them), and so are C1 controls, raw (0x80-0x9f
- * outside a UTF-8 character) or UTF-8 encoded (U+0080-U+009F); any other
- * byte, UTF-8 text included, goes as it is. Line-buffered; closing it
+ * text). Every byte goes through ctl_show(), as error lines do, newlines
+ * kept. Line-buffered; closing it
  * leaves fd open. NULL with errno when it cannot be made. For stdout on
  * a terminal only: a pipe or a file gets every byte as it was (a folded
  * profile for flamegraph.pl, a diff).

@@ -15,6 +15,7 @@
 #include "cmds.h"
 #include "json.h"
 #include "session.h"
+#include "util.h"
 
 /* The last error, for commands whose JSON output repeats it. */
 static char last_error[1024];
@@ -22,22 +23,18 @@ static char last_error[1024];
 /*
  * A message on one line, whatever it quotes: names and text from input
  * files (which travel by mail) may hold line breaks and terminal escape
- * sequences. Control characters are shown as \n, \r or \ooo.
+ * sequences. Control characters are shown as \n, \r or \ooo, C1 controls
+ * too (ctl_show()).
  */
 static void put_one_line(FILE *out, const char *s)
 {
+	struct ctl_show st = { 0 };
+	char shown[CTL_SHOW_MAX];
 	const unsigned char *p;
 
-	for (p = (const unsigned char *)s; *p; p++) {
-		if (*p == '\n')
-			fputs("\\n", out);
-		else if (*p == '\r')
-			fputs("\\r", out);
-		else if ((*p < 0x20 && *p != '\t') || *p == 0x7f)
-			fprintf(out, "\\%03o", *p);
-		else
-			fputc(*p, out);
-	}
+	for (p = (const unsigned char *)s; *p; p++)
+		fwrite(shown, 1, ctl_show(&st, *p, true, shown), out);
+	fwrite(shown, 1, ctl_show_end(&st, shown), out);
 	fputc('\n', out);
 }
 

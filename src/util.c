@@ -97,43 +97,104 @@ size_t shell_words(char *buf, size_t len, size_t used, int argc,
 struct term_stream {
 	int fd;
 	bool raw;		/* term_control() */
-	unsigned char lead;	/* a 0xc2 held until the next byte */
-	uint8_t cont;		/* continuation bytes still due */
+	struct ctl_show ctl;
 	size_t n;
 	char buf[512];
 };
 
-static int term_write_all(int fd, const char *p, size_t n)
+int fd_write_all(int fd, const void *p, size_t n)
 {
 	struct pollfd pfd = { .fd = fd, .events = POLLOUT };
-	size_t off = 0;
+	const char *c = p;
 	ssize_t w;
 
-	while (off < n) {
-		w = write(fd, p + off, n - off);
+	while (n) {
+		w = write(fd, c, n);
 		if (w < 0 && errno == EINTR)
 			continue;
-		/* A terminal someone made non-blocking: wait for room. */
+		/* A descriptor someone made non-blocking: wait for room. */
 		if (w < 0 && errno == EAGAIN) {
 			poll(&pfd, 1, -1);
 			continue;
 		}
-		if (w <= 0) {
-			if (!w)
-				errno = EIO;
-			return -1;
-		}
-		off += w;
+		if (w <= 0)
+			return w < 0 ? -errno : -EIO;
+		c += w;
+		n -= w;
 	}
 	return 0;
 }
 
+/* "\\r", or "\\ooo": what stands for control byte c; its length. */
+static size_t ctl_escape(char *out, unsigned char c)
+{
+	if (c == '\r') {
+		memcpy(out, "\\r", 2);
+		return 2;
+	}
+	out[0] = '\\';
+	out[1] = (char)('0' + (c >> 6));
+	out[2] = (char)('0' + (c >> 3 & 7));
+	out[3] = (char)('0' + (c & 7));
+	return 4;
+}
+
+size_t ctl_show(struct ctl_show *st, unsigned char c, bool lines, char *out)
+{
+	size_t n = 0;
+
+	if (st->lead) {
+		/* U+0080-U+009F: a C1 control in UTF-8. */
+		st->lead = 0;
+		if (c >= 0x80 && c <= 0x9f) {
+			n = ctl_escape(out, 0xc2);
+			return n + ctl_escape(out + n, c);
+		}
+		out[n++] = (char)0xc2;
+		if (c >= 0x80 && c <= 0xbf) {
+			out[n++] = (char)c;
+			return n;
+		}
+	} else if (st->cont) {
+		if (c >= 0x80 && c <= 0xbf) {
+			st->cont--;
+			out[0] = (char)c;
+			return 1;
+		}
+		st->cont = 0;
+	}
+	if (c == '\n' && lines) {
+		memcpy(out + n, "\\n", 2);
+		return n + 2;
+	}
+	if ((c < 0x20 && c != '\n' && c != '\t') || (c >= 0x7f && c <= 0x9f))
+		return n + ctl_escape(out + n, c);
+	if (c == 0xc2) {
+		st->lead = c;
+		return n;
+	}
+	if (c >= 0xc3 && c <= 0xf4)
+		st->cont = c < 0xe0 ? 1 : c < 0xf0 ? 2 : 3;
+	out[n++] = (char)c;
+	return n;
+}
+
+size_t ctl_show_end(struct ctl_show *st, char *out)
+{
+	size_t n = st->lead ? 1 : 0;
+
+	if (n)
+		out[0] = (char)st->lead;
+	*st = (struct ctl_show){ 0 };
+	return n;
+}
+
 static int term_flush(struct term_stream *t)
 {
-	int err = term_write_all(t->fd, t->buf, t->n);
+	int err = fd_write_all(t->fd, t->buf, t->n);
 
 	t->n = 0;
-	return err;
+	return err ? (errno = -err, -1) : 0;
 }
 
 static int term_put(struct term_stream *t, const char *p, size_t n)
@@ -142,56 +203,24 @@ static int term_put(struct term_stream *t, const char *p, size_t n)
 		if (term_flush(t))
 			return -1;
 		/* Longer than the buffer (term_control()'s): as it is. */
-		if (n > sizeof(t->buf))
-			return term_write_all(t->fd, p, n);
+		if (n > sizeof(t->buf)) {
+			int err = fd_write_all(t->fd, p, n);
+
+			return err ? (errno = -err, -1) : 0;
+		}
 	}
 	memcpy(t->buf + t->n, p, n);
 	t->n += n;
 	return 0;
 }
 
-/* A byte shown as \r or \ooo. */
-static int term_shown(struct term_stream *t, unsigned char c)
-{
-	char e[5];
-
-	if (c == '\r')
-		return term_put(t, "\\r", 2);
-	snprintf(e, sizeof(e), "\\%03o", c);
-	return term_put(t, e, 4);
-}
-
+/* A byte of text for the terminal: as it is, or shown (ctl_show()). */
 static int term_byte(struct term_stream *t, unsigned char c)
 {
-	char pair[2];
+	char out[CTL_SHOW_MAX];
+	size_t n = ctl_show(&t->ctl, c, false, out);
 
-	if (t->lead) {
-		/* U+0080-U+009F: a C1 control in UTF-8. */
-		t->lead = 0;
-		if (c >= 0x80 && c <= 0x9f)
-			return term_shown(t, 0xc2) || term_shown(t, c);
-		pair[0] = (char)0xc2;
-		pair[1] = (char)c;
-		if (c >= 0x80 && c <= 0xbf)
-			return term_put(t, pair, 2);
-		if (term_put(t, pair, 1))
-			return -1;
-	} else if (t->cont) {
-		if (c >= 0x80 && c <= 0xbf) {
-			t->cont--;
-			return term_put(t, (const char *)&c, 1);
-		}
-		t->cont = 0;
-	}
-	if ((c < 0x20 && c != '\n' && c != '\t') || (c >= 0x7f && c <= 0x9f))
-		return term_shown(t, c);
-	if (c == 0xc2) {
-		t->lead = c;
-		return 0;
-	}
-	if (c >= 0xc3 && c <= 0xf4)
-		t->cont = c < 0xe0 ? 1 : c < 0xf0 ? 2 : 3;
-	return term_put(t, (const char *)&c, 1);
+	return n ? term_put(t, out, n) : 0;
 }
 
 static ssize_t term_write(void *cookie, const char *buf, size_t size)
@@ -202,11 +231,11 @@ static ssize_t term_write(void *cookie, const char *buf, size_t size)
 	/* fopencookie(3): an error is 0 with errno set, never negative. */
 	if (t->raw) {
 		/* A character cut short before it: as it came. */
-		if (t->lead && term_put(t, (const char *)&t->lead, 1))
-			return 0;
-		t->lead = 0;
-		t->cont = 0;
-		if (term_put(t, buf, size) || term_flush(t))
+		char held[1];
+		size_t n = ctl_show_end(&t->ctl, held);
+
+		if ((n && term_put(t, held, n)) || term_put(t, buf, size) ||
+		    term_flush(t))
 			return 0;
 		return size;
 	}
@@ -224,8 +253,9 @@ static struct term_stream *term_made_t;
 static int term_close(void *cookie)
 {
 	struct term_stream *t = cookie;
-	char c = (char)t->lead;
-	int err = t->lead ? term_put(t, &c, 1) : 0;
+	char held[1];
+	size_t n = ctl_show_end(&t->ctl, held);
+	int err = n ? term_put(t, held, n) : 0;
 
 	err = term_flush(t) || err ? -1 : 0;
 	if (term_made_t == t) {

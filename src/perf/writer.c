@@ -97,26 +97,6 @@ static int io_err(struct perf_writer *w, int err, const char *what)
 	return w->err;
 }
 
-static int write_all(int fd, const void *p, size_t n)
-{
-	const uint8_t *b = p;
-
-	while (n) {
-		ssize_t r = write(fd, b, n);
-
-		if (r < 0) {
-			if (errno == EINTR)
-				continue;
-			return -errno;
-		}
-		if (!r)
-			return -EIO;
-		b += r;
-		n -= r;
-	}
-	return 0;
-}
-
 static void mzero(struct bytebuf *b, size_t n)
 {
 	static const uint8_t z[PERF_NAME_ALIGN];
@@ -316,7 +296,7 @@ static int flush(struct perf_writer *w)
 
 	if (!w->used)
 		return 0;
-	err = write_all(w->fd, w->buf, w->used);
+	err = fd_write_all(w->fd, w->buf, w->used);
 	if (err)
 		return io_err(w, err, "writing the data");
 	w->used = 0;
@@ -339,7 +319,7 @@ int perf_writer__write(struct perf_writer *w, const void *buf, size_t len)
 		if (err)
 			return err;
 		if (len >= PW_DIRECT_SIZE) {
-			err = write_all(w->fd, buf, len);
+			err = fd_write_all(w->fd, buf, len);
 			if (err)
 				return io_err(w, err, "writing the data");
 			w->data_size += len;
@@ -845,9 +825,9 @@ int perf_writer__finish(struct perf_writer *w)
 		base += sec[i].len;
 	}
 	err = tail.oom || b.oom ? -ENOMEM :
-	      write_all(w->fd, tail.p, tail.len);
+	      fd_write_all(w->fd, tail.p, tail.len);
 	for (i = 0; !err && i < nr; i++)
-		err = write_all(w->fd, sec[i].direct ? sec[i].direct :
+		err = fd_write_all(w->fd, sec[i].direct ? sec[i].direct :
 				b.p + sec[i].off, sec[i].len);
 	free(b.p);
 	if (err) {
@@ -876,7 +856,7 @@ int perf_writer__finish(struct perf_writer *w)
 		free(tail.p);
 		return set_err(w, -ENOMEM, "out of memory writing the header");
 	}
-	err = write_all(w->fd, tail.p, tail.len);
+	err = fd_write_all(w->fd, tail.p, tail.len);
 	free(tail.p);
 	if (err)
 		return io_err(w, err, "writing the features");

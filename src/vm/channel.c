@@ -18,23 +18,6 @@
 #define FRAME_MAGIC "RSVM "
 #define FRAME_HEADER_MAX 512
 
-static int write_all(int fd, const void *p, size_t n)
-{
-	const char *c = p;
-
-	while (n) {
-		ssize_t w = write(fd, c, n);
-
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w <= 0)
-			return w < 0 ? -errno : -EIO;
-		c += w;
-		n -= w;
-	}
-	return 0;
-}
-
 int vm_frame__write(int fd, const char *type, const char *name,
 		    const void *data, size_t len)
 {
@@ -48,8 +31,8 @@ int vm_frame__write(int fd, const char *type, const char *name,
 		     " %s\n", type, len, hash_bytes(data, len), name);
 	if (n < 0 || n >= (int)sizeof(hdr))
 		return -EINVAL;
-	err = write_all(fd, hdr, n);
-	return err ? err : write_all(fd, data, len);
+	err = fd_write_all(fd, hdr, n);
+	return err ? err : fd_write_all(fd, data, len);
 }
 
 int vm_frame__parse(const uint8_t *buf, size_t len, size_t *pos,

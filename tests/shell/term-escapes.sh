@@ -88,12 +88,13 @@ cmp -s "$TMP/want" "$TMP/pipe" ||
 echo "ok a pipe gets the bytes as they were"
 
 # An error naming such a file: shown on stderr, terminal or not.
-bad="$TMP/x${esc}]0;PWNED${bel}y"
+# ... and a C1 control (CSI, UTF-8 encoded), which error lines missed.
+bad="$TMP/x${esc}]0;PWNED${bel}y"$'\xc2\x9b2J'
 on_tty "$RS_BIN" diff-folded "$bad" "$TMP/B" >"$TMP/tty" 2>"$TMP/err" &&
 	fail "diff-folded of a missing file succeeded"
-grep -q "[$esc$bel]" "$TMP/err" &&
+{ grep -q "[$esc$bel]" "$TMP/err" || grep -qF $'\xc2\x9b' "$TMP/err"; } &&
 	fail "an escape in the error: $(cat -v "$TMP/err")"
-grep -qF 'x\033]0;PWNED\007y' "$TMP/err" ||
+grep -qF 'x\033]0;PWNED\007y\302\2332J' "$TMP/err" ||
 	fail "the error does not show the name: $(cat -v "$TMP/err")"
 [ "$(wc -l <"$TMP/err")" -eq 1 ] || fail "not one line: $(cat -v "$TMP/err")"
 echo "ok the error shows the name on one line"
