@@ -360,7 +360,7 @@ static void guardian_remove(const char *group)
 static int start_guardian(struct recorder *r)
 {
 	char group[64];
-	int fds[2], status;
+	int fds[2], status = -1;	/* -1: not exited, if waitpid fails */
 	pid_t pid;
 	char c;
 
@@ -376,8 +376,10 @@ static int start_guardian(struct recorder *r)
 		return -errno;
 	}
 	if (pid == 0) {
-		if (fork() != 0)
-			_exit(0);
+		pid = fork();
+		/* No grandchild: say so, or probes would go unguarded. */
+		if (pid != 0)
+			_exit(pid < 0);
 		/* The grandchild: nothing of ours but the pipe. */
 		setsid();
 		signal(SIGINT, SIG_IGN);
@@ -392,6 +394,10 @@ static int start_guardian(struct recorder *r)
 	close(fds[0]);
 	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
 		;
+	if (!WIFEXITED(status) || WEXITSTATUS(status)) {
+		close(fds[1]);
+		return -EAGAIN;
+	}
 	r->rs.guardian_fd = fds[1];
 	return 0;
 }
