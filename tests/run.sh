@@ -104,7 +104,8 @@ stop_session() {
 	for i in $(seq 1 300); do
 		left=
 		for s; do
-			pgrep -s "$s" >/dev/null && left=1
+			# Zombies are gone already, however late init reaps them.
+			ps -o stat= -s "$s" | grep -qv '^Z' && left=1
 		done
 		[ -n "$left" ] || return 0
 		sleep 0.1
