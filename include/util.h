@@ -369,14 +369,19 @@ static inline struct chainmap_slot *chainmap__slot(const struct chainmap *cm,
 						   const uint64_t key[2],
 						   uint64_t where)
 {
-	size_t mask = cm->cap - 1, j = where & mask, n;
-	/* Both halves: keys of one home may share either one. */
-	size_t step = (key[1] ^ rotl64(key[0], 29)) | 1;
+	size_t mask = cm->cap - 1, j = where & mask, n, step = 1;
 
 	for (n = 0; cm->v[j].val1; n++) {
 		if (cm->v[j].key[0] == key[0] && cm->v[j].key[1] == key[1])
 			break;
-		j = (j + (n < 3 ? 1 : step)) & mask;
+		/*
+		 * Past the home's cache line, the key's own stride: both its
+		 * halves mixed, as keys of one home may share either half
+		 * or differ only in a few bits of one.
+		 */
+		if (n == 3)
+			step = hash_u64(key[0] ^ rotl64(key[1], 29)) | 1;
+		j = (j + step) & mask;
 	}
 	return &cm->v[j];
 }
