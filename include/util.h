@@ -354,12 +354,11 @@ struct chainmap_slot {
 struct chainmap {
 	struct chainmap_slot *v;
 	size_t nr, cap;		/* cap: 0 or a power of two, < 2^32 */
-	bool spurt;		/* chainmap__spurt() */
 };
 
 static inline void chainmap__init(struct chainmap *cm)
 {
-	*cm = (struct chainmap){ NULL, 0, 0, false };
+	*cm = (struct chainmap){ NULL, 0, 0 };
 }
 
 void chainmap__exit(struct chainmap *cm);
@@ -406,10 +405,13 @@ static inline int chainmap__find(const struct chainmap *cm,
  * Give a new key val (< UINT32_MAX): 1 when it now names val, 0 when it
  * was there already or is left out (the table cannot grow past 2^32
  * slots, or could not grow but has room: only the shortcut is lost),
- * -ENOMEM when it could not grow and is full.
+ * -ENOMEM when it could not grow and is full. spurt: most keys looked
+ * up are new, for now; the table grows four times over rather than
+ * twice, so that it is grown (each time a table of fresh pages, and
+ * every key placed again) half as often.
  */
 int chainmap__insert(struct chainmap *cm, const uint64_t key[2],
-		     uint64_t where, uint32_t val);
+		     uint64_t where, uint32_t val, bool spurt);
 
 /*
  * The value in where's home slot, whatever its key: a guess at what a
@@ -433,16 +435,6 @@ static inline void chainmap__prefetch(const struct chainmap *cm,
 {
 	if (cm->cap)
 		__builtin_prefetch(&cm->v[where & (cm->cap - 1)]);
-}
-
-/*
- * Most keys looked up are new, for now: the table grows four times over
- * rather than twice, so that it is grown (each time a table of fresh
- * pages, and every key placed again) half as often.
- */
-static inline void chainmap__spurt(struct chainmap *cm, bool spurt)
-{
-	cm->spurt = spurt;
 }
 
 #define hashtab__for_each(t, i, e)					\

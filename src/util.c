@@ -751,7 +751,7 @@ void chainmap__exit(struct chainmap *cm)
 }
 
 int chainmap__insert(struct chainmap *cm, const uint64_t key[2],
-		     uint64_t where, uint32_t val)
+		     uint64_t where, uint32_t val, bool spurt)
 {
 	struct chainmap_slot *c;
 
@@ -760,7 +760,7 @@ int chainmap__insert(struct chainmap *cm, const uint64_t key[2],
 		size_t i, n = cm->cap, to;
 
 		/* where keeps 32 bits of the home: the table stops there. */
-		to = !n ? 4096 : n * (cm->spurt && n <= (size_t)1 << 30 ? 4 : 2);
+		to = !n ? 4096 : n * (spurt && n <= (size_t)1 << 30 ? 4 : 2);
 		if (to > (size_t)1 << 32)
 			return 0;
 		cm->v = calloc_table(to, sizeof(*cm->v));

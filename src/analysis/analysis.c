@@ -566,17 +566,16 @@ static int sample_class(struct analysis *an, const struct rs_sample *s,
 		*out = idx;
 		return 0;
 	}
-	if (an->w) {
+	if (an->w)
 		offload__note(&an->off, true);
-		chainmap__spurt(&an->chains, an->off.fresh_on);
-	}
 	if (an->nr_classes >= CLASS_ONCE)
 		return -E2BIG;
 	err = classify_chain(an, s, an->nr_classes);
 	if (err)
 		return err;
 	/* Left out (no room to grow), it is only classified again later. */
-	err = chainmap__insert(&an->chains, h, where, an->nr_classes);
+	err = chainmap__insert(&an->chains, h, where, an->nr_classes,
+			       an->w && an->off.fresh_on);
 	if (err < 0)
 		return err;
 	*out = an->nr_classes++;

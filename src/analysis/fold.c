@@ -1008,8 +1008,8 @@ static int chain_insert(struct fold *f, const uint64_t h[2], uint64_t where,
 			uint32_t val)
 {
 	/* Most callchains new for now: grown four times over. */
-	chainmap__spurt(&f->chains, f->w && f->off.fresh_on);
-	return chainmap__insert(&f->chains, h, where, val);
+	return chainmap__insert(&f->chains, h, where, val,
+				f->w && f->off.fresh_on);
 }
 
 /* ---- the stacks' side --------------------------------------------------- */

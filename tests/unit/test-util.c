@@ -180,17 +180,22 @@ static void test_chainmap(void)
 		k[0] = hash_u64(i);
 		k[1] = hash_u64(k[0]);
 		/* Half the keys on one home, the rest on homes of their own. */
-		chainmap__spurt(&cm, i > 10000);
-		CHECK_INT(chainmap__insert(&cm, k, i % 2 ? 12345 : i, i * 3),
-			  1);
+		CHECK_INT(chainmap__insert(&cm, k, i % 2 ? 12345 : i, i * 3,
+					   i > 10000), 1);
 	}
 	CHECK_U64(cm.nr, 20000);
+	/*
+	 * 4096 -> 8192 -> 16384 twice over while spurt was off, then four
+	 * times over (32768 without it).
+	 */
+	CHECK_U64(cm.cap, 65536);
 	for (i = 0; i < 20000; i++) {
 		k[0] = hash_u64(i);
 		k[1] = hash_u64(k[0]);
 		CHECK(chainmap__find(&cm, k, i % 2 ? 12345 : i, &v) &&
 		      v == i * 3);
-		CHECK_INT(chainmap__insert(&cm, k, i % 2 ? 12345 : i, 1), 0);
+		CHECK_INT(chainmap__insert(&cm, k, i % 2 ? 12345 : i, 1,
+					   false), 0);
 	}
 	k[0] = hash_u64(1);
 	k[1] = hash_u64(k[0]);
@@ -216,7 +221,7 @@ static void test_chainmap(void)
 		for (i = 0; i < 40000; i++) {
 			k[0] = (uint64_t)i << 24;
 			k[1] = 77;
-			CHECK_INT(chainmap__insert(&cm, k, 5, i), 1);
+			CHECK_INT(chainmap__insert(&cm, k, 5, i, false), 1);
 		}
 		clock_gettime(CLOCK_MONOTONIC, &t1);
 		ms = (t1.tv_sec - t0.tv_sec) * 1e3 +
