@@ -80,8 +80,9 @@ int machine__load_kallsyms_buf(struct machine *m, const char *text,
  */
 /*
  * Load the symbol tables of the files that MMAP events map on a thread of
- * their own, as the events come, so that the first sample in a dso does
- * not wait for its ELF to be read: it takes a table the thread has
+ * their own, as the events come (or, of the files named by
+ * machine__sampled_file(), at once), so that the first sample in a dso
+ * does not wait for its ELF to be read: it takes a table the thread has
  * loaded, waits for one it is loading, or loads one still queued itself.
  * The tables are the same whichever thread reads them. A hint: 0, or
  * -errno when no thread could be started.
@@ -141,6 +142,17 @@ int elf__read_build_id(const char *path, uint8_t *bid, size_t size);
  */
 int machine__add_build_id(struct machine *m, const char *filename,
 			  const uint8_t *id, size_t size);
+
+/*
+ * A file the recording's samples ran in: perf record lists only those
+ * in HEADER_BUILD_ID (unless --buildid-all), and so does record. Once
+ * told of any, the loader (machine__load_dsos_ahead(), call it after)
+ * reads these from its start, before their MMAP events come, and no
+ * other file until a lookup needs it. Names are paths; register the
+ * build id first. A hint: 0, -EINVAL (not a path), -ENOENT (no build id
+ * registered for it), -ENOMEM.
+ */
+int machine__sampled_file(struct machine *m, const char *filename);
 
 /*
  * Resolve a whole callchain the way perf script walks it: context markers
@@ -207,6 +219,8 @@ struct machine_stats {
 	uint64_t lookups;	/* machine__resolve() calls */
 	uint64_t cache_hits;
 	uint64_t dsos_loaded;	/* symbol sources opened */
+	uint64_t dsos_from_loader;	/* of those, read by the loader */
+	uint64_t dsos_read_ahead;	/* files the loader thread read */
 	uint64_t threads;
 };
 void machine__stats(const struct machine *m, struct machine_stats *st);

@@ -209,7 +209,11 @@ struct perf_data *session__perf_data(const struct session *s)
 	return s->pd;
 }
 
-/* Symbols are only taken from files whose build id matches the recording. */
+/*
+ * Symbols are only taken from files whose build id matches the recording;
+ * the user-space files it lists are those its samples ran in, which the
+ * dso loader reads first.
+ */
 static void register_build_ids(struct machine *m, struct perf_data *pd)
 {
 	uint32_t i, n = perf_data__nr_build_ids(pd);
@@ -217,9 +221,13 @@ static void register_build_ids(struct machine *m, struct perf_data *pd)
 	for (i = 0; i < n; i++) {
 		const struct perf_build_id *bid = perf_data__build_id(pd, i);
 
-		if (bid->filename)
-			machine__add_build_id(m, bid->filename, bid->id,
-					      bid->size);
+		if (!bid->filename || machine__add_build_id(m, bid->filename,
+							    bid->id,
+							    bid->size))
+			continue;
+		if ((bid->misc & PERF_RECORD_MISC_CPUMODE_MASK) ==
+		    PERF_RECORD_MISC_USER)
+			machine__sampled_file(m, bid->filename);
 	}
 }
 

@@ -21,6 +21,7 @@
 #include <string.h>
 #include <sys/auxv.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <elf.h>
 #include <linux/perf_event.h>
 
@@ -119,6 +120,8 @@ struct bid_note {
 	const char *name;	/* interned */
 	uint8_t id[BUILD_ID_MAX];
 	uint8_t size;
+	bool sampled;		/* machine__sampled_file() */
+	struct dso *ahead;	/* made for the loader before any MMAP */
 	struct bid_note *next;
 };
 
@@ -137,6 +140,7 @@ struct machine {
 	struct dso *dsos;
 	struct hashtab dso_names;	/* name -> newest struct dso * */
 	struct bid_note *bids;
+	bool sampled_known;		/* machine__sampled_file() was told */
 	/* Symbol files refused (machine__refused()): the first, how many. */
 	const char *refused_name;	/* interned */
 	int refused_err;
@@ -308,7 +312,7 @@ static void remove_thread(struct machine *m, struct thread *th)
 
 /* ---- dsos ------------------------------------------------------------- */
 
-static const struct bid_note *find_bid(struct machine *m, const char *name)
+static struct bid_note *find_bid(struct machine *m, const char *name)
 {
 	struct bid_note **b = hashtab__find(&m->bid_names, (uintptr_t)name,
 					    0);
@@ -327,7 +331,7 @@ int machine__add_build_id(struct machine *m, const char *filename,
 	name = sym_intern(m->sp, filename, strlen(filename));
 	if (!name)
 		return -ENOMEM;
-	b = (struct bid_note *)find_bid(m, name);
+	b = find_bid(m, name);
 	if (!b) {
 		struct bid_note **slot;
 		bool fresh;
@@ -350,13 +354,50 @@ int machine__add_build_id(struct machine *m, const char *filename,
 	return 0;
 }
 
+int machine__sampled_file(struct machine *m, const char *filename)
+{
+	const char *name;
+	struct bid_note *b;
+
+	if (filename[0] != '/')
+		return -EINVAL;
+	name = sym_intern(m->sp, filename, strlen(filename));
+	if (!name)
+		return -ENOMEM;
+	b = find_bid(m, name);
+	if (!b)
+		return -ENOENT;
+	b->sampled = true;
+	m->sampled_known = true;
+	return 0;
+}
+
+/*
+ * The dso that queue_sampled() made for the loader, when the first dso
+ * of its name is that file: an ELF file with the noted build id (or
+ * none recorded in its MMAP).
+ */
+static struct dso *take_ahead(struct bid_note *note, enum dso_kind kind,
+			      const uint8_t *bid, size_t bid_size)
+{
+	struct dso *d;
+
+	if (!note || !note->ahead || kind != DSO_ELF ||
+	    (bid_size && (bid_size != note->size ||
+			  memcmp(bid, note->id, bid_size))))
+		return NULL;
+	d = note->ahead;
+	note->ahead = NULL;
+	return d;
+}
+
 static struct dso *findnew_dso(struct machine *m, const char *name,
 			       enum dso_kind kind, const uint8_t *bid,
 			       size_t bid_size)
 {
-	const struct bid_note *note;
+	struct bid_note *note;
 	struct dso *d, **slot;
-	bool fresh;
+	bool fresh, ahead;
 
 	/* Names are interned: the dsos of one file are one probe away. */
 	slot = hashtab__find(&m->dso_names, (uintptr_t)name, 0);
@@ -368,19 +409,30 @@ static struct dso *findnew_dso(struct machine *m, const char *name,
 			continue;
 		return d;
 	}
-	d = calloc(1, sizeof(*d));
+	note = find_bid(m, name);
+	d = take_ahead(note, kind, bid, bid_size);
+	ahead = d != NULL;
+	if (!d)
+		d = calloc(1, sizeof(*d));
 	if (!d)
 		return NULL;
 	slot = hashtab__get(&m->dso_names, (uintptr_t)name, 0, &fresh);
 	if (!slot) {
-		free(d);
+		if (ahead)
+			note->ahead = d;
+		else
+			free(d);
 		return NULL;
 	}
 	d->next_name = *slot;
 	*slot = d;
+	d->next = m->dsos;
+	m->dsos = d;
+	/* Named, with its build id, when it was made. */
+	if (ahead)
+		return d;
 	d->name = name;
 	d->kind = kind;
-	note = find_bid(m, name);
 	if (bid_size) {
 		memcpy(d->bid, bid, bid_size);
 		d->bid_size = bid_size;
@@ -389,8 +441,6 @@ static struct dso *findnew_dso(struct machine *m, const char *name,
 		d->bid_size = note->size;
 	}
 	d->syms = &d->own;
-	d->next = m->dsos;
-	m->dsos = d;
 	return d;
 }
 
@@ -442,7 +492,9 @@ static void note_refused(struct machine *m, const char *name, int err)
 
 /*
  * The loader: a thread that reads the ELF symbols of each file as soon as
- * an MMAP event maps it, in the order they were mapped. It touches only
+ * an MMAP event maps it, in the order they were mapped; or, when the
+ * recording named the files its samples ran in (machine__sampled_file()),
+ * those files from the start, and no other. It touches only
  * the queued dso's own table (which nothing reads before dso_load() has
  * taken it back from the loader), its name and build id, which never
  * change, and a string pool of its own: where symbols share an address,
@@ -459,6 +511,7 @@ struct dso_loader {
 	struct dso *head, *tail;
 	bool stop;
 	struct strpool *sp;	/* kept in the tables, for symtab__name() */
+	uint64_t nr_read;	/* files read: machine_stats.dsos_read_ahead */
 };
 
 static void *loader_main(void *arg)
@@ -480,11 +533,121 @@ static void *loader_main(void *arg)
 		pthread_mutex_unlock(&l->lock);
 		elf__load_dso(&d->own, d->name, d->bid, d->bid_size, l->sp);
 		pthread_mutex_lock(&l->lock);
+		l->nr_read++;
 		d->ahead = AHEAD_DONE;
 		pthread_cond_broadcast(&l->done);
 	}
 	pthread_mutex_unlock(&l->lock);
 	return NULL;
+}
+
+static void loader_stop(struct machine *m)
+{
+	struct dso_loader *l = m->loader;
+
+	if (!l)
+		return;
+	pthread_mutex_lock(&l->lock);
+	l->stop = true;
+	pthread_cond_signal(&l->work);
+	pthread_mutex_unlock(&l->lock);
+	pthread_join(l->thread, NULL);
+	pthread_cond_destroy(&l->done);
+	pthread_cond_destroy(&l->work);
+	pthread_mutex_destroy(&l->lock);
+	free(l);
+	m->loader = NULL;
+}
+
+/* A file just mapped: its symbols are read ahead, if there is a loader. */
+static void loader_queue(struct machine *m, struct dso *d)
+{
+	struct dso_loader *l = m->loader;
+
+	if (!l || d->kind != DSO_ELF || d->loaded || d->queued)
+		return;
+	/* Told which files the samples ran in: the others wait for a lookup. */
+	if (m->sampled_known) {
+		const struct bid_note *b = find_bid(m, d->name);
+
+		if (!b || !b->sampled)
+			return;
+	}
+	d->queued = true;
+	pthread_mutex_lock(&l->lock);
+	d->ahead = AHEAD_QUEUED;
+	d->ahead_next = NULL;
+	if (l->tail)
+		l->tail->ahead_next = d;
+	else
+		l->head = d;
+	l->tail = d;
+	pthread_cond_signal(&l->work);
+	pthread_mutex_unlock(&l->lock);
+}
+
+struct sampled_file {
+	struct bid_note *note;
+	off_t size;
+	size_t seq;		/* in the recording's table */
+};
+
+static int sampled_file_cmp(const void *pa, const void *pb)
+{
+	const struct sampled_file *a = pa, *b = pb;
+
+	if (a->size != b->size)
+		return a->size > b->size ? -1 : 1;
+	return a->seq < b->seq ? -1 : a->seq > b->seq;
+}
+
+/*
+ * The files the recording's samples ran in, queued as the loader starts,
+ * before any MMAP event maps them (the events come in time order, and
+ * the first sample's files used to be read as the main thread reached
+ * it). The biggest first: the main thread takes a file still queued back
+ * when it needs it (a small one costs it little), but waits for one the
+ * loader is reading. Their dsos wait in the notes until an MMAP event of
+ * the same file makes a dso (findnew_dso()).
+ */
+static void queue_sampled(struct machine *m)
+{
+	struct sampled_file *v;
+	struct bid_note *b;
+	size_t n = 0, i;
+	struct stat st;
+
+	for (b = m->bids; b; b = b->next)
+		n += b->sampled && !b->ahead;
+	v = n ? calloc(n, sizeof(*v)) : NULL;
+	if (!v)
+		return;
+	/* The notes' list is in reverse: the table's order, restored. */
+	for (b = m->bids, i = n; b; b = b->next) {
+		if (!b->sampled || b->ahead)
+			continue;
+		i--;
+		v[i].note = b;
+		v[i].seq = i;
+		/* Only an order: a file gone reads as empty, and fails later. */
+		v[i].size = stat(b->name, &st) ? 0 : st.st_size;
+	}
+	qsort(v, n, sizeof(*v), sampled_file_cmp);
+	for (i = 0; i < n; i++) {
+		struct dso *d = calloc(1, sizeof(*d));
+
+		if (!d)
+			break;
+		b = v[i].note;
+		d->name = b->name;
+		d->kind = DSO_ELF;
+		memcpy(d->bid, b->id, b->size);
+		d->bid_size = b->size;
+		d->syms = &d->own;
+		b->ahead = d;
+		loader_queue(m, d);
+	}
+	free(v);
 }
 
 int machine__load_dsos_ahead(struct machine *m)
@@ -514,45 +677,8 @@ int machine__load_dsos_ahead(struct machine *m)
 		return -EAGAIN;
 	}
 	m->loader = l;
+	queue_sampled(m);
 	return 0;
-}
-
-static void loader_stop(struct machine *m)
-{
-	struct dso_loader *l = m->loader;
-
-	if (!l)
-		return;
-	pthread_mutex_lock(&l->lock);
-	l->stop = true;
-	pthread_cond_signal(&l->work);
-	pthread_mutex_unlock(&l->lock);
-	pthread_join(l->thread, NULL);
-	pthread_cond_destroy(&l->done);
-	pthread_cond_destroy(&l->work);
-	pthread_mutex_destroy(&l->lock);
-	free(l);
-	m->loader = NULL;
-}
-
-/* A file just mapped: its symbols are read ahead, if there is a loader. */
-static void loader_queue(struct machine *m, struct dso *d)
-{
-	struct dso_loader *l = m->loader;
-
-	if (!l || d->kind != DSO_ELF || d->loaded || d->queued)
-		return;
-	d->queued = true;
-	pthread_mutex_lock(&l->lock);
-	d->ahead = AHEAD_QUEUED;
-	d->ahead_next = NULL;
-	if (l->tail)
-		l->tail->ahead_next = d;
-	else
-		l->head = d;
-	l->tail = d;
-	pthread_cond_signal(&l->work);
-	pthread_mutex_unlock(&l->lock);
 }
 
 /*
@@ -600,7 +726,9 @@ static void dso_load(struct machine *m, struct dso *d)
 	m->stats.dsos_loaded++;
 	switch (d->kind) {
 	case DSO_ELF:
-		if (!loader_take(m, d))
+		if (loader_take(m, d))
+			m->stats.dsos_from_loader++;
+		else
 			elf__load_dso(&d->own, d->name, d->bid, d->bid_size,
 				      m->sp);
 		/*
@@ -1389,6 +1517,10 @@ void machine__delete(struct machine *m)
 	hashtab__exit(&m->dso_names);
 	for (b = m->bids; b; b = bn) {
 		bn = b->next;
+		/* Read ahead for an MMAP that never came. */
+		if (b->ahead)
+			symtab__exit(&b->ahead->own);
+		free(b->ahead);
 		free(b);
 	}
 	hashtab__exit(&m->bid_names);
@@ -1673,6 +1805,11 @@ const char *machine__stale_dso(const struct machine *m, size_t i)
 void machine__stats(const struct machine *m, struct machine_stats *st)
 {
 	*st = m->stats;
+	if (m->loader) {
+		pthread_mutex_lock(&m->loader->lock);
+		st->dsos_read_ahead = m->loader->nr_read;
+		pthread_mutex_unlock(&m->loader->lock);
+	}
 }
 
 uint64_t machine__refused(const struct machine *m, const char **name,

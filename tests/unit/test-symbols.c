@@ -1253,6 +1253,115 @@ out:
 	machine__delete(ahead);
 }
 
+/* The loader's count of files read, once it has read at least min. */
+static uint64_t read_ahead_at_least(struct machine *m, uint64_t min)
+{
+	struct machine_stats st;
+	int i;
+
+	for (i = 0; i < 500; i++) {
+		machine__stats(m, &st);
+		if (st.dsos_read_ahead >= min)
+			break;
+		usleep(10 * 1000);
+	}
+	return st.dsos_read_ahead;
+}
+
+/* The path of the libc this test runs with, from its maps. */
+static bool self_libc(char *path, size_t size)
+{
+	char line[1024], file[900];
+	bool found = false;
+	FILE *fp = fopen("/proc/self/maps", "r");
+
+	while (fp && !found && fgets(line, sizeof(line), fp))
+		found = sscanf(line, "%*s %*s %*s %*s %*s %899s", file) == 1 &&
+			strstr(file, "/libc.so.6") &&
+			(size_t)snprintf(path, size, "%s", file) < size;
+	if (fp)
+		fclose(fp);
+	return found;
+}
+
+/*
+ * Told which files the samples ran in (the recording's build id table),
+ * the loader reads those before any MMAP event names them and no other:
+ * the test binary is read at once and its table taken by the first
+ * lookup; libc, mapped but not listed, is read by the lookup itself;
+ * the frames are named as without the loader. A listed file that is
+ * never mapped is read for nothing, and freed with the machine.
+ */
+static void test_dsos_ahead_sampled(void)
+{
+	const uintptr_t addrs[] = {
+		(uintptr_t)rs_test_symbols_probe + 2, (uintptr_t)unit_run,
+		(uintptr_t)getppid,	/* not strlen: the sanitizers' own */
+	};
+	struct machine *plain = machine__new(), *m = machine__new();
+	struct machine *unmapped = machine__new();
+	uint8_t exe_id[BUILD_ID_MAX], libc_id[BUILD_ID_MAX];
+	char exe[1024], libc[1024];
+	struct machine_stats st;
+	uint32_t pid = 4242;
+	struct rs_frame a, b;
+	int exe_n, libc_n;
+	ssize_t n;
+	size_t i;
+
+	CHECK(plain && m && unmapped);
+	n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	CHECK(n > 0);
+	CHECK(self_libc(libc, sizeof(libc)));
+	if (!plain || !m || !unmapped || n <= 0 ||
+	    !self_libc(libc, sizeof(libc)))
+		goto out;
+	exe[n] = '\0';
+	exe_n = elf__read_build_id(exe, exe_id, sizeof(exe_id));
+	libc_n = elf__read_build_id(libc, libc_id, sizeof(libc_id));
+	CHECK(exe_n > 0 && libc_n > 0);
+	if (exe_n <= 0 || libc_n <= 0)
+		goto out;
+	CHECK_INT(machine__add_build_id(m, exe, exe_id, exe_n), 0);
+	CHECK_INT(machine__add_build_id(m, libc, libc_id, libc_n), 0);
+	CHECK_INT(machine__sampled_file(m, exe), 0);
+	CHECK_INT(machine__sampled_file(m, "a.out"), -EINVAL);
+	CHECK_INT(machine__sampled_file(m, "/no/build/id/noted"), -ENOENT);
+	CHECK_INT(machine__load_dsos_ahead(m), 0);
+	/* Before any MMAP event: the listed file, and only it. */
+	CHECK_U64(read_ahead_at_least(m, 1), 1);
+
+	self_maps_as(plain, pid);
+	self_maps_as(m, pid);
+	for (i = 0; i < ARRAY_SIZE(addrs); i++) {
+		CHECK_INT(machine__resolve(plain, pid, pid,
+					   PERF_RECORD_MISC_USER, addrs[i],
+					   &a), 0);
+		CHECK_INT(machine__resolve(m, pid, pid, PERF_RECORD_MISC_USER,
+					   addrs[i], &b), 0);
+		CHECK(a.known);
+		CHECK_STR(b.sym, a.sym);
+		CHECK_STR(b.dso, a.dso);
+		CHECK_U64(b.sym_off, a.sym_off);
+		CHECK_INT(b.known, a.known);
+	}
+	machine__stats(m, &st);
+	CHECK_U64(st.dsos_loaded, 2);		/* the test binary, libc */
+	CHECK_U64(st.dsos_from_loader, 1);	/* the test binary */
+	/* The maps named a dozen files: none was queued. */
+	usleep(50 * 1000);
+	CHECK_U64(read_ahead_at_least(m, 1), 1);
+
+	CHECK_INT(machine__add_build_id(unmapped, exe, exe_id, exe_n), 0);
+	CHECK_INT(machine__sampled_file(unmapped, exe), 0);
+	CHECK_INT(machine__load_dsos_ahead(unmapped), 0);
+	CHECK_U64(read_ahead_at_least(unmapped, 1), 1);
+out:
+	machine__delete(plain);
+	machine__delete(m);
+	machine__delete(unmapped);
+}
+
 static void check_dso(struct machine *m, uint32_t pid, uint64_t addr,
 		      const char *dso, uint64_t map_addr)
 {
@@ -1902,5 +2011,6 @@ UNIT_MAIN(UNIT(test_kernel_frames), UNIT(test_kernel_relocated),
 	  UNIT(test_padded_build_id), UNIT(test_raw_names),
 	  UNIT(test_vdso_build_id),
 	  UNIT(test_self_maps), UNIT(test_dsos_ahead),
+	  UNIT(test_dsos_ahead_sampled),
 	  UNIT(test_e2e_recorded), UNIT(test_e2e_fixture),
 	  UNIT(test_e2e_vmlinux), UNIT_CLEANUP(test_zz_cleanup))
