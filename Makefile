@@ -52,12 +52,17 @@ endif
 
 # watch's HTTP endpoint (src/live/metrics-http.c): Debian's libmicrohttpd.
 # Without it (or with NO_MHD=1) watch says "built without libmicrohttpd".
+# Opened when the endpoint starts, not linked (it brings gnutls): its
+# soname is the one of the library built against.
 ifndef NO_MHD
 HAVE_MHD := $(shell pkg-config --exists libmicrohttpd && echo 1)
 endif
 ifeq ($(HAVE_MHD),1)
-BASE_CFLAGS += -DRS_HAVE_MHD $(shell pkg-config --cflags libmicrohttpd)
-LDLIBS += $(shell pkg-config --libs libmicrohttpd) -lpthread
+MHD_SONAME := $(shell objdump -p $(shell pkg-config --variable=libdir \
+	libmicrohttpd)/libmicrohttpd.so 2>/dev/null | awk '/SONAME/ {print $$2}')
+BASE_CFLAGS += -DRS_HAVE_MHD $(shell pkg-config --cflags libmicrohttpd) \
+	$(if $(MHD_SONAME),-DRS_MHD_SONAME='"$(MHD_SONAME)"')
+LDLIBS += -ldl -lpthread
 endif
 
 ifeq ($(V),1)

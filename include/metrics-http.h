@@ -33,13 +33,16 @@ struct metrics_http_stats {
 
 struct metrics_http;
 
-/* Whether the tool was built with libmicrohttpd. */
-bool metrics_http__built(void);
+/*
+ * Whether the tool was built with libmicrohttpd and the library loads
+ * (the first call loads it; start then says why it did not).
+ */
+bool metrics_http__available(void);
 
 /*
  * Bind and start serving (an empty text until the first publish). 0 or
  * -errno with one line in errbuf (-EADDRINUSE, -EACCES, -EOPNOTSUPP when
- * built without libmicrohttpd).
+ * built without libmicrohttpd, -ELIBACC when it does not load).
  */
 int metrics_http__start(const struct metrics_http_opts *o,
 			struct metrics_http **out, char *errbuf, size_t errlen);

@@ -260,7 +260,7 @@ int cmd_watch(int argc, char **argv)
 			return RS_EXIT_USAGE;
 		}
 	}
-	if (!metrics_http__built()) {
+	if (!metrics_http__available()) {
 		metrics_http__start(&ho, &h, errbuf, sizeof(errbuf));
 		rs_error("watch: %s", errbuf);
 		return RS_EXIT_FAIL;

@@ -52,6 +52,9 @@ grep -q '^Recommends: .*gnuplot-nox' <<<"$meta" ||
 	fail "Recommends lacks gnuplot-nox"
 grep -q '^Recommends: .*linux-perf' <<<"$meta" ||
 	fail "Recommends lacks linux-perf"
+# watch opens it (dlopen), so shlibs does not name it.
+grep -q '^Recommends: .*libmicrohttpd12' <<<"$meta" ||
+	fail "Recommends lacks libmicrohttpd12"
 
 # Contents, unpacked into a scratch root.
 dpkg -x "$deb" "$TMP/root" || fail "dpkg -x"
