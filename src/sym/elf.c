@@ -652,31 +652,46 @@ int elf__debuglink_path(char *out, size_t size, const char *dir,
 	return n < 0 || (size_t)n >= size ? -ENAMETOOLONG : 0;
 }
 
-/* Candidate images in perf 6.1's binary_type_symtab order. */
-static int next_candidate(int k, const char *path, const uint8_t *bid,
-			  size_t bid_size, char *out, size_t size)
-{
-	char bidhex[2 * BUILD_ID_MAX + 1], dir[PATH_MAX], link[PATH_MAX];
-	const char *slash = strrchr(path, '/');
+/*
+ * What the candidates of one file are made of; its .gnu_debuglink is
+ * read once for the four places perf looks for it (each read opened and
+ * mapped the image, and unmapping it stops the other CPU for a TLB
+ * flush).
+ */
+struct candidates {
+	const char *path;
+	const uint8_t *bid;
+	size_t bid_size;
+	int link_err;		/* 1: not read yet */
+	char link[PATH_MAX];
+};
 
-	if (bid_size)
-		hex(bidhex, bid, bid_size);
+/* Candidate images in perf 6.1's binary_type_symtab order. */
+static int next_candidate(int k, struct candidates *c, char *out,
+			  size_t size)
+{
+	const char *path = c->path, *slash = strrchr(path, '/');
+	char dir[PATH_MAX];
+
 	snprintf(dir, sizeof(dir), "%.*s", slash ? (int)(slash - path) : 0,
 		 path);
 	switch (k) {
 	case 0: case 1: case 2: case 3:	/* DEBUGLINK */
-		if (!is_regular(path) || read_debuglink(path, link,
-							sizeof(link)))
+		if (c->link_err == 1)
+			c->link_err = !is_regular(path) ? -ENOENT :
+				      read_debuglink(path, c->link,
+						     sizeof(c->link));
+		if (c->link_err)
 			return -1;
 		/* perf tries the name alone first, from where it runs */
 		if (!k)
-			snprintf(out, size, "%s", link);
+			snprintf(out, size, "%s", c->link);
 		else
-			elf__debuglink_path(out, size, dir, link, k - 1);
+			elf__debuglink_path(out, size, dir, c->link, k - 1);
 		return 0;
 	case 4:				/* BUILD_ID_CACHE */
 	case 5:				/* BUILD_ID_CACHE_DEBUGINFO */
-		if (elf__build_id_cache_path(out, size, bid, bid_size,
+		if (elf__build_id_cache_path(out, size, c->bid, c->bid_size,
 					     k == 4 ? "elf" : "debug"))
 			return -1;
 		return 0;
@@ -687,8 +702,8 @@ static int next_candidate(int k, const char *path, const uint8_t *bid,
 		snprintf(out, size, "/usr/lib/debug%s", path);
 		return 0;
 	case 8:				/* BUILDID_DEBUGINFO */
-		return elf__build_id_debug_path(out, size, bid, bid_size) ?
-		       -1 : 0;
+		return elf__build_id_debug_path(out, size, c->bid,
+						c->bid_size) ? -1 : 0;
 	case 9:				/* SYSTEM_PATH_DSO */
 		snprintf(out, size, "%s", path);
 		return 0;
@@ -701,6 +716,7 @@ int elf__load_dso(struct symtab *t, const char *path, const uint8_t *bid,
 {
 	struct image imgs[2] = { { .fd = -1 }, { .fd = -1 } };
 	struct image *syms = NULL, *runtime = NULL;
+	struct candidates c = { .path = path, .link_err = 1 };
 	uint8_t own[BUILD_ID_MAX];
 	char cand[PATH_MAX];
 	int k, r, nimg = 0, err = 0;
@@ -715,11 +731,13 @@ int elf__load_dso(struct symtab *t, const char *path, const uint8_t *bid,
 			bid_size = r;
 		}
 	}
+	c.bid = bid;
+	c.bid_size = bid_size;
 	for (k = 0; nimg < 2; k++) {
 		struct image *img = &imgs[nimg];
 		bool used = false;
 
-		r = next_candidate(k, path, bid, bid_size, cand, sizeof(cand));
+		r = next_candidate(k, &c, cand, sizeof(cand));
 		if (r == -2)
 			break;
 		if (r || image_open(img, cand, bid, bid_size))

@@ -1507,6 +1507,63 @@ static void test_padded_build_id(void)
 }
 
 /*
+ * A stripped library whose symbols are in a debug file its
+ * .gnu_debuglink names, found where perf looks: beside it, then in .debug
+ * beside it (the link, read once, serves each place). The static
+ * function is only in the debug file's .symtab.
+ */
+static void test_debuglink(void)
+{
+	const char *dir = unit_tmp_path("dl");
+	char src[512], lib[512], dbg[512], sub[512];
+	const struct sym_entry *e;
+	struct symtab t = { 0 };
+	struct strpool *sp = strpool__new();
+	uint8_t id[BUILD_ID_MAX];
+	int n;
+
+	snprintf(src, sizeof(src), "%s/dl.c", dir);
+	snprintf(lib, sizeof(lib), "%s/libdl-test.so", dir);
+	snprintf(dbg, sizeof(dbg), "%s/libdl-test.so.debug", dir);
+	snprintf(sub, sizeof(sub), "%s/.debug", dir);
+	CHECK(sp);
+	if (!sp || unit_sh("mkdir -p %s && printf 'static int __attribute__((noinline)) rs_dl_hidden(int x) { return x * 3; }\nint rs_dl_pub(int x) { return rs_dl_hidden(x) + 1; }\n' > %s && cc -shared -fPIC -O1 -g -Wl,--build-id -o %s %s",
+			   sub, src, lib, src)) {
+		strpool__delete(sp);
+		SKIP("no C compiler");
+		return;
+	}
+	if (unit_sh("cd %s && objcopy --only-keep-debug libdl-test.so libdl-test.so.debug && objcopy --strip-all --add-gnu-debuglink=libdl-test.so.debug libdl-test.so",
+		    dir)) {
+		strpool__delete(sp);
+		SKIP("no objcopy");
+		return;
+	}
+	n = elf__read_build_id(lib, id, sizeof(id));
+	CHECK(n > 0);
+	/* Beside it: the second place. */
+	CHECK_INT(elf__load_dso(&t, lib, id, n > 0 ? n : 0, sp), 0);
+	CHECK(find_sym(&t, "rs_dl_pub") != NULL);
+	e = find_sym(&t, "rs_dl_hidden");
+	CHECK(e != NULL);
+	symtab__exit(&t);
+	/* In .debug beside it: the third. */
+	CHECK_INT(unit_sh("mv %s %s/", dbg, sub), 0);
+	memset(&t, 0, sizeof(t));
+	CHECK_INT(elf__load_dso(&t, lib, id, n > 0 ? n : 0, sp), 0);
+	CHECK(find_sym(&t, "rs_dl_hidden") != NULL);
+	symtab__exit(&t);
+	/* Gone: the library's own dynamic symbols alone. */
+	CHECK_INT(unit_sh("rm %s/libdl-test.so.debug", sub), 0);
+	memset(&t, 0, sizeof(t));
+	CHECK_INT(elf__load_dso(&t, lib, id, n > 0 ? n : 0, sp), 0);
+	CHECK(find_sym(&t, "rs_dl_pub") != NULL);
+	CHECK(find_sym(&t, "rs_dl_hidden") == NULL);
+	symtab__exit(&t);
+	strpool__delete(sp);
+}
+
+/*
  * ELF names stay as the file spells them until asked for: then they come
  * demangled (perf's cplus_demangle() without options), "@plt" appended,
  * cut to 4095 bytes, interned once, as loading gave them before.
@@ -2011,6 +2068,6 @@ UNIT_MAIN(UNIT(test_kernel_frames), UNIT(test_kernel_relocated),
 	  UNIT(test_padded_build_id), UNIT(test_raw_names),
 	  UNIT(test_vdso_build_id),
 	  UNIT(test_self_maps), UNIT(test_dsos_ahead),
-	  UNIT(test_dsos_ahead_sampled),
+	  UNIT(test_dsos_ahead_sampled), UNIT(test_debuglink),
 	  UNIT(test_e2e_recorded), UNIT(test_e2e_fixture),
 	  UNIT(test_e2e_vmlinux), UNIT_CLEANUP(test_zz_cleanup))
