@@ -184,6 +184,12 @@ int grow_array(void **p, size_t *cap, size_t need, size_t size);
 /* Huge pages asked for the whole 2 MiB pages inside [p, p + len). */
 void advise_huge(void *p, size_t len);
 /*
+ * len bytes, uninitialised, to be written front to back: from 2 MiB on,
+ * in whole 2 MiB pages (aligned, rounded up: advise_huge() covers all
+ * of it rather than the huge pages inside). free() frees it.
+ */
+void *malloc_huge(size_t len);
+/*
  * calloc() for a large table that is about to be written all over (a hash
  * table probed at random): its pages are faulted in writable at once.
  */

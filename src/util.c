@@ -386,6 +386,19 @@ void advise_huge(void *p, size_t len)
 #endif
 }
 
+void *malloc_huge(size_t len)
+{
+	size_t whole = (len + HUGE_PAGE - 1) & ~(HUGE_PAGE - 1);
+	void *p;
+
+	if (len >= HUGE_PAGE && whole >= len &&
+	    !posix_memalign(&p, HUGE_PAGE, whole)) {
+		advise_huge(p, whole);
+		return p;
+	}
+	return malloc(len);
+}
+
 int grow_array(void **p, size_t *cap, size_t need, size_t size)
 {
 	size_t n = *cap ? *cap : 16;

@@ -126,7 +126,8 @@ static int read_all(int fd, char **text, size_t *len)
 				return -EFBIG;
 			}
 			cap = buf ? cap * 2 : cap;
-			nb = realloc(buf, cap + 1);
+			/* Fresh, in huge pages: read() faults them in. */
+			nb = buf ? realloc(buf, cap + 1) : malloc_huge(cap + 1);
 			if (!nb) {
 				free(buf);
 				return -ENOMEM;
@@ -174,6 +175,7 @@ struct kpart {
 	struct symtab all;
 	const char **mods;
 	size_t mods_cap;
+	size_t reserve;			/* symbols to make room for at once */
 	uint64_t text, stext;		/* first "_text", "_stext" */
 	bool has_text, has_stext;
 	int err;
@@ -185,6 +187,22 @@ static void kpart_parse(struct kpart *kp)
 	const char *last_mod = NULL;
 	int err = 0;
 
+	/*
+	 * Room for every line at once, in huge pages: grown by doubling,
+	 * the arrays took a page fault per 4 KiB written, and a copy at
+	 * each growth; a third of loading kallsyms.
+	 */
+	kp->all.v = malloc_huge(kp->reserve * sizeof(*kp->all.v));
+	kp->mods = malloc_huge(kp->reserve * sizeof(*kp->mods));
+	if (kp->all.v && kp->mods) {
+		kp->all.cap = kp->reserve;
+		kp->mods_cap = kp->reserve;
+	} else {
+		free(kp->all.v);
+		free(kp->mods);
+		kp->all.v = NULL;
+		kp->mods = NULL;
+	}
 	for (; line < end; line = nl + 1) {
 		const char *name, *mod = NULL;
 		char *tab, type;
@@ -340,6 +358,13 @@ static void ksyms_cut(struct ksyms *ks, struct kpart *kp, size_t nr)
 		     NULL;
 		p = nl ? nl + 1 : end;
 		kp[k].end = p;
+		/*
+		 * A 64-bit kernel's lines take 44 bytes on average, 32 or
+		 * more mostly (fewer: the arrays grow as they did). The
+		 * first part's arrays take the others' symbols too.
+		 */
+		kp[k].reserve = (k ? (size_t)(p - kp[k].line) :
+				 ks->text_len) / 32 + 64;
 	}
 }
 

@@ -726,9 +726,32 @@ static void test_kallsyms_parts(void)
 	struct ksyms one, two, threads;
 	struct ksyms_load *l;
 	char *text = NULL;
-	size_t len = 0;
+	size_t len = 0, i;
 	pthread_t t;
 	FILE *f;
+
+	/*
+	 * Lines far shorter than the parts make room for at once (a
+	 * kallsyms of 32-bit addresses would have them): the arrays grow.
+	 */
+	text = malloc(5000 * 32);
+	CHECK(text != NULL);
+	for (i = 0; text && i < 5000; i++)
+		len += sprintf(text + len, "%zx t s%zu\n", 0x1000 + 16 * i, i);
+	if (text) {
+		CHECK_INT(ksyms__load_buf(&one, text, len), 0);
+		CHECK_U64(one.kernel.nr, 5000);
+		CHECK_INT(ksyms__load_begin_buf(&l, text, len), 0);
+		if (l) {
+			CHECK_INT(ksyms__load_end(l, &two), 0);
+			check_same_ksyms(&one, &two);
+			ksyms__exit(&two);
+		}
+		ksyms__exit(&one);
+	}
+	free(text);
+	text = NULL;
+	len = 0;
 
 	CHECK_INT(ksyms__load_buf(&one, small, sizeof(small) - 1), 0);
 	CHECK_INT(ksyms__load_begin_buf(&l, small, sizeof(small) - 1), 0);
