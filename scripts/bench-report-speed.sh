@@ -25,8 +25,9 @@
 # command resolves kernel frames with the same symbols.
 #
 # On the 800k recording of each load, RUNS rounds of each in turn (page cache warm,
-# output to /dev/null; median wall time, CPU time and peak RSS from
-# /usr/bin/time):
+# output to /dev/null; median wall time, CPU time and peak RSS, taken as
+# /usr/bin/time takes them but to the microsecond; each round starts one
+# command further on):
 #   rstat-analyze report --folded            (both CPUs, the default)
 #   rstat-analyze report --folded -j 1       (one thread)
 #   rstat-analyze report                     (attribution, text)
@@ -79,7 +80,7 @@ for l in $loads; do
 done
 
 command -v perf >/dev/null || { echo "bench: needs perf (linux-perf)" >&2; exit 1; }
-[ -x /usr/bin/time ] || { echo "bench: needs /usr/bin/time (apt-get install time)" >&2; exit 1; }
+command -v python3 >/dev/null || { echo "bench: needs python3 (scripts/install-deps.sh)" >&2; exit 1; }
 [ -x "$bin" ] || make -s
 mkdir -p "$dir"
 work=$(mktemp -d /tmp/rstat-bench-speed.XXXXXX)
@@ -198,20 +199,38 @@ record() {
 # median of the numbers on stdin
 median() { sort -n | awk '{ a[NR] = $1 } END { print a[int((NR + 1) / 2)] }'; }
 
+# One run of argv[2:]: its wall time (s), peak RSS (KiB) and CPU time
+# (user + sys, s, its waited-for children's too) written to argv[1], as
+# time(1) takes them (fork, exec, wait4) but to the microsecond: time(1)
+# prints hundredths, an eighth of a run of 0.08 s.
+time_py='
+import os, sys, time
+out, argv = sys.argv[1], sys.argv[2:]
+t = time.perf_counter()
+pid = os.fork()
+if pid == 0:
+    try:
+        os.execvp(argv[0], argv)
+    finally:
+        os._exit(127)
+_, status, ru = os.wait4(pid, 0)
+wall = time.perf_counter() - t
+with open(out, "w") as f:
+    f.write("%.6f %d %.6f\n" % (wall, ru.ru_maxrss, ru.ru_utime + ru.ru_stime))
+sys.exit(0 if os.waitstatus_to_exitcode(status) == 0 else 1)
+'
+
 # time1 KEY CMD...: one timed run of CMD, its wall time, peak RSS (KiB)
 # and CPU time (user + sys, s) appended to $work/KEY. On a shared machine
 # wall time includes waiting for a CPU; CPU time is the work done.
 time1() {
-	local key=$1 e k u s
+	local key=$1
 	shift
-	/usr/bin/time -f '%e %M %U %S' -o "$work/time" "$@" \
-		>/dev/null 2>"$work/err" || {
+	python3 -c "$time_py" "$work/time" "$@" >/dev/null 2>"$work/err" || {
 		echo "bench: $key failed: $(tail -n 3 "$work/err")" >&2
 		exit 1
 	}
-	read -r e k u s <"$work/time"
-	echo "$e $k $(awk -v u="$u" -v s="$s" 'BEGIN { print u + s }')" \
-		>>"$work/$key"
+	cat "$work/time" >>"$work/$key"
 }
 
 # medians KEY: sets $wall, $rss and $cpu, the medians of KEY's runs
@@ -223,7 +242,7 @@ medians() {
 
 line() {		# line KEY NAME: KEY's medians
 	medians "$1"
-	printf '| %-46s | %6.2f s | %6.2f s | %7.1f MB |\n' "$2" "$wall" \
+	printf '| %-46s | %7.3f s | %7.3f s | %7.1f MB |\n' "$2" "$wall" \
 		"$cpu" "$(awk -v k="$rss" 'BEGIN { print k / 1024 }')"
 }
 
@@ -238,32 +257,43 @@ side_by_side() {	# side_by_side FILE
 	echo "== $f: $(du -h "$f" | cut -f1), ${samples:-?} samples, $(nproc) CPUs, load $(cut -d' ' -f1-3 /proc/loadavg), medians of $runs runs"
 	echo
 	rm -f "$work"/t-*
+	local keys=(folded folded1 report report1) k i
+	[ -z "$base" ] || keys+=(bfolded breport)
+	keys+=(perf)
+	[ -z "$sc" ] || keys+=(pipe)
+	keys+=(script)
+	[ ! -r "$pysc" ] || keys+=(py)
 	# Round by round, every command once: a burst of load from others
-	# then falls on all of them, not on one command's runs.
+	# then falls on all of them, not on one command's runs. Each round
+	# starts one command further on: the command right after perf
+	# script's (140 MB, freed as it exits) ran slower, and that was
+	# always --folded.
 	for ((r = 0; r < runs; r++)); do
-		time1 t-folded "${rs[@]}" --folded
-		time1 t-folded1 "${rs[@]}" --folded -j 1
-		time1 t-report "${rs[@]}"
-		time1 t-report1 "${rs[@]}" -j 1
-		if [ -n "$base" ]; then
-			time1 t-bfolded "${old[@]}" --folded
-			time1 t-breport "${old[@]}"
-		fi
-		time1 t-perf "${perf_rep[@]}"
-		if [ -n "$sc" ]; then
-			# shellcheck disable=SC2016 # expanded by the inner shell
-			time1 t-pipe sh -c \
-				'perf script -i "$1" --kallsyms "$2" | "$3"' \
-				sh "$f" "$ks" "$sc"
-		fi
-		time1 t-script perf script -i "$f" --kallsyms "$ks"
-		# perf's own folding, slow: at most 3 runs
-		if [ -r "$pysc" ] && [ "$r" -lt 3 ]; then
-			time1 t-py perf script -i "$f" --kallsyms "$ks" \
-				-s "$pysc"
-		fi
+		for ((i = 0; i < ${#keys[@]}; i++)); do
+			k=${keys[(i + r) % ${#keys[@]}]}
+			case $k in
+			folded) time1 t-folded "${rs[@]}" --folded ;;
+			folded1) time1 t-folded1 "${rs[@]}" --folded -j 1 ;;
+			report) time1 t-report "${rs[@]}" ;;
+			report1) time1 t-report1 "${rs[@]}" -j 1 ;;
+			bfolded) time1 t-bfolded "${old[@]}" --folded ;;
+			breport) time1 t-breport "${old[@]}" ;;
+			perf) time1 t-perf "${perf_rep[@]}" ;;
+			pipe)
+				# shellcheck disable=SC2016 # the inner shell's
+				time1 t-pipe sh -c \
+					'perf script -i "$1" --kallsyms "$2" | "$3"' \
+					sh "$f" "$ks" "$sc" ;;
+			script) time1 t-script perf script -i "$f" --kallsyms "$ks" ;;
+			py)
+				# perf's own folding, slow: at most 3 runs
+				[ "$r" -ge 3 ] ||
+					time1 t-py perf script -i "$f" \
+						--kallsyms "$ks" -s "$pysc" ;;
+			esac
+		done
 	done
-	printf '| %-46s | %8s | %8s | %10s |\n' command wall CPU "peak RSS"
+	printf '| %-46s | %9s | %9s | %10s |\n' command wall CPU "peak RSS"
 	echo "|---|---:|---:|---:|"
 	line t-folded "rstat-analyze report --folded"; fw=$wall fr=$rss fc=$cpu
 	line t-folded1 "rstat-analyze report --folded -j 1"
@@ -280,7 +310,7 @@ side_by_side() {	# side_by_side FILE
 		medians t-pipe
 		sw=$wall sc_cpu=$cpu
 		# the pipeline's CPU time: time(1) counts the shell's children
-		printf '| %-46s | %6.2f s | %6.2f s | %10s |\n' \
+		printf '| %-46s | %7.3f s | %7.3f s | %10s |\n' \
 			"perf script \| stackcollapse-perf.pl" "$wall" "$cpu" "-"
 	fi
 	line t-script "perf script (alone)"
@@ -331,7 +361,7 @@ scaling() {		# scaling LOAD SIZE...
 		awk -v n="$n" -v mb="$(du -m "$f" | cut -f1)" -v st="$stacks" \
 			-v fw="$fw" -v fr="$fr" -v fc="$fc" -v aw="$wall" \
 			-v ar="$rss" -v ac="$cpu" 'BEGIN {
-			printf "| %d | %d | %d | %.2f s | %.2f s | %.0f MB | %.2f us | %.2f s | %.2f s | %.0f MB | %.2f us |\n",
+			printf "| %d | %d | %d | %.3f s | %.3f s | %.0f MB | %.2f us | %.3f s | %.3f s | %.0f MB | %.2f us |\n",
 				n, mb, st, fw, fc, fr / 1024, fc * 1e6 / n,
 				aw, ac, ar / 1024, ac * 1e6 / n }'
 	done
