@@ -1213,6 +1213,24 @@ static void test_self_maps(void)
 	machine__delete(m);
 }
 
+/* addr in pid named by m as by plain, which loads symbols at first use. */
+static void check_named_alike(struct machine *plain, struct machine *m,
+			      uint32_t pid, uintptr_t addr)
+{
+	struct rs_frame a, b;
+
+	CHECK_INT(machine__resolve(plain, pid, pid, PERF_RECORD_MISC_USER,
+				   addr, &a), 0);
+	CHECK_INT(machine__resolve(m, pid, pid, PERF_RECORD_MISC_USER, addr,
+				   &b), 0);
+	CHECK(a.known);
+	CHECK_STR(b.sym, a.sym);
+	CHECK_STR(b.dso, a.dso);
+	CHECK_U64(b.sym_off, a.sym_off);
+	CHECK_U64(b.map_addr, a.map_addr);
+	CHECK_INT(b.known, a.known);
+}
+
 /*
  * Symbols loaded ahead on the loader thread name every frame as symbols
  * loaded at first use do, however the two threads interleave (a table
@@ -1228,7 +1246,7 @@ static void test_dsos_ahead(void)
 	};
 	struct machine *plain = machine__new(), *ahead = machine__new();
 	struct machine_stats st, st2;
-	struct rs_frame a, b;
+	struct rs_frame b;
 	uint32_t pid, round;
 	size_t i;
 
@@ -1244,20 +1262,8 @@ static void test_dsos_ahead(void)
 		/* Round 1 at once (queued or loading), 2 once read. */
 		if (round == 2)
 			usleep(200 * 1000);
-		for (i = 0; i < ARRAY_SIZE(addrs); i++) {
-			CHECK_INT(machine__resolve(plain, pid, pid,
-						   PERF_RECORD_MISC_USER,
-						   addrs[i], &a), 0);
-			CHECK_INT(machine__resolve(ahead, pid, pid,
-						   PERF_RECORD_MISC_USER,
-						   addrs[i], &b), 0);
-			CHECK(a.known);
-			CHECK_STR(b.sym, a.sym);
-			CHECK_STR(b.dso, a.dso);
-			CHECK_U64(b.sym_off, a.sym_off);
-			CHECK_U64(b.map_addr, a.map_addr);
-			CHECK_INT(b.known, a.known);
-		}
+		for (i = 0; i < ARRAY_SIZE(addrs); i++)
+			check_named_alike(plain, ahead, pid, addrs[i]);
 	}
 	machine__stats(ahead, &st);
 	CHECK(st.dsos_loaded >= 2);	/* the test binary and libc */
@@ -1327,7 +1333,6 @@ static void test_dsos_ahead_sampled(void)
 	char exe[1024], libc[1024];
 	struct machine_stats st;
 	uint32_t pid = 4242;
-	struct rs_frame a, b;
 	int exe_n, libc_n;
 	ssize_t n;
 	size_t i;
@@ -1356,18 +1361,8 @@ static void test_dsos_ahead_sampled(void)
 
 	self_maps_as(plain, pid);
 	self_maps_as(m, pid);
-	for (i = 0; i < ARRAY_SIZE(addrs); i++) {
-		CHECK_INT(machine__resolve(plain, pid, pid,
-					   PERF_RECORD_MISC_USER, addrs[i],
-					   &a), 0);
-		CHECK_INT(machine__resolve(m, pid, pid, PERF_RECORD_MISC_USER,
-					   addrs[i], &b), 0);
-		CHECK(a.known);
-		CHECK_STR(b.sym, a.sym);
-		CHECK_STR(b.dso, a.dso);
-		CHECK_U64(b.sym_off, a.sym_off);
-		CHECK_INT(b.known, a.known);
-	}
+	for (i = 0; i < ARRAY_SIZE(addrs); i++)
+		check_named_alike(plain, m, pid, addrs[i]);
 	machine__stats(m, &st);
 	CHECK_U64(st.dsos_loaded, 2);		/* the test binary, libc */
 	CHECK_U64(st.dsos_from_loader, 1);	/* the test binary */
