@@ -602,6 +602,14 @@ static int sampled_file_cmp(const void *pa, const void *pb)
 }
 
 /*
+ * At most this many files are read ahead from the build id table: a
+ * recording that lists more (a crafted one could list a hundred
+ * thousand) has the biggest read ahead, and the others as their MMAP
+ * events come.
+ */
+#define SAMPLED_AHEAD_MAX 1024
+
+/*
  * The files the recording's samples ran in, queued as the loader starts,
  * before any MMAP event maps them (the events come in time order, and
  * the first sample's files used to be read as the main thread reached
@@ -633,7 +641,7 @@ static void queue_sampled(struct machine *m)
 		v[i].size = stat(b->name, &st) ? 0 : st.st_size;
 	}
 	qsort(v, n, sizeof(*v), sampled_file_cmp);
-	for (i = 0; i < n; i++) {
+	for (i = 0; i < n && i < SAMPLED_AHEAD_MAX; i++) {
 		struct dso *d = calloc(1, sizeof(*d));
 
 		if (!d)
