@@ -145,10 +145,11 @@ int machine__add_build_id(struct machine *m, const char *filename,
 
 /*
  * A file the recording's samples ran in: perf record lists only those
- * in HEADER_BUILD_ID (unless --buildid-all), and so does record. Once
+ * in HEADER_BUILD_ID (unless --buildid-all; perf 6.1 only those of the
+ * samples' own addresses, record those of their callchains too). Once
  * told of any, the loader (machine__load_dsos_ahead(), call it after)
- * reads these from its start, before their MMAP events come, and no
- * other file until a lookup needs it. Names are paths; register the
+ * reads these from its start, before their MMAP events come (the 1024
+ * biggest), and no other file: a lookup reads it. Names are paths; register the
  * build id first. A hint: 0, -EINVAL (not a path), -ENOENT (no build id
  * registered for it), -ENOMEM.
  */

@@ -1548,7 +1548,7 @@ static void test_debuglink(void)
 	if (!sp || unit_sh("mkdir -p %s && printf 'static int __attribute__((noinline)) rs_dl_hidden(int x) { return x * 3; }\nint rs_dl_pub(int x) { return rs_dl_hidden(x) + 1; }\n' > %s && cc -shared -fPIC -O1 -g -Wl,--build-id -o %s %s",
 			   sub, src, lib, src)) {
 		strpool__delete(sp);
-		SKIP("no C compiler");
+		SKIP("cannot build a test library (cc)");
 		return;
 	}
 	if (unit_sh("cd %s && objcopy --only-keep-debug libdl-test.so libdl-test.so.debug && objcopy --strip-all --add-gnu-debuglink=libdl-test.so.debug libdl-test.so",
