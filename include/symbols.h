@@ -149,9 +149,9 @@ int machine__add_build_id(struct machine *m, const char *filename,
  * samples' own addresses, record those of their callchains too). Once
  * told of any, the loader (machine__load_dsos_ahead(), call it after)
  * reads these from its start, before their MMAP events come (the 1024
- * biggest), and no other file: a lookup reads it. Names are paths; register the
- * build id first. A hint: 0, -EINVAL (not a path), -ENOENT (no build id
- * registered for it), -ENOMEM.
+ * biggest), and no other file: a lookup reads it. Names are paths;
+ * register the build id first. A hint: 0, -EINVAL (not a path), -ENOENT
+ * (no build id registered for it), -ENOMEM.
  */
 int machine__sampled_file(struct machine *m, const char *filename);
 

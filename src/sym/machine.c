@@ -372,10 +372,25 @@ int machine__sampled_file(struct machine *m, const char *filename)
 	return 0;
 }
 
+static struct dso *dso_new(const char *name, enum dso_kind kind,
+			   const uint8_t *bid, size_t bid_size)
+{
+	struct dso *d = calloc(1, sizeof(*d));
+
+	if (!d)
+		return NULL;
+	d->name = name;
+	d->kind = kind;
+	if (bid_size)
+		memcpy(d->bid, bid, bid_size);
+	d->bid_size = bid_size;
+	d->syms = &d->own;
+	return d;
+}
+
 /*
  * The dso that queue_sampled() made for the loader, for an MMAP that no
- * dso of its name matched: an ELF file with the noted build id (or none
- * recorded in its MMAP).
+ * dso of its name matched: an ELF file with the noted build id.
  */
 static struct dso *take_ahead(struct bid_note *note, enum dso_kind kind,
 			      const uint8_t *bid, size_t bid_size)
@@ -383,8 +398,7 @@ static struct dso *take_ahead(struct bid_note *note, enum dso_kind kind,
 	struct dso *d;
 
 	if (!note || !note->ahead || kind != DSO_ELF ||
-	    (bid_size && (bid_size != note->size ||
-			  memcmp(bid, note->id, bid_size))))
+	    bid_size != note->size || memcmp(bid, note->id, bid_size))
 		return NULL;
 	d = note->ahead;
 	note->ahead = NULL;
@@ -410,10 +424,15 @@ static struct dso *findnew_dso(struct machine *m, const char *name,
 		return d;
 	}
 	note = find_bid(m, name);
+	/* No build id in the MMAP: the one the recording noted. */
+	if (!bid_size && note) {
+		bid = note->id;
+		bid_size = note->size;
+	}
 	d = take_ahead(note, kind, bid, bid_size);
 	ahead = d != NULL;
 	if (!d)
-		d = calloc(1, sizeof(*d));
+		d = dso_new(name, kind, bid, bid_size);
 	if (!d)
 		return NULL;
 	slot = hashtab__get(&m->dso_names, (uintptr_t)name, 0, &fresh);
@@ -428,19 +447,6 @@ static struct dso *findnew_dso(struct machine *m, const char *name,
 	*slot = d;
 	d->next = m->dsos;
 	m->dsos = d;
-	/* Named, with its build id, when it was made. */
-	if (ahead)
-		return d;
-	d->name = name;
-	d->kind = kind;
-	if (bid_size) {
-		memcpy(d->bid, bid, bid_size);
-		d->bid_size = bid_size;
-	} else if (note) {
-		memcpy(d->bid, note->id, note->size);
-		d->bid_size = note->size;
-	}
-	d->syms = &d->own;
 	return d;
 }
 
@@ -655,18 +661,11 @@ static void queue_sampled(struct machine *m)
 	}
 	qsort(v, n, sizeof(*v), sampled_file_cmp);
 	for (i = 0; i < n && i < SAMPLED_AHEAD_MAX; i++) {
-		struct dso *d = calloc(1, sizeof(*d));
-
-		if (!d)
-			break;
 		b = v[i].note;
-		d->name = b->name;
-		d->kind = DSO_ELF;
-		memcpy(d->bid, b->id, b->size);
-		d->bid_size = b->size;
-		d->syms = &d->own;
-		b->ahead = d;
-		loader_queue(m, d);
+		b->ahead = dso_new(b->name, DSO_ELF, b->id, b->size);
+		if (!b->ahead)
+			break;
+		loader_queue(m, b->ahead);
 	}
 	free(v);
 }
