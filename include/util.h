@@ -73,17 +73,18 @@ int fd_write_all(int fd, const void *p, size_t n);
  * from input files on its way to a terminal or an error line: C0
  * controls but tab (and newline, unless lines: then "\n") and DEL as
  * \r or \ooo, and C1 controls too, raw (0x80-0x9f outside a UTF-8
- * character) or UTF-8 encoded (U+0080-U+009F); any other byte, UTF-8
- * text included, as it is. A 0xc2 is held until the next byte says what
- * it starts. ctl_show() writes what stands for c to out (at most
- * CTL_SHOW_MAX bytes; none while it holds) and returns its length;
- * ctl_show_end() gives back a byte still held (0 or 1) and starts over.
+ * character: a stray one, or one of a sequence that is no character,
+ * overlong or cut short) or UTF-8 encoded (U+0080-U+009F); any other
+ * byte, UTF-8 text included, as it is. A sequence's bytes are held until
+ * it is whole or broken. ctl_show() writes what stands for c to out (at
+ * most CTL_SHOW_MAX bytes; none while it holds) and returns its length;
+ * ctl_show_end() gives back what is still held, shown, and starts over.
  */
 struct ctl_show {
-	unsigned char lead;	/* a 0xc2 held until the next byte */
-	uint8_t cont;		/* continuation bytes still due */
+	unsigned char held[4];	/* a UTF-8 sequence begun */
+	uint8_t nheld, need;	/* bytes held, of the need it makes */
 };
-#define CTL_SHOW_MAX 8
+#define CTL_SHOW_MAX 24
 size_t ctl_show(struct ctl_show *st, unsigned char c, bool lines, char *out);
 size_t ctl_show_end(struct ctl_show *st, char *out);
 

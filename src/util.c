@@ -139,29 +139,59 @@ static size_t ctl_escape(char *out, unsigned char c)
 	return 4;
 }
 
+/* Whether held[0..n) (n >= 2) begins a UTF-8 character (RFC 3629). */
+static bool utf8_begins(const unsigned char *h, size_t n)
+{
+	size_t i;
+
+	/* Overlong forms, surrogates, past U+10FFFF: the second byte says. */
+	if ((h[0] == 0xe0 && h[1] < 0xa0) || (h[0] == 0xed && h[1] > 0x9f) ||
+	    (h[0] == 0xf0 && h[1] < 0x90) || (h[0] == 0xf4 && h[1] > 0x8f))
+		return false;
+	for (i = 1; i < n; i++)
+		if (h[i] < 0x80 || h[i] > 0xbf)
+			return false;
+	return true;
+}
+
+/* The bytes held, that make no character: C1 bytes shown, others as is. */
+static size_t held_show(struct ctl_show *st, char *out)
+{
+	size_t i, n = 0;
+
+	for (i = 0; i < st->nheld; i++) {
+		if (st->held[i] <= 0x9f)
+			n += ctl_escape(out + n, st->held[i]);
+		else
+			out[n++] = (char)st->held[i];
+	}
+	st->nheld = 0;
+	return n;
+}
+
 size_t ctl_show(struct ctl_show *st, unsigned char c, bool lines, char *out)
 {
 	size_t n = 0;
 
-	if (st->lead) {
-		/* U+0080-U+009F: a C1 control in UTF-8. */
-		st->lead = 0;
-		if (c >= 0x80 && c <= 0x9f) {
-			n = ctl_escape(out, 0xc2);
-			return n + ctl_escape(out + n, c);
-		}
-		out[n++] = (char)0xc2;
-		if (c >= 0x80 && c <= 0xbf) {
-			out[n++] = (char)c;
+	if (st->nheld) {
+		st->held[st->nheld++] = c;
+		if (utf8_begins(st->held, st->nheld)) {
+			if (st->nheld < st->need)
+				return 0;
+			/* U+0080-U+009F: a C1 control in UTF-8. */
+			if (st->held[0] == 0xc2 && c <= 0x9f) {
+				n = ctl_escape(out, 0xc2);
+				st->nheld = 0;
+				return n + ctl_escape(out + n, c);
+			}
+			n = st->nheld;
+			memcpy(out, st->held, n);
+			st->nheld = 0;
 			return n;
 		}
-	} else if (st->cont) {
-		if (c >= 0x80 && c <= 0xbf) {
-			st->cont--;
-			out[0] = (char)c;
-			return 1;
-		}
-		st->cont = 0;
+		/* No character: what was held shown, c taken alone. */
+		st->nheld--;
+		n = held_show(st, out);
 	}
 	if (c == '\n' && lines) {
 		memcpy(out + n, "\\n", 2);
@@ -169,22 +199,20 @@ size_t ctl_show(struct ctl_show *st, unsigned char c, bool lines, char *out)
 	}
 	if ((c < 0x20 && c != '\n' && c != '\t') || (c >= 0x7f && c <= 0x9f))
 		return n + ctl_escape(out + n, c);
-	if (c == 0xc2) {
-		st->lead = c;
+	if (c >= 0xc2 && c <= 0xf4) {
+		st->held[0] = c;
+		st->nheld = 1;
+		st->need = c < 0xe0 ? 2 : c < 0xf0 ? 3 : 4;
 		return n;
 	}
-	if (c >= 0xc3 && c <= 0xf4)
-		st->cont = c < 0xe0 ? 1 : c < 0xf0 ? 2 : 3;
 	out[n++] = (char)c;
 	return n;
 }
 
 size_t ctl_show_end(struct ctl_show *st, char *out)
 {
-	size_t n = st->lead ? 1 : 0;
+	size_t n = held_show(st, out);
 
-	if (n)
-		out[0] = (char)st->lead;
 	*st = (struct ctl_show){ 0 };
 	return n;
 }
@@ -230,8 +258,8 @@ static ssize_t term_write(void *cookie, const char *buf, size_t size)
 
 	/* fopencookie(3): an error is 0 with errno set, never negative. */
 	if (t->raw) {
-		/* A character cut short before it: as it came. */
-		char held[1];
+		/* A character cut short before it: shown. */
+		char held[CTL_SHOW_MAX];
 		size_t n = ctl_show_end(&t->ctl, held);
 
 		if ((n && term_put(t, held, n)) || term_put(t, buf, size) ||
@@ -253,7 +281,7 @@ static struct term_stream *term_made_t;
 static int term_close(void *cookie)
 {
 	struct term_stream *t = cookie;
-	char held[1];
+	char held[CTL_SHOW_MAX];
 	size_t n = ctl_show_end(&t->ctl, held);
 	int err = n ? term_put(t, held, n) : 0;
 

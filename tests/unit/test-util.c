@@ -346,6 +346,34 @@ static void test_term_stream(void)
 		back[got_n] = '\0';
 		CHECK(got_n == sizeof(big) - 1 && !strcmp(back, big));
 	}
+	/*
+	 * C1 bytes inside sequences that make no character: overlong
+	 * (U+009B in three bytes), a bad second byte, a character cut by
+	 * the next; a whole one with such a byte stays as it is (U+D7FF).
+	 */
+	{
+		static const struct { const char *in, *want; } cases[] = {
+			{ "\xe0\x82\x9b", "\xe0\\202\\233" },
+			{ "\xe0\x9bx", "\xe0\\233x" },
+			{ "\xed\x9bx", "\xed\\233x" },
+			{ "\xed\x9f\xbf", "\xed\x9f\xbf" },
+			{ "\xf4\x90\x80\x80", "\xf4\\220\\200\\200" },
+			{ "\xe2\x80", "\xe2\\200" },	/* cut at the end */
+		};
+		size_t i, k, len;
+
+		for (i = 0; i < ARRAY_SIZE(cases); i++) {
+			struct ctl_show st = { 0 };
+			char out[64];
+
+			for (k = len = 0; cases[i].in[k]; k++)
+				len += ctl_show(&st, (unsigned char)cases[i].in[k],
+						false, out + len);
+			len += ctl_show_end(&st, out + len);
+			out[len] = '\0';
+			CHECK_STR(out, cases[i].want);
+		}
+	}
 	/* Not a term_stream(): term_control() is fputs(). */
 	{
 		char *buf = NULL;
