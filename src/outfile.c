@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "outfile.h"
+#include "util.h"
 
 /* Links followed at one output name, at most (as the kernel's 40, less). */
 #define MAX_LINKS 8
@@ -327,22 +328,15 @@ static void unrotate(struct outfile *of)
 static ssize_t cookie_write(void *cookie, const char *buf, size_t len)
 {
 	struct outfile *of = cookie;
-	size_t done = 0;
-	ssize_t n;
+	int err = fd_write_all(of->fd, buf, len);
 
-	while (done < len) {
-		n = write(of->fd, buf + done, len - done);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0) {
-			set_err(of, n < 0 ? -errno : -EIO);
-			errno = -of->err;
-			/* fopencookie(3): 0, never negative, for an error. */
-			return done;
-		}
-		done += n;
+	if (err) {
+		set_err(of, err);
+		errno = -of->err;
+		/* fopencookie(3): 0, never negative, for an error. */
+		return 0;
 	}
-	return done;
+	return len;
 }
 
 static void outfile_free(struct outfile *of)

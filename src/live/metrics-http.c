@@ -62,8 +62,8 @@ static void mhd_open(void)
 
 	if (!lib) {
 		snprintf(mhd.err, sizeof(mhd.err),
-			 "cannot load %s (install libmicrohttpd12)",
-			 RS_MHD_SONAME);
+			 "cannot load %s (install libmicrohttpd12): %s",
+			 RS_MHD_SONAME, dlerror());
 		return;
 	}
 	mhd.start_daemon = mhd_sym(lib, "MHD_start_daemon", &ok);

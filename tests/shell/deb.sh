@@ -91,6 +91,9 @@ dpkg-deb -e "$deb" "$TMP/ctl" || fail "dpkg-deb -e"
 # Built with the distribution's hardening flags: PIE, BIND_NOW, RELRO.
 if command -v readelf >/dev/null 2>&1; then
 	readelf -h "$bin" | grep -q 'Type:.*DYN' || fail "binary is not PIE"
+	# watch opens it when it serves HTTP: no other command loads gnutls.
+	! readelf -d "$bin" | grep -q 'NEEDED.*libmicrohttpd' ||
+		fail "binary links libmicrohttpd (watch is to dlopen it)"
 	readelf -d "$bin" | grep -q 'BIND_NOW\|FLAGS.*NOW' ||
 		fail "binary is not linked with -z now (hardening LDFLAGS lost)"
 	readelf -lW "$bin" | grep -q GNU_RELRO ||
