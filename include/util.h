@@ -345,7 +345,7 @@ static inline void *hashtab__find(const struct hashtab *t, uint64_t k0,
  * most samples end at that one random read of a large table.
  *
  * 24-byte slots, at most three quarters full. The probe steps by one
- * slot (the next ones share its cache lines) four times, then by a
+ * slot (the next ones share its cache lines) three times, then by a
  * stride the key's own hash sets (odd: every slot is visited): one raw
  * callchain under many naming states (a kernel-only chain in every
  * process) has one home for all its keys, and stepping by one all along
@@ -360,7 +360,7 @@ struct chainmap_slot {
 
 struct chainmap {
 	struct chainmap_slot *v;
-	size_t nr, cap;		/* cap: 0 or a power of two, < 2^32 */
+	size_t nr, cap;		/* cap: 0 or a power of two, <= 2^32 */
 };
 
 static inline void chainmap__init(struct chainmap *cm)

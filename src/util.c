@@ -459,8 +459,7 @@ void *calloc_table(size_t n, size_t size)
 	 * table as MADV_POPULATE_WRITE does below.
 	 */
 	if (size && n <= SIZE_MAX / size && n * size >= HUGE_PAGE &&
-	    !posix_memalign(&p, HUGE_PAGE, n * size)) {
-		advise_huge(p, n * size);
+	    (p = malloc_huge(n * size))) {
 		memset(p, 0, n * size);
 		return p;
 	}

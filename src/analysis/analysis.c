@@ -25,7 +25,7 @@
 #define AN_MAX_STACK 127
 /* Longer callchains (in words) are classified afresh each time. */
 #define AN_MAX_KEY 512
-/* Samples analysis__ahead() keeps the keys of; a power of two. */
+/* Samples analysis__ahead() keeps the places of; a power of two. */
 #define AN_AHEAD 8
 
 enum evsel_role {

@@ -132,8 +132,10 @@ static int read_all(int fd, char **text, size_t *len)
 				free(buf);
 				return -ENOMEM;
 			}
+			/* Moved by realloc(): advised again where it is. */
+			if (buf)
+				advise_huge(nb, cap + 1);
 			buf = nb;
-			advise_huge(buf, cap + 1);
 		}
 		r = read(fd, buf + n, cap - n);
 		if (r < 0 && errno == EINTR)
