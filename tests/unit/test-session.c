@@ -11,9 +11,13 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include <linux/perf_event.h>
+
 #include "fold.h"
+#include "perf-data.h"
 #include "rules.h"
 #include "session.h"
+#include "symbols.h"
 #include "unit.h"
 
 static const char *fixture(const char *name)
@@ -216,6 +220,48 @@ static void test_process(void)
 	session__delete(s);
 }
 
+/*
+ * The user-space files the recording's build id table lists (those its
+ * samples ran in) go to the dso loader as the machine is made, before
+ * any event is read, and only those: the fixture lists five.
+ */
+static void test_sampled_files(void)
+{
+	struct session_opts o = { .input = fixture("flush-mixed.data"),
+				  .jobs = 2 };
+	struct machine_stats st = { 0 };
+	struct perf_data *pd;
+	struct machine *m;
+	struct session *s;
+	uint32_t i, want = 0;
+	int tries;
+
+	CHECK_INT(session__open(&s, &o), 0);
+	pd = session__perf_data(s);
+	for (i = 0; pd && i < perf_data__nr_build_ids(pd); i++) {
+		const struct perf_build_id *b = perf_data__build_id(pd, i);
+
+		want += b->filename && b->filename[0] == '/' &&
+			(b->misc & PERF_RECORD_MISC_CPUMODE_MASK) ==
+			PERF_RECORD_MISC_USER;
+	}
+	CHECK_INT((int)want, 5);
+	m = session__machine(s);
+	CHECK(m != NULL);
+	for (tries = 0; m && tries < 500; tries++) {
+		machine__stats(m, &st);
+		if (st.dsos_read_ahead >= want)
+			break;
+		usleep(10 * 1000);
+	}
+	/* Nothing else is queued: a while later, still those. */
+	usleep(50 * 1000);
+	if (m)
+		machine__stats(m, &st);
+	CHECK_U64(st.dsos_read_ahead, want);
+	session__delete(s);
+}
+
 struct holds {
 	uint64_t n;
 	uint64_t first_locked, first_hold;
@@ -266,5 +312,5 @@ UNIT_MAIN(
 	UNIT(test_fold_notes),
 	UNIT(test_bad_kallsyms),
 	UNIT(test_process),
-	UNIT(test_timeline),
+	UNIT(test_timeline), UNIT(test_sampled_files),
 )
