@@ -25,8 +25,10 @@
 # command resolves kernel frames with the same symbols.
 #
 # On the 800k recording of each load, RUNS rounds of each in turn (page cache warm,
-# output to /dev/null; median wall time, CPU time and peak RSS, taken as
-# /usr/bin/time takes them but to the microsecond; each round starts one
+# output to /dev/null; median wall time, CPU time and peak RSS, taken by a
+# few lines of python3 as /usr/bin/time takes them (fork, exec, wait4)
+# but to the microsecond, peak RSS with a floor of about 10 MB, python's
+# own before the exec; each round starts one
 # command further on):
 #   rstat-analyze report --folded            (both CPUs, the default)
 #   rstat-analyze report --folded -j 1       (one thread)
@@ -309,7 +311,7 @@ side_by_side() {	# side_by_side FILE
 	if [ -n "$sc" ]; then
 		medians t-pipe
 		sw=$wall sc_cpu=$cpu
-		# the pipeline's CPU time: time(1) counts the shell's children
+		# the pipeline's CPU time: wait4() counts the shell's children
 		printf '| %-46s | %7.3f s | %7.3f s | %10s |\n' \
 			"perf script \| stackcollapse-perf.pl" "$wall" "$cpu" "-"
 	fi
