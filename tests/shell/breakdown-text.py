@@ -45,6 +45,16 @@ for f in bd["files"]:
     name = f["file"]
     head = "%s: where a read's time goes" % name
     assert head in text, ("no table", name)
+    # Its title: the reads the table holds, by the targets (record's
+    # following) or of the bench's pass, as the JSON says.
+    m = re.search(r"^%s, (\d+) reads (?:by the targets|of the (\S+) pass)$"
+                  % re.escape(head), text, re.M)
+    assert m, ("title", name)
+    assert int(m.group(1)) == f["reads"], ("title reads", name, m.group(1))
+    if "follow" in bd:
+        assert m.group(2) is None, ("title: a pass when following", name)
+    else:
+        assert m.group(2) == bd["pass"], ("title pass", name, m.group(2))
     sect = text.split(head, 1)[1].split("\n\n", 1)[0]
     seen = 0
     for p in f["parts"]:
