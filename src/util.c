@@ -96,7 +96,7 @@ size_t shell_words(char *buf, size_t len, size_t used, int argc,
 
 struct term_stream {
 	int fd;
-	bool raw;		/* term_control() */
+	FILE *f;		/* the stream made on it */
 	struct ctl_show ctl;
 	size_t n;
 	char buf[512];
@@ -225,18 +225,11 @@ static int term_flush(struct term_stream *t)
 	return err ? (errno = -err, -1) : 0;
 }
 
+/* At most CTL_SHOW_MAX bytes. */
 static int term_put(struct term_stream *t, const char *p, size_t n)
 {
-	if (t->n + n > sizeof(t->buf)) {
-		if (term_flush(t))
-			return -1;
-		/* Longer than the buffer (term_control()'s): as it is. */
-		if (n > sizeof(t->buf)) {
-			int err = fd_write_all(t->fd, p, n);
-
-			return err ? (errno = -err, -1) : 0;
-		}
-	}
+	if (t->n + n > sizeof(t->buf) && term_flush(t))
+		return -1;
 	memcpy(t->buf + t->n, p, n);
 	t->n += n;
 	return 0;
@@ -257,16 +250,6 @@ static ssize_t term_write(void *cookie, const char *buf, size_t size)
 	size_t i;
 
 	/* fopencookie(3): an error is 0 with errno set, never negative. */
-	if (t->raw) {
-		/* A character cut short before it: shown. */
-		char held[CTL_SHOW_MAX];
-		size_t n = ctl_show_end(&t->ctl, held);
-
-		if ((n && term_put(t, held, n)) || term_put(t, buf, size) ||
-		    term_flush(t))
-			return 0;
-		return size;
-	}
 	for (i = 0; i < size; i++)
 		if (term_byte(t, (unsigned char)buf[i]))
 			return 0;
@@ -275,21 +258,26 @@ static ssize_t term_write(void *cookie, const char *buf, size_t size)
 }
 
 /* The one term_stream() made, for term_control(). */
-static FILE *term_made;
-static struct term_stream *term_made_t;
+static struct term_stream *term_made;
+
+/* A character still cut short, shown, and the buffer out. */
+static int term_drain(struct term_stream *t)
+{
+	char held[CTL_SHOW_MAX];
+	size_t n = ctl_show_end(&t->ctl, held);
+
+	if (n && term_put(t, held, n))
+		return -1;
+	return term_flush(t);
+}
 
 static int term_close(void *cookie)
 {
 	struct term_stream *t = cookie;
-	char held[CTL_SHOW_MAX];
-	size_t n = ctl_show_end(&t->ctl, held);
-	int err = n ? term_put(t, held, n) : 0;
+	int err = term_drain(t);
 
-	err = term_flush(t) || err ? -1 : 0;
-	if (term_made_t == t) {
+	if (term_made == t)
 		term_made = NULL;
-		term_made_t = NULL;
-	}
 	free(t);
 	return err;
 }
@@ -309,23 +297,21 @@ FILE *term_stream(int fd)
 		return NULL;
 	}
 	setvbuf(f, NULL, _IOLBF, 0);
-	term_made = f;
-	term_made_t = t;
+	t->f = f;
+	term_made = t;
 	return f;
 }
 
 void term_control(FILE *f, const char *s)
 {
-	if (!term_made || f != term_made) {
+	if (!term_made || f != term_made->f) {
 		fputs(s, f);
 		return;
 	}
 	/* The text before it through the filter, then s as it is. */
 	fflush(f);
-	term_made_t->raw = true;
-	fputs(s, f);
-	fflush(f);
-	term_made_t->raw = false;
+	if (!term_drain(term_made))
+		fd_write_all(term_made->fd, s, strlen(s));
 }
 
 uint64_t hash_bytes(const void *data, size_t len)
