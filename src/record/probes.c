@@ -360,8 +360,8 @@ static void guardian_remove(const char *group)
 static int start_guardian(struct recorder *r)
 {
 	char group[64];
-	int fds[2], status = -1;	/* -1: not exited, if waitpid fails */
-	pid_t pid;
+	int fds[2], status, err = 0;
+	pid_t pid, w;
 	char c;
 
 	if (r->rs.guardian_fd >= 0)
@@ -377,9 +377,9 @@ static int start_guardian(struct recorder *r)
 	}
 	if (pid == 0) {
 		pid = fork();
-		/* No grandchild: say so, or probes would go unguarded. */
+		/* No grandchild: say why, or probes would go unguarded. */
 		if (pid != 0)
-			_exit(pid < 0);
+			_exit(pid < 0 ? errno : 0);
 		/* The grandchild: nothing of ours but the pipe. */
 		setsid();
 		signal(SIGINT, SIG_IGN);
@@ -392,11 +392,17 @@ static int start_guardian(struct recorder *r)
 		_exit(0);
 	}
 	close(fds[0]);
-	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+	while ((w = waitpid(pid, &status, 0)) < 0 && errno == EINTR)
 		;
-	if (!WIFEXITED(status) || WEXITSTATUS(status)) {
+	if (w < 0)
+		err = -errno;
+	else if (!WIFEXITED(status))
+		err = -ECHILD;
+	else if (WEXITSTATUS(status))
+		err = -WEXITSTATUS(status);	/* the second fork's errno */
+	if (err) {
 		close(fds[1]);
-		return -EAGAIN;
+		return err;
 	}
 	r->rs.guardian_fd = fds[1];
 	return 0;
