@@ -178,7 +178,7 @@ for t in build/san/tests/test-*; do
 		rc=$?
 		cat "$log/part" >>"$out"
 		[ -z "$test_leaked" ] ||
-			echo "FAIL $name: left processes running: $test_leaked" >>"$out"
+			echo "FAIL left processes running: $test_leaked" >>"$out"
 		# The last case announced and not reported crashed.
 		crashed=$(awk '/^# RUN / { c = $3; next }
 			/^(PASS|FAIL|SKIP|CLEANUP) / { c = "" } END { print c }' \
