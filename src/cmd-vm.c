@@ -13,6 +13,7 @@
 
 #include "cmds.h"
 #include "parse-options.h"
+#include "util.h"
 #include "vm.h"
 
 #define CONSOLE_TAIL 3000	/* bytes of console a failure shows */
@@ -26,10 +27,14 @@ static void on_stop_signal(int sig)
 
 /*
  * The console as text: the firmware's terminal escapes ("ESC [ 2 J") and
- * other control bytes dropped, so that they do not act on our terminal.
+ * other C0 control bytes (the CR of its line ends) dropped, DEL and C1
+ * controls shown as error lines show them (ctl_show()), so that none
+ * acts on our terminal.
  */
 static void print_console(const char *kernel, const char *tail)
 {
+	struct ctl_show st = { 0 };
+	char shown[CTL_SHOW_MAX];
 	const char *p;
 
 	fprintf(stderr, "--- guest console (%s), last lines ---\n", kernel);
@@ -41,9 +46,12 @@ static void print_console(const char *kernel, const char *tail)
 				break;
 			continue;
 		}
-		if ((unsigned char)*p >= 0x20 || *p == '\n' || *p == '\t')
-			fputc(*p, stderr);
+		if ((unsigned char)*p < 0x20 && *p != '\n' && *p != '\t')
+			continue;
+		fwrite(shown, 1, ctl_show(&st, (unsigned char)*p, false, shown),
+		       stderr);
 	}
+	fwrite(shown, 1, ctl_show_end(&st, shown), stderr);
 	if (p > tail && p[-1] != '\n')
 		fputc('\n', stderr);
 	fputs("--- end of guest console ---\n", stderr);

@@ -66,6 +66,10 @@ rc=$?
 [ "$rc" -eq 1 ] || fail "panic: exit $rc: $(tail "$TMP/err")"
 grep -q "Kernel panic" "$TMP/err" || fail "panic: no console tail: $(cat "$TMP/err")"
 grep -q "^--- end of guest console ---" "$TMP/err" || fail "panic: console not framed"
+# The guest's bytes do not act on our terminal: no C0 control but tab
+# and newline, no DEL (shown as \177), on the error stream.
+! LC_ALL=C grep -qP '[\x00-\x08\x0b-\x1f\x7f]' "$TMP/err" ||
+	fail "panic: control bytes of the guest's reached the terminal"
 [ "$(grep -c '^rstat-analyze: ' "$TMP/err")" -eq 1 ] ||
 	fail "panic: not one error line: $(grep '^rstat-analyze' "$TMP/err")"
 grep -q "^rstat-analyze: doctor --kernel .*: the guest kernel panicked while booting" \
