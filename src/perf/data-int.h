@@ -151,6 +151,12 @@ struct perf_data {
 	 * through pd: the pipeline's wait for its consumer, or NULL.
 	 */
 	int (*drain)(struct perf_data *pd);
+	/*
+	 * Where the next sample is decoded: the pipeline's next batch
+	 * entry, so that its delivery need not copy it there, NULL (no
+	 * room: stop) or, without a pipeline, unset: on the stack.
+	 */
+	struct rs_event *(*event_slot)(struct perf_data *pd);
 	unsigned int nr_threads;	/* perf_data__set_threads() */
 	rs_event_fn ahead;		/* perf_data__set_lookahead() */
 	bool (*idle)(void *ctx);	/* perf_data__set_idle() */

@@ -170,7 +170,30 @@ static size_t pl_need(const struct rs_event *ev)
 	}
 }
 
-/* The reader's callback: the event, deep-copied into the current batch. */
+/*
+ * The batch entry a sample is decoded into (pd->event_slot): not yet
+ * counted, so nothing reads it until pl_put() takes it. NULL when told
+ * to stop.
+ */
+static struct rs_event *pl_slot(struct perf_data *pd)
+{
+	struct pd_pipeline *pl = pd->pipeline;
+	struct pl_batch *b = pl->b[pl->fill];
+
+	if (b->nr == PL_EVENTS) {
+		if (!pl_publish(pl))
+			return NULL;
+		b = pl->b[pl->fill];
+	}
+	return &b->ev[b->nr];
+}
+
+/*
+ * The reader's callback: the event, deep-copied into the current batch.
+ * A sample decoded in its batch entry (pl_slot()) is already there,
+ * unless its data did not fit: it then moves to the next batch (its
+ * old entry, past the published count, is read by no one).
+ */
 static int pl_put(void *arg, const struct rs_event *ev)
 {
 	struct pd_pipeline *pl = arg;
@@ -187,7 +210,8 @@ static int pl_put(void *arg, const struct rs_event *ev)
 		b = pl->b[pl->fill];
 	}
 	e = &b->ev[b->nr++];
-	*e = *ev;
+	if (e != ev)
+		*e = *ev;
 	switch (ev->kind) {
 	case RS_EV_SAMPLE: {
 		const struct rs_sample *s = &ev->sample;
@@ -348,9 +372,11 @@ static int pd_pipeline_run(struct perf_data *pd, rs_event_fn fn, void *ctx,
 	memcpy(err_before, pd->err, sizeof(err_before));
 	pd->pipeline = pl;
 	pd->drain = pd_pipeline_drain;
+	pd->event_slot = pl_slot;
 	if (pthread_create(&reader, NULL, pl_reader, pl)) {
 		pd->pipeline = NULL;
 		pd->drain = NULL;
+		pd->event_slot = NULL;
 		pl_free(pl);
 		return 0;
 	}
@@ -358,6 +384,7 @@ static int pd_pipeline_run(struct perf_data *pd, rs_event_fn fn, void *ctx,
 	pthread_join(reader, NULL);
 	pd->pipeline = NULL;
 	pd->drain = NULL;
+	pd->event_slot = NULL;
 	if (err) {
 		/*
 		 * The callback failed on an event delivered before anything

@@ -525,31 +525,43 @@ static int deliver(struct perf_data *pd, const uint8_t *rec, uint64_t off,
 	uint32_t type = pd_u32(rec);
 	uint16_t misc = pd_u16(rec + 4), size = pd_u16(rec + 6);
 	const uint8_t *end = rec + size;
-	struct rs_event ev;
+	struct rs_event ev, *sev = &ev;
 	struct pd_evsel *e;
 	int err;
-
-	ev.kind = RS_EV_SAMPLE;
-	ev.cpumode = misc & PERF_RECORD_MISC_CPUMODE_MASK;
-	ev.offset = off;
-	ev.time = 0;
 
 	if (type == PERF_RECORD_SAMPLE) {
 		const uint8_t *readp = NULL;
 
 		e = pd->evsel[evidx];
-		err = parse_sample(pd, e, rec, off, &ev.sample, &readp);
+		/*
+		 * A read group's sample becomes several events, each made
+		 * from the one before: that one stays on the stack.
+		 */
+		if (pd->event_slot &&
+		    !(e->ev.attr.sample_type & PERF_SAMPLE_READ)) {
+			sev = pd->event_slot(pd);
+			if (!sev)
+				return -ECANCELED;
+		}
+		sev->kind = RS_EV_SAMPLE;
+		sev->cpumode = misc & PERF_RECORD_MISC_CPUMODE_MASK;
+		sev->offset = off;
+		err = parse_sample(pd, e, rec, off, &sev->sample, &readp);
 		if (err)
 			return err;
 		if (e->ev.attr.type == PERF_TYPE_TRACEPOINT &&
 		    (e->ev.attr.sample_type & PERF_SAMPLE_RAW) && !pd->tep)
 			return pd_err(pd, off, "tracepoint sample (%s) but the recording carries no tracing data",
 				      e->ev.name);
-		ev.time = ev.sample.time;
+		sev->time = sev->sample.time;
 		if (readp)
-			return deliver_read(pd, e, &ev, readp);
-		return deliver_sample(pd, &ev);
+			return deliver_read(pd, e, sev, readp);
+		return deliver_sample(pd, sev);
 	}
+
+	ev.cpumode = misc & PERF_RECORD_MISC_CPUMODE_MASK;
+	ev.offset = off;
+	ev.time = 0;
 
 	if (evidx >= 0) {
 		uint64_t t = rec_time(pd, rec, size, type, evidx);

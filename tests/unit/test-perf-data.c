@@ -1998,6 +1998,56 @@ static void test_threads_same_events(void)
 }
 
 /*
+ * Samples are decoded in the batch they go to (pd->event_slot); one whose
+ * callchain no longer fits there moves to the next batch. Long chains of
+ * varied lengths fill batches by their data, not their count, so that
+ * happens again and again: the callback still gets what one thread gives
+ * it, chains, hashes and all.
+ */
+static void test_threads_full_batches(void)
+{
+	struct perf_event_attr a = { 0 };
+	struct digest one = { 0 }, two = { 0 };
+	struct perf_data *pd;
+	struct bb b = { 0 };
+	uint64_t i, k, n;
+	size_t at;
+
+	a.type = PERF_TYPE_SOFTWARE;
+	a.sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME |
+			PERF_SAMPLE_CALLCHAIN;
+	pipe_header(&b);
+	pipe_attr(&b, &a, (uint64_t[]){ 1 }, 1);
+	for (i = 0; i < 3000; i++) {
+		n = 1 + i * 37 % 500;
+		at = rbegin(&b, PERF_RECORD_SAMPLE, PERF_RECORD_MISC_USER);
+		b64(&b, 0x400000 + i);
+		b32(&b, 10); b32(&b, 10 + i % 3);
+		b64(&b, 1000 + i);
+		b64(&b, n);
+		b64(&b, PERF_CONTEXT_USER);
+		for (k = 1; k < n; k++)
+			b64(&b, 0x400000 + i * k);
+		rend(&b, at);
+		if (i % 100 == 99)
+			finished_round(&b);
+	}
+	CHECK_INT(open_bb(&pd, &b), 0);
+	CHECK_INT(perf_data__process(pd, digest_event, &one), 0);
+	perf_data__delete(pd);
+	CHECK_INT(open_bb(&pd, &b), 0);
+	perf_data__set_threads(pd, 2);
+	CHECK_INT(perf_data__process(pd, digest_event, &two), 0);
+	perf_data__delete(pd);
+	CHECK_U64(one.nr, 3000);
+	CHECK_U64(two.nr, one.nr);
+	CHECK_U64(two.h, one.h);
+	CHECK_U64(one.bad_hash, 0);
+	CHECK_U64(two.bad_hash, 0);
+	free(b.p);
+}
+
+/*
  * flush-mixed.data holds more events than the batches in flight: the
  * reading thread is still at work when the callback sees the first one.
  */
@@ -2234,7 +2284,7 @@ UNIT_MAIN(
 	UNIT(test_bad_pipe),
 	UNIT(test_unreadable),
 	UNIT(test_truncations),
-	UNIT(test_threads_same_events),
+	UNIT(test_threads_same_events), UNIT(test_threads_full_batches),
 	UNIT(test_threads_really_two),
 	UNIT(test_threads_idle),
 	UNIT(test_threads_idle_none),
