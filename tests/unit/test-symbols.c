@@ -969,6 +969,22 @@ static void test_callchain_key(void)
 	machine__callchain_hash(m, &s, 0, h2);
 	CHECK(h2[0] == h[0] && h2[1] == h[1]);
 	/*
+	 * A user-mode sample whose chain starts in the kernel: the marker,
+	 * not the cpumode, says whose frames come first, whether the chain
+	 * is read here or hashed by the reader.
+	 */
+	s.cpumode = PERF_RECORD_MISC_USER;
+	s.has_chain_hash = false;
+	machine__callchain_hash(m, &s, 0, h);
+	s.has_chain_hash = true;
+	machine__callchain_hash(m, &s, 0, h2);
+	CHECK(h2[0] == h[0] && h2[1] == h[1]);
+	/* ... and the maps play no part in its key. */
+	mmap_ev(m, 500, 501, 0x600000, 0x1000, 0, PROT_EXEC,
+		"/nonexistent/u");
+	machine__callchain_hash(m, &s, 0, h2);
+	CHECK(h2[0] == h[0] && h2[1] == h[1]);
+	/*
 	 * Twelve naming states (user or kernel sample, with or without
 	 * user frames, three tags), over a memory of four: kept and
 	 * thrown out in turn, each gives the key it gave the first time.
