@@ -1451,69 +1451,24 @@ static int stack_cmp(const void *pa, const void *pb, void *arg)
 	return x < y ? -1 : x > y;
 }
 
-struct sort_part {
-	struct fold *f;
-	uint32_t *v;
-	size_t n;
-};
-
-static void *sort_part(void *arg)
-{
-	struct sort_part *p = arg;
-
-	qsort_r(p->v, p->n, sizeof(*p->v), stack_cmp, p->f);
-	return NULL;
-}
-
-/*
- * The stacks in the order of their joined strings. With jobs, a second
- * thread sorts the first half while this one sorts the second, and the
- * halves are merged: stacks that join to one string compare equal and
- * are merged on output whatever their order, so the lines are the same.
- */
-static uint32_t *sort_stacks(struct fold *f)
-{
-	size_t n = f->nr_stacks, i, a, b;
-	struct sort_part half;
-	uint32_t *order, *out;
-	pthread_t t;
-
-	order = malloc(n * sizeof(*order));
-	if (!order)
-		return NULL;
-	for (i = 0; i < n; i++)
-		order[i] = i;
-	out = f->opts.jobs > 1 && n >= 4096 ?
-	      malloc(n * sizeof(*out)) : NULL;
-	half = (struct sort_part){ f, order, n / 2 };
-	if (!out || pthread_create(&t, NULL, sort_part, &half)) {
-		free(out);
-		qsort_r(order, n, sizeof(*order), stack_cmp, f);
-		return order;
-	}
-	qsort_r(order + n / 2, n - n / 2, sizeof(*order), stack_cmp, f);
-	pthread_join(t, NULL);
-	for (i = 0, a = 0, b = n / 2; i < n; i++)
-		out[i] = b == n || (a < n / 2 &&
-				    stack_cmp(&order[a], &order[b], f) <= 0) ?
-			 order[a++] : order[b++];
-	free(order);
-	return out;
-}
-
 /*
  * The lines go out through a buffer of their own: a fputs() for each
  * frame's name and a putc() for each ';' were a third of the writing.
+ * With mem, full buffers are kept there instead, to be written later.
  */
 struct line_buf {
 	FILE *out;
+	struct bytebuf *mem;
 	size_t used;
 	char buf[16384];
 };
 
 static void lb_flush(struct line_buf *lb)
 {
-	fwrite_unlocked(lb->buf, 1, lb->used, lb->out);
+	if (lb->mem)
+		bytebuf__put(lb->mem, lb->buf, lb->used);
+	else
+		fwrite_unlocked(lb->buf, 1, lb->used, lb->out);
 	lb->used = 0;
 }
 
@@ -1523,7 +1478,10 @@ static inline void lb_put(struct line_buf *lb, const char *s, size_t n)
 	if (n > sizeof(lb->buf) - lb->used) {
 		lb_flush(lb);
 		if (n > sizeof(lb->buf)) {
-			fwrite_unlocked(s, 1, n, lb->out);
+			if (lb->mem)
+				bytebuf__put(lb->mem, s, n);
+			else
+				fwrite_unlocked(s, 1, n, lb->out);
 			return;
 		}
 	}
@@ -1546,48 +1504,178 @@ static void lb_count(struct line_buf *lb, uint64_t count)
 	lb_put(lb, num + i, sizeof(num) - i);
 }
 
-int fold__write(struct fold *f, FILE *out)
+/*
+ * The lines of order[from, to), stacks in the order of their joined
+ * strings. Different id arrays can join to one string (a comm with ';'
+ * in it): the script keys on the string, so those are one line.
+ */
+static void put_lines(const struct fold *f, const uint32_t *order,
+		      size_t from, size_t to, struct line_buf *lb)
 {
-	struct line_buf lb = { .out = out };
-	uint32_t *order;
 	size_t i, j, k;
-	int err;
 
-	err = fold__flush(f);
-	if (err)
-		return err;
-	if (!f->nr_stacks)
-		return ferror(out) ? -EIO : 0;
-	order = sort_stacks(f);
-	if (!order)
-		return -ENOMEM;
-
-	/* One writer: the stream's lock once is enough. */
-	flockfile(out);
-	for (i = 0; i < f->nr_stacks; i = j) {
+	for (i = from; i < to; i = j) {
 		const struct stack_ent *s = &f->stacks[order[i]];
 		uint64_t count = s->count;
 
-		/*
-		 * Different id arrays can join to one string (a comm with
-		 * ';' in it): the script keys on the string, so merge.
-		 */
-		for (j = i + 1; j < f->nr_stacks &&
-		     !stack_cmp(&order[i], &order[j], f); j++)
+		for (j = i + 1; j < to && !stack_cmp(&order[i], &order[j],
+						    (void *)f); j++)
 			count += f->stacks[order[j]].count;
 		for (k = 0; k < s->len; k++) {
 			const char *name = stack_name(f, f->st_ids + s->off,
 						      k);
 
 			if (k)
-				lb_put(&lb, ";", 1);
-			lb_put(&lb, name, strlen(name));
+				lb_put(lb, ";", 1);
+			lb_put(lb, name, strlen(name));
 		}
-		lb_count(&lb, count);
+		lb_count(lb, count);
 	}
-	lb_flush(&lb);
+}
+
+/*
+ * With jobs, the output's work in two halves, one per thread: each sorts
+ * half the stacks, then merges the two from its end (this one smallest
+ * first, the other largest first: between them, one stable merge), then
+ * formats its part of the lines, the other's kept in memory and written
+ * after this one's. The parts meet where two joined strings differ, so
+ * that stacks that join to one string stay on one line.
+ */
+struct out_half {
+	struct fold *f;
+	uint32_t *in;		/* order: two sorted halves */
+	uint32_t *out;		/* the merged order */
+	size_t n;
+	pthread_barrier_t sorted, merged;
+	struct bytebuf mem;	/* the second part's lines */
+	struct line_buf lb;
+};
+
+/* Where the second part starts: past n / 2, where two strings differ. */
+static size_t second_part(const struct out_half *o)
+{
+	size_t b = o->n / 2;
+
+	while (b < o->n && !stack_cmp(&o->out[b - 1], &o->out[b], o->f))
+		b++;
+	return b;
+}
+
+/* The first half's sort, the merge from the top, the second part. */
+static void *out_second(void *arg)
+{
+	struct out_half *o = arg;
+	size_t h = o->n / 2, a = h, b = o->n, i;
+
+	qsort_r(o->in, h, sizeof(*o->in), stack_cmp, o->f);
+	pthread_barrier_wait(&o->sorted);
+	/* On a tie the second half's goes last, as in a stable merge. */
+	for (i = o->n; i-- > h;)
+		o->out[i] = a == 0 || (b > h &&
+				      stack_cmp(&o->in[a - 1], &o->in[b - 1],
+						o->f) <= 0) ?
+			    o->in[--b] : o->in[--a];
+	pthread_barrier_wait(&o->merged);
+	put_lines(o->f, o->out, second_part(o), o->n, &o->lb);
+	lb_flush(&o->lb);
+	return NULL;
+}
+
+/* 1: written on two threads, 0: not started (one does it), -ENOMEM. */
+static int write_halves(struct fold *f, FILE *out)
+{
+	size_t n = f->nr_stacks, h = n / 2, a = 0, b = h, i;
+	struct out_half *o;
+	struct line_buf *lb;
+	pthread_t t;
+	int err = 0;
+
+	o = calloc(1, sizeof(*o));
+	lb = malloc(sizeof(*lb));
+	if (o) {
+		o->in = malloc(n * sizeof(*o->in));
+		o->out = malloc(n * sizeof(*o->out));
+	}
+	if (!o || !lb || !o->in || !o->out) {
+		err = -ENOMEM;
+		goto out;
+	}
+	for (i = 0; i < n; i++)
+		o->in[i] = i;
+	o->f = f;
+	o->n = n;
+	o->lb.mem = &o->mem;
+	pthread_barrier_init(&o->sorted, NULL, 2);
+	pthread_barrier_init(&o->merged, NULL, 2);
+	if (pthread_create(&t, NULL, out_second, o)) {
+		pthread_barrier_destroy(&o->sorted);
+		pthread_barrier_destroy(&o->merged);
+		goto out;
+	}
+	qsort_r(o->in + h, n - h, sizeof(*o->in), stack_cmp, f);
+	pthread_barrier_wait(&o->sorted);
+	for (i = 0; i < h; i++)
+		o->out[i] = b == n || (a < h &&
+				       stack_cmp(&o->in[a], &o->in[b], f) <= 0) ?
+			    o->in[a++] : o->in[b++];
+	pthread_barrier_wait(&o->merged);
+	*lb = (struct line_buf){ .out = out };
+	/* One writer: the stream's lock once is enough. */
+	flockfile(out);
+	put_lines(f, o->out, 0, second_part(o), lb);
+	lb_flush(lb);
+	pthread_join(t, NULL);
+	fwrite_unlocked(o->mem.p, 1, o->mem.len, out);
 	funlockfile(out);
-	free(order);
+	pthread_barrier_destroy(&o->sorted);
+	pthread_barrier_destroy(&o->merged);
+	err = o->mem.oom ? -ENOMEM : 1;
+out:
+	if (o) {
+		free(o->in);
+		free(o->out);
+		free(o->mem.p);
+	}
+	free(o);
+	free(lb);
+	return err;
+}
+
+int fold__write(struct fold *f, FILE *out)
+{
+	struct line_buf *lb;
+	uint32_t *order;
+	size_t i, n;
+	int err;
+
+	err = fold__flush(f);
+	if (err)
+		return err;
+	n = f->nr_stacks;
+	if (!n)
+		return ferror(out) ? -EIO : 0;
+	err = f->opts.jobs > 1 && n >= 4096 ? write_halves(f, out) : 0;
+	if (err < 0)
+		return err;
+	if (!err) {
+		order = malloc(n * sizeof(*order));
+		lb = malloc(sizeof(*lb));
+		if (!order || !lb) {
+			free(order);
+			free(lb);
+			return -ENOMEM;
+		}
+		for (i = 0; i < n; i++)
+			order[i] = i;
+		qsort_r(order, n, sizeof(*order), stack_cmp, f);
+		*lb = (struct line_buf){ .out = out };
+		flockfile(out);
+		put_lines(f, order, 0, n, lb);
+		lb_flush(lb);
+		funlockfile(out);
+		free(order);
+		free(lb);
+	}
 	if (fflush(out) || ferror(out))
 		return -EIO;
 	return 0;

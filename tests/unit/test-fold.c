@@ -498,6 +498,66 @@ static void test_two_thread_sort(void)
 	free(two);
 }
 
+/*
+ * 2049 pairs of stacks that join to one string ("p;x;fN;gM", made with
+ * the comm "p;x", period 1, and with the comm "p" and a frame "x",
+ * period 2): 4098 stacks, so that two threads write them. Pair 1024 is
+ * in both halves of the sort and in the middle of the sorted stacks, at
+ * 2048 and 2049, between the two threads' merges and their lines. Each
+ * pair is still one line, counted once: 3.
+ */
+static char *split_pairs(unsigned int jobs)
+{
+	struct fold_opts o = { .jobs = jobs };
+	struct fold *f = fold__new(&o);
+	/* Names stay put for the fold's life (fold.h). */
+	static char fn[2049][8], gn[2049][8];
+	char *out = NULL;
+	size_t len = 0;
+	FILE *m = open_memstream(&out, &len);
+	uint32_t i;
+
+	if (!f || !m) {
+		UNIT_FAIL("setup");
+		return strdup("");
+	}
+	for (i = 0; i < 2049; i++) {
+		snprintf(fn[i], sizeof(fn[i]), "f%04u", i);
+		snprintf(gn[i], sizeof(gn[i]), "g%u", i * 7919 % 2049);
+	}
+	for (i = 0; i < 2049; i++) {
+		CHECK_INT(fold__begin(f, NULL, "p;x", 1, 1, 1, true), 1);
+		CHECK_INT(fold__frame(f, gn[i], "/d", 0), 0);
+		CHECK_INT(fold__frame(f, fn[i], "/d", 0), 0);
+		CHECK_INT(fold__end(f), 0);
+		CHECK_INT(fold__begin(f, NULL, "p", 1, 1, 2, true), 1);
+		CHECK_INT(fold__frame(f, gn[i], "/d", 0), 0);
+		CHECK_INT(fold__frame(f, fn[i], "/d", 0), 0);
+		CHECK_INT(fold__frame(f, "x", "/d", 0), 0);
+		CHECK_INT(fold__end(f), 0);
+	}
+	CHECK_INT(fold__write(f, m), 0);
+	fclose(m);
+	fold__delete(f);
+	return out;
+}
+
+static void test_two_thread_split_pair(void)
+{
+	char *one = split_pairs(1), *two = split_pairs(2), *p;
+	size_t lines = 0;
+
+	CHECK_STR(two, one);
+	for (p = two; (p = strchr(p, '\n')); p++)
+		lines++;
+	CHECK_U64(lines, 2049);
+	CHECK(strstr(two, "\np;x;f1024;g") != NULL);
+	CHECK(strstr(two, " 3\n") != NULL && !strstr(two, " 1\n") &&
+	      !strstr(two, " 2\n") && !strstr(two, " 4\n"));
+	free(one);
+	free(two);
+}
+
 /* The recorded callchains of chain_feed(): chain c's process and frames. */
 #define NR_CHAINS 3000
 #define NR_FNAMES 50
@@ -921,6 +981,7 @@ UNIT_MAIN(UNIT(test_stacks_turns),
 	  UNIT(test_stacks_thread), UNIT(test_long_chain_thread),
 	  UNIT(test_recorded_frames_split_as_printed),
 	  UNIT(test_memo_java_and_addrs), UNIT(test_two_thread_sort),
+	  UNIT(test_two_thread_split_pair),
 	  UNIT(test_comm), UNIT(test_pid_tid), UNIT(test_period),
 	  UNIT(test_event_filter), UNIT(test_filtered_keeps_open_sample),
 	  UNIT(test_two_headers), UNIT(test_order_and_sort),
