@@ -4,8 +4,10 @@
  * recordings, and against hand-built buffers for every sample layout
  * bit, ordering, compression and bad input.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <sched.h>
 #include <stdbool.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -1955,11 +1957,16 @@ static int digest_file(const char *name, unsigned int threads,
 {
 	struct perf_data *pd;
 	int err = perf_data__open(&pd, fixture(name));
+	cpu_set_t before, after;
 
 	if (!err) {
 		perf_data__set_threads(pd, threads);
 		perf_data__set_lookahead(pd, digest_ahead);
+		CHECK_INT(sched_getaffinity(0, sizeof(before), &before), 0);
 		err = perf_data__process(pd, digest_event, d);
+		/* Whatever -j 2 did with the CPUs, they are as they were. */
+		CHECK_INT(sched_getaffinity(0, sizeof(after), &after), 0);
+		CHECK(CPU_EQUAL(&before, &after));
 		/* a callback's failure leaves no reader message behind */
 		if (err == -EIO)
 			CHECK_STR(perf_data__strerror(pd), "");
@@ -2045,6 +2052,97 @@ static void test_threads_full_batches(void)
 	CHECK_U64(one.bad_hash, 0);
 	CHECK_U64(two.bad_hash, 0);
 	free(b.p);
+}
+
+/* The CPUs of this process's threads, seen from the callback. */
+struct cpu_seen {
+	struct digest d;
+	bool looked;
+	int nr_tasks;
+	cpu_set_t mine, other;		/* the callback's, the other's */
+};
+
+static int cpus_event(void *ctx, const struct rs_event *ev)
+{
+	struct cpu_seen *c = ctx;
+	struct dirent *de;
+	DIR *dir;
+	pid_t tid;
+
+	if (!c->looked) {
+		c->looked = true;
+		sched_getaffinity(0, sizeof(c->mine), &c->mine);
+		dir = opendir("/proc/self/task");
+		while (dir && (de = readdir(dir))) {
+			tid = atoi(de->d_name);
+			if (tid <= 0)
+				continue;
+			c->nr_tasks++;
+			if (tid != gettid())
+				sched_getaffinity(tid, sizeof(c->other),
+						  &c->other);
+		}
+		if (dir)
+			closedir(dir);
+	}
+	return digest_event(&c->d, ev);
+}
+
+/*
+ * Allowed two CPUs and no more, the two threads take one each: the
+ * callback's thread the CPU it was on, the reader the other (the
+ * scheduler put the reader, woken by the callback's thread, on that
+ * thread's CPU). The callback's thread has both back afterwards; with
+ * three CPUs allowed nothing is pinned.
+ */
+static void test_threads_cpus(void)
+{
+	cpu_set_t all, two, three, now;
+	struct cpu_seen c = { 0 };
+	struct perf_data *pd;
+	int cpus[3], n = 0, k;
+
+	CHECK_INT(sched_getaffinity(0, sizeof(all), &all), 0);
+	for (k = 0; k < CPU_SETSIZE && n < 3; k++)
+		if (CPU_ISSET(k, &all))
+			cpus[n++] = k;
+	if (n < 2) {
+		SKIP("one CPU: nothing to split");
+		return;
+	}
+	CPU_ZERO(&two);
+	CPU_SET(cpus[0], &two);
+	CPU_SET(cpus[1], &two);
+	CHECK_INT(sched_setaffinity(0, sizeof(two), &two), 0);
+	CHECK_INT(perf_data__open(&pd, fixture("flush-mixed.data")), 0);
+	perf_data__set_threads(pd, 2);
+	CHECK_INT(perf_data__process(pd, cpus_event, &c), 0);
+	perf_data__delete(pd);
+	CHECK_INT(c.nr_tasks, 2);
+	CHECK_INT(CPU_COUNT(&c.mine), 1);
+	CHECK_INT(CPU_COUNT(&c.other), 1);
+	CHECK(CPU_ISSET(cpus[0], &c.mine) || CPU_ISSET(cpus[1], &c.mine));
+	CHECK(!CPU_EQUAL(&c.mine, &c.other));
+	CHECK(CPU_ISSET(cpus[0], &c.other) || CPU_ISSET(cpus[1], &c.other));
+	CHECK_INT(sched_getaffinity(0, sizeof(now), &now), 0);
+	CHECK(CPU_EQUAL(&now, &two));
+	if (n < 3) {
+		SKIP_PART("two CPUs here: three left unpinned not checked");
+	} else {
+		memset(&c, 0, sizeof(c));
+		CPU_ZERO(&three);
+		for (k = 0; k < 3; k++)
+			CPU_SET(cpus[k], &three);
+		CHECK_INT(sched_setaffinity(0, sizeof(three), &three), 0);
+		CHECK_INT(perf_data__open(&pd, fixture("flush-mixed.data")),
+			  0);
+		perf_data__set_threads(pd, 2);
+		CHECK_INT(perf_data__process(pd, cpus_event, &c), 0);
+		perf_data__delete(pd);
+		CHECK(CPU_EQUAL(&c.mine, &three));
+		CHECK(CPU_EQUAL(&c.other, &three));
+	}
+	CHECK_INT(sched_setaffinity(0, sizeof(all), &all), 0);
 }
 
 /*
@@ -2285,6 +2383,7 @@ UNIT_MAIN(
 	UNIT(test_unreadable),
 	UNIT(test_truncations),
 	UNIT(test_threads_same_events), UNIT(test_threads_full_batches),
+	UNIT(test_threads_cpus),
 	UNIT(test_threads_really_two),
 	UNIT(test_threads_idle),
 	UNIT(test_threads_idle_none),
