@@ -64,8 +64,9 @@ struct pd_pipeline {
 	bool waiting;
 	bool kicked;
 	int reader_ret;		/* perf_data__process() in the reader */
-	/* pl_pin(): the consumer kept to one CPU, and its CPUs before */
-	bool pinned;
+	/* pl_pin(): whether to, the consumer kept to one CPU, its CPUs */
+	bool may_pin, pinned;
+	pthread_t consumer;
 	cpu_set_t before;
 };
 
@@ -102,6 +103,40 @@ void perf_data__kick(struct perf_data *pd)
 	pthread_mutex_unlock(&pl->lock);
 }
 
+/*
+ * Where the process may run on two CPUs and no more (a small VM, or
+ * taskset), the two threads take one each once the consumer is the one
+ * that bounds the run (the reader's batches are all full for the first
+ * time): the scheduler puts a woken thread on its waker's CPU when it
+ * can, so the reader, woken as batches were given back, kept taking the
+ * consumer's CPU from it (about 150 times, 4 ms, in a run of 86 ms on
+ * the compile recording). Not from the start: the symbol loaders run
+ * then, and a reader kept to a CPU they share left the consumer waiting
+ * for its first batches on the other. With more CPUs a woken thread
+ * finds an idle one: both are left to the scheduler. With more threads
+ * (-j 3) too: the fold's own thread, made by the consumer, would
+ * inherit its one CPU. The reader's side; the consumer gives its CPUs
+ * back after the join.
+ */
+static void pl_pin(struct pd_pipeline *pl)
+{
+	int cpu = sched_getcpu(), k;
+	cpu_set_t one;
+
+	pl->may_pin = false;
+	if (cpu < 0 || cpu >= CPU_SETSIZE || !CPU_ISSET(cpu, &pl->before))
+		return;
+	for (k = 0; k == cpu || !CPU_ISSET(k, &pl->before); k++)
+		;
+	CPU_ZERO(&one);
+	CPU_SET(cpu, &one);
+	if (pthread_setaffinity_np(pthread_self(), sizeof(one), &one))
+		return;
+	CPU_ZERO(&one);
+	CPU_SET(k, &one);
+	pl->pinned = !pthread_setaffinity_np(pl->consumer, sizeof(one), &one);
+}
+
 /* Hand the batch being filled to the consumer; false when told to stop. */
 static bool pl_publish(struct pd_pipeline *pl)
 {
@@ -126,6 +161,8 @@ static bool pl_publish(struct pd_pipeline *pl)
 	 * lock: what the consumer freed meanwhile is looked at again
 	 * before waiting, as its signal came before the wait.
 	 */
+	if (pl->count == PL_BATCHES && pl->may_pin)
+		pl_pin(pl);
 	while (pl->count == PL_BATCHES && !pl->stop)
 		if (!pl_idle(pl) && pl->count == PL_BATCHES && !pl->stop)
 			pthread_cond_wait(&pl->freed, &pl->lock);
@@ -345,42 +382,6 @@ static void pl_free(struct pd_pipeline *pl)
 }
 
 /*
- * Where the process may run on two CPUs and no more (a small VM, or
- * taskset), the consumer keeps the CPU it is on and the reader gets the
- * other: the scheduler puts a woken thread on its waker's CPU when it
- * can, so the reader, woken as batches were given back, kept taking the
- * consumer's CPU from it (about 150 times, 4 ms, in a run of 86 ms on
- * the compile recording) while the loader or the other CPU's idle time
- * waited. With more CPUs a woken thread finds an idle one: both are
- * left to the scheduler. With more threads (-j 3) neither: the fold's
- * own thread, made on this one, would inherit its one CPU.
- */
-static void pl_pin(struct pd_pipeline *pl, pthread_attr_t *attr)
-{
-	cpu_set_t one;
-	int cpu = sched_getcpu(), k;
-
-	if (pl->pd->nr_threads != 2 || cpu < 0 || cpu >= CPU_SETSIZE ||
-	    pthread_getaffinity_np(pthread_self(), sizeof(pl->before),
-				   &pl->before) ||
-	    CPU_COUNT(&pl->before) != 2 || !CPU_ISSET(cpu, &pl->before))
-		return;
-	for (k = 0; k == cpu || !CPU_ISSET(k, &pl->before); k++)
-		;
-	CPU_ZERO(&one);
-	CPU_SET(k, &one);
-	if (pthread_attr_setaffinity_np(attr, sizeof(one), &one))
-		return;
-	CPU_ZERO(&one);
-	CPU_SET(cpu, &one);
-	if (pthread_setaffinity_np(pthread_self(), sizeof(one), &one)) {
-		/* The reader alone on the other: as well off as before. */
-		return;
-	}
-	pl->pinned = true;
-}
-
-/*
  * 1 and the result when the records were read on a thread of their own;
  * 0 when that could not be set up (no memory, no thread), nothing done.
  */
@@ -389,7 +390,6 @@ static int pd_pipeline_run(struct perf_data *pd, rs_event_fn fn, void *ctx,
 {
 	struct pd_pipeline *pl = calloc(1, sizeof(*pl));
 	char err_before[sizeof(pd->err)];
-	pthread_attr_t attr;
 	pthread_t reader;
 	uint32_t i;
 	int err;
@@ -414,17 +414,12 @@ static int pd_pipeline_run(struct perf_data *pd, rs_event_fn fn, void *ctx,
 	pd->pipeline = pl;
 	pd->drain = pd_pipeline_drain;
 	pd->event_slot = pl_slot;
-	if (pthread_attr_init(&attr)) {
-		err = -ENOMEM;
-	} else {
-		pl_pin(pl, &attr);
-		err = -pthread_create(&reader, &attr, pl_reader, pl);
-		pthread_attr_destroy(&attr);
-	}
-	if (err) {
-		if (pl->pinned)
-			pthread_setaffinity_np(pthread_self(),
-					       sizeof(pl->before), &pl->before);
+	pl->consumer = pthread_self();
+	pl->may_pin = pd->nr_threads == 2 &&
+		      !pthread_getaffinity_np(pl->consumer, sizeof(pl->before),
+					      &pl->before) &&
+		      CPU_COUNT(&pl->before) == 2;
+	if (pthread_create(&reader, NULL, pl_reader, pl)) {
 		pd->pipeline = NULL;
 		pd->drain = NULL;
 		pd->event_slot = NULL;

@@ -2064,12 +2064,19 @@ struct cpu_seen {
 
 static int cpus_event(void *ctx, const struct rs_event *ev)
 {
+	struct timespec fill = { 0, 50 * 1000 * 1000 };
 	struct cpu_seen *c = ctx;
 	struct dirent *de;
 	DIR *dir;
 	pid_t tid;
 
-	if (!c->looked) {
+	/*
+	 * Slow once, past the header's events (each waits for the callback
+	 * to catch up): the reader's batches all fill up meanwhile.
+	 */
+	if (c->d.nr == 2000)
+		nanosleep(&fill, NULL);
+	if (c->d.nr == 2001 && !c->looked) {
 		c->looked = true;
 		sched_getaffinity(0, sizeof(c->mine), &c->mine);
 		dir = opendir("/proc/self/task");
@@ -2089,11 +2096,12 @@ static int cpus_event(void *ctx, const struct rs_event *ev)
 }
 
 /*
- * Allowed two CPUs and no more, the two threads take one each: the
- * callback's thread the CPU it was on, the reader the other (the
- * scheduler put the reader, woken by the callback's thread, on that
- * thread's CPU). The callback's thread has both back afterwards; with
- * three CPUs allowed nothing is pinned.
+ * Allowed two CPUs and no more, the two threads take one each once the
+ * callback is the slower (the reader's batches all full): the reader the
+ * CPU it was on, the callback's thread the other (the scheduler put the
+ * reader, woken by the callback's thread, on that thread's CPU). The
+ * callback's thread has both back afterwards; with three CPUs allowed
+ * nothing is pinned.
  */
 static void test_threads_cpus(void)
 {
