@@ -26,10 +26,10 @@ struct fold_opts {
 	bool samples;		/* count samples, not periods */
 	/*
 	 * Threads the fold may use (0: one): with 2 or more fold__write()
-	 * sorts, merges and formats its lines on two; with 3 or more the
-	 * stacks of recorded samples (fold__begin_key()) are built on a
-	 * thread of the fold's own while the caller names the next
-	 * samples' frames.
+	 * sorts, merges and formats its lines on two (4096 stacks or
+	 * more); with 3 or more the stacks of recorded samples
+	 * (fold__begin_key()) are built on a thread of the fold's own
+	 * while the caller names the next samples' frames.
 	 */
 	unsigned int jobs;
 	/* keep only this event (modifiers optional); NULL: the first */

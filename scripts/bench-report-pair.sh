@@ -27,7 +27,8 @@ set -eu
 
 pairs=61 ks=
 usage() {
-	echo "usage: $0 [-r PAIRS] [-k KALLSYMS] FILE OLD NEW [REPORT-ARGS...]" >&2
+	echo "usage: $0 [-r PAIRS] [-k KALLSYMS] FILE OLD NEW" \
+		"[REPORT-ARGS...]" >&2
 	exit 2
 }
 while getopts "r:k:" o; do
@@ -44,8 +45,9 @@ file=$1 old=$2 new=$3
 shift 3
 [ -n "$ks" ] || [ ! -r "$(dirname "$file")/kallsyms" ] ||
 	ks=$(dirname "$file")/kallsyms
-for f in "$file" "$old" "$new"; do
-	[ -r "$f" ] || { echo "bench: $f: not readable" >&2; exit 1; }
+[ -r "$file" ] || { echo "bench: $file: not readable" >&2; exit 1; }
+for f in "$old" "$new"; do
+	[ -x "$f" ] || { echo "bench: $f: not executable" >&2; exit 1; }
 done
 
 # The paths and arguments reach python as argv, never as program text.
@@ -79,6 +81,7 @@ def pct(v, p):
     v = sorted(v)
     return v[min(len(v) - 1, int(len(v) * p))]
 
+load = " ".join(open("/proc/loadavg").read().split()[:3])
 run(old)
 run(new)
 wo, wn, dw, dc = [], [], [], []
@@ -96,8 +99,7 @@ for i in range(pairs):
 random.seed(1)
 boot = sorted(statistics.median(random.choices(dw, k=len(dw)))
               for _ in range(2000))
-print("%d pairs on %s, load %s" % (pairs, file,
-      " ".join(open("/proc/loadavg").read().split()[:3])))
+print("%d pairs on %s, load %s before" % (pairs, file, load))
 print("old %s: median %.1f ms, p10 %.1f ms" %
       (old, statistics.median(wo), pct(wo, 0.1)))
 print("new %s: median %.1f ms, p10 %.1f ms" %

@@ -1518,8 +1518,9 @@ static void put_lines(const struct fold *f, const uint32_t *order,
 		const struct stack_ent *s = &f->stacks[order[i]];
 		uint64_t count = s->count;
 
-		for (j = i + 1; j < to && !stack_cmp(&order[i], &order[j],
-						    (void *)f); j++)
+		for (j = i + 1;
+		     j < to && !stack_cmp(&order[i], &order[j], (void *)f);
+		     j++)
 			count += f->stacks[order[j]].count;
 		for (k = 0; k < s->len; k++) {
 			const char *name = stack_name(f, f->st_ids + s->off,
@@ -1570,11 +1571,13 @@ static void *out_second(void *arg)
 	qsort_r(o->in, h, sizeof(*o->in), stack_cmp, o->f);
 	pthread_barrier_wait(&o->sorted);
 	/* On a tie the second half's goes last, as in a stable merge. */
-	for (i = o->n; i-- > h;)
-		o->out[i] = a == 0 || (b > h &&
-				      stack_cmp(&o->in[a - 1], &o->in[b - 1],
-						o->f) <= 0) ?
-			    o->in[--b] : o->in[--a];
+	for (i = o->n; i-- > h;) {
+		bool second = a == 0 ||
+			      (b > h && stack_cmp(&o->in[a - 1],
+						  &o->in[b - 1], o->f) <= 0);
+
+		o->out[i] = second ? o->in[--b] : o->in[--a];
+	}
 	pthread_barrier_wait(&o->merged);
 	put_lines(o->f, o->out, second_part(o), o->n, &o->lb);
 	lb_flush(&o->lb);
@@ -1596,10 +1599,9 @@ static int write_halves(struct fold *f, FILE *out)
 		o->in = malloc(n * sizeof(*o->in));
 		o->out = malloc(n * sizeof(*o->out));
 	}
-	if (!o || !lb || !o->in || !o->out) {
-		err = -ENOMEM;
+	/* Short of memory for this, one thread with half as much. */
+	if (!o || !lb || !o->in || !o->out)
 		goto out;
-	}
 	for (i = 0; i < n; i++)
 		o->in[i] = i;
 	o->f = f;
@@ -1614,10 +1616,12 @@ static int write_halves(struct fold *f, FILE *out)
 	}
 	qsort_r(o->in + h, n - h, sizeof(*o->in), stack_cmp, f);
 	pthread_barrier_wait(&o->sorted);
-	for (i = 0; i < h; i++)
-		o->out[i] = b == n || (a < h &&
-				       stack_cmp(&o->in[a], &o->in[b], f) <= 0) ?
-			    o->in[a++] : o->in[b++];
+	for (i = 0; i < h; i++) {
+		bool first = b == n ||
+			     (a < h && stack_cmp(&o->in[a], &o->in[b], f) <= 0);
+
+		o->out[i] = first ? o->in[a++] : o->in[b++];
+	}
 	pthread_barrier_wait(&o->merged);
 	*lb = (struct line_buf){ .out = out };
 	/* One writer: the stream's lock once is enough. */
@@ -1625,11 +1629,17 @@ static int write_halves(struct fold *f, FILE *out)
 	put_lines(f, o->out, 0, second_part(o), lb);
 	lb_flush(lb);
 	pthread_join(t, NULL);
-	fwrite_unlocked(o->mem.p, 1, o->mem.len, out);
+	/* The second part's text did not fit in memory: made here. */
+	if (o->mem.oom) {
+		put_lines(f, o->out, second_part(o), n, lb);
+		lb_flush(lb);
+	} else {
+		fwrite_unlocked(o->mem.p, 1, o->mem.len, out);
+	}
 	funlockfile(out);
 	pthread_barrier_destroy(&o->sorted);
 	pthread_barrier_destroy(&o->merged);
-	err = o->mem.oom ? -ENOMEM : 1;
+	err = 1;
 out:
 	if (o) {
 		free(o->in);

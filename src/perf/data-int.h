@@ -153,8 +153,8 @@ struct perf_data {
 	int (*drain)(struct perf_data *pd);
 	/*
 	 * Where the next sample is decoded: the pipeline's next batch
-	 * entry, so that its delivery need not copy it there, NULL (no
-	 * room: stop) or, without a pipeline, unset: on the stack.
+	 * entry, so that its delivery need not copy it there, or NULL when
+	 * the consumer said stop. Without a pipeline, unset: on the stack.
 	 */
 	struct rs_event *(*event_slot)(struct perf_data *pd);
 	unsigned int nr_threads;	/* perf_data__set_threads() */

@@ -126,8 +126,11 @@ static void pl_pin(struct pd_pipeline *pl)
 	pl->may_pin = false;
 	if (cpu < 0 || cpu >= CPU_SETSIZE || !CPU_ISSET(cpu, &pl->before))
 		return;
-	for (k = 0; k == cpu || !CPU_ISSET(k, &pl->before); k++)
-		;
+	for (k = 0; k < CPU_SETSIZE; k++)
+		if (k != cpu && CPU_ISSET(k, &pl->before))
+			break;
+	if (k == CPU_SETSIZE)
+		return;
 	CPU_ZERO(&one);
 	CPU_SET(cpu, &one);
 	if (pthread_setaffinity_np(pthread_self(), sizeof(one), &one))
@@ -135,6 +138,10 @@ static void pl_pin(struct pd_pipeline *pl)
 	CPU_ZERO(&one);
 	CPU_SET(k, &one);
 	pl->pinned = !pthread_setaffinity_np(pl->consumer, sizeof(one), &one);
+	/* Both or neither: the reader alone kept off nothing. */
+	if (!pl->pinned)
+		pthread_setaffinity_np(pthread_self(), sizeof(pl->before),
+				       &pl->before);
 }
 
 /* Hand the batch being filled to the consumer; false when told to stop. */
