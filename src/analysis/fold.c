@@ -1463,12 +1463,18 @@ struct line_buf {
 	char buf[16384];
 };
 
-static void lb_flush(struct line_buf *lb)
+/* n bytes to where the lines go: the stream, or memory. */
+static void lb_out(struct line_buf *lb, const char *s, size_t n)
 {
 	if (lb->mem)
-		bytebuf__put(lb->mem, lb->buf, lb->used);
+		bytebuf__put(lb->mem, s, n);
 	else
-		fwrite_unlocked(lb->buf, 1, lb->used, lb->out);
+		fwrite_unlocked(s, 1, n, lb->out);
+}
+
+static void lb_flush(struct line_buf *lb)
+{
+	lb_out(lb, lb->buf, lb->used);
 	lb->used = 0;
 }
 
@@ -1478,10 +1484,7 @@ static inline void lb_put(struct line_buf *lb, const char *s, size_t n)
 	if (n > sizeof(lb->buf) - lb->used) {
 		lb_flush(lb);
 		if (n > sizeof(lb->buf)) {
-			if (lb->mem)
-				bytebuf__put(lb->mem, s, n);
-			else
-				fwrite_unlocked(s, 1, n, lb->out);
+			lb_out(lb, s, n);
 			return;
 		}
 	}
@@ -1549,7 +1552,7 @@ struct out_half {
 	size_t n;
 	pthread_barrier_t sorted, merged;
 	struct bytebuf mem;	/* the second part's lines */
-	struct line_buf lb;
+	struct line_buf lb[2];	/* the first part's (out), the second's */
 };
 
 /* Where the second part starts: past n / 2, where two strings differ. */
@@ -1579,34 +1582,38 @@ static void *out_second(void *arg)
 		o->out[i] = second ? o->in[--b] : o->in[--a];
 	}
 	pthread_barrier_wait(&o->merged);
-	put_lines(o->f, o->out, second_part(o), o->n, &o->lb);
-	lb_flush(&o->lb);
+	put_lines(o->f, o->out, second_part(o), o->n, &o->lb[1]);
+	lb_flush(&o->lb[1]);
 	return NULL;
 }
 
-/* 1: written on two threads, 0: not started (one does it), -ENOMEM. */
-static int write_halves(struct fold *f, FILE *out)
+/*
+ * Written on two threads: true; false when that could not be set up
+ * (short of memory for it, or of a thread), nothing written.
+ */
+static bool write_halves(struct fold *f, FILE *out)
 {
 	size_t n = f->nr_stacks, h = n / 2, a = 0, b = h, i;
-	struct out_half *o;
 	struct line_buf *lb;
+	struct out_half *o;
+	bool done = false;
 	pthread_t t;
-	int err = 0;
 
 	o = calloc(1, sizeof(*o));
-	lb = malloc(sizeof(*lb));
 	if (o) {
 		o->in = malloc(n * sizeof(*o->in));
 		o->out = malloc(n * sizeof(*o->out));
 	}
 	/* Short of memory for this, one thread with half as much. */
-	if (!o || !lb || !o->in || !o->out)
+	if (!o || !o->in || !o->out)
 		goto out;
 	for (i = 0; i < n; i++)
 		o->in[i] = i;
 	o->f = f;
 	o->n = n;
-	o->lb.mem = &o->mem;
+	lb = &o->lb[0];
+	lb->out = out;
+	o->lb[1].mem = &o->mem;
 	pthread_barrier_init(&o->sorted, NULL, 2);
 	pthread_barrier_init(&o->merged, NULL, 2);
 	if (pthread_create(&t, NULL, out_second, o)) {
@@ -1623,7 +1630,6 @@ static int write_halves(struct fold *f, FILE *out)
 		o->out[i] = first ? o->in[a++] : o->in[b++];
 	}
 	pthread_barrier_wait(&o->merged);
-	*lb = (struct line_buf){ .out = out };
 	/* One writer: the stream's lock once is enough. */
 	flockfile(out);
 	put_lines(f, o->out, 0, second_part(o), lb);
@@ -1639,7 +1645,7 @@ static int write_halves(struct fold *f, FILE *out)
 	funlockfile(out);
 	pthread_barrier_destroy(&o->sorted);
 	pthread_barrier_destroy(&o->merged);
-	err = 1;
+	done = true;
 out:
 	if (o) {
 		free(o->in);
@@ -1647,45 +1653,46 @@ out:
 		free(o->mem.p);
 	}
 	free(o);
+	return done;
+}
+
+/* The lines sorted and written on this thread alone: 0 or -ENOMEM. */
+static int write_one(struct fold *f, FILE *out)
+{
+	size_t n = f->nr_stacks, i;
+	uint32_t *order = malloc(n * sizeof(*order));
+	struct line_buf *lb = malloc(sizeof(*lb));
+
+	if (!order || !lb) {
+		free(order);
+		free(lb);
+		return -ENOMEM;
+	}
+	for (i = 0; i < n; i++)
+		order[i] = i;
+	qsort_r(order, n, sizeof(*order), stack_cmp, f);
+	*lb = (struct line_buf){ .out = out };
+	flockfile(out);
+	put_lines(f, order, 0, n, lb);
+	lb_flush(lb);
+	funlockfile(out);
+	free(order);
 	free(lb);
-	return err;
+	return 0;
 }
 
 int fold__write(struct fold *f, FILE *out)
 {
-	struct line_buf *lb;
-	uint32_t *order;
-	size_t i, n;
-	int err;
+	int err = fold__flush(f);
 
-	err = fold__flush(f);
 	if (err)
 		return err;
-	n = f->nr_stacks;
-	if (!n)
+	if (!f->nr_stacks)
 		return ferror(out) ? -EIO : 0;
-	err = f->opts.jobs > 1 && n >= 4096 ? write_halves(f, out) : 0;
-	if (err < 0)
+	if (f->opts.jobs < 2 || f->nr_stacks < 4096 || !write_halves(f, out))
+		err = write_one(f, out);
+	if (err)
 		return err;
-	if (!err) {
-		order = malloc(n * sizeof(*order));
-		lb = malloc(sizeof(*lb));
-		if (!order || !lb) {
-			free(order);
-			free(lb);
-			return -ENOMEM;
-		}
-		for (i = 0; i < n; i++)
-			order[i] = i;
-		qsort_r(order, n, sizeof(*order), stack_cmp, f);
-		*lb = (struct line_buf){ .out = out };
-		flockfile(out);
-		put_lines(f, order, 0, n, lb);
-		lb_flush(lb);
-		funlockfile(out);
-		free(order);
-		free(lb);
-	}
 	if (fflush(out) || ferror(out))
 		return -EIO;
 	return 0;
