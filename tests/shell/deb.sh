@@ -94,6 +94,9 @@ if command -v readelf >/dev/null 2>&1; then
 	# watch opens it when it serves HTTP: no other command loads gnutls.
 	! readelf -d "$bin" | grep -q 'NEEDED.*libmicrohttpd' ||
 		fail "binary links libmicrohttpd (watch is to dlopen it)"
+	# ... and it does open it: built with it, naming the soname.
+	grep -qa 'libmicrohttpd\.so\.[0-9]' "$bin" ||
+		fail "binary names no libmicrohttpd soname (built without it?)"
 	readelf -d "$bin" | grep -q 'BIND_NOW\|FLAGS.*NOW' ||
 		fail "binary is not linked with -z now (hardening LDFLAGS lost)"
 	readelf -lW "$bin" | grep -q GNU_RELRO ||
