@@ -21,8 +21,8 @@
 # Prints each build's median and tenth percentile wall time, the median
 # of NEW - OLD per pair with its interval, how many pairs NEW won, and the
 # same difference in CPU time (user + sys). Output goes to /dev/null; a
-# failing run stops the benchmark. Timing is python3's, as in
-# bench-report-speed.sh: fork, exec, wait4.
+# failing run stops the benchmark with the end of what it said. Each run
+# is timed by scripts/timed_run.py, as in bench-report-speed.sh.
 set -eu
 
 pairs=61 ks=
@@ -52,30 +52,26 @@ done
 
 # The paths and arguments reach python as argv, never as program text.
 exec python3 -c '
-import os, random, statistics, sys, time
+import os, random, statistics, sys, tempfile
 
-pairs, file, ks, old, new = int(sys.argv[1]), *sys.argv[2:6]
-extra = sys.argv[6:]
+sys.path.insert(0, sys.argv[1])
+from timed_run import timed_run
+
+pairs, file, ks, old, new = int(sys.argv[2]), *sys.argv[3:7]
+extra = sys.argv[7:]
+null = os.open(os.devnull, os.O_WRONLY)
 
 def run(binary):
     argv = [binary, "report", "-i", file] + \
            (["--kallsyms", ks] if ks else []) + extra
-    t = time.perf_counter()
-    pid = os.fork()
-    if pid == 0:
-        try:
-            fd = os.open(os.devnull, os.O_WRONLY)
-            os.dup2(fd, 1)
-            os.dup2(fd, 2)
-            os.execv(binary, argv)
-        finally:
-            os._exit(127)
-    _, status, ru = os.wait4(pid, 0)
-    wall = (time.perf_counter() - t) * 1000
-    if os.waitstatus_to_exitcode(status) != 0:
-        sys.exit("bench: %s failed (exit %d)" %
-                 (" ".join(argv), os.waitstatus_to_exitcode(status)))
-    return wall, (ru.ru_utime + ru.ru_stime) * 1000
+    with tempfile.TemporaryFile() as err:
+        code, wall, _, cpu = timed_run(argv, null, err.fileno())
+        if code != 0:
+            err.seek(0)
+            said = err.read().decode(errors="replace").strip()
+            sys.exit("bench: %s failed (exit %d): %s" %
+                     (" ".join(argv), code, said[-300:]))
+    return wall * 1000, cpu * 1000
 
 def pct(v, p):
     v = sorted(v)
@@ -108,4 +104,4 @@ print("new - old: median %+.2f ms (95%% %+.2f .. %+.2f), new faster in "
       "%d of %d pairs; CPU %+.2f ms" %
       (statistics.median(dw), pct(boot, 0.025), pct(boot, 0.975),
        sum(d < 0 for d in dw), pairs, statistics.median(dc)))
-' "$pairs" "$file" "$ks" "$old" "$new" "$@"
+' "$(dirname "$0")" "$pairs" "$file" "$ks" "$old" "$new" "$@"

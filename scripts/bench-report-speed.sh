@@ -201,34 +201,14 @@ record() {
 # median of the numbers on stdin
 median() { sort -n | awk '{ a[NR] = $1 } END { print a[int((NR + 1) / 2)] }'; }
 
-# One run of argv[2:]: its wall time (s), peak RSS (KiB) and CPU time
-# (user + sys, s, its waited-for children's too) written to argv[1], as
-# time(1) takes them (fork, exec, wait4) but to the microsecond: time(1)
-# prints hundredths, an eighth of a run of 0.08 s.
-time_py='
-import os, sys, time
-out, argv = sys.argv[1], sys.argv[2:]
-t = time.perf_counter()
-pid = os.fork()
-if pid == 0:
-    try:
-        os.execvp(argv[0], argv)
-    finally:
-        os._exit(127)
-_, status, ru = os.wait4(pid, 0)
-wall = time.perf_counter() - t
-with open(out, "w") as f:
-    f.write("%.6f %d %.6f\n" % (wall, ru.ru_maxrss, ru.ru_utime + ru.ru_stime))
-sys.exit(0 if os.waitstatus_to_exitcode(status) == 0 else 1)
-'
-
 # time1 KEY CMD...: one timed run of CMD, its wall time, peak RSS (KiB)
 # and CPU time (user + sys, s) appended to $work/KEY. On a shared machine
 # wall time includes waiting for a CPU; CPU time is the work done.
 time1() {
 	local key=$1
 	shift
-	python3 -c "$time_py" "$work/time" "$@" >/dev/null 2>"$work/err" || {
+	python3 scripts/timed_run.py "$work/time" "$@" >/dev/null \
+		2>"$work/err" || {
 		echo "bench: $key failed: $(tail -n 3 "$work/err")" >&2
 		exit 1
 	}
