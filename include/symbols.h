@@ -221,6 +221,7 @@ struct machine_stats {
 	uint64_t cache_hits;
 	uint64_t dsos_loaded;	/* symbol sources opened */
 	uint64_t dsos_from_loader;	/* of those, read by the loader */
+	uint64_t dsos_queued;		/* files given the loader thread */
 	uint64_t dsos_read_ahead;	/* files the loader thread read */
 	uint64_t threads;
 };

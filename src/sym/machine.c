@@ -588,6 +588,7 @@ static void loader_queue(struct machine *m, struct dso *d)
 			return;
 	}
 	d->queued = true;
+	m->stats.dsos_queued++;
 	pthread_mutex_lock(&l->lock);
 	d->ahead = AHEAD_QUEUED;
 	d->ahead_next = NULL;

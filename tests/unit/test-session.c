@@ -248,16 +248,17 @@ static void test_sampled_files(void)
 	CHECK_INT((int)want, 5);
 	m = session__machine(s);
 	CHECK(m != NULL);
+	/* Queued as the loader starts, those and nothing else... */
+	if (m)
+		machine__stats(m, &st);
+	CHECK_U64(st.dsos_queued, want);
+	/* ... and read. */
 	for (tries = 0; m && tries < 500; tries++) {
 		machine__stats(m, &st);
 		if (st.dsos_read_ahead >= want)
 			break;
 		usleep(10 * 1000);
 	}
-	/* Nothing else is queued: a while later, still those. */
-	usleep(50 * 1000);
-	if (m)
-		machine__stats(m, &st);
 	CHECK_U64(st.dsos_read_ahead, want);
 	session__delete(s);
 }
