@@ -87,6 +87,14 @@ struct ctl_show {
 #define CTL_SHOW_MAX 24
 size_t ctl_show(struct ctl_show *st, unsigned char c, bool lines, char *out);
 size_t ctl_show_end(struct ctl_show *st, char *out);
+/*
+ * A device's console text (a guest's) to out, for a person to read:
+ * its terminal escapes ("ESC [ 2 J") and C0 controls but tab and
+ * newline (the CR of its line ends) dropped, the rest through
+ * ctl_show(), so that no byte of it acts on a terminal. True when
+ * something was written that did not end a line.
+ */
+bool console_show(FILE *out, const char *text);
 
 /*
  * A stream onto a terminal (fd) that shows what would act on it instead

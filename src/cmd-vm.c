@@ -25,34 +25,11 @@ static void on_stop_signal(int sig)
 	vm_stop = 1;
 }
 
-/*
- * The console as text: the firmware's terminal escapes ("ESC [ 2 J") and
- * other C0 control bytes (the CR of its line ends) dropped, DEL and C1
- * controls shown as error lines show them (ctl_show()), so that none
- * acts on our terminal.
- */
+/* The console's last lines, as text none of whose bytes acts on ours. */
 static void print_console(const char *kernel, const char *tail)
 {
-	struct ctl_show st = { 0 };
-	char shown[CTL_SHOW_MAX];
-	const char *p;
-
 	fprintf(stderr, "--- guest console (%s), last lines ---\n", kernel);
-	for (p = tail; *p; p++) {
-		if (*p == '\033' && p[1] == '[') {
-			for (p += 2; *p && (*p < 0x40 || *p > 0x7e); p++)
-				;
-			if (!*p)
-				break;
-			continue;
-		}
-		if ((unsigned char)*p < 0x20 && *p != '\n' && *p != '\t')
-			continue;
-		fwrite(shown, 1, ctl_show(&st, (unsigned char)*p, false, shown),
-		       stderr);
-	}
-	fwrite(shown, 1, ctl_show_end(&st, shown), stderr);
-	if (p > tail && p[-1] != '\n')
+	if (console_show(stderr, tail))
 		fputc('\n', stderr);
 	fputs("--- end of guest console ---\n", stderr);
 }

@@ -217,6 +217,29 @@ size_t ctl_show_end(struct ctl_show *st, char *out)
 	return n;
 }
 
+bool console_show(FILE *out, const char *text)
+{
+	struct ctl_show st = { 0 };
+	char shown[CTL_SHOW_MAX];
+	const char *p;
+
+	for (p = text; *p; p++) {
+		if (*p == '\033' && p[1] == '[') {
+			for (p += 2; *p && (*p < 0x40 || *p > 0x7e); p++)
+				;
+			if (!*p)
+				break;
+			continue;
+		}
+		if ((unsigned char)*p < 0x20 && *p != '\n' && *p != '\t')
+			continue;
+		fwrite(shown, 1, ctl_show(&st, (unsigned char)*p, false, shown),
+		       out);
+	}
+	fwrite(shown, 1, ctl_show_end(&st, shown), out);
+	return p > text && p[-1] != '\n';
+}
+
 static int term_flush(struct term_stream *t)
 {
 	int err = fd_write_all(t->fd, t->buf, t->n);

@@ -285,6 +285,43 @@ static void test_hash_words128_lanes(void)
  * raw or UTF-8 encoded too, UTF-8 text as it is even cut between two
  * writes, and the tool's own sequence (term_control()) sent as it is.
  */
+/*
+ * A guest's console: its escapes and C0 controls (the CRs) dropped, DEL
+ * and C1 controls shown, raw or in UTF-8, UTF-8 text as it is; an
+ * escape cut short ends it.
+ */
+static void test_console_show(void)
+{
+	static const struct {
+		const char *in, *want;
+		bool open;
+	} cases[] = {
+		{ "a\033[2Jb\r\n", "ab\n", false },
+		{ "\x7f\xc2\x9b\x9bz\t\x01\n", "\\177\\302\\233\\233z\t\n",
+		  false },
+		{ "caf\xc3\xa9 \xe2\x82\xac", "caf\xc3\xa9 \xe2\x82\xac", true },
+		{ "ok\033[1;3", "ok", true },
+		{ "", "", false },
+	};
+	char *out;
+	size_t i, len;
+	bool open;
+	FILE *m;
+
+	for (i = 0; i < ARRAY_SIZE(cases); i++) {
+		out = NULL;
+		m = open_memstream(&out, &len);
+		CHECK(m != NULL);
+		if (!m)
+			return;
+		open = console_show(m, cases[i].in);
+		fclose(m);
+		CHECK_STR(out, cases[i].want);
+		CHECK_INT(open, cases[i].open);
+		free(out);
+	}
+}
+
 static void test_term_stream(void)
 {
 	static const char want[] =
@@ -919,5 +956,6 @@ UNIT_MAIN(UNIT(test_workq_order_and_error), UNIT(test_workq_shared),
 	  UNIT(test_strpool_ids_are_dense_and_stable),
 	  UNIT(test_hash_bytes_differs_on_tail), UNIT(test_hash_words128_lanes),
 	  UNIT(test_chainmap), UNIT(test_term_stream),
+	  UNIT(test_console_show),
 	  UNIT(test_hashtab_grow_remove), UNIT(test_keymap_grow_shared_home),
 	  UNIT(test_json_writer))
