@@ -299,7 +299,8 @@ static void test_console_show(void)
 		{ "a\033[2Jb\r\n", "ab\n", false },
 		{ "\x7f\xc2\x9b\x9bz\t\x01\n", "\\177\\302\\233\\233z\t\n",
 		  false },
-		{ "caf\xc3\xa9 \xe2\x82\xac", "caf\xc3\xa9 \xe2\x82\xac", true },
+		{ "caf\xc3\xa9 \xe2\x82\xac",
+		  "caf\xc3\xa9 \xe2\x82\xac", true },
 		{ "ok\033[1;3", "ok", true },
 		{ "", "", false },
 	};
